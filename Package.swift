@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Quire",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Quire", targets: ["Quire"]),
+        .library(name: "QuireLMDB", targets: ["QuireLMDB"]),
+        .library(name: "QuireCodec", targets: ["QuireCodec"]),
+        .library(name: "QuireNews", targets: ["QuireNews"]),
+        .library(name: "QuireHTTP", targets: ["QuireHTTP"]),
+        .library(name: "QuireFetch", targets: ["QuireFetch"]),
+        .library(name: "QuireFixtures", targets: ["QuireFixtures"]),
+        .executable(name: "quire", targets: ["quire"]),
+        .executable(name: "quire-bench", targets: ["quire-bench"]),
+    ],
+    targets: [
+        // C libraries from Debian (see .ci/run for the apt packages).
+        .systemLibrary(name: "CLMDB", path: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // The library, bottom up (DESIGN.md "Architecture").
+        .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
+        .target(name: "QuireCodec", dependencies: ["CZstd"], swiftSettings: strict),
+        .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec"], swiftSettings: strict),
+        .target(name: "QuireNews", swiftSettings: strict),
+        .target(name: "QuireHTTP", dependencies: ["CCurl"], swiftSettings: strict),
+        .target(
+            name: "QuireFetch", dependencies: ["Quire", "QuireNews", "QuireHTTP"], swiftSettings: strict),
+        .target(name: "QuireFixtures", dependencies: ["QuireNews"], swiftSettings: strict),
+
+        // Executables.
+        .executableTarget(
+            name: "quire",
+            dependencies: ["Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "quire-bench",
+            dependencies: [
+                "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
+                "CLMDB", "CSQLite",
+            ],
+            path: "Benchmarks", exclude: ["README.md"], swiftSettings: strict),
+
+        // Tests (Swift Testing).
+        .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB"], swiftSettings: strict),
+        .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
+        .testTarget(name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures"], swiftSettings: strict),
+        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireNews", "QuireFixtures"], swiftSettings: strict),
+        .testTarget(name: "QuireHTTPTests", dependencies: ["QuireHTTP", "QuireFixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP"],
+            swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["quire"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

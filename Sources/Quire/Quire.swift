@@ -1,0 +1,1 @@
+// Quire module (placeholder until its issue lands).

@@ -1,0 +1,1 @@
+// QuireCodec module (placeholder until its issue lands).

@@ -1,0 +1,1 @@
+// QuireFetch module (placeholder until its issue lands).

@@ -1,0 +1,1 @@
+// QuireHTTP module (placeholder until its issue lands).

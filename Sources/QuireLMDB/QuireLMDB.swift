@@ -1,0 +1,1 @@
+// QuireLMDB module (placeholder until its issue lands).

@@ -1,0 +1,1 @@
+// QuireNews module (placeholder until its issue lands).

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian C libraries Quire links against (LMDB, libcurl, zstd, SQLite for the
+# benchmark) and pkg-config. Idempotent: installs only what is missing.
+set -euo pipefail
+packages=(liblmdb-dev lmdb-utils libcurl4-openssl-dev libzstd-dev libsqlite3-dev pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,189 @@
+internal import CLMDB
+
+/// A key and value seen through a cursor: zero-copy views of the map.
+///
+/// Valid only inside the transaction's closure; copy with `Array(entry.key)` to keep them.
+public struct Entry {
+    /// The key bytes.
+    public let key: UnsafeRawBufferPointer
+    /// The value bytes.
+    public let value: UnsafeRawBufferPointer
+
+    /// A copy of the key.
+    public var keyBytes: [UInt8] { Array(key) }
+    /// A copy of the value.
+    public var valueBytes: [UInt8] { Array(value) }
+}
+
+@available(*, unavailable)
+extension Entry: Sendable {}
+
+/// A position in a database, moved step by step. The corresponding C type is `MDB_cursor`.
+///
+/// Valid only inside its transaction's closure: use after the transaction ends traps.
+public final class Cursor {
+    private let handle: TransactionHandle
+    private let cursor: OpaquePointer
+
+    init(handle: TransactionHandle, database: Database) throws(LMDBError) {
+        self.handle = handle
+        var c: OpaquePointer?
+        try handle.check(mdb_cursor_open(handle.txn, database.dbi, &c), "mdb_cursor_open")
+        guard let c else { preconditionFailure("mdb_cursor_open returned no cursor") }
+        cursor = c
+        handle.token.openCursors[ObjectIdentifier(self)] = c
+    }
+
+    deinit {
+        // A live transaction still owns the cursor; after the end, the token already closed it.
+        if handle.token.isLive, let c = handle.token.openCursors.removeValue(forKey: ObjectIdentifier(self)) {
+            mdb_cursor_close(c)
+        }
+    }
+
+    private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
+        handle.checkLive()
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc: Int32
+        if let key {
+            rc = key.withUnsafeBytes { bytes in
+                k = MDB_val(bytes)
+                return mdb_cursor_get(cursor, &k, &v, op)
+            }
+        } else {
+            rc = mdb_cursor_get(cursor, &k, &v, op)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try handle.check(rc, "mdb_cursor_get")
+        return Entry(key: k.buffer, value: v.buffer)
+    }
+
+    /// Moves to the first entry. The corresponding C op is `MDB_FIRST`.
+    public func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }
+    /// Moves to the last entry. The corresponding C op is `MDB_LAST`.
+    public func last() throws(LMDBError) -> Entry? { try move(MDB_LAST) }
+    /// Moves to the next entry (next duplicate first). The corresponding C op is `MDB_NEXT`.
+    public func next() throws(LMDBError) -> Entry? { try move(MDB_NEXT) }
+    /// Moves to the previous entry. The corresponding C op is `MDB_PREV`.
+    public func previous() throws(LMDBError) -> Entry? { try move(MDB_PREV) }
+    /// Moves to the first entry of the next key. The corresponding C op is `MDB_NEXT_NODUP`.
+    public func nextKey() throws(LMDBError) -> Entry? { try move(MDB_NEXT_NODUP) }
+    /// Moves to the next value of the current key. The corresponding C op is `MDB_NEXT_DUP`.
+    public func nextDuplicate() throws(LMDBError) -> Entry? { try move(MDB_NEXT_DUP) }
+    /// Moves to the last value of the current key. The corresponding C op is `MDB_LAST_DUP`.
+    public func lastDuplicate() throws(LMDBError) -> Entry? {
+        // MDB_LAST_DUP fills only the data; read the key back with MDB_GET_CURRENT.
+        guard try move(MDB_LAST_DUP) != nil else { return nil }
+        return try current()
+    }
+    /// The entry under the cursor. The corresponding C op is `MDB_GET_CURRENT`.
+    public func current() throws(LMDBError) -> Entry? { try move(MDB_GET_CURRENT) }
+    /// Moves to the first key greater than or equal to `key`. The corresponding C op is `MDB_SET_RANGE`.
+    public func seek(atLeast key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_RANGE, key: key) }
+    /// Moves to `key` exactly (its first value). The corresponding C op is `MDB_SET_KEY`.
+    public func seek(exactly key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_KEY, key: key) }
+
+    /// The number of values of the current key (`duplicateSort`). The corresponding C function is `mdb_cursor_count`.
+    public func duplicateCount() throws(LMDBError) -> Int {
+        handle.checkLive()
+        var n = 0
+        try handle.check(mdb_cursor_count(cursor, &n), "mdb_cursor_count")
+        return n
+    }
+}
+
+/// Entries of a database in key order, from a range or the duplicates of one key.
+///
+/// Iteration errors (which LMDB reports only for corruption or misuse) trap; use a `Cursor`
+/// to handle them yourself.
+public struct EntrySequence: Sequence {
+    enum Mode {
+        case range(KeyRange, reverse: Bool)
+        case duplicates([UInt8])
+    }
+
+    let handle: TransactionHandle
+    let database: Database
+    let mode: Mode
+
+    public func makeIterator() -> Iterator {
+        Iterator(sequence: self)
+    }
+
+    /// Walks the cursor; positions it on the first call to `next()`.
+    public struct Iterator: IteratorProtocol {
+        private let sequence: EntrySequence
+        private var cursor: Cursor?
+        private var started = false
+        private var finished = false
+
+        init(sequence: EntrySequence) { self.sequence = sequence }
+
+        public mutating func next() -> Entry? {
+            if finished { return nil }
+            do {
+                let entry: Entry?
+                if !started {
+                    started = true
+                    let c = try Cursor(handle: sequence.handle, database: sequence.database)
+                    cursor = c
+                    entry = try start(c)
+                } else {
+                    entry = try step(cursor!)
+                }
+                guard let entry, inBounds(entry) else {
+                    finished = true
+                    cursor = nil
+                    return nil
+                }
+                return entry
+            } catch {
+                preconditionFailure("LMDB cursor failed: \(error)")
+            }
+        }
+
+        private func start(_ c: Cursor) throws(LMDBError) -> Entry? {
+            switch sequence.mode {
+            case .duplicates(let key):
+                return try c.seek(exactly: key)
+            case .range(let range, reverse: false):
+                guard let lower = range.lower, !lower.key.isEmpty else { return try c.first() }
+                guard let e = try c.seek(atLeast: lower.key) else { return nil }
+                if case .exclusive(let k) = lower, compareKeys(e.key, k) == 0 { return try c.nextKey() }
+                return e
+            case .range(let range, reverse: true):
+                guard let upper = range.upper, !upper.key.isEmpty else {
+                    // No key sorts below the empty key: an exclusive empty upper bound is empty.
+                    if let upper = range.upper, case .exclusive = upper { return nil }
+                    return try c.last()
+                }
+                guard let e = try c.seek(atLeast: upper.key) else { return try c.last() }
+                let c0 = compareKeys(e.key, upper.key)
+                if c0 == 0, case .inclusive = upper {
+                    return sequence.database.flags.contains(.duplicateSort) ? try c.lastDuplicate() : e
+                }
+                return try c.previous()
+            }
+        }
+
+        private func step(_ c: Cursor) throws(LMDBError) -> Entry? {
+            switch sequence.mode {
+            case .duplicates: try c.nextDuplicate()
+            case .range(_, reverse: false): try c.next()
+            case .range(_, reverse: true): try c.previous()
+            }
+        }
+
+        private func inBounds(_ e: Entry) -> Bool {
+            switch sequence.mode {
+            case .duplicates: true
+            case .range(let range, reverse: false): range.isBelowUpper(e.key)
+            case .range(let range, reverse: true): range.isAboveLower(e.key)
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension EntrySequence: Sendable {}

@@ -1,0 +1,159 @@
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Environment {
+    /// Runs `body` in a read-only snapshot and returns its result.
+    ///
+    /// Reads run on any thread, concurrently with each other and with the writer. The
+    /// transaction is recycled (`mdb_txn_reset`/`mdb_txn_renew`), so a read takes no new reader
+    /// slot. `body` must not start another transaction.
+    @discardableResult
+    @available(*, noasync, message: "LMDB transactions are synchronous; call from a synchronous context")
+    public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        try ensureOpen("read")
+        let txn = try enterRead()
+        let token = TransactionToken()
+        defer {
+            token.end()
+            readerPool.recycle(txn)
+            gate.leaveShared()
+        }
+        return try body(ReadTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
+    }
+
+    /// Enters the gate and returns an active read transaction; on error the gate is left.
+    private func enterRead() throws(LMDBError) -> OpaquePointer {
+        var busyWaits = 0
+        while true {
+            gate.enterShared()
+            var rc: Int32
+            var txn: OpaquePointer?
+            if let reused = readerPool.take() {
+                rc = mdb_txn_renew(reused)
+                if rc == MDB_SUCCESS {
+                    txn = reused
+                } else {
+                    mdb_txn_abort(reused)
+                }
+            } else {
+                rc = MDB_SUCCESS
+            }
+            if txn == nil && (rc == MDB_SUCCESS || rc != MDB_MAP_RESIZED) {
+                rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+            }
+            if rc == MDB_SUCCESS, let txn { return txn }
+            gate.leaveShared()
+            switch rc {
+            case MDB_MAP_RESIZED:
+                try adoptMapSize()
+            case MDB_READERS_FULL where busyWaits < 5000:
+                // Other processes hold the table's slots: wait for one to free up.
+                busyWaits += 1
+                usleep(1000)
+            default:
+                try check(rc, "mdb_txn_begin", path: path)
+            }
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it when `body` returns.
+    ///
+    /// If `body` throws, the transaction is aborted and the error rethrown. When the map fills
+    /// (`MDB_MAP_FULL`) the transaction is aborted, the map grows and `body` **runs again** from
+    /// the start, so `body` must only change state through the transaction. Writes from several
+    /// threads are serialized. The commit is durable when it returns unless the durability is
+    /// relaxed. `body` must not start another transaction.
+    @discardableResult
+    @available(*, noasync, message: "LMDB write transactions must begin and commit on one thread")
+    public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+        try ensureOpen("write")
+        if options.readOnly {
+            throw LMDBError(code: EACCES, operation: "write", path: path, hint: "the environment is open read-only")
+        }
+        return try writeLock.withLock { () throws -> R in
+            var growths = 0
+            while true {
+                var txn: OpaquePointer?
+                let rc = mdb_txn_begin(handle, nil, 0, &txn)
+                if rc == MDB_MAP_RESIZED {
+                    try adoptMapSize()
+                    continue
+                }
+                try check(rc, "mdb_txn_begin", path: path)
+                guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
+                let token = TransactionToken()
+                let result: R
+                do {
+                    result = try body(WriteTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
+                } catch {
+                    token.end()
+                    mdb_txn_abort(txn)
+                    if token.sawMapFull && growths < 40 {
+                        growths += 1
+                        try growMap()
+                        continue
+                    }
+                    throw error
+                }
+                token.end()
+                // > mdb_txn_commit: "The transaction handle is freed. It and its cursors must not
+                // > be used again after this call" — also on failure, so never abort after it.
+                let commit = mdb_txn_commit(txn)
+                if commit == MDB_MAP_FULL && growths < 40 {
+                    growths += 1
+                    try growMap()
+                    continue
+                }
+                try check(commit, "mdb_txn_commit", path: path)
+                return result
+            }
+        }
+    }
+
+    /// Doubles the map (by at most 4 GiB a step) while no transaction of this process is active.
+    ///
+    /// Called with the write lock held and no write transaction open; the exclusive gate waits
+    /// for running readers to finish and holds new ones back until the map is remapped.
+    func growMap() throws(LMDBError) {
+        try gate.withExclusive { () throws(LMDBError) in
+            var raw = MDB_envinfo()
+            try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
+            let current = raw.me_mapsize
+            let next = min(current + min(current, 4 << 30), options.maxMapSize)
+            guard next > current else {
+                throw LMDBError(
+                    code: MDB_MAP_FULL, operation: "grow map", path: path,
+                    hint: "the map reached maxMapSize (\(options.maxMapSize) bytes)")
+            }
+            // > mdb_env_set_mapsize: "It may be called at later times if no transactions are
+            // > active in this process."
+            try check(mdb_env_set_mapsize(handle, next), "mdb_env_set_mapsize", path: path)
+        }
+        noteGrowth()
+    }
+
+    /// Adopts a map size grown by another process (`MDB_MAP_RESIZED`).
+    func adoptMapSize() throws(LMDBError) {
+        try gate.withExclusive { () throws(LMDBError) in
+            // > "This function may be called with a size of zero to adopt the new size."
+            try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", path: path)
+        }
+    }
+
+    /// Grows the map now so it has at least `bytes` free (before a large load, to avoid retries).
+    public func reserveMapSpace(_ bytes: Int) throws(LMDBError) {
+        try ensureOpen("reserve map space")
+        try writeLock.withLock { () throws(LMDBError) in
+            while true {
+                let info = try self.info()
+                if info.mapSize - info.usedBytes >= bytes || info.mapSize >= options.maxMapSize { return }
+                try growMap()
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+internal import CLMDB
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An LMDB environment: one directory holding a memory-mapped B-tree file and its lock file.
+///
+/// The environment is opened with `MDB_NOTLS`, so a read transaction belongs to its object, not
+/// to an OS thread, and reads run on any thread or task. Reads and writes are closure-scoped:
+/// `read { txn in … }` and `write { txn in … }`; transaction handles cannot escape the closure.
+///
+/// ## LMDB limitations
+/// - Open a directory once per process (a second open throws `LMDBError.alreadyOpen`).
+/// - Keep read transactions short: a long reader keeps old pages from being reused.
+/// - Don't start a read or write inside another read or write closure on the same thread.
+/// - Values seen inside a closure are views of the map, valid only inside it.
+/// - Keys are at most `maxKeySize` (511) bytes and never empty.
+public final class Environment: @unchecked Sendable {
+    // @unchecked: the C handle is thread-safe for the uses below (LMDB serializes writers, and
+    // MDB_NOTLS readers are independent); the mutable Swift state is behind Mutex or ReaderGate.
+
+    /// The canonical path of the environment directory.
+    public let path: String
+    /// The options it was opened with.
+    public let options: EnvironmentOptions
+
+    let handle: OpaquePointer
+    let gate: ReaderGate
+    let readerPool: ReadTransactionPool
+    private let state = Mutex<State>(State())
+    /// Serializes write transactions and the map changes they trigger within this process.
+    let writeLock = ThreadLock()
+
+    private struct State {
+        var closed = false
+        var databases: [String: Database] = [:]
+        var growCount = 0
+    }
+
+    /// Opens (and by default creates) the environment at `path`.
+    ///
+    /// Clears reader slots left by dead processes (`mdb_reader_check`).
+    /// - Throws: `LMDBError.alreadyOpen` when this process has it open; `LMDBError.noSuchFile`
+    ///   for a missing read-only environment; any `mdb_env_open` error.
+    public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws(LMDBError) {
+        if !options.readOnly && options.createDirectory {
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw LMDBError(code: errno, operation: "mkdir", path: path)
+            }
+        }
+        guard let resolved = realpath(path, nil) else {
+            throw LMDBError(
+                code: errno, operation: "open", path: path,
+                hint: errno == ENOENT ? "no environment at this path" : nil)
+        }
+        let canonical = String(cString: resolved)
+        free(resolved)
+
+        guard OpenRegistry.claim(canonical) else {
+            throw LMDBError(
+                code: EBUSY, operation: "open", path: canonical,
+                hint: "the environment is already open in this process; share the open instance")
+        }
+        var env: OpaquePointer?
+        do throws(LMDBError) {
+            try check(mdb_env_create(&env), "mdb_env_create", path: canonical)
+            guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
+            do throws(LMDBError) {
+                try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: canonical)
+                try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
+                try check(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders")
+                var flags = UInt32(MDB_NOTLS)
+                if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+                switch options.durability {
+                case .durable: break
+                case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+                case .relaxed: flags |= UInt32(MDB_NOSYNC)
+                }
+                // > If this function fails, mdb_env_close() must be called to discard the MDB_env handle.
+                try check(mdb_env_open(env, canonical, flags, options.fileMode), "mdb_env_open", path: canonical)
+                var dead: Int32 = 0
+                try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: canonical)
+            } catch {
+                mdb_env_close(env)
+                throw error
+            }
+            self.handle = env
+        } catch {
+            OpenRegistry.release(canonical)
+            throw error
+        }
+        self.path = canonical
+        self.options = options
+        // Leave a few slots of the shared reader table to other processes.
+        self.gate = ReaderGate(limit: max(1, options.maxReaders - 8))
+        self.readerPool = ReadTransactionPool(capacity: 64)
+    }
+
+    deinit {
+        closeNow()
+    }
+
+    /// Closes the environment. Waits for running reads to finish; later calls throw.
+    /// Closing twice is harmless. The corresponding C function is `mdb_env_close`.
+    public func close() {
+        closeNow()
+    }
+
+    private func closeNow() {
+        let wasClosed = state.withLock { s in
+            defer { s.closed = true }
+            return s.closed
+        }
+        if wasClosed { return }
+        writeLock.withLock {
+            gate.withExclusive {
+                readerPool.drain()
+                mdb_env_close(handle)
+            }
+        }
+        OpenRegistry.release(path)
+    }
+
+    /// True once `close()` has run.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    func ensureOpen(_ operation: String) throws(LMDBError) {
+        if state.withLock({ $0.closed }) {
+            throw LMDBError(code: EINVAL, operation: operation, path: path, hint: "the environment is closed")
+        }
+    }
+
+    /// The largest key LMDB accepts. The corresponding C function is `mdb_env_get_maxkeysize`.
+    public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
+
+    /// How many times this process grew the map.
+    public var mapGrowthCount: Int { state.withLock { $0.growCount } }
+
+    func noteGrowth() { state.withLock { $0.growCount += 1 } }
+
+    /// Opens a named database once and caches its handle; `nil` names the main database.
+    ///
+    /// Runs in its own write transaction (or a read transaction when read-only), as
+    /// lmdb.h requires: "This function must not be called from multiple concurrent transactions".
+    /// Don't call it inside a `write` closure.
+    /// - Throws: `LMDBError.notFound` when the database does not exist and `flags` lacks `.create`
+    ///   (always the case read-only); `LMDBError.dbsFull`; `LMDBError.incompatible`.
+    public func openDatabase(_ name: String?, flags: DatabaseFlags = [.create]) throws(LMDBError) -> Database {
+        try ensureOpen("mdb_dbi_open")
+        let cacheKey = name ?? ""
+        if let cached = state.withLock({ $0.databases[cacheKey] }) { return cached }
+        var openFlags = flags
+        if options.readOnly { openFlags.remove(.create) }
+        let dbi: MDB_dbi
+        do {
+            if options.readOnly {
+                // > "The database handle will be private to the current transaction until the
+                // > transaction is successfully committed" — so commit the read-only txn too.
+                gate.enterShared()
+                defer { gate.leaveShared() }
+                var txn: OpaquePointer?
+                try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin", path: path)
+                guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
+                do {
+                    dbi = try Environment.openDBI(txn, name, openFlags, path)
+                } catch {
+                    mdb_txn_abort(txn)
+                    throw error
+                }
+                try check(mdb_txn_commit(txn), "mdb_txn_commit", path: path)
+            } else {
+                dbi = try write { (txn: borrowing WriteTransaction) throws(LMDBError) -> MDB_dbi in
+                    try Environment.openDBI(txn.raw.txn, name, openFlags, path)
+                }
+            }
+        } catch let error as LMDBError {
+            throw error
+        } catch {
+            throw LMDBError(code: EINVAL, operation: "mdb_dbi_open", path: path, hint: "\(error)")
+        }
+        let database = Database(dbi: dbi, name: name, flags: flags.subtracting(.create))
+        state.withLock { $0.databases[cacheKey] = database }
+        return database
+    }
+
+    private static func openDBI(
+        _ txn: OpaquePointer, _ name: String?, _ flags: DatabaseFlags, _ path: String
+    ) throws(LMDBError) -> MDB_dbi {
+        var dbi: MDB_dbi = 0
+        let rc: Int32 =
+            if let name { mdb_dbi_open(txn, name, flags.rawValue, &dbi) } else { mdb_dbi_open(txn, nil, flags.rawValue, &dbi) }
+        try check(rc, "mdb_dbi_open", path: path)
+        return dbi
+    }
+
+    /// The environment's map and reader figures. The corresponding C function is `mdb_env_info`.
+    public func info() throws(LMDBError) -> EnvironmentInfo {
+        try ensureOpen("mdb_env_info")
+        var raw = MDB_envinfo()
+        try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
+        var st = MDB_stat()
+        try check(mdb_env_stat(handle, &st), "mdb_env_stat", path: path)
+        let readers = readerTable()
+        return EnvironmentInfo(
+            mapSize: raw.me_mapsize, pageSize: Int(st.ms_psize), lastPageNumber: raw.me_last_pgno,
+            lastTransactionID: raw.me_last_txnid, maxReaders: Int(raw.me_maxreaders),
+            readerSlotsUsed: readers.slots, activeReaders: readers.active)
+    }
+
+    /// Counts reader slots from `mdb_reader_list`: recycled (reset) transactions show `-` as txnid.
+    private func readerTable() -> (slots: Int, active: Int) {
+        final class Tally { var slots = 0; var active = 0 }
+        let tally = Tally()
+        let context = Unmanaged.passRetained(tally)
+        defer { context.release() }
+        _ = mdb_reader_list(handle, { message, ctx in
+            guard let message, let ctx else { return 0 }
+            let tally = Unmanaged<Tally>.fromOpaque(ctx).takeUnretainedValue()
+            let line = String(cString: message)
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
+            // Header is "pid thread txnid"; an empty table prints "(no active readers)".
+            guard fields.count == 3, fields[0] != "pid" else { return 0 }
+            tally.slots += 1
+            if fields[2] != "-" { tally.active += 1 }
+            return 0
+        }, context.toOpaque())
+        return (tally.slots, tally.active)
+    }
+
+    /// Flushes buffered data to disk (needed after relaxed commits). The corresponding C
+    /// function is `mdb_env_sync`.
+    public func sync(force: Bool = true) throws(LMDBError) {
+        try ensureOpen("mdb_env_sync")
+        try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync", path: path)
+    }
+
+    /// Switches between durable and relaxed commits while open (for bulk loads that sync at the
+    /// end). The corresponding C function is `mdb_env_set_flags` with `MDB_NOSYNC`.
+    public func setRelaxedDurability(_ relaxed: Bool) throws(LMDBError) {
+        try ensureOpen("mdb_env_set_flags")
+        try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), relaxed ? 1 : 0), "mdb_env_set_flags", path: path)
+    }
+
+    /// Writes a consistent copy of the environment into the directory `destination` (created
+    /// if missing; it must not hold an environment), while reads and writes go on.
+    ///
+    /// - Parameter compact: omits free pages and renumbers pages (`MDB_CP_COMPACT`).
+    /// The corresponding C function is `mdb_env_copy2`.
+    public func copy(to destination: String, compact: Bool = false) throws(LMDBError) {
+        try ensureOpen("mdb_env_copy2")
+        if mkdir(destination, 0o700) != 0 && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "mkdir", path: destination)
+        }
+        if access(destination + "/data.mdb", F_OK) == 0 {
+            throw LMDBError(
+                code: EEXIST, operation: "mdb_env_copy2", path: destination,
+                hint: "the destination already holds an environment")
+        }
+        // The copy runs its own read transaction: keep the map still meanwhile.
+        gate.enterShared()
+        defer { gate.leaveShared() }
+        try check(
+            mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2",
+            path: destination)
+    }
+}

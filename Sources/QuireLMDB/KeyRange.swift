@@ -1,0 +1,98 @@
+/// A range of keys in LMDB's byte order (lexicographic, shorter first).
+///
+/// Ranges compare raw key bytes, which matches databases opened without custom comparators.
+public struct KeyRange: Sendable, Hashable {
+    /// One end of a range.
+    public enum Bound: Sendable, Hashable {
+        case inclusive([UInt8])
+        case exclusive([UInt8])
+
+        var key: [UInt8] {
+            switch self {
+            case .inclusive(let k), .exclusive(let k): k
+            }
+        }
+    }
+
+    /// The lowest key, or nil for the first key.
+    public var lower: Bound?
+    /// The highest key, or nil for the last key.
+    public var upper: Bound?
+
+    /// Creates a range from optional bounds.
+    public init(lower: Bound? = nil, upper: Bound? = nil) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// Every key.
+    public static let all = KeyRange()
+
+    /// Keys from `key` on (inclusive).
+    public static func from(_ key: [UInt8]) -> KeyRange { KeyRange(lower: .inclusive(key)) }
+
+    /// Keys in `lower ..< upper`.
+    public static func between(_ lower: [UInt8], _ upper: [UInt8]) -> KeyRange {
+        KeyRange(lower: .inclusive(lower), upper: .exclusive(upper))
+    }
+
+    /// Keys in `lower ... upper`.
+    public static func closed(_ lower: [UInt8], _ upper: [UInt8]) -> KeyRange {
+        KeyRange(lower: .inclusive(lower), upper: .inclusive(upper))
+    }
+
+    /// Keys that start with `prefix`.
+    public static func prefix(_ prefix: [UInt8]) -> KeyRange {
+        KeyRange(lower: .inclusive(prefix), upper: successor(ofPrefix: prefix).map { .exclusive($0) })
+    }
+
+    /// The smallest key greater than every key starting with `prefix`, or nil when there is none
+    /// (an empty prefix or one of all 0xFF bytes).
+    static func successor(ofPrefix prefix: [UInt8]) -> [UInt8]? {
+        var next = prefix
+        while let last = next.last {
+            if last < 0xFF {
+                next[next.count - 1] = last + 1
+                return next
+            }
+            next.removeLast()
+        }
+        return nil
+    }
+
+    func isBelowUpper(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let upper else { return true }
+        let c = compareKeys(key, upper.key)
+        switch upper {
+        case .inclusive: return c <= 0
+        case .exclusive: return c < 0
+        }
+    }
+
+    func isAboveLower(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let lower else { return true }
+        let c = compareKeys(key, lower.key)
+        switch lower {
+        case .inclusive: return c >= 0
+        case .exclusive: return c > 0
+        }
+    }
+}
+
+/// Compares like LMDB's default key order: `memcmp`, then the shorter key first.
+func compareKeys(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
+    b.withUnsafeBytes { bb in
+        let n = min(a.count, bb.count)
+        if n > 0, let pa = a.baseAddress, let pb = bb.baseAddress {
+            let c = memcmp(pa, pb, n)
+            if c != 0 { return Int(c) }
+        }
+        return a.count - bb.count
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

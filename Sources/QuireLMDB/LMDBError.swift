@@ -1,0 +1,109 @@
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An error returned by LMDB, with the operation that failed and a hint where one helps.
+///
+/// LMDB reports both its own codes (`MDB_MAP_FULL`, `MDB_NOTFOUND`, …) and plain `errno` values
+/// (`ENOSPC`, `EACCES`), so this is a struct over the raw code rather than a closed enum.
+/// Match a code with `catch LMDBError.mapFull` or `catch let e as LMDBError where e == .mapFull`.
+public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The LMDB or `errno` code.
+    public let code: Int32
+    /// The operation that failed, such as `mdb_put`.
+    public let operation: String
+    /// The environment path, when known.
+    public let path: String?
+    /// Advice for the caller, when the code has a known remedy.
+    public let hint: String?
+
+    /// Creates an error for `code` raised by `operation`.
+    public init(code: Int32, operation: String = "", path: String? = nil, hint: String? = nil) {
+        self.code = code
+        self.operation = operation
+        self.path = path
+        self.hint = hint ?? LMDBError.defaultHint(for: code)
+    }
+
+    /// The text of `mdb_strerror` for the code.
+    public var message: String { String(cString: mdb_strerror(code)) }
+
+    /// `operation: path: message (hint)`, in the style of the LMDB tools.
+    public var description: String {
+        var parts: [String] = []
+        if !operation.isEmpty { parts.append(operation) }
+        if let path { parts.append(path) }
+        parts.append(message)
+        var text = parts.joined(separator: ": ")
+        if let hint { text += " (\(hint))" }
+        return text
+    }
+
+    /// Errors compare by code only, so `error == .mapFull` ignores context.
+    public static func == (lhs: LMDBError, rhs: LMDBError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Lets `catch LMDBError.notFound` match an error with context.
+    public static func ~= (pattern: LMDBError, value: any Error) -> Bool {
+        (value as? LMDBError)?.code == pattern.code
+    }
+
+    static func defaultHint(for code: Int32) -> String? {
+        switch code {
+        case MDB_MAP_FULL: "the map is full: grow the map size"
+        case MDB_READERS_FULL: "all reader slots are in use: raise maxReaders or end read transactions sooner"
+        case MDB_TXN_FULL: "the transaction has too many dirty pages: commit in smaller chunks"
+        case MDB_BAD_VALSIZE: "a key is empty or longer than the maximum key size (511 bytes)"
+        case MDB_VERSION_MISMATCH, MDB_INVALID: "the directory does not hold a compatible LMDB environment"
+        case ENOSPC: "the disk is full: free space; committed data is intact"
+        case EACCES: "permission denied: check the directory's permissions"
+        default: nil
+        }
+    }
+}
+
+extension LMDBError {
+    /// A key/data pair already exists. The corresponding C error is `MDB_KEYEXIST`.
+    public static let keyExists = LMDBError(code: MDB_KEYEXIST)
+    /// The key or data was not found. The corresponding C error is `MDB_NOTFOUND`.
+    public static let notFound = LMDBError(code: MDB_NOTFOUND)
+    /// The environment's map is full. The corresponding C error is `MDB_MAP_FULL`.
+    public static let mapFull = LMDBError(code: MDB_MAP_FULL)
+    /// Another process grew the map beyond this one's size. The corresponding C error is `MDB_MAP_RESIZED`.
+    public static let mapResized = LMDBError(code: MDB_MAP_RESIZED)
+    /// All reader slots are taken. The corresponding C error is `MDB_READERS_FULL`.
+    public static let readersFull = LMDBError(code: MDB_READERS_FULL)
+    /// The transaction has too many dirty pages. The corresponding C error is `MDB_TXN_FULL`.
+    public static let txnFull = LMDBError(code: MDB_TXN_FULL)
+    /// The maximum number of named databases was reached. The corresponding C error is `MDB_DBS_FULL`.
+    public static let dbsFull = LMDBError(code: MDB_DBS_FULL)
+    /// A key or value has an unsupported size. The corresponding C error is `MDB_BAD_VALSIZE`.
+    public static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE)
+    /// The file is not an LMDB environment. The corresponding C error is `MDB_INVALID`.
+    public static let invalid = LMDBError(code: MDB_INVALID)
+    /// The environment was written by an incompatible LMDB. The corresponding C error is `MDB_VERSION_MISMATCH`.
+    public static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
+    /// The database is incompatible with the requested flags. The corresponding C error is `MDB_INCOMPATIBLE`.
+    public static let incompatible = LMDBError(code: MDB_INCOMPATIBLE)
+    /// The environment is already open in this process. The corresponding C error is `EBUSY`.
+    public static let alreadyOpen = LMDBError(code: EBUSY)
+    /// No space is left on the device. The corresponding C error is `ENOSPC`.
+    public static let noSpace = LMDBError(code: ENOSPC)
+    /// The file or directory does not exist. The corresponding C error is `ENOENT`.
+    public static let noSuchFile = LMDBError(code: ENOENT)
+    /// Permission denied. The corresponding C error is `EACCES`.
+    public static let accessDenied = LMDBError(code: EACCES)
+}
+
+/// The one place that turns an LMDB return code into a thrown error.
+@inline(__always)
+func check(_ rc: Int32, _ operation: StaticString, path: String? = nil) throws(LMDBError) {
+    guard rc != MDB_SUCCESS else { return }
+    // Argument errors and a blocked txn mean our own code misused the C API: trap, don't throw.
+    precondition(rc != MDB_BAD_TXN, "\(operation): transaction used after an error or in the wrong state")
+    throw LMDBError(code: rc, operation: String(describing: operation), path: path)
+}

@@ -1,1 +1,0 @@
-// QuireLMDB module (placeholder until its issue lands).

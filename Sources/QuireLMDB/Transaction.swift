@@ -1,0 +1,274 @@
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Tracks whether a transaction is live, and the cursors to close before it ends.
+///
+/// Anything that outlives its closure (a sequence, a cursor) checks the token on use and
+/// traps instead of reading freed memory.
+final class TransactionToken {
+    var isLive = true
+    var sawMapFull = false
+    var openCursors: [ObjectIdentifier: OpaquePointer] = [:]
+
+    /// Closes cursors that are still open. lmdb.h: "A cursor in a read-only transaction must be
+    /// closed explicitly, before or after its transaction ends."
+    func end() {
+        for (_, cursor) in openCursors { mdb_cursor_close(cursor) }
+        openCursors.removeAll()
+        isLive = false
+    }
+}
+
+/// The internals shared by read and write transactions. Not usable outside the package.
+public struct TransactionHandle {
+    let txn: OpaquePointer
+    let token: TransactionToken
+    let environment: Environment
+
+    @inline(__always)
+    func checkLive() {
+        precondition(token.isLive, "LMDB transaction used after it ended (it escaped its closure)")
+    }
+
+    @inline(__always)
+    func check(_ rc: Int32, _ operation: StaticString) throws(LMDBError) {
+        if rc == MDB_MAP_FULL { token.sawMapFull = true }
+        try QuireLMDB.check(rc, operation, path: environment.path)
+    }
+}
+
+@available(*, unavailable)
+extension TransactionHandle: Sendable {}
+
+/// What read and write transactions can both do: point reads, cursors, statistics.
+public protocol ReadableTransaction: ~Copyable {
+    /// The internal handle.
+    var raw: TransactionHandle { get }
+}
+
+/// A read-only snapshot, valid inside `Environment.read`.
+///
+/// It sees the data as of its start, whatever writers commit meanwhile (MVCC).
+public struct ReadTransaction: ReadableTransaction, ~Copyable {
+    public let raw: TransactionHandle
+}
+
+/// A write transaction, valid inside `Environment.write`; committed when the closure returns.
+public struct WriteTransaction: ReadableTransaction, ~Copyable {
+    public let raw: TransactionHandle
+}
+
+@available(*, unavailable)
+extension ReadTransaction: Sendable {}
+
+@available(*, unavailable)
+extension WriteTransaction: Sendable {}
+
+extension MDB_val {
+    @inline(__always)
+    init(_ buffer: UnsafeRawBufferPointer) {
+        self.init(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+    }
+
+    @inline(__always)
+    var buffer: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: mv_data, count: mv_size)
+    }
+}
+
+extension ReadableTransaction where Self: ~Copyable {
+    /// Calls `body` with a zero-copy view of the value for `key`, or returns nil when absent.
+    ///
+    /// The view points into the map and is valid only inside `body`. The corresponding C
+    /// function is `mdb_get`.
+    public func withValue<R>(
+        forKey key: UnsafeRawBufferPointer, in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        raw.checkLive()
+        var k = MDB_val(key)
+        var v = MDB_val()
+        let rc = mdb_get(raw.txn, database.dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try raw.check(rc, "mdb_get")
+        return try body(v.buffer)
+    }
+
+    /// Calls `body` with a zero-copy view of the value for `key`, or returns nil when absent.
+    public func withValue<R>(
+        forKey key: [UInt8], in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        try key.withUnsafeBytes { try withValue(forKey: $0, in: database, body) }
+    }
+
+    /// A copy of the value for `key`, or nil when absent.
+    public func get(_ key: [UInt8], in database: Database) throws(LMDBError) -> [UInt8]? {
+        raw.checkLive()
+        return try withBytes(key) { (keyBytes) throws(LMDBError) -> [UInt8]? in
+            var k = MDB_val(keyBytes)
+            var v = MDB_val()
+            let rc = mdb_get(raw.txn, database.dbi, &k, &v)
+            if rc == MDB_NOTFOUND { return nil }
+            try raw.check(rc, "mdb_get")
+            return Array(v.buffer)
+        }
+    }
+
+    /// True when `key` is present.
+    public func contains(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        raw.checkLive()
+        return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
+            var k = MDB_val(keyBytes)
+            var v = MDB_val()
+            let rc = mdb_get(raw.txn, database.dbi, &k, &v)
+            if rc == MDB_NOTFOUND { return false }
+            try raw.check(rc, "mdb_get")
+            return true
+        }
+    }
+
+    /// The database's statistics in this snapshot. The corresponding C function is `mdb_stat`.
+    public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
+        raw.checkLive()
+        var st = MDB_stat()
+        try raw.check(mdb_stat(raw.txn, database.dbi, &st), "mdb_stat")
+        return DatabaseStatistics(
+            pageSize: Int(st.ms_psize), depth: Int(st.ms_depth), branchPages: st.ms_branch_pages,
+            leafPages: st.ms_leaf_pages, overflowPages: st.ms_overflow_pages, entries: st.ms_entries)
+    }
+
+    /// The number of entries in the database.
+    public func count(of database: Database) throws(LMDBError) -> Int {
+        try statistics(of: database).entries
+    }
+
+    /// The entries whose keys fall in `range`, in key order (or reverse), as zero-copy views.
+    ///
+    /// The sequence and its entries are valid only inside the transaction's closure.
+    public func entries(in database: Database, range: KeyRange = .all, reverse: Bool = false) -> EntrySequence {
+        raw.checkLive()
+        return EntrySequence(handle: raw, database: database, mode: .range(range, reverse: reverse))
+    }
+
+    /// The values stored under `key` in a `duplicateSort` database, in order.
+    public func duplicates(of key: [UInt8], in database: Database) -> EntrySequence {
+        raw.checkLive()
+        return EntrySequence(handle: raw, database: database, mode: .duplicates(key))
+    }
+
+    /// A cursor for step-by-step positioning. Valid only inside the transaction's closure.
+    public func cursor(in database: Database) throws(LMDBError) -> Cursor {
+        raw.checkLive()
+        return try Cursor(handle: raw, database: database)
+    }
+}
+
+extension WriteTransaction {
+    /// Stores `value` under `key`.
+    ///
+    /// - Returns: false when `.noOverwrite` (or `.noDuplicateData`) found the key (or pair)
+    ///   already there; true when stored.
+    /// - Throws: `LMDBError.badValueSize` for an empty or too-long key; `LMDBError.keyExists`
+    ///   for an `.append` out of order; `LMDBError.mapFull` (handled by `Environment.write`).
+    /// The corresponding C function is `mdb_put`.
+    @discardableResult
+    public func put(
+        _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in database: Database,
+        flags: WriteFlags = []
+    ) throws(LMDBError) -> Bool {
+        raw.checkLive()
+        var k = MDB_val(key)
+        var v = MDB_val(value)
+        let rc = mdb_put(raw.txn, database.dbi, &k, &v, flags.rawValue)
+        if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
+        try raw.check(rc, "mdb_put")
+        return true
+    }
+
+    /// Stores `value` under `key`. See `put(_:forKey:in:flags:)` for the raw-buffer variant.
+    @discardableResult
+    public func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = [])
+        throws(LMDBError) -> Bool
+    {
+        try withBytes(value) { (v) throws(LMDBError) -> Bool in
+            try withBytes(key) { (k) throws(LMDBError) -> Bool in
+                try put(v, forKey: k, in: database, flags: flags)
+            }
+        }
+    }
+
+    /// Reserves `count` bytes for `key` and lets `fill` write the value in place (no copy).
+    ///
+    /// Not for `duplicateSort` databases. The corresponding C flag is `MDB_RESERVE`.
+    @discardableResult
+    public func reserve(
+        _ count: Int, forKey key: [UInt8], in database: Database, flags: WriteFlags = [],
+        fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws(LMDBError) -> Bool {
+        raw.checkLive()
+        precondition(!database.flags.contains(.duplicateSort), "MDB_RESERVE is not allowed with MDB_DUPSORT")
+        return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
+            var k = MDB_val(keyBytes)
+            var v = MDB_val(mv_size: count, mv_data: nil)
+            let rc = mdb_put(raw.txn, database.dbi, &k, &v, flags.rawValue | UInt32(MDB_RESERVE))
+            if rc == MDB_KEYEXIST && flags.contains(.noOverwrite) { return false }
+            try raw.check(rc, "mdb_put")
+            fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
+            return true
+        }
+    }
+
+    /// Deletes `key` (all its values in a `duplicateSort` database).
+    /// - Returns: false when the key was absent. The corresponding C function is `mdb_del`.
+    @discardableResult
+    public func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        raw.checkLive()
+        return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
+            var k = MDB_val(keyBytes)
+            let rc = mdb_del(raw.txn, database.dbi, &k, nil)
+            if rc == MDB_NOTFOUND { return false }
+            try raw.check(rc, "mdb_del")
+            return true
+        }
+    }
+
+    /// Deletes one key/value pair of a `duplicateSort` database.
+    /// - Returns: false when the pair was absent.
+    @discardableResult
+    public func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        raw.checkLive()
+        return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
+            try withBytes(value) { (valueBytes) throws(LMDBError) -> Bool in
+                var k = MDB_val(keyBytes)
+                var v = MDB_val(valueBytes)
+                let rc = mdb_del(raw.txn, database.dbi, &k, &v)
+                if rc == MDB_NOTFOUND { return false }
+                try raw.check(rc, "mdb_del")
+                return true
+            }
+        }
+    }
+
+    /// Removes every entry of the database, keeping it. The corresponding C function is `mdb_drop`.
+    public func removeAll(in database: Database) throws(LMDBError) {
+        raw.checkLive()
+        try raw.check(mdb_drop(raw.txn, database.dbi, 0), "mdb_drop")
+    }
+}
+
+/// `Array.withUnsafeBytes` rethrows untyped errors; this keeps the closure's error type.
+@inline(__always)
+func withBytes<R, E: Error>(_ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    let result: Result<R, E> = array.withUnsafeBytes { buffer in
+        do throws(E) {
+            return .success(try body(buffer))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try result.get()
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Testing
+@testable import QuireLMDB
+
+@Suite struct EnvironmentTests {
+    @Test func putGetDeleteRoundTrip() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir + "/env")
+            let db = try env.openDatabase("things")
+            try env.write { txn throws in
+                try txn.put(bytes("one"), forKey: bytes("k1"), in: db)
+                try txn.put([0, 255, 7], forKey: bytes("k2"), in: db)
+            }
+            try env.read { txn throws in
+                #expect(try txn.get(bytes("k1"), in: db) == bytes("one"))
+                #expect(try txn.get(bytes("k2"), in: db) == [0, 255, 7])
+                #expect(try txn.get(bytes("missing"), in: db) == nil)
+                #expect(try txn.contains(bytes("k1"), in: db))
+                #expect(try txn.count(of: db) == 2)
+                let length = try txn.withValue(forKey: bytes("k1"), in: db) { $0.count }
+                #expect(length == 3)
+            }
+            let deleted = try env.write { txn throws in
+                (try txn.delete(bytes("k1"), in: db), try txn.delete(bytes("nope"), in: db))
+            }
+            #expect(deleted == (true, false))
+            try env.read { txn throws in #expect(try txn.get(bytes("k1"), in: db) == nil) }
+        }
+    }
+
+    @Test func noOverwriteAppendAndReserve() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("x")
+            try env.write { txn throws in
+                #expect(try txn.put(bytes("a"), forKey: bytes("k"), in: db, flags: .noOverwrite))
+                #expect(try !txn.put(bytes("b"), forKey: bytes("k"), in: db, flags: .noOverwrite))
+                try txn.put(bytes("1"), forKey: bytes("m1"), in: db, flags: .append)
+                try txn.put(bytes("2"), forKey: bytes("m2"), in: db, flags: .append)
+                #expect(throws: LMDBError.keyExists) {
+                    try txn.put(bytes("0"), forKey: bytes("a0"), in: db, flags: .append)
+                }
+                try txn.reserve(4, forKey: bytes("r"), in: db) { buffer in
+                    buffer.copyBytes(from: [1, 2, 3, 4])
+                }
+            }
+            try env.read { txn throws in
+                #expect(try txn.get(bytes("k"), in: db) == bytes("a"))
+                #expect(try txn.get(bytes("r"), in: db) == [1, 2, 3, 4])
+                #expect(try txn.get(bytes("a0"), in: db) == nil)
+            }
+        }
+    }
+
+    @Test func bodyErrorAbortsTheTransaction() throws {
+        struct Boom: Error {}
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("x")
+            #expect(throws: Boom.self) {
+                try env.write { txn throws in
+                    try txn.put(bytes("v"), forKey: bytes("k"), in: db)
+                    throw Boom()
+                }
+            }
+            try env.read { txn throws in #expect(try txn.get(bytes("k"), in: db) == nil) }
+        }
+    }
+
+    @Test func failedCommitFreesTheHandleAndTheNextWriteWorks() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("x")
+            // An oversized key fails inside the transaction; the abort must not double free.
+            let tooLong = [UInt8](repeating: 1, count: env.maxKeySize + 1)
+            #expect(throws: LMDBError.badValueSize) {
+                try env.write { txn throws in try txn.put(bytes("v"), forKey: tooLong, in: db) }
+            }
+            #expect(throws: LMDBError.badValueSize) {
+                try env.write { txn throws in try txn.put(bytes("v"), forKey: [], in: db) }
+            }
+            try env.write { txn throws in try txn.put(bytes("ok"), forKey: bytes("k"), in: db) }
+            try env.read { txn throws in #expect(try txn.get(bytes("k"), in: db) == bytes("ok")) }
+        }
+    }
+
+    @Test func errorsCarryCodeOperationPathAndHint() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("x")
+            do {
+                try env.write { txn throws in try txn.put(bytes("v"), forKey: [], in: db) }
+                Issue.record("an empty key must fail")
+            } catch let error as LMDBError {
+                #expect(error == .badValueSize)
+                #expect(error.operation == "mdb_put")
+                #expect(error.path == env.path)
+                #expect(error.description.contains("MDB_BAD_VALSIZE"))
+                #expect(error.hint != nil)
+            }
+            let missing = LMDBError(code: LMDBError.mapFull.code, operation: "mdb_put")
+            #expect(missing.description.hasPrefix("mdb_put: MDB_MAP_FULL"))
+            #expect(missing.description.contains("grow"))
+        }
+    }
+
+    @Test func doubleOpenIsRefusedAndCloseReleasesThePath() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            #expect(throws: LMDBError.alreadyOpen) { _ = try Environment(path: dir) }
+            // The same directory through another spelling is the same environment.
+            #expect(throws: LMDBError.alreadyOpen) { _ = try Environment(path: dir + "/.") }
+            env.close()
+            env.close()
+            #expect(env.isClosed)
+            #expect(throws: LMDBError.self) { try env.read { _ in 1 } }
+            let again = try Environment(path: dir)
+            #expect(!again.isClosed)
+        }
+    }
+
+    @Test func readOnlyOpenOfMissingStoreFailsClearly() throws {
+        try withTemporaryDirectory { dir throws in
+            var options = EnvironmentOptions()
+            options.readOnly = true
+            do {
+                _ = try Environment(path: dir + "/absent", options: options)
+                Issue.record("opening a missing read-only environment must fail")
+            } catch let error as LMDBError {
+                #expect(error == .noSuchFile)
+                #expect(error.description.contains("absent"))
+            }
+        }
+    }
+
+    @Test func readOnlyEnvironmentRefusesWrites() throws {
+        try withTemporaryDirectory { dir throws in
+            let path = dir + "/env"
+            do {
+                let env = try Environment(path: path)
+                let db = try env.openDatabase("x")
+                try env.write { txn throws in try txn.put(bytes("v"), forKey: bytes("k"), in: db) }
+                env.close()
+            }
+            var options = EnvironmentOptions()
+            options.readOnly = true
+            let env = try Environment(path: path, options: options)
+            let db = try env.openDatabase("x")
+            try env.read { txn throws in #expect(try txn.get(bytes("k"), in: db) == bytes("v")) }
+            #expect(throws: LMDBError.accessDenied) { try env.write { _ in } }
+            #expect(throws: LMDBError.notFound) { _ = try env.openDatabase("other") }
+        }
+    }
+
+    @Test func closeWaitsForARunningReader() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("x")
+            try env.write { txn throws in try txn.put(bytes("v"), forKey: bytes("k"), in: db) }
+            let inside = DispatchSemaphore(value: 0)
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var readValue: [UInt8]?
+            Thread.detachNewThread {
+                try? env.read { txn throws in
+                    inside.signal()
+                    Thread.sleep(forTimeInterval: 0.2)
+                    readValue = try txn.get(bytes("k"), in: db)
+                }
+                done.signal()
+            }
+            inside.wait()
+            env.close()  // must wait for the reader, not pull the map from under it
+            done.wait()
+            #expect(readValue == bytes("v"))
+            #expect(env.isClosed)
+        }
+    }
+
+    @Test func readerSlotsReturnToZeroAfterWork() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("x")
+            try env.write { txn throws in try txn.put(bytes("v"), forKey: bytes("k"), in: db) }
+            DispatchQueue.concurrentPerform(iterations: 64) { _ in
+                for _ in 0..<50 { _ = try? env.read { txn throws in try txn.get(bytes("k"), in: db) } }
+            }
+            let info = try env.info()
+            #expect(info.activeReaders == 0)
+            #expect(info.readerSlotsUsed <= env.readerPool.capacity)
+            #expect(env.gate.activeReaders == 0)
+        }
+    }
+
+    @Test func statisticsAndCopy() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir + "/src")
+            let db = try env.openDatabase("x")
+            try env.write { txn throws in
+                for i in 0..<500 { try txn.put(Array(repeating: 7, count: 100), forKey: bytes(String(format: "%05d", i)), in: db) }
+            }
+            try env.write { txn throws in
+                for i in 0..<250 { try txn.delete(bytes(String(format: "%05d", i)), in: db) }
+            }
+            let stats = try env.read { txn throws in try txn.statistics(of: db) }
+            #expect(stats.entries == 250)
+            #expect(stats.depth >= 1)
+            #expect(stats.leafPages > 0)
+            let info = try env.info()
+            #expect(info.mapSize >= EnvironmentOptions().mapSize)
+            #expect(info.usedBytes > 0 && info.usedBytes <= info.mapSize)
+            try env.copy(to: dir + "/copy", compact: true)
+            #expect(throws: LMDBError.self) { try env.copy(to: dir + "/copy") }
+            let copy = try Environment(path: dir + "/copy")
+            let copiedDB = try copy.openDatabase("x")
+            try copy.read { txn throws in
+                #expect(try txn.count(of: copiedDB) == 250)
+                #expect(try txn.get(bytes("00400"), in: copiedDB) == Array(repeating: 7, count: 100))
+            }
+        }
+    }
+
+    @Test func storeFilesArePrivate() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir + "/env")
+            _ = try env.openDatabase("x")
+            let attributes = try FileManager.default.attributesOfItem(atPath: env.path + "/data.mdb")
+            let mode = (attributes[.posixPermissions] as? Int) ?? -1
+            #expect(mode & 0o077 == 0)
+        }
+    }
+}

@@ -51,6 +51,12 @@ public protocol ReadableTransaction: ~Copyable {
     var raw: TransactionHandle { get }
 }
 
+/// What write transactions can do beyond reading: put, reserve, delete.
+///
+/// Types that wrap a write transaction inside its closure (such as a store's transaction)
+/// conform by exposing its `raw` handle.
+public protocol WritableTransaction: ReadableTransaction, ~Copyable {}
+
 /// A read-only snapshot, valid inside `Environment.read`.
 ///
 /// It sees the data as of its start, whatever writers commit meanwhile (MVCC).
@@ -59,7 +65,7 @@ public struct ReadTransaction: ReadableTransaction, ~Copyable {
 }
 
 /// A write transaction, valid inside `Environment.write`; committed when the closure returns.
-public struct WriteTransaction: ReadableTransaction, ~Copyable {
+public struct WriteTransaction: WritableTransaction, ~Copyable {
     public let raw: TransactionHandle
 }
 
@@ -167,7 +173,7 @@ extension ReadableTransaction where Self: ~Copyable {
     }
 }
 
-extension WriteTransaction {
+extension WritableTransaction where Self: ~Copyable {
     /// Stores `value` under `key`.
     ///
     /// - Returns: false when `.noOverwrite` (or `.noDuplicateData`) found the key (or pair)

@@ -1,1 +1,0 @@
-// Quire module (placeholder until its issue lands).

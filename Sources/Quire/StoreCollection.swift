@@ -1,0 +1,91 @@
+/// A collection of `Codable` values keyed by an identification attribute.
+///
+/// Storing a value whose key is already present replaces it (RESTKit's identification
+/// attribute): fetching the same article twice updates it instead of duplicating it.
+///
+/// ```swift
+/// let notes = StoreCollection<Note>(name: "notes", key: { .string($0.id) },
+///                                    indexes: [.init(name: "day") { [.date($0.day)] }])
+/// ```
+public struct StoreCollection<Value: Codable & Sendable>: Sendable {
+    /// The collection's name, unique in a store (letters, digits, `-`, `_`, `.`).
+    public let name: String
+    /// Computes the identification key of a value.
+    public let key: @Sendable (Value) -> StoreKey
+    /// Secondary indexes kept in the same transaction as the records.
+    public let indexes: [StoreIndex<Value>]
+    /// Compress records with zstd (transparent to readers).
+    public let compressed: Bool
+
+    /// Declares a collection.
+    public init(
+        name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>] = [],
+        compressed: Bool = false
+    ) {
+        precondition(!name.isEmpty && !name.contains(":"), "collection names must be non-empty and free of ':'")
+        self.name = name
+        self.key = key
+        self.indexes = indexes
+        self.compressed = compressed
+    }
+
+    /// The schema stored in the store's metadata.
+    var definition: CollectionDefinition {
+        CollectionDefinition(
+            name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind) }, compressed: compressed)
+    }
+}
+
+/// A secondary index: each value yields zero or more index keys that point back to it.
+public struct StoreIndex<Value: Sendable>: Sendable {
+    /// The index name, unique in its collection.
+    public let name: String
+    /// What the keys hold, so tools can render them without the Swift types.
+    public let kind: IndexKind
+    /// Computes the index keys of a value (none to leave it out of the index).
+    public let keys: @Sendable (Value) -> [StoreKey]
+
+    /// Declares an index.
+    public init(name: String, kind: IndexKind, keys: @escaping @Sendable (Value) -> [StoreKey]) {
+        precondition(!name.isEmpty && !name.contains(":"), "index names must be non-empty and free of ':'")
+        self.name = name
+        self.kind = kind
+        self.keys = keys
+    }
+}
+
+/// The type of an index's keys.
+public enum IndexKind: String, Codable, Sendable, Hashable {
+    case string, int, date, bytes
+}
+
+/// A to-many relationship: an owner key refers to member keys of a collection, in member key
+/// order (an article list and its articles, a query and the articles it fetched).
+///
+/// Removing an owner's members never deletes the members themselves.
+public struct StoreRelation: Sendable, Hashable {
+    /// The relation's name, unique in a store.
+    public let name: String
+    /// The collection whose keys are the members.
+    public let memberCollection: String
+
+    /// Declares a relation.
+    public init(name: String, memberCollection: String) {
+        precondition(!name.isEmpty && !name.contains(":"), "relation names must be non-empty and free of ':'")
+        self.name = name
+        self.memberCollection = memberCollection
+    }
+}
+
+/// The stored description of a collection.
+public struct CollectionDefinition: Codable, Sendable, Hashable {
+    public var name: String
+    public var indexes: [IndexDefinition]
+    public var compressed: Bool
+}
+
+/// The stored description of an index.
+public struct IndexDefinition: Codable, Sendable, Hashable {
+    public var name: String
+    public var kind: IndexKind
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// An order-preserving key: comparing the bytes compares the values.
+///
+/// LMDB sorts keys bytewise, so every value is encoded to sort like itself:
+/// - strings as their UTF-8 bytes (alone) or escaped and terminated (inside a composite);
+/// - integers as 8 big-endian bytes with the sign bit flipped, so negatives sort first;
+/// - dates as integer milliseconds since 1970.
+public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The encoded bytes, as stored in LMDB.
+    public let bytes: [UInt8]
+
+    /// Wraps already encoded bytes.
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A string key: its UTF-8 bytes, so prefix scans and `mdb_dump` read naturally.
+    public static func string(_ value: String) -> StoreKey { StoreKey(bytes: Array(value.utf8)) }
+
+    /// A signed integer key.
+    public static func int(_ value: Int64) -> StoreKey {
+        let flipped = UInt64(bitPattern: value) ^ (1 << 63)
+        return StoreKey(bytes: withUnsafeBytes(of: flipped.bigEndian) { Array($0) })
+    }
+
+    /// A date key with millisecond precision.
+    public static func date(_ value: Date) -> StoreKey {
+        .int(Int64((value.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    /// Several components in order; each string is escaped and terminated so that
+    /// ("a", "bc") and ("ab", "c") differ and still sort component by component.
+    public static func composite(_ parts: [Component]) -> StoreKey {
+        var out: [UInt8] = []
+        for part in parts {
+            switch part {
+            case .string(let s):
+                for b in s.utf8 {
+                    out.append(b)
+                    if b == 0 { out.append(0xFF) }
+                }
+                out.append(0)
+                out.append(1)
+            case .int(let i): out += StoreKey.int(i).bytes
+            case .date(let d): out += StoreKey.date(d).bytes
+            }
+        }
+        return StoreKey(bytes: out)
+    }
+
+    /// One part of a composite key.
+    public enum Component: Hashable, Sendable {
+        case string(String)
+        case int(Int64)
+        case date(Date)
+    }
+
+    /// Decodes an integer key made by `int(_:)`.
+    public var intValue: Int64? {
+        guard bytes.count == 8 else { return nil }
+        var raw: UInt64 = 0
+        for b in bytes { raw = raw << 8 | UInt64(b) }
+        return Int64(bitPattern: raw ^ (1 << 63))
+    }
+
+    /// Decodes a date key made by `date(_:)`.
+    public var dateValue: Date? {
+        intValue.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// The key as UTF-8 text when it is valid UTF-8.
+    public var stringValue: String? { String(validating: bytes, as: UTF8.self) }
+
+    public static func < (lhs: StoreKey, rhs: StoreKey) -> Bool {
+        lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
+    }
+
+    public var description: String { stringValue ?? bytes.map { String(format: "%02x", $0) }.joined() }
+}

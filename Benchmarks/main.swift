@@ -1,1 +1,83 @@
-print("quire-bench")
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("quire-bench: \(message)\n".utf8))
+    exit(status)
+}
+
+let options: BenchOptions
+do {
+    switch try BenchOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .help:
+        print(BenchOptions.usage)
+        exit(0)
+    case .run(let parsed):
+        options = parsed
+    }
+} catch {
+    fail("\(error)\nsee 'quire-bench --help'", status: 64)
+}
+
+#if DEBUG
+    let banner = String(repeating: "=", count: 78)
+    print(
+        """
+        \(banner)
+        WARNING: quire-bench was built in DEBUG mode. These figures mean nothing.
+        Run: swift run -c release quire-bench
+        \(banner)
+        """)
+#endif
+
+// Generating the corpus is cheap next to the cases; it is shared so every case sees the same data.
+let corpus = Corpus(count: options.effectiveRecords)
+let cases = Registry.all(corpus: corpus).filter { options.selects($0.name) }
+if options.list {
+    for benchmark in Registry.all(corpus: Corpus(count: 1)) { print(benchmark.name) }
+    exit(0)
+}
+guard !cases.isEmpty else { fail("no case matches \(options.filters)", status: 64) }
+
+let machine = MachineInfo.current
+print(
+    "quire-bench: \(cases.count) cases, \(options.effectiveRecords) records, \(options.effectiveSamples) samples "
+        + "(+1 warm-up), \(machine.cores) cores, \(machine.swiftBuildConfiguration) build")
+
+var results: [BenchmarkResult] = []
+let runner = BenchmarkRunner(samples: options.effectiveSamples) { result in
+    print("  \(result.name): \(Report.compact(result.recordsPerSecond)) records/s (median \(Report.fixed(result.median, 3)) s)")
+}
+for benchmark in cases {
+    do {
+        results.append(try runner.run(benchmark))
+    } catch {
+        fail("\(benchmark.name): \(error)", status: 1)
+    }
+}
+
+let ratios = Ratios.compute(results)
+print("")
+print(Report.table(results), terminator: "")
+if !ratios.isEmpty {
+    print("\nratios:")
+    print(Report.ratioLines(ratios))
+}
+
+do {
+    if let path = options.jsonPath {
+        try Report.json(results, ratios: ratios).write(to: URL(fileURLWithPath: path))
+        print("\nwrote \(path)")
+    }
+    if let path = options.chartPath {
+        let title = "quire-bench ratios (\(options.effectiveRecords) records, \(machine.cores) cores, "
+            + "\(machine.swiftBuildConfiguration))"
+        try Data(RatioChart.svg(ratios, title: title).utf8).write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    }
+} catch {
+    fail("cannot write the output: \(error)", status: 1)
+}

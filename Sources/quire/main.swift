@@ -1,1 +1,15 @@
-print("quire")
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Foundation
+
+// A closed pipe must not kill us mid-write: EPIPE comes back from write(2) instead, and
+// `quire dump | head -1` ends quietly with status 0.
+signal(SIGPIPE, SIG_IGN)
+InterruptFlag.install()
+
+let status = await EntryPoint.run(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(status)

@@ -1,0 +1,80 @@
+/// The command line of `quire-bench`.
+struct BenchOptions {
+    var records: Int?
+    var samples: Int?
+    var filters: [String] = []
+    var quick = false
+    var jsonPath: String?
+    var chartPath: String?
+    var list = false
+
+    static let defaultRecords = 100_000
+    static let quickRecords = 20_000
+    static let defaultSamples = 5
+    static let quickSamples = 3
+
+    var effectiveRecords: Int { records ?? (quick ? Self.quickRecords : Self.defaultRecords) }
+    var effectiveSamples: Int { samples ?? (quick ? Self.quickSamples : Self.defaultSamples) }
+
+    static let usage = """
+        USAGE: quire-bench [--records N] [--samples N] [--filter SUBSTRING ...] [--quick]
+                           [--json FILE] [--chart FILE] [--list]
+
+        OPTIONS:
+          --records N          Records per case (default: \(defaultRecords); --quick: \(quickRecords)).
+          --samples N          Timed samples per case after one warm-up (default: \(defaultSamples); --quick: \(quickSamples)).
+          --filter SUBSTRING   Run only cases whose name contains it (repeatable; any match runs).
+          --quick              Fewer records and samples: a run in under a minute.
+          --json FILE          Write machine-readable results (schema in Benchmarks/README.md).
+          --chart FILE         Write an SVG bar chart of the ratios.
+          --list               List the case names and exit.
+          -h, --help           Show this help.
+
+        Build in release mode for meaningful figures: swift run -c release quire-bench
+        """
+
+    enum ParseResult {
+        case run(BenchOptions)
+        case help
+    }
+
+    static func parse(_ arguments: [String]) throws -> ParseResult {
+        var options = BenchOptions()
+        var iterator = arguments.makeIterator()
+        func value(_ name: String, inline: String?) throws -> String {
+            if let inline { return inline }
+            guard let next = iterator.next() else { throw BenchError("missing value for '\(name)'") }
+            return next
+        }
+        func positive(_ name: String, _ text: String) throws -> Int {
+            guard let number = Int(text), number > 0 else {
+                throw BenchError("invalid value '\(text)' for '\(name)': expected a positive whole number")
+            }
+            return number
+        }
+        while let argument = iterator.next() {
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            switch name {
+            case "--records": options.records = try positive(name, value(name, inline: inline))
+            case "--samples": options.samples = try positive(name, value(name, inline: inline))
+            case "--filter": options.filters.append(try value(name, inline: inline))
+            case "--json": options.jsonPath = try value(name, inline: inline)
+            case "--chart": options.chartPath = try value(name, inline: inline)
+            case "--quick": options.quick = true
+            case "--list": options.list = true
+            case "-h", "--help": return .help
+            default: throw BenchError("unknown argument '\(name)'")
+            }
+        }
+        return .run(options)
+    }
+
+    func selects(_ name: String) -> Bool {
+        filters.isEmpty || filters.contains { name.contains($0) }
+    }
+}

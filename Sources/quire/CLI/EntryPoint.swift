@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Parses the command line, runs the command, and maps every outcome to output and an exit status.
+enum EntryPoint {
+    static func run(arguments: [String], environment: [String: String]) async -> Int32 {
+        let outcome: CommandLineParser.Outcome
+        do {
+            outcome = try CommandTable.parser.parse(arguments)
+        } catch {
+            return usageFailure(error)
+        }
+
+        let output = OutputWriter()
+        switch outcome {
+        case .version:
+            return finish(output) { () throws(OutputError) in try output.line("quire \(CommandTable.version)") }
+        case .help(let path, let spec):
+            return finish(output) { () throws(OutputError) in try output.write(CommandTable.help.help(for: spec, path: path)) }
+        case .missingSubcommand(let path, let spec):
+            Diagnostics.write(CommandTable.help.help(for: spec, path: path))
+            if !path.isEmpty {
+                Diagnostics.error("\(path.joined(separator: " ")): missing subcommand")
+            }
+            return ExitStatus.usage
+        case .run(let parsed):
+            guard let type = CommandTable.commands[parsed.commandPath] else {
+                return usageFailure(UsageError(command: parsed.commandName, message: "unknown command"))
+            }
+            let command: any CommandOptions
+            let global: GlobalOptions
+            do {
+                global = try GlobalOptions(parsing: parsed, environment: environment)
+                command = try type.init(parsing: parsed)
+            } catch {
+                return usageFailure(error)
+            }
+            let context = CommandContext(output: output, global: global, environment: environment)
+            do {
+                try await command.run(context)
+                try output.flush()
+                return ExitStatus.success
+            } catch {
+                // Data written before a failure still goes out; a closed pipe ends quietly.
+                let flushed = Result { () throws(OutputError) in try output.flush() }
+                return report(error, command: parsed.commandName, flushFailed: (try? flushed.get()) == nil)
+            }
+        }
+    }
+
+    /// Writes through `body`, flushes, and maps output errors to a status.
+    private static func finish(_ output: OutputWriter, _ body: () throws(OutputError) -> Void) -> Int32 {
+        do {
+            try body()
+            try output.flush()
+            return ExitStatus.success
+        } catch {
+            return report(error, command: "", flushFailed: true)
+        }
+    }
+
+    private static func usageFailure(_ error: UsageError) -> Int32 {
+        Diagnostics.error(error.description)
+        Diagnostics.write(error.hint + "\n")
+        return ExitStatus.usage
+    }
+
+    private static func report(_ error: any Error, command: String, flushFailed: Bool) -> Int32 {
+        let prefix = command.isEmpty ? "" : "\(command): "
+        switch error {
+        case OutputError.brokenPipe:
+            // `quire dump | head -1`: the reader has all it wanted.
+            return ExitStatus.success
+        case OutputError.failed(let code):
+            Diagnostics.error("\(prefix)cannot write to stdout: \(errorString(code))")
+            return ExitStatus.failure
+        case let error as RuntimeError:
+            Diagnostics.error(error.description)
+            return ExitStatus.failure
+        case let error as UsageError:
+            return usageFailure(error)
+        case let error as InterruptedError:
+            Diagnostics.error("\(error.command): interrupted; the store is consistent")
+            return ExitStatus.interrupted
+        default:
+            Diagnostics.error("\(prefix)\(error)")
+            return ExitStatus.failure
+        }
+    }
+}
+
+/// `strerror(3)` as a Swift string.
+func errorString(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}

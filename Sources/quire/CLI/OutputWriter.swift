@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why writing to an output stopped.
+enum OutputError: Error, Equatable, Sendable {
+    /// The reader went away (`quire dump | head -1`): stop quietly and exit 0.
+    case brokenPipe
+    /// Any other write error, with its errno.
+    case failed(errno: Int32)
+}
+
+/// A buffered writer for a file descriptor (stdout for data), flushed explicitly.
+///
+/// Writing byte by byte through `print` costs a syscall per line on a pipe; dumps write millions
+/// of lines, so this keeps a large buffer and writes it in big chunks. `EPIPE` becomes
+/// ``OutputError/brokenPipe`` (SIGPIPE is ignored by `main`), which `main` turns into a quiet exit 0.
+final class OutputWriter {
+    private let fileDescriptor: Int32
+    private var buffer: [UInt8] = []
+    private let capacity: Int
+
+    init(fileDescriptor: Int32 = STDOUT_FILENO, capacity: Int = 256 * 1024) {
+        self.fileDescriptor = fileDescriptor
+        self.capacity = capacity
+        buffer.reserveCapacity(capacity)
+    }
+
+    /// Appends text (UTF-8), writing the buffer out when it is full.
+    func write(_ text: String) throws(OutputError) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= capacity { try flush() }
+    }
+
+    /// Appends raw bytes, writing the buffer out when it is full.
+    func write(bytes: some Sequence<UInt8>) throws(OutputError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { try flush() }
+    }
+
+    /// Appends a line of text followed by `\n`.
+    func line(_ text: String) throws(OutputError) {
+        try write(text)
+        try write(bytes: CollectionOfOne(UInt8(ascii: "\n")))
+    }
+
+    /// Writes everything buffered so far.
+    func flush() throws(OutputError) {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        var failure: OutputError?
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written >= 0 {
+                    offset += written
+                    continue
+                }
+                let code = errno
+                if code == EINTR { continue }
+                failure = code == EPIPE ? .brokenPipe : .failed(errno: code)
+                return
+            }
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// Writes diagnostics to stderr, unbuffered, ignoring errors (there is nowhere left to report them).
+enum Diagnostics {
+    /// Writes `text` as is to stderr.
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Prints `quire: <message>` on stderr.
+    static func error(_ message: String) {
+        write("quire: \(message)\n")
+    }
+}
+
+/// `write(2)`, named apart from the writer's own `write` methods.
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.write(fd, bytes, count)
+    #else
+        Darwin.write(fd, bytes, count)
+    #endif
+}

@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Synchronization
+
+/// Progress of long work (fetch, load, copy, verify) on stderr.
+///
+/// On a terminal it redraws one line, at most ten times a second:
+/// `loading  [#########...........]  45,000/100,000  38.2k/s  ETA 1s`.
+/// When stderr is not a terminal it prints a plain line every two seconds instead (logs stay
+/// readable), and nothing at all in quiet mode. Safe to call from any thread.
+final class ProgressReporter: Sendable {
+    /// How progress is shown.
+    enum Style: Sendable, Equatable {
+        /// One redrawn line with a bar (stderr is a terminal).
+        case bar
+        /// Periodic plain lines (stderr is a file or a pipe).
+        case lines
+        /// Nothing (`--quiet`).
+        case quiet
+
+        /// `bar` when stderr is a terminal, else `lines`; `quiet` wins.
+        static func automatic(quiet: Bool) -> Style {
+            if quiet { return .quiet }
+            return isatty(STDERR_FILENO) == 1 ? .bar : .lines
+        }
+    }
+
+    private struct State {
+        var completed = 0
+        var total: Int?
+        var lastDraw: ContinuousClock.Instant?
+        var finished = false
+    }
+
+    let label: String
+    let unit: String
+    let style: Style
+    private let start = ContinuousClock.now
+    private let state: Mutex<State>
+    private let write: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - label: what is being done (`"loading"`).
+    ///   - total: how many units there will be, if known (enables the bar fill and the ETA).
+    ///   - unit: the plural noun counted (`"records"`, `"pages"`).
+    ///   - style: usually ``Style/automatic(quiet:)``.
+    ///   - write: where text goes; stderr by default (tests pass their own).
+    init(
+        label: String, total: Int? = nil, unit: String = "records", style: Style,
+        write: @escaping @Sendable (String) -> Void = { Diagnostics.write($0) }
+    ) {
+        self.label = label
+        self.unit = unit
+        self.style = style
+        self.write = write
+        self.state = Mutex(State(total: total))
+    }
+
+    /// How often the display may change.
+    var interval: Duration {
+        switch style {
+        case .bar: .milliseconds(100)
+        case .lines: .seconds(2)
+        case .quiet: .seconds(Int64.max / 4)
+        }
+    }
+
+    /// Sets the total once it becomes known (e.g. after the first page reports `hits`).
+    func setTotal(_ total: Int?) {
+        state.withLock { $0.total = total }
+    }
+
+    /// Adds `count` completed units and redraws if enough time has passed.
+    func advance(by count: Int = 1) {
+        guard style != .quiet else { return }
+        let now = ContinuousClock.now
+        let text: String? = state.withLock { state in
+            state.completed += count
+            if let last = state.lastDraw, now - last < interval { return nil }
+            state.lastDraw = now
+            return render(completed: state.completed, total: state.total, elapsed: now - start, final: false)
+        }
+        if let text { write(text) }
+    }
+
+    /// Draws the final figures (ending the bar's line). Later calls do nothing.
+    func finish() {
+        guard style != .quiet else { return }
+        let now = ContinuousClock.now
+        let text: String? = state.withLock { state in
+            guard !state.finished else { return nil }
+            state.finished = true
+            return render(completed: state.completed, total: state.total, elapsed: now - start, final: true)
+        }
+        if let text { write(text) }
+    }
+
+    private func render(completed: Int, total: Int?, elapsed: Duration, final: Bool) -> String {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        switch style {
+        case .bar:
+            let line = Self.barLine(
+                label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final)
+            return "\r" + line + "\u{1B}[K" + (final ? "\n" : "")
+        case .lines:
+            return Self.plainLine(
+                label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final) + "\n"
+        case .quiet:
+            return ""
+        }
+    }
+
+    /// The terminal line: label, bar (when the total is known), counts, rate and ETA.
+    static func barLine(
+        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool, barWidth: Int = 24
+    ) -> String {
+        var parts = [label]
+        if let total, total > 0 {
+            let fraction = min(1, Double(completed) / Double(total))
+            let filled = Int((fraction * Double(barWidth)).rounded(.down))
+            parts.append("[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]")
+            parts.append("\(grouped(completed))/\(grouped(total))")
+        } else {
+            parts.append("\(grouped(completed)) \(unit)")
+        }
+        parts.append(rate(completed: completed, seconds: seconds))
+        if final {
+            parts.append("in " + duration(seconds))
+        } else if let eta = eta(completed: completed, total: total, seconds: seconds) {
+            parts.append("ETA " + eta)
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    /// The log line: `loading: 45,000/100,000 records, 38.2k/s, ETA 1s`.
+    static func plainLine(
+        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool
+    ) -> String {
+        var text = "quire: \(label): \(grouped(completed))"
+        if let total { text += "/\(grouped(total))" }
+        text += " \(unit), \(rate(completed: completed, seconds: seconds))"
+        if final {
+            text += ", done in " + duration(seconds)
+        } else if let eta = eta(completed: completed, total: total, seconds: seconds) {
+            text += ", ETA " + eta
+        }
+        return text
+    }
+
+    /// `1234567` → `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(character)
+        }
+        return value < 0 ? "-" + out : out
+    }
+
+    /// Units per second with a k/M suffix: `38.2k/s`.
+    static func rate(completed: Int, seconds: Double) -> String {
+        guard seconds > 0 else { return "-/s" }
+        let perSecond = Double(completed) / seconds
+        switch perSecond {
+        case 1_000_000...: return oneDecimal(perSecond / 1_000_000) + "M/s"
+        case 1_000...: return oneDecimal(perSecond / 1_000) + "k/s"
+        default: return oneDecimal(perSecond) + "/s"
+        }
+    }
+
+    /// The remaining time at the current rate, or nil when it cannot be known yet.
+    static func eta(completed: Int, total: Int?, seconds: Double) -> String? {
+        guard let total, completed > 0, seconds > 0, total >= completed else { return nil }
+        let remaining = Double(total - completed) / (Double(completed) / seconds)
+        return duration(remaining)
+    }
+
+    /// `75` → `1m15s`, `3725` → `1h02m`.
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if seconds < 10 && whole < 10 { return oneDecimal(seconds) + "s" }
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m" + twoDigits(whole % 60) + "s" }
+        return "\(whole / 3600)h" + twoDigits(whole / 60 % 60) + "m"
+    }
+
+    private static func oneDecimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}

@@ -1,0 +1,36 @@
+/// A mistake on the command line: unknown command or option, a missing or malformed value.
+///
+/// Reported as `quire: <command>: <message>` plus a hint to the command's help, with exit
+/// status 64 (`EX_USAGE`).
+struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The command path the error belongs to (`"dump"`, `"fetch nyt"`), empty at the top level.
+    let command: String
+    let message: String
+
+    var description: String { command.isEmpty ? message : "\(command): \(message)" }
+
+    /// The hint printed under the error.
+    var hint: String {
+        command.isEmpty ? "see 'quire --help'" : "see 'quire \(command) --help'"
+    }
+}
+
+/// A failure while running a command (exit status 1), reported as `quire: <what>: <why>`.
+struct RuntimeError: Error, Sendable, CustomStringConvertible {
+    /// What failed: usually the command, a path or an id.
+    let what: String
+    let why: String
+
+    init(_ what: String, _ why: String) {
+        self.what = what
+        self.why = why
+    }
+
+    var description: String { what.isEmpty ? why : "\(what): \(why)" }
+}
+
+/// The command stopped early because the user pressed Ctrl-C (or sent SIGTERM); the work done
+/// so far is committed and the store is consistent. Exit status 130, like a shell.
+struct InterruptedError: Error, Sendable {
+    let command: String
+}

@@ -1,0 +1,36 @@
+/// Every command of the CLI, the tree the parser walks and the help text is drawn from.
+enum CommandTable {
+    static let version = "0.1.0"
+
+    /// Leaf commands by their path (`["fetch", "nyt"]`).
+    static let commands: [[String]: any CommandOptions.Type] = [
+        ["demo"]: DemoOptions.self,
+        ["fetch", "nyt"]: FetchNYTOptions.self,
+        ["fetch", "feedzilla"]: FetchFeedzillaOptions.self,
+        ["dump"]: DumpOptions.self,
+        ["get"]: GetOptions.self,
+        ["load"]: LoadOptions.self,
+        ["stats"]: StatsOptions.self,
+        ["copy"]: CopyOptions.self,
+        ["verify"]: VerifyOptions.self,
+    ]
+
+    static let root = CommandSpec(
+        name: "quire",
+        abstract: "Dump, inspect, fill and back up a Quire article store.",
+        discussion: """
+            ENVIRONMENT:
+              QUIRE_STORE             The store directory when --store is not given.
+              NYT_API_KEY             The key for 'quire fetch nyt'.
+
+            EXIT STATUS:
+              0 success, 1 runtime failure, 64 usage error, 130 interrupted (the store is consistent).
+            """,
+        subcommands: [
+            DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, LoadOptions.spec,
+            StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec,
+        ])
+
+    static let parser = CommandLineParser(root: root, globalOptions: GlobalOptions.all)
+    static let help = HelpFormatter(toolName: "quire", globalOptions: GlobalOptions.all)
+}

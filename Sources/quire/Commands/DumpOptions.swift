@@ -1,0 +1,58 @@
+import Foundation
+
+/// How `quire dump` writes records.
+enum DumpFormat: String, CaseIterable, Sendable {
+    /// One JSON object a line; what `quire load` reads.
+    case jsonl
+    /// One JSON array.
+    case json
+    /// An aligned text table for people.
+    case table
+    /// `mdb_dump`'s text format (`VERSION=3` … `DATA=END`), so `mdb_load` can restore it.
+    case mdb
+}
+
+/// `quire dump [--format ...] [--collection NAME] [--since DATE] [--until DATE] [--section NAME] [--limit N]`
+struct DumpOptions: CommandOptions {
+    var format: DumpFormat
+    var collection: String?
+    var since: Date?
+    var until: Date?
+    var section: String?
+    var limit: Int?
+
+    static let spec = CommandSpec(
+        name: "dump",
+        abstract: "Print the store's records.",
+        discussion: """
+            The store is opened read-only, so dump works while another process writes. Dates are
+            UTC days, YYYY-MM-DD or YYYYMMDD; --until includes its whole day.
+
+            EXAMPLES:
+              quire dump --format jsonl > backup.jsonl
+              quire dump --format table --section Opinion --since 2016-01-01 --limit 20
+              quire dump --format mdb | mdb_load -T ...
+            """,
+        options: [
+            .value("format", "format", help: "jsonl, json, table or mdb (mdb_dump's format).", default: "jsonl"),
+            CommonOptions.collection,
+            .value("since", "date", help: "Only records published on or after this day."),
+            .value("until", "date", help: "Only records published on or before this day."),
+            .value("section", "name", help: "Only records of this section."),
+            .value("limit", "n", help: "Print at most this many records."),
+        ])
+
+    init(parsing arguments: ParsedArguments) throws(UsageError) {
+        format = try arguments.choice("format", as: DumpFormat.self) ?? .jsonl
+        collection = arguments.value("collection")
+        since = try arguments.date("since")
+        until = try arguments.date("until")
+        if let since, let until, since > until {
+            throw UsageError(command: arguments.commandName, message: "'--since' is after '--until'")
+        }
+        section = arguments.value("section")
+        limit = try arguments.integer("limit", in: 0...Int.max)
+    }
+
+    func run(_ context: CommandContext) async throws { try await DumpCommand.run(self, context: context) }
+}

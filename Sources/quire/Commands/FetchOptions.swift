@@ -1,0 +1,128 @@
+import Foundation
+
+/// `quire fetch`: only groups its sources.
+enum FetchGroup {
+    static let spec = CommandSpec(
+        name: "fetch",
+        abstract: "Fetch articles from a news API into the store.",
+        subcommands: [FetchNYTOptions.spec, FetchFeedzillaOptions.spec])
+}
+
+/// The order of NYT results.
+enum NYTSortOrder: String, CaseIterable, Sendable {
+    case newest, oldest, relevance
+}
+
+/// `quire fetch nyt --query Q [--begin DATE] [--end DATE] [--sort ...] [--fq EXPR] [--max-pages N]
+/// [--base-url URL] [--rate N/min]`
+struct FetchNYTOptions: CommandOptions {
+    var query: String
+    var begin: Date?
+    var end: Date?
+    var sort: NYTSortOrder?
+    var filterQuery: String?
+    var maxPages: Int?
+    var baseURL: URL?
+    /// Requests a minute.
+    var ratePerMinute: Int
+    /// From `--api-key`, else `$NYT_API_KEY`; nil when neither is set. Never printed.
+    var apiKey: String?
+    var quiet: Bool
+
+    static let defaultRatePerMinute = 5
+
+    static let spec = CommandSpec(
+        name: "nyt",
+        abstract: "Fetch from the New York Times Article Search API (v2).",
+        discussion: """
+            ENVIRONMENT:
+              NYT_API_KEY             The API key (the documented way to pass it; it is never printed).
+
+            Each page is stored with the query's checkpoint in one transaction, so an interrupted
+            fetch (Ctrl-C, a crash) resumes where it stopped when run again with the same query.
+
+            EXAMPLE:
+              NYT_API_KEY=... quire fetch nyt --query "election" --begin 2016-11-01 --end 20161110
+            """,
+        options: [
+            .required("query", "q", help: "The search terms (the API's q parameter)."),
+            .value("begin", "date", help: "Earliest publication date, YYYY-MM-DD or YYYYMMDD."),
+            .value("end", "date", help: "Latest publication date, YYYY-MM-DD or YYYYMMDD."),
+            .value("sort", "order", help: "Result order: newest, oldest or relevance.", default: "the API's"),
+            .value("fq", "expr", help: "A filter query in Lucene syntax (the API's fq parameter)."),
+            .value("max-pages", "n", help: "Stop after this many pages (10 articles a page)."),
+            .value("base-url", "url", help: "The API's base URL (for a proxy or the fixture server)."),
+            .value("rate", "n/min", help: "Requests a minute at most.", default: "\(defaultRatePerMinute)/min"),
+            .value("api-key", "key", help: "The API key; prefer $NYT_API_KEY (a command line is visible to others)."),
+            CommonOptions.quiet,
+        ])
+
+    init(parsing arguments: ParsedArguments) throws(UsageError) {
+        query = try arguments.required("query")
+        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw arguments.invalid("query", query, "must not be empty")
+        }
+        begin = try arguments.date("begin")
+        end = try arguments.date("end")
+        if let begin, let end, begin > end {
+            throw UsageError(command: arguments.commandName, message: "'--begin' is after '--end'")
+        }
+        sort = try arguments.choice("sort", as: NYTSortOrder.self)
+        filterQuery = arguments.value("fq")
+        maxPages = try arguments.integer("max-pages", in: 1...Int.max)
+        baseURL = try arguments.url("base-url")
+        ratePerMinute = try Self.parseRate(arguments) ?? Self.defaultRatePerMinute
+        apiKey = arguments.value("api-key")
+        quiet = arguments.flag("quiet")
+    }
+
+    /// Accepts `N/min` or a bare `N`.
+    private static func parseRate(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
+        guard let text = arguments.value("rate") else { return nil }
+        let number = text.hasSuffix("/min") ? String(text.dropLast(4)) : text
+        guard let rate = Int(number), rate >= 1 else {
+            throw arguments.invalid("rate", text, "expected requests a minute, like 5/min")
+        }
+        return rate
+    }
+
+    /// The key to use: `--api-key`, else `$NYT_API_KEY`.
+    func resolvedAPIKey(environment: [String: String]) -> String? {
+        if let apiKey, !apiKey.isEmpty { return apiKey }
+        if let key = environment["NYT_API_KEY"], !key.isEmpty { return key }
+        return nil
+    }
+
+    func run(_ context: CommandContext) async throws { try await FetchNYTCommand.run(self, context: context) }
+}
+
+/// `quire fetch feedzilla [--category ID ...] [--base-url URL]`
+struct FetchFeedzillaOptions: CommandOptions {
+    /// The categories to fetch; empty means every category the API lists.
+    var categories: [String]
+    var baseURL: URL?
+    var quiet: Bool
+
+    static let spec = CommandSpec(
+        name: "feedzilla",
+        abstract: "Fetch from a Feedzilla-style category API (v1).",
+        discussion: """
+            Without --category, every category listed by /v1/categories.json is fetched.
+            """,
+        options: [
+            .repeated("category", "id", help: "A category id to fetch."),
+            .value("base-url", "url", help: "The API's base URL."),
+            CommonOptions.quiet,
+        ])
+
+    init(parsing arguments: ParsedArguments) throws(UsageError) {
+        categories = arguments.allValues("category")
+        if let empty = categories.first(where: { $0.isEmpty }) {
+            throw arguments.invalid("category", empty, "must not be empty")
+        }
+        baseURL = try arguments.url("base-url")
+        quiet = arguments.flag("quiet")
+    }
+
+    func run(_ context: CommandContext) async throws { try await FetchFeedzillaCommand.run(self, context: context) }
+}

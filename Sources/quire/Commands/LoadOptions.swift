@@ -1,0 +1,28 @@
+/// `quire load FILE|-`
+struct LoadOptions: CommandOptions {
+    /// The file to read, or nil for stdin (`-`).
+    var path: String?
+    var quiet: Bool
+
+    static let spec = CommandSpec(
+        name: "load",
+        abstract: "Load records from a JSON Lines dump into the store (upserting by id).",
+        discussion: """
+            Reads what 'quire dump --format jsonl' writes. Records are written in chunks, each one
+            transaction; Ctrl-C stops after the current chunk and leaves the store consistent.
+
+            EXAMPLE:
+              quire --store old.db dump | quire --store new.db load -
+            """,
+        options: [CommonOptions.quiet],
+        arguments: [ArgumentSpec("file", help: "The dump to read, or - for stdin.")])
+
+    init(parsing arguments: ParsedArguments) throws(UsageError) {
+        let file = try arguments.requiredPositional(0, "file")
+        guard !file.isEmpty else { throw UsageError(command: arguments.commandName, message: "the file name is empty") }
+        path = file == "-" ? nil : file
+        quiet = arguments.flag("quiet")
+    }
+
+    func run(_ context: CommandContext) async throws { try await LoadCommand.run(self, context: context) }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import quire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct CommandLineDateTests {
+    @Test(arguments: [
+        ("1970-01-01", 0.0), ("19700102", 86_400.0), ("2000-02-29", 951_782_400.0), ("2016-11-08", 1_478_563_200.0),
+        ("19691231", -86_400.0),
+    ])
+    func parsesBothSpellingsAsUTCMidnight(_ text: String, _ seconds: Double) throws {
+        let date = try #require(CommandLineDate.parse(text))
+        #expect(date.timeIntervalSince1970 == seconds)
+    }
+
+    @Test(arguments: [
+        "", "2021-1-01", "2021/01/01", "202101011", "2021-02-29", "1900-02-29", "2021-00-10", "2021-04-31",
+        "0000-01-01", "abcd-ef-gh", "2021-01-0x", "+2021-01-1",
+    ])
+    func rejectsWhatIsNotACalendarDay(_ text: String) {
+        #expect(CommandLineDate.parse(text) == nil)
+    }
+
+    @Test func formatIsTheInverseOfParse() throws {
+        for text in ["0001-01-01", "1600-02-29", "1999-12-31", "2024-02-29", "9999-12-31"] {
+            let date = try #require(CommandLineDate.parse(text))
+            #expect(CommandLineDate.format(date) == text)
+        }
+    }
+}
+
+@Suite struct ProgressFormattingTests {
+    @Test func barShowsCountsRateAndETA() {
+        let line = ProgressReporter.barLine(
+            label: "loading", completed: 50, total: 100, seconds: 2, unit: "records", final: false, barWidth: 10)
+        #expect(line == "loading  [#####.....]  50/100  25.0/s  ETA 2.0s")
+    }
+
+    @Test func unknownTotalShowsCountAndRateOnly() {
+        let line = ProgressReporter.plainLine(
+            label: "fetching", completed: 12_345, total: nil, seconds: 1, unit: "pages", final: false)
+        #expect(line == "quire: fetching: 12,345 pages, 12.3k/s")
+    }
+
+    @Test func finalLineSaysHowLongItTook() {
+        let line = ProgressReporter.plainLine(
+            label: "verify", completed: 3_000_000, total: 3_000_000, seconds: 75, unit: "records", final: true)
+        #expect(line == "quire: verify: 3,000,000/3,000,000 records, 40.0k/s, done in 1m15s")
+    }
+
+    @Test func durationsAndGrouping() {
+        #expect(ProgressReporter.duration(3725) == "1h02m")
+        #expect(ProgressReporter.duration(42) == "42s")
+        #expect(ProgressReporter.grouped(999) == "999")
+        #expect(ProgressReporter.grouped(-1_000) == "-1,000")
+        #expect(ProgressReporter.rate(completed: 5, seconds: 0) == "-/s")
+    }
+
+    @Test func quietWritesNothingAndLinesAreThrottled() {
+        let lines = Lines()
+        let quiet = ProgressReporter(label: "x", style: .quiet, write: { lines.append($0) })
+        for _ in 0..<1000 { quiet.advance() }
+        quiet.finish()
+        #expect(lines.all.isEmpty)
+
+        let plain = ProgressReporter(label: "x", total: 1000, style: .lines, write: { lines.append($0) })
+        for _ in 0..<1000 { plain.advance() }
+        plain.finish()
+        plain.finish()
+        // The first advance draws, the rest fall inside the two-second window; finish draws once.
+        #expect(lines.all.count == 2)
+        #expect(lines.all.last?.contains("1,000/1,000 records") == true)
+    }
+}
+
+/// Collects what a reporter writes (thread-safe, as the reporter may be called from any thread).
+final class Lines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+@Suite struct ParserTests {
+    let parser = CommandTable.parser
+
+    @Test func parsesTypedOptions() throws {
+        let outcome = try parser.parse([
+            "--store", "/tmp/s", "fetch", "nyt", "--query=a b", "--begin", "20160101", "--sort", "oldest",
+            "--max-pages", "3", "--rate", "10/min",
+        ])
+        guard case .run(let parsed) = outcome else {
+            Issue.record("expected a command to run, got \(outcome)")
+            return
+        }
+        #expect(parsed.commandPath == ["fetch", "nyt"])
+        let options = try FetchNYTOptions(parsing: parsed)
+        #expect(options.query == "a b")
+        #expect(options.begin == CommandLineDate.parse("2016-01-01"))
+        #expect(options.sort == .oldest)
+        #expect(options.maxPages == 3)
+        #expect(options.ratePerMinute == 10)
+        #expect(try GlobalOptions(parsing: parsed, environment: [:]).storePath == "/tmp/s")
+    }
+
+    @Test func storeComesFromTheEnvironmentThenTheDefault() throws {
+        guard case .run(let parsed) = try parser.parse(["stats"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(try GlobalOptions(parsing: parsed, environment: ["QUIRE_STORE": "/e"]).storePath == "/e")
+        #expect(try GlobalOptions(parsing: parsed, environment: [:]).storePath == "./quire.db")
+    }
+
+    @Test func repeatedOptionsKeepEveryValueInOrder() throws {
+        guard case .run(let parsed) = try parser.parse(["fetch", "feedzilla", "--category", "3", "--category=1"])
+        else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(try FetchFeedzillaOptions(parsing: parsed).categories == ["3", "1"])
+    }
+
+    @Test func doubleDashEndsOptionsAndDashIsStdin() throws {
+        guard case .run(let get) = try parser.parse(["get", "--", "--weird-id"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(try GetOptions(parsing: get).id == "--weird-id")
+        guard case .run(let load) = try parser.parse(["load", "-"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(try LoadOptions(parsing: load).path == nil)
+    }
+
+    @Test func versionOnlyAtTheTop() throws {
+        guard case .version = try parser.parse(["--version"]) else {
+            Issue.record("expected the version")
+            return
+        }
+        #expect(throws: UsageError.self) { try parser.parse(["dump", "--version"]) }
+    }
+}
+
+@Suite struct OutputWriterTests {
+    @Test func aClosedPipeIsReportedAsBrokenPipe() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        close(fds[0])
+        defer { close(fds[1]) }
+        let writer = OutputWriter(fileDescriptor: fds[1], capacity: 16)
+        #expect(throws: OutputError.brokenPipe) {
+            for _ in 0..<100 { try writer.line("a line that fills the small buffer") }
+        }
+    }
+
+    @Test func everythingWrittenArrivesAfterFlush() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let writer = OutputWriter(fileDescriptor: fds[1], capacity: 8)
+        try writer.line("héllo")
+        try writer.write("wörld")
+        try writer.flush()
+        close(fds[1])
+        let data = FileHandle(fileDescriptor: fds[0]).readDataToEndOfFile()
+        #expect(String(decoding: data, as: UTF8.self) == "héllo\nwörld")
+    }
+}

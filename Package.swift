@@ -58,7 +58,9 @@ let package = Package(
         .testTarget(
             name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP"],
             swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["quire"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,147 @@
+import Foundation
+import QuireCodec
+import QuireLMDB
+
+/// A collection's databases and codec, resolved once per process.
+struct RegisteredCollection: Sendable {
+    let definition: CollectionDefinition
+    let records: Database
+    /// In the order of `definition.indexes`.
+    let indexes: [Database]
+    let encoder: CompactEncoder
+    let decoder: CompactDecoder
+}
+
+extension Store {
+    /// Declares a collection: opens its databases and records its definition in the store.
+    ///
+    /// Call once per collection before writing to it (reads of a stored collection work
+    /// without it). When the stored definition has other indexes, they are rebuilt from the
+    /// records in one transaction.
+    @available(*, noasync, message: "registration opens databases synchronously")
+    public func register<V>(_ collection: StoreCollection<V>) throws {
+        let definition = collection.definition
+        if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
+        if options.readOnly {
+            let opened = try openStoredCollection(definition)
+            registry.withLock { $0[collection.name] = opened }
+            return
+        }
+        let opened = try openStoredCollection(definition)
+        let key = StoreLayout.collectionKey(collection.name)
+        let encodedDefinition = try JSONEncoder().encode(definition)
+        let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
+        let storedDefinition = stored.flatMap { try? JSONDecoder().decode(CollectionDefinition.self, from: Data($0)) }
+        if storedDefinition != definition {
+            let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
+            try environment.write { txn in
+                try txn.put(Array(encodedDefinition), forKey: key, in: metaDB)
+                if rebuild {
+                    try rebuildIndexes(collection, opened, txn)
+                }
+            }
+        }
+        registry.withLock { $0[collection.name] = opened }
+    }
+
+    /// Declares a to-many relation and opens its database.
+    @available(*, noasync, message: "registration opens databases synchronously")
+    public func register(_ relation: StoreRelation) throws {
+        if relations.withLock({ $0[relation.name] }) != nil { return }
+        let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
+        let db = try environment.openDatabase(StoreLayout.relation(relation.name), flags: flags)
+        if !options.readOnly {
+            let encoded = Array(try JSONEncoder().encode(["name": relation.name, "members": relation.memberCollection]))
+            try environment.write { txn in try txn.put(encoded, forKey: StoreLayout.relationKey(relation.name), in: metaDB) }
+        }
+        relations.withLock { $0[relation.name] = db }
+    }
+
+    /// The definitions of every collection stored, whether or not this process registered it.
+    @available(*, noasync)
+    public func storedCollections() throws -> [CollectionDefinition] {
+        try environment.read { txn in
+            var out: [CollectionDefinition] = []
+            for entry in txn.entries(in: metaDB, range: .prefix(Array("collection:".utf8))) {
+                guard let def = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(entry.value)) else {
+                    throw StoreError(.corrupted, "\(environment.path): unreadable collection definition")
+                }
+                out.append(def)
+            }
+            return out
+        }
+    }
+
+    /// The names of every relation stored.
+    @available(*, noasync)
+    public func storedRelations() throws -> [String] {
+        try environment.read { txn in
+            txn.entries(in: metaDB, range: .prefix(Array("relation:".utf8))).map {
+                String(decoding: $0.key.dropFirst("relation:".utf8.count), as: UTF8.self)
+            }
+        }
+    }
+
+    func openStoredCollection(_ definition: CollectionDefinition) throws -> RegisteredCollection {
+        let ro = options.readOnly
+        func open(_ name: String, _ flags: DatabaseFlags) throws -> Database {
+            do {
+                return try environment.openDatabase(name, flags: ro ? flags : flags.union(.create))
+            } catch LMDBError.notFound {
+                throw StoreError(.unknownCollection, "\(environment.path): no collection named '\(definition.name)'")
+            }
+        }
+        let records = try open(StoreLayout.records(definition.name), [])
+        let indexes = try definition.indexes.map {
+            try open(StoreLayout.index(definition.name, $0.name), [.duplicateSort])
+        }
+        var encoderOptions = CompactEncoder.Options()
+        if definition.compressed { encoderOptions.compression = .init() }
+        return RegisteredCollection(
+            definition: definition, records: records, indexes: indexes,
+            encoder: CompactEncoder(options: encoderOptions), decoder: CompactDecoder())
+    }
+
+    /// The registered collection `name`, or (for reads) the stored one opened on demand.
+    func resolved(_ name: String) throws -> RegisteredCollection {
+        if let found = registry.withLock({ $0[name] }) { return found }
+        let key = StoreLayout.collectionKey(name)
+        let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
+        guard let stored, let definition = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(stored)) else {
+            throw StoreError(.unknownCollection, "no collection named '\(name)' in \(environment.path)")
+        }
+        let opened = try openStoredCollection(definition)
+        registry.withLock { $0[name] = opened }
+        return opened
+    }
+
+    func relationDatabase(_ relation: StoreRelation) throws -> Database {
+        if let db = relations.withLock({ $0[relation.name] }) { return db }
+        throw StoreError(.unknownCollection, "relation '\(relation.name)' is not registered: call store.register(_:) first")
+    }
+
+    private func rebuildIndexes<V>(
+        _ collection: StoreCollection<V>, _ opened: RegisteredCollection, _ txn: borrowing WriteTransaction
+    ) throws {
+        for db in opened.indexes { try txn.removeAll(in: db) }
+        let table = fields
+        for entry in txn.entries(in: opened.records) {
+            let value = try opened.decoder.decode(V.self, from: entry.value, fields: table)
+            for (i, index) in collection.indexes.enumerated() {
+                for k in index.keys(value) {
+                    try txn.put(entry.keyBytes, forKey: IndexKey.clamp(k.bytes), in: opened.indexes[i], flags: .noDuplicateData)
+                }
+            }
+        }
+    }
+}
+
+/// Index keys longer than LMDB allows are cut: ordering past 480 bytes is approximate, but
+/// each entry still points at the exact record.
+enum IndexKey {
+    static let maxLength = 480
+
+    static func clamp(_ key: [UInt8]) -> [UInt8] {
+        key.count <= maxLength ? key : Array(key.prefix(maxLength))
+    }
+}

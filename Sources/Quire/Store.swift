@@ -1,0 +1,156 @@
+import Foundation
+import QuireCodec
+import QuireLMDB
+import Synchronization
+
+/// An embedded store of typed collections in one LMDB environment.
+///
+/// Reads run on any thread or task, synchronously, from MVCC snapshots of the memory map
+/// (`read { snapshot in … }`); writes go through one actor (`write { txn in … }`, `put`,
+/// `bulkInsert`) that runs on a dedicated thread. The directory is a standard LMDB
+/// environment that `mdb_stat`, `mdb_dump` and `mdb_copy` understand.
+///
+/// ```swift
+/// let store = try Store(path: "articles.db")
+/// try store.register(articles)
+/// try await store.put(article, in: articles)
+/// let again = try store.read { try $0.get(.string(article.id), from: articles) }
+/// ```
+public final class Store: Sendable {
+    /// The LMDB environment under the store.
+    public let environment: Environment
+    /// How the store was opened.
+    public let options: StoreOptions
+    /// The single writer.
+    public let writer: StoreWriter
+
+    let metaDB: Database
+    let fieldsDB: Database
+    let fieldCache: Mutex<FieldTable>
+    let registry = Mutex<[String: RegisteredCollection]>([:])
+    let relations = Mutex<[String: Database]>([:])
+    let changeHub = ChangeHub()
+    let commitQueue = CommitQueue()
+    let counters = Mutex<StoreCounters>(StoreCounters())
+
+    /// Opens (creating unless read-only) the store at `path`.
+    ///
+    /// - Throws: `StoreError` with `.newerFormat` for a store written by a newer Quire,
+    ///   `.corrupted` for damaged metadata or field table; `LMDBError` for I/O problems.
+    public init(path: String, options: StoreOptions = StoreOptions()) throws {
+        self.options = options
+        let env = try Environment(path: path, options: options.environmentOptions)
+        do {
+            if options.readOnly {
+                guard let meta = try? env.openDatabase(StoreLayout.meta, flags: []) else {
+                    throw StoreError(.corrupted, "\(env.path): not a Quire store (no metadata)")
+                }
+                metaDB = meta
+                fieldsDB = try env.openDatabase(StoreLayout.fields, flags: [])
+            } else {
+                metaDB = try env.openDatabase(StoreLayout.meta)
+                fieldsDB = try env.openDatabase(StoreLayout.fields)
+            }
+            try Store.checkFormat(env, metaDB, readOnly: options.readOnly)
+            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldsDB, path: env.path) }
+            fieldCache = Mutex(table)
+        } catch {
+            env.close()
+            throw error
+        }
+        environment = env
+        writer = StoreWriter()
+        writer.attach(self)
+    }
+
+    deinit {
+        writer.detach()
+    }
+
+    /// Closes the store; later reads and writes throw.
+    public func close() {
+        writer.detach()
+        environment.close()
+    }
+
+    /// Refuses stores of a newer format; stamps new stores with this one.
+    private static func checkFormat(_ env: Environment, _ meta: Database, readOnly: Bool) throws {
+        let stored = try env.read { txn in try txn.get(StoreLayout.formatKey, in: meta) }
+        guard let stored else {
+            if readOnly { throw StoreError(.corrupted, "\(env.path): not a Quire store (no format version)") }
+            try env.write { txn in
+                try txn.put(Array(String(StoreLayout.formatVersion).utf8), forKey: StoreLayout.formatKey, in: meta)
+            }
+            return
+        }
+        guard let text = String(validating: stored, as: UTF8.self), let version = Int(text), version > 0 else {
+            throw StoreError(.corrupted, "\(env.path): unreadable format version")
+        }
+        if version > StoreLayout.formatVersion {
+            throw StoreError(
+                .newerFormat,
+                "\(env.path): store format \(version) is newer than this Quire reads (\(StoreLayout.formatVersion)); upgrade Quire"
+            )
+        }
+    }
+
+    /// Reads the whole field table from a snapshot, checking that ids are dense and names unique.
+    static func loadFieldTable<T: ReadableTransaction & ~Copyable>(
+        _ txn: borrowing T, _ fields: Database, path: String
+    ) throws -> FieldTable {
+        var names: [String] = []
+        var seen = Set<String>()
+        for entry in txn.entries(in: fields) {
+            guard entry.key.count == 4 else {
+                throw StoreError(.corrupted, "\(path): field table: malformed id")
+            }
+            let id = entry.key.reduce(0) { $0 << 8 | Int($1) }
+            guard id == names.count else {
+                throw StoreError(.corrupted, "\(path): field table: id \(id) where \(names.count) was expected")
+            }
+            guard let name = String(validating: entry.value, as: UTF8.self), seen.insert(name).inserted else {
+                throw StoreError(.corrupted, "\(path): field table: invalid or repeated name for id \(id)")
+            }
+            names.append(name)
+        }
+        return FieldTable(names: names)
+    }
+
+    /// The field table as this process knows it.
+    var fields: FieldTable { fieldCache.withLock { $0 } }
+
+    /// Adopts a newer table (read from a snapshot or committed by the writer).
+    func adoptFields(_ table: FieldTable) {
+        fieldCache.withLock { current in
+            if table.count > current.count { current = table }
+        }
+    }
+
+    /// Runs `body` in a read-only snapshot, synchronously, on the calling thread.
+    ///
+    /// Many reads run at once, and alongside the writer; each sees the store as of its start.
+    /// Values handed out as raw bytes are valid only inside `body`.
+    @discardableResult
+    @available(*, noasync, message: "reads are synchronous; call from a synchronous context")
+    public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
+        try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
+    }
+
+    /// A stream of committed changes, one element per commit.
+    public func changes() -> AsyncStream<[StoreChange]> {
+        changeHub.subscribe()
+    }
+
+    /// Figures about the store's own work in this process.
+    public var statistics: StoreCounters { counters.withLock { $0 } }
+}
+
+/// Counters of the writer's work in this process.
+public struct StoreCounters: Sendable, Hashable {
+    /// Write transactions committed.
+    public var commits = 0
+    /// Single-record writes that went through group commit.
+    public var groupedWrites = 0
+    /// Records written by bulk inserts.
+    public var bulkRecords = 0
+}

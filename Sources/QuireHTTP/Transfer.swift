@@ -41,7 +41,8 @@ final class Transfer: @unchecked Sendable {
 
         for (name, value) in requestHeaders {
             let line = "\(name): \(value)"
-            guard !line.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }), !name.isEmpty else {
+            // Checked on bytes: "\r\n" is one Character, equal to neither "\r" nor "\n".
+            guard !line.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }), !name.isEmpty else {
                 throw HTTPError(code: .invalidRequest, message: "header \(name) contains a line break", url: url)
             }
             headerList = curl_slist_append(headerList, line)
@@ -212,8 +213,9 @@ final class Transfer: @unchecked Sendable {
     }
 
     fileprivate func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
-        var line = String(decoding: bytes, as: UTF8.self)
-        while line.hasSuffix("\n") || line.hasSuffix("\r") { line.removeLast() }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 13 || bytes[end - 1] == 10 { end -= 1 }
+        let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             // A new status line: an interim 1xx or a redirect came before; keep only the last.
             headers.removeAll()

@@ -9,9 +9,44 @@ import Synchronization
 /// thread (keep-alive supported), so it never blocks Swift's cooperative pool. Every request is
 /// answered by `handler`; a ``FixtureResponse/fault`` makes the answer misbehave on purpose.
 /// ``stop()`` (or releasing the server) closes the listener and every open connection.
+///
+/// Limits: request bodies need `Content-Length` (no chunked uploads); heads are capped at 64 KiB.
 public final class LoopbackServer: Sendable {
+    // The threads hold the core, not this object, so releasing the server stops it.
+    private let core: ServerCore
+
+    /// Starts listening on `127.0.0.1` with an ephemeral port.
+    ///
+    /// - Parameter handler: Answers each request; called on the connection's thread.
+    /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
+    public init(handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
+        core = try ServerCore(handler: handler)
+    }
+
+    deinit {
+        core.stop()
+    }
+
     /// The port chosen by the kernel.
-    public let port: Int
+    public var port: Int { core.port }
+
+    /// `http://127.0.0.1:<port>`, without a trailing slash.
+    public var baseURL: String { "http://127.0.0.1:\(core.port)" }
+
+    /// How many requests have been read so far.
+    public var requestCount: Int { core.requestCount }
+
+    /// How many connections have been accepted so far (shows whether a client reuses them).
+    public var connectionCount: Int { core.connectionCount }
+
+    /// Closes the listener and every open connection; waits briefly for the accept thread to
+    /// finish. Calling it again does nothing.
+    public func stop() { core.stop() }
+}
+
+/// The listener, its threads and counters.
+final class ServerCore: Sendable {
+    let port: Int
     private let listener: Int32
     private let handler: @Sendable (FixtureRequest) -> FixtureResponse
     private let state = Mutex(State())
@@ -31,7 +66,7 @@ public final class LoopbackServer: Sendable {
     ///
     /// - Parameter handler: Answers each request; called on the connection's thread.
     /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
-    public init(handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
+    init(handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackServerError(operation: "socket", errno: errno) }
@@ -66,22 +101,15 @@ public final class LoopbackServer: Sendable {
         thread.start()
     }
 
-    deinit {
-        stop()
-    }
-
-    /// `http://127.0.0.1:<port>`, without a trailing slash.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
-
     /// How many requests have been read so far.
-    public var requestCount: Int { state.withLock { $0.requestCount } }
+    var requestCount: Int { state.withLock { $0.requestCount } }
 
     /// How many connections have been accepted so far (shows whether a client reuses them).
-    public var connectionCount: Int { state.withLock { $0.connectionCount } }
+    var connectionCount: Int { state.withLock { $0.connectionCount } }
 
     /// Closes the listener and every open connection; waits for the accept thread to finish.
     /// Calling it again does nothing.
-    public func stop() {
+    func stop() {
         let wasRunning = state.withLock { state in
             guard !state.stopped else { return false }
             state.stopped = true

@@ -31,7 +31,7 @@ struct RequestReader {
             _ = interim.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
         let length = request.header("Content-Length").flatMap { Int($0.trimmingCharacters()) } ?? 0
-        guard length >= 0, length <= LoopbackServer.maxRequestBytes else { return nil }
+        guard length >= 0, length <= ServerCore.maxRequestBytes else { return nil }
         while buffer.count < length {
             guard fill() else { return nil }
         }

@@ -97,6 +97,8 @@ final class Transfer: @unchecked Sendable {
                   CURLOPT_MAXFILESIZE_LARGE)
         if c.acceptCompressed { try set(CURLOPT_ACCEPT_ENCODING, "") }
         try set(CURLOPT_HTTP_VERSION, ccurl_http_version_2tls())
+        // Prefer waiting for a connection that can multiplex (HTTP/2) over opening another one.
+        try set(CURLOPT_PIPEWAIT, 1)
         try set(CURLOPT_USERAGENT, c.userAgent)
         try set(CURLOPT_SSL_VERIFYPEER, c.verifyTLS ? 1 : 0)
         try set(CURLOPT_SSL_VERIFYHOST, c.verifyTLS ? 2 : 0)

@@ -194,6 +194,21 @@ import Testing
         #expect(error.code == .unsupportedProtocol)
     }
 
+    @Test func aFailedTLSHandshakeIsATLSError() async throws {
+        // The fixture server speaks plain HTTP and hangs up on a ClientHello.
+        let server = try LoopbackServer { _ in .text("plain") }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: quickConfiguration())
+
+        let error = try #require(await failure { () async throws(HTTPError) in
+            try await client.get("https://127.0.0.1:\(server.port)/secure?api-key=SECRET123")
+        })
+
+        #expect(error.code == .tls)
+        #expect(!error.isRetryable)
+        #expect(!error.description.contains("SECRET123"))
+    }
+
     @Test func aResponseOverTheCapIsRefused() async throws {
         let server = try LoopbackServer { _ in FixtureResponse(status: 200, body: pseudoRandomBytes(count: 50_000)) }
         defer { server.stop() }

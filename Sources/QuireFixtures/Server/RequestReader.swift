@@ -52,6 +52,11 @@ struct RequestReader {
                 searchFrom = buffer.count - 3
             }
             guard buffer.count < 64 * 1024, fill() else { return nil }
+            // A request starts with a method token; anything else (a TLS ClientHello) is dropped
+            // at once instead of waiting for a blank line that never comes.
+            guard let first = buffer.first, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) else {
+                return nil
+            }
         }
     }
 

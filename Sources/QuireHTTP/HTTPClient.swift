@@ -7,6 +7,9 @@
 /// A response with any status is returned as an ``HTTPResponse``; only transport failures throw
 /// ``HTTPError``. Cancelling the calling task aborts the transfer and throws
 /// ``HTTPError/Code/cancelled``. URLs in errors and responses are redacted.
+///
+/// Each client owns one thread and one connection cache: create one client and share it (it is
+/// `Sendable`) rather than one per request.
 public final class HTTPClient: Sendable {
     /// The policies every request of this client follows.
     public let configuration: HTTPClientConfiguration

@@ -93,8 +93,9 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_LOW_SPEED_TIME, c.lowSpeedTime.curlSecondsRoundedUp())
         // Rejects a response whose announced (encoded) size is already over the cap; the write
         // callback enforces the cap on decoded bytes.
-        try check(ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)),
-                  CURLOPT_MAXFILESIZE_LARGE)
+        try check(
+            ccurl_easy_setopt_off_t(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)),
+            CURLOPT_MAXFILESIZE_LARGE)
         if c.acceptCompressed { try set(CURLOPT_ACCEPT_ENCODING, "") }
         try set(CURLOPT_HTTP_VERSION, ccurl_http_version_2tls())
         // Prefer waiting for a connection that can multiplex (HTTP/2) over opening another one.
@@ -106,9 +107,11 @@ final class Transfer: @unchecked Sendable {
         try check(ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer), CURLOPT_ERRORBUFFER)
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), CURLOPT_HTTPHEADER)
 
-        try check(ccurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, transferWriteBody), CURLOPT_WRITEFUNCTION)
+        try check(
+            ccurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, transferWriteBody), CURLOPT_WRITEFUNCTION)
         try check(ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me), CURLOPT_WRITEDATA)
-        try check(ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, transferWriteHeader), CURLOPT_HEADERFUNCTION)
+        try check(
+            ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, transferWriteHeader), CURLOPT_HEADERFUNCTION)
         try check(ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me), CURLOPT_HEADERDATA)
         try set(CURLOPT_NOPROGRESS, 0)
         try check(ccurl_easy_setopt_xferinfo_callback(easy, transferProgress), CURLOPT_XFERINFOFUNCTION)
@@ -117,12 +120,14 @@ final class Transfer: @unchecked Sendable {
         if method == "POST" {
             let bytes = requestBody ?? []
             try set(CURLOPT_POST, 1)
-            try check(ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)),
-                      CURLOPT_POSTFIELDSIZE_LARGE)
+            try check(
+                ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)),
+                CURLOPT_POSTFIELDSIZE_LARGE)
             // > CURLOPT_COPYPOSTFIELDS: "If you want to set the size, set CURLOPT_POSTFIELDSIZE before."
             // libcurl copies the bytes, so the array need not outlive this call.
             let code = (bytes.isEmpty ? [0] : bytes).withUnsafeBytes { raw in
-                ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                ccurl_easy_setopt_string(
+                    easy, CURLOPT_COPYPOSTFIELDS, raw.baseAddress!.assumingMemoryBound(to: CChar.self))
             }
             try check(code, CURLOPT_COPYPOSTFIELDS)
         } else {
@@ -152,9 +157,11 @@ final class Transfer: @unchecked Sendable {
     /// Resumes the caller with the outcome of a finished transfer.
     func complete(curlCode code: CURLcode) {
         if exceededCap || code == CURLE_FILESIZE_EXCEEDED {
-            complete(.failure(HTTPError(
-                code: .responseTooLarge, message: "the response exceeds the limit of \(maxResponseBytes) bytes",
-                url: url, curlCode: Int32(code.rawValue))))
+            complete(
+                .failure(
+                    HTTPError(
+                        code: .responseTooLarge, message: "the response exceeds the limit of \(maxResponseBytes) bytes",
+                        url: url, curlCode: Int32(code.rawValue))))
         } else if code == CURLE_ABORTED_BY_CALLBACK, isCancelled {
             complete(.failure(cancelledError()))
         } else if code != CURLE_OK {

@@ -1,5 +1,5 @@
-import Foundation
 internal import CCurl
+import Foundation
 import Synchronization
 
 /// Drives all transfers of one ``HTTPClient`` on a dedicated thread with a curl multi handle.
@@ -73,8 +73,10 @@ final class TransferEngine: @unchecked Sendable {
                 } else if curl_multi_add_handle(multi, transfer.easy) == CURLM_OK {
                     active[transfer.easy] = transfer
                 } else {
-                    transfer.complete(.failure(HTTPError(
-                        code: .transport(-1), message: "curl_multi_add_handle failed", url: transfer.url)))
+                    transfer.complete(
+                        .failure(
+                            HTTPError(
+                                code: .transport(-1), message: "curl_multi_add_handle failed", url: transfer.url)))
                 }
             }
             if stopping {
@@ -100,7 +102,6 @@ final class TransferEngine: @unchecked Sendable {
                     let transfer = active.removeValue(forKey: easy)
                 else { continue }
                 let code = ccurl_message_result(message)
-                // Read the result before removing: removal does not free the handle, but keep it simple.
                 curl_multi_remove_handle(multi, easy)
                 transfer.complete(curlCode: code)
             }

@@ -104,7 +104,8 @@ import Testing
         defer { server.stop() }
         let client = HTTPClient(configuration: quickConfiguration())
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/cut") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/cut") })
 
         #expect(error.code == .connectionLost)
         #expect(error.isRetryable)
@@ -116,7 +117,8 @@ import Testing
         defer { server.stop() }
         let client = HTTPClient(configuration: quickConfiguration())
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/") })
 
         #expect(error.code == .connectionLost)
     }
@@ -135,7 +137,8 @@ import Testing
         configuration.totalTimeout = .seconds(30)
         let client = HTTPClient(configuration: configuration)
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/stall") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/stall") })
 
         #expect(error.code == .timeout)
         #expect(error.message.contains("too slow"))
@@ -149,7 +152,8 @@ import Testing
         configuration.totalTimeout = .milliseconds(500)
         let client = HTTPClient(configuration: configuration)
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/slow") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/slow") })
 
         #expect(error.code == .timeout)
     }
@@ -170,7 +174,8 @@ import Testing
         #expect(followed.bodyText == "arrived from start")
         #expect(followed.effectiveURL == server.baseURL + "/final?from=start")
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/loop") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/loop") })
         #expect(error.code == .tooManyRedirects)
         #expect(!error.isRetryable)
     }
@@ -180,7 +185,8 @@ import Testing
         defer { server.stop() }
         let client = HTTPClient(configuration: quickConfiguration())
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/escape") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/escape") })
 
         #expect(error.code == .unsupportedProtocol)
         #expect(server.requestCount == 1)
@@ -189,7 +195,8 @@ import Testing
     @Test func nonHTTPURLsAreRefused() async throws {
         let client = HTTPClient(configuration: quickConfiguration())
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get("file:///etc/passwd") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get("file:///etc/passwd") })
 
         #expect(error.code == .unsupportedProtocol)
     }
@@ -200,9 +207,10 @@ import Testing
         defer { server.stop() }
         let client = HTTPClient(configuration: quickConfiguration())
 
-        let error = try #require(await failure { () async throws(HTTPError) in
-            try await client.get("https://127.0.0.1:\(server.port)/secure?api-key=SECRET123")
-        })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in
+                try await client.get("https://127.0.0.1:\(server.port)/secure?api-key=SECRET123")
+            })
 
         #expect(error.code == .tls)
         #expect(!error.isRetryable)
@@ -216,7 +224,8 @@ import Testing
         configuration.maxResponseBytes = 10_000
         let client = HTTPClient(configuration: configuration)
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/big") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/big") })
 
         #expect(error.code == .responseTooLarge)
     }
@@ -228,7 +237,8 @@ import Testing
         configuration.maxResponseBytes = 4 << 20  // the encoded bomb (~1.7 MB) fits; its decoded form does not
         let client = HTTPClient(configuration: configuration)
 
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/bomb") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/bomb") })
 
         #expect(error.code == .responseTooLarge)
     }
@@ -339,7 +349,8 @@ import Testing
         #expect(try await client.get(server.baseURL + "/").status == 200)
 
         client.shutdown()
-        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/") })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/") })
 
         #expect(error.code == .cancelled)
     }
@@ -347,9 +358,10 @@ import Testing
     @Test func headersWithLineBreaksAreRejected() async throws {
         let client = HTTPClient(configuration: quickConfiguration())
 
-        let error = try #require(await failure { () async throws(HTTPError) in
-            try await client.get("http://127.0.0.1:9/", headers: [("X-Injected", "a\r\nHost: evil")])
-        })
+        let error = try #require(
+            await failure { () async throws(HTTPError) in
+                try await client.get("http://127.0.0.1:9/", headers: [("X-Injected", "a\r\nHost: evil")])
+            })
 
         #expect(error.code == .invalidRequest)
     }

@@ -3,11 +3,16 @@ import Testing
 
 @Suite struct URLRedactionTests {
     @Test(arguments: [
-        ("https://api.nytimes.com/svc/search/v2/articlesearch.json?q=x&api-key=SECRET&page=2",
-         "https://api.nytimes.com/svc/search/v2/articlesearch.json?q=x&api-key=REDACTED&page=2"),
+        (
+            "https://api.nytimes.com/svc/search/v2/articlesearch.json?q=x&api-key=SECRET&page=2",
+            "https://api.nytimes.com/svc/search/v2/articlesearch.json?q=x&api-key=REDACTED&page=2"
+        ),
         ("http://h/p?API-KEY=SECRET", "http://h/p?API-KEY=REDACTED"),
         ("http://h/p?apikey=SECRET#frag", "http://h/p?apikey=REDACTED#frag"),
-        ("http://h/p?key=SECRET&token=T0&access_token=A1", "http://h/p?key=REDACTED&token=REDACTED&access_token=REDACTED"),
+        (
+            "http://h/p?key=SECRET&token=T0&access_token=A1",
+            "http://h/p?key=REDACTED&token=REDACTED&access_token=REDACTED"
+        ),
         ("http://h/p?api%2Dkey=SECRET", "http://h/p?api%2Dkey=REDACTED"),
         ("http://user:SECRET@h/p?q=1", "http://REDACTED@h/p?q=1"),
         ("http://h/p?monkey=banana&keys=1", "http://h/p?monkey=banana&keys=1"),

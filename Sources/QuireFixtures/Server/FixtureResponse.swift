@@ -29,7 +29,8 @@ public struct FixtureResponse: Sendable {
 
     /// A plain-text response.
     public static func text(status: Int = 200, _ body: String) -> FixtureResponse {
-        FixtureResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(body.utf8))
+        FixtureResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(body.utf8))
     }
 
     /// An HTML error page, as gateways send instead of JSON (for example a 403 or 503).
@@ -42,7 +43,8 @@ public struct FixtureResponse: Sendable {
     public static func tooManyRequests() -> FixtureResponse {
         json(
             status: 429,
-            body: #"{"fault":{"faultstring":"Rate limit quota violation. Quota limit  exceeded. Identifier : 00000000-0000-0000-0000-000000000000","detail":{"errorcode":"policies.ratelimit.QuotaViolation"}}}"#
+            body:
+                #"{"fault":{"faultstring":"Rate limit quota violation. Quota limit  exceeded. Identifier : 00000000-0000-0000-0000-000000000000","detail":{"errorcode":"policies.ratelimit.QuotaViolation"}}}"#
         )
     }
 

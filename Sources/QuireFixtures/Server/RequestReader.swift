@@ -46,7 +46,9 @@ struct RequestReader {
         while true {
             if buffer.count >= 4 {
                 for index in searchFrom...(buffer.count - 4)
-                where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+                where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13
+                    && buffer[index + 3] == 10
+                {
                     return index
                 }
                 searchFrom = buffer.count - 3

@@ -1,1 +1,0 @@
-// QuireHTTP module (placeholder until its issue lands).

@@ -93,12 +93,10 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
             cursor += length
             return reader.bytesEqual(at: start, length: length, name)
         case ValueKind.int.rawValue:
-            let value = unzigzag(try reader.varint(&cursor, end: bodyEnd))
-            return Int64(exactly: key.intValue ?? Int(name) ?? Int.min) == value && (key.intValue != nil || Int(name) != nil)
+            // Integer keys are canonical decimal, so comparing text is exact.
+            return String(unzigzag(try reader.varint(&cursor, end: bodyEnd))) == name
         case ValueKind.uint.rawValue:
-            let value = try reader.varint(&cursor, end: bodyEnd)
-            guard let wanted = key.intValue ?? Int(name) else { return false }
-            return UInt64(exactly: wanted) == value
+            return String(try reader.varint(&cursor, end: bodyEnd)) == name
         default:
             throw CompactDecodingError(.badKind(tag), offset: position)
         }

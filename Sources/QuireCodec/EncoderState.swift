@@ -169,7 +169,8 @@ final class EncoderState: Encoder {
     /// Writes a dictionary key and remembers where the entry starts, for sorting.
     func mapKey(_ key: some CodingKey, container index: Int) {
         open[index].mapEntries!.append(writer.bytes.count)
-        if let int = key.intValue {
+        // Integer keys are written as integers only in canonical form, so the string key "01" stays a string.
+        if let int = key.intValue, String(int) == key.stringValue {
             writer.int(Int64(int))
         } else {
             writer.string(key.stringValue)

@@ -57,6 +57,7 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let hint = state.hintBody[slot] == bodyStart ? state.hintNext[slot] : bodyStart
         var position = hint
         var segmentEnd = bodyEnd
+        var wrapped = false
         let name = key.stringValue
         while true {
             while position < segmentEnd {
@@ -75,7 +76,8 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     return (valueStart, position)
                 }
             }
-            if segmentEnd == hint || hint == bodyStart { return nil }
+            if wrapped || hint == bodyStart { return nil }
+            wrapped = true
             segmentEnd = hint
             position = bodyStart
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Remembers the field ids of one `CodingKey` type, in the order the keys were first seen, so that
 /// encoding a field usually costs one string comparison instead of a hash lookup.
@@ -10,6 +11,20 @@ final class KeyIDCache {
     let isDictionaryKey: Bool
 
     init(isDictionaryKey: Bool) { self.isDictionaryKey = isDictionaryKey }
+}
+
+/// Remembers, process-wide, which key types are the standard library's dictionary keys
+/// (`String(reflecting:)` is far too slow to call per record).
+enum DictionaryKeyTypes {
+    private static let known = Mutex<[ObjectIdentifier: Bool]>([:])
+
+    static func isDictionaryKey(_ type: any CodingKey.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        if let known = known.withLock({ $0[id] }) { return known }
+        let answer = String(reflecting: type) == "Swift._DictionaryCodingKey"
+        known.withLock { $0[id] = answer }
+        return answer
+    }
 }
 
 /// One container whose body length is not written yet.
@@ -143,7 +158,7 @@ final class EncoderState: Encoder {
     func keyCache<Key: CodingKey>(for type: Key.Type) -> KeyIDCache {
         let id = ObjectIdentifier(type)
         if let cache = keyCaches[id] { return cache }
-        let cache = KeyIDCache(isDictionaryKey: String(reflecting: type) == "Swift._DictionaryCodingKey")
+        let cache = KeyIDCache(isDictionaryKey: DictionaryKeyTypes.isDictionaryKey(type))
         keyCaches[id] = cache
         return cache
     }

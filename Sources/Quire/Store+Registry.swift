@@ -1,6 +1,7 @@
 import Foundation
 import QuireCodec
 import QuireLMDB
+import Synchronization
 
 /// A collection's databases and codec, resolved once per process.
 struct RegisteredCollection: Sendable {

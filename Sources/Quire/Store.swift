@@ -32,6 +32,8 @@ public final class Store: Sendable {
     let changeHub = ChangeHub()
     let commitQueue = CommitQueue()
     let counters = Mutex<StoreCounters>(StoreCounters())
+    /// True while a bulk load runs with relaxed durability (group commits then sync explicitly).
+    let bulkRelaxed = Mutex<Bool>(false)
 
     /// Opens (creating unless read-only) the store at `path`.
     ///
@@ -60,16 +62,16 @@ public final class Store: Sendable {
         }
         environment = env
         writer = StoreWriter()
-        writer.attach(self)
     }
 
     deinit {
-        writer.detach()
+        writer.stop()
+        changeHub.finish()
     }
 
-    /// Closes the store; later reads and writes throw.
+    /// Closes the store; later reads and writes throw. Waits for running reads.
     public func close() {
-        writer.detach()
+        changeHub.finish()
         environment.close()
     }
 

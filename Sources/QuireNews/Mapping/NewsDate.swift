@@ -173,7 +173,8 @@ public enum NewsDate {
                 index += 1
                 guard let hours = digits(2) else { return nil }
                 var minutes = 0
-                if !atEnd {
+                // ISO 8601 allows `+hh`; RFC 822 always has four digits.
+                if !atEnd || allowNames {
                     _ = expect(UInt8(ascii: ":"))
                     guard let m = digits(2) else { return nil }
                     minutes = m

@@ -165,7 +165,8 @@ extension StoreReading where Self: ~Copyable {
         let table = store.fields
         do {
             return try body(table)
-        } catch let error as CompactDecodingError where error.unknownFieldID != nil {
+        } catch {
+            guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
             let fresh = try Store.loadFieldTable(self, store.fieldsDB, path: store.environment.path)
             guard fresh.count > table.count else { throw error }
             store.adoptFields(fresh)

@@ -44,7 +44,7 @@ public struct BulkInsertReport: Sendable, Hashable {
 }
 
 /// One chunk encoded off the writer thread.
-struct EncodedChunk<V: Sendable>: Sendable {
+struct EncodedChunk<V: Codable & Sendable>: Sendable {
     var values: [V]
     var keys: [[UInt8]]
     var records: [[UInt8]]
@@ -151,15 +151,7 @@ extension Store {
         return try writeNow { txn in
             // Encoded against an older table that has since diverged (new names interned by
             // someone else meanwhile): re-encode here, with the transaction's table.
-            var records = chunk.records
-            let table = txn.state.fields
-            if !chunk.fields.names.starts(with: table.names) && !table.names.starts(with: chunk.fields.names) {
-                records = try chunk.values.map { try c.encoder.encode($0, fields: &txn.state.fields) }
-            } else if chunk.fields.count > table.count {
-                txn.state.fields = chunk.fields
-            } else if !table.names.starts(with: chunk.fields.names) {
-                records = try chunk.values.map { try c.encoder.encode($0, fields: &txn.state.fields) }
-            }
+            let records = try reconcile(chunk, with: txn.state, c)
             let canAppend = try isAppendable(chunk.keys, after: txn.cursor(in: c.records).last()?.keyBytes)
             for i in chunk.keys.indices {
                 let key = chunk.keys[i]
@@ -180,6 +172,22 @@ extension Store {
             }
             return canAppend
         }
+    }
+
+    /// The chunk's records, re-encoded with the transaction's field table when the table the
+    /// chunk was encoded with has diverged from it (new names interned elsewhere meanwhile).
+    private func reconcile<V>(_ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection) throws
+        -> [[UInt8]]
+    {
+        let committed = state.fields.names
+        if chunk.fields.names.starts(with: committed) {
+            state.fields = chunk.fields  // same ids, maybe more names: they get persisted with the chunk
+            return chunk.records
+        }
+        var table = state.fields
+        let records = try chunk.values.map { try c.encoder.encode($0, fields: &table) }
+        state.fields = table
+        return records
     }
 
     /// Keys strictly ascending and all above the current last key.
@@ -208,7 +216,7 @@ extension StoreTransaction {
 }
 
 /// The state of one bulk insert: the chunk being written while the next one encodes.
-final class BulkRun<V: Sendable>: @unchecked Sendable {
+final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     // @unchecked: used by one task at a time (the inserting caller), never concurrently.
     let store: Store
     let collection: StoreCollection<V>

@@ -84,23 +84,26 @@ extension Store {
     }
 
     func openStoredCollection(_ definition: CollectionDefinition) throws -> RegisteredCollection {
-        let ro = options.readOnly
-        func open(_ name: String, _ flags: DatabaseFlags) throws -> Database {
-            do {
-                return try environment.openDatabase(name, flags: ro ? flags : flags.union(.create))
-            } catch LMDBError.notFound {
-                throw StoreError(.unknownCollection, "\(environment.path): no collection named '\(definition.name)'")
-            }
-        }
-        let records = try open(StoreLayout.records(definition.name), [])
+        let records = try openCollectionDatabase(StoreLayout.records(definition.name), [], definition.name)
         let indexes = try definition.indexes.map {
-            try open(StoreLayout.index(definition.name, $0.name), [.duplicateSort])
+            try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
         var encoderOptions = CompactEncoder.Options()
         if definition.compressed { encoderOptions.compression = .init() }
         return RegisteredCollection(
             definition: definition, records: records, indexes: indexes,
             encoder: CompactEncoder(options: encoderOptions), decoder: CompactDecoder())
+    }
+
+    private func openCollectionDatabase(_ name: String, _ flags: DatabaseFlags, _ collection: String) throws -> Database {
+        do {
+            return try environment.openDatabase(name, flags: options.readOnly ? flags : flags.union(.create))
+        } catch {
+            if error == LMDBError.notFound {
+                throw StoreError(.unknownCollection, "\(environment.path): no collection named '\(collection)'")
+            }
+            throw error
+        }
     }
 
     /// The registered collection `name`, or (for reads) the stored one opened on demand.

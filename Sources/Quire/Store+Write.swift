@@ -1,5 +1,6 @@
 import QuireCodec
 import QuireLMDB
+import Synchronization
 
 extension Store {
     /// Runs `body` in one write transaction on the writer, and commits it.
@@ -42,36 +43,38 @@ extension Store {
         while true {
             let batch = commitQueue.drain()
             if batch.isEmpty { return }
-            var failed = [Int: any Error]()
+            let outcome = BatchOutcome()
             var committed = false
             // A storage error inside one write aborts the transaction: retry without that write.
             while !committed {
-                var storageFailure: (Int, any Error)?
                 do {
                     try writeNow { txn in
-                        storageFailure = nil
-                        for (i, item) in batch.enumerated() where failed[i] == nil {
+                        outcome.storageFailure = nil
+                        for (i, item) in batch.enumerated() where outcome.failed[i] == nil {
                             do {
                                 try item.apply(txn)
                             } catch let error as LMDBError {
-                                storageFailure = (i, StoreError.wrap(error, "write failed"))
+                                outcome.storageFailure = (i, StoreError.wrap(error, "write failed"))
                                 throw error
                             } catch {
-                                failed[i] = error  // nothing was written for it (validation, encoding)
+                                outcome.failed[i] = error  // nothing was written for it (validation, encoding)
                             }
                         }
                     }
                     committed = true
                 } catch {
-                    if let (i, error) = storageFailure {
-                        failed[i] = error
+                    if let (i, error) = outcome.storageFailure {
+                        outcome.failed[i] = error
                     } else {
                         // The commit itself failed: every write of the batch failed with it.
-                        for i in batch.indices where failed[i] == nil { failed[i] = StoreError.wrap(error, "commit failed") }
+                        for i in batch.indices where outcome.failed[i] == nil {
+                            outcome.failed[i] = StoreError.wrap(error, "commit failed")
+                        }
                         committed = true
                     }
                 }
             }
+            let failed = outcome.failed
             if bulkRelaxed.withLock({ $0 }) { try? environment.sync() }
             counters.withLock { $0.groupedWrites += batch.count }
             for (i, item) in batch.enumerated() {
@@ -89,7 +92,7 @@ extension Store {
     @available(*, noasync)
     func writeNow<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
         try ensureWritable()
-        var state: WriteState?
+        let box = StateBox()
         let result = try environment.write { txn in
             // Another process may have added field names since we loaded the table.
             var table = fields
@@ -97,17 +100,28 @@ extension Store {
                 table = try Store.loadFieldTable(txn, fieldsDB, path: environment.path)
             }
             let writeState = WriteState(fields: table)
-            state = writeState
+            box.state = writeState
             let storeTxn = StoreTransaction(raw: txn.raw, store: self, state: writeState)
             let result = try body(storeTxn)
             try storeTxn.persistNewFields()
             return result
         }
-        if let state {
+        if let state = box.state {
             adoptFields(state.fields)
             counters.withLock { $0.commits += 1 }
             changeHub.publish(state.changes.changes)
         }
         return result
     }
+}
+
+/// Per-write results of one group commit, filled inside the transaction closure.
+private final class BatchOutcome {
+    var failed: [Int: any Error] = [:]
+    var storageFailure: (Int, any Error)?
+}
+
+/// The state of the last attempt of a write (the body reruns when the map grows).
+private final class StateBox {
+    var state: WriteState?
 }

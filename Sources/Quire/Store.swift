@@ -43,18 +43,22 @@ public final class Store: Sendable {
         self.options = options
         let env = try Environment(path: path, options: options.environmentOptions)
         do {
+            let meta: Database
+            let fieldNames: Database
             if options.readOnly {
-                guard let meta = try? env.openDatabase(StoreLayout.meta, flags: []) else {
+                guard let found = try? env.openDatabase(StoreLayout.meta, flags: []) else {
                     throw StoreError(.corrupted, "\(env.path): not a Quire store (no metadata)")
                 }
-                metaDB = meta
-                fieldsDB = try env.openDatabase(StoreLayout.fields, flags: [])
+                meta = found
+                fieldNames = try env.openDatabase(StoreLayout.fields, flags: [])
             } else {
-                metaDB = try env.openDatabase(StoreLayout.meta)
-                fieldsDB = try env.openDatabase(StoreLayout.fields)
+                meta = try env.openDatabase(StoreLayout.meta)
+                fieldNames = try env.openDatabase(StoreLayout.fields)
             }
-            try Store.checkFormat(env, metaDB, readOnly: options.readOnly)
-            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldsDB, path: env.path) }
+            try Store.checkFormat(env, meta, readOnly: options.readOnly)
+            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
+            metaDB = meta
+            fieldsDB = fieldNames
             fieldCache = Mutex(table)
         } catch {
             env.close()

@@ -19,7 +19,6 @@ extension Store {
     /// Call once per collection before writing to it (reads of a stored collection work
     /// without it). When the stored definition has other indexes, they are rebuilt from the
     /// records in one transaction.
-    @available(*, noasync, message: "registration opens databases synchronously")
     public func register<V>(_ collection: StoreCollection<V>) throws {
         let definition = collection.definition
         if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
@@ -46,7 +45,6 @@ extension Store {
     }
 
     /// Declares a to-many relation and opens its database.
-    @available(*, noasync, message: "registration opens databases synchronously")
     public func register(_ relation: StoreRelation) throws {
         if relations.withLock({ $0[relation.name] }) != nil { return }
         let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
@@ -59,7 +57,6 @@ extension Store {
     }
 
     /// The definitions of every collection stored, whether or not this process registered it.
-    @available(*, noasync)
     public func storedCollections() throws -> [CollectionDefinition] {
         try environment.read { txn in
             var out: [CollectionDefinition] = []
@@ -74,7 +71,6 @@ extension Store {
     }
 
     /// The names of every relation stored.
-    @available(*, noasync)
     public func storedRelations() throws -> [String] {
         try environment.read { txn in
             txn.entries(in: metaDB, range: .prefix(Array("relation:".utf8))).map {

@@ -137,7 +137,6 @@ public final class Store: Sendable {
     /// Many reads run at once, and alongside the writer; each sees the store as of its start.
     /// Values handed out as raw bytes are valid only inside `body`.
     @discardableResult
-    @available(*, noasync, message: "reads are synchronous; call from a synchronous context")
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
         try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
     }

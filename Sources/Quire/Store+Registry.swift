@@ -102,22 +102,44 @@ extension Store {
         }
     }
 
-    /// The registered collection `name`, or (for reads) the stored one opened on demand.
+    /// Opens the databases of every stored collection and relation, so reads can use them.
+    ///
+    /// LMDB database handles opened after a transaction began are invalid inside it, so handles
+    /// are opened here (at open, or on `refreshCollections()`), never in the middle of a read.
+    func openStoredDatabases() throws {
+        for definition in try storedCollections() where registry.withLock({ $0[definition.name] }) == nil {
+            let opened = try openStoredCollection(definition)
+            registry.withLock { $0[definition.name] = opened }
+        }
+        for name in try storedRelations() where relations.withLock({ $0[name] }) == nil {
+            let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
+            let db = try environment.openDatabase(StoreLayout.relation(name), flags: flags)
+            relations.withLock { $0[name] = db }
+        }
+    }
+
+    /// Picks up collections and relations that another process created since this store opened.
+    /// Call it outside of reads and writes.
+    public func refreshCollections() throws {
+        try openStoredDatabases()
+    }
+
+    /// The collection `name`, registered or stored when the store opened.
     func resolved(_ name: String) throws -> RegisteredCollection {
         if let found = registry.withLock({ $0[name] }) { return found }
-        let key = StoreLayout.collectionKey(name)
-        let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
-        guard let stored, let definition = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(stored)) else {
-            throw StoreError(.unknownCollection, "no collection named '\(name)' in \(environment.path)")
-        }
-        let opened = try openStoredCollection(definition)
-        registry.withLock { $0[name] = opened }
-        return opened
+        throw StoreError(
+            .unknownCollection,
+            "no collection named '\(name)' in \(environment.path) (register it, or call refreshCollections() if another process created it)"
+        )
     }
 
     func relationDatabase(_ relation: StoreRelation) throws -> Database {
-        if let db = relations.withLock({ $0[relation.name] }) { return db }
-        throw StoreError(.unknownCollection, "relation '\(relation.name)' is not registered: call store.register(_:) first")
+        try relationDatabase(named: relation.name)
+    }
+
+    func relationDatabase(named name: String) throws -> Database {
+        if let db = relations.withLock({ $0[name] }) { return db }
+        throw StoreError(.unknownCollection, "relation '\(name)' is not registered: call store.register(_:) first")
     }
 
     private func rebuildIndexes<V>(

@@ -66,6 +66,12 @@ public final class Store: Sendable {
         }
         environment = env
         writer = StoreWriter()
+        do {
+            try openStoredDatabases()
+        } catch {
+            env.close()
+            throw error
+        }
     }
 
     deinit {

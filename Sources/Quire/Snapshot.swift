@@ -174,3 +174,26 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 }
+
+extension StoreReading where Self: ~Copyable {
+    /// Walks an index by collection and index name in index order (or reverse), handing each
+    /// index key and the identification key it points to, until `body` returns false.
+    /// Streams: nothing is collected in memory.
+    public func forEachIndexEntry(
+        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false,
+        _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
+    ) throws {
+        let c = try store.resolved(collection)
+        guard let position = c.definition.indexes.firstIndex(where: { $0.name == index }) else {
+            throw StoreError(.unknownCollection, "collection '\(collection)' has no index '\(index)'")
+        }
+        for entry in entries(in: c.indexes[position], range: range, reverse: reverse) {
+            if try !body(StoreKey(bytes: entry.keyBytes), StoreKey(bytes: entry.valueBytes)) { return }
+        }
+    }
+
+    /// The definition of a stored collection.
+    public func definition(ofCollectionNamed name: String) throws -> CollectionDefinition {
+        try store.resolved(name).definition
+    }
+}

@@ -66,7 +66,7 @@ import QuireNews
             try store.register(rows)  // now with a "group" index: built from the stored records
             let definitions = try store.storedCollections()
             #expect(definitions.map(\.name) == ["rows"])
-            #expect(definitions.first?.indexes == [IndexDefinition(name: "group", kind: .int)])
+            #expect(definitions.first?.indexes == [IndexDefinition(name: "group", kind: .int, field: "group")])
             let g = StoreKey.int(2).bytes
             let inGroup2 = try store.read { try $0.keys(in: rows.indexes[0], of: rows, range: .closed(g, g)) }
             #expect(inGroup2.count == 33)

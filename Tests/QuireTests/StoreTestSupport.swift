@@ -14,8 +14,8 @@ func withTemporaryStorePath<R>(_ body: (String) async throws -> R) async throws 
 let articles = StoreCollection<Article>(
     name: "articles", key: { .string($0.id) },
     indexes: [
-        StoreIndex(name: "publishedAt", kind: .date) { a in a.publishedAt.map { [.date($0)] } ?? [] },
-        StoreIndex(name: "section", kind: .string) { a in a.section.map { [.string($0)] } ?? [] },
+        StoreIndex(name: "publishedAt", kind: .date, field: "publishedAt") { a in a.publishedAt.map { [.date($0)] } ?? [] },
+        StoreIndex(name: "section", kind: .string, field: "section") { a in a.section.map { [.string($0)] } ?? [] },
     ])
 
 let lists = StoreCollection<ArticleList>(name: "lists", key: { .string($0.id) })
@@ -47,4 +47,4 @@ struct Row: Codable, Sendable, Hashable {
 
 let rows = StoreCollection<Row>(
     name: "rows", key: { .int(Int64($0.id)) },
-    indexes: [StoreIndex(name: "group", kind: .int) { [.int(Int64($0.group))] }])
+    indexes: [StoreIndex(name: "group", kind: .int, field: "group") { [.int(Int64($0.group))] }])

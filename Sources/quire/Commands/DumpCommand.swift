@@ -1,6 +1,72 @@
+import Foundation
+import Quire
+import QuireCodec
+
 /// What `quire dump` does, given valid options (see `DumpOptions.swift`).
 enum DumpCommand {
     static func run(_ options: DumpOptions, context: CommandContext) async throws {
-        throw RuntimeError("dump", "not implemented yet")
+        if options.format == .mdb {
+            let env = try ReadOnlyStore.open(context.storePath, command: "dump")
+            defer { env.close() }
+            try writeMDBDump(environment: env, to: context.output)
+            return
+        }
+        let store = try OpenStore.readOnly(context.storePath, command: "dump")
+        defer { store.close() }
+        let names = try store.storedCollections().map(\.name)
+        let collection = options.collection ?? "articles"
+        guard names.contains(collection) else {
+            if options.collection == nil { return }  // an empty store: nothing to dump
+            throw RuntimeError("dump", "no collection named '\(collection)' (the store has: \(names.joined(separator: ", ")))")
+        }
+        let writer = RecordWriter(format: options.format, output: context.output)
+        try writer.begin()
+        try store.read { snap throws in
+            try DumpCommand.walk(snap, collection, options) { key, value in
+                try writer.write(key: key, value: value)
+                return !context.isInterrupted
+            }
+        }
+        try writer.end()
+        if context.isInterrupted { throw InterruptedError(command: "dump") }
+    }
+
+    /// Visits the records the filters select: by date index when a date is given, else by
+    /// section index when a section is, else in key order.
+    static func walk(
+        _ snap: borrowing Snapshot, _ collection: String, _ options: DumpOptions,
+        _ body: (StoreKey, CompactValue) throws -> Bool
+    ) throws {
+        let definition = try snap.definition(ofCollectionNamed: collection)
+        var remaining = options.limit ?? .max
+        guard remaining > 0 else { return }
+        func emit(_ key: StoreKey, _ value: CompactValue) throws -> Bool {
+            if let section = options.section, value["section"] != .string(section) { return true }
+            remaining -= 1
+            return try body(key, value) && remaining > 0
+        }
+        if options.since != nil || options.until != nil {
+            guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
+                throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
+            }
+            let lower = options.since.map { KeyRange.Bound.inclusive(StoreKey.date($0).bytes) }
+            // --until names a whole day: stop before the next midnight.
+            let upper = options.until.map { KeyRange.Bound.exclusive(StoreKey.date($0.addingTimeInterval(86_400)).bytes) }
+            try snap.forEachIndexEntry(collection, index.name, range: KeyRange(lower: lower, upper: upper)) { _, key in
+                guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
+                return try emit(key, value)
+            }
+        } else if let section = options.section,
+            let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
+        {
+            let bytes = Array(section.utf8)
+            try snap.forEachIndexEntry(collection, index.name, range: .closed(bytes, bytes)) { _, key in
+                guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
+                return try emit(key, value)
+            }
+        } else {
+            // No filter, or a section filter without an index: scan in key order.
+            try snap.forEachGeneric(inCollectionNamed: collection) { key, value in try emit(key, value) }
+        }
     }
 }

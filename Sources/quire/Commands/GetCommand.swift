@@ -1,6 +1,31 @@
+import Foundation
+import Quire
+import QuireCodec
+
 /// What `quire get` does, given valid options (see `GetOptions.swift`).
 enum GetCommand {
     static func run(_ options: GetOptions, context: CommandContext) async throws {
-        throw RuntimeError("get", "not implemented yet")
+        let store = try OpenStore.readOnly(context.storePath, command: "get")
+        defer { store.close() }
+        let collection = options.collection ?? "articles"
+        guard try store.storedCollections().contains(where: { $0.name == collection }) else {
+            throw RuntimeError("get", "\(options.id): no such record (the store has no '\(collection)' collection)")
+        }
+        let value = try store.read { snap in try snap.genericValue(.string(options.id), inCollectionNamed: collection) }
+        guard let value else { throw RuntimeError("get", "\(options.id): no such record") }
+        switch options.format {
+        case .json:
+            try context.output.write(bytes: value.jsonBytes())
+            try context.output.write("\n")
+        case .table:
+            guard case .object(let fields) = value else {
+                try context.output.line(value.jsonString())
+                return
+            }
+            let width = fields.map(\.key.count).max() ?? 0
+            for field in fields {
+                try context.output.line(field.key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + RecordWriter.text(field.value))
+            }
+        }
     }
 }

@@ -1,6 +1,76 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireNews
+
 /// What `quire load` does, given valid options (see `LoadOptions.swift`).
+///
+/// Reads JSON Lines as `quire dump --format jsonl` writes them and upserts each article by id,
+/// in chunked transactions: a bad line stops the load with its line number, and the chunks
+/// before it stay committed; Ctrl-C stops at a chunk boundary.
 enum LoadCommand {
+    static let chunkSize = 5_000
+
     static func run(_ options: LoadOptions, context: CommandContext) async throws {
-        throw RuntimeError("load", "not implemented yet")
+        let reader = try LineReader(path: options.path)
+        let store = try OpenStore.readWrite(context.storePath, command: "load")
+        defer { store.close() }
+        let progress = context.progress("loading", quiet: options.quiet)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = NewsDate.parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a date: \(text)"))
+            }
+            return date
+        }
+        var total = 0
+        var chunk: [Article] = []
+        chunk.reserveCapacity(chunkSize)
+        func commit() async throws {
+            guard !chunk.isEmpty else { return }
+            try await store.bulkInsert(chunk, into: NewsSchema.articles, options: BulkInsertOptions(chunkSize: chunkSize))
+            total += chunk.count
+            progress.advance(by: chunk.count)
+            chunk.removeAll(keepingCapacity: true)
+        }
+        while let line = reader.next() {
+            if line.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
+            do {
+                chunk.append(try decoder.decode(Article.self, from: Data(line)))
+            } catch {
+                progress.finish()
+                throw RuntimeError("load", "line \(reader.lineNumber): \(describe(error)) (\(total) records loaded before it)")
+            }
+            if chunk.count == chunkSize {
+                try await commit()
+                if context.isInterrupted {
+                    progress.finish()
+                    throw InterruptedError(command: "load")
+                }
+            }
+        }
+        try await commit()
+        progress.finish()
+        if !options.quiet { Diagnostics.write("quire: load: \(total) records\n") }
+    }
+
+    /// A decoding error in one line, naming the field.
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let p = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return p.hasPrefix(".") ? String(p.dropFirst()) : p
+        }
+        switch decoding {
+        case .dataCorrupted(let c):
+            return c.codingPath.isEmpty ? "not valid JSON" : "\(path(c)): \(c.debugDescription)"
+        case .keyNotFound(let key, let c):
+            let prefix = path(c)
+            return "missing field '\(prefix.isEmpty ? key.stringValue : prefix + "." + key.stringValue)'"
+        case .typeMismatch(let type, let c): return "\(path(c)): expected \(type)"
+        case .valueNotFound(let type, let c): return "\(path(c)): expected \(type), found null"
+        @unknown default: return "\(error)"
+        }
     }
 }

@@ -1,6 +1,37 @@
+import Foundation
+import Quire
+
 /// What `quire stats` does, given valid options (see `StatsOptions.swift`).
 enum StatsCommand {
     static func run(_ options: StatsOptions, context: CommandContext) async throws {
-        throw RuntimeError("stats", "not implemented yet")
+        let store = try OpenStore.readOnly(context.storePath, command: "stats")
+        defer { store.close() }
+        let stats = try store.storeStatistics()
+        if options.json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            try context.output.write(bytes: try encoder.encode(stats))
+            try context.output.write("\n")
+            return
+        }
+        let out = context.output
+        let g = ProgressReporter.grouped
+        try out.line("store        \(stats.path)")
+        try out.line("format       \(stats.formatVersion)   fields \(stats.fieldNames)")
+        let use = stats.mapBytes > 0 ? Double(stats.usedBytes) * 100 / Double(stats.mapBytes) : 0
+        try out.line("file         \(g(stats.fileBytes)) bytes   map \(g(stats.mapBytes)) bytes, \(String(format: "%.1f", use))% used   page \(stats.pageSize)")
+        try out.line("readers      \(stats.activeReaders) active, \(stats.readerSlotsUsed) slots of \(stats.maxReaders)   last txn \(stats.lastTransactionID)")
+        let total = stats.collections.reduce(0) { $0 + $1.records }
+        try out.line("records      \(g(total))")
+        for c in stats.collections {
+            try out.line("collection   \(c.name): \(g(c.records)) records, \(g(c.bytes)) bytes, depth \(c.depth)")
+            for i in c.indexes {
+                try out.line("  index      \(i.name): \(g(i.entries)) entries, \(g(i.bytes)) bytes")
+            }
+        }
+        for r in stats.relations {
+            try out.line("relation     \(r.name): \(g(r.entries)) entries, \(g(r.bytes)) bytes")
+        }
     }
 }

@@ -1,6 +1,23 @@
+import Quire
+
 /// What `quire verify` does, given valid options (see `VerifyOptions.swift`).
 enum VerifyCommand {
     static func run(_ options: VerifyOptions, context: CommandContext) async throws {
-        throw RuntimeError("verify", "not implemented yet")
+        let store = try OpenStore.readOnly(context.storePath, command: "verify")
+        defer { store.close() }
+        let progress = context.progress("verifying", quiet: options.quiet)
+        var done = 0
+        let report = try store.verify { checked in
+            progress.advance(by: checked - done)
+            done = checked
+        }
+        progress.finish()
+        for problem in report.problems { try context.output.line(problem) }
+        let summary =
+            "\(report.records) records, \(report.indexEntries) index entries, \(report.relationEntries) relation entries"
+        guard report.isSound else {
+            throw RuntimeError("verify", "\(report.problems.count) problem(s) found (\(summary))")
+        }
+        if !options.quiet { try context.output.line("ok: \(summary)") }
     }
 }

@@ -1,0 +1,45 @@
+import Quire
+import QuireFetch
+import QuireLMDB
+
+/// Opens the news store for a command, turning failures into `quire: <command>: <path>: <why>`.
+enum OpenStore {
+    /// Opens an existing store read-only (works while another process writes).
+    static func readOnly(_ path: String, command: String) throws(RuntimeError) -> Store {
+        guard ReadOnlyStore.exists(at: path) else { throw RuntimeError(command, "\(path): no store at this path") }
+        var options = StoreOptions()
+        options.readOnly = true
+        options.initialMapSize = 0  // adopt the size recorded in the file
+        return try open(path, options, command: command)
+    }
+
+    /// Opens (creating if needed) the store for writing, with the news collections registered.
+    static func readWrite(_ path: String, command: String) throws(RuntimeError) -> Store {
+        let store = try open(path, StoreOptions(), command: command)
+        do {
+            try NewsSchema.register(in: store)
+        } catch {
+            store.close()
+            throw RuntimeError(command, "\(path): \(reason(error))")
+        }
+        return store
+    }
+
+    private static func open(_ path: String, _ options: StoreOptions, command: String) throws(RuntimeError) -> Store {
+        do {
+            return try Store(path: path, options: options)
+        } catch {
+            throw RuntimeError(command, "\(path): \(reason(error))")
+        }
+    }
+
+    /// The reason of an error below the CLI, without repeating the path.
+    static func reason(_ error: any Error) -> String {
+        if let lmdb = error as? LMDBError { return ReadOnlyStore.describe(lmdb) }
+        if let store = error as? StoreError {
+            if let lmdb = store.underlying as? LMDBError { return "\(store.message): \(ReadOnlyStore.describe(lmdb))" }
+            return store.description
+        }
+        return String(describing: error)
+    }
+}

@@ -15,6 +15,8 @@ protocol Benchmark: AnyObject {
     var isBaseline: Bool { get }
     /// The stored or encoded size of one record in this case's format, once known (after `setUp`).
     var bytesPerRecord: Double? { get }
+    /// A remark printed under the table and written to the JSON (commits made, chunks…), if any.
+    var note: String? { get }
 
     func setUp() throws
     func prepareSample() throws
@@ -24,6 +26,7 @@ protocol Benchmark: AnyObject {
 }
 
 extension Benchmark {
+    var note: String? { nil }
     func prepareSample() throws {}
     func finishSample() throws {}
     func tearDown() {}

@@ -15,6 +15,8 @@ struct BenchmarkResult {
     let bytesPerRecord: Double?
     /// The process's peak resident memory (`ru_maxrss`) after this case, in bytes.
     let peakMemoryBytes: Int
+    /// The case's note after its last sample.
+    let note: String?
 
     var median: Double {
         let count = samples.count
@@ -55,7 +57,7 @@ struct BenchmarkRunner {
         let result = BenchmarkResult(
             name: benchmark.name, group: benchmark.group, isBaseline: benchmark.isBaseline,
             records: benchmark.records, samples: durations.sorted(), bytesPerRecord: benchmark.bytesPerRecord,
-            peakMemoryBytes: Self.peakMemoryBytes())
+            peakMemoryBytes: Self.peakMemoryBytes(), note: benchmark.note)
         onResult(result)
         return result
     }

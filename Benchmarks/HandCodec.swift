@@ -1,64 +1,80 @@
 import Foundation
+import QuireNews
 
-/// A hand-written binary writer and reader for `BenchArticle`: the floor any generic encoder is
-/// measured against. Fields in declaration order; unsigned LEB128 varints for lengths and
-/// integers, length-prefixed UTF-8 strings, one presence byte before each optional, the date as
+/// A hand-written binary writer and reader for `Article`: the floor any generic encoder is
+/// measured against. Fields in declaration order, no names; unsigned LEB128 varints for lengths
+/// and integers, length-prefixed UTF-8 strings, one presence byte before each optional, dates as
 /// zig-zag milliseconds since 1970.
 enum HandCodec {
-    static func encode(_ article: BenchArticle, into out: inout [UInt8]) {
+    static func encode(_ article: Article, into out: inout [UInt8]) {
         writeString(article.id, &out)
-        writeString(article.webURL, &out)
-        writeString(article.headline, &out)
+        writeString(article.url, &out)
+        writeOptional(article.headline, &out)
         writeOptional(article.kicker, &out)
         writeOptional(article.abstract, &out)
-        writeString(article.snippet, &out)
+        writeOptional(article.snippet, &out)
         writeOptional(article.leadParagraph, &out)
-        writeString(article.source, &out)
-        writeString(article.section, &out)
+        writeOptional(article.source, &out)
+        writeOptional(article.sourceURL, &out)
+        if let date = article.publishedAt {
+            out.append(1)
+            let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+            writeVarint(UInt64(bitPattern: (millis << 1) ^ (millis >> 63)), &out)
+        } else {
+            out.append(0)
+        }
+        writeOptional(article.section, &out)
         writeOptional(article.subsection, &out)
+        writeOptional(article.newsDesk, &out)
+        writeOptional(article.printSection, &out)
+        writeOptional(article.printPage, &out)
+        writeOptional(article.documentType, &out)
+        writeOptional(article.typeOfMaterial, &out)
+        writeOptionalInt(article.wordCount, &out)
         writeOptional(article.byline, &out)
-        writeString(article.documentType, &out)
-        writeString(article.newsDesk, &out)
-        writeString(article.typeOfMaterial, &out)
-        let millis = Int64((article.publishedAt.timeIntervalSince1970 * 1000).rounded())
-        writeVarint(UInt64(bitPattern: (millis << 1) ^ (millis >> 63)), &out)
-        writeVarint(UInt64(article.wordCount), &out)
-        writeVarint(UInt64(article.keywords.count), &out)
-        for keyword in article.keywords {
+        writeArray(article.authors, &out) { writeString($0, &$1) }
+        writeArray(article.keywords, &out) { keyword, out in
             writeString(keyword.name, &out)
             writeString(keyword.value, &out)
-            writeVarint(UInt64(keyword.rank), &out)
+            writeOptionalInt(keyword.rank, &out)
+        }
+        writeArray(article.multimedia, &out) { media, out in
+            writeString(media.url, &out)
+            writeOptionalInt(media.width, &out)
+            writeOptionalInt(media.height, &out)
+            writeOptional(media.caption, &out)
+            writeOptional(media.credit, &out)
+            writeOptional(media.kind, &out)
         }
     }
 
-    static func encode(_ article: BenchArticle) -> [UInt8] {
+    static func encode(_ article: Article) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(1024)
+        out.reserveCapacity(1536)
         encode(article, into: &out)
         return out
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> BenchArticle {
-        var reader = Reader(bytes: bytes)
-        let article = BenchArticle(
-            id: try reader.string(),
-            webURL: try reader.string(),
-            headline: try reader.string(),
-            kicker: try reader.optionalString(),
-            abstract: try reader.optionalString(),
-            snippet: try reader.string(),
-            leadParagraph: try reader.optionalString(),
-            source: try reader.string(),
-            section: try reader.string(),
-            subsection: try reader.optionalString(),
-            byline: try reader.optionalString(),
-            documentType: try reader.string(),
-            newsDesk: try reader.string(),
-            typeOfMaterial: try reader.string(),
-            publishedAt: try reader.date(),
-            wordCount: Int(try reader.varint()),
-            keywords: try reader.keywords())
-        guard reader.offset == bytes.count else { throw BenchError("hand codec: trailing bytes") }
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Article {
+        var r = Reader(bytes: bytes)
+        let article = Article(
+            id: try r.string(), url: try r.string(), headline: try r.optionalString(), kicker: try r.optionalString(),
+            abstract: try r.optionalString(), snippet: try r.optionalString(), leadParagraph: try r.optionalString(),
+            source: try r.optionalString(), sourceURL: try r.optionalString(), publishedAt: try r.optionalDate(),
+            section: try r.optionalString(), subsection: try r.optionalString(), newsDesk: try r.optionalString(),
+            printSection: try r.optionalString(), printPage: try r.optionalString(),
+            documentType: try r.optionalString(), typeOfMaterial: try r.optionalString(),
+            wordCount: try r.optionalInt(), byline: try r.optionalString(),
+            authors: try r.optionalArray { r in try r.string() },
+            keywords: try r.optionalArray { r in
+                Keyword(name: try r.string(), value: try r.string(), rank: try r.optionalInt())
+            },
+            multimedia: try r.optionalArray { r in
+                Media(
+                    url: try r.string(), width: try r.optionalInt(), height: try r.optionalInt(),
+                    caption: try r.optionalString(), credit: try r.optionalString(), kind: try r.optionalString())
+            })
+        guard r.offset == bytes.count else { throw BenchError("hand codec: trailing bytes") }
         return article
     }
 
@@ -80,12 +96,23 @@ enum HandCodec {
     }
 
     private static func writeOptional(_ text: String?, _ out: inout [UInt8]) {
-        guard let text else {
-            out.append(0)
-            return
-        }
+        guard let text else { return out.append(0) }
         out.append(1)
         writeString(text, &out)
+    }
+
+    /// Zig-zag, so negative numbers stay short.
+    private static func writeOptionalInt(_ value: Int?, _ out: inout [UInt8]) {
+        guard let value else { return out.append(0) }
+        out.append(1)
+        writeVarint(UInt64(bitPattern: Int64((value << 1) ^ (value >> 63))), &out)
+    }
+
+    private static func writeArray<T>(_ items: [T]?, _ out: inout [UInt8], _ element: (T, inout [UInt8]) -> Void) {
+        guard let items else { return out.append(0) }
+        out.append(1)
+        writeVarint(UInt64(items.count), &out)
+        for item in items { element(item, &out) }
     }
 
     /// A bounds-checked cursor over the encoded bytes.
@@ -124,21 +151,28 @@ enum HandCodec {
             try byte() == 0 ? nil : try string()
         }
 
-        mutating func date() throws -> Date {
-            let zigzag = try varint()
-            let millis = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-            return Date(timeIntervalSince1970: Double(millis) / 1000)
+        mutating func zigzag() throws -> Int64 {
+            let raw = try varint()
+            return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
         }
 
-        mutating func keywords() throws -> [BenchArticle.Keyword] {
+        mutating func optionalInt() throws -> Int? {
+            try byte() == 0 ? nil : Int(try zigzag())
+        }
+
+        mutating func optionalDate() throws -> Date? {
+            try byte() == 0 ? nil : Date(timeIntervalSince1970: Double(try zigzag()) / 1000)
+        }
+
+        mutating func optionalArray<T>(_ element: (inout Reader) throws -> T) throws -> [T]? {
+            guard try byte() != 0 else { return nil }
             let count = Int(try varint())
-            guard count <= bytes.count - offset else { throw BenchError("hand codec: too many keywords") }
-            var keywords: [BenchArticle.Keyword] = []
-            keywords.reserveCapacity(count)
-            for _ in 0..<count {
-                keywords.append(.init(name: try string(), value: try string(), rank: Int(try varint())))
-            }
-            return keywords
+            // Every element takes at least one byte: a corrupt count cannot reserve unbounded memory.
+            guard count <= bytes.count - offset else { throw BenchError("hand codec: array count too large") }
+            var items: [T] = []
+            items.reserveCapacity(count)
+            for _ in 0..<count { items.append(try element(&self)) }
+            return items
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import QuireNews
 
-/// `insert.lmdb_raw.sorted` / `.random`: raw `mdb_put` of pre-encoded bytes in one durable
-/// transaction, into a fresh environment each sample. Sorted keys use `MDB_APPEND`.
+/// `insert.lmdb_raw.sorted` / `.random`: raw `mdb_put` of the bytes the store would keep
+/// (the corpus pre-encoded once with `CompactEncoder`) in one durable transaction, into a fresh environment each sample. Sorted keys use `MDB_APPEND`.
 final class RawLMDBInsertBenchmark: Benchmark {
     let name: String
     let group: String
@@ -49,7 +50,7 @@ final class JSONLMDBInsertBenchmark: Benchmark {
     let group = "insert.sorted"
     let isBaseline = false
     private let corpus: Corpus
-    private var articles: [BenchArticle] = []
+    private var articles: [Article] = []
     private var keys: [[UInt8]] = []
     private var store: ScratchLMDB?
     private var meanBytes: Double?

@@ -1,23 +1,38 @@
 /// Every case `quire-bench` knows, in the order they run and print.
 ///
 /// To add a case: write a `Benchmark`, give it a stable name and the group it compares in, and
-/// list it here. (Next: `insert.quire.sorted`, `insert.quire.random`, `encode.quire`,
-/// `decode.quire`, `encode.quire.zstd`, `fetch.loopback`.)
+/// list it here.
 enum Registry {
     static func all(corpus: Corpus) -> [any Benchmark] {
         [
             RawLMDBInsertBenchmark(corpus: corpus, sorted: true),
+            QuireBulkInsertBenchmark(corpus: corpus, sorted: true),
+            QuireBulkInsertBenchmark(corpus: corpus, sorted: true, relaxed: true),
+            QuireBulkInsertBenchmark(corpus: corpus, sorted: true, indexed: true),
             JSONLMDBInsertBenchmark(corpus: corpus),
             SQLiteInsertBenchmark(corpus: corpus, sorted: true),
             RawLMDBInsertBenchmark(corpus: corpus, sorted: false),
+            QuireBulkInsertBenchmark(corpus: corpus, sorted: false),
+            QuireBulkInsertBenchmark(corpus: corpus, sorted: false, indexed: true),
             SQLiteInsertBenchmark(corpus: corpus, sorted: false),
+            GroupCommitBenchmark(corpus: corpus),
             EncodeBenchmark(corpus: corpus, format: .json),
             EncodeBenchmark(corpus: corpus, format: .plist),
             EncodeBenchmark(corpus: corpus, format: .hand),
+            EncodeBenchmark(corpus: corpus, format: .quire),
+            EncodeBenchmark(corpus: corpus, format: .quireZstd),
             DecodeBenchmark(corpus: corpus, format: .json),
             DecodeBenchmark(corpus: corpus, format: .hand),
+            DecodeBenchmark(corpus: corpus, format: .quire),
+            DecodeBenchmark(corpus: corpus, format: .quireZstd),
+            PointGetBenchmark(corpus: corpus, threads: 1),
+            PointGetBenchmark(corpus: corpus, threads: 2),
             ScanBenchmark(corpus: corpus, threads: 1),
             ScanBenchmark(corpus: corpus, threads: 2),
+            QuireScanBenchmark(corpus: corpus, threads: 1),
+            QuireScanBenchmark(corpus: corpus, threads: 2),
+            FieldReadBenchmark(corpus: corpus, lazy: false),
+            FieldReadBenchmark(corpus: corpus, lazy: true),
         ]
     }
 
@@ -29,6 +44,12 @@ enum Registry {
         ("insert.lmdb_raw.random", "insert.sqlite.random"),
         ("insert.quire.sorted", "insert.sqlite.sorted"),
         ("insert.quire.random", "insert.sqlite.random"),
+        ("insert.quire.indexed.sorted", "insert.sqlite.sorted"),
+        ("insert.quire.indexed.random", "insert.sqlite.random"),
+        ("insert.quire.random", "insert.quire.sorted"),
+        ("encode.quire", "encode.hand"),
+        ("decode.quire", "decode.hand"),
+        ("read.scan.quire.1t", "read.scan.1t"),
     ]
 
     /// Size comparisons (bytes per record over the reference's), as (subject, reference).
@@ -37,5 +58,6 @@ enum Registry {
         ("encode.hand", "encode.json"),
         ("encode.quire", "encode.json"),
         ("encode.quire.zstd", "encode.json"),
+        ("encode.quire", "encode.hand"),
     ]
 }

@@ -39,6 +39,8 @@ enum Report {
             out += cells.joined(separator: "  ") + "\n"
             if index == 0 { out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n" }
         }
+        let notes = results.compactMap { result in result.note.map { "  \(result.name): \($0)" } }
+        if !notes.isEmpty { out += "\nnotes:\n" + notes.joined(separator: "\n") + "\n" }
         return out
     }
 
@@ -61,6 +63,7 @@ enum Report {
         let recordsPerS: Double
         let bytesPerRecord: Double?
         let peakMemoryBytes: Int
+        let note: String?
 
         enum CodingKeys: String, CodingKey {
             case name, group, records
@@ -70,6 +73,7 @@ enum Report {
             case recordsPerS = "records_per_s"
             case bytesPerRecord = "bytes_per_record"
             case peakMemoryBytes = "peak_memory_bytes"
+            case note
         }
     }
 
@@ -86,7 +90,8 @@ enum Report {
                 JSONResult(
                     name: $0.name, group: $0.group, records: $0.records, secondsMedian: $0.median,
                     secondsMin: $0.minimum, secondsMax: $0.maximum, recordsPerS: $0.recordsPerSecond,
-                    bytesPerRecord: $0.bytesPerRecord, peakMemoryBytes: $0.peakMemoryBytes)
+                    bytesPerRecord: $0.bytesPerRecord, peakMemoryBytes: $0.peakMemoryBytes,
+                    note: $0.note)
             },
             ratios: Dictionary(ratios.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
         let encoder = JSONEncoder()

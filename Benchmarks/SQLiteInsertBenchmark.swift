@@ -1,9 +1,11 @@
 import CSQLite
 import Foundation
+import QuireNews
 
 /// `insert.sqlite.sorted` / `.random`: the system libsqlite3 as a GRDB user would have it: WAL,
 /// one transaction, a prepared INSERT into a table with `id TEXT PRIMARY KEY` and the article's
-/// columns (keywords as one JSON text column). A fresh database file each sample.
+/// columns (authors, keywords and images as JSON text columns, encoded before the timed run,
+/// which favours SQLite). A fresh database file each sample.
 final class SQLiteInsertBenchmark: Benchmark {
     let name: String
     let group: String
@@ -11,7 +13,8 @@ final class SQLiteInsertBenchmark: Benchmark {
     private let corpus: Corpus
     private let sorted: Bool
     private var order: [Int] = []
-    private var keywordsJSON: [String] = []
+    /// Per article: the authors, keywords and multimedia as JSON text (nil when absent).
+    private var nestedJSON: [[String?]] = []
     private var directory: URL?
     private var database: OpaquePointer?
     private var fileBytes: Double?
@@ -33,7 +36,10 @@ final class SQLiteInsertBenchmark: Benchmark {
     func setUp() throws {
         order = sorted ? corpus.sortedOrder : Array(corpus.keys.indices)
         let encoder = JSONEncoder()
-        keywordsJSON = try corpus.articles.map { String(decoding: try encoder.encode($0.keywords), as: UTF8.self) }
+        func text<T: Encodable>(_ value: T?) throws -> String? {
+            try value.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        }
+        nestedJSON = try corpus.articles.map { [try text($0.authors), try text($0.keywords), try text($0.multimedia)] }
     }
 
     func prepareSample() throws {
@@ -46,11 +52,10 @@ final class SQLiteInsertBenchmark: Benchmark {
         try execute(
             """
             CREATE TABLE articles (
-                id TEXT PRIMARY KEY, web_url TEXT NOT NULL, headline TEXT NOT NULL, kicker TEXT, abstract TEXT,
-                snippet TEXT NOT NULL, lead_paragraph TEXT, source TEXT NOT NULL, section_name TEXT NOT NULL,
-                subsection_name TEXT, byline TEXT, document_type TEXT NOT NULL, news_desk TEXT NOT NULL,
-                type_of_material TEXT NOT NULL, pub_date REAL NOT NULL, word_count INTEGER NOT NULL,
-                keywords TEXT NOT NULL)
+                id TEXT PRIMARY KEY, url TEXT NOT NULL, headline TEXT, kicker TEXT, abstract TEXT, snippet TEXT,
+                lead_paragraph TEXT, source TEXT, source_url TEXT, section TEXT, subsection TEXT, news_desk TEXT,
+                print_section TEXT, print_page TEXT, document_type TEXT, type_of_material TEXT, byline TEXT,
+                published_at REAL, word_count INTEGER, authors TEXT, keywords TEXT, multimedia TEXT)
             """)
     }
 
@@ -58,27 +63,30 @@ final class SQLiteInsertBenchmark: Benchmark {
         var statement: OpaquePointer?
         try sqliteCheck(
             sqlite3_prepare_v2(
-                database, "INSERT INTO articles VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &statement, nil),
+                database, "INSERT INTO articles VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &statement, nil),
             "prepare")
         defer { sqlite3_finalize(statement) }
         try execute("BEGIN")
         for index in order {
             let article = corpus.articles[index]
             let texts: [String?] = [
-                article.id, article.webURL, article.headline, article.kicker, article.abstract, article.snippet,
-                article.leadParagraph, article.source, article.section, article.subsection, article.byline,
-                article.documentType, article.newsDesk, article.typeOfMaterial,
+                article.id, article.url, article.headline, article.kicker, article.abstract, article.snippet,
+                article.leadParagraph, article.source, article.sourceURL, article.section, article.subsection,
+                article.newsDesk, article.printSection, article.printPage, article.documentType,
+                article.typeOfMaterial, article.byline,
             ]
-            for (position, text) in texts.enumerated() {
-                if let text {
-                    sqlite3_bind_text(statement, Int32(position + 1), text, -1, Self.transient)
-                } else {
-                    sqlite3_bind_null(statement, Int32(position + 1))
-                }
+            bindTexts(statement, texts, from: 1)
+            if let date = article.publishedAt {
+                sqlite3_bind_double(statement, 18, date.timeIntervalSince1970)
+            } else {
+                sqlite3_bind_null(statement, 18)
             }
-            sqlite3_bind_double(statement, 15, article.publishedAt.timeIntervalSince1970)
-            sqlite3_bind_int64(statement, 16, Int64(article.wordCount))
-            sqlite3_bind_text(statement, 17, keywordsJSON[index], -1, Self.transient)
+            if let words = article.wordCount {
+                sqlite3_bind_int64(statement, 19, Int64(words))
+            } else {
+                sqlite3_bind_null(statement, 19)
+            }
+            bindTexts(statement, nestedJSON[index], from: 20)
             guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError("sqlite step: \(message())") }
             sqlite3_reset(statement)
         }
@@ -98,6 +106,17 @@ final class SQLiteInsertBenchmark: Benchmark {
         database = nil
         if let directory { try? FileManager.default.removeItem(at: directory) }
         directory = nil
+    }
+
+    /// Binds `texts` to consecutive parameters starting at `first` (nil binds NULL).
+    private func bindTexts(_ statement: OpaquePointer?, _ texts: [String?], from first: Int32) {
+        for (position, text) in texts.enumerated() {
+            if let text {
+                sqlite3_bind_text(statement, first + Int32(position), text, -1, Self.transient)
+            } else {
+                sqlite3_bind_null(statement, first + Int32(position))
+            }
+        }
     }
 
     private func execute(_ sql: String) throws {

@@ -34,12 +34,21 @@ do {
 #endif
 
 // Generating the corpus is cheap next to the cases; it is shared so every case sees the same data.
-let corpus = Corpus(count: options.effectiveRecords)
-let cases = Registry.all(corpus: corpus).filter { options.selects($0.name) }
 if options.list {
-    for benchmark in Registry.all(corpus: Corpus(count: 1)) { print(benchmark.name) }
+    do {
+        for benchmark in Registry.all(corpus: try Corpus(count: 1)) { print(benchmark.name) }
+    } catch {
+        fail("cannot generate the corpus: \(error)", status: 1)
+    }
     exit(0)
 }
+let corpus: Corpus
+do {
+    corpus = try Corpus(count: options.effectiveRecords)
+} catch {
+    fail("cannot generate the corpus: \(error)", status: 1)
+}
+let cases = Registry.all(corpus: corpus).filter { options.selects($0.name) }
 guard !cases.isEmpty else { fail("no case matches \(options.filters)", status: 64) }
 
 let machine = MachineInfo.current
@@ -55,9 +64,11 @@ for benchmark in cases {
     do {
         results.append(try runner.run(benchmark))
     } catch {
+        corpus.cleanUp()
         fail("\(benchmark.name): \(error)", status: 1)
     }
 }
+corpus.cleanUp()
 
 let ratios = Ratios.compute(results)
 print("")

@@ -1,1 +1,0 @@
-// QuireFixtures module (placeholder until its issue lands).

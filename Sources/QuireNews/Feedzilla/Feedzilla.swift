@@ -1,0 +1,125 @@
+import Foundation
+
+/// Parsing of a Feedzilla-style category API (`/v1/categories.json`,
+/// `/v1/categories/{id}/articles.json`).
+public enum Feedzilla {
+    /// Parses `/v1/categories.json`: a bare JSON array of categories. `""` names become `nil`.
+    ///
+    /// - Throws: ``NewsMappingError`` naming the path (`[4].category_id`), or for an HTML/error body.
+    public static func parseCategories(_ body: [UInt8]) throws(NewsMappingError) -> [Category] {
+        let root = try ResponseBody.parse(body)
+        if case .object(let object) = root { try ResponseBody.rejectErrorShapes(object) }
+        guard case .array(let elements) = root else { throw .mismatch("array", root) }
+        var categories: [Category] = []
+        categories.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            do throws(NewsMappingError) {
+                if let category = try categoryMapping.map(element) { categories.append(category) }
+            } catch {
+                throw error.prefixed(by: [.index(index)])
+            }
+        }
+        return categories
+    }
+
+    /// Parses a category's article list into the list and its articles.
+    ///
+    /// Article identity ignores the story URL's query string (which echoes the request) and its
+    /// category segment, so the same story fetched in two categories or by two requests is one
+    /// article (see ``storyID(forURL:)``); the stored `url` has the query removed. A story listed
+    /// twice appears once.
+    ///
+    /// - Throws: ``NewsMappingError`` naming the path (`articles[2].publish_date`); nothing is returned
+    ///   partially.
+    public static func parseArticleList(
+        _ body: [UInt8], categoryID: Int
+    ) throws(NewsMappingError) -> (list: ArticleList, articles: [Article]) {
+        let root = try ResponseBody.parse(body)
+        guard case .object(let object) = root else { throw .mismatch("object", root) }
+        try ResponseBody.rejectErrorShapes(object)
+        let m = JSONMapper(object: object)
+        var articles: [Article] = []
+        var seen: Set<String> = []
+        switch object["articles"] {
+        case nil:
+            throw NewsMappingError(.missingField, at: [.key("articles")])
+        case .null?:
+            break
+        case .array(let elements)?:
+            for (index, element) in elements.enumerated() {
+                do throws(NewsMappingError) {
+                    guard let article = try articleMapping.map(element) else { throw NewsMappingError(.missingField) }
+                    if seen.insert(article.id).inserted { articles.append(article) }
+                } catch {
+                    throw error.prefixed(by: [.key("articles"), .index(index)])
+                }
+            }
+        case let other?:
+            throw NewsMappingError.mismatch("array", other).prefixed(by: [.key("articles")])
+        }
+        let list = ArticleList(
+            id: listID(categoryID: categoryID),
+            title: try m(.string("title")),
+            url: try m(.string("syndication_url")),
+            articleDescription: try m(.string("description")),
+            articleIDs: articles.map(\.id))
+        return (list, articles)
+    }
+
+    /// The identity of a category's article list: `feedzilla:category:<id>`.
+    public static func listID(categoryID: Int) -> String { "feedzilla:category:\(categoryID)" }
+
+    /// A story URL without its query string and fragment.
+    public static func canonicalURL(_ url: String) -> String {
+        guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
+        return String(url[..<cut])
+    }
+
+    /// The stable article id of a story URL.
+    ///
+    /// Feedzilla story URLs look like `http://news.feedzilla.com/en_us/stories/<category>/<story>?<echo>`:
+    /// the id is `feedzilla:<story>`, the last path segment, so neither the echoed query nor the
+    /// category matters. Other URLs give `feedzilla:<host><path>` without scheme, query or fragment
+    /// (host lowercased).
+    public static func storyID(forURL url: String) -> String {
+        var rest = Substring(canonicalURL(url))
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let host = rest[..<slash].lowercased()
+        let path = rest[slash...]
+        if path.contains("/stories/"), let last = path.split(separator: "/").last, !last.isEmpty {
+            return "feedzilla:\(last)"
+        }
+        return "feedzilla:\(host)\(path)"
+    }
+
+    /// `{category_id, display_category_name, english_category_name, url_category_name}`.
+    public static let categoryMapping = JSONMapping<Category> { m throws(NewsMappingError) in
+        Category(
+            id: try m(.required(["category_id"], .int(lenient: true))),
+            displayName: try m(.string("display_category_name")),
+            englishName: try m(.string("english_category_name")),
+            urlName: try m(.string("url_category_name")))
+    }
+
+    /// `{publish_date, source, source_url, summary, title, url, author?, enclosures?}`.
+    public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
+        let url = try m(.requiredString("url"))
+        return Article(
+            id: storyID(forURL: url),
+            url: canonicalURL(url),
+            headline: try m(.string("title")),
+            abstract: try m(.string("summary")),
+            source: try m(.string("source")),
+            sourceURL: try m(.string("source_url")),
+            publishedAt: try m(.date("publish_date")),
+            byline: try m(.string("author")),
+            multimedia: try m(.array("enclosures", of: enclosureMapping)))
+    }
+
+    /// `enclosures[]`: `{uri, media_type, length?}`; an enclosure without `uri` is left out.
+    public static let enclosureMapping = JSONMapping<Media> { m throws(NewsMappingError) in
+        guard let uri = try m(.string("uri")) else { return nil }
+        return Media(url: uri, kind: try m(.string("media_type")))
+    }
+}

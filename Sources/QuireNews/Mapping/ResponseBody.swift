@@ -1,0 +1,56 @@
+/// Recognising what a response body is before mapping it: HTML, an API error object, or data.
+enum ResponseBody {
+    /// Parses JSON, first turning an HTML/XML page into ``NewsMappingError/Kind/html``.
+    static func parse(_ body: [UInt8]) throws(NewsMappingError) -> JSONValue {
+        var index = 0
+        // A UTF-8 byte order mark is harmless; skip it with the whitespace.
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        while index < body.count, body[index] == 0x20 || body[index] == 0x0A || body[index] == 0x0D || body[index] == 0x09 {
+            index += 1
+        }
+        if index == body.count { throw NewsMappingError(.emptyBody) }
+        if body[index] == UInt8(ascii: "<") { throw NewsMappingError(.html) }
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) {
+            // Blank the mark rather than slicing it off, so byte ranges stay those of `body`.
+            var copy = body
+            copy.replaceSubrange(0..<3, with: [0x20, 0x20, 0x20])
+            return try JSONParser.parse(copy)
+        }
+        return try JSONParser.parse(body)
+    }
+
+    /// Throws for the error bodies the APIs send: a gateway `fault` object (401/429), an
+    /// `"status": "ERROR"` object with `errors` (400), a Spring Boot error object (500), or a
+    /// Feedzilla-style `error` object.
+    static func rejectErrorShapes(_ root: JSONObject) throws(NewsMappingError) {
+        let m = JSONMapper(object: root)
+        if let fault = root["fault"], fault != .null {
+            let message = (try? m(.string("fault.faultstring"))) ?? nil
+            let code = (try? m(.string("fault.detail.errorcode"))) ?? nil
+            throw NewsMappingError(.apiFault(message: message ?? "unknown fault", code: code))
+        }
+        let status = root["status"]
+        if status == .string("ERROR") || root["errors"] != nil {
+            var messages: [String] = []
+            if case .array(let errors)? = root["errors"] {
+                for case .string(let text) in errors { messages.append(text) }
+            }
+            throw NewsMappingError(.apiError(messages: messages))
+        }
+        if case .int(let code)? = status, code >= 400 {
+            let parts = [(try? m(.string("error"))) ?? nil, (try? m(.string("message"))) ?? nil].compactMap { $0 }
+            throw NewsMappingError(.apiError(messages: parts.isEmpty ? ["HTTP \(code)"] : parts))
+        }
+        if let error = root["error"], error != .null, root["response"] == nil {
+            switch error {
+            case .string(let text):
+                throw NewsMappingError(.apiError(messages: [text]))
+            case .object:
+                let text = (try? m(.optional(["error.statusdescription", "error.message"], .lenientString))) ?? nil
+                throw NewsMappingError(.apiError(messages: [text ?? "error"]))
+            default:
+                break
+            }
+        }
+    }
+}

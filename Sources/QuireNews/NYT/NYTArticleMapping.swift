@@ -1,0 +1,102 @@
+/// The declarative mapping of one `response.docs[]` element, covering every era (2012 → 2025).
+extension NYTArticleSearch {
+    /// Maps a document object to an ``Article``.
+    ///
+    /// | property | key path | tolerance |
+    /// |---|---|---|
+    /// | `id` | `uri`, else `_id` | required, byte-exact |
+    /// | `url` | `web_url` | required |
+    /// | `headline`, `kicker` | `headline.main`, `headline.kicker` | `<strong>` kept |
+    /// | `printPage` | `print_page` | string or number |
+    /// | `wordCount` | `word_count` | number or numeric string |
+    /// | `publishedAt` | `pub_date` | `Z`, `+0000`, `+00:00`, fractions; missing on topic pages |
+    /// | `byline`, `authors` | `byline.original`, `byline.person[]` | `byline` may be `[]` |
+    /// | `keywords` | `keywords[]` | `rank` string or number |
+    /// | `multimedia` | `multimedia` | array (relative urls) or the 2025 object |
+    public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
+        Article(
+            id: try m(.firstOf("uri", "_id")),
+            url: try m(.requiredString("web_url")),
+            headline: try m(.string("headline.main")),
+            kicker: try m(.string("headline.kicker")),
+            abstract: try m(.string("abstract")),
+            snippet: try m(.string("snippet")),
+            leadParagraph: try m(.string("lead_paragraph")),
+            source: try m(.string("source")),
+            publishedAt: try m(.date("pub_date")),
+            section: try m(.string("section_name")),
+            subsection: try m(.string("subsection_name")),
+            newsDesk: try m(.string("news_desk")),
+            printSection: try m(.string("print_section", lenient: true)),
+            printPage: try m(.string("print_page", lenient: true)),
+            documentType: try m(.string("document_type")),
+            typeOfMaterial: try m(.string("type_of_material")),
+            wordCount: try m(.int("word_count", lenient: true)),
+            byline: try m(.string("byline.original")),
+            authors: try m(.array("byline.person", of: personNameMapping)),
+            keywords: try m(.array("keywords", of: keywordMapping)),
+            multimedia: try m(.optional(["multimedia"], multimediaTransformer)))
+    }
+
+    /// `keywords[]`: `{name, value, rank?}` with `rank` a string (before 2018) or a number.
+    /// A keyword without a name or value carries nothing and is left out.
+    public static let keywordMapping = JSONMapping<Keyword> { m throws(NewsMappingError) in
+        guard let name = try m(.string("name")), let value = try m(.string("value")) else { return nil }
+        return Keyword(name: name, value: value, rank: try m(.int("rank", lenient: true)))
+    }
+
+    /// `byline.person[]`: first, middle and last names joined by single spaces; a person without any
+    /// name (2012 bylines list only `organization` and `role`) is left out.
+    public static let personNameMapping = JSONMapping<String> { m throws(NewsMappingError) in
+        let parts = [
+            try m(.string("firstname")), try m(.string("middlename")), try m(.string("lastname")),
+        ].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    /// One image of the array shape (2012 → early 2025); an image without `url` is left out.
+    public static let mediaItemMapping = JSONMapping<Media> { m throws(NewsMappingError) in
+        guard let url = try m(.absoluteURL("url")) else { return nil }
+        return Media(
+            url: url,
+            width: try m(.int("width", lenient: true)),
+            height: try m(.int("height", lenient: true)),
+            caption: try m(.string("caption")),
+            credit: try m(.string("credit")),
+            kind: try m(.optional(["subtype", "subType", "crop_name", "type"], .string)))
+    }
+
+    /// One rendition (`default`, `thumbnail`) of the 2025 object shape.
+    static func renditionMapping(kind: String, caption: String?, credit: String?) -> JSONMapping<Media> {
+        JSONMapping { m throws(NewsMappingError) in
+            guard let url = try m(.absoluteURL("url")) else { return nil }
+            return Media(
+                url: url, width: try m(.int("width", lenient: true)), height: try m(.int("height", lenient: true)),
+                caption: caption, credit: credit, kind: kind)
+        }
+    }
+
+    /// `multimedia`: an array of images, or the 2025 object
+    /// `{caption, credit, default: {url, height, width}, thumbnail: {…}}`, which maps to a
+    /// `default` image (with the caption and credit) and a `thumbnail` image.
+    public static let multimediaTransformer = ValueTransformer<[Media]> { value throws(NewsMappingError) in
+        switch value {
+        case .array:
+            return try ValueTransformer<[Media]>.array(of: mediaItemMapping).transform(value)
+        case .object(let object):
+            let m = JSONMapper(object: object)
+            let caption = try m(.string("caption"))
+            let credit = try m(.string("credit"))
+            var images: [Media] = []
+            if let main = try m(.object("default", renditionMapping(kind: "default", caption: caption, credit: credit))) {
+                images.append(main)
+            }
+            if let thumbnail = try m(.object("thumbnail", renditionMapping(kind: "thumbnail", caption: nil, credit: nil))) {
+                images.append(thumbnail)
+            }
+            return images.isEmpty ? nil : images
+        default:
+            throw .mismatch("array or object", value)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// QuireNews module (placeholder until its issue lands).

@@ -168,7 +168,8 @@ public enum NewsDate {
 
         /// `+hhmm`, `-hhmm`, `+hh:mm`, `+hh` or a zone name; returns seconds east of UTC.
         mutating func zone(allowNames: Bool) -> Int? {
-            guard let sign = peek else { return 0 }
+            // RFC 822 requires a zone; ISO 8601 without one is read as UTC.
+            guard let sign = peek else { return allowNames ? nil : 0 }
             if sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
                 index += 1
                 guard let hours = digits(2) else { return nil }

@@ -1,0 +1,68 @@
+import Foundation
+import QuireFixtures
+import QuireNews
+import Testing
+
+@Suite struct FeedzillaTests {
+    @Test func categoriesRoundTripWithEmptyNamesAsNil() throws {
+        let generator = ArticleGenerator(seed: 1)
+        let categories = (0..<9).map { generator.category(index: $0) }
+        #expect(categories.contains { $0.displayName == nil })
+        #expect(try Feedzilla.parseCategories(feedzillaCategoriesBody(categories)) == categories)
+        let documented = Array(#"[{"category_id":1314,"display_category_name":"","english_category_name":"Sports","url_category_name":""}]"#.utf8)
+        #expect(try Feedzilla.parseCategories(documented) == [Category(id: 1314, englishName: "Sports")])
+    }
+
+    @Test func categoryErrorsNameTheirPath() {
+        #expect(throws: NewsMappingError(.missingField, at: [.index(1), .key("category_id")])) {
+            try Feedzilla.parseCategories(Array(#"[{"category_id":1},{"english_category_name":"x"}]"#.utf8))
+        }
+        #expect(throws: NewsMappingError(.html)) { try Feedzilla.parseCategories(Array("<error><statuscode>400</statuscode></error>".utf8)) }
+    }
+
+    @Test func articleListRoundTrips() throws {
+        var generator = ArticleGenerator(seed: 99)
+        let articles = generator.articles(count: 20)
+        let body = feedzillaArticleListBody(categoryID: 1314, articles: articles, requestQuery: "count=20&client_source=api&format=json")
+        #expect(String(decoding: body, as: UTF8.self).contains(#"http:\/\/news.feedzilla.com\/en_us\/stories\/"#))
+        #expect(String(decoding: body, as: UTF8.self).contains(" +0100\""))
+        let (list, parsed) = try Feedzilla.parseArticleList(body, categoryID: 1314)
+        #expect(parsed == articles.map { feedzillaRoundTrip($0, categoryID: 1314) })
+        #expect(list == feedzillaExpectedList(categoryID: 1314, articles: articles))
+        #expect(list.articleIDs == parsed.map(\.id))
+        #expect(parsed.allSatisfy { !$0.url.contains("?") })
+    }
+
+    @Test func identityIgnoresQueryStringAndCategory() throws {
+        var generator = ArticleGenerator(seed: 4)
+        let articles = generator.articles(count: 5)
+        let first = try Feedzilla.parseArticleList(
+            feedzillaArticleListBody(categoryID: 26, articles: articles, requestQuery: "count=5&client_source=api&format=json"), categoryID: 26)
+        let second = try Feedzilla.parseArticleList(
+            feedzillaArticleListBody(categoryID: 1314, articles: articles.reversed(), requestQuery: "q=michael&client_source=api&format=json"),
+            categoryID: 1314)
+        #expect(Set(first.articles.map(\.id)) == Set(second.articles.map(\.id)))
+        #expect(first.list.id != second.list.id)
+        #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/top-news/162318929?count=2&client_source=api&format=json")
+            == "feedzilla:162318929")
+        #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/sports/162318929?q=x") == "feedzilla:162318929")
+        #expect(Feedzilla.storyID(forURL: "https://Example.com/a/b?x=1#f") == "feedzilla:example.com/a/b")
+    }
+
+    @Test func duplicateStoriesInOneListAppearOnce() throws {
+        let text = #"{"articles":[{"url":"http:\/\/news.feedzilla.com\/en_us\/stories\/a\/1?x=1","title":"T"},{"url":"http://news.feedzilla.com/en_us/stories/b/1?x=2","title":"T2"}],"title":"L"}"#
+        let (list, articles) = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 3)
+        #expect(articles.count == 1 && articles[0].headline == "T")
+        #expect(list.articleIDs == ["feedzilla:1"] && list.title == "L" && list.url == nil)
+    }
+
+    @Test func rfc822OffsetIsHonouredAndBadDateNamesPath() throws {
+        let text = #"{"articles":[{"url":"http://x/stories/a/1","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100"},{"url":"http://x/stories/a/2","publish_date":"Tue, 05 Oct 2010 14:11"}]}"#
+        #expect(throws: NewsMappingError(.invalidDate("Tue, 05 Oct 2010 14:11"), at: [.key("articles"), .index(1), .key("publish_date")])) {
+            try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 1)
+        }
+        let good = #"{"articles":[{"url":"http://x/stories/a/1","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100"}]}"#
+        let article = try #require(try Feedzilla.parseArticleList(Array(good.utf8), categoryID: 1).articles.first)
+        #expect(article.publishedAt == Date(timeIntervalSince1970: 1_286_284_260))
+    }
+}

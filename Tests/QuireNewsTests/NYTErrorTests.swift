@@ -1,0 +1,68 @@
+import QuireFixtures
+import QuireNews
+import Testing
+
+@Suite struct NYTErrorTests {
+    func error(_ body: [UInt8]) -> NewsMappingError? {
+        do {
+            _ = try NYTArticleSearch.parsePage(body)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func errorBodiesGiveTypedErrors() throws {
+        #expect(error(NYTErrorBody.invalidKey.body)?.kind == .apiFault(message: "Invalid ApiKey", code: "oauth.v2.InvalidApiKey"))
+        #expect(error(NYTErrorBody.missingKey.body)?.kind == .apiFault(
+            message: "Failed to resolve API Key variable request.queryparam.api-key", code: "steps.oauth.v2.FailedToResolveAPIKey"))
+        let limited = try #require(error(NYTErrorBody.rateLimited.body))
+        guard case .apiFault(let message, let code) = limited.kind else { Issue.record("\(limited)"); return }
+        #expect(message.hasPrefix("Rate limit quota violation. Quota limit  exceeded."))
+        #expect(code == "policies.ratelimit.QuotaViolation")
+        #expect(error(NYTErrorBody.badRequest.body)?.kind == .apiError(messages: [#"error in fq: Cannot parse 'section_name:("Sports'"#]))
+        #expect(error(NYTErrorBody.forbiddenHTML.body)?.kind == .html)
+        #expect(error(NYTErrorBody.serverError.body)?.kind == .apiError(messages: ["Internal Server Error", "No message available"]))
+        #expect(error(Array("<h1>Developer Over Rate</h1>".utf8))?.kind == .html)
+        #expect(error(Array(#"{"status":"ERROR","errors":["Invalid Date: 2012","Not Found"],"results":[]}"#.utf8))?.kind
+            == .apiError(messages: ["Invalid Date: 2012", "Not Found"]))
+        #expect(error([])?.kind == .emptyBody)
+    }
+
+    @Test func badPubDateNamesItsPath() throws {
+        var docs = (0..<5).map { _ in doc(#""pub_date":"2012-01-01T18:46:02Z""#) }
+        docs[3] = doc(#""pub_date":"2012-13-45T18:46:02Z""#)
+        let failure = try #require(error(page(docs)))
+        #expect(failure.kind == .invalidDate("2012-13-45T18:46:02Z"))
+        #expect(failure.path == "response.docs[3].pub_date")
+        #expect(failure.description.contains("response.docs[3].pub_date"))
+    }
+
+    @Test(arguments: [
+        (#"{"response":{"docs":{}}}"#, NewsMappingError.Kind.typeMismatch(expected: "array", found: "object"), "response.docs"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},"x"]}}"#, .typeMismatch(expected: "object", found: "string"), "response.docs[1]"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"web_url":"u"}]}}"#, .missingField, "response.docs[1]._id"),
+        (#"{"response":{"docs":[{"_id":"a"}]}}"#, .missingField, "response.docs[0].web_url"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":"many"}]}}"#, .invalidValue(#""many" is not an integer"#), "response.docs[0].word_count"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","headline":"flat"}]}}"#, .typeMismatch(expected: "object", found: "string"), "response.docs[0].headline"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","keywords":[{"name":"s","value":"v","rank":"x1"}]}]}}"#, .invalidValue(#""x1" is not an integer"#), "response.docs[0].keywords[0].rank"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","multimedia":"img"}]}}"#, .typeMismatch(expected: "array or object", found: "string"), "response.docs[0].multimedia"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","pub_date":17}]}}"#, .typeMismatch(expected: "date string", found: "number"), "response.docs[0].pub_date"),
+        (#"{"status":"OK"}"#, .missingField, "response"),
+        (#"{"response":{"meta":{"hits":1}}}"#, .missingField, "response.docs"),
+        (#"[1,2]"#, .typeMismatch(expected: "object", found: "array"), ""),
+    ])
+    func wrongShapesNameTheirPath(text: String, kind: NewsMappingError.Kind, path: String) throws {
+        let failure = try #require(error(Array(text.utf8)))
+        #expect(failure.kind == kind)
+        #expect(failure.path == path)
+    }
+
+    @Test func truncatedPageNamesWhereItStopped() throws {
+        var generator = ArticleGenerator(seed: 3)
+        let body = nytPageBody(articles: generator.articles(count: 10), hits: 10, page: 0, era: .era2019)
+        let failure = try #require(error(Array(body[..<(body.count * 3 / 4)])))
+        #expect(failure.kind == .truncated(offset: body.count * 3 / 4))
+        #expect(failure.path.hasPrefix("response.docs["))
+    }
+}

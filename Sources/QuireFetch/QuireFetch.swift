@@ -1,1 +1,0 @@
-// QuireFetch module (placeholder until its issue lands).

@@ -124,9 +124,15 @@ final class FixtureAPIState: Sendable {
             response.body = Array(normal.body.prefix(normal.body.count / 2))
             return response
         case .malformedJSON:
+            // After the first `,"` past the middle: a member separator (inside a string a quote is
+            // always escaped), so the garbage lands between values, never inside text.
             var response = normal
-            let middle = normal.body.count / 2
-            response.body = Array(normal.body[..<middle]) + Array("}]@#!".utf8) + Array(normal.body[middle...])
+            let body = normal.body
+            var cut = body.count / 2
+            while cut + 1 < body.count, !(body[cut] == UInt8(ascii: ",") && body[cut + 1] == UInt8(ascii: "\"")) {
+                cut += 1
+            }
+            response.body = Array(body[...min(cut, body.count - 1)]) + Array("@#!".utf8) + Array(body[min(cut + 1, body.count)...])
             return response
         case .stall(let seconds):
             return normal.with(.stallMidBody(afterBytes: min(16, normal.body.count), seconds: seconds))

@@ -1,6 +1,7 @@
 import Foundation
 import QuireCodec
 import QuireLMDB
+import Synchronization
 
 /// A collection's databases and codec, resolved once per process.
 struct RegisteredCollection: Sendable {
@@ -18,7 +19,6 @@ extension Store {
     /// Call once per collection before writing to it (reads of a stored collection work
     /// without it). When the stored definition has other indexes, they are rebuilt from the
     /// records in one transaction.
-    @available(*, noasync, message: "registration opens databases synchronously")
     public func register<V>(_ collection: StoreCollection<V>) throws {
         let definition = collection.definition
         if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
@@ -45,7 +45,6 @@ extension Store {
     }
 
     /// Declares a to-many relation and opens its database.
-    @available(*, noasync, message: "registration opens databases synchronously")
     public func register(_ relation: StoreRelation) throws {
         if relations.withLock({ $0[relation.name] }) != nil { return }
         let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
@@ -58,7 +57,6 @@ extension Store {
     }
 
     /// The definitions of every collection stored, whether or not this process registered it.
-    @available(*, noasync)
     public func storedCollections() throws -> [CollectionDefinition] {
         try environment.read { txn in
             var out: [CollectionDefinition] = []
@@ -73,7 +71,6 @@ extension Store {
     }
 
     /// The names of every relation stored.
-    @available(*, noasync)
     public func storedRelations() throws -> [String] {
         try environment.read { txn in
             txn.entries(in: metaDB, range: .prefix(Array("relation:".utf8))).map {
@@ -83,17 +80,9 @@ extension Store {
     }
 
     func openStoredCollection(_ definition: CollectionDefinition) throws -> RegisteredCollection {
-        let ro = options.readOnly
-        func open(_ name: String, _ flags: DatabaseFlags) throws -> Database {
-            do {
-                return try environment.openDatabase(name, flags: ro ? flags : flags.union(.create))
-            } catch LMDBError.notFound {
-                throw StoreError(.unknownCollection, "\(environment.path): no collection named '\(definition.name)'")
-            }
-        }
-        let records = try open(StoreLayout.records(definition.name), [])
+        let records = try openCollectionDatabase(StoreLayout.records(definition.name), [], definition.name)
         let indexes = try definition.indexes.map {
-            try open(StoreLayout.index(definition.name, $0.name), [.duplicateSort])
+            try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
         var encoderOptions = CompactEncoder.Options()
         if definition.compressed { encoderOptions.compression = .init() }
@@ -102,22 +91,55 @@ extension Store {
             encoder: CompactEncoder(options: encoderOptions), decoder: CompactDecoder())
     }
 
-    /// The registered collection `name`, or (for reads) the stored one opened on demand.
+    private func openCollectionDatabase(_ name: String, _ flags: DatabaseFlags, _ collection: String) throws -> Database {
+        do {
+            return try environment.openDatabase(name, flags: options.readOnly ? flags : flags.union(.create))
+        } catch {
+            if error == LMDBError.notFound {
+                throw StoreError(.unknownCollection, "\(environment.path): no collection named '\(collection)'")
+            }
+            throw error
+        }
+    }
+
+    /// Opens the databases of every stored collection and relation, so reads can use them.
+    ///
+    /// LMDB database handles opened after a transaction began are invalid inside it, so handles
+    /// are opened here (at open, or on `refreshCollections()`), never in the middle of a read.
+    func openStoredDatabases() throws {
+        for definition in try storedCollections() where registry.withLock({ $0[definition.name] }) == nil {
+            let opened = try openStoredCollection(definition)
+            registry.withLock { $0[definition.name] = opened }
+        }
+        for name in try storedRelations() where relations.withLock({ $0[name] }) == nil {
+            let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
+            let db = try environment.openDatabase(StoreLayout.relation(name), flags: flags)
+            relations.withLock { $0[name] = db }
+        }
+    }
+
+    /// Picks up collections and relations that another process created since this store opened.
+    /// Call it outside of reads and writes.
+    public func refreshCollections() throws {
+        try openStoredDatabases()
+    }
+
+    /// The collection `name`, registered or stored when the store opened.
     func resolved(_ name: String) throws -> RegisteredCollection {
         if let found = registry.withLock({ $0[name] }) { return found }
-        let key = StoreLayout.collectionKey(name)
-        let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
-        guard let stored, let definition = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(stored)) else {
-            throw StoreError(.unknownCollection, "no collection named '\(name)' in \(environment.path)")
-        }
-        let opened = try openStoredCollection(definition)
-        registry.withLock { $0[name] = opened }
-        return opened
+        throw StoreError(
+            .unknownCollection,
+            "no collection named '\(name)' in \(environment.path) (register it, or call refreshCollections() if another process created it)"
+        )
     }
 
     func relationDatabase(_ relation: StoreRelation) throws -> Database {
-        if let db = relations.withLock({ $0[relation.name] }) { return db }
-        throw StoreError(.unknownCollection, "relation '\(relation.name)' is not registered: call store.register(_:) first")
+        try relationDatabase(named: relation.name)
+    }
+
+    func relationDatabase(named name: String) throws -> Database {
+        if let db = relations.withLock({ $0[name] }) { return db }
+        throw StoreError(.unknownCollection, "relation '\(name)' is not registered: call store.register(_:) first")
     }
 
     private func rebuildIndexes<V>(

@@ -32,6 +32,8 @@ public final class Store: Sendable {
     let changeHub = ChangeHub()
     let commitQueue = CommitQueue()
     let counters = Mutex<StoreCounters>(StoreCounters())
+    /// True while a bulk load runs with relaxed durability (group commits then sync explicitly).
+    let bulkRelaxed = Mutex<Bool>(false)
 
     /// Opens (creating unless read-only) the store at `path`.
     ///
@@ -41,18 +43,22 @@ public final class Store: Sendable {
         self.options = options
         let env = try Environment(path: path, options: options.environmentOptions)
         do {
+            let meta: Database
+            let fieldNames: Database
             if options.readOnly {
-                guard let meta = try? env.openDatabase(StoreLayout.meta, flags: []) else {
+                guard let found = try? env.openDatabase(StoreLayout.meta, flags: []) else {
                     throw StoreError(.corrupted, "\(env.path): not a Quire store (no metadata)")
                 }
-                metaDB = meta
-                fieldsDB = try env.openDatabase(StoreLayout.fields, flags: [])
+                meta = found
+                fieldNames = try env.openDatabase(StoreLayout.fields, flags: [])
             } else {
-                metaDB = try env.openDatabase(StoreLayout.meta)
-                fieldsDB = try env.openDatabase(StoreLayout.fields)
+                meta = try env.openDatabase(StoreLayout.meta)
+                fieldNames = try env.openDatabase(StoreLayout.fields)
             }
-            try Store.checkFormat(env, metaDB, readOnly: options.readOnly)
-            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldsDB, path: env.path) }
+            try Store.checkFormat(env, meta, readOnly: options.readOnly)
+            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
+            metaDB = meta
+            fieldsDB = fieldNames
             fieldCache = Mutex(table)
         } catch {
             env.close()
@@ -60,16 +66,22 @@ public final class Store: Sendable {
         }
         environment = env
         writer = StoreWriter()
-        writer.attach(self)
+        do {
+            try openStoredDatabases()
+        } catch {
+            env.close()
+            throw error
+        }
     }
 
     deinit {
-        writer.detach()
+        writer.stop()
+        changeHub.finish()
     }
 
-    /// Closes the store; later reads and writes throw.
+    /// Closes the store; later reads and writes throw. Waits for running reads.
     public func close() {
-        writer.detach()
+        changeHub.finish()
         environment.close()
     }
 
@@ -131,7 +143,6 @@ public final class Store: Sendable {
     /// Many reads run at once, and alongside the writer; each sees the store as of its start.
     /// Values handed out as raw bytes are valid only inside `body`.
     @discardableResult
-    @available(*, noasync, message: "reads are synchronous; call from a synchronous context")
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
         try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
     }

@@ -32,7 +32,8 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     /// The schema stored in the store's metadata.
     var definition: CollectionDefinition {
         CollectionDefinition(
-            name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind) }, compressed: compressed)
+            name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field) },
+            compressed: compressed)
     }
 }
 
@@ -42,14 +43,20 @@ public struct StoreIndex<Value: Sendable>: Sendable {
     public let name: String
     /// What the keys hold, so tools can render them without the Swift types.
     public let kind: IndexKind
+    /// The field the keys come from, when the index is one field's value: lets tools that
+    /// don't know the Swift type (`quire verify`) recompute the keys from stored records.
+    public let field: String?
     /// Computes the index keys of a value (none to leave it out of the index).
     public let keys: @Sendable (Value) -> [StoreKey]
 
     /// Declares an index.
-    public init(name: String, kind: IndexKind, keys: @escaping @Sendable (Value) -> [StoreKey]) {
+    public init(
+        name: String, kind: IndexKind, field: String? = nil, keys: @escaping @Sendable (Value) -> [StoreKey]
+    ) {
         precondition(!name.isEmpty && !name.contains(":"), "index names must be non-empty and free of ':'")
         self.name = name
         self.kind = kind
+        self.field = field
         self.keys = keys
     }
 }
@@ -88,4 +95,12 @@ public struct CollectionDefinition: Codable, Sendable, Hashable {
 public struct IndexDefinition: Codable, Sendable, Hashable {
     public var name: String
     public var kind: IndexKind
+    /// The field the keys come from, if the index is one field's value.
+    public var field: String?
+
+    public init(name: String, kind: IndexKind, field: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.field = field
+    }
 }

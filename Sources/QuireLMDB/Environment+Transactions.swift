@@ -11,9 +11,10 @@ extension Environment {
     ///
     /// Reads run on any thread, concurrently with each other and with the writer. The
     /// transaction is recycled (`mdb_txn_reset`/`mdb_txn_renew`), so a read takes no new reader
-    /// slot. `body` must not start another transaction.
+    /// slot. `body` is synchronous, so the snapshot never spans a suspension point; calling
+    /// this from async code is fine (reads are short and never wait for the writer).
+    /// `body` must not start another transaction.
     @discardableResult
-    @available(*, noasync, message: "LMDB transactions are synchronous; call from a synchronous context")
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try ensureOpen("read")
         let txn = try enterRead()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The declarative mapping of one `response.docs[]` element, covering every era (2012 → 2025).
 extension NYTArticleSearch {
     /// Maps a document object to an ``Article``.
@@ -14,28 +16,41 @@ extension NYTArticleSearch {
     /// | `keywords` | `keywords[]` | `rank` string or number |
     /// | `multimedia` | `multimedia` | array (relative urls) or the 2025 object |
     public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
-        Article(
-            id: try m(.firstOf("uri", "_id")),
-            url: try m(.requiredString("web_url")),
-            headline: try m(.string("headline.main")),
-            kicker: try m(.string("headline.kicker")),
-            abstract: try m(.string("abstract")),
-            snippet: try m(.string("snippet")),
-            leadParagraph: try m(.string("lead_paragraph")),
-            source: try m(.string("source")),
-            publishedAt: try m(.date("pub_date")),
-            section: try m(.string("section_name")),
-            subsection: try m(.string("subsection_name")),
-            newsDesk: try m(.string("news_desk")),
-            printSection: try m(.string("print_section", lenient: true)),
-            printPage: try m(.string("print_page", lenient: true)),
-            documentType: try m(.string("document_type")),
-            typeOfMaterial: try m(.string("type_of_material")),
-            wordCount: try m(.int("word_count", lenient: true)),
-            byline: try m(.string("byline.original")),
-            authors: try m(.array("byline.person", of: personNameMapping)),
-            keywords: try m(.array("keywords", of: keywordMapping)),
-            multimedia: try m(.optional(["multimedia"], multimediaTransformer)))
+        typealias R = ArticleRules
+        return Article(
+            id: try m(R.id), url: try m(R.url), headline: try m(R.headline), kicker: try m(R.kicker),
+            abstract: try m(R.abstract), snippet: try m(R.snippet), leadParagraph: try m(R.leadParagraph),
+            source: try m(R.source), publishedAt: try m(R.publishedAt), section: try m(R.section),
+            subsection: try m(R.subsection), newsDesk: try m(R.newsDesk), printSection: try m(R.printSection),
+            printPage: try m(R.printPage), documentType: try m(R.documentType), typeOfMaterial: try m(R.typeOfMaterial),
+            wordCount: try m(R.wordCount), byline: try m(R.byline), authors: try m(R.authors),
+            keywords: try m(R.keywords), multimedia: try m(R.multimedia))
+    }
+
+    /// The rules of ``articleMapping``, built once (key paths are split and transformers composed
+    /// here, not for every document on the fetch path).
+    enum ArticleRules {
+        static let id: MappingRule<String> = .firstOf("uri", "_id")
+        static let url: MappingRule<String> = .requiredString("web_url")
+        static let headline: MappingRule<String?> = .string("headline.main")
+        static let kicker: MappingRule<String?> = .string("headline.kicker")
+        static let abstract: MappingRule<String?> = .string("abstract")
+        static let snippet: MappingRule<String?> = .string("snippet")
+        static let leadParagraph: MappingRule<String?> = .string("lead_paragraph")
+        static let source: MappingRule<String?> = .string("source")
+        static let publishedAt: MappingRule<Date?> = .date("pub_date")
+        static let section: MappingRule<String?> = .string("section_name")
+        static let subsection: MappingRule<String?> = .string("subsection_name")
+        static let newsDesk: MappingRule<String?> = .string("news_desk")
+        static let printSection: MappingRule<String?> = .string("print_section", lenient: true)
+        static let printPage: MappingRule<String?> = .string("print_page", lenient: true)
+        static let documentType: MappingRule<String?> = .string("document_type")
+        static let typeOfMaterial: MappingRule<String?> = .string("type_of_material")
+        static let wordCount: MappingRule<Int?> = .int("word_count", lenient: true)
+        static let byline: MappingRule<String?> = .string("byline.original")
+        static let authors: MappingRule<[String]?> = .array("byline.person", of: personNameMapping)
+        static let keywords: MappingRule<[Keyword]?> = .array("keywords", of: keywordMapping)
+        static let multimedia: MappingRule<[Media]?> = .optional(["multimedia"], multimediaTransformer)
     }
 
     /// `keywords[]`: `{name, value, rank?}` with `rank` a string (before 2018) or a number.

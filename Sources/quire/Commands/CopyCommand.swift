@@ -1,6 +1,73 @@
+import QuireLMDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What `quire copy` does, given valid options (see `CopyOptions.swift`).
 enum CopyCommand {
     static func run(_ options: CopyOptions, context: CommandContext) async throws {
-        throw RuntimeError("copy", "not implemented yet")
+        let destination = options.destination
+        try checkDestination(destination)
+        let environment = try ReadOnlyStore.open(context.storePath, command: "copy")
+        defer { environment.close() }
+
+        let createdDirectory = access(destination, F_OK) != 0
+        do {
+            try environment.copy(to: destination, compact: options.compact)
+        } catch {
+            // Leave nothing half-written behind: a partial data file is not a store.
+            unlink(destination + "/data.mdb")
+            if createdDirectory { rmdir(destination) }
+            throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")
+        }
+        if !options.quiet {
+            let pageSize = try environment.info().pageSize
+            let bytes = fileSize(destination + "/data.mdb") ?? 0
+            Diagnostics.write(summary(bytes: bytes, pageSize: pageSize, destination: destination, compact: options.compact))
+        }
+    }
+
+    /// The destination must be absent or an empty directory, so a copy never mixes with or
+    /// replaces an existing store.
+    static func checkDestination(_ destination: String) throws(RuntimeError) {
+        var info = stat()
+        guard stat(destination, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw RuntimeError("copy", "\(destination): \(errorString(errno))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw RuntimeError("copy", "\(destination): exists and is not a directory")
+        }
+        if access(destination + "/data.mdb", F_OK) == 0 {
+            throw RuntimeError("copy", "\(destination): already holds a store; choose a new directory")
+        }
+        guard let directory = opendir(destination) else {
+            throw RuntimeError("copy", "\(destination): \(errorString(errno))")
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." {
+                throw RuntimeError("copy", "\(destination): the directory is not empty")
+            }
+        }
+    }
+
+    /// `quire: copy: 1,234,567 bytes (302 pages of 4096) to DEST, compacted`
+    static func summary(bytes: Int, pageSize: Int, destination: String, compact: Bool) -> String {
+        let pages = pageSize > 0 ? bytes / pageSize : 0
+        return "quire: copy: \(ProgressReporter.grouped(bytes)) bytes (\(ProgressReporter.grouped(pages)) pages of "
+            + "\(pageSize)) to \(destination)\(compact ? ", compacted" : "")\n"
+    }
+
+    private static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
     }
 }

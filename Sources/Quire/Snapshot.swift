@@ -1,0 +1,199 @@
+import QuireCodec
+import QuireLMDB
+
+/// What store snapshots and store write transactions both read.
+public protocol StoreReading: ReadableTransaction, ~Copyable {
+    /// The store this transaction belongs to.
+    var store: Store { get }
+}
+
+/// A consistent, read-only view of a store, valid inside `Store.read`.
+///
+/// It has the raw LMDB reads of `ReadableTransaction` too.
+public struct Snapshot: StoreReading, ~Copyable {
+    public let raw: TransactionHandle
+    public let store: Store
+}
+
+@available(*, unavailable)
+extension Snapshot: Sendable {}
+
+extension StoreReading where Self: ~Copyable {
+    /// The value stored under `key`, or nil.
+    public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> V? {
+        let c = try store.resolved(collection.name)
+        return try withValue(forKey: key.bytes, in: c.records) { bytes in try decode(V.self, bytes, c) }
+    }
+
+    /// True when a value is stored under `key`.
+    public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws -> Bool {
+        try contains(key.bytes, in: store.resolved(collection.name).records)
+    }
+
+    /// The number of values in the collection.
+    public func count<V>(of collection: StoreCollection<V>) throws -> Int {
+        try count(of: store.resolved(collection.name).records)
+    }
+
+    /// Calls `body` for each value whose key is in `range`, in key order (or reverse), until
+    /// `body` returns false. Decodes one value at a time: memory stays flat on big collections.
+    public func forEach<V>(
+        in collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, V) throws -> Bool
+    ) throws {
+        let c = try store.resolved(collection.name)
+        for entry in entries(in: c.records, range: range, reverse: reverse) {
+            let value = try decode(V.self, entry.value, c)
+            if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
+        }
+    }
+
+    /// The values whose keys are in `range`, in key order (or reverse), at most `limit`.
+    public func values<V>(
+        of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
+    ) throws -> [V] {
+        var out: [V] = []
+        guard limit > 0 else { return out }
+        try forEach(in: collection, range: range, reverse: reverse) { _, value in
+            out.append(value)
+            return out.count < limit
+        }
+        return out
+    }
+
+    /// The identification keys an index maps to, for index keys in `range` (index order, or
+    /// reverse: for a date index, newest first).
+    public func keys<V>(
+        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        limit: Int = .max
+    ) throws -> [StoreKey] {
+        try indexKeys(collection.name, index.name, range: range, reverse: reverse, limit: limit)
+    }
+
+    /// The values an index range resolves to, in index order (or reverse).
+    public func values<V>(
+        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        limit: Int = .max
+    ) throws -> [V] {
+        try keys(in: index, of: collection, range: range, reverse: reverse, limit: limit).compactMap {
+            try get($0, from: collection)
+        }
+    }
+
+    /// Index lookups by collection and index name (for tools that don't know the Swift types).
+    public func indexKeys(
+        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
+    ) throws -> [StoreKey] {
+        let c = try store.resolved(collection)
+        guard let position = c.definition.indexes.firstIndex(where: { $0.name == index }) else {
+            throw StoreError(.unknownCollection, "collection '\(collection)' has no index '\(index)'")
+        }
+        var out: [StoreKey] = []
+        guard limit > 0 else { return out }
+        // In reverse, duplicates of one index key come back in descending order too.
+        for entry in entries(in: c.indexes[position], range: range, reverse: reverse) {
+            out.append(StoreKey(bytes: entry.valueBytes))
+            if out.count >= limit { break }
+        }
+        return out
+    }
+
+    /// One field of a stored value, read without decoding the rest (a path like
+    /// `keywords.0.value`), or nil when the record or the field is absent.
+    public func field<V>(_ path: String, of key: StoreKey, in collection: StoreCollection<V>) throws -> CompactValue? {
+        try field(path, of: key, inCollectionNamed: collection.name)
+    }
+
+    /// `field(_:of:in:)` by collection name.
+    public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
+        let c = try store.resolved(name)
+        let found: CompactValue?? = try withValue(forKey: key.bytes, in: c.records) { bytes in
+            try withFieldRetry { table in try CompactField.value(at: path, in: bytes, fields: table) }
+        }
+        return found ?? nil
+    }
+
+    /// Calls `body` with the stored bytes of a record, zero-copy; nil when absent.
+    /// The bytes are valid only inside `body`.
+    public func withRecordBytes<V, R>(
+        _ key: StoreKey, in collection: StoreCollection<V>, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        try withValue(forKey: key.bytes, in: store.resolved(collection.name).records, body)
+    }
+
+    /// A stored record as a generic value tree, by collection name (no Swift type needed).
+    public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
+        let c = try store.resolved(name)
+        return try withValue(forKey: key.bytes, in: c.records) { bytes in try genericValue(bytes) }
+    }
+
+    /// Walks a collection by name as generic values, in key order, until `body` returns false.
+    public func forEachGeneric(
+        inCollectionNamed name: String, range: KeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, CompactValue) throws -> Bool
+    ) throws {
+        let c = try store.resolved(name)
+        for entry in entries(in: c.records, range: range, reverse: reverse) {
+            if try !body(StoreKey(bytes: entry.keyBytes), try genericValue(entry.value)) { return }
+        }
+    }
+
+    /// Decodes record bytes into a generic value tree with the store's field table.
+    public func genericValue(_ bytes: UnsafeRawBufferPointer) throws -> CompactValue {
+        try withFieldRetry { table in try CompactValue.decode(from: bytes, fields: table) }
+    }
+
+    /// The member keys of `owner` in a to-many relation, in member key order.
+    public func members(of owner: StoreKey, in relation: StoreRelation) throws -> [StoreKey] {
+        let db = try store.relationDatabase(relation)
+        return duplicates(of: owner.bytes, in: db).map { StoreKey(bytes: $0.valueBytes) }
+    }
+
+    /// The number of records in the collection named `name`.
+    public func count(ofCollectionNamed name: String) throws -> Int {
+        try count(of: store.resolved(name).records)
+    }
+
+    func decode<V: Decodable>(_ type: V.Type, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection) throws -> V {
+        try withFieldRetry { table in try c.decoder.decode(V.self, from: bytes, fields: table) }
+    }
+
+    /// Runs a decode with this process's field table; when a record uses a field id the table
+    /// lacks (written after it was loaded, maybe by another process), reloads the table from
+    /// this snapshot — which contains every id its records use — and tries once more.
+    func withFieldRetry<R>(_ body: (FieldTable) throws -> R) throws -> R {
+        let table = store.fields
+        do {
+            return try body(table)
+        } catch {
+            guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
+            let fresh = try Store.loadFieldTable(self, store.fieldsDB, path: store.environment.path)
+            guard fresh.count > table.count else { throw error }
+            store.adoptFields(fresh)
+            return try body(fresh)
+        }
+    }
+}
+
+extension StoreReading where Self: ~Copyable {
+    /// Walks an index by collection and index name in index order (or reverse), handing each
+    /// index key and the identification key it points to, until `body` returns false.
+    /// Streams: nothing is collected in memory.
+    public func forEachIndexEntry(
+        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false,
+        _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
+    ) throws {
+        let c = try store.resolved(collection)
+        guard let position = c.definition.indexes.firstIndex(where: { $0.name == index }) else {
+            throw StoreError(.unknownCollection, "collection '\(collection)' has no index '\(index)'")
+        }
+        for entry in entries(in: c.indexes[position], range: range, reverse: reverse) {
+            if try !body(StoreKey(bytes: entry.keyBytes), StoreKey(bytes: entry.valueBytes)) { return }
+        }
+    }
+
+    /// The definition of a stored collection.
+    public func definition(ofCollectionNamed name: String) throws -> CollectionDefinition {
+        try store.resolved(name).definition
+    }
+}

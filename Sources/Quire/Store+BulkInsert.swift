@@ -1,0 +1,299 @@
+import Foundation
+import QuireCodec
+import QuireLMDB
+
+/// How a bulk insert commits.
+public struct BulkInsertOptions: Sendable {
+    /// Records per transaction; memory holds about two chunks at a time.
+    public var chunkSize: Int = 10_000
+    /// Sort each chunk by key before writing (LMDB writes sorted keys faster, and sorted
+    /// chunks above the current last key are appended with `MDB_APPEND`).
+    public var sortChunks: Bool = true
+    /// Skip the fsync of each chunk's commit and sync once at the end. A crash during the load
+    /// may lose the chunks not yet synced, never corrupt the store.
+    public var relaxedDurability: Bool = false
+
+    /// The defaults: chunks of 10,000, sorted, durable.
+    public init(chunkSize: Int = 10_000, sortChunks: Bool = true, relaxedDurability: Bool = false) {
+        self.chunkSize = max(1, chunkSize)
+        self.sortChunks = sortChunks
+        self.relaxedDurability = relaxedDurability
+    }
+}
+
+/// Progress of a bulk insert, reported after each committed chunk.
+public struct BulkInsertProgress: Sendable, Hashable {
+    /// Records committed so far.
+    public var records: Int
+    /// Chunks committed so far.
+    public var chunks: Int
+    /// Seconds since the insert began.
+    public var elapsed: Double
+}
+
+/// What a bulk insert did.
+public struct BulkInsertReport: Sendable, Hashable {
+    /// Records written (including replacements).
+    public var records: Int
+    /// Transactions committed.
+    public var chunks: Int
+    /// Chunks written with `MDB_APPEND`.
+    public var appendedChunks: Int
+    /// Seconds from start to the last commit (and sync).
+    public var seconds: Double
+}
+
+/// One chunk encoded off the writer thread.
+struct EncodedChunk<V: Codable & Sendable>: Sendable {
+    var values: [V]
+    var keys: [[UInt8]]
+    var records: [[UInt8]]
+    var indexKeys: [[[[UInt8]]]]
+    /// The field table the records were encoded with.
+    var fields: FieldTable
+}
+
+extension Store {
+    /// Inserts (or replaces, by key) every value of `values`, in chunked transactions.
+    ///
+    /// Values are encoded on the calling task while the writer commits the previous chunk, so
+    /// encoding and writing overlap. Memory stays bounded by about two chunks, whatever the
+    /// sequence's length. Each chunk commits atomically; after a crash, a rerun upserts the
+    /// same values again without duplicates.
+    @discardableResult
+    public func bulkInsert<V, S: Sequence>(
+        _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
+        progress: (@Sendable (BulkInsertProgress) -> Void)? = nil
+    ) async throws -> BulkInsertReport where S.Element == V {
+        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
+        try await run.begin()
+        do {
+            var chunk: [V] = []
+            chunk.reserveCapacity(options.chunkSize)
+            for value in values {
+                chunk.append(value)
+                if chunk.count == options.chunkSize {
+                    try await run.submit(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if !chunk.isEmpty { try await run.submit(chunk) }
+            return try await run.finish()
+        } catch {
+            await run.abandon()
+            throw error
+        }
+    }
+
+    /// Inserts every value of an async sequence, like `bulkInsert(_:into:options:progress:)`.
+    @discardableResult
+    public func bulkInsert<V, S: AsyncSequence>(
+        _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
+        progress: (@Sendable (BulkInsertProgress) -> Void)? = nil
+    ) async throws -> BulkInsertReport where S.Element == V {
+        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
+        try await run.begin()
+        do {
+            var chunk: [V] = []
+            for try await value in values {
+                chunk.append(value)
+                if chunk.count == options.chunkSize {
+                    try await run.submit(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if !chunk.isEmpty { try await run.submit(chunk) }
+            return try await run.finish()
+        } catch {
+            await run.abandon()
+            throw error
+        }
+    }
+
+    func encodeChunk<V>(_ values: [V], _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
+        let c = try resolvedForWrite(collection)
+        var table = fields
+        var order = Array(values.indices)
+        let keys = values.map { collection.key($0).bytes }
+        if sort { order.sort { keys[$0].lexicographicallyPrecedes(keys[$1]) } }
+        var chunk = EncodedChunk<V>(values: [], keys: [], records: [], indexKeys: [], fields: table)
+        chunk.values.reserveCapacity(values.count)
+        chunk.records.reserveCapacity(values.count)
+        for i in order {
+            try StoreTransaction.validate(StoreKey(bytes: keys[i]))
+            let bytes: [UInt8]
+            do {
+                bytes = try c.encoder.encode(values[i], fields: &table)
+            } catch {
+                throw StoreError(.codec, "cannot encode a value of '\(collection.name)'", underlying: error)
+            }
+            chunk.values.append(values[i])
+            chunk.keys.append(keys[i])
+            chunk.records.append(bytes)
+            chunk.indexKeys.append(collection.indexes.map { $0.keys(values[i]).map { IndexKey.clamp($0.bytes) } })
+        }
+        chunk.fields = table
+        return chunk
+    }
+
+    func resolvedForWrite<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {
+        guard let c = registry.withLock({ $0[collection.name] }) else {
+            throw StoreError(
+                .unknownCollection, "collection '\(collection.name)' is not registered: call store.register(_:) first")
+        }
+        return c
+    }
+
+    /// Writes one encoded chunk in one transaction; returns whether it was appended.
+    @available(*, noasync)
+    func writeChunk<V>(_ chunk: EncodedChunk<V>, _ collection: StoreCollection<V>) throws -> Bool {
+        let c = try resolvedForWrite(collection)
+        return try writeNow { txn in
+            // Encoded against an older table that has since diverged (new names interned by
+            // someone else meanwhile): re-encode here, with the transaction's table.
+            let records = try reconcile(chunk, with: txn.state, c)
+            let canAppend = try isAppendable(chunk.keys, after: txn.cursor(in: c.records).last()?.keyBytes)
+            for i in chunk.keys.indices {
+                let key = chunk.keys[i]
+                if canAppend {
+                    try txn.put(records[i], forKey: key, in: c.records, flags: .append)
+                } else if let old = try txn.get(key, in: c.records) {
+                    try txn.replaceIndexEntries(of: old, key: key, with: chunk.indexKeys[i], collection, c)
+                    try txn.put(records[i], forKey: key, in: c.records)
+                } else {
+                    try txn.put(records[i], forKey: key, in: c.records)
+                }
+                for (j, list) in chunk.indexKeys[i].enumerated() {
+                    for k in list { try txn.put(key, forKey: k, in: c.indexes[j], flags: .noDuplicateData) }
+                }
+            }
+            if changeHub.hasSubscribers {
+                for key in chunk.keys { txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: key)) }
+            }
+            return canAppend
+        }
+    }
+
+    /// The chunk's records, re-encoded with the transaction's field table when the table the
+    /// chunk was encoded with has diverged from it (new names interned elsewhere meanwhile).
+    private func reconcile<V>(_ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection) throws
+        -> [[UInt8]]
+    {
+        let committed = state.fields.names
+        if chunk.fields.names.starts(with: committed) {
+            state.fields = chunk.fields  // same ids, maybe more names: they get persisted with the chunk
+            return chunk.records
+        }
+        var table = state.fields
+        let records = try chunk.values.map { try c.encoder.encode($0, fields: &table) }
+        state.fields = table
+        return records
+    }
+
+    /// Keys strictly ascending and all above the current last key.
+    private func isAppendable(_ keys: [[UInt8]], after last: [UInt8]?) -> Bool {
+        guard let first = keys.first else { return false }
+        if let last, !last.lexicographicallyPrecedes(first) { return false }
+        for i in keys.indices.dropFirst() where !keys[i - 1].lexicographicallyPrecedes(keys[i]) { return false }
+        return true
+    }
+}
+
+extension StoreTransaction {
+    /// Removes an old record's index entries that its replacement doesn't have.
+    func replaceIndexEntries<V>(
+        of old: [UInt8], key: [UInt8], with newKeys: [[[UInt8]]], _ collection: StoreCollection<V>,
+        _ c: RegisteredCollection
+    ) throws {
+        guard !collection.indexes.isEmpty else { return }
+        let value = try old.withUnsafeBytes { try decode(V.self, $0, c) }
+        for (i, index) in collection.indexes.enumerated() {
+            for k in index.keys(value).map({ IndexKey.clamp($0.bytes) }) where !newKeys[i].contains(k) {
+                try delete(k, value: key, in: c.indexes[i])
+            }
+        }
+    }
+}
+
+/// The state of one bulk insert: the chunk being written while the next one encodes.
+final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
+    // @unchecked: used by one task at a time (the inserting caller), never concurrently.
+    let store: Store
+    let collection: StoreCollection<V>
+    let options: BulkInsertOptions
+    let progress: (@Sendable (BulkInsertProgress) -> Void)?
+    private var inFlight: Task<Bool, any Error>?
+    private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
+    private let start = ContinuousClock.now
+
+    init(
+        store: Store, collection: StoreCollection<V>, options: BulkInsertOptions,
+        progress: (@Sendable (BulkInsertProgress) -> Void)?
+    ) {
+        self.store = store
+        self.collection = collection
+        self.options = options
+        self.progress = progress
+    }
+
+    func begin() async throws {
+        try store.ensureWritable()
+        _ = try store.resolvedForWrite(collection)
+        if options.relaxedDurability {
+            let store = self.store
+            try await store.writer.run {
+                store.bulkRelaxed.withLock { $0 = true }
+                try store.environment.setRelaxedDurability(true)
+            }
+        }
+    }
+
+    func submit(_ values: [V]) async throws {
+        let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks)
+        try await settle()
+        let store = self.store
+        let collection = self.collection
+        inFlight = Task { try await store.writer.run { try store.writeChunk(encoded, collection) } }
+        report.records += values.count
+    }
+
+    /// Waits for the chunk in flight and reports it.
+    private func settle() async throws {
+        guard let task = inFlight else { return }
+        inFlight = nil
+        let appended = try await task.value
+        report.chunks += 1
+        if appended { report.appendedChunks += 1 }
+        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed))
+    }
+
+    private var elapsed: Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    func finish() async throws -> BulkInsertReport {
+        try await settle()
+        try await restoreDurability()
+        store.counters.withLock { $0.bulkRecords += report.records }
+        report.seconds = elapsed
+        return report
+    }
+
+    func abandon() async {
+        _ = try? await inFlight?.value
+        try? await restoreDurability()
+    }
+
+    private func restoreDurability() async throws {
+        guard options.relaxedDurability else { return }
+        let store = self.store
+        try await store.writer.run {
+            try store.environment.sync()
+            try store.environment.setRelaxedDurability(false)
+            store.bulkRelaxed.withLock { $0 = false }
+        }
+    }
+}
+
+import Synchronization

@@ -1,0 +1,76 @@
+import Foundation
+import QuireLMDB
+import Synchronization
+
+/// Sizes and counts of one collection.
+public struct CollectionStatistics: Sendable, Hashable, Codable {
+    /// Sizes and counts of one index.
+    public struct Index: Sendable, Hashable, Codable {
+        public var name: String
+        public var entries: Int
+        public var bytes: Int
+    }
+
+    public var name: String
+    public var records: Int
+    /// Bytes in the pages of the records' B-tree.
+    public var bytes: Int
+    public var depth: Int
+    public var indexes: [Index]
+}
+
+/// Sizes and counts of one relation.
+public struct RelationStatistics: Sendable, Hashable, Codable {
+    public var name: String
+    public var entries: Int
+    public var bytes: Int
+}
+
+/// What `Store.statistics()` reports: the collections, relations, and the environment's map.
+public struct StoreStatistics: Sendable, Hashable, Codable {
+    public var path: String
+    public var formatVersion: Int
+    public var fieldNames: Int
+    public var collections: [CollectionStatistics]
+    public var relations: [RelationStatistics]
+    /// The size of `data.mdb` on disk.
+    public var fileBytes: Int
+    public var mapBytes: Int
+    public var usedBytes: Int
+    public var pageSize: Int
+    public var lastTransactionID: Int
+    public var maxReaders: Int
+    public var readerSlotsUsed: Int
+    public var activeReaders: Int
+}
+
+extension Store {
+    /// Counts and sizes of every stored collection, index and relation, from one snapshot.
+    public func storeStatistics() throws -> StoreStatistics {
+        let info = try environment.info()
+        let attributes = try? FileManager.default.attributesOfItem(atPath: environment.path + "/data.mdb")
+        let fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        let registered = registry.withLock { $0 }
+        let relationDBs = relations.withLock { $0 }
+        return try read { snap in
+            let collections = try registered.keys.sorted().map { name -> CollectionStatistics in
+                let c = registered[name]!
+                let st = try snap.statistics(of: c.records)
+                let indexes = try zip(c.definition.indexes, c.indexes).map { definition, db in
+                    let ist = try snap.statistics(of: db)
+                    return CollectionStatistics.Index(name: definition.name, entries: ist.entries, bytes: ist.bytes)
+                }
+                return CollectionStatistics(name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes)
+            }
+            let relations = try relationDBs.keys.sorted().map { name -> RelationStatistics in
+                let st = try snap.statistics(of: relationDBs[name]!)
+                return RelationStatistics(name: name, entries: st.entries, bytes: st.bytes)
+            }
+            return StoreStatistics(
+                path: environment.path, formatVersion: StoreLayout.formatVersion, fieldNames: fields.count,
+                collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
+                usedBytes: info.usedBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
+                maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)
+        }
+    }
+}

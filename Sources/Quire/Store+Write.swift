@@ -1,0 +1,127 @@
+import QuireCodec
+import QuireLMDB
+import Synchronization
+
+extension Store {
+    /// Runs `body` in one write transaction on the writer, and commits it.
+    ///
+    /// The body runs synchronously from begin to commit (no `await` is possible inside), on
+    /// the writer's thread. It may run more than once if the map has to grow, so it must change
+    /// state only through the transaction. Throwing rolls everything back.
+    @discardableResult
+    public func write<R: Sendable>(_ body: @escaping @Sendable (borrowing StoreTransaction) throws -> R) async throws -> R {
+        try await writer.run { try self.writeNow(body) }
+    }
+
+    /// Stores `value` (an upsert), batched with other concurrent single writes into one
+    /// transaction (group commit). Returns once committed — and on disk in durable mode.
+    /// An error concerns this value only; the others in the batch still commit.
+    public func put<V>(_ value: V, in collection: StoreCollection<V>) async throws {
+        try await enqueue { txn in try txn.put(value, in: collection) }
+    }
+
+    /// Deletes the value under `key`, batched like `put`.
+    public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) async throws {
+        try await enqueue { txn in _ = try txn.delete(key, from: collection) }
+    }
+
+    private func enqueue(_ apply: @escaping @Sendable (borrowing StoreTransaction) throws -> Void) async throws {
+        try ensureWritable()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            if commitQueue.append(.init(apply: apply, continuation: continuation)) {
+                Task { try? await self.writer.run { self.flushPending() } }
+            }
+        }
+    }
+
+    func ensureWritable() throws {
+        if options.readOnly { throw StoreError(.readOnly, "\(environment.path): the store is open read-only") }
+    }
+
+    /// Commits queued single writes, batch after batch, until the queue is empty. Runs on the writer.
+    func flushPending() {
+        while true {
+            let batch = commitQueue.drain()
+            if batch.isEmpty { return }
+            let outcome = BatchOutcome()
+            var committed = false
+            // A storage error inside one write aborts the transaction: retry without that write.
+            while !committed {
+                do {
+                    try writeNow { txn in
+                        outcome.storageFailure = nil
+                        for (i, item) in batch.enumerated() where outcome.failed[i] == nil {
+                            do {
+                                try item.apply(txn)
+                            } catch let error as LMDBError {
+                                outcome.storageFailure = (i, StoreError.wrap(error, "write failed"))
+                                throw error
+                            } catch {
+                                outcome.failed[i] = error  // nothing was written for it (validation, encoding)
+                            }
+                        }
+                    }
+                    committed = true
+                } catch {
+                    if let (i, error) = outcome.storageFailure {
+                        outcome.failed[i] = error
+                    } else {
+                        // The commit itself failed: every write of the batch failed with it.
+                        for i in batch.indices where outcome.failed[i] == nil {
+                            outcome.failed[i] = StoreError.wrap(error, "commit failed")
+                        }
+                        committed = true
+                    }
+                }
+            }
+            let failed = outcome.failed
+            if bulkRelaxed.withLock({ $0 }) { try? environment.sync() }
+            counters.withLock { $0.groupedWrites += batch.count }
+            for (i, item) in batch.enumerated() {
+                if let error = failed[i] {
+                    item.continuation.resume(throwing: error)
+                } else {
+                    item.continuation.resume()
+                }
+            }
+        }
+    }
+
+    /// The write path: one LMDB transaction, the field table kept in step with other writers,
+    /// new field names persisted with the records, changes published after the commit.
+    @available(*, noasync)
+    func writeNow<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
+        try ensureWritable()
+        let box = StateBox()
+        let result = try environment.write { txn in
+            // Another process may have added field names since we loaded the table.
+            var table = fields
+            if try txn.count(of: fieldsDB) > table.count {
+                table = try Store.loadFieldTable(txn, fieldsDB, path: environment.path)
+            }
+            let writeState = WriteState(fields: table)
+            box.state = writeState
+            let storeTxn = StoreTransaction(raw: txn.raw, store: self, state: writeState)
+            let result = try body(storeTxn)
+            try storeTxn.persistNewFields()
+            return result
+        }
+        if let state = box.state {
+            adoptFields(state.fields)
+            counters.withLock { $0.commits += 1 }
+            changeHub.publish(state.changes.changes)
+        }
+        return result
+    }
+}
+
+/// Per-write results of one group commit, filled inside the transaction closure.
+private final class BatchOutcome {
+    var failed: [Int: any Error] = [:]
+    var storageFailure: (Int, any Error)?
+}
+
+/// The state of the last attempt of a write (the body reruns when the map grows).
+private final class StateBox {
+    var state: WriteState?
+}

@@ -1,0 +1,24 @@
+/// The single writer of a store: an actor on its own thread.
+///
+/// LMDB allows one write transaction at a time, and it must begin and commit on one thread.
+/// Work sent here runs synchronously from begin to commit inside one actor job, on a dedicated
+/// thread, so commits and their fsyncs never block Swift's cooperative pool.
+public actor StoreWriter {
+    private nonisolated let thread = WriterThread(name: "quire.writer")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        thread.asUnownedSerialExecutor()
+    }
+
+    init() {}
+
+    /// Runs synchronous work on the writer thread.
+    func run<R: Sendable>(_ work: @Sendable () throws -> R) throws -> R {
+        try work()
+    }
+
+    /// Ends the writer thread once queued work is done.
+    nonisolated func stop() {
+        thread.stop()
+    }
+}

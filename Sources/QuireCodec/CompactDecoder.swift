@@ -1,0 +1,77 @@
+import Foundation
+
+/// Decodes any `Decodable` value from QuireCodec bytes (see docs/FORMAT.md).
+///
+/// Decoding never trusts its input: lengths are checked against the remaining bytes, nesting is
+/// limited, varints are overflow-checked, and every field id must be in the ``FieldTable``.
+/// Fields in the record that the type does not ask for are skipped; optional fields that the
+/// record lacks decode as nil; a field of the wrong kind throws `DecodingError.typeMismatch` naming
+/// its path. Format damage throws ``CompactDecodingError``.
+public struct CompactDecoder: Sendable {
+    /// Decoder settings.
+    public struct Options: Sendable {
+        /// The deepest nesting of containers accepted (the root value is depth 0).
+        public var depthLimit: Int
+        /// The largest decompressed payload accepted, in bytes.
+        public var maxDecompressedSize: Int
+        /// The zstd dictionary the records were compressed with, if any.
+        public var dictionary: [UInt8]?
+        /// Passed to `Decodable` implementations as `Decoder.userInfo`.
+        public var userInfo: [CodingUserInfoKey: any Sendable]
+
+        /// Creates options.
+        public init(
+            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, dictionary: [UInt8]? = nil,
+            userInfo: [CodingUserInfoKey: any Sendable] = [:]
+        ) {
+            self.depthLimit = max(1, depthLimit)
+            self.maxDecompressedSize = maxDecompressedSize
+            self.dictionary = dictionary
+            self.userInfo = userInfo
+        }
+    }
+
+    /// The settings this decoder was made with.
+    public let options: Options
+    private let decompressor: ZstdDecompressor?
+
+    /// Creates a decoder.
+    public init(options: Options = .init()) {
+        self.options = options
+        self.decompressor = options.dictionary.map { ZstdDecompressor(dictionary: $0) }
+    }
+
+    /// Decodes a record whose field ids come from `fields`.
+    ///
+    /// - Throws: ``CompactDecodingError`` for malformed bytes (``CompactDecodingError/unknownFieldID``
+    ///   tells that `fields` is older than the record), `DecodingError` for a value of the wrong type.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, fields: FieldTable) throws -> T {
+        try decode(type, bytes, fields: fields)
+    }
+
+    /// Decodes a record whose field ids come from `fields`.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], fields: FieldTable) throws -> T {
+        try bytes.withUnsafeBytes { try decode(type, $0, fields: fields) }
+    }
+
+    /// Decodes bytes made by ``CompactEncoder/encodeStandalone(_:)`` (names embedded in the payload).
+    public func decodeStandalone<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { try decode(type, $0, fields: nil) }
+    }
+
+    /// Decodes bytes made by ``CompactEncoder/encodeStandalone(_:)`` (names embedded in the payload).
+    public func decodeStandalone<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        try decode(type, bytes, fields: nil)
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
+        try Payload.open(
+            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
+        ) { reader, start, names in
+            let end = try reader.skip(start, end: reader.count)
+            guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
+            let state = DecoderState(reader: reader, names: names, start: start, end: end, options: options)
+            return try state.decodeValue(T.self, start, end, key: nil)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+/// Encodes any `Encodable` value into QuireCodec's compact, self-describing binary format.
+///
+/// Records carry field ids from a caller-supplied ``FieldTable`` (``encode(_:fields:)``), or embed
+/// their field names (``encodeStandalone(_:)``). The bytes are specified in docs/FORMAT.md.
+///
+/// Encoding limitations: containers are written as a stream, so a container may not be written to
+/// after its parent (or a later sibling) has been written to; such a write throws `EncodingError`.
+/// An encoder from `superEncoder()` must encode exactly one value.
+public struct CompactEncoder: Sendable {
+    /// Optional zstd compression of whole payloads.
+    public struct Compression: Sendable {
+        /// zstd level (1 fastest … 19 smallest).
+        public var level: Int32
+        /// Payloads smaller than this many bytes are stored uncompressed.
+        public var threshold: Int
+        /// A dictionary from ``ZstdDictionary/train(samples:capacity:)``; decoders need the same bytes.
+        public var dictionary: [UInt8]?
+
+        /// Creates compression settings.
+        public init(level: Int32 = 3, threshold: Int = 128, dictionary: [UInt8]? = nil) {
+            self.level = level
+            self.threshold = threshold
+            self.dictionary = dictionary
+        }
+    }
+
+    /// Encoder settings.
+    public struct Options: Sendable {
+        /// Compression of payloads; nil (the default) stores them uncompressed.
+        public var compression: Compression?
+        /// The initial buffer capacity in bytes (a hint).
+        public var initialCapacity: Int
+        /// Passed to `Encodable` implementations as `Encoder.userInfo`.
+        public var userInfo: [CodingUserInfoKey: any Sendable]
+
+        /// Creates options.
+        public init(
+            compression: Compression? = nil, initialCapacity: Int = 1024,
+            userInfo: [CodingUserInfoKey: any Sendable] = [:]
+        ) {
+            self.compression = compression
+            self.initialCapacity = initialCapacity
+            self.userInfo = userInfo
+        }
+    }
+
+    /// The settings this encoder was made with.
+    public let options: Options
+    private let compressor: ZstdCompressor?
+
+    /// Creates an encoder.
+    public init(options: Options = .init()) {
+        self.options = options
+        self.compressor = options.compression.map { ZstdCompressor(level: $0.level, dictionary: $0.dictionary) }
+    }
+
+    /// Encodes `value` with field ids from `fields`, interning names it does not have yet.
+    ///
+    /// New names are appended to `fields`; the caller must persist them before (or with) the record.
+    /// - Throws: `EncodingError` for values this format cannot hold, or errors thrown by `value`.
+    public func encode<T: Encodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
+        let state = EncoderState(fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo)
+        state.writer.byte(FormatHeader.version)
+        try state.encodeValue(value)
+        state.closeContainers(downTo: 0)
+        if let error = state.deferredError { throw error }
+        fields = state.fields
+        return finish(state.writer.bytes, headerFlags: 0)
+    }
+
+    /// Encodes a generic value tree, interning its object keys into `fields`.
+    public func encode(_ value: CompactValue, fields: inout FieldTable) throws -> [UInt8] {
+        let state = EncoderState(fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo)
+        state.writer.byte(FormatHeader.version)
+        try state.writeGeneric(value)
+        fields = state.fields
+        return finish(state.writer.bytes, headerFlags: 0)
+    }
+
+    /// Encodes `value` with its field names embedded, readable without a field table.
+    public func encodeStandalone<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let state = EncoderState(fields: FieldTable(), capacity: options.initialCapacity, userInfo: options.userInfo)
+        try state.encodeValue(value)
+        state.closeContainers(downTo: 0)
+        if let error = state.deferredError { throw error }
+        var names = ByteWriter(capacity: state.writer.bytes.count + 64)
+        names.byte(FormatHeader.version | FormatHeader.standalone)
+        names.varint(UInt64(state.fields.count))
+        for name in state.fields.names { names.rawString(name) }
+        names.bytes.append(contentsOf: state.writer.bytes)
+        return finish(names.bytes, headerFlags: FormatHeader.standalone)
+    }
+
+    /// Compresses the body (everything after the header byte) when configured and worthwhile.
+    private func finish(_ bytes: [UInt8], headerFlags: UInt8) -> [UInt8] {
+        guard let compressor, let compression = options.compression, bytes.count - 1 >= compression.threshold
+        else { return bytes }
+        let compressed = bytes.withUnsafeBytes { raw in
+            compressor.compress(UnsafeRawBufferPointer(rebasing: raw[1...]))
+        }
+        guard let compressed else { return bytes }
+        var out = ByteWriter(capacity: compressed.count + 12)
+        var header = FormatHeader.version | headerFlags | FormatHeader.compressed
+        if compressor.hasDictionary { header |= FormatHeader.dictionary }
+        out.byte(header)
+        out.varint(UInt64(bytes.count - 1))
+        out.bytes.append(contentsOf: compressed)
+        return out.bytes.count < bytes.count ? out.bytes : bytes
+    }
+}

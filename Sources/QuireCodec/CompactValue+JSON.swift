@@ -1,0 +1,181 @@
+import Foundation
+
+extension CompactValue {
+    /// Deterministic compact JSON.
+    ///
+    /// Keys stay in stored order; dates are ISO 8601 UTC with `Z` (fractional seconds only when not
+    /// zero); bytes are base64; URLs are strings; non-ASCII stays UTF-8 and only what JSON requires is
+    /// escaped; doubles use the shortest round-trip form; NaN and infinities become `null`.
+    public func jsonString() -> String { String(decoding: jsonBytes(), as: UTF8.self) }
+
+    /// ``jsonString()`` as UTF-8 bytes.
+    public func jsonBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        writeJSON(into: &out)
+        return out
+    }
+
+    private func writeJSON(into out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .uint(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            if value.isFinite {
+                out.append(contentsOf: value.description.utf8)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        case .string(let value), .url(let value): writeJSONString(value, into: &out)
+        case .bytes(let value): writeJSONString(Data(value).base64EncodedString(), into: &out)
+        case .date(let value): writeJSONString(iso8601(value), into: &out)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                item.writeJSON(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            out.append(UInt8(ascii: "{"))
+            for (index, field) in fields.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                writeJSONString(field.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                field.value.writeJSON(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+}
+
+private let hexDigits = Array("0123456789abcdef".utf8)
+
+/// Writes a JSON string, escaping only `"`, `\` and control characters.
+func writeJSONString(_ string: String, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in string.utf8 {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+        case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+        case 0..<0x20:
+            out.append(contentsOf: "\\u00".utf8)
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0xF)])
+        default: out.append(byte)
+        }
+    }
+    out.append(UInt8(ascii: "\""))
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` in UTC, computed directly (no formatter, no locale).
+func iso8601(_ date: Date) -> String {
+    let seconds = date.timeIntervalSince1970
+    guard seconds.isFinite, seconds.magnitude < 1e14 else { return String(seconds) }
+    var whole = seconds.rounded(.down)
+    // Nanoseconds, rounded; a fraction that rounds up to a full second carries.
+    var nanos = Int64(((seconds - whole) * 1e9).rounded())
+    if nanos >= 1_000_000_000 {
+        nanos -= 1_000_000_000
+        whole += 1
+    }
+    let total = Int64(whole)
+    let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+    let secondOfDay = total - days * 86_400
+    // Civil date from days since 1970-01-01 (proleptic Gregorian).
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let dayOfEra = z - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+
+    func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value.magnitude)
+        let sign = value < 0 ? "-" : ""
+        return sign + String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+    var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+    out += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+    if nanos != 0 {
+        var fraction = pad(nanos, 9)
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        out += "." + fraction
+    }
+    return out + "Z"
+}
+
+extension CompactValue {
+    /// Errors from ``init(jsonObject:)``.
+    public struct JSONConversionError: Error, Sendable, CustomStringConvertible {
+        /// Where the unsupported value is, like `docs[0].headline`.
+        public let path: String
+        /// The Swift type that was found.
+        public let typeName: String
+        public var description: String { "cannot convert \(typeName) at \(path.isEmpty ? "<root>" : path) to a compact value" }
+    }
+
+    /// Builds a value from parsed JSON (the output of `JSONSerialization.jsonObject`).
+    ///
+    /// Object keys are sorted by UTF-8 bytes, because `JSONSerialization` does not keep their order.
+    /// Integers become ``int(_:)`` (or ``uint(_:)`` above `Int64.max`), other numbers ``double(_:)``.
+    /// - Throws: ``JSONConversionError`` for values that JSON cannot produce.
+    public init(jsonObject: Any) throws {
+        self = try CompactValue.convert(jsonObject, path: "")
+    }
+
+    private static func convert(_ object: Any, path: String) throws -> CompactValue {
+        switch object {
+        case is NSNull: return .null
+        case let string as String: return .string(string)
+        case let number as NSNumber: return convert(number)
+        case let array as [Any]:
+            var items: [CompactValue] = []
+            items.reserveCapacity(array.count)
+            for (index, item) in array.enumerated() { items.append(try convert(item, path: "\(path)[\(index)]")) }
+            return .array(items)
+        case let dictionary as [String: Any]:
+            let keys = dictionary.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            return .object(
+                try keys.map { key in
+                    Field(key: key, value: try convert(dictionary[key]!, path: path.isEmpty ? key : "\(path).\(key)"))
+                })
+        default:
+            throw JSONConversionError(path: path, typeName: String(describing: type(of: object)))
+        }
+    }
+
+    private static func convert(_ number: NSNumber) -> CompactValue {
+        // JSONSerialization gives booleans as NSNumber too; their type encoding is "c" (or a CFBoolean).
+        if type(of: number) != NSNumber.self || String(cString: number.objCType) == "c" {
+            if number === (true as NSNumber) { return .bool(true) }
+            if number === (false as NSNumber) { return .bool(false) }
+        }
+        let objCType = String(cString: number.objCType)
+        switch objCType {
+        case "c", "C", "B":
+            return .bool(number.boolValue)
+        case "d", "f":
+            let double = number.doubleValue
+            if double.rounded() == double, let int = Int64(exactly: double), !"\(number)".contains(".") {
+                return .int(int)
+            }
+            return .double(double)
+        case "Q", "L", "I", "S":
+            let value = number.uint64Value
+            return value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value)
+        default:
+            return .int(number.int64Value)
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+
+/// The single `Decoder` object behind one `decode` call. It points at the value being decoded
+/// (`start..<end`, tag at `start`); nested values move the window and restore it afterwards.
+final class DecoderState: Decoder {
+    let reader: ByteReader
+    let names: [String]
+    let depthLimit: Int
+    let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    var path: [any CodingKey] = []
+    var depth = 0
+    var start: Int
+    var end: Int
+    /// Per nesting slot: the object body a hint belongs to and the entry expected next, so that fields
+    /// read in the order they were written are found without scanning.
+    var hintBody: [Int]
+    var hintNext: [Int]
+
+    init(reader: ByteReader, names: [String], start: Int, end: Int, options: CompactDecoder.Options) {
+        self.reader = reader
+        self.names = names
+        self.depthLimit = options.depthLimit
+        self.userInfoStorage = options.userInfo
+        self.start = start
+        self.end = end
+        let slots = min(options.depthLimit, 64) + 2
+        hintBody = Array(repeating: -1, count: slots)
+        hintNext = Array(repeating: 0, count: slots)
+    }
+
+    var codingPath: [any CodingKey] { path }
+    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+
+    // MARK: Errors
+
+    /// Runs a read, turning format errors into errors that carry the coding path.
+    @inline(__always) func run<R>(
+        _ type: Any.Type, _ key: (any CodingKey)?, _ body: () throws(CompactDecodingError) -> R
+    ) throws -> R {
+        do {
+            return try body()
+        } catch {
+            throw wrap(error, type, key)
+        }
+    }
+
+    func fullPath(_ key: (any CodingKey)?) -> [any CodingKey] {
+        guard let key else { return path }
+        return path + [key]
+    }
+
+    func wrap(_ error: CompactDecodingError, _ type: Any.Type, _ key: (any CodingKey)?) -> any Error {
+        let codingPath = fullPath(key)
+        switch error.kind {
+        case .typeMismatch(let expected, let found):
+            if found == "null" {
+                return DecodingError.valueNotFound(
+                    type,
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "Expected \(expected) at \(pathString(codingPath)) but found null."))
+            }
+            return DecodingError.typeMismatch(
+                type,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Expected \(expected) at \(pathString(codingPath)) but found \(found)."))
+        default:
+            var error = error
+            error.codingPath = pathString(codingPath)
+            return error
+        }
+    }
+
+    func outOfRange(_ type: Any.Type, _ key: (any CodingKey)?) -> DecodingError {
+        let codingPath = fullPath(key)
+        return DecodingError.dataCorrupted(
+            .init(codingPath: codingPath, debugDescription: "Number at \(pathString(codingPath)) does not fit in \(type)."))
+    }
+
+    // MARK: Primitive reads at a value
+
+    @inline(__always) func kind(at position: Int, end: Int) throws(CompactDecodingError) -> ValueKind {
+        let tag = try reader.byte(at: position, end: end)
+        guard let kind = ValueKind(rawValue: tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
+        return kind
+    }
+
+    @inline(__always) func mismatch(_ expected: String, _ found: ValueKind) -> CompactDecodingError {
+        CompactDecodingError(.typeMismatch(expected: expected, found: found.name))
+    }
+
+    @inline(__always) func readString(_ s: Int, _ e: Int) throws(CompactDecodingError) -> String {
+        let k = try kind(at: s, end: e)
+        guard k == .string else { throw mismatch("string", k) }
+        var position = s + 1
+        let length = try reader.length(&position, end: e)
+        return try reader.string(at: position, length: length)
+    }
+
+    func readBool(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Bool {
+        let k = try kind(at: s, end: e)
+        switch k {
+        case .trueValue: return true
+        case .falseValue: return false
+        default: throw mismatch("bool", k)
+        }
+    }
+
+    @inline(__always) func readInt64(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Int64? {
+        let k = try kind(at: s, end: e)
+        var position = s + 1
+        switch k {
+        case .int: return unzigzag(try reader.varint(&position, end: e))
+        case .uint:
+            let value = try reader.varint(&position, end: e)
+            return value <= UInt64(Int64.max) ? Int64(value) : nil
+        default: throw mismatch("integer", k)
+        }
+    }
+
+    func readUInt64(_ s: Int, _ e: Int) throws(CompactDecodingError) -> UInt64? {
+        let k = try kind(at: s, end: e)
+        var position = s + 1
+        switch k {
+        case .uint: return try reader.varint(&position, end: e)
+        case .int:
+            let value = unzigzag(try reader.varint(&position, end: e))
+            return value >= 0 ? UInt64(value) : nil
+        default: throw mismatch("unsigned integer", k)
+        }
+    }
+
+    func readDouble(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Double {
+        let k = try kind(at: s, end: e)
+        var position = s + 1
+        switch k {
+        case .float64: return Double(bitPattern: try reader.fixed(UInt64.self, &position, end: e))
+        case .float32: return Double(Float(bitPattern: try reader.fixed(UInt32.self, &position, end: e)))
+        case .int: return Double(unzigzag(try reader.varint(&position, end: e)))
+        case .uint: return Double(try reader.varint(&position, end: e))
+        default: throw mismatch("number", k)
+        }
+    }
+
+    func readFloat(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Float {
+        if try kind(at: s, end: e) == .float32 {
+            var position = s + 1
+            return Float(bitPattern: try reader.fixed(UInt32.self, &position, end: e))
+        }
+        return Float(try readDouble(s, e))
+    }
+
+    func readDate(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Date {
+        let k = try kind(at: s, end: e)
+        var position = s + 1
+        switch k {
+        case .dateMillis:
+            return Date(timeIntervalSince1970: Double(unzigzag(try reader.varint(&position, end: e))) / 1000)
+        case .dateSeconds:
+            return Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed(UInt64.self, &position, end: e)))
+        default: throw mismatch("date", k)
+        }
+    }
+
+    func readURL(_ s: Int, _ e: Int) throws(CompactDecodingError) -> URL {
+        let k = try kind(at: s, end: e)
+        guard k == .url || k == .string else { throw mismatch("url", k) }
+        var position = s + 1
+        let length = try reader.length(&position, end: e)
+        let string = try reader.string(at: position, length: length)
+        guard let url = URL(string: string) else { throw mismatch("url", .string) }
+        return url
+    }
+
+    func readBytes(_ s: Int, _ e: Int) throws(CompactDecodingError) -> UnsafeRawBufferPointer {
+        let k = try kind(at: s, end: e)
+        guard k == .bytes else { throw mismatch("bytes", k) }
+        var position = s + 1
+        let length = try reader.length(&position, end: e)
+        return UnsafeRawBufferPointer(start: reader.base + position, count: length)
+    }
+
+    @inline(__always) func isNull(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Bool {
+        try reader.byte(at: s, end: e) == ValueKind.null.rawValue
+    }
+
+    // MARK: Values
+
+    /// Decodes a value whose tag is at `s` (ending at `e`), reached through `key`.
+    @inline(__always) func decodeValue<T: Decodable>(_ type: T.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> T {
+        if T.self == String.self { return unsafeBitCast(try run(T.self, key) { () throws(CompactDecodingError) in try readString(s, e) }, to: T.self) }
+        if T.self == Int.self {
+            guard let v = try run(T.self, key, { () throws(CompactDecodingError) in try readInt64(s, e) }).flatMap({ Int(exactly: $0) }) else { throw outOfRange(T.self, key) }
+            return unsafeBitCast(v, to: T.self)
+        }
+        if T.self == Date.self { return unsafeBitCast(try run(T.self, key) { () throws(CompactDecodingError) in try readDate(s, e) }, to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try run(T.self, key) { () throws(CompactDecodingError) in try readBool(s, e) }, to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try run(T.self, key) { () throws(CompactDecodingError) in try readDouble(s, e) }, to: T.self) }
+        if T.self == URL.self { return try run(T.self, key) { () throws(CompactDecodingError) in try readURL(s, e) } as! T }
+        if T.self == Data.self { return try run(T.self, key) { () throws(CompactDecodingError) in Data(try readBytes(s, e)) } as! T }
+        if T.self == CompactValue.self {
+            return unsafeBitCast(
+                try run(T.self, key) { () throws(CompactDecodingError) in
+                    try GenericReader(reader: reader, names: names, depthLimit: depthLimit).read(at: s, end: e, depth: depth)
+                }, to: T.self)
+        }
+        let savedStart = start
+        let savedEnd = end
+        start = s
+        end = e
+        depth += 1
+        if let key { path.append(key) }
+        defer {
+            if key != nil { path.removeLast() }
+            depth -= 1
+            start = savedStart
+            end = savedEnd
+        }
+        if depth > depthLimit {
+            throw CompactDecodingError(.depthLimitExceeded, codingPath: pathString(path), offset: s)
+        }
+        return try T(from: self)
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try KeyedDecodingContainer(KeyedContainerDecoder<Key>(state: self, slot: min(depth, hintBody.count - 1)))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try UnkeyedContainerDecoder(state: self)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValueDecoder(state: self, start: start, end: end)
+    }
+
+    /// The body range of the container at the current value, checking its kind.
+    func containerBody(_ expected: ValueKind...) throws -> (kind: ValueKind, start: Int, end: Int) {
+        try run(Any.self, nil) { () throws(CompactDecodingError) in
+            let k = try kind(at: start, end: end)
+            guard expected.contains(k) else { throw mismatch(expected[0] == .array ? "array" : "object", k) }
+            var position = start + 1
+            let length = try reader.length(&position, end: end)
+            return (k, position, position + length)
+        }
+    }
+}
+
+/// Renders a coding path like `keywords[0].rank`.
+func pathString(_ path: [any CodingKey]) -> String {
+    var out = ""
+    for key in path {
+        if key is IndexKey, let index = key.intValue {
+            out += "[\(index)]"
+        } else {
+            if !out.isEmpty { out += "." }
+            out += key.stringValue
+        }
+    }
+    return out
+}

@@ -1,0 +1,250 @@
+import Foundation
+import Synchronization
+
+/// Remembers the field ids of one `CodingKey` type, in the order the keys were first seen, so that
+/// encoding a field usually costs one string comparison instead of a hash lookup.
+final class KeyIDCache {
+    var names: [String] = []
+    var ids: [UInt32] = []
+    /// The standard library encodes dictionaries through `_DictionaryCodingKey`: those keys are data,
+    /// written inline as a sorted map, never interned as field names.
+    let isDictionaryKey: Bool
+
+    init(isDictionaryKey: Bool) { self.isDictionaryKey = isDictionaryKey }
+}
+
+/// Remembers, process-wide, which key types are the standard library's dictionary keys
+/// (`String(reflecting:)` is far too slow to call per record).
+enum DictionaryKeyTypes {
+    private static let known = Mutex<[ObjectIdentifier: Bool]>([:])
+
+    static func isDictionaryKey(_ type: any CodingKey.Type) -> Bool {
+        let id = ObjectIdentifier(type)
+        if let known = known.withLock({ $0[id] }) { return known }
+        let answer = String(reflecting: type) == "Swift._DictionaryCodingKey"
+        known.withLock { $0[id] = answer }
+        return answer
+    }
+}
+
+/// One container whose body length is not written yet.
+struct OpenContainer {
+    var start: Int
+    /// Offsets of the entries of a dictionary map, sorted when the map closes.
+    var mapEntries: [Int]?
+}
+
+/// The single `Encoder` object behind one `encode` call; containers write straight into its buffer.
+///
+/// Containers are written in a stream, so a container is finished (its length written) as soon as
+/// its parent writes again. Writing to a finished container is an error, never corruption.
+final class EncoderState: Encoder {
+    var writer: ByteWriter
+    var fields: FieldTable
+    var open: [OpenContainer] = []
+    var keyCaches: [ObjectIdentifier: KeyIDCache] = [:]
+    var path: [any CodingKey] = []
+    /// The container opened by the value being encoded now, so repeated `container(keyedBy:)` calls share it.
+    var levelContainer: Int?
+    var deferredError: EncodingError?
+    let userInfoStorage: [CodingUserInfoKey: any Sendable]
+
+    init(fields: FieldTable, capacity: Int, userInfo: [CodingUserInfoKey: any Sendable]) {
+        self.writer = ByteWriter(capacity: capacity)
+        self.fields = fields
+        self.userInfoStorage = userInfo
+        open.reserveCapacity(16)
+    }
+
+    var codingPath: [any CodingKey] { path }
+    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+
+    // MARK: Values
+
+    /// Encodes any value at the current position, with fast paths for the native kinds.
+    @inline(__always) func encodeValue<T: Encodable>(_ value: T) throws {
+        if T.self == String.self { return writer.string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return writer.int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return writer.bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self { return writer.double(unsafeBitCast(value, to: Double.self)) }
+        if T.self == Date.self { return writer.date(unsafeBitCast(value, to: Date.self)) }
+        if T.self == URL.self { return writer.string((value as! URL).absoluteString, kind: .url) }
+        if T.self == Data.self { return writer.data(value as! Data) }
+        if T.self == Int64.self { return writer.int(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == UInt64.self { return writer.uint(unsafeBitCast(value, to: UInt64.self)) }
+        if T.self == UInt.self { return writer.uint(UInt64(unsafeBitCast(value, to: UInt.self))) }
+        if T.self == Float.self { return writer.float(unsafeBitCast(value, to: Float.self)) }
+        if T.self == Int32.self { return writer.int(Int64(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == UInt32.self { return writer.uint(UInt64(unsafeBitCast(value, to: UInt32.self))) }
+        if T.self == Int16.self { return writer.int(Int64(unsafeBitCast(value, to: Int16.self))) }
+        if T.self == UInt16.self { return writer.uint(UInt64(unsafeBitCast(value, to: UInt16.self))) }
+        if T.self == Int8.self { return writer.int(Int64(unsafeBitCast(value, to: Int8.self))) }
+        if T.self == UInt8.self { return writer.uint(UInt64(unsafeBitCast(value, to: UInt8.self))) }
+        if T.self == CompactValue.self { return try writeGeneric(unsafeBitCast(value, to: CompactValue.self)) }
+        try encodeNested(value)
+    }
+
+    func encodeNested<T: Encodable>(_ value: T) throws {
+        let level = open.count
+        let savedLevel = levelContainer
+        let before = writer.bytes.count
+        levelContainer = nil
+        try value.encode(to: self)
+        closeContainers(downTo: level)
+        levelContainer = savedLevel
+        if writer.bytes.count == before {
+            // A type that encoded nothing is an empty object, so every key still has a value.
+            let start = writer.openContainer(.object)
+            writer.closeContainer(at: start)
+        }
+    }
+
+    func writeGeneric(_ value: CompactValue) throws {
+        switch value {
+        case .null: writer.null()
+        case .bool(let v): writer.bool(v)
+        case .int(let v): writer.int(v)
+        case .uint(let v): writer.uint(v)
+        case .double(let v): writer.double(v)
+        case .string(let v): writer.string(v)
+        case .bytes(let v): writer.data(v)
+        case .date(let v): writer.date(v)
+        case .url(let v): writer.string(v, kind: .url)
+        case .array(let items):
+            let start = writer.openContainer(.array)
+            for item in items { try writeGeneric(item) }
+            writer.closeContainer(at: start)
+        case .object(let entries):
+            let start = writer.openContainer(.object)
+            for entry in entries {
+                writer.varint(UInt64(fields.intern(entry.key)))
+                try writeGeneric(entry.value)
+            }
+            writer.closeContainer(at: start)
+        }
+    }
+
+    // MARK: Containers
+
+    func openContainer(_ kind: ValueKind) -> Int {
+        let start = writer.openContainer(kind)
+        open.append(OpenContainer(start: start, mapEntries: kind == .map ? [] : nil))
+        return open.count - 1
+    }
+
+    func closeContainers(downTo level: Int) {
+        while open.count > level {
+            let container = open.removeLast()
+            if let entries = container.mapEntries { sortMap(start: container.start, entries: entries) }
+            writer.closeContainer(at: container.start)
+        }
+    }
+
+    /// Makes the container at `index` (tag at `start`) the one being written, finishing its children.
+    @inline(__always) func resume(_ index: Int, start: Int) throws {
+        if open.count == index + 1 && open[index].start == start { return }
+        guard index < open.count, open[index].start == start else {
+            throw EncodingError.invalidValue(
+                start,
+                EncodingError.Context(
+                    codingPath: path,
+                    debugDescription:
+                        "A container was written to after its parent or a sibling continued; QuireCodec writes containers in order."
+                ))
+        }
+        closeContainers(downTo: index + 1)
+    }
+
+    func keyCache<Key: CodingKey>(for type: Key.Type) -> KeyIDCache {
+        let id = ObjectIdentifier(type)
+        if let cache = keyCaches[id] { return cache }
+        let cache = KeyIDCache(isDictionaryKey: DictionaryKeyTypes.isDictionaryKey(type))
+        keyCaches[id] = cache
+        return cache
+    }
+
+    @inline(__always) func fieldID(_ name: String, cache: KeyIDCache, next: inout Int) -> UInt32 {
+        let count = cache.names.count
+        var index = next
+        for _ in 0..<count {
+            if index >= count { index = 0 }
+            if cache.names[index] == name {
+                next = index + 1
+                return cache.ids[index]
+            }
+            index += 1
+        }
+        let id = fields.intern(name)
+        cache.names.append(name)
+        cache.ids.append(id)
+        next = cache.names.count
+        return id
+    }
+
+    /// Writes a dictionary key and remembers where the entry starts, for sorting.
+    func mapKey(_ key: some CodingKey, container index: Int) {
+        open[index].mapEntries!.append(writer.bytes.count)
+        // Integer keys are written as integers only in canonical form, so the string key "01" stays a string.
+        if let int = key.intValue, String(int) == key.stringValue {
+            writer.int(Int64(int))
+        } else {
+            writer.string(key.stringValue)
+        }
+    }
+
+    /// Rewrites a map body with its entries in key order (integers numerically, strings by UTF-8 bytes),
+    /// so equal dictionaries always give equal bytes.
+    func sortMap(start: Int, entries: [Int]) {
+        guard entries.count > 1 else { return }
+        let end = writer.bytes.count
+        let body = Array(writer.bytes[(start + 2)..<end])
+        let offset = start + 2
+        var ranges: [(key: CompactValue, range: Range<Int>)] = []
+        ranges.reserveCapacity(entries.count)
+        body.withUnsafeBytes { raw in
+            let reader = ByteReader(raw)
+            for (i, entryStart) in entries.enumerated() {
+                let entryEnd = i + 1 < entries.count ? entries[i + 1] : end
+                let key = (try? GenericReader(reader: reader, names: [], depthLimit: 2)
+                    .read(at: entryStart - offset, end: entryEnd - offset, depth: 0)) ?? .null
+                ranges.append((key, (entryStart - offset)..<(entryEnd - offset)))
+            }
+        }
+        ranges.sort { a, b in mapKeyPrecedes(a.key, b.key) }
+        writer.bytes.removeSubrange(offset..<end)
+        for entry in ranges { writer.bytes.append(contentsOf: body[entry.range]) }
+    }
+
+    // MARK: Encoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let cache = keyCache(for: type)
+        if let index = levelContainer, index < open.count {
+            return KeyedEncodingContainer(
+                KeyedContainerEncoder<Key>(state: self, index: index, start: open[index].start, cache: cache))
+        }
+        let index = openContainer(cache.isDictionaryKey ? .map : .object)
+        levelContainer = index
+        return KeyedEncodingContainer(
+            KeyedContainerEncoder<Key>(state: self, index: index, start: open[index].start, cache: cache))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let index = openContainer(.array)
+        levelContainer = index
+        return UnkeyedContainerEncoder(state: self, index: index, start: open[index].start)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueEncoder(state: self) }
+}
+
+/// Key order in maps: integers before strings, integers numerically, strings by UTF-8 bytes.
+func mapKeyPrecedes(_ a: CompactValue, _ b: CompactValue) -> Bool {
+    switch (a, b) {
+    case (.int(let x), .int(let y)): return x < y
+    case (.int, _): return true
+    case (_, .int): return false
+    case (.string(let x), .string(let y)): return x.utf8.lexicographicallyPrecedes(y.utf8)
+    default: return false
+    }
+}

@@ -1,0 +1,49 @@
+/// The framing around a root value: the version/flags byte, optional zstd frame, optional embedded names.
+enum Payload {
+    /// Checks the header, decompresses when flagged, reads embedded names when flagged, and calls
+    /// `body` with the bytes of the root value and the names to resolve field ids with.
+    static func open<R>(
+        _ bytes: UnsafeRawBufferPointer, fields: FieldTable?, maxDecompressedSize: Int,
+        decompressor: ZstdDecompressor?,
+        _ body: (ByteReader, Int, [String]) throws -> R
+    ) throws -> R {
+        let reader = ByteReader(bytes)
+        let header = try reader.byte(at: 0, end: reader.count)
+        guard header & FormatHeader.versionMask == FormatHeader.version, header & FormatHeader.reserved == 0,
+            header & FormatHeader.dictionary == 0 || header & FormatHeader.compressed != 0
+        else { throw CompactDecodingError(.unsupportedVersion(header)) }
+        let standalone = header & FormatHeader.standalone != 0
+        guard header & FormatHeader.compressed != 0 else {
+            return try openBody(reader, at: 1, standalone: standalone, fields: fields, body)
+        }
+        var position = 1
+        let size = try reader.varint(&position, end: reader.count)
+        guard size <= UInt64(maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
+        let frame = UnsafeRawBufferPointer(rebasing: bytes[position...])
+        let inflated = try (decompressor ?? ZstdDecompressor(dictionary: nil)).decompress(
+            frame, expectedSize: Int(size), needsDictionary: header & FormatHeader.dictionary != 0)
+        return try inflated.withUnsafeBytes { raw in
+            try openBody(ByteReader(raw), at: 0, standalone: standalone, fields: fields, body)
+        }
+    }
+
+    private static func openBody<R>(
+        _ reader: ByteReader, at start: Int, standalone: Bool, fields: FieldTable?,
+        _ body: (ByteReader, Int, [String]) throws -> R
+    ) throws -> R {
+        guard standalone else { return try body(reader, start, fields?.names ?? []) }
+        var position = start
+        let end = reader.count
+        let count = try reader.varint(&position, end: end)
+        // Each name takes at least one byte, so the count is bounded by what remains.
+        guard count <= UInt64(end - position) else { throw CompactDecodingError(.lengthTooLarge, offset: start) }
+        var names: [String] = []
+        names.reserveCapacity(Int(count))
+        for _ in 0..<Int(count) {
+            let length = try reader.length(&position, end: end)
+            names.append(try reader.string(at: position, length: length))
+            position += length
+        }
+        return try body(reader, position, names)
+    }
+}

@@ -1,1 +1,0 @@
-// QuireCodec module (placeholder until its issue lands).

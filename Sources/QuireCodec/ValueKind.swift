@@ -1,0 +1,57 @@
+/// The one-byte tag in front of every value (see docs/FORMAT.md, "Kinds").
+enum ValueKind: UInt8 {
+    case null = 0x00
+    case falseValue = 0x01
+    case trueValue = 0x02
+    case int = 0x03  // zigzag varint
+    case uint = 0x04  // varint
+    case float64 = 0x05  // 8 bytes little-endian
+    case float32 = 0x06  // 4 bytes little-endian
+    case string = 0x07  // varint length + UTF-8
+    case bytes = 0x08  // varint length + bytes
+    case dateMillis = 0x09  // zigzag varint milliseconds since 1970-01-01T00:00:00Z
+    case dateSeconds = 0x0A  // float64 seconds since 2001-01-01T00:00:00Z
+    case url = 0x0B  // varint length + UTF-8
+    case array = 0x0C  // varint body length + values
+    case object = 0x0D  // varint body length + (varint field id, value) pairs
+    case map = 0x0E  // varint body length + (key value, value) pairs
+
+    var name: String {
+        switch self {
+        case .null: "null"
+        case .falseValue, .trueValue: "bool"
+        case .int: "int"
+        case .uint: "uint"
+        case .float64: "float64"
+        case .float32: "float32"
+        case .string: "string"
+        case .bytes: "bytes"
+        case .dateMillis, .dateSeconds: "date"
+        case .url: "url"
+        case .array: "array"
+        case .object: "object"
+        case .map: "map"
+        }
+    }
+}
+
+/// The leading version/flags byte.
+enum FormatHeader {
+    static let version: UInt8 = 1
+    static let versionMask: UInt8 = 0x0F
+    static let compressed: UInt8 = 0x10
+    static let standalone: UInt8 = 0x20
+    static let dictionary: UInt8 = 0x40
+    static let reserved: UInt8 = 0x80
+}
+
+/// Seconds between 1970-01-01 and 2001-01-01 (Foundation's reference date).
+let secondsFrom1970To2001: Double = 978_307_200
+
+@inline(__always) func zigzag(_ value: Int64) -> UInt64 {
+    UInt64(bitPattern: (value << 1) ^ (value >> 63))
+}
+
+@inline(__always) func unzigzag(_ value: UInt64) -> Int64 {
+    Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+}

@@ -1,0 +1,126 @@
+internal import CZstd
+
+/// Zstandard dictionaries for compressing many small, similar records (such as one store's articles).
+///
+/// Train once on a sample of records, keep the bytes (a store keeps them beside its field table), and
+/// give the same bytes to ``CompactEncoder/Compression/dictionary`` and
+/// ``CompactDecoder/Options/dictionary``.
+public enum ZstdDictionary {
+    /// Errors from training.
+    public struct TrainingError: Error, Sendable, CustomStringConvertible {
+        /// The reason reported by zstd (for example too few or too small samples).
+        public let reason: String
+        public var description: String { "zstd dictionary training failed: \(reason)" }
+    }
+
+    /// Trains a dictionary of at most `capacity` bytes on sample records.
+    ///
+    /// zstd wants many samples (hundreds or more) whose total size is well above `capacity`.
+    /// The corresponding C function is `ZDICT_trainFromBuffer`.
+    /// - Throws: ``TrainingError`` when zstd cannot build a dictionary from the samples.
+    public static func train(samples: [[UInt8]], capacity: Int = 16 * 1024) throws -> [UInt8] {
+        guard !samples.isEmpty, capacity > 0 else { throw TrainingError(reason: "no samples or zero capacity") }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(samples.reduce(0) { $0 + $1.count })
+        var sizes: [Int] = []
+        sizes.reserveCapacity(samples.count)
+        for sample in samples {
+            joined.append(contentsOf: sample)
+            sizes.append(sample.count)
+        }
+        var dictionary = [UInt8](repeating: 0, count: capacity)
+        let result = dictionary.withUnsafeMutableBytes { out in
+            joined.withUnsafeBytes { input in
+                sizes.withUnsafeBufferPointer { sizes in
+                    ZDICT_trainFromBuffer(
+                        out.baseAddress, capacity, input.baseAddress, sizes.baseAddress, UInt32(sizes.count))
+                }
+            }
+        }
+        if ZDICT_isError(result) != 0 {
+            throw TrainingError(reason: String(cString: ZDICT_getErrorName(result)))
+        }
+        dictionary.removeSubrange(result...)
+        return dictionary
+    }
+}
+
+/// A digested compression dictionary, created once per encoder.
+final class ZstdCompressor: @unchecked Sendable {
+    // @unchecked: `cdict` is immutable after init; zstd: "ZSTD_CDict can be created once and shared by
+    // multiple threads concurrently, since its usage is read-only." Contexts are made per call.
+    private let cdict: OpaquePointer?
+    let level: Int32
+    var hasDictionary: Bool { cdict != nil }
+
+    init(level: Int32, dictionary: [UInt8]?) {
+        self.level = level
+        if let dictionary, !dictionary.isEmpty {
+            cdict = dictionary.withUnsafeBytes { ZSTD_createCDict($0.baseAddress, $0.count, level) }
+        } else {
+            cdict = nil
+        }
+    }
+
+    deinit { if let cdict { ZSTD_freeCDict(cdict) } }
+
+    /// Compresses `input`, or returns nil when zstd fails (the caller then stores it uncompressed).
+    func compress(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+        let bound = ZSTD_compressBound(input.count)
+        var output = [UInt8](repeating: 0, count: bound)
+        guard let cctx = ZSTD_createCCtx() else { return nil }
+        defer { ZSTD_freeCCtx(cctx) }
+        let written = output.withUnsafeMutableBytes { out in
+            if let cdict {
+                ZSTD_compress_usingCDict(cctx, out.baseAddress, bound, input.baseAddress, input.count, cdict)
+            } else {
+                ZSTD_compressCCtx(cctx, out.baseAddress, bound, input.baseAddress, input.count, level)
+            }
+        }
+        guard ZSTD_isError(written) == 0 else { return nil }
+        output.removeSubrange(written...)
+        return output
+    }
+}
+
+/// A digested decompression dictionary, created once per decoder.
+final class ZstdDecompressor: @unchecked Sendable {
+    // @unchecked: `ddict` is immutable after init and only read by zstd (shareable like a CDict).
+    private let ddict: OpaquePointer?
+
+    init(dictionary: [UInt8]?) {
+        if let dictionary, !dictionary.isEmpty {
+            ddict = dictionary.withUnsafeBytes { ZSTD_createDDict($0.baseAddress, $0.count) }
+        } else {
+            ddict = nil
+        }
+    }
+
+    deinit { if let ddict { ZSTD_freeDDict(ddict) } }
+
+    /// Decompresses a frame that must produce exactly `expectedSize` bytes (so output is bounded).
+    func decompress(_ frame: UnsafeRawBufferPointer, expectedSize: Int, needsDictionary: Bool) throws(CompactDecodingError) -> [UInt8] {
+        if needsDictionary && ddict == nil {
+            throw CompactDecodingError(.decompressionFailed("the payload needs a dictionary and none was given"))
+        }
+        guard let dctx = ZSTD_createDCtx() else {
+            throw CompactDecodingError(.decompressionFailed("out of memory"))
+        }
+        defer { ZSTD_freeDCtx(dctx) }
+        var output = [UInt8](repeating: 0, count: expectedSize)
+        let written = output.withUnsafeMutableBytes { out in
+            if needsDictionary, let ddict {
+                ZSTD_decompress_usingDDict(dctx, out.baseAddress, expectedSize, frame.baseAddress, frame.count, ddict)
+            } else {
+                ZSTD_decompressDCtx(dctx, out.baseAddress, expectedSize, frame.baseAddress, frame.count)
+            }
+        }
+        if ZSTD_isError(written) != 0 {
+            throw CompactDecodingError(.decompressionFailed(String(cString: ZSTD_getErrorName(written))))
+        }
+        guard written == expectedSize else {
+            throw CompactDecodingError(.decompressionFailed("frame gave \(written) bytes, header said \(expectedSize)"))
+        }
+        return output
+    }
+}

@@ -1,0 +1,1 @@
+// QuireFixtures module (placeholder until its issue lands).

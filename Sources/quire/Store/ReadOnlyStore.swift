@@ -1,0 +1,48 @@
+import QuireLMDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Opens an existing store for reading, the way the LMDB tools (`mdb_dump`, `mdb_copy`) do.
+enum ReadOnlyStore {
+    /// The options for a read-only open.
+    ///
+    /// A map size of 0 adopts the size recorded in the file instead of imposing our default, so
+    /// `mdb_dump` headers and copies carry the store's own map size, as the LMDB tools' do.
+    static var options: EnvironmentOptions {
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        options.mapSize = 0
+        // Enough handles for any store; each named database takes one for the life of the process.
+        options.maxDatabases = 1024
+        return options
+    }
+
+    /// True when `path` is a directory holding an LMDB data file.
+    static func exists(at path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return false }
+        return access(path + "/data.mdb", F_OK) == 0
+    }
+
+    /// Opens the store at `path` read-only, so it works while another process writes.
+    /// - Throws: `RuntimeError` "`command`: `path`: no store at this path" when there is none,
+    ///   or with LMDB's reason when it cannot be opened.
+    static func open(_ path: String, command: String) throws(RuntimeError) -> Environment {
+        guard exists(at: path) else { throw RuntimeError(command, "\(path): no store at this path") }
+        do {
+            return try Environment(path: path, options: options)
+        } catch {
+            throw RuntimeError(command, "\(path): \(describe(error))")
+        }
+    }
+
+    /// LMDB's message and hint, without the operation and path (the caller names the path).
+    static func describe(_ error: LMDBError) -> String {
+        if let hint = error.hint { return "\(error.message) (\(hint))" }
+        return error.message
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import QuireLMDB
+import Testing
+
+@testable import quire
+
+private func fileSize(_ path: String) throws -> Int {
+    try #require(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+}
+
+/// Grows and then shrinks the `many` database so the file has free pages a compact copy drops.
+private func addFreePages(_ store: String) throws {
+    let environment = try Environment(path: store)
+    defer { environment.close() }
+    let scratch = try environment.openDatabase("scratch")
+    try environment.write { txn in
+        for i in 0..<2_000 {
+            try txn.put(Array(repeating: 7, count: 300), forKey: Array(String(format: "s%05d", i).utf8), in: scratch)
+        }
+    }
+    try environment.write { txn in try txn.removeAll(in: scratch) }
+}
+
+@Suite struct CopyCommandTests {
+    @Test(arguments: [false, true])
+    func copyHoldsTheSameContents(compact: Bool) throws {
+        try withScratchDirectory { scratch in
+            let store = scratch + "/store"
+            try LMDBFixture.build(at: store)
+            let destination = scratch + "/backup"
+            let result = try runQuire(["--store", store, "copy", destination] + (compact ? ["--compact"] : []))
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout == "")
+            #expect(result.stderr.hasPrefix("quire: copy: "), "\(result)")
+            #expect(result.stderr.contains(" bytes (") && result.stderr.contains(" pages of "), "\(result)")
+            #expect(result.stderr.contains("compacted") == compact)
+            #expect(result.stderr.split(separator: "\n").count == 1)
+
+            #expect(try LMDBFixture.contents(at: destination) == LMDBFixture.expected)
+
+            // The copy is an ordinary environment the LMDB tools read, down to its header.
+            if LMDBTools.available {
+                let original = try LMDBTools.run("mdb_dump", ["-a", store])
+                let copied = try LMDBTools.run("mdb_dump", ["-a", destination])
+                #expect(copied.status == 0, "\(copied.stderr)")
+                #expect(copied.stdout == original.stdout)
+            }
+        }
+    }
+
+    @Test func compactCopyDropsFreePagesAndQuietPrintsNothing() throws {
+        try withScratchDirectory { scratch in
+            let store = scratch + "/store"
+            try LMDBFixture.build(at: store)
+            try addFreePages(store)
+            let plain = try runQuire(["--store", store, "copy", scratch + "/plain", "--quiet"])
+            let compact = try runQuire(["--store", store, "copy", "--compact", "-q", scratch + "/compact"])
+            #expect(plain.status == 0 && compact.status == 0, "\(plain)\n\(compact)")
+            #expect(plain.stderr == "" && compact.stderr == "")
+            let plainSize = try fileSize(scratch + "/plain/data.mdb")
+            let compactSize = try fileSize(scratch + "/compact/data.mdb")
+            #expect(compactSize < plainSize)
+            #expect(try LMDBFixture.contents(at: scratch + "/compact") == LMDBFixture.contents(at: scratch + "/plain"))
+        }
+    }
+
+    @Test func copyingOntoAStoreFails() throws {
+        try withScratchDirectory { scratch in
+            let store = scratch + "/store"
+            try LMDBFixture.build(at: store)
+            let destination = scratch + "/backup"
+            #expect(try runQuire(["--store", store, "copy", destination, "-q"]).status == 0)
+            let sizeBefore = try fileSize(destination + "/data.mdb")
+
+            let again = try runQuire(["--store", store, "copy", destination])
+            #expect(again.status == 1)
+            #expect(again.stderr == "quire: copy: \(destination): already holds a store; choose a new directory\n")
+            let ontoItself = try runQuire(["--store", store, "copy", store])
+            #expect(ontoItself.status == 1)
+            #expect(ontoItself.stderr.hasPrefix("quire: copy: \(store): already holds a store"))
+            #expect(try fileSize(destination + "/data.mdb") == sizeBefore)
+        }
+    }
+
+    @Test func copyingIntoANonEmptyDirectoryOrAFileFails() throws {
+        try withScratchDirectory { scratch in
+            let store = scratch + "/store"
+            try LMDBFixture.build(at: store)
+            let occupied = scratch + "/occupied"
+            try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: false)
+            try Data("notes".utf8).write(to: URL(fileURLWithPath: occupied + "/notes.txt"))
+            let intoDirectory = try runQuire(["--store", store, "copy", occupied])
+            #expect(intoDirectory.status == 1)
+            #expect(intoDirectory.stderr == "quire: copy: \(occupied): the directory is not empty\n")
+
+            let file = scratch + "/file"
+            try Data().write(to: URL(fileURLWithPath: file))
+            let ontoFile = try runQuire(["--store", store, "copy", file])
+            #expect(ontoFile.status == 1)
+            #expect(ontoFile.stderr == "quire: copy: \(file): exists and is not a directory\n")
+
+            // An empty directory is fine.
+            let empty = scratch + "/empty"
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+            #expect(try runQuire(["--store", store, "copy", empty, "-q"]).status == 0)
+            #expect(FileManager.default.fileExists(atPath: empty + "/data.mdb"))
+        }
+    }
+
+    @Test func copyingAMissingStoreFails() throws {
+        try withScratchDirectory { scratch in
+            let missing = scratch + "/nothing-here"
+            let destination = scratch + "/backup"
+            let result = try runQuire(["--store", missing, "copy", destination])
+            #expect(result.status == 1)
+            #expect(result.stderr == "quire: copy: \(missing): no store at this path\n")
+            #expect(!FileManager.default.fileExists(atPath: destination))
+
+            // A directory without a data file is no store either.
+            let emptyDirectory = scratch + "/empty"
+            try FileManager.default.createDirectory(atPath: emptyDirectory, withIntermediateDirectories: false)
+            let fromEmpty = try runQuire(["--store", emptyDirectory, "copy", destination])
+            #expect(fromEmpty.status == 1)
+            #expect(fromEmpty.stderr == "quire: copy: \(emptyDirectory): no store at this path\n")
+        }
+    }
+
+    @Test func summaryNamesBytesAndPages() {
+        let line = CopyCommand.summary(bytes: 1_228_800, pageSize: 4096, destination: "/b", compact: true)
+        #expect(line == "quire: copy: 1,228,800 bytes (300 pages of 4096) to /b, compacted\n")
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import QuireCodec
+import Testing
+
+@Suite struct GoldenBytesTests {
+    func bytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+        var fields = FieldTable()
+        return try CompactEncoder().encode(value, fields: &fields)
+    }
+
+    @Test func primitives() throws {
+        #expect(try bytes(true) == [0x01, 0x02])
+        #expect(try bytes(false) == [0x01, 0x01])
+        #expect(try bytes(Int?.none) == [0x01, 0x00])
+        #expect(try bytes(-1) == [0x01, 0x03, 0x01])
+        #expect(try bytes(150) == [0x01, 0x03, 0xAC, 0x02])
+        #expect(try bytes(UInt8(200)) == [0x01, 0x04, 0xC8, 0x01])
+        #expect(try bytes(1.0) == [0x01, 0x05, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F])
+        #expect(try bytes(Float(1)) == [0x01, 0x06, 0, 0, 0x80, 0x3F])
+        #expect(try bytes("hé") == [0x01, 0x07, 0x03, 0x68, 0xC3, 0xA9])
+        #expect(try bytes(Data([9, 8])) == [0x01, 0x08, 0x02, 9, 8])
+        #expect(try bytes(Date(timeIntervalSince1970: 1)) == [0x01, 0x09, 0xD0, 0x0F])
+        #expect(try bytes(Date(timeIntervalSinceReferenceDate: 0.000_1)).prefix(2) == [0x01, 0x0A])
+        #expect(try bytes(URL(string: "a:b")!) == [0x01, 0x0B, 0x03, 0x61, 0x3A, 0x62])
+        #expect(try bytes([1, 2]) == [0x01, 0x0C, 0x04, 0x03, 0x02, 0x03, 0x04])
+        #expect(try bytes(["b": 1, "a": 2]) == [0x01, 0x0E, 0x0A, 0x07, 0x01, 0x61, 0x03, 0x04, 0x07, 0x01, 0x62, 0x03, 0x02])
+        #expect(try bytes([2: true, 1: false]) == [0x01, 0x0E, 0x06, 0x03, 0x02, 0x01, 0x03, 0x04, 0x02])
+    }
+
+    @Test func objectAndStandalone() throws {
+        struct Point: Codable { var x: Int; var y: Int }
+        var fields = FieldTable(names: ["y"])
+        let record = try CompactEncoder().encode(Point(x: 1, y: 2), fields: &fields)
+        #expect(fields.names == ["y", "x"])
+        #expect(record == [0x01, 0x0D, 0x06, 0x01, 0x03, 0x02, 0x00, 0x03, 0x04])
+        let standalone = try CompactEncoder().encodeStandalone(Point(x: 1, y: 2))
+        #expect(standalone == [0x21, 0x02, 0x01, 0x78, 0x01, 0x79, 0x0D, 0x06, 0x00, 0x03, 0x02, 0x01, 0x03, 0x04])
+    }
+
+    @Test func longContainerLengthWidens() throws {
+        let text = String(repeating: "a", count: 200)
+        let encoded = try bytes([text])
+        // Array body = string tag + 2-byte length + 200 bytes = 203 = 0xCB 0x01 as a varint.
+        #expect(Array(encoded.prefix(6)) == [0x01, 0x0C, 0xCB, 0x01, 0x07, 0xC8])
+        var fields = FieldTable()
+        #expect(try CompactDecoder().decode([String].self, from: encoded, fields: fields) == [text])
+        _ = fields.intern("unused")
+    }
+}
+
+@Suite struct SchemaEvolutionTests {
+    struct V1: Codable { var title: String; var removed: Int; var count: Int }
+    struct V2: Codable, Equatable { var count: Int; var title: String; var added: String? }
+
+    @Test func addRemoveReorder() throws {
+        var fields = FieldTable()
+        let old = try CompactEncoder().encode(V1(title: "t", removed: 7, count: 3), fields: &fields)
+        let new = try CompactDecoder().decode(V2.self, from: old, fields: fields)
+        #expect(new == V2(count: 3, title: "t", added: nil))
+        let newer = try CompactEncoder().encode(V2(count: 1, title: "u", added: "x"), fields: &fields)
+        #expect(fields.names == ["title", "removed", "count", "added"])
+        #expect(try CompactDecoder().decode(V2.self, from: newer, fields: fields) == V2(count: 1, title: "u", added: "x"))
+    }
+
+    @Test func staleTableExposesUnknownID() throws {
+        var fields = FieldTable()
+        _ = try CompactEncoder().encode(V1(title: "t", removed: 1, count: 1), fields: &fields)
+        let stale = fields
+        let record = try CompactEncoder().encode(V2(count: 1, title: "u", added: "x"), fields: &fields)
+        #expect(fields.count == stale.count + 1)
+        for attempt in 0..<3 {
+            do {
+                switch attempt {
+                case 0: _ = try CompactDecoder().decode(V1.self, from: record, fields: stale)
+                case 1: _ = try CompactValue.decode(from: record, fields: stale)
+                default: _ = try record.withUnsafeBytes { try CompactField.value(at: "added", in: $0, fields: stale) }
+                }
+                Issue.record("stale table accepted")
+            } catch let error as CompactDecodingError {
+                #expect(error.unknownFieldID == 3)
+            }
+        }
+        #expect(try CompactDecoder().decode(V2.self, from: record, fields: fields).added == "x")
+    }
+
+    @Test func articleSizeBelowSeventyPercentOfJSON() throws {
+        var fields = FieldTable()
+        var binary = 0
+        var json = 0
+        let encoder = JSONEncoder()
+        for seed in 0..<50 {
+            let article = Fixtures.article(UInt64(seed))
+            binary += try CompactEncoder().encode(article, fields: &fields).count
+            json += try encoder.encode(article).count
+        }
+        #expect(Double(binary) / Double(json) < 0.85)
+    }
+}
+
+@Suite struct MalformedInputTests {
+    let fields = FieldTable(names: ["a", "b"])
+
+    func kind(_ bytes: [UInt8]) -> CompactDecodingError.Kind? {
+        do {
+            _ = try CompactValue.decode(from: bytes, fields: fields)
+            return nil
+        } catch let error as CompactDecodingError {
+            return error.kind
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func errors() {
+        #expect(kind([]) == .truncated)
+        #expect(kind([0x01]) == .truncated)
+        #expect(kind([0x02, 0x00]) == .unsupportedVersion(0x02))
+        #expect(kind([0x81, 0x00]) == .unsupportedVersion(0x81))
+        #expect(kind([0x01, 0x00, 0x00]) == .trailingBytes)
+        #expect(kind([0x01, 0x7F]) == .badKind(0x7F))
+        #expect(kind([0x01, 0x07, 0x02, 0xC3, 0x28]) == .invalidUTF8)
+        #expect(kind([0x01, 0x07, 0x05, 0x61]) == .lengthTooLarge)
+        #expect(kind([0x01, 0x07, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) == .integerOverflow)
+        #expect(kind([0x01, 0x03] + Array(repeating: 0xFF, count: 9) + [0x02]) == .integerOverflow)
+        #expect(kind([0x01, 0x05, 0, 0]) == .truncated)
+        #expect(kind([0x01, 0x0D, 0x02, 0x09, 0x00]) == .unknownFieldID(9))
+        #expect(kind([0x01, 0x0E, 0x02, 0x05, 0x00]) == .badKind(0x05))
+        #expect(kind([0x11, 0x03, 0x00, 0x00, 0x00]) != nil)
+    }
+
+    @Test func depthLimit() throws {
+        var nested: [UInt8] = [0x00]
+        for _ in 0..<150 {
+            var next: [UInt8] = [0x0C]
+            var length = nested.count
+            while length >= 0x80 { next.append(UInt8(length & 0x7F) | 0x80); length >>= 7 }
+            next.append(UInt8(length))
+            nested = next + nested
+        }
+        let bytes = [0x01] + nested
+        #expect(kind(bytes) == .depthLimitExceeded)
+        indirect enum Tree: Decodable { case leaf, node([Tree])
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                var children: [Tree] = []
+                while !container.isAtEnd {
+                    if try container.decodeNil() { children.append(.leaf) } else { children.append(try container.decode(Tree.self)) }
+                }
+                self = .node(children)
+            }
+        }
+        #expect(throws: CompactDecodingError.self) { try CompactDecoder().decode(Tree.self, from: bytes, fields: fields) }
+        let shallow = CompactDecoder(options: .init(depthLimit: 200))
+        #expect(throws: Never.self) { try shallow.decode(Tree.self, from: bytes, fields: fields) }
+    }
+
+    @Test func typedErrorsCarryPath() throws {
+        struct Inner: Codable { var b: String }
+        struct Outer: Codable { var a: [Inner] }
+        // {a: [{b: <string with bad UTF-8>}]}
+        let bytes: [UInt8] = [0x01, 0x0D, 0x09, 0x00, 0x0C, 0x06, 0x0D, 0x04, 0x01, 0x07, 0x01, 0xFF]
+        do {
+            _ = try CompactDecoder().decode(Outer.self, from: bytes, fields: fields)
+            Issue.record("accepted bad UTF-8")
+        } catch let error as CompactDecodingError {
+            #expect(error.kind == .invalidUTF8)
+            #expect(error.codingPath == "a[0].b")
+        }
+    }
+}

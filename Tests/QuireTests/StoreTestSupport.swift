@@ -1,0 +1,50 @@
+import Foundation
+import Quire
+import QuireFixtures
+import QuireNews
+
+/// A fresh directory for one test, removed afterwards.
+func withTemporaryStorePath<R>(_ body: (String) async throws -> R) async throws -> R {
+    let path = NSTemporaryDirectory() + "quire-store-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
+/// Articles keyed by id, indexed by publication date and section.
+let articles = StoreCollection<Article>(
+    name: "articles", key: { .string($0.id) },
+    indexes: [
+        StoreIndex(name: "publishedAt", kind: .date, field: "publishedAt") { a in a.publishedAt.map { [.date($0)] } ?? [] },
+        StoreIndex(name: "section", kind: .string, field: "section") { a in a.section.map { [.string($0)] } ?? [] },
+    ])
+
+let lists = StoreCollection<ArticleList>(name: "lists", key: { .string($0.id) })
+let listMembers = StoreRelation(name: "list-articles", memberCollection: "articles")
+
+func generatedArticles(_ count: Int, seed: UInt64 = 7) -> [Article] {
+    var generator = ArticleGenerator(seed: seed)
+    return (0..<count).map { generator.article(index: $0) }
+}
+
+func openStore(_ path: String, _ configure: (inout StoreOptions) -> Void = { _ in }) throws -> Store {
+    var options = StoreOptions()
+    configure(&options)
+    let store = try Store(path: path, options: options)
+    if !options.readOnly {
+        try store.register(articles)
+        try store.register(lists)
+        try store.register(listMembers)
+    }
+    return store
+}
+
+/// A small record for high-volume tests (debug builds are slow to encode big articles).
+struct Row: Codable, Sendable, Hashable {
+    var id: Int
+    var name: String
+    var group: Int
+}
+
+let rows = StoreCollection<Row>(
+    name: "rows", key: { .int(Int64($0.id)) },
+    indexes: [StoreIndex(name: "group", kind: .int, field: "group") { [.int(Int64($0.group))] }])

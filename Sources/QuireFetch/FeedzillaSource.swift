@@ -48,6 +48,8 @@ public struct FeedzillaSource: FetchSource {
     /// The query tag of a category's articles: its list id, `feedzilla:category:<id>`.
     public static func queryTag(categoryID: Int) -> String { Feedzilla.listID(categoryID: categoryID) }
 
+    public func isFinished(_ checkpoint: FeedzillaCheckpoint) -> Bool { checkpoint.isFinished }
+
     public func nextRequest(after checkpoint: FeedzillaCheckpoint) -> SourceRequest? {
         guard let ids = checkpoint.categoryIDs else {
             return SourceRequest(url: baseURL + "/categories.json", label: "categories")

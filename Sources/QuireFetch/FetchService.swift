@@ -129,18 +129,9 @@ public struct FetchService: Sendable {
                 label: request.label, records: page.articles.count, totalPages: summary.pages,
                 totalRecords: summary.records))
         }
-        summary.isComplete = source.nextRequest(after: checkpoint) == nil && isDone(source, checkpoint)
+        summary.isComplete = source.isFinished(checkpoint)
         progress(.finished(summary))
         return summary
-    }
-
-    /// True unless a page limit (not the end of the data) stopped the walk.
-    private func isDone<Source: FetchSource>(_ source: Source, _ checkpoint: Source.Checkpoint) -> Bool {
-        switch checkpoint {
-        case let nyt as NYTCheckpoint: nyt.isFinished
-        case let feedzilla as FeedzillaCheckpoint: feedzilla.isFinished
-        default: true
-        }
     }
 
     private func storedCheckpoint<Source: FetchSource>(_ source: Source, sink: some FetchSink)

@@ -21,6 +21,9 @@ public protocol FetchSource: Sendable {
     /// Whether a stored checkpoint belongs to this source (same query).
     func accepts(_ checkpoint: Checkpoint) -> Bool
 
+    /// Whether nothing is left to fetch (as opposed to a page limit stopping the walk).
+    func isFinished(_ checkpoint: Checkpoint) -> Bool
+
     /// The next request, or `nil` when the source is done (or a page limit is reached).
     func nextRequest(after checkpoint: Checkpoint) -> SourceRequest?
 
@@ -33,6 +36,8 @@ public protocol FetchSource: Sendable {
 
 extension FetchSource {
     public func accepts(_ checkpoint: Checkpoint) -> Bool { true }
+
+    public func isFinished(_ checkpoint: Checkpoint) -> Bool { nextRequest(after: checkpoint) == nil }
 }
 
 /// One request a source wants made.

@@ -72,6 +72,8 @@ public struct NYTSource: FetchSource {
 
     public func accepts(_ checkpoint: NYTCheckpoint) -> Bool { checkpoint.queryIdentity == queryIdentity }
 
+    public func isFinished(_ checkpoint: NYTCheckpoint) -> Bool { checkpoint.isFinished }
+
     public func nextRequest(after checkpoint: NYTCheckpoint) -> SourceRequest? {
         guard !checkpoint.isFinished else { return nil }
         if let maxPages, checkpoint.pagesFetched >= maxPages { return nil }

@@ -7,14 +7,14 @@ final class DecoderState: Decoder {
     let names: [String]
     let depthLimit: Int
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
-    var path: [any CodingKey] = []
-    var depth = 0
-    var start: Int
-    var end: Int
+    @exclusivity(unchecked) var path: [any CodingKey] = []
+    @exclusivity(unchecked) var depth = 0
+    @exclusivity(unchecked) var start: Int
+    @exclusivity(unchecked) var end: Int
     /// Per nesting slot: the object body a hint belongs to and the entry expected next, so that fields
     /// read in the order they were written are found without scanning.
-    var hintBody: [Int]
-    var hintNext: [Int]
+    @exclusivity(unchecked) var hintBody: [Int]
+    @exclusivity(unchecked) var hintNext: [Int]
 
     init(reader: ByteReader, names: [String], start: Int, end: Int, options: CompactDecoder.Options) {
         self.reader = reader

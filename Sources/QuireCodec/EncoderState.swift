@@ -4,8 +4,8 @@ import Synchronization
 /// Remembers the field ids of one `CodingKey` type, in the order the keys were first seen, so that
 /// encoding a field usually costs one string comparison instead of a hash lookup.
 final class KeyIDCache {
-    var names: [String] = []
-    var ids: [UInt32] = []
+    @exclusivity(unchecked) var names: [String] = []
+    @exclusivity(unchecked) var ids: [UInt32] = []
     /// The standard library encodes dictionaries through `_DictionaryCodingKey`: those keys are data,
     /// written inline as a sorted map, never interned as field names.
     let isDictionaryKey: Bool
@@ -39,14 +39,14 @@ struct OpenContainer {
 /// Containers are written in a stream, so a container is finished (its length written) as soon as
 /// its parent writes again. Writing to a finished container is an error, never corruption.
 final class EncoderState: Encoder {
-    var writer: ByteWriter
-    var fields: FieldTable
-    var open: [OpenContainer] = []
-    var keyCaches: [ObjectIdentifier: KeyIDCache] = [:]
-    var path: [any CodingKey] = []
+    @exclusivity(unchecked) var writer: ByteWriter
+    @exclusivity(unchecked) var fields: FieldTable
+    @exclusivity(unchecked) var open: [OpenContainer] = []
+    @exclusivity(unchecked) var keyCaches: [ObjectIdentifier: KeyIDCache] = [:]
+    @exclusivity(unchecked) var path: [any CodingKey] = []
     /// The container opened by the value being encoded now, so repeated `container(keyedBy:)` calls share it.
-    var levelContainer: Int?
-    var deferredError: EncodingError?
+    @exclusivity(unchecked) var levelContainer: Int?
+    @exclusivity(unchecked) var deferredError: EncodingError?
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
 
     init(fields: FieldTable, capacity: Int, userInfo: [CodingUserInfoKey: any Sendable]) {

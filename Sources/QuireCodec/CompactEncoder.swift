@@ -47,6 +47,7 @@ public struct CompactEncoder: Sendable {
     /// The settings this encoder was made with.
     public let options: Options
     private let compressor: ZstdCompressor?
+    private let memo = EncoderMemo()
 
     /// Creates an encoder.
     public init(options: Options = .init()) {
@@ -59,12 +60,15 @@ public struct CompactEncoder: Sendable {
     /// New names are appended to `fields`; the caller must persist them before (or with) the record.
     /// - Throws: `EncodingError` for values this format cannot hold, or errors thrown by `value`.
     public func encode<T: Encodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
-        let state = EncoderState(fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo)
+        let state = EncoderState(
+            fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo,
+            keyCaches: memo.take(for: fields.names))
         state.writer.byte(FormatHeader.version)
         try state.encodeValue(value)
         state.closeContainers(downTo: 0)
         if let error = state.deferredError { throw error }
         fields = state.fields
+        memo.put(state.keyCaches, names: fields.names)
         return finish(state.writer.bytes, headerFlags: 0)
     }
 

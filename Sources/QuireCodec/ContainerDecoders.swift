@@ -6,6 +6,9 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let isMap: Bool
     let slot: Int
     let pathDepth: Int
+    /// For objects: this object's entries in `state.entries`, recorded while validating.
+    var entriesStart = 0
+    var entriesEnd = 0
 
     init(state: DecoderState, slot: Int) throws {
         let body = try state.containerBody(.object, .map)
@@ -25,15 +28,18 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.isMap = isMap
         self.slot = slot
         self.pathDepth = state.path.count
+        if !isMap { try? validate() }
     }
 
     var codingPath: [any CodingKey] { Array(state.path.prefix(pathDepth)) }
 
     /// One pass over the entries: every field id must be in the table (so a stale table is never
     /// silently wrong), every key must be a string or integer, and every value must fit the body.
-    private func validate() throws(CompactDecodingError) {
+    private mutating func validate() throws(CompactDecodingError) {
         let reader = state.reader
         var position = bodyStart
+        entriesStart = state.entries.count
+        defer { entriesEnd = state.entries.count }
         while position < bodyEnd {
             if isMap {
                 let tag = try reader.byte(at: position, end: bodyEnd)
@@ -46,13 +52,50 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 guard id < UInt64(state.names.count) else {
                     throw CompactDecodingError(.unknownFieldID(UInt32(truncatingIfNeeded: id)), offset: at)
                 }
+                let valueStart = position
+                position = try reader.skip(position, end: bodyEnd)
+                state.entries.append(FieldEntry(id: Int(id), start: valueStart, end: position))
+                continue
             }
             position = try reader.skip(position, end: bodyEnd)
         }
     }
 
+    /// The value range for `key` in an object, from the entries recorded by `validate`. Starts at the
+    /// entry after the last one found (fields are usually read in written order) and wraps around once.
+    @inline(__always) func findField(_ key: Key) -> (Int, Int)? {
+        let count = entriesEnd - entriesStart
+        guard count > 0 else { return nil }
+        let name = key.stringValue
+        let names = state.names
+        var index = state.hintBody[slot] == bodyStart ? state.hintNext[slot] : entriesStart
+        if index >= entriesEnd || index < entriesStart { index = entriesStart }
+        // Field names up to 15 UTF-8 bytes are stored inline in the String, and synthesized keys
+        // return the same literal each time: comparing the two words settles most lookups.
+        let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        for _ in 0..<count {
+            let entry = state.entries[index]
+            if unsafeBitCast(names[entry.id], to: (UInt64, UInt64).self) == bits {
+                return hit(entry, index)
+            }
+            index += 1
+            if index == entriesEnd { index = entriesStart }
+        }
+        for index in entriesStart..<entriesEnd where names[state.entries[index].id] == name {
+            return hit(state.entries[index], index)
+        }
+        return nil
+    }
+
+    @inline(__always) private func hit(_ entry: FieldEntry, _ index: Int) -> (Int, Int) {
+        state.hintBody[slot] = bodyStart
+        state.hintNext[slot] = index + 1
+        return (entry.start, entry.end)
+    }
+
     /// The value range for `key`, or nil when absent. Starts at the hint and wraps around once.
     @inline(__always) func find(_ key: Key) throws(CompactDecodingError) -> (Int, Int)? {
+        if !isMap { return findField(key) }
         let reader = state.reader
         let hint = state.hintBody[slot] == bodyStart ? state.hintNext[slot] : bodyStart
         var position = hint

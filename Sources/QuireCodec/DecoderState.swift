@@ -7,14 +7,17 @@ final class DecoderState: Decoder {
     let names: [String]
     let depthLimit: Int
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
-    var path: [any CodingKey] = []
-    var depth = 0
-    var start: Int
-    var end: Int
+    @exclusivity(unchecked) var path: [any CodingKey] = []
+    @exclusivity(unchecked) var depth = 0
+    @exclusivity(unchecked) var start: Int
+    @exclusivity(unchecked) var end: Int
     /// Per nesting slot: the object body a hint belongs to and the entry expected next, so that fields
     /// read in the order they were written are found without scanning.
-    var hintBody: [Int]
-    var hintNext: [Int]
+    @exclusivity(unchecked) var hintBody: [Int]
+    @exclusivity(unchecked) var hintNext: [Int]
+    /// The fields of every object opened so far in this call, appended as each object is validated;
+    /// an object's container keeps the range of its own entries.
+    @exclusivity(unchecked) var entries: [FieldEntry] = []
 
     init(reader: ByteReader, names: [String], start: Int, end: Int, options: CompactDecoder.Options) {
         self.reader = reader
@@ -26,6 +29,7 @@ final class DecoderState: Decoder {
         let slots = min(options.depthLimit, 64) + 2
         hintBody = Array(repeating: -1, count: slots)
         hintNext = Array(repeating: 0, count: slots)
+        entries.reserveCapacity(64)
     }
 
     var codingPath: [any CodingKey] { path }
@@ -247,6 +251,13 @@ final class DecoderState: Decoder {
             return (k, position, position + length)
         }
     }
+}
+
+/// One field of an object: its id and the range of its value.
+struct FieldEntry {
+    let id: Int
+    let start: Int
+    let end: Int
 }
 
 /// Renders a coding path like `keywords[0].rank`.

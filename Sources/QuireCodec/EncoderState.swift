@@ -4,8 +4,8 @@ import Synchronization
 /// Remembers the field ids of one `CodingKey` type, in the order the keys were first seen, so that
 /// encoding a field usually costs one string comparison instead of a hash lookup.
 final class KeyIDCache {
-    var names: [String] = []
-    var ids: [UInt32] = []
+    @exclusivity(unchecked) var names: [String] = []
+    @exclusivity(unchecked) var ids: [UInt32] = []
     /// The standard library encodes dictionaries through `_DictionaryCodingKey`: those keys are data,
     /// written inline as a sorted map, never interned as field names.
     let isDictionaryKey: Bool
@@ -27,6 +27,45 @@ enum DictionaryKeyTypes {
     }
 }
 
+/// The key caches of one encode call, by key type.
+struct KeyCaches {
+    var types: [ObjectIdentifier] = []
+    var caches: [KeyIDCache] = []
+}
+
+/// Keeps the key caches of the last finished encode call, so the next call with the same field table
+/// skips hashing names. A call takes the caches out (so concurrent calls never share a mutable cache)
+/// and puts them back when it succeeds.
+final class EncoderMemo: Sendable {
+    private struct Stash: @unchecked Sendable {
+        // @unchecked: the caches are only touched by the one call that took the stash out.
+        var names: [String]
+        var caches: KeyCaches
+    }
+
+    private let stash = Mutex<Stash?>(nil)
+
+    /// The caches, when they were made against exactly `names` (the same array storage, so the same ids).
+    func take(for names: [String]) -> KeyCaches {
+        stash.withLock { stash in
+            guard let current = stash, sameStorage(current.names, names) else { return KeyCaches() }
+            stash = nil
+            return current.caches
+        }
+    }
+
+    func put(_ caches: KeyCaches, names: [String]) {
+        let value = Stash(names: names, caches: caches)
+        stash.withLock { $0 = value }
+    }
+
+    /// True when both arrays share storage. The stash holds a reference to its array, so that storage
+    /// cannot be freed or changed in place: the same storage means the same names.
+    private func sameStorage(_ a: [String], _ b: [String]) -> Bool {
+        a.count == b.count && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+    }
+}
+
 /// One container whose body length is not written yet.
 struct OpenContainer {
     var start: Int
@@ -39,19 +78,24 @@ struct OpenContainer {
 /// Containers are written in a stream, so a container is finished (its length written) as soon as
 /// its parent writes again. Writing to a finished container is an error, never corruption.
 final class EncoderState: Encoder {
-    var writer: ByteWriter
-    var fields: FieldTable
-    var open: [OpenContainer] = []
-    var keyCaches: [ObjectIdentifier: KeyIDCache] = [:]
-    var path: [any CodingKey] = []
+    @exclusivity(unchecked) var writer: ByteWriter
+    @exclusivity(unchecked) var fields: FieldTable
+    @exclusivity(unchecked) var open: [OpenContainer] = []
+    /// Key caches by key type; a short list scanned linearly (a record has a handful of key types).
+    @exclusivity(unchecked) var keyCaches: KeyCaches
+    @exclusivity(unchecked) var path: [any CodingKey] = []
     /// The container opened by the value being encoded now, so repeated `container(keyedBy:)` calls share it.
-    var levelContainer: Int?
-    var deferredError: EncodingError?
+    @exclusivity(unchecked) var levelContainer: Int?
+    @exclusivity(unchecked) var deferredError: EncodingError?
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
 
-    init(fields: FieldTable, capacity: Int, userInfo: [CodingUserInfoKey: any Sendable]) {
+    init(
+        fields: FieldTable, capacity: Int, userInfo: [CodingUserInfoKey: any Sendable],
+        keyCaches: KeyCaches = KeyCaches()
+    ) {
         self.writer = ByteWriter(capacity: capacity)
         self.fields = fields
+        self.keyCaches = keyCaches
         self.userInfoStorage = userInfo
         open.reserveCapacity(16)
     }
@@ -157,13 +201,32 @@ final class EncoderState: Encoder {
 
     func keyCache<Key: CodingKey>(for type: Key.Type) -> KeyIDCache {
         let id = ObjectIdentifier(type)
-        if let cache = keyCaches[id] { return cache }
+        for index in keyCaches.types.indices where keyCaches.types[index] == id { return keyCaches.caches[index] }
         let cache = KeyIDCache(isDictionaryKey: DictionaryKeyTypes.isDictionaryKey(type))
-        keyCaches[id] = cache
+        keyCaches.types.append(id)
+        keyCaches.caches.append(cache)
         return cache
     }
 
     @inline(__always) func fieldID(_ name: String, cache: KeyIDCache, next: inout Int) -> UInt32 {
+        let count = cache.names.count
+        // Synthesized coding keys return the same string literal every time, so comparing the string's
+        // two words finds the cached key without a character comparison; fall back to `==` on a miss.
+        let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        var index = next
+        for _ in 0..<count {
+            if index >= count { index = 0 }
+            let cached = unsafeBitCast(cache.names[index], to: (UInt64, UInt64).self)
+            if cached == bits {
+                next = index + 1
+                return cache.ids[index]
+            }
+            index += 1
+        }
+        return fieldIDSlow(name, cache: cache, next: &next)
+    }
+
+    func fieldIDSlow(_ name: String, cache: KeyIDCache, next: inout Int) -> UInt32 {
         let count = cache.names.count
         var index = next
         for _ in 0..<count {

@@ -20,7 +20,7 @@ enum Payload {
         let size = try reader.varint(&position, end: reader.count)
         guard size <= UInt64(maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
         let frame = UnsafeRawBufferPointer(rebasing: bytes[position...])
-        let inflated = try (decompressor ?? ZstdDecompressor(dictionary: nil)).decompress(
+        let inflated = try (decompressor ?? ZstdDecompressor.plain).decompress(
             frame, expectedSize: Int(size), needsDictionary: header & FormatHeader.dictionary != 0)
         return try inflated.withUnsafeBytes { raw in
             try openBody(ByteReader(raw), at: 0, standalone: standalone, fields: fields, body)

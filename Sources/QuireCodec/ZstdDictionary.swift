@@ -1,4 +1,5 @@
 internal import CZstd
+import Synchronization
 
 /// Zstandard dictionaries for compressing many small, similar records (such as one store's articles).
 ///
@@ -48,8 +49,10 @@ public enum ZstdDictionary {
 /// A digested compression dictionary, created once per encoder.
 final class ZstdCompressor: @unchecked Sendable {
     // @unchecked: `cdict` is immutable after init; zstd: "ZSTD_CDict can be created once and shared by
-    // multiple threads concurrently, since its usage is read-only." Contexts are made per call.
+    // multiple threads concurrently, since its usage is read-only." A context is used by one call at a
+    // time: calls borrow one from the pool and give it back.
     private let cdict: OpaquePointer?
+    private let contexts = ContextPool(free: { ZSTD_freeCCtx($0) })
     let level: Int32
     var hasDictionary: Bool { cdict != nil }
 
@@ -68,8 +71,8 @@ final class ZstdCompressor: @unchecked Sendable {
     func compress(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
         let bound = ZSTD_compressBound(input.count)
         var output = [UInt8](repeating: 0, count: bound)
-        guard let cctx = ZSTD_createCCtx() else { return nil }
-        defer { ZSTD_freeCCtx(cctx) }
+        guard let cctx = contexts.take() ?? ZSTD_createCCtx() else { return nil }
+        defer { contexts.give(cctx) }
         let written = output.withUnsafeMutableBytes { out in
             if let cdict {
                 ZSTD_compress_usingCDict(cctx, out.baseAddress, bound, input.baseAddress, input.count, cdict)
@@ -87,6 +90,10 @@ final class ZstdCompressor: @unchecked Sendable {
 final class ZstdDecompressor: @unchecked Sendable {
     // @unchecked: `ddict` is immutable after init and only read by zstd (shareable like a CDict).
     private let ddict: OpaquePointer?
+    private let contexts = ContextPool(free: { ZSTD_freeDCtx($0) })
+
+    /// The process-wide decompressor for payloads compressed without a dictionary.
+    static let plain = ZstdDecompressor(dictionary: nil)
 
     init(dictionary: [UInt8]?) {
         if let dictionary, !dictionary.isEmpty {
@@ -103,10 +110,10 @@ final class ZstdDecompressor: @unchecked Sendable {
         if needsDictionary && ddict == nil {
             throw CompactDecodingError(.decompressionFailed("the payload needs a dictionary and none was given"))
         }
-        guard let dctx = ZSTD_createDCtx() else {
+        guard let dctx = contexts.take() ?? ZSTD_createDCtx() else {
             throw CompactDecodingError(.decompressionFailed("out of memory"))
         }
-        defer { ZSTD_freeDCtx(dctx) }
+        defer { contexts.give(dctx) }
         var output = [UInt8](repeating: 0, count: expectedSize)
         let written = output.withUnsafeMutableBytes { out in
             if needsDictionary, let ddict {
@@ -122,5 +129,35 @@ final class ZstdDecompressor: @unchecked Sendable {
             throw CompactDecodingError(.decompressionFailed("frame gave \(written) bytes, header said \(expectedSize)"))
         }
         return output
+    }
+}
+
+/// Idle zstd contexts, reused across calls: creating a context costs more than compressing a small record.
+final class ContextPool: Sendable {
+    /// A context pointer; only one call uses a context at a time (it is out of the pool meanwhile).
+    private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
+
+    private let idle = Mutex<[Context]>([])
+    private let free: @Sendable (OpaquePointer) -> Void
+    /// More idle contexts than this are freed, bounding memory after a burst of concurrent calls.
+    private let limit = 8
+
+    init(free: @escaping @Sendable (OpaquePointer) -> Void) { self.free = free }
+
+    deinit {
+        idle.withLock { contexts in
+            for context in contexts { free(context.pointer) }
+        }
+    }
+
+    func take() -> OpaquePointer? { idle.withLock { $0.popLast()?.pointer } }
+
+    func give(_ pointer: OpaquePointer) {
+        let kept = idle.withLock { contexts in
+            guard contexts.count < limit else { return false }
+            contexts.append(Context(pointer: pointer))
+            return true
+        }
+        if !kept { free(pointer) }
     }
 }

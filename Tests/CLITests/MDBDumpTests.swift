@@ -108,7 +108,6 @@ private func dumpWithQuire(_ path: String, scratch: String) throws -> Data {
     }
 
     @Test(
-        .disabled("enable once 'dump --format mdb' calls writeMDBDump"),
         .enabled(if: LMDBTools.available, "mdb_dump (lmdb-utils) is not installed; skipping the comparison"))
     func dumpCommandMatchesMdbDump() throws {
         try withScratchDirectory { scratch in

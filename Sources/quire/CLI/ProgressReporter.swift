@@ -79,7 +79,8 @@ final class ProgressReporter: Sendable {
         let now = ContinuousClock.now
         let text: String? = state.withLock { state in
             state.completed += count
-            if let last = state.lastDraw, now - last < interval { return nil }
+            // Short work shows nothing: the first draw waits one interval.
+            if now - (state.lastDraw ?? start) < interval { return nil }
             state.lastDraw = now
             return render(completed: state.completed, total: state.total, elapsed: now - start, final: false)
         }
@@ -93,6 +94,8 @@ final class ProgressReporter: Sendable {
         let text: String? = state.withLock { state in
             guard !state.finished else { return nil }
             state.finished = true
+            // Nothing was drawn (short work): the command's own summary is enough.
+            guard state.lastDraw != nil else { return nil }
             return render(completed: state.completed, total: state.total, elapsed: now - start, final: true)
         }
         if let text { write(text) }

@@ -1,6 +1,49 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireHTTP
+import QuireNews
+
 /// What `quire fetch nyt` does, given valid options (see `FetchNYTOptions.swift`).
 enum FetchNYTCommand {
     static func run(_ options: FetchNYTOptions, context: CommandContext) async throws {
-        throw RuntimeError("fetch nyt", "not implemented yet")
+        guard let key = options.resolvedAPIKey(environment: context.environment) else {
+            throw RuntimeError("fetch nyt", "no API key: set NYT_API_KEY (get one at developer.nytimes.com)")
+        }
+        let query = NYTQuery(
+            query: options.query, filter: options.filterQuery, begin: options.begin.map(NYTDay.init(date:)),
+            end: options.end.map(NYTDay.init(date:)), sort: options.sort.flatMap { NYTQuery.Sort(rawValue: $0.rawValue) })
+        do {
+            try query.validate()
+        } catch {
+            throw RuntimeError("fetch nyt", "invalid query: \(error)")
+        }
+        let source = NYTSource(
+            query: query, key: APIKey(key), endpoint: endpoint(options.baseURL), maxPages: options.maxPages)
+        let store = try OpenStore.readWrite(context.storePath, command: "fetch nyt")
+        defer { store.close() }
+        let client = HTTPClient()
+        defer { client.shutdown() }
+        let service = FetchService(client: client, rateLimiter: RateLimiter(perMinute: options.ratePerMinute))
+        let start = ContinuousClock.now
+        let summary = try await FetchRunner.run(
+            source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, context: context)
+        if !options.quiet {
+            Diagnostics.write("quire: fetch nyt: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
+        }
     }
+
+    /// The search endpoint under a base URL (a full `.json` URL is taken as it is).
+    static func endpoint(_ base: URL?) -> String {
+        guard let base else { return NYTSource.defaultEndpoint }
+        let text = base.absoluteString
+        if text.hasSuffix(".json") { return text }
+        return (text.hasSuffix("/") ? String(text.dropLast()) : text) + "/svc/search/v2/articlesearch.json"
+    }
+}
+
+/// Seconds elapsed since `start`.
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let d = ContinuousClock.now - start
+    return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }

@@ -1,0 +1,77 @@
+public import QuireNews
+
+/// Where a Feedzilla fetch stands: the category list (fixed once fetched) and the categories done.
+public struct FeedzillaCheckpoint: Codable, Sendable, Hashable {
+    /// The categories to fetch, in order; `nil` until `/categories.json` has been read.
+    public var categoryIDs: [Int]?
+    /// How many of `categoryIDs` are done (they are fetched in order).
+    public var doneCount: Int
+
+    /// The start: nothing listed, nothing done.
+    public init() {
+        categoryIDs = nil
+        doneCount = 0
+    }
+
+    /// The categories fully fetched.
+    public var doneCategoryIDs: [Int] { Array((categoryIDs ?? []).prefix(doneCount)) }
+
+    /// Whether every category is done.
+    public var isFinished: Bool { categoryIDs.map { doneCount >= $0.count } ?? false }
+}
+
+/// A Feedzilla-style source: the category list, then each category's article list, stored as an
+/// ``ArticleList`` with its articles.
+public struct FeedzillaSource: FetchSource {
+    /// The API base, such as `http://api.feedzilla.com/v1` (no trailing slash).
+    public let baseURL: String
+    /// Only these categories (in the API's order), or all when `nil`.
+    public let categoryFilter: [Int]?
+    /// `count`: articles asked for per category (the API allows at most 100).
+    public let articlesPerCategory: Int
+
+    /// A source over `baseURL`.
+    public init(baseURL: String, categories: [Int]? = nil, articlesPerCategory: Int = 100) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.categoryFilter = categories
+        self.articlesPerCategory = max(1, min(100, articlesPerCategory))
+    }
+
+    public var sourceID: String {
+        "feedzilla:" + baseURL + (categoryFilter.map { "?categories=" + $0.map(String.init).joined(separator: ",") } ?? "")
+    }
+
+    public var apiKey: APIKey? { nil }
+
+    public var initialCheckpoint: FeedzillaCheckpoint { FeedzillaCheckpoint() }
+
+    /// The query tag of a category's articles: its list id, `feedzilla:category:<id>`.
+    public static func queryTag(categoryID: Int) -> String { Feedzilla.listID(categoryID: categoryID) }
+
+    public func isFinished(_ checkpoint: FeedzillaCheckpoint) -> Bool { checkpoint.isFinished }
+
+    public func nextRequest(after checkpoint: FeedzillaCheckpoint) -> SourceRequest? {
+        guard let ids = checkpoint.categoryIDs else {
+            return SourceRequest(url: baseURL + "/categories.json", label: "categories")
+        }
+        guard checkpoint.doneCount < ids.count else { return nil }
+        let id = ids[checkpoint.doneCount]
+        return SourceRequest(
+            url: baseURL + "/categories/\(id)/articles.json?count=\(articlesPerCategory)", label: "category \(id)")
+    }
+
+    public func process(_ body: [UInt8], for request: SourceRequest, at checkpoint: FeedzillaCheckpoint)
+        throws(NewsMappingError) -> SourcePage<FeedzillaCheckpoint>
+    {
+        var next = checkpoint
+        guard let ids = checkpoint.categoryIDs else {
+            let listed = try Feedzilla.parseCategories(body).map(\.id)
+            next.categoryIDs = categoryFilter.map { wanted in listed.filter(wanted.contains) } ?? listed
+            return SourcePage(articles: [], queryTag: nil, checkpoint: next)
+        }
+        let id = ids[checkpoint.doneCount]
+        let (list, articles) = try Feedzilla.parseArticleList(body, categoryID: id)
+        next.doneCount += 1
+        return SourcePage(articles: articles, lists: [list], queryTag: Self.queryTag(categoryID: id), checkpoint: next)
+    }
+}

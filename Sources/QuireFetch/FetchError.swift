@@ -1,0 +1,155 @@
+import Foundation
+import QuireHTTP
+
+/// Why a fetch stopped.
+///
+/// Shaped like swift-nio's `FileSystemError`: a ``Code`` that wraps a private enum (new codes do
+/// not break callers), a message, the underlying error, and where it happened. Everything textual
+/// is redacted: URLs go through ``URLRedaction`` and the service also blanks the literal API key,
+/// so no description, message or location can carry it.
+public struct FetchError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure, for a caller to act on.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Wrapped: Sendable, Hashable {
+            case unauthorized, badRequest, forbidden, rateLimited, serverError, unexpectedStatus
+            case transport, htmlBody, mapping, invalidQuery, checkpoint, sink, cancelled
+        }
+
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// HTTP 401: the API key is missing or invalid. Not retried.
+        public static let unauthorized = Code(.unauthorized)
+        /// HTTP 400: the API rejected a parameter (`"status": "ERROR"`). Not retried.
+        public static let badRequest = Code(.badRequest)
+        /// HTTP 403 with a fault body. Not retried.
+        public static let forbidden = Code(.forbidden)
+        /// HTTP 429 on every attempt: the minute or day quota stays exhausted.
+        public static let rateLimited = Code(.rateLimited)
+        /// HTTP 5xx on every attempt.
+        public static let serverError = Code(.serverError)
+        /// Another non-2xx status (404, a redirect left unfollowed…). Not retried.
+        public static let unexpectedStatus = Code(.unexpectedStatus)
+        /// No complete response on every attempt: timeout, refused or broken connection, or a
+        /// non-retryable transport failure (TLS, size cap). ``FetchError/curlCode`` tells which.
+        public static let transport = Code(.transport)
+        /// The body is an HTML page, not JSON (a gateway's 403 page, for example).
+        public static let htmlBody = Code(.htmlBody)
+        /// The body could not be mapped; ``FetchError/jsonPath`` names where.
+        public static let mapping = Code(.mapping)
+        /// The query cannot be sent (a page out of range, end before begin).
+        public static let invalidQuery = Code(.invalidQuery)
+        /// The stored checkpoint cannot be decoded or belongs to another query.
+        public static let checkpoint = Code(.checkpoint)
+        /// The sink failed to read a checkpoint or to commit a page.
+        public static let sink = Code(.sink)
+        /// The task was cancelled; everything committed before stays committed.
+        public static let cancelled = Code(.cancelled)
+
+        /// Whether this failure means the network or the server is unavailable, so stored data is
+        /// the best answer (the offline fallback).
+        public var isNetworkFailure: Bool {
+            switch wrapped {
+            case .transport, .serverError, .rateLimited: true
+            default: false
+            }
+        }
+
+        public var description: String {
+            switch wrapped {
+            case .unauthorized: "unauthorized"
+            case .badRequest: "bad request"
+            case .forbidden: "forbidden"
+            case .rateLimited: "rate limited"
+            case .serverError: "server error"
+            case .unexpectedStatus: "unexpected status"
+            case .transport: "transport failure"
+            case .htmlBody: "HTML body"
+            case .mapping: "mapping failure"
+            case .invalidQuery: "invalid query"
+            case .checkpoint: "bad checkpoint"
+            case .sink: "sink failure"
+            case .cancelled: "cancelled"
+            }
+        }
+    }
+
+    /// Where a failure happened.
+    public struct Location: Sendable, Hashable, CustomStringConvertible {
+        /// The source (``FetchSource/sourceID``).
+        public var sourceID: String
+        /// The request, redacted (no key), when one was being made.
+        public var request: String?
+
+        /// Creates a location; `request` is redacted here.
+        public init(sourceID: String, request: String? = nil) {
+            self.sourceID = URLRedaction.redact(sourceID)
+            self.request = request.map(URLRedaction.redact)
+        }
+
+        public var description: String { request.map { "\(sourceID) at \($0)" } ?? sourceID }
+    }
+
+    /// What kind of failure.
+    public var code: Code
+    /// A readable explanation, redacted.
+    public var message: String
+    /// The underlying error (an ``HTTPError``, a mapping error, a sink error), when there is one.
+    public var cause: (any Error & Sendable)?
+    /// Where it happened.
+    public var location: Location
+    /// The last HTTP status received, when a response arrived.
+    public var httpStatus: Int?
+    /// The libcurl result code, when the transfer itself failed.
+    public var curlCode: Int32?
+    /// For a mapping failure, the JSON path of the bad value (`response.docs[3].pub_date`).
+    public var jsonPath: String?
+    /// How many attempts were made for the failing request.
+    public var attempts: Int
+
+    /// Creates an error; `message` is redacted here.
+    public init(
+        code: Code, message: String, cause: (any Error & Sendable)? = nil, location: Location, httpStatus: Int? = nil,
+        curlCode: Int32? = nil, jsonPath: String? = nil, attempts: Int = 1
+    ) {
+        self.code = code
+        self.message = URLRedaction.redact(message)
+        self.cause = cause
+        self.location = location
+        self.httpStatus = httpStatus
+        self.curlCode = curlCode
+        self.jsonPath = jsonPath
+        self.attempts = attempts
+    }
+
+    public var description: String {
+        var text = "fetch \(location): \(code)"
+        if let httpStatus { text += " (HTTP \(httpStatus))" }
+        if let curlCode { text += " (curl \(curlCode))" }
+        if attempts > 1 { text += " after \(attempts) attempts" }
+        text += ": \(message)"
+        if let jsonPath, !jsonPath.isEmpty, !message.contains(jsonPath) { text += " at \(jsonPath)" }
+        return text
+    }
+
+    /// This error with every occurrence of `secret` blanked in its texts, the cause included
+    /// (the cause is replaced by its scrubbed description when it would show the secret).
+    func scrubbing(_ secret: String?) -> FetchError {
+        guard let secret, !secret.isEmpty else { return self }
+        func scrub(_ text: String) -> String { text.replacingOccurrences(of: secret, with: URLRedaction.placeholder) }
+        var copy = self
+        copy.message = scrub(message)
+        copy.location.sourceID = scrub(location.sourceID)
+        copy.location.request = location.request.map(scrub)
+        copy.jsonPath = jsonPath.map(scrub)
+        if let cause, String(describing: cause).contains(secret) {
+            copy.cause = ScrubbedError(description: scrub(String(describing: cause)))
+        }
+        return copy
+    }
+}
+
+/// An error whose text had to be scrubbed of a secret.
+struct ScrubbedError: Error, Sendable, CustomStringConvertible {
+    var description: String
+}

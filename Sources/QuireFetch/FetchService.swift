@@ -1,0 +1,297 @@
+import Foundation
+public import QuireHTTP
+import QuireNews
+
+/// Fetches a source page by page into a ``FetchSink``, exactly once.
+///
+/// For each page: wait for the ``RateLimiter``, GET through the ``HTTPClient`` (retrying 429, 5xx
+/// and transport failures per ``RetryPolicy``), map the body with the source, then commit the
+/// records together with the checkpoint that follows them. A failure before the commit stores
+/// nothing of that page; a rerun reads the checkpoint back and resumes at the first uncommitted
+/// page. Cancellation is honoured between pages and aborts a transfer or wait in progress.
+public struct FetchService: Sendable {
+    /// The HTTP client (share one per process).
+    public let client: HTTPClient
+    /// The request budget.
+    public let rateLimiter: RateLimiter
+    /// Retries and back-off.
+    public let retryPolicy: RetryPolicy
+    /// Time and waiting.
+    public let clock: any FetchClock
+
+    /// A service.
+    public init(
+        client: HTTPClient, rateLimiter: RateLimiter = RateLimiter(), retryPolicy: RetryPolicy = RetryPolicy(),
+        clock: any FetchClock = SystemFetchClock()
+    ) {
+        self.client = client
+        self.rateLimiter = rateLimiter
+        self.retryPolicy = retryPolicy
+        self.clock = clock
+    }
+
+    /// Fetches `source` into `sink` from its stored checkpoint until it is done.
+    ///
+    /// - Parameters:
+    ///   - startOver: Ignore the stored checkpoint and start from the beginning (a refresh;
+    ///     records are upserted by id, so nothing is duplicated).
+    ///   - progress: Called with events as the run goes; never with the key.
+    /// - Throws: ``FetchError``; pages committed before it stay committed.
+    public func run<Source: FetchSource>(
+        _ source: Source, into sink: some FetchSink, startOver: Bool = false,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async throws(FetchError) -> FetchSummary {
+        let secret = source.apiKey?.value
+        do {
+            return try await walk(source, sink: sink, startOver: startOver, progress: progress ?? { _ in })
+        } catch {
+            throw error.scrubbing(secret)
+        }
+    }
+
+    /// A query's articles: fetched now when the network works, else what `reader` holds,
+    /// marked stale with the time it was fetched (the offline fallback).
+    ///
+    /// The fetch starts over (a refresh). Any failure falls back to the stored articles and is
+    /// reported in ``FetchResult/failure``; ``FetchError/Code-swift.struct/isNetworkFailure``
+    /// tells an outage from a rejected key or a bad query.
+    public func articles<Source: FetchSource>(
+        for source: Source, queryTag: String, sink: some FetchSink, reader: some OfflineReader,
+        progress: (@Sendable (FetchProgress) -> Void)? = nil
+    ) async -> FetchResult {
+        var failure: FetchError?
+        do {
+            _ = try await run(source, into: sink, startOver: true, progress: progress)
+        } catch {
+            failure = error
+        }
+        do {
+            let stored = try reader.storedArticles(for: queryTag)
+            return FetchResult(
+                articles: stored.articles, isStale: failure != nil, fetchedAt: stored.fetchedAt, failure: failure)
+        } catch {
+            let readFailure = FetchError(
+                code: .sink, message: "reading stored articles failed: \(error)", cause: error,
+                location: .init(sourceID: source.sourceID)
+            ).scrubbing(source.apiKey?.value)
+            return FetchResult(articles: [], isStale: true, fetchedAt: nil, failure: failure ?? readFailure)
+        }
+    }
+
+    // MARK: The loop
+
+    private func walk<Source: FetchSource>(
+        _ source: Source, sink: some FetchSink, startOver: Bool, progress: @Sendable (FetchProgress) -> Void
+    ) async throws(FetchError) -> FetchSummary {
+        let sourceID = source.sourceID
+        var summary = FetchSummary()
+        var checkpoint = source.initialCheckpoint
+        if !startOver, let stored = try await storedCheckpoint(source, sink: sink) {
+            checkpoint = stored
+            summary.resumed = true
+        }
+        var random = JitterRandom(seed: retryPolicy.jitterSeed)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+
+        while let request = source.nextRequest(after: checkpoint) {
+            if Task.isCancelled { throw cancelled(sourceID, request) }
+            let body = try await fetch(request, sourceID: sourceID, summary: &summary, random: &random, progress: progress)
+            let fetchedAt = clock.now
+            let page: SourcePage<Source.Checkpoint>
+            do {
+                page = try source.process(body, for: request, at: checkpoint)
+            } catch {
+                throw mappingFailure(error, sourceID: sourceID, request: request)
+            }
+            let encoded: Data
+            do {
+                encoded = try encoder.encode(page.checkpoint)
+            } catch {
+                throw FetchError(
+                    code: .checkpoint, message: "cannot encode the checkpoint: \(error)", cause: error,
+                    location: .init(sourceID: sourceID, request: request.redactedURL))
+            }
+            let fetched = FetchedPage(
+                sourceID: sourceID, articles: page.articles, lists: page.lists, rawDocuments: page.rawDocuments,
+                queryTag: page.queryTag, checkpoint: encoded, fetchedAt: fetchedAt)
+            do {
+                try await sink.commit(fetched)
+            } catch {
+                throw FetchError(
+                    code: .sink, message: "committing \(request.label) failed: \(error)", cause: SendableBox(error),
+                    location: .init(sourceID: sourceID, request: request.redactedURL))
+            }
+            checkpoint = page.checkpoint
+            summary.pages += 1
+            summary.records += page.articles.count
+            progress(.pageFetched(
+                label: request.label, records: page.articles.count, totalPages: summary.pages,
+                totalRecords: summary.records))
+        }
+        summary.isComplete = source.isFinished(checkpoint)
+        progress(.finished(summary))
+        return summary
+    }
+
+    private func storedCheckpoint<Source: FetchSource>(_ source: Source, sink: some FetchSink)
+        async throws(FetchError) -> Source.Checkpoint?
+    {
+        let location = FetchError.Location(sourceID: source.sourceID)
+        let data: Data?
+        do {
+            data = try await sink.checkpoint(for: source.sourceID)
+        } catch {
+            throw FetchError(
+                code: .sink, message: "reading the checkpoint failed: \(error)", cause: SendableBox(error),
+                location: location)
+        }
+        guard let data else { return nil }
+        let checkpoint: Source.Checkpoint
+        do {
+            checkpoint = try JSONDecoder().decode(Source.Checkpoint.self, from: data)
+        } catch {
+            throw FetchError(
+                code: .checkpoint, message: "the stored checkpoint cannot be decoded: \(error)", cause: error,
+                location: location)
+        }
+        guard source.accepts(checkpoint) else {
+            throw FetchError(
+                code: .checkpoint, message: "the stored checkpoint belongs to another query", location: location)
+        }
+        return checkpoint
+    }
+
+    // MARK: One request, with retries
+
+    private func fetch(
+        _ request: SourceRequest, sourceID: String, summary: inout FetchSummary, random: inout JitterRandom,
+        progress: @Sendable (FetchProgress) -> Void
+    ) async throws(FetchError) -> [UInt8] {
+        let location = FetchError.Location(sourceID: sourceID, request: request.redactedURL)
+        var failedAttempts = 0
+        while true {
+            if Task.isCancelled { throw cancelled(sourceID, request) }
+            do {
+                var waits = 0
+                let waited = try await rateLimiter.acquire(clock: clock) { wait in
+                    waits += 1
+                    progress(.waitingForRateLimit(seconds: wait.seconds))
+                }
+                summary.waits += waits
+                summary.waitedSeconds += waited.seconds
+            } catch {
+                throw cancelled(sourceID, request)
+            }
+
+            let reason: RetryPolicy.Reason
+            var status: Int?
+            var curlCode: Int32?
+            var lastMessage: String
+            var cause: (any Error & Sendable)?
+            do {
+                let response = try await client.get(request.url, headers: [("Accept", "application/json")])
+                status = response.status
+                switch response.status {
+                case 200..<300:
+                    return response.body
+                case 429:
+                    reason = .rateLimited
+                case 500..<600:
+                    reason = .serverError(response.status)
+                default:
+                    throw rejection(response, location: location, attempts: failedAttempts + 1)
+                }
+                lastMessage = Self.explain(response.body)
+            } catch let error as FetchError {
+                throw error
+            } catch let error as HTTPError {
+                if error.code == .cancelled { throw cancelled(sourceID, request) }
+                guard error.isRetryable else {
+                    throw FetchError(
+                        code: .transport, message: error.description, cause: error, location: location,
+                        curlCode: error.curlCode, attempts: failedAttempts + 1)
+                }
+                reason = .transport(error.code.description)
+                curlCode = error.curlCode
+                lastMessage = error.description
+                cause = error
+            } catch {
+                throw FetchError(code: .transport, message: "\(error)", location: location)
+            }
+
+            failedAttempts += 1
+            guard let delay = retryPolicy.delay(after: reason, failedAttempts: failedAttempts, random: &random) else {
+                let code: FetchError.Code =
+                    switch reason {
+                    case .rateLimited: .rateLimited
+                    case .serverError: .serverError
+                    case .transport: .transport
+                    }
+                throw FetchError(
+                    code: code, message: "\(reason); giving up: \(lastMessage)", cause: cause, location: location,
+                    httpStatus: status, curlCode: curlCode, attempts: failedAttempts)
+            }
+            summary.retries += 1
+            summary.backoffSeconds += delay.seconds
+            progress(.retrying(reason: reason, attempt: failedAttempts + 1, seconds: delay.seconds))
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                throw cancelled(sourceID, request)
+            }
+        }
+    }
+
+    /// The typed error for a status that must not be retried (401, 400, 403, 404…).
+    private func rejection(_ response: HTTPResponse, location: FetchError.Location, attempts: Int) -> FetchError {
+        let code: FetchError.Code =
+            switch response.status {
+            case 401: .unauthorized
+            case 400: .badRequest
+            case 403: .forbidden
+            default: .unexpectedStatus
+            }
+        let hint = response.status == 401 ? " (check the API key)" : ""
+        return FetchError(
+            code: code, message: Self.explain(response.body) + hint, location: location,
+            httpStatus: response.status, attempts: attempts)
+    }
+
+    /// A short text for an error body: the API's fault or error messages, or what the body is.
+    static func explain(_ body: [UInt8]) -> String {
+        do {
+            _ = try NYTArticleSearch.parsePage(body)
+            return "unexpected body"
+        } catch {
+            switch error.kind {
+            case .apiFault, .apiError, .html, .emptyBody: return error.description
+            default: return "unreadable body (\(body.count) bytes)"
+            }
+        }
+    }
+
+    private func mappingFailure(_ error: NewsMappingError, sourceID: String, request: SourceRequest) -> FetchError {
+        let code: FetchError.Code =
+            switch error.kind {
+            case .html: .htmlBody
+            default: .mapping
+            }
+        return FetchError(
+            code: code, message: "\(request.label) could not be mapped: \(error)", cause: error,
+            location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: 200,
+            jsonPath: error.path)
+    }
+
+    private func cancelled(_ sourceID: String, _ request: SourceRequest) -> FetchError {
+        FetchError(
+            code: .cancelled, message: "cancelled before \(request.label) was committed", cause: CancellationError(),
+            location: .init(sourceID: sourceID, request: request.redactedURL))
+    }
+}
+
+/// Carries a non-`Sendable` error's description as a `Sendable` cause.
+struct SendableBox: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ error: any Error) { description = String(describing: error) }
+}

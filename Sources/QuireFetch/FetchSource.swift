@@ -1,0 +1,84 @@
+public import QuireNews
+
+/// A paged API the ``FetchService`` can walk: it says what to request next from a checkpoint, and
+/// turns a response body into records and the following checkpoint.
+///
+/// A source is a pure function of its checkpoint: no hidden state, so a run resumed from a stored
+/// checkpoint makes exactly the requests an uninterrupted run would have made from there.
+public protocol FetchSource: Sendable {
+    /// The source's progress: a pure value saying what to fetch next.
+    associatedtype Checkpoint: Codable, Sendable, Hashable
+
+    /// A stable identity (the key of the stored checkpoint); never contains the API key.
+    var sourceID: String { get }
+
+    /// The secret to keep out of every error and event, if the source uses one.
+    var apiKey: APIKey? { get }
+
+    /// Where a new source starts.
+    var initialCheckpoint: Checkpoint { get }
+
+    /// Whether a stored checkpoint belongs to this source (same query).
+    func accepts(_ checkpoint: Checkpoint) -> Bool
+
+    /// Whether nothing is left to fetch (as opposed to a page limit stopping the walk).
+    func isFinished(_ checkpoint: Checkpoint) -> Bool
+
+    /// The next request, or `nil` when the source is done (or a page limit is reached).
+    func nextRequest(after checkpoint: Checkpoint) -> SourceRequest?
+
+    /// Maps the body answering `request` and computes the checkpoint after it.
+    ///
+    /// - Throws: ``NewsMappingError`` naming the JSON path; then nothing of the page is stored.
+    func process(_ body: [UInt8], for request: SourceRequest, at checkpoint: Checkpoint)
+        throws(NewsMappingError) -> SourcePage<Checkpoint>
+}
+
+extension FetchSource {
+    public func accepts(_ checkpoint: Checkpoint) -> Bool { true }
+
+    public func isFinished(_ checkpoint: Checkpoint) -> Bool { nextRequest(after: checkpoint) == nil }
+}
+
+/// One request a source wants made.
+public struct SourceRequest: Sendable, Hashable {
+    /// The full URL, which may carry the API key: never shown, logged or stored.
+    public var url: String
+    /// A short description without secrets, such as `page 3 of 2019-01-01…2019-06-30`.
+    public var label: String
+
+    /// Creates a request.
+    public init(url: String, label: String) {
+        self.url = url
+        self.label = label
+    }
+
+    /// The URL with secrets redacted.
+    public var redactedURL: String { URLRedactionBridge.redact(url) }
+}
+
+/// What a source made of one response.
+public struct SourcePage<Checkpoint: Codable & Sendable & Hashable>: Sendable {
+    /// The mapped articles.
+    public var articles: [Article]
+    /// Mapped lists.
+    public var lists: [ArticleList]
+    /// Raw documents parallel to `articles` (may be empty).
+    public var rawDocuments: [[UInt8]]
+    /// The query tag of the articles.
+    public var queryTag: String?
+    /// The checkpoint after this page.
+    public var checkpoint: Checkpoint
+
+    /// Creates a page.
+    public init(
+        articles: [Article], lists: [ArticleList] = [], rawDocuments: [[UInt8]] = [], queryTag: String?,
+        checkpoint: Checkpoint
+    ) {
+        self.articles = articles
+        self.lists = lists
+        self.rawDocuments = rawDocuments
+        self.queryTag = queryTag
+        self.checkpoint = checkpoint
+    }
+}

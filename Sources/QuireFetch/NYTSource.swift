@@ -1,0 +1,131 @@
+public import QuireNews
+
+/// The NYT Article Search v2 source: pages through a query, splitting its date range when more
+/// results exist than the page cap reaches.
+///
+/// Ten documents a page. A window ends at a page with fewer than ten documents, at the last page
+/// `hits` announces, or at the page cap (``pageCap`` pages, 0-based; the API serves "up to 100
+/// pages"). When page 0 of a window reports more hits than `pageCap * 10`, the page's documents
+/// are dropped (they are fetched again in the halves) and the window is split by date, so
+/// nothing unreachable is silently lost; single days that still overflow are recorded in
+/// ``NYTCheckpoint/truncatedWindows``.
+public struct NYTSource: FetchSource {
+    /// The query (its `page` is ignored: paging is the source's job).
+    public let query: NYTQuery
+    /// The search endpoint, such as `https://api.nytimes.com/svc/search/v2/articlesearch.json`.
+    public let endpoint: String
+    /// The key sent as `api-key`.
+    public let key: APIKey
+    /// Pages per window: 0..<pageCap.
+    public let pageCap: Int
+    /// The most pages to fetch for the query in all, across resumed runs (`--max-pages`).
+    public let maxPages: Int?
+    /// The range split when the query has no dates of its own and overflows.
+    public let fallbackRange: NYTDateWindow
+
+    /// The real API's endpoint.
+    public static let defaultEndpoint = "https://api.nytimes.com/svc/search/v2/articlesearch.json"
+
+    /// A source for `query`.
+    ///
+    /// - Parameters:
+    ///   - query: What to search.
+    ///   - key: The API key.
+    ///   - endpoint: The search URL (the fixture server's in tests).
+    ///   - pageCap: Pages per window (default 100: pages 0…99).
+    ///   - maxPages: Stop after this many pages in all.
+    ///   - fallbackRange: Used for splitting when the query has no begin or end date (default
+    ///     1851-09-18, the paper's first issue, to 2030-12-31).
+    public init(
+        query: NYTQuery, key: APIKey, endpoint: String = NYTSource.defaultEndpoint, pageCap: Int = 100,
+        maxPages: Int? = nil, fallbackRange: NYTDateWindow? = nil
+    ) {
+        var query = query
+        query.page = 0
+        self.query = query
+        self.key = key
+        self.endpoint = endpoint
+        self.pageCap = max(1, min(pageCap, NYTQuery.pageRange.upperBound + 1))
+        self.maxPages = maxPages
+        self.fallbackRange =
+            fallbackRange
+            ?? NYTDateWindow(begin: NYTDay(year: 1851, month: 9, day: 18)!, end: NYTDay(year: 2030, month: 12, day: 31)!)
+    }
+
+    /// The query's parameters without `page`, in the API's order: the identity of the result set.
+    public var queryIdentity: String {
+        query.queryItems.filter { $0.name != "page" }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+    }
+
+    public var sourceID: String { "nyt:" + queryIdentity }
+
+    /// The tag of the query index: `nyt:<query identity>`.
+    public var queryTag: String { sourceID }
+
+    public var apiKey: APIKey? { key }
+
+    public var initialCheckpoint: NYTCheckpoint {
+        let window: NYTDateWindow? =
+            if let begin = query.begin, let end = query.end { NYTDateWindow(begin: begin, end: end) } else { nil }
+        return NYTCheckpoint(queryIdentity: queryIdentity, window: window)
+    }
+
+    public func accepts(_ checkpoint: NYTCheckpoint) -> Bool { checkpoint.queryIdentity == queryIdentity }
+
+    public func isFinished(_ checkpoint: NYTCheckpoint) -> Bool { checkpoint.isFinished }
+
+    public func nextRequest(after checkpoint: NYTCheckpoint) -> SourceRequest? {
+        guard !checkpoint.isFinished else { return nil }
+        if let maxPages, checkpoint.pagesFetched >= maxPages { return nil }
+        var request = query
+        request.page = checkpoint.nextPage
+        if let window = checkpoint.window {
+            request.begin = window.begin
+            request.end = window.end
+        }
+        var items = request.queryItems.map { "\($0.name)=\(percentEncoded($0.value))" }
+        items.append("api-key=" + percentEncoded(key.value))
+        let separator = endpoint.contains("?") ? "&" : "?"
+        let range = checkpoint.window.map { " of \($0)" } ?? ""
+        return SourceRequest(
+            url: endpoint + separator + items.joined(separator: "&"), label: "page \(checkpoint.nextPage)\(range)")
+    }
+
+    public func process(_ body: [UInt8], for request: SourceRequest, at checkpoint: NYTCheckpoint)
+        throws(NewsMappingError) -> SourcePage<NYTCheckpoint>
+    {
+        let page = try NYTArticleSearch.parsePage(body)
+        var next = checkpoint
+        next.pagesFetched += 1
+        let reachable = pageCap * 10
+
+        if checkpoint.nextPage == 0, let hits = page.hits, hits > reachable {
+            let bounds = checkpoint.window ?? NYTDateWindow(
+                begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
+            if let (older, newer) = bounds.split() {
+                let halves = query.sort == .newest ? [newer, older] : [older, newer]
+                next.window = halves[0]
+                next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
+                return SourcePage(articles: [], queryTag: queryTag, checkpoint: next)
+            }
+            next.truncatedWindows.append(bounds)
+        }
+
+        let lastPage = checkpoint.nextPage + 1 >= pageCap
+        let hitsReached = page.hits.map { (checkpoint.nextPage + 1) * 10 >= $0 } ?? false
+        if page.articles.count < 10 || lastPage || hitsReached {
+            next.doneWindows.append(checkpoint.window)
+            if next.pendingWindows.isEmpty {
+                next.window = nil
+                next.isFinished = true
+            } else {
+                next.window = next.pendingWindows.removeFirst()
+            }
+            next.nextPage = 0
+        } else {
+            next.nextPage += 1
+        }
+        return SourcePage(
+            articles: page.articles, rawDocuments: page.rawDocuments, queryTag: queryTag, checkpoint: next)
+    }
+}

@@ -1,0 +1,78 @@
+public import Foundation
+import Synchronization
+
+/// A request budget per minute and per day, shared by every fetch that uses the same API key.
+///
+/// Sliding windows: a request may go when fewer than ``perMinute`` requests were made in the last
+/// 60 seconds and fewer than ``perDay`` in the last 24 hours. The defaults are the NYT API's
+/// current limits (5 a minute, 500 a day, API_NOTES §5). The limiter never reads the wall clock
+/// itself: callers pass a ``FetchClock``, so tests run the budgets on a fake clock.
+public final class RateLimiter: Sendable {
+    /// Requests allowed in any 60-second window.
+    public let perMinute: Int
+    /// Requests allowed in any 24-hour window.
+    public let perDay: Int
+    private let sent = Mutex<[Date]>([])
+
+    /// A limiter with the given budgets (each at least 1).
+    public init(perMinute: Int = 5, perDay: Int = 500) {
+        self.perMinute = max(1, perMinute)
+        self.perDay = max(1, perDay)
+    }
+
+    /// A limiter that never waits, for fixture servers and benchmarks.
+    public static var unlimited: RateLimiter { RateLimiter(perMinute: .max, perDay: .max) }
+
+    /// Takes one request slot at `now` and returns `nil`, or, when the budget is spent, takes
+    /// nothing and returns how long to wait before asking again.
+    public func reserve(at now: Date) -> Duration? {
+        sent.withLock { sent in
+            // Forget what no window can see any more.
+            let dayAgo = now.addingTimeInterval(-86_400)
+            if let keep = sent.firstIndex(where: { $0 > dayAgo }) {
+                sent.removeFirst(keep)
+            } else {
+                sent.removeAll()
+            }
+            var waitUntil: Date?
+            if sent.count >= perDay {
+                waitUntil = sent[sent.count - perDay].addingTimeInterval(86_400)
+            }
+            let minuteAgo = now.addingTimeInterval(-60)
+            let lastMinute = sent.reversed().prefix { $0 > minuteAgo }.count
+            if lastMinute >= perMinute {
+                let minuteFree = sent[sent.count - perMinute].addingTimeInterval(60)
+                waitUntil = max(waitUntil ?? minuteFree, minuteFree)
+            }
+            if let waitUntil {
+                return .milliseconds(max(1, Int((waitUntil.timeIntervalSince(now) * 1000).rounded(.up))))
+            }
+            sent.append(now)
+            return nil
+        }
+    }
+
+    /// Waits on `clock` until a request slot is free and takes it.
+    ///
+    /// - Parameter onWait: Called before each wait with its length (for progress events).
+    /// - Returns: The total time waited.
+    /// - Throws: `CancellationError` when the task is cancelled while waiting.
+    @discardableResult
+    public func acquire(clock: any FetchClock, onWait: (Duration) -> Void = { _ in }) async throws -> Duration {
+        var waited = Duration.zero
+        while let wait = reserve(at: clock.now) {
+            onWait(wait)
+            try await clock.sleep(for: wait)
+            waited += wait
+        }
+        return waited
+    }
+
+    /// How many requests were made in the 60 seconds and 24 hours before `now`.
+    public func usage(at now: Date) -> (lastMinute: Int, lastDay: Int) {
+        sent.withLock { sent in
+            (sent.filter { $0 > now.addingTimeInterval(-60) }.count,
+             sent.filter { $0 > now.addingTimeInterval(-86_400) }.count)
+        }
+    }
+}

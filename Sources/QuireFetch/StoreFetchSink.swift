@@ -1,0 +1,90 @@
+import Foundation
+import Quire
+import QuireNews
+
+/// The fetch service's sink on a Quire store: each page's articles, lists, query index
+/// entries, raw documents and the source's checkpoint commit in one transaction, so a process
+/// killed at any instant resumes at the first uncommitted page with nothing lost or doubled.
+///
+/// It is also the offline reader: what a query fetched stays readable when the network fails.
+public struct StoreFetchSink: FetchSink, OfflineReader {
+    /// The store written to.
+    public let store: Store
+    /// Keep each fetched document's JSON (zstd-compressed) for re-mapping later without refetching.
+    public let retainRawDocuments: Bool
+
+    /// The source checkpoints, by source id.
+    public static let sources = StoreCollection<SourceState>(name: "sources", key: { .string($0.sourceID) })
+    /// When each query tag was last fetched.
+    public static let tags = StoreCollection<TagState>(name: "tags", key: { .string($0.tag) })
+    /// Raw fetched documents by article id, compressed.
+    public static let rawDocuments = StoreCollection<RawDocument>(
+        name: "raw", key: { .string($0.id) }, compressed: true)
+
+    /// A sink on `store`; registers the news schema and the sink's own collections.
+    public init(store: Store, retainRawDocuments: Bool = false) throws {
+        self.store = store
+        self.retainRawDocuments = retainRawDocuments
+        try NewsSchema.register(in: store)
+        try store.register(Self.sources)
+        try store.register(Self.tags)
+        try store.register(Self.rawDocuments)
+    }
+
+    public func checkpoint(for sourceID: String) async throws -> Data? {
+        try store.read { try $0.get(.string(sourceID), from: Self.sources) }?.checkpoint
+    }
+
+    public func commit(_ page: FetchedPage) async throws {
+        let retain = retainRawDocuments
+        try await store.write { txn in
+            for article in page.articles { try txn.put(article, in: NewsSchema.articles) }
+            for list in page.lists {
+                try txn.put(list, in: NewsSchema.lists)
+                try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)
+            }
+            if let tag = page.queryTag {
+                try txn.addMembers(page.articles.map { .string($0.id) }, to: .string(tag), in: NewsSchema.queryArticles)
+                try txn.put(TagState(tag: tag, fetchedAt: page.fetchedAt), in: Self.tags)
+            }
+            if retain {
+                for (article, raw) in zip(page.articles, page.rawDocuments) {
+                    try txn.put(RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt), in: Self.rawDocuments)
+                }
+            }
+            try txn.put(
+                SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
+                in: Self.sources)
+        }
+    }
+
+    public func storedArticles(for queryTag: String) throws -> (articles: [Article], fetchedAt: Date?) {
+        try store.read { snap in
+            let keys = try snap.members(of: .string(queryTag), in: NewsSchema.queryArticles)
+            let articles = try keys.compactMap { try snap.get($0, from: NewsSchema.articles) }
+            let fetchedAt = try snap.get(.string(queryTag), from: Self.tags)?.fetchedAt
+            return (articles, fetchedAt)
+        }
+    }
+}
+
+/// A source's checkpoint as stored.
+public struct SourceState: Codable, Sendable, Hashable {
+    public var sourceID: String
+    /// The encoded checkpoint after the last committed page.
+    public var checkpoint: Data
+    public var updatedAt: Date
+}
+
+/// When a query (or category) tag was last fetched.
+public struct TagState: Codable, Sendable, Hashable {
+    public var tag: String
+    public var fetchedAt: Date
+}
+
+/// A fetched document's raw JSON, kept to re-map articles later without refetching.
+public struct RawDocument: Codable, Sendable, Hashable {
+    public var id: String
+    public var json: Data
+    public var fetchedAt: Date
+}

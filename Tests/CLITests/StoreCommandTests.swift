@@ -1,0 +1,191 @@
+import Foundation
+import QuireFixtures
+import QuireNews
+import Testing
+
+/// JSON Lines of generated articles (hard unicode included), as a user's file would hold them.
+func generatedJSONL(count: Int, seed: UInt64 = 42) throws -> Data {
+    var generator = ArticleGenerator(seed: seed)
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    var out = Data()
+    for i in 0..<count {
+        out.append(try encoder.encode(generator.article(index: i)))
+        out.append(0x0A)
+    }
+    return out
+}
+
+/// A scratch directory holding `quire.db`, removed afterwards.
+func withScratch<R>(_ body: (URL) throws -> R) throws -> R {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quire-cmd-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    return try body(dir)
+}
+
+func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+
+@Suite struct StoreCommandTests {
+    @Test func loadThenDumpGetStatsVerify() throws {
+        try withScratch { dir in
+            let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 300), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let dump = try runQuire(["dump"], directory: dir)
+            #expect(dump.status == 0)
+            #expect(dump.stderr.isEmpty)
+            let records = lines(dump.stdout)
+            #expect(records.count == 300)
+            let first = try JSONSerialization.jsonObject(with: Data(records[0].utf8)) as? [String: Any]
+            let id = try #require(first?["id"] as? String)
+            #expect((first?["publishedAt"] as? String)?.hasSuffix("Z") == true)
+            // An absent value is omitted, never written as "".
+            #expect(!dump.stdout.contains("\"\""))
+
+            let get = try runQuire(["get", id], directory: dir)
+            #expect(get.status == 0)
+            #expect(lines(get.stdout) == [records[0]])
+            let table = try runQuire(["get", id, "--format", "table"], directory: dir)
+            #expect(table.stdout.contains("id"))
+            #expect(table.stdout.contains(id))
+
+            let stats = try runQuire(["stats", "--json"], directory: dir)
+            #expect(stats.status == 0)
+            let object = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
+            let collections = object?["collections"] as? [[String: Any]]
+            #expect(collections?.first { $0["name"] as? String == "articles" }?["records"] as? Int == 300)
+            let text = try runQuire(["stats"], directory: dir)
+            #expect(text.stdout.contains("articles: 300 records"))
+
+            let verify = try runQuire(["verify", "--quiet"], directory: dir)
+            #expect(verify.status == 0, "\(verify)")
+        }
+    }
+
+    @Test func dumpLoadDumpIsIdentical() throws {
+        try withScratch { dir in
+            _ = try runQuire(["--store", "a.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 250, seed: 9), directory: dir)
+            let first = try runQuire(["--store", "a.db", "dump", "--format", "jsonl"], directory: dir)
+            #expect(lines(first.stdout).count == 250)
+            let load = try runQuire(["--store", "b.db", "load", "-", "--quiet"], stdin: Data(first.stdout.utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let second = try runQuire(["--store", "b.db", "dump", "--format", "jsonl"], directory: dir)
+            #expect(second.stdout == first.stdout)
+        }
+    }
+
+    @Test func dumpFiltersAndFormats() throws {
+        try withScratch { dir in
+            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 200, seed: 3), directory: dir)
+            let all = lines(try runQuire(["dump"], directory: dir).stdout).map {
+                try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+            let since = try runQuire(["dump", "--since", "2016-01-01", "--until", "20181231"], directory: dir)
+            let expected = all.filter {
+                guard let d = $0["publishedAt"] as? String else { return false }
+                return d >= "2016-01-01" && d < "2019-01-01"
+            }
+            let got = lines(since.stdout)
+            #expect(got.count == expected.count)
+            #expect(got.allSatisfy { $0.contains("\"publishedAt\":\"201") })
+            let dates = got.compactMap { line -> String? in
+                guard let r = line.range(of: "\"publishedAt\":\"") else { return nil }
+                return String(line[r.upperBound...].prefix(20))
+            }
+            #expect(dates == dates.sorted())
+
+            let section = try #require(all.compactMap { $0["section"] as? String }.first)
+            let bySection = lines(try runQuire(["dump", "--section", section], directory: dir).stdout)
+            #expect(bySection.count == all.filter { $0["section"] as? String == section }.count)
+
+            #expect(lines(try runQuire(["dump", "--limit", "5"], directory: dir).stdout).count == 5)
+            let json = try runQuire(["dump", "--format", "json", "--limit", "3"], directory: dir)
+            let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any]
+            #expect(array?.count == 3)
+            let table = try runQuire(["dump", "--format", "table", "--limit", "2"], directory: dir)
+            #expect(lines(table.stdout).count == 3)
+            #expect(table.stdout.hasPrefix("id "))
+        }
+    }
+
+    @Test func missingAndCorruptStoresFailClearly() throws {
+        try withScratch { dir in
+            for command in [["dump"], ["get", "x"], ["stats"], ["verify"]] {
+                let result = try runQuire(["--store", "nowhere.db"] + command, directory: dir)
+                #expect(result.status == 1)
+                #expect(result.stderr.hasPrefix("quire: \(command[0]): nowhere.db: no store at this path"), "\(result)")
+                #expect(result.stdout.isEmpty)
+            }
+            let corrupt = dir.appendingPathComponent("corrupt.db")
+            try FileManager.default.createDirectory(at: corrupt, withIntermediateDirectories: true)
+            try Data(repeating: 0xAB, count: 65_536).write(to: corrupt.appendingPathComponent("data.mdb"))
+            let result = try runQuire(["--store", "corrupt.db", "dump"], directory: dir)
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("quire: dump: corrupt.db: "), "\(result)")
+        }
+    }
+
+    @Test func getOfAMissingIdAndBadLoadLines() throws {
+        try withScratch { dir in
+            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3), directory: dir)
+            let missing = try runQuire(["get", "no-such-id"], directory: dir)
+            #expect(missing.status == 1)
+            #expect(missing.stderr == "quire: get: no-such-id: no such record\n")
+            var bad = try generatedJSONL(count: 2)
+            bad.append(Data("{\"id\": \"x\"\n".utf8))
+            let load = try runQuire(["load", "-", "--quiet"], stdin: bad, directory: dir)
+            #expect(load.status == 1)
+            #expect(load.stderr.contains("quire: load: line 3:"), "\(load)")
+            let noURL = try runQuire(["load", "-", "--quiet"], stdin: Data("{\"id\":\"y\"}\n".utf8), directory: dir)
+            #expect(noURL.stderr.contains("line 1: missing field 'url'"), "\(noURL)")
+            let missingFile = try runQuire(["load", "nope.jsonl"], directory: dir)
+            #expect(missingFile.status == 1)
+            #expect(missingFile.stderr.hasPrefix("quire: load: nope.jsonl: No such file"))
+        }
+    }
+
+    @Test func dumpIntoHeadEndsQuietly() throws {
+        try withScratch { dir in
+            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3000), directory: dir)
+            let binary = try QuireBinary.url().path
+            let script = "'\(binary)' dump | head -1; echo \"status=${PIPESTATUS[0]}\" >&2"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", script]
+            process.currentDirectoryURL = dir
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(lines(stdout).count == 1)
+            #expect(stderr == "status=0\n")
+        }
+    }
+
+    @Test func dumpWhileAnotherProcessLoads() throws {
+        try withScratch { dir in
+            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 10), directory: dir)
+            let big = dir.appendingPathComponent("big.jsonl")
+            try generatedJSONL(count: 6000, seed: 77).write(to: big)
+            let loader = Process()
+            loader.executableURL = try QuireBinary.url()
+            loader.arguments = ["load", big.path, "--quiet"]
+            loader.currentDirectoryURL = dir
+            try loader.run()
+            var counts: [Int] = []
+            while loader.isRunning || counts.isEmpty {
+                let dump = try runQuire(["dump"], directory: dir)
+                #expect(dump.status == 0, "\(dump)")
+                counts.append(lines(dump.stdout).count)
+            }
+            loader.waitUntilExit()
+            #expect(loader.terminationStatus == 0)
+            #expect(counts == counts.sorted())  // snapshots only move forward
+            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count == 6010)
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import QuireFetch
+import QuireFixtures
+import QuireHTTP
+import QuireNews
+import Testing
+
+@Suite struct FaultTests {
+    @Test func rateLimitBurstBacksOffFromTwelveSecondsThenSucceeds() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 25
+            $0.faults = [.init(.nytPage(1), .rateLimited, times: 3)]
+        }
+        let clock = TestClock()
+        let sink = InMemoryFetchSink()
+        let log = ProgressLog()
+        let summary = try await makeService(clock: clock).run(nytSource(api), into: sink, progress: log.handler)
+
+        #expect(clock.sleptSeconds == [12, 24, 48])
+        #expect(summary.retries == 3)
+        #expect(summary.backoffSeconds == 84)
+        #expect(sink.articles.count == 25)
+        #expect(api.requestCount == 6)
+        let retries = log.all.compactMap { event -> Int? in
+            if case .retrying(.rateLimited, let attempt, _) = event { return attempt }
+            return nil
+        }
+        #expect(retries == [2, 3, 4])
+    }
+
+    @Test func jitterIsSeededAndBounded() async throws {
+        var policy = RetryPolicy()
+        policy.jitter = 0.2
+        var a = JitterRandom(seed: 7)
+        var b = JitterRandom(seed: 7)
+        for attempt in 1...4 {
+            let first = try #require(policy.delay(after: .rateLimited, failedAttempts: attempt, random: &a))
+            let second = try #require(policy.delay(after: .rateLimited, failedAttempts: attempt, random: &b))
+            #expect(first == second)
+            let base = 12.0 * Double(1 << (attempt - 1))
+            let seconds = Double(first.components.seconds) + Double(first.components.attoseconds) / 1e18
+            #expect(seconds >= base * 0.8 && seconds <= base * 1.2)
+        }
+        #expect(policy.delay(after: .rateLimited, failedAttempts: 5, random: &a) == nil)
+        var capped = RetryPolicy()
+        capped.jitter = 0
+        capped.rateLimitAttempts = 20
+        #expect(capped.delay(after: .rateLimited, failedAttempts: 10, random: &a) == .seconds(120))
+    }
+
+    @Test func serverErrorsAreRetriedThenSucceed() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 15
+            $0.faults = [.init(.nytPage(0), .serverError, times: 2)]
+        }
+        let clock = TestClock()
+        let sink = InMemoryFetchSink()
+        let summary = try await makeService(clock: clock).run(nytSource(api), into: sink)
+        #expect(clock.sleptSeconds == [1, 2])
+        #expect(summary.retries == 2)
+        #expect(sink.articles.count == 15)
+    }
+
+    @Test func exhaustedRetriesStopWithATypedErrorAndCommitNothingOfThatPage() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 35
+            $0.faults = [.init(.nytPage(1), .serverError)]
+        }
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
+        #expect(error.code == .serverError)
+        #expect(error.httpStatus == 500)
+        #expect(error.attempts == 4)
+        #expect(error.code.isNetworkFailure)
+        #expect(sink.commitCount == 1)
+        #expect(sink.articles.count == 10)
+        let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
+        #expect(checkpoint.nextPage == 1)
+    }
+
+    @Test func rateLimitThatNeverEndsIsATypedError() async throws {
+        let api = try makeAPI { $0.faults = [.init(.everyNYTRequest, .rateLimited)] }
+        let clock = TestClock()
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(clock: clock), nytSource(api), into: sink))
+        #expect(error.code == .rateLimited)
+        #expect(error.httpStatus == 429)
+        #expect(error.attempts == 5)
+        #expect(clock.sleptSeconds == [12, 24, 48, 96])
+        #expect(sink.commitCount == 0)
+    }
+
+    @Test func connectionDroppedMidBodyIsRetriedThenATransportError() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 15
+            $0.faults = [.init(.nytPage(0), .dropConnectionMidBody)]
+        }
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
+        #expect(error.code == .transport)
+        #expect(error.curlCode != nil)
+        #expect(error.attempts == 4)
+        #expect(sink.commitCount == 0)
+    }
+
+    @Test func aStalledResponseTimesOutAndIsRetried() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 5
+            $0.faults = [.init(.nytPage(0), .stall(seconds: 5), times: 1)]
+        }
+        var configuration = HTTPClientConfiguration()
+        configuration.totalTimeout = .milliseconds(400)
+        let sink = InMemoryFetchSink()
+        let log = ProgressLog()
+        let service = makeService(client: HTTPClient(configuration: configuration))
+        let summary = try await service.run(nytSource(api), into: sink, progress: log.handler)
+        #expect(summary.retries == 1)
+        #expect(sink.articles.count == 5)
+        #expect(log.all.contains { if case .retrying(.transport, 2, _) = $0 { true } else { false } })
+    }
+
+    @Test func unauthorizedStopsAtOnce() async throws {
+        let api = try makeAPI { $0.nytArticlesPerQuery = 15 }
+        let sink = InMemoryFetchSink()
+        let error = try #require(
+            await runExpectingFailure(makeService(), nytSource(api, key: "wrong-key-0000"), into: sink))
+        #expect(error.code == .unauthorized)
+        #expect(error.httpStatus == 401)
+        #expect(error.attempts == 1)
+        #expect(error.message.contains("Invalid ApiKey"))
+        #expect(api.requestCount == 1)
+        #expect(sink.commitCount == 0)
+        #expect(!error.code.isNetworkFailure)
+    }
+
+    @Test func badRequestStopsAtOnce() async throws {
+        let api = try makeAPI { $0.faults = [.init(.nytPage(0), .badRequest)] }
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
+        #expect(error.code == .badRequest)
+        #expect(error.httpStatus == 400)
+        #expect(error.message.contains("error in fq"))
+        #expect(api.requestCount == 1)
+        #expect(sink.commitCount == 0)
+    }
+
+    @Test func htmlForbiddenPageStopsWithoutCommitting() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 25
+            $0.faults = [.init(.nytPage(1), .htmlForbidden)]
+        }
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
+        #expect(error.code == .forbidden)
+        #expect(error.httpStatus == 403)
+        #expect(error.message.contains("HTML"))
+        #expect(api.requestCount == 2)
+        #expect(sink.commitCount == 1)
+    }
+
+    @Test(arguments: [FixtureAPIFault.truncatedJSON, .malformedJSON])
+    func brokenJSONIsAMappingErrorAndThePageIsNotCommitted(fault: FixtureAPIFault) async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 25
+            $0.faults = [.init(.nytPage(1), fault)]
+        }
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
+        #expect(error.code == .mapping)
+        #expect(error.jsonPath != nil)
+        #expect(error.cause is NewsMappingError)
+        #expect(sink.commitCount == 1)
+        #expect(sink.articles.count == 10)
+        #expect(api.requestCount == 2)
+    }
+
+    @Test func aBadDocumentNamesItsJSONPath() async throws {
+        // A 200 body whose third document has a date that is not a date.
+        let body = #"{"status":"OK","response":{"docs":[{"_id":"a","web_url":"u"},{"_id":"b","web_url":"u"},"#
+            + #"{"_id":"c","web_url":"u","pub_date":"yesterday"}],"meta":{"hits":3,"offset":0}}}"#
+        let server = try LoopbackServer { _ in .json(body: body) }
+        let sink = InMemoryFetchSink()
+        let source = NYTSource(
+            query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/search")
+        let error = try #require(await runExpectingFailure(makeService(), source, into: sink))
+        #expect(error.code == .mapping)
+        #expect(error.jsonPath == "response.docs[2].pub_date")
+        #expect(error.description.contains("response.docs[2].pub_date"))
+        #expect(sink.commitCount == 0)
+    }
+
+    @Test func anHTMLBodyWithStatus200IsAnHTMLError() async throws {
+        let server = try LoopbackServer { _ in
+            FixtureResponse(status: 200, headers: [("Content-Type", "text/html")], body: Array("<html>hi</html>".utf8))
+        }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        let error = try #require(await runExpectingFailure(makeService(), source, into: sink))
+        #expect(error.code == .htmlBody)
+        #expect(sink.commitCount == 0)
+    }
+
+    @Test func cancellationStopsBetweenPagesKeepingWhatWasCommitted() async throws {
+        let api = try makeAPI { $0.nytArticlesPerQuery = 45 }
+        let sink = InMemoryFetchSink()
+        // One request a minute and a clock that really suspends: the run parks before page 1.
+        let service = makeService(clock: SuspendingClock(), rateLimiter: RateLimiter(perMinute: 1, perDay: 100))
+        let source = nytSource(api)
+        let task = Task { try await service.run(source, into: sink) }
+        while sink.commitCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let failure) = result, let error = failure as? FetchError else {
+            Issue.record("the run should have been cancelled")
+            return
+        }
+        #expect(error.code == .cancelled)
+        #expect(sink.commitCount == 1)
+        #expect(api.requestCount == 1)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import QuireFetch
+import QuireFixtures
+import QuireNews
+import Testing
+
+@Suite struct FeedzillaFetchTests {
+    @Test func fetchesCategoriesThenEachArticleList() async throws {
+        let api = try makeAPI {
+            $0.feedzillaCategoryCount = 4
+            $0.feedzillaArticlesPerCategory = 10
+        }
+        let sink = InMemoryFetchSink()
+        let summary = try await makeService().run(FeedzillaSource(baseURL: api.feedzillaBaseURL), into: sink)
+        #expect(summary.isComplete)
+        #expect(summary.pages == 5)  // the category list, then four lists
+
+        let categories = api.feedzillaCategories
+        #expect(sink.lists.count == 4)
+        var expectedIDs: [String] = []
+        for category in categories {
+            let articles = api.feedzillaArticles(categoryID: category.id)
+            let list = try #require(sink.lists[Feedzilla.listID(categoryID: category.id)])
+            #expect(list == feedzillaExpectedList(categoryID: category.id, articles: articles))
+            #expect(sink.queryIndex[FeedzillaSource.queryTag(categoryID: category.id)] == list.articleIDs)
+            for id in list.articleIDs where !expectedIDs.contains(id) { expectedIDs.append(id) }
+        }
+        // Stories shared by neighbouring categories are stored once.
+        #expect(sink.articles.map(\.id) == expectedIDs)
+        #expect(expectedIDs.count < 40)
+        // Each stored article is the last category's rendering (upsert by id), query string removed.
+        for article in sink.articles {
+            #expect(!article.url.contains("?"))
+            #expect(article.id.hasPrefix("feedzilla:"))
+        }
+        #expect(api.requestLog.first == "/v1/categories.json")
+        #expect(api.requestLog.dropFirst().allSatisfy { $0.hasSuffix("/articles.json?count=100") })
+    }
+
+    @Test func onlyTheRequestedCategories() async throws {
+        let api = try makeAPI { $0.feedzillaCategoryCount = 5 }
+        let wanted = [api.feedzillaCategories[1].id, api.feedzillaCategories[3].id, 99_999]
+        let sink = InMemoryFetchSink()
+        let source = FeedzillaSource(baseURL: api.feedzillaBaseURL, categories: wanted)
+        _ = try await makeService().run(source, into: sink)
+        #expect(Set(sink.lists.keys) == Set(wanted.prefix(2).map { Feedzilla.listID(categoryID: $0) }))
+        #expect(api.requestCount == 3)
+        let checkpoint = try JSONDecoder().decode(
+            FeedzillaCheckpoint.self, from: try #require(sink.checkpoints[source.sourceID]))
+        #expect(checkpoint.doneCategoryIDs == Array(wanted.prefix(2)))
+        #expect(checkpoint.isFinished)
+    }
+
+    @Test func aBrokenCategoryListStopsBeforeItIsCommitted() async throws {
+        let api = try makeAPI {
+            $0.feedzillaCategoryCount = 3
+            $0.faults = [.init(.feedzillaCategory(1307), .truncatedJSON)]
+        }
+        let sink = InMemoryFetchSink()
+        let error = await runExpectingFailure(makeService(), FeedzillaSource(baseURL: api.feedzillaBaseURL), into: sink)
+        #expect(error?.code == .mapping)
+        #expect(sink.lists.keys.sorted() == [Feedzilla.listID(categoryID: 1300)])
+        #expect(sink.commitCount == 2)
+    }
+}

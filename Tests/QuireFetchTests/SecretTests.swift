@@ -1,0 +1,61 @@
+import Foundation
+import QuireFetch
+import QuireFixtures
+import QuireHTTP
+import QuireNews
+import Testing
+
+@Suite struct SecretTests {
+    /// Every way a run can fail, each with the key in the request URL.
+    static let faults: [FixtureAPIFault?] = [
+        .rateLimited, .serverError, .unauthorized, .badRequest, .htmlForbidden, .dropConnectionMidBody, .truncatedJSON,
+        .malformedJSON, nil,
+    ]
+
+    @Test(arguments: faults)
+    func theKeyNeverAppearsInErrorsEventsOrStoredData(fault: FixtureAPIFault?) async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 25
+            if let fault { $0.faults = [.init(.nytPage(1), fault)] }
+        }
+        let sink = InMemoryFetchSink()
+        let log = ProgressLog()
+        let source = nytSource(api)
+        let error = await runExpectingFailure(makeService(), source, into: sink, progress: log)
+        #expect((error == nil) == (fault == nil))
+
+        var texts = [String(describing: source), String(reflecting: source), source.sourceID]
+        if let error {
+            texts += [error.description, error.message, error.location.description, "\(error)", String(reflecting: error)]
+            if let cause = error.cause { texts.append(String(describing: cause)) }
+            var dumped = ""
+            dump(error, to: &dumped)
+            texts.append(dumped)
+        }
+        texts += log.all.map { String(describing: $0) }
+        texts.append(try everythingStored(in: sink))
+        for text in texts { #expect(!text.contains(testKey), "leaked in: \(text.prefix(200))") }
+        // The request really carried the key (the server accepted it for page 0).
+        #expect(sink.commitCount >= 1)
+    }
+
+    @Test func aKeyEchoedByTheServerIsScrubbedFromTheError() async throws {
+        // A hostile server repeating the whole request, key included, in its error body.
+        let server = try LoopbackServer { request in
+            .json(status: 400, body: #"{"status":"ERROR","errors":["bad key "# + (request.queryValue("api-key") ?? "") + #""]}"#)
+        }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let error = try #require(await runExpectingFailure(makeService(), source, into: InMemoryFetchSink()))
+        #expect(error.code == .badRequest)
+        #expect(!error.description.contains(testKey))
+        #expect(error.description.contains(URLRedaction.placeholder))
+    }
+
+    @Test func theKeyIsHiddenInItsOwnDescriptions() {
+        let key = APIKey(testKey)
+        var dumped = ""
+        dump(key, to: &dumped)
+        for text in ["\(key)", String(reflecting: key), dumped] { #expect(!text.contains(testKey)) }
+        #expect(key.value == testKey)
+    }
+}

@@ -33,6 +33,7 @@ enum Registry {
             QuireScanBenchmark(corpus: corpus, threads: 2),
             FieldReadBenchmark(corpus: corpus, lazy: false),
             FieldReadBenchmark(corpus: corpus, lazy: true),
+            FetchBenchmark(corpus: corpus),
         ]
     }
 

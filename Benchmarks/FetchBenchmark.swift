@@ -24,8 +24,9 @@ final class FetchBenchmark: Benchmark {
     private var lastSummary: FetchSummary?
     private var lastSeconds: Double = 0
 
+    /// A twentieth of the corpus, at most `limit`: each page is an HTTP round trip and a durable commit.
     init(corpus: Corpus, limit: Int = 2_000) {
-        articleCount = min(corpus.count, limit)
+        articleCount = max(10, min(corpus.count / 20, limit))
     }
 
     var records: Int { articleCount }

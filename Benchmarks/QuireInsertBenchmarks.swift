@@ -74,12 +74,12 @@ final class GroupCommitBenchmark: Benchmark {
     private var storedBytes: Double?
     private(set) var note: String?
 
-    /// Every durable commit waits for an fsync, so this case writes at most `limit` records
-    /// per sample to stay within the run's time.
+    /// Every durable commit waits for an fsync, so this case writes a quarter of the corpus,
+    /// at most `limit` records, per sample to stay within the run's time.
     init(corpus: Corpus, tasks: Int = 64, limit: Int = 10_000) {
         self.corpus = corpus
         self.tasks = tasks
-        count = min(corpus.count, limit)
+        count = max(1, min(corpus.count / 4, limit))
     }
 
     var records: Int { count }

@@ -70,8 +70,8 @@ final class QuireScanBenchmark: Benchmark {
     var name: String { "read.scan.quire.\(threads)t" }
     var group: String { "read.scan.quire" }
     var isBaseline: Bool { threads == 1 }
-    /// Full passes per thread and sample: at least 200,000 records, so a sample lasts long enough.
-    var passes: Int { max(1, 200_000 / max(1, corpus.count)) }
+    /// Full passes per thread and sample: at least 50,000 records, so a sample lasts long enough.
+    var passes: Int { max(1, 50_000 / max(1, corpus.count)) }
     var records: Int { corpus.count * threads * passes }
     var bytesPerRecord: Double? { corpus.meanValueBytes }
 

@@ -108,7 +108,9 @@ extension StoreReading where Self: ~Copyable {
     public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
         let c = try store.resolved(name)
         let found: CompactValue?? = try withValue(forKey: key.bytes, in: c.records) { bytes in
-            try withFieldRetry { table in try CompactField.value(at: path, in: bytes, fields: table) }
+            try withFieldRetry { table in
+                try CompactField.value(at: path, in: bytes, fields: table, options: c.decoder.options)
+            }
         }
         return found ?? nil
     }
@@ -124,7 +126,9 @@ extension StoreReading where Self: ~Copyable {
     /// A stored record as a generic value tree, by collection name (no Swift type needed).
     public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
         let c = try store.resolved(name)
-        return try withValue(forKey: key.bytes, in: c.records) { bytes in try genericValue(bytes) }
+        return try withValue(forKey: key.bytes, in: c.records) { bytes in
+            try genericValue(bytes, options: c.decoder.options)
+        }
     }
 
     /// Walks a collection by name as generic values, in key order, until `body` returns false.
@@ -134,13 +138,18 @@ extension StoreReading where Self: ~Copyable {
     ) throws {
         let c = try store.resolved(name)
         for entry in entries(in: c.records, range: range, reverse: reverse) {
-            if try !body(StoreKey(bytes: entry.keyBytes), try genericValue(entry.value)) { return }
+            if try !body(StoreKey(bytes: entry.keyBytes), try genericValue(entry.value, options: c.decoder.options)) {
+                return
+            }
         }
     }
 
-    /// Decodes record bytes into a generic value tree with the store's field table.
-    public func genericValue(_ bytes: UnsafeRawBufferPointer) throws -> CompactValue {
-        try withFieldRetry { table in try CompactValue.decode(from: bytes, fields: table) }
+    /// Decodes record bytes into a generic value tree with the store's field table (and the
+    /// collection's decoder options, which carry its compression dictionary).
+    public func genericValue(_ bytes: UnsafeRawBufferPointer, options: CompactDecoder.Options = .init()) throws
+        -> CompactValue
+    {
+        try withFieldRetry { table in try CompactValue.decode(from: bytes, fields: table, options: options) }
     }
 
     /// The member keys of `owner` in a to-many relation, in member key order.

@@ -11,6 +11,18 @@ struct RegisteredCollection: Sendable {
     let indexes: [Database]
     let encoder: CompactEncoder
     let decoder: CompactDecoder
+
+    /// Coders for the definition: zstd (with the collection's dictionary, once trained) when
+    /// the collection is compressed.
+    init(definition: CollectionDefinition, records: Database, indexes: [Database], dictionary: [UInt8]?) {
+        self.definition = definition
+        self.records = records
+        self.indexes = indexes
+        var encoderOptions = CompactEncoder.Options()
+        if definition.compressed { encoderOptions.compression = .init(dictionary: dictionary) }
+        encoder = CompactEncoder(options: encoderOptions)
+        decoder = CompactDecoder(options: .init(dictionary: dictionary))
+    }
 }
 
 extension Store {
@@ -84,11 +96,8 @@ extension Store {
         let indexes = try definition.indexes.map {
             try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
-        var encoderOptions = CompactEncoder.Options()
-        if definition.compressed { encoderOptions.compression = .init() }
-        return RegisteredCollection(
-            definition: definition, records: records, indexes: indexes,
-            encoder: CompactEncoder(options: encoderOptions), decoder: CompactDecoder())
+        let dictionary = definition.compressed ? try storedDictionary(definition.name) : nil
+        return RegisteredCollection(definition: definition, records: records, indexes: indexes, dictionary: dictionary)
     }
 
     private func openCollectionDatabase(_ name: String, _ flags: DatabaseFlags, _ collection: String) throws -> Database {

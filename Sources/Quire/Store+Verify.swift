@@ -42,7 +42,7 @@ extension Store {
                     if report.records % 10_000 == 0 { progress?(report.records) }
                     let value: CompactValue
                     do {
-                        value = try snap.genericValue(entry.value)
+                        value = try snap.genericValue(entry.value, options: c.decoder.options)
                     } catch {
                         problem("\(name): record \(key): does not decode: \(error)")
                         continue

@@ -17,6 +17,7 @@ enum StoreLayout {
     static func relation(_ name: String) -> String { "r:" + name }
     static func collectionKey(_ name: String) -> [UInt8] { Array("collection:\(name)".utf8) }
     static func relationKey(_ name: String) -> [UInt8] { Array("relation:\(name)".utf8) }
+    static func dictionaryKey(_ name: String) -> [UInt8] { Array("dictionary:\(name)".utf8) }
 
     static func fieldKey(_ id: Int) -> [UInt8] {
         withUnsafeBytes(of: UInt32(id).bigEndian) { Array($0) }

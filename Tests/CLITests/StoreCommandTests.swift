@@ -189,3 +189,30 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
         }
     }
 }
+
+@Suite struct InterruptTests {
+    /// Ctrl-C during a load stops at a chunk boundary: exit 130, and the store verifies with
+    /// whole chunks only.
+    @Test func interruptedLoadLeavesAConsistentStore() throws {
+        try withScratch { dir in
+            let file = dir.appendingPathComponent("big.jsonl")
+            try generatedJSONL(count: 12_000, seed: 5).write(to: file)
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["load", file.path, "--quiet"]
+            process.currentDirectoryURL = dir
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(400_000)
+            let interrupted = process.isRunning
+            if interrupted { kill(process.processIdentifier, SIGINT) }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == (interrupted ? 130 : 0))
+            let verify = try runQuire(["verify", "--quiet"], directory: dir)
+            #expect(verify.status == 0, "\(verify)")
+            let count = lines(try runQuire(["dump"], directory: dir).stdout).count
+            #expect(count % 5_000 == 0)
+        }
+    }
+}

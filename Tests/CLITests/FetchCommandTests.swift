@@ -1,0 +1,154 @@
+import Foundation
+import QuireFixtures
+import QuireNews
+import Testing
+
+private let secretKey = "k3y-SECRET-5f2a9c"
+
+private func fixture(articles: Int = 150, era: NYTEra = .era2019) throws -> FixtureAPI {
+    var configuration = FixtureAPI.Configuration()
+    configuration.nytArticlesPerQuery = articles
+    configuration.apiKey = secretKey
+    configuration.era = era
+    return try FixtureAPI(configuration: configuration)
+}
+
+/// Every byte the store holds, to check a secret never reaches it.
+private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data {
+    try Data(contentsOf: dir.appendingPathComponent(name).appendingPathComponent("data.mdb"))
+}
+
+@Suite struct FetchCommandTests {
+    @Test(arguments: NYTEra.allCases)
+    func fetchNYTStoresEveryArticleAndNeverTheKey(era: NYTEra) throws {
+        let api = try fixture(articles: 45, era: era)
+        defer { api.stop() }
+        try withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "mars rover", "--base-url", api.baseURL, "--rate", "100000/min"]
+            let result = try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stderr.contains("quire: fetch nyt: 5 pages, 45 articles"), "\(result)")
+            #expect(!result.stdout.contains(secretKey) && !result.stderr.contains(secretKey))
+            let dump = try runQuire(["dump"], directory: dir)
+            #expect(lines(dump.stdout).count == 45)
+            #expect(try storeBytes(dir).range(of: Data(secretKey.utf8)) == nil)
+            // Run again: resumes from the finished checkpoint, stores nothing twice.
+            let again = try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
+            #expect(again.status == 0)
+            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count == 45)
+            #expect(try runQuire(["verify"], directory: dir).status == 0)
+        }
+    }
+
+    @Test func missingOrWrongKeyFailsWithoutEchoingIt() throws {
+        let api = try fixture()
+        defer { api.stop() }
+        try withScratch { dir in
+            let base = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min"]
+            let none = try runQuire(base, directory: dir)
+            #expect(none.status == 1)
+            #expect(none.stderr.contains("quire: fetch nyt: no API key: set NYT_API_KEY"))
+            let wrongKey = "wrong-KEY-0042"
+            let wrong = try runQuire(base, environment: ["NYT_API_KEY": wrongKey], directory: dir)
+            #expect(wrong.status == 1, "\(wrong)")
+            #expect(wrong.stderr.hasPrefix("quire: fetch nyt: "))
+            #expect(wrong.stderr.contains("401"))
+            #expect(!wrong.stderr.contains(wrongKey) && !wrong.stdout.contains(wrongKey))
+            let viaOption = try runQuire(base + ["--api-key", wrongKey], directory: dir)
+            #expect(viaOption.status == 1)
+            #expect(!viaOption.stderr.contains(wrongKey))
+        }
+    }
+
+    @Test func unreachableServerIsARuntimeError() throws {
+        try withScratch { dir in
+            let result = try runQuire(
+                ["fetch", "nyt", "--query", "q", "--base-url", "http://127.0.0.1:9", "--rate", "100000/min"],
+                environment: ["NYT_API_KEY": secretKey], directory: dir)
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("quire: fetch nyt: "))
+            #expect(!result.stderr.contains(secretKey))
+        }
+    }
+
+    @Test func fetchFeedzillaStoresListsAndArticlesOnce() throws {
+        let api = try fixture()
+        defer { api.stop() }
+        try withScratch { dir in
+            let ids = api.feedzillaCategories.prefix(2).map(\.id)
+            #expect(ids.count == 2)
+            let result = try runQuire(
+                ["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "\(ids[0])", "--category", "\(ids[1])"],
+                directory: dir)
+            #expect(result.status == 0, "\(result)")
+            let lists = lines(try runQuire(["dump", "--collection", "lists"], directory: dir).stdout)
+            #expect(lists.count == 2)
+            let articles = lines(try runQuire(["dump"], directory: dir).stdout)
+            let expected = Set(ids.flatMap { api.feedzillaArticles(categoryID: $0, count: 20).map(\.id) })
+            #expect(!expected.isEmpty)
+            #expect(articles.count == expected.count)
+            #expect(try runQuire(["verify"], directory: dir).status == 0)
+            let bad = try runQuire(["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "abc"], directory: dir)
+            #expect(bad.status == 64)
+        }
+    }
+
+    @Test func demoRunsOffline() throws {
+        try withScratch { dir in
+            let result = try runQuire(["demo", "--articles", "300", "--quiet"], directory: dir)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout.contains("fetched NYT:"))
+            #expect(result.stdout.contains("300 articles"))
+            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count >= 300)
+        }
+    }
+
+    /// Kills fetching processes with SIGKILL at pseudo-random instants; after each kill the store
+    /// opens and verifies, and the final resumed store equals an uninterrupted run's.
+    @Test func killedFetchesResumeToTheSameStore() throws {
+        let api = try fixture(articles: 1_200)
+        defer { api.stop() }
+        try withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "crash", "--base-url", api.baseURL, "--rate", "100000/min", "--quiet"]
+            let env = ["NYT_API_KEY": secretKey]
+            let reference = try runQuire(["--store", "ref.db"] + args, environment: env, directory: dir)
+            #expect(reference.status == 0, "\(reference)")
+
+            var random = SplitMix64(seed: 2026)
+            var kills = 0
+            for _ in 0..<12 {
+                let process = Process()
+                process.executableURL = try QuireBinary.url()
+                process.arguments = ["--store", "crash.db"] + args
+                process.currentDirectoryURL = dir
+                var environment = ProcessInfo.processInfo.environment
+                environment["NYT_API_KEY"] = secretKey
+                process.environment = environment
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                usleep(UInt32(20_000 + random.next() % 400_000))
+                if process.isRunning {
+                    kill(process.processIdentifier, SIGKILL)
+                    kills += 1
+                }
+                process.waitUntilExit()
+                if FileManager.default.fileExists(atPath: dir.appendingPathComponent("crash.db/data.mdb").path) {
+                    let verify = try runQuire(["--store", "crash.db", "verify", "--quiet"], directory: dir)
+                    #expect(verify.status == 0, "\(verify)")
+                }
+            }
+            let finish = try runQuire(["--store", "crash.db"] + args, environment: env, directory: dir)
+            #expect(finish.status == 0, "\(finish)")
+            #expect(kills > 0)
+            let expected = try runQuire(["--store", "ref.db", "dump"], directory: dir).stdout
+            let got = try runQuire(["--store", "crash.db", "dump"], directory: dir).stdout
+            #expect(lines(got).count == 1_200)
+            #expect(got == expected)
+            let refStats = try runQuire(["--store", "ref.db", "stats"], directory: dir).stdout
+            let crashStats = try runQuire(["--store", "crash.db", "stats"], directory: dir).stdout
+            let relationLine = { (text: String) in lines(text).filter { $0.hasPrefix("relation") }.map { $0.split(separator: ",")[0] } }
+            #expect(relationLine(crashStats) == relationLine(refStats))
+        }
+    }
+}

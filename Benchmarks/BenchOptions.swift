@@ -9,7 +9,7 @@ struct BenchOptions {
     var list = false
 
     static let defaultRecords = 100_000
-    static let quickRecords = 20_000
+    static let quickRecords = 10_000
     static let defaultSamples = 5
     static let quickSamples = 3
 

@@ -65,24 +65,8 @@ extension Store {
         _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
         progress: (@Sendable (BulkInsertProgress) -> Void)? = nil
     ) async throws -> BulkInsertReport where S.Element == V {
-        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
-        try await run.begin()
-        do {
-            var chunk: [V] = []
-            chunk.reserveCapacity(options.chunkSize)
-            for value in values {
-                chunk.append(value)
-                if chunk.count == options.chunkSize {
-                    try await run.submit(chunk)
-                    chunk.removeAll(keepingCapacity: true)
-                }
-            }
-            if !chunk.isEmpty { try await run.submit(chunk) }
-            return try await run.finish()
-        } catch {
-            await run.abandon()
-            throw error
-        }
+        var iterator = values.makeIterator()
+        return try await bulkInsert(into: collection, options: options, progress: progress) { iterator.next() }
     }
 
     /// Inserts every value of an async sequence, like `bulkInsert(_:into:options:progress:)`.
@@ -91,11 +75,21 @@ extension Store {
         _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
         progress: (@Sendable (BulkInsertProgress) -> Void)? = nil
     ) async throws -> BulkInsertReport where S.Element == V {
+        var iterator = values.makeAsyncIterator()
+        return try await bulkInsert(into: collection, options: options, progress: progress) { try await iterator.next() }
+    }
+
+    /// Chunks whatever `next` yields and writes the chunks, one in flight while the next encodes.
+    private func bulkInsert<V>(
+        into collection: StoreCollection<V>, options: BulkInsertOptions,
+        progress: (@Sendable (BulkInsertProgress) -> Void)?, next: () async throws -> V?
+    ) async throws -> BulkInsertReport {
         let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
         try await run.begin()
         do {
             var chunk: [V] = []
-            for try await value in values {
+            chunk.reserveCapacity(options.chunkSize)
+            while let value = try await next() {
                 chunk.append(value)
                 if chunk.count == options.chunkSize {
                     try await run.submit(chunk)

@@ -172,3 +172,21 @@ final class Lines: Sendable {
         #expect(String(decoding: data, as: UTF8.self) == "héllo\nwörld")
     }
 }
+
+@Suite struct EndpointTests {
+    @Test(arguments: [
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080/svc/search/v2/articlesearch.json"),
+        ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/svc/search/v2/articlesearch.json"),
+        ("http://h/svc/search/v2", "http://h/svc/search/v2/articlesearch.json"),
+        ("http://h/svc/search/v2/articlesearch.json", "http://h/svc/search/v2/articlesearch.json"),
+        ("http://h/proxy", "http://h/proxy/svc/search/v2/articlesearch.json"),
+    ])
+    func nytEndpointUnderABaseURL(base: String, endpoint: String) {
+        #expect(FetchNYTCommand.endpoint(URL(string: base)) == endpoint)
+    }
+
+    @Test func feedzillaRootUnderABaseURL() {
+        #expect(FetchFeedzillaCommand.baseURL(URL(string: "http://h:1")) == "http://h:1/v1")
+        #expect(FetchFeedzillaCommand.baseURL(URL(string: "http://h:1/v1/")) == "http://h:1/v1")
+    }
+}

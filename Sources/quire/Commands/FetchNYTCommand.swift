@@ -33,12 +33,19 @@ enum FetchNYTCommand {
         }
     }
 
-    /// The search endpoint under a base URL (a full `.json` URL is taken as it is).
+    /// The search endpoint under a base URL: `http://host:port`, `…/svc/search/v2` and the full
+    /// `…/articlesearch.json` URL all work.
     static func endpoint(_ base: URL?) -> String {
         guard let base else { return NYTSource.defaultEndpoint }
-        let text = base.absoluteString
+        var text = base.absoluteString
+        if let query = text.firstIndex(of: "?") { text = String(text[..<query]) }
         if text.hasSuffix(".json") { return text }
-        return (text.hasSuffix("/") ? String(text.dropLast()) : text) + "/svc/search/v2/articlesearch.json"
+        while text.hasSuffix("/") { text.removeLast() }
+        for suffix in ["/svc/search/v2", "/svc/search", "/svc"] where text.hasSuffix(suffix) {
+            text.removeLast(suffix.count)
+            break
+        }
+        return text + "/svc/search/v2/articlesearch.json"
     }
 }
 

@@ -1,0 +1,66 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireFixtures
+import QuireNews
+import Testing
+
+/// The fetch service against the real store sink (one transaction per page and checkpoint).
+@Suite struct StoreSinkTests {
+    private func withStore<R>(_ body: (Store) async throws -> R) async throws -> R {
+        let path = NSTemporaryDirectory() + "quire-sink-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        return try await body(store)
+    }
+
+    @Test func pagesCheckpointsAndOfflineFallbackLiveInTheStore() async throws {
+        let api = try makeAPI { $0.nytArticlesPerQuery = 35 }
+        try await withStore { store in
+            let sink = try StoreFetchSink(store: store, retainRawDocuments: true)
+            let clock = TestClock()
+            let service = makeService(clock: clock, retryPolicy: exactRetries(transientAttempts: 2))
+            let source = nytSource(api)
+            let online = await service.articles(for: source, queryTag: source.queryTag, sink: sink, reader: sink)
+            #expect(online.failure == nil)
+            #expect(online.articles.count == 35)
+            #expect(try await sink.checkpoint(for: source.sourceID) != nil)
+            try store.read { snap throws in
+                #expect(try snap.count(of: NewsSchema.articles) == 35)
+                #expect(try snap.members(of: .string(source.queryTag), in: NewsSchema.queryArticles).count == 35)
+                // Raw documents are kept (compressed) and still parse to the same article.
+                let first = online.articles[0]
+                let raw = try #require(try snap.get(.string(first.id), from: StoreFetchSink.rawDocuments))
+                let reparsed = try NYTArticleSearch.parsePage(
+                    Array("{\"status\":\"OK\",\"response\":{\"docs\":[".utf8) + Array(raw.json) + Array("]}}".utf8))
+                #expect(reparsed.articles.first?.id == first.id)
+            }
+            api.stop()
+            let offline = await service.articles(for: source, queryTag: source.queryTag, sink: sink, reader: sink)
+            #expect(offline.isStale)
+            #expect(Set(offline.articles.map(\.id)) == Set(online.articles.map(\.id)))
+            #expect(offline.fetchedAt == online.fetchedAt)
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func feedzillaListsResolveTheirArticles() async throws {
+        let api = try makeAPI()
+        try await withStore { store in
+            let sink = try StoreFetchSink(store: store)
+            let source = FeedzillaSource(baseURL: api.feedzillaBaseURL)
+            let summary = try await makeService().run(source, into: sink)
+            #expect(summary.isComplete)
+            try store.read { snap throws in
+                let lists = try snap.values(of: NewsSchema.lists)
+                #expect(lists.count == api.feedzillaCategories.count)
+                for list in lists {
+                    let members = try snap.members(of: .string(list.id), in: NewsSchema.listArticles)
+                    #expect(Set(members) == Set(list.articleIDs.map { StoreKey.string($0) }))
+                    #expect(try members.allSatisfy { try snap.contains($0, in: NewsSchema.articles) })
+                }
+            }
+        }
+    }
+}

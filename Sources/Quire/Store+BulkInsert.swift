@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import QuireCodec
 import QuireLMDB
 
@@ -45,7 +46,10 @@ public struct BulkInsertReport: Sendable, Hashable {
 
 /// One chunk encoded off the writer thread.
 struct EncodedChunk<V: Codable & Sendable>: Sendable {
+    /// The values as given (not copied: `order` says which one each record is).
     var values: [V]
+    /// `values` indices in write order (sorted by key when the chunk is sorted).
+    var order: [Int]
     var keys: [[UInt8]]
     var records: [[UInt8]]
     var indexKeys: [[[[UInt8]]]]
@@ -106,28 +110,56 @@ extension Store {
 
     func encodeChunk<V>(_ values: [V], _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
         let c = try resolvedForWrite(collection)
-        var table = fields
-        var order = Array(values.indices)
+        let table = fields
         let keys = values.map { collection.key($0).bytes }
+        var order = Array(values.indices)
         if sort { order.sort { keys[$0].lexicographicallyPrecedes(keys[$1]) } }
-        var chunk = EncodedChunk<V>(values: [], keys: [], records: [], indexKeys: [], fields: table)
-        chunk.values.reserveCapacity(values.count)
-        chunk.records.reserveCapacity(values.count)
-        for i in order {
-            try StoreTransaction.validate(StoreKey(bytes: keys[i]))
-            let bytes: [UInt8]
+        for i in order { try StoreTransaction.validate(StoreKey(bytes: keys[i])) }
+        let encoded = try encodeInParallel(values, order, c, table, collection.name)
+        return EncodedChunk(
+            values: values, order: order, keys: order.map { keys[$0] }, records: encoded.records,
+            indexKeys: order.map { i in collection.indexes.map { $0.keys(values[i]).map { IndexKey.clamp($0.bytes) } } },
+            fields: encoded.fields)
+    }
+
+    /// Encodes `values` in `order`, split over the machine's cores when the chunk is big.
+    ///
+    /// Each slice encodes with its own copy of the field table. When a slice had to intern a
+    /// new name (a new store's first chunk), slices could have given one name different ids,
+    /// so the chunk is encoded again serially with one table.
+    private func encodeInParallel<V: Encodable & Sendable>(
+        _ values: [V], _ order: [Int], _ c: RegisteredCollection, _ table: FieldTable, _ name: String
+    ) throws -> (records: [[UInt8]], fields: FieldTable) {
+        @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable) throws -> [[UInt8]] {
             do {
-                bytes = try c.encoder.encode(values[i], fields: &table)
+                return try slice.map { try c.encoder.encode(values[$0], fields: &table) }
             } catch {
-                throw StoreError(.codec, "cannot encode a value of '\(collection.name)'", underlying: error)
+                throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
             }
-            chunk.values.append(values[i])
-            chunk.keys.append(keys[i])
-            chunk.records.append(bytes)
-            chunk.indexKeys.append(collection.indexes.map { $0.keys(values[i]).map { IndexKey.clamp($0.bytes) } })
         }
-        chunk.fields = table
-        return chunk
+        let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, order.count / 1024))
+        if parts > 1 {
+            let size = (order.count + parts - 1) / parts
+            let results = Mutex<[Int: Result<[[UInt8]], any Error>]>([:])
+            let grew = Atomic<Bool>(false)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var local = table
+                let slice = order[min(order.count, part * size)..<min(order.count, (part + 1) * size)]
+                let result = Result { try encode(slice, &local) }
+                if local.count != table.count { grew.store(true, ordering: .relaxed) }
+                results.withLock { $0[part] = result }
+            }
+            if !grew.load(ordering: .relaxed) {
+                let all = results.withLock { $0 }
+                var records: [[UInt8]] = []
+                records.reserveCapacity(order.count)
+                for part in 0..<parts { records += try all[part]!.get() }
+                return (records, table)
+            }
+        }
+        var serial = table
+        let records = try encode(order[...], &serial)
+        return (records, serial)
     }
 
     func resolvedForWrite<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {
@@ -179,7 +211,7 @@ extension Store {
             return chunk.records
         }
         var table = state.fields
-        let records = try chunk.values.map { try c.encoder.encode($0, fields: &table) }
+        let records = try chunk.order.map { try c.encoder.encode(chunk.values[$0], fields: &table) }
         state.fields = table
         return records
     }

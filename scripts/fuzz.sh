@@ -36,13 +36,14 @@ if [ ! -f "$out/$module.o" ] || [ -n "$(find "${sources[@]}" -newer "$out/$modul
 fi
 echo "fuzz: building the $target harness" >&2
 swiftc "${sanitize[@]}" "${cflags[@]}" -parse-as-library -module-name "Fuzz_$target" -I "$out/modules" \
-    "${harness[@]}" "$out/$module.o" "${libs[@]}" -o "$out/fuzz-$target"
+    "${harness[@]}" "$out/$module.o" "${libs[@]}" -o "$out/fuzz-$target" 2> >(grep -v 'Cannot export local symbol' >&2)
 
 echo "fuzz: running $target for ${seconds}s" >&2
 start=$(date +%s)
 status=0
 # Seeds are (re)written into the corpus by the harness's LLVMFuzzerInitialize.
-QUIRE_FUZZ_SEED_DIR="$out/corpus" "$out/fuzz-$target" "$out/corpus" \
+# SWIFT_BACKTRACE off: the runtime's crash handler would read memory under ASan and hide the trap.
+SWIFT_BACKTRACE=enable=no QUIRE_FUZZ_SEED_DIR="$out/corpus" "$out/fuzz-$target" "$out/corpus" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$out/artifacts/" -print_final_stats=1 "${extra[@]}" 2>"$out/log" || status=$?
 elapsed=$(( $(date +%s) - start ))

@@ -53,11 +53,16 @@ private let fetchArticles = 1_200
                 let store = isLoad ? "crash-load.db" : "crash-fetch.db"
                 let seconds = (isLoad ? loadSeconds : fetchSeconds) * 1.1
                 let delay = 0.005 + Double(random.next() % 1_000_000) / 1_000_000 * seconds
-                let killed = try runAndKill(
+                let run = try runAndKill(
                     ["--store", store] + (isLoad ? loadArgs : fetchArgs), environment: isLoad ? [:] : env,
                     directory: dir, after: delay)
                 tally.rounds += 1
-                if killed { tally.kills += 1; if isLoad { tally.loadKills += 1 } else { tally.fetchKills += 1 } }
+                if run.killed {
+                    tally.kills += 1
+                    if isLoad { tally.loadKills += 1 } else { tally.fetchKills += 1 }
+                } else if run.status != 0 {
+                    tally.findings.append("round \(round) (\(store)): a run that was not killed exited \(run.status)")
+                }
                 guard FileManager.default.fileExists(atPath: dir.appendingPathComponent(store + "/data.mdb").path) else {
                     continue
                 }
@@ -76,6 +81,16 @@ private let fetchArticles = 1_200
                 } else {
                     if count < lastFetchCount { tally.findings.append("round \(round): fetch count fell \(lastFetchCount) -> \(count)") }
                     lastFetchCount = max(lastFetchCount, count)
+                    if !run.killed {
+                        // A resumed fetch finished: it must equal the uninterrupted one. Start over,
+                        // so later rounds kill fetches again instead of resuming a finished one.
+                        tally.completedResumes += 1
+                        if let finding = try compareDumps("crash-fetch.db", "ref-fetch.db", expected: fetchArticles, in: dir) {
+                            tally.findings.append("round \(round): \(finding)")
+                        }
+                        try FileManager.default.removeItem(at: dir.appendingPathComponent(store))
+                        lastFetchCount = 0
+                    }
                 }
             }
 
@@ -86,14 +101,7 @@ private let fetchArticles = 1_200
             for (crashed, reference, expected) in [
                 ("crash-fetch.db", "ref-fetch.db", fetchArticles), ("crash-load.db", "ref-load.db", loadRecords),
             ] {
-                let got = try runQuire(["--store", crashed, "dump"], directory: dir).stdout
-                let want = try runQuire(["--store", reference, "dump"], directory: dir).stdout
-                if lines(got).count != expected || got != want {
-                    tally.findings.append("\(crashed): \(lines(got).count) records, differs from \(reference)")
-                }
-                if try runQuire(["--store", crashed, "verify", "--quiet"], directory: dir).status != 0 {
-                    tally.findings.append("\(crashed): final verify failed")
-                }
+                if let finding = try compareDumps(crashed, reference, expected: expected, in: dir) { tally.findings.append(finding) }
             }
             let storeBytes = try Data(contentsOf: dir.appendingPathComponent("crash-fetch.db/data.mdb"))
             if storeBytes.range(of: Data(crashKey.utf8)) != nil { tally.findings.append("the API key reached the store") }
@@ -113,10 +121,12 @@ private struct CrashTally {
     var fetchKills = 0
     var loadKills = 0
     var verifies = 0
+    /// Fetches that, resumed after kills, ran to the end and were compared with the reference.
+    var completedResumes = 0
     var findings: [String] = []
 
     var summary: String {
-        "rounds=\(rounds) kills=\(kills) fetch-kills=\(fetchKills) load-kills=\(loadKills) verifies=\(verifies) findings=\(findings.count)"
+        "rounds=\(rounds) kills=\(kills) fetch-kills=\(fetchKills) load-kills=\(loadKills) verifies=\(verifies) completed-resumes=\(completedResumes) findings=\(findings.count)"
     }
 }
 
@@ -127,8 +137,23 @@ private func recordCount(_ stdout: String) -> Int? {
     return Int(number)
 }
 
-/// Starts `quire` and sends it SIGKILL after `delay` seconds; whether it was still running.
-private func runAndKill(_ args: [String], environment: [String: String], directory: URL, after delay: Double) throws -> Bool {
+/// Nil when `crashed` verifies and dumps exactly like `reference` with `expected` records; else what differs.
+private func compareDumps(_ crashed: String, _ reference: String, expected: Int, in dir: URL) throws -> String? {
+    let got = try runQuire(["--store", crashed, "dump"], directory: dir).stdout
+    let want = try runQuire(["--store", reference, "dump"], directory: dir).stdout
+    if lines(got).count != expected || got != want {
+        return "\(crashed): \(lines(got).count) records, differs from \(reference)"
+    }
+    if try runQuire(["--store", crashed, "verify", "--quiet"], directory: dir).status != 0 {
+        return "\(crashed): final verify failed"
+    }
+    return nil
+}
+
+/// Starts `quire`, sends it SIGKILL after `delay` seconds unless it ended, and says which happened.
+private func runAndKill(
+    _ args: [String], environment: [String: String], directory: URL, after delay: Double
+) throws -> (killed: Bool, status: Int32) {
     let process = Process()
     process.executableURL = try QuireBinary.url()
     process.arguments = args
@@ -143,12 +168,8 @@ private func runAndKill(_ args: [String], environment: [String: String], directo
     process.standardError = FileHandle.nullDevice
     try process.run()
     usleep(UInt32(delay * 1_000_000))
-    var killed = false
-    if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-        killed = true
-    }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
-    // A process that finished on its own must have succeeded.
-    return killed && process.terminationReason == .uncaughtSignal
+    let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+    return (killed, process.terminationStatus)
 }

@@ -1,0 +1,356 @@
+import Foundation
+import QuireFixtures
+import QuireNews
+import Testing
+
+/// A JSON tree that keeps member order and allows repeated keys, so mutations can produce
+/// exactly the shapes a hostile or broken API would send.
+private indirect enum FuzzJSON {
+    case null
+    case bool(Bool)
+    /// The number's literal text, so huge and odd numbers survive unchanged.
+    case number(String)
+    case string(String)
+    case array([FuzzJSON])
+    case object([(String, FuzzJSON)])
+
+    init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .number(String(i))
+        case .double(let d): self = .number(String(d))
+        case .string(let s): self = .string(s)
+        case .array(let a): self = .array(a.map(FuzzJSON.init))
+        // Sorted: dictionary order changes from run to run, and the loop must be reproducible.
+        case .object(let o): self = .object(o.members.sorted { $0.key < $1.key }.map { ($0.key, FuzzJSON($0.value)) })
+        }
+    }
+
+    /// Applies `transform` to one node reached by a random walk from the root (each step stops
+    /// here or descends into a random child), rebuilding only the path to it.
+    func mutatingRandomNode(_ random: inout Mutator, _ transform: (FuzzJSON, inout Mutator) -> FuzzJSON) -> FuzzJSON {
+        switch self {
+        case .array(var elements) where !elements.isEmpty && random.below(4) != 0:
+            let i = random.below(elements.count)
+            elements[i] = elements[i].mutatingRandomNode(&random, transform)
+            return .array(elements)
+        case .object(var members) where !members.isEmpty && random.below(4) != 0:
+            let i = random.below(members.count)
+            members[i].1 = members[i].1.mutatingRandomNode(&random, transform)
+            return .object(members)
+        default:
+            return transform(self, &random)
+        }
+    }
+
+    func write(to out: inout [UInt8], escapeNonASCII: Bool) {
+        switch self {
+        case .null: out += Array("null".utf8)
+        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .number(let text): out += Array(text.utf8)
+        case .string(let s): Self.writeString(s, to: &out, escapeNonASCII: escapeNonASCII)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                element.write(to: &out, escapeNonASCII: escapeNonASCII)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (i, (key, value)) in members.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(key, to: &out, escapeNonASCII: escapeNonASCII)
+                out.append(UInt8(ascii: ":"))
+                value.write(to: &out, escapeNonASCII: escapeNonASCII)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func writeString(_ s: String, to out: inout [UInt8], escapeNonASCII: Bool) {
+        func hex(_ unit: UInt16) {
+            out += Array("\\u".utf8)
+            out += Array(String(unit, radix: 16).leftPadded(to: 4).utf8)
+        }
+        out.append(UInt8(ascii: "\""))
+        if escapeNonASCII {
+            for scalar in s.unicodeScalars {
+                switch scalar.value {
+                case 0x22: out += [0x5C, 0x22]
+                case 0x5C: out += [0x5C, 0x5C]
+                case ..<0x20: hex(UInt16(scalar.value))
+                case 0x80...: String(scalar).utf16.forEach(hex)
+                default: out.append(UInt8(scalar.value))
+                }
+            }
+        } else {
+            for byte in s.utf8 {
+                switch byte {
+                case 0x22: out += [0x5C, 0x22]
+                case 0x5C: out += [0x5C, 0x5C]
+                case ..<0x20: hex(UInt16(byte))
+                default: out.append(byte)
+                }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        write(to: &out, escapeNonASCII: false)
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// Structured mutations of valid bodies: tree edits (type swaps, removed/duplicated/added keys,
+/// huge numbers, deep nesting) and byte edits (flips, deletions, inserted JSON tokens).
+private struct Mutator {
+    var random: SplitMix64
+
+    /// Keys the mappings look for, so added members hit real code paths.
+    static let keys = [
+        "_id", "uri", "web_url", "pub_date", "word_count", "multimedia", "keywords", "headline", "main", "kicker",
+        "byline", "original", "person", "print_page", "section_name", "news_desk", "document_type", "type_of_material",
+        "snippet", "abstract", "lead_paragraph", "source", "url", "width", "height", "subtype", "rank", "name", "value",
+        "legacy", "docs", "meta", "metadata", "hits", "offset", "response", "status", "copyright", "fault", "faultstring",
+        "errors", "articles", "title", "description", "syndication_url", "publish_date", "summary", "enclosures",
+        "category_id", "english_category_name", "display_category_name", "url_category_name", "author", "source_url",
+    ]
+    static let numbers = [
+        "0", "-0", "1", "-1", "282", "1.5", "-2.5e3", "1e400", "-1e400", "1e-400", "9223372036854775807",
+        "9223372036854775808", "-9223372036854775809", "123456789012345678901234567890123456789",
+        "0.000000000000000000000000000001", "4294967296", "2147483648",
+    ]
+    static let strings = [
+        "", " ", "282", "-1", "1e400", "null", "true", "2012-01-01T00:00:00Z", "2019-06-30T12:00:00+0000",
+        "2012-13-45T99:99:99Z", "Mon, 02 Jan 2012 10:00:00 +0100", "Tue, 99 Foo 2012", "images/a.jpg",
+        "https://static01.nyt.com/images/x.jpg", "nyt://article/00000000-0000-0000-0000-000000000000",
+        "http://www.nytimes.com/2012/01/01/us/a.html", "By A Reporter", "ERROR", "OK", "\u{0}", "😀 中文 “quote”",
+        String(repeating: "x", count: 600),
+    ]
+    static let tokens = [
+        "{", "}", "[", "]", ",", ":", "\"", "null", "true", "false", "-", "0", "1e999", "\\", "\\u", "\\ud800",
+        "\\udc00", "\\u00", "\u{0}", "\t", "0x1F", "NaN", "Infinity", "//", "/*", "\u{FEFF}", "\"\":", "{}", "[]",
+    ]
+
+    mutating func below(_ n: Int) -> Int { n <= 1 ? 0 : Int(random.next() % UInt64(n)) }
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+
+    mutating func scalar() -> FuzzJSON {
+        switch below(6) {
+        case 0: .null
+        case 1: .bool(below(2) == 0)
+        case 2: .number(pick(Self.numbers))
+        case 3: .string(pick(Self.strings))
+        case 4: .array([])
+        default: .object([])
+        }
+    }
+
+    /// A value of a different kind built around `node`: containers wrap it, scalars replace it.
+    mutating func typeSwap(_ node: FuzzJSON) -> FuzzJSON {
+        switch below(9) {
+        case 0: return .array([node])
+        case 1: return .object([(pick(Self.keys), node)])
+        case 2: return .string(String(decoding: node.bytes.prefix(200), as: UTF8.self))
+        default: return scalar()
+        }
+    }
+
+    mutating func mutateNode(_ node: FuzzJSON) -> FuzzJSON {
+        switch node {
+        case .object(var members) where below(4) != 0:
+            switch below(4) {
+            case 0 where !members.isEmpty: members.remove(at: below(members.count))
+            case 1 where !members.isEmpty:
+                // A repeated key with another value: the parser keeps the last one.
+                let (key, value) = members[below(members.count)]
+                members.insert((key, below(2) == 0 ? value : scalar()), at: below(members.count + 1))
+            case 2 where !members.isEmpty:
+                let i = below(members.count)
+                members[i].1 = typeSwap(members[i].1)
+            default: members.append((pick(Self.keys), below(3) == 0 ? typeSwap(scalar()) : scalar()))
+            }
+            return .object(members)
+        case .array(var elements) where below(4) != 0:
+            switch below(4) {
+            case 0 where !elements.isEmpty: elements.remove(at: below(elements.count))
+            case 1 where !elements.isEmpty: elements.append(elements[below(elements.count)])
+            case 2 where !elements.isEmpty:
+                let i = below(elements.count)
+                elements[i] = typeSwap(elements[i])
+            default: elements.insert(scalar(), at: below(elements.count + 1))
+            }
+            return .array(elements)
+        default:
+            if below(12) == 0 { return nest(node, depth: pick([2, 40, 511, 513, 3_000])) }
+            return typeSwap(node)
+        }
+    }
+
+    func nest(_ node: FuzzJSON, depth: Int) -> FuzzJSON {
+        var out = node
+        for level in 0..<depth { out = level % 2 == 0 ? .array([out]) : .object([("k", out)]) }
+        return out
+    }
+
+    mutating func mutateTree(_ tree: FuzzJSON) -> FuzzJSON {
+        tree.mutatingRandomNode(&self) { node, mutator in mutator.mutateNode(node) }
+    }
+
+    mutating func mutateBytes(_ input: [UInt8]) -> [UInt8] {
+        var bytes = input
+        guard !bytes.isEmpty else { return Array(pick(Self.tokens).utf8) }
+        let at = below(bytes.count)
+        switch below(7) {
+        case 0: bytes[at] ^= UInt8(1) << UInt8(below(8))
+        case 1: bytes.removeSubrange(at..<min(bytes.count, at + 1 + below(40)))
+        case 2: bytes.insert(contentsOf: Array(pick(Self.tokens).utf8), at: at)
+        case 3: bytes[at] = pick([0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xED, 0xF5, 0xFF])
+        case 4: bytes.removeSubrange(at...)  // truncation
+        case 5:
+            let end = min(bytes.count, at + 1 + below(200))
+            bytes.insert(contentsOf: bytes[at..<end], at: below(bytes.count))
+        default: bytes.insert(contentsOf: Array(pick(Self.numbers).utf8), at: at)
+        }
+        return bytes
+    }
+}
+
+/// One body the loop starts from, with the parser it is meant for.
+private struct Seed {
+    enum Kind { case nyt, feedzillaList, feedzillaCategories }
+    var kind: Kind
+    var tree: FuzzJSON
+}
+
+private func seeds() throws -> [Seed] {
+    var generator = ArticleGenerator(seed: 909)
+    var out: [Seed] = []
+    for era in NYTEra.allCases {
+        // Small pages keep 20,000 inputs fast in debug builds; two documents still let one fail alone.
+        let body = nytPageBody(articles: generator.articles(count: 2), hits: 23, page: 1, era: era)
+        out.append(Seed(kind: .nyt, tree: FuzzJSON(try JSONParser.parse(body))))
+        let empty = nytPageBody(articles: [], hits: 0, page: 9, era: era)
+        out.append(Seed(kind: .nyt, tree: FuzzJSON(try JSONParser.parse(empty))))
+    }
+    let list = feedzillaArticleListBody(categoryID: 26, articles: generator.articles(count: 2), requestQuery: "count=3&format=json")
+    out.append(Seed(kind: .feedzillaList, tree: FuzzJSON(try JSONParser.parse(list))))
+    let categories = feedzillaCategoriesBody((0..<4).map { generator.category(index: $0) })
+    out.append(Seed(kind: .feedzillaCategories, tree: FuzzJSON(try JSONParser.parse(categories))))
+    return out
+}
+
+/// Tallies of one fuzz run.
+private struct Outcome {
+    var inputs = 0
+    var mapped = 0
+    var rejected = 0
+    var problems: [String] = []
+}
+
+/// Feeds one input to its parser and checks the all-or-nothing promise. Errors are typed by the
+/// signatures (`throws(NewsMappingError)`); what can go wrong at run time is a trap (crash), a
+/// hang, or a success that returns less than the input held.
+private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Outcome) {
+    outcome.inputs += 1
+    func problem(_ text: String) {
+        if outcome.problems.count < 10 { outcome.problems.append("\(text): \(String(decoding: bytes.prefix(300), as: UTF8.self))") }
+    }
+    do throws(NewsMappingError) {
+        switch kind {
+        case .nyt:
+            let page = try NYTArticleSearch.parsePage(bytes)
+            guard page.rawDocuments.count == page.articles.count else { return problem("raw documents != articles") }
+            // Everything the body's docs array held was mapped: nothing was skipped silently.
+            if case .object(let root) = try JSONParser.parse(bytes), case .object(let response)? = root["response"],
+                case .array(let docs)? = response["docs"], docs.count != page.articles.count
+            {
+                return problem("\(docs.count) docs but \(page.articles.count) articles")
+            }
+            for (raw, article) in zip(page.rawDocuments, page.articles) {
+                guard (try? NYTArticleSearch.articleMapping.decode(raw)) == article else {
+                    return problem("a raw document maps to another article")
+                }
+            }
+        case .feedzillaList:
+            let (list, articles) = try Feedzilla.parseArticleList(bytes, categoryID: 26)
+            guard list.articleIDs == articles.map(\.id), Set(list.articleIDs).count == articles.count else {
+                return problem("list ids differ from its articles")
+            }
+            if case .object(let root) = try JSONParser.parse(bytes), case .array(let elements)? = root["articles"],
+                articles.count > elements.count
+            {
+                return problem("more articles than elements")
+            }
+        case .feedzillaCategories:
+            let categories = try Feedzilla.parseCategories(bytes)
+            if case .array(let elements) = try JSONParser.parse(bytes), categories.count > elements.count {
+                return problem("more categories than elements")
+            }
+        }
+        outcome.mapped += 1
+    } catch {
+        // A typed error must say what happened: a path or a kind worth reading.
+        if error.description.isEmpty { problem("an error without a description") }
+        outcome.rejected += 1
+    }
+}
+
+@Suite struct MappingFuzzTests {
+    /// 20,000 mutated NYT pages of every era and Feedzilla lists and categories: each one maps
+    /// fully or throws a `NewsMappingError`.
+    @Test func mutatedBodiesMapFullyOrThrow() throws {
+        let bases = try seeds()
+        var mutator = Mutator(random: SplitMix64(seed: 0x5EED_F022))
+        var outcome = Outcome()
+        let rounds = Int(ProcessInfo.processInfo.environment["QUIRE_MAPPING_FUZZ_INPUTS"] ?? "") ?? 20_000
+        for round in 0..<rounds {
+            let seed = bases[round % bases.count]
+            var tree = seed.tree
+            for _ in 0...mutator.below(3) { tree = mutator.mutateTree(tree) }
+            var bytes: [UInt8] = []
+            tree.write(to: &bytes, escapeNonASCII: mutator.below(4) == 0)
+            // Half the inputs stay well-formed JSON, so the mapping (not just the parser) is fuzzed.
+            if mutator.below(2) == 0 {
+                for _ in 0...mutator.below(2) { bytes = mutator.mutateBytes(bytes) }
+            }
+            check(bytes, as: seed.kind, into: &outcome)
+        }
+        #expect(outcome.inputs == rounds)
+        #expect(outcome.problems.isEmpty, "\(outcome.problems.joined(separator: "\n"))")
+        // Both outcomes are common, or the mutations are too weak (or too strong) to test anything.
+        #expect(outcome.mapped > rounds / 20, "mapped \(outcome.mapped) of \(rounds)")
+        #expect(outcome.rejected > rounds / 4, "rejected \(outcome.rejected) of \(rounds)")
+    }
+
+    /// The unmutated seeds map, and a document's removed required key fails the whole page.
+    @Test func seedsMapAndOneBadDocumentFailsThePage() throws {
+        var outcome = Outcome()
+        for seed in try seeds() { check(seed.tree.bytes, as: seed.kind, into: &outcome) }
+        #expect(outcome.problems.isEmpty)
+        #expect(outcome.rejected == 0 && outcome.mapped == outcome.inputs)
+
+        var generator = ArticleGenerator(seed: 3)
+        let body = nytPageBody(articles: generator.articles(count: 3), hits: 3, page: 0, era: .era2019)
+        let broken = String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""web_url""#, with: #""web_uri""#)
+        #expect(throws: NewsMappingError.self) { try NYTArticleSearch.parsePage(Array(broken.utf8)) }
+    }
+
+    /// Nesting past the parser's limit is an error, not a stack overflow.
+    @Test func deepNestingIsRejected() {
+        let deep = Array((String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)).utf8)
+        #expect(throws: NewsMappingError.self) { try NYTArticleSearch.parsePage(deep) }
+        let objects = Array((String(repeating: #"{"a":"#, count: 50_000) + "1" + String(repeating: "}", count: 50_000)).utf8)
+        #expect(throws: NewsMappingError.self) { try Feedzilla.parseCategories(objects) }
+    }
+}

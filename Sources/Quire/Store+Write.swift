@@ -93,7 +93,24 @@ extension Store {
     func writeNow<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
         try ensureWritable()
         let box = StateBox()
-        let result = try environment.write { txn in
+        let result: R
+        do {
+            result = try runWrite(body, box)
+        } catch let error as LMDBError {
+            // Storage failures (a full disk shows up as ENOSPC or EIO at commit) keep LMDB's
+            // code and hint, with the store named.
+            throw StoreError(.storage, "\(environment.path): write failed", underlying: error)
+        }
+        if let state = box.state {
+            adoptFields(state.fields)
+            counters.withLock { $0.commits += 1 }
+            changeHub.publish(state.changes.changes)
+        }
+        return result
+    }
+
+    private func runWrite<R>(_ body: (borrowing StoreTransaction) throws -> R, _ box: StateBox) throws -> R {
+        try environment.write { txn in
             // Another process may have added field names since we loaded the table.
             var table = fields
             if try txn.count(of: fieldsDB) > table.count {
@@ -106,12 +123,6 @@ extension Store {
             try storeTxn.persistNewFields()
             return result
         }
-        if let state = box.state {
-            adoptFields(state.fields)
-            counters.withLock { $0.commits += 1 }
-            changeHub.publish(state.changes.changes)
-        }
-        return result
     }
 }
 

@@ -60,6 +60,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case MDB_BAD_VALSIZE: "a key is empty or longer than the maximum key size (511 bytes)"
         case MDB_VERSION_MISMATCH, MDB_INVALID: "the directory does not hold a compatible LMDB environment"
         case ENOSPC: "the disk is full: free space; committed data is intact"
+        case EIO: "an I/O error: the disk may be full or failing; committed data is intact"
         case EACCES: "permission denied: check the directory's permissions"
         default: nil
         }

@@ -1,28 +1,27 @@
 internal import CLMDB
-import Synchronization
-
 /// Read transactions kept reset for reuse, so a read costs no `mdb_txn_begin` and no new
 /// reader slot. lmdb.h: "mdb_txn_reset … allows the transaction to be reused with
 /// mdb_txn_renew() … The reader lock is kept".
-final class ReadTransactionPool: Sendable {
-    // OpaquePointer is not Sendable; reset handles are owned by the pool, one user at a time.
-    private struct Handle: @unchecked Sendable { let txn: OpaquePointer }
-    private let handles = Mutex<[Handle]>([])
+final class ReadTransactionPool: @unchecked Sendable {
+    // @unchecked: `handles` is only touched under `lock`; reset handles are owned by the pool,
+    // one user at a time. A pthread mutex (not `Mutex`) so Thread Sanitizer sees the locking.
+    private let lock = ThreadLock()
+    private var handles: [OpaquePointer] = []
     let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
     /// A reset transaction to renew, if one is waiting.
     func take() -> OpaquePointer? {
-        handles.withLock { $0.popLast()?.txn }
+        lock.withLock { handles.popLast() }
     }
 
     /// Resets `txn` and keeps it, or aborts it when the pool is full.
     func recycle(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)
-        let kept = handles.withLock { list in
-            guard list.count < capacity else { return false }
-            list.append(Handle(txn: txn))
+        let kept = lock.withLock { () -> Bool in
+            guard handles.count < capacity else { return false }
+            handles.append(txn)
             return true
         }
         if !kept { mdb_txn_abort(txn) }
@@ -30,13 +29,13 @@ final class ReadTransactionPool: Sendable {
 
     /// Aborts every kept transaction (before the environment closes).
     func drain() {
-        let all = handles.withLock { list in
-            defer { list.removeAll() }
-            return list
+        let all = lock.withLock { () -> [OpaquePointer] in
+            defer { handles.removeAll() }
+            return handles
         }
-        for handle in all { mdb_txn_abort(handle.txn) }
+        for txn in all { mdb_txn_abort(txn) }
     }
 
     /// Number of reset transactions held.
-    var count: Int { handles.withLock { $0.count } }
+    var count: Int { lock.withLock { handles.count } }
 }

@@ -747,7 +747,7 @@ extension DecoderState {
     /// A separate decoder for `superDecoder`, which may be used while this one moves on.
     func detached(_ s: Int, _ e: Int, _ key: any CodingKey) -> any Decoder {
         let other = DecoderState(
-            reader: reader, names: names, start: s, end: e,
+            reader: reader, names: names, strings: strings, start: s, end: e,
             options: CompactDecoder.Options(depthLimit: depthLimit, userInfo: userInfoStorage))
         other.path = path + [key]
         other.depth = depth + 1

@@ -78,22 +78,26 @@ struct ByteWriter {
         let count = utf8.count
         guard count >= minimumNumberedStringLength, mapDepth == 0 else { return plainText(utf8) }
         let source = utf8.baseAddress!
-        let head = count >= minimumSharedPrefixLength ? UnsafeRawPointer(source).loadUnaligned(as: UInt64.self) : 0
+        let head = NumberedString.head(source, count: count)
+        let canSharePrefix = count >= minimumSharedPrefixLength
         var best = -1
         var bestLength = 0
         var equal = -1
-        bytes.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            for index in numbered.indices {
-                let candidate = numbered[index]
-                if candidate.length == count && memcmp(base + candidate.offset, source, count) == 0 {
-                    equal = index
-                    return
-                }
-                if head != 0, candidate.head == head {
+        // Most strings match nothing: one comparison of the first 8 bytes rules a candidate out.
+        numbered.withUnsafeBufferPointer { candidates in
+            bytes.withUnsafeBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                for index in candidates.indices {
+                    let candidate = candidates[index]
+                    guard candidate.head == head else { continue }
+                    let other = base + candidate.offset
+                    if candidate.length == count && memcmp(other, source, count) == 0 {
+                        equal = index
+                        return
+                    }
+                    guard canSharePrefix && candidate.length >= minimumSharedPrefixLength else { continue }
                     let limit = min(candidate.length, count)
                     var shared = minimumSharedPrefixLength
-                    let other = base + candidate.offset
                     while shared < limit && other[shared] == source[shared] { shared += 1 }
                     if shared > bestLength {
                         best = index
@@ -214,6 +218,13 @@ struct ByteWriter {
 struct NumberedString {
     var offset: Int
     let length: Int
-    /// The first 8 bytes (0 when shorter than ``minimumSharedPrefixLength``).
+    /// The first 8 bytes, zero-padded when shorter.
     let head: UInt64
+
+    @inline(__always) static func head(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        if count >= 8 { return UnsafeRawPointer(bytes).loadUnaligned(as: UInt64.self) }
+        var head: UInt64 = 0
+        withUnsafeMutableBytes(of: &head) { $0.baseAddress!.copyMemory(from: bytes, byteCount: count) }
+        return head
+    }
 }

@@ -44,7 +44,6 @@ final class EncoderMemo: Sendable {
     }
 
     private let stash = Mutex<Stash?>(nil)
-
     /// The caches, when they were made against exactly `names` (the same array storage, so the same ids).
     func take(for names: [String]) -> KeyCaches {
         stash.withLock { stash in

@@ -9,10 +9,21 @@ final class StringTable {
     let rootStart: Int
     let rootEnd: Int
     let depthLimit: Int
-    /// Byte offset and length of each numbered string, in payload order; filled by ``walk()``.
+    /// Byte offset and length of each numbered string found so far, in payload order.
     @exclusivity(unchecked) private var offsets: [Int] = []
     @exclusivity(unchecked) private var lengths: [Int] = []
-    @exclusivity(unchecked) private var walked = false
+    /// Where the walk that numbers strings stopped: it goes only as far as the references need.
+    @exclusivity(unchecked) private var walk = Walk()
+
+    private struct Walk {
+        var started = false
+        var finished = false
+        var position = 0
+        var end = 0
+        var inObject = false
+        var parentEnds: [Int] = []
+        var parentIsObject: [Bool] = []
+    }
 
     init(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int) {
         self.reader = reader
@@ -63,27 +74,37 @@ final class StringTable {
     /// The bytes of numbered string `index`, which must start before `position` (so references
     /// only point backwards and never to themselves).
     private func target(_ index: UInt64, before position: Int) throws(CompactDecodingError) -> (Int, Int) {
-        if !walked { try walk() }
+        if index >= UInt64(offsets.count) { try number(upTo: index) }
         guard index < UInt64(offsets.count), offsets[Int(index)] < position else {
             throw CompactDecodingError(.badKind(reader.base.load(fromByteOffset: position, as: UInt8.self)), offset: position)
         }
         return (offsets[Int(index)], lengths[Int(index)])
     }
 
-    /// Numbers the strings of the root value: `string` values of at least
-    /// ``minimumNumberedStringLength`` bytes, in payload order, outside maps.
-    private func walk() throws(CompactDecodingError) {
-        walked = true
-        var parentEnds: [Int] = []
-        var parentIsObject: [Bool] = []
-        var position = rootStart
-        var end = rootEnd
-        var inObject = false
-        while true {
+    /// Numbers the strings of the root value (`string` values of at least ``minimumNumberedStringLength``
+    /// bytes, in payload order, outside maps) until string `index` is found or the value ends.
+    private func number(upTo index: UInt64) throws(CompactDecodingError) {
+        if !walk.started {
+            walk.started = true
+            walk.position = rootStart
+            walk.end = rootEnd
+        }
+        var position = walk.position
+        var end = walk.end
+        var inObject = walk.inObject
+        defer {
+            walk.position = position
+            walk.end = end
+            walk.inObject = inObject
+        }
+        while !walk.finished && UInt64(offsets.count) <= index {
             if position >= end {
-                guard let parentEnd = parentEnds.popLast() else { return }
+                guard let parentEnd = walk.parentEnds.popLast() else {
+                    walk.finished = true
+                    return
+                }
                 end = parentEnd
-                inObject = parentIsObject.removeLast()
+                inObject = walk.parentIsObject.removeLast()
                 continue
             }
             if inObject { _ = try reader.varint(&position, end: end) }
@@ -100,10 +121,12 @@ final class StringTable {
                 }
                 position = cursor + length
             case .array, .object:
-                guard parentEnds.count < depthLimit else { throw CompactDecodingError(.depthLimitExceeded, offset: position) }
+                guard walk.parentEnds.count < depthLimit else {
+                    throw CompactDecodingError(.depthLimitExceeded, offset: position)
+                }
                 let length = try reader.length(&cursor, end: end)
-                parentEnds.append(end)
-                parentIsObject.append(inObject)
+                walk.parentEnds.append(end)
+                walk.parentIsObject.append(inObject)
                 end = cursor + length
                 inObject = kind == .object
                 position = cursor

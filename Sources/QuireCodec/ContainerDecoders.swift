@@ -81,8 +81,12 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
             index += 1
             if index == entriesEnd { index = entriesStart }
         }
-        for index in entriesStart..<entriesEnd where names[state.entries[index].id] == name {
-            return hit(state.entries[index], index)
+        // Not bit-identical: a name loaded from elsewhere, or (most often) a key this record lacks.
+        // Lengths rule out nearly all entries before a full comparison.
+        let length = name.utf8.count
+        for index in entriesStart..<entriesEnd {
+            let candidate = names[state.entries[index].id]
+            if candidate.utf8.count == length && candidate == name { return hit(state.entries[index], index) }
         }
         return nil
     }

@@ -74,6 +74,19 @@ struct ByteReader {
         return string
     }
 
+    /// Validated UTF-8 made of `prefixLength` bytes at `prefixAt` followed by `suffixLength` bytes at `suffixAt`.
+    func joinedString(_ prefixAt: Int, _ prefixLength: Int, _ suffixAt: Int, _ suffixLength: Int) throws(CompactDecodingError) -> String {
+        let total = prefixLength + suffixLength
+        let string: String? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(total, 1)) { buffer in
+            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+            out.copyMemory(from: base + prefixAt, byteCount: prefixLength)
+            (out + prefixLength).copyMemory(from: base + suffixAt, byteCount: suffixLength)
+            return String._tryFromUTF8(UnsafeBufferPointer(rebasing: buffer[0..<total]))
+        }
+        guard let string else { throw CompactDecodingError(.invalidUTF8, offset: suffixAt) }
+        return string
+    }
+
     /// True when the UTF-8 bytes at `position` equal `string` (no allocation).
     @inline(__always) func bytesEqual(at position: Int, length: Int, _ string: String) -> Bool {
         var string = string
@@ -86,13 +99,22 @@ struct ByteReader {
     func skip(_ position: Int, end: Int) throws(CompactDecodingError) -> Int {
         let tag = try byte(at: position, end: end)
         var cursor = position + 1
-        guard let kind = ValueKind(rawValue: tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
+        guard let kind = ValueKind.of(tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
         switch kind {
-        case .null, .falseValue, .trueValue:
+        case .null, .falseValue, .trueValue, .smallInt:
             return cursor
-        case .int, .uint, .dateMillis:
+        case .int, .uint, .dateMillis, .dateWholeSeconds, .stringRef:
             _ = try varint(&cursor, end: end)
             return cursor
+        case .shortString:
+            let length = Int(tag & 0x7F)
+            guard end - cursor >= length else { throw CompactDecodingError(.truncated, offset: cursor) }
+            return cursor + length
+        case .stringPrefixRef:
+            _ = try varint(&cursor, end: end)
+            _ = try varint(&cursor, end: end)
+            let length = try length(&cursor, end: end)
+            return cursor + length
         case .float64, .dateSeconds:
             guard end - cursor >= 8 else { throw CompactDecodingError(.truncated, offset: cursor) }
             return cursor + 8

@@ -3,6 +3,11 @@ import Foundation
 /// Appends compact values to one growing byte array; the only place bytes are written.
 struct ByteWriter {
     var bytes: [UInt8]
+    /// Numbered strings written so far (see docs/FORMAT.md, "String references"), in write order.
+    var numbered: [NumberedString] = []
+    /// How many maps are open: strings inside maps are neither numbered nor references, because
+    /// sorting a map's entries would change their order.
+    var mapDepth = 0
 
     init(capacity: Int = 512) {
         bytes = []
@@ -26,6 +31,14 @@ struct ByteWriter {
     mutating func bool(_ value: Bool) { kind(value ? .trueValue : .falseValue) }
 
     @inline(__always) mutating func int(_ value: Int64) {
+        let folded = zigzag(value)
+        if folded < 0x40 { return byte(ValueKind.smallInt.rawValue | UInt8(folded)) }
+        kind(.int)
+        varint(folded)
+    }
+
+    /// An int in the long form (map keys use only the long forms).
+    mutating func longInt(_ value: Int64) {
         kind(.int)
         varint(zigzag(value))
     }
@@ -49,9 +62,76 @@ struct ByteWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    @inline(__always) mutating func string(_ value: String, kind: ValueKind = .string) {
+    /// A string value: a reference to an equal earlier string, a shared prefix plus suffix, or the bytes.
+    @inline(__always) mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { text($0) }
+    }
+
+    /// A string in the long form (tag, varint length, bytes), never numbered: map keys and URLs.
+    mutating func string(_ value: String, kind: ValueKind) {
         self.kind(kind)
         rawString(value)
+    }
+
+    mutating func text(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let count = utf8.count
+        guard count >= minimumNumberedStringLength, mapDepth == 0 else { return plainText(utf8) }
+        let source = utf8.baseAddress!
+        let head = NumberedString.head(source, count: count)
+        let canSharePrefix = count >= minimumSharedPrefixLength
+        var best = -1
+        var bestLength = 0
+        var equal = -1
+        // Most strings match nothing: one comparison of the first 8 bytes rules a candidate out.
+        numbered.withUnsafeBufferPointer { candidates in
+            bytes.withUnsafeBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                for index in candidates.indices {
+                    let candidate = candidates[index]
+                    guard candidate.head == head else { continue }
+                    let other = base + candidate.offset
+                    if candidate.length == count && memcmp(other, source, count) == 0 {
+                        equal = index
+                        return
+                    }
+                    guard canSharePrefix && candidate.length >= minimumSharedPrefixLength else { continue }
+                    let limit = min(candidate.length, count)
+                    var shared = minimumSharedPrefixLength
+                    while shared < limit && other[shared] == source[shared] { shared += 1 }
+                    if shared > bestLength {
+                        best = index
+                        bestLength = shared
+                    }
+                }
+            }
+        }
+        if equal >= 0 {
+            kind(.stringRef)
+            varint(UInt64(equal))
+            return
+        }
+        if best >= 0 {
+            kind(.stringPrefixRef)
+            varint(UInt64(best))
+            varint(UInt64(bestLength))
+            varint(UInt64(count - bestLength))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[bestLength...]))
+            return
+        }
+        plainText(utf8)
+        numbered.append(NumberedString(offset: bytes.count - count, length: count, head: head))
+    }
+
+    /// The bytes of a string: short strings carry their length in the tag.
+    @inline(__always) mutating func plainText(_ utf8: UnsafeBufferPointer<UInt8>) {
+        if utf8.count < 0x80 {
+            byte(ValueKind.shortString.rawValue | UInt8(utf8.count))
+        } else {
+            kind(.string)
+            varint(UInt64(utf8.count))
+        }
+        bytes.append(contentsOf: utf8)
     }
 
     /// Length-prefixed UTF-8 without a kind tag (used for names and values alike).
@@ -70,8 +150,15 @@ struct ByteWriter {
     }
 
     mutating func date(_ value: Date) {
-        // Whole milliseconds (the common case for API dates) take 6 bytes; anything finer keeps full precision.
+        // Whole seconds (the common case for API dates) take 5 bytes, whole milliseconds 6; anything
+        // finer keeps full precision.
         let seconds = value.timeIntervalSince1970
+        let whole = seconds.rounded()
+        if whole.magnitude < 9.0e15, Date(timeIntervalSince1970: whole) == value {
+            kind(.dateWholeSeconds)
+            varint(zigzag(Int64(whole)))
+            return
+        }
         let millis = (seconds * 1000).rounded()
         if millis.magnitude < 9.0e15, Date(timeIntervalSince1970: millis / 1000) == value {
             kind(.dateMillis)
@@ -106,6 +193,12 @@ struct ByteWriter {
         }
         let extra = width - 1
         bytes.append(contentsOf: repeatElement(0, count: extra))
+        // Numbered strings in this body move with it.
+        var moved = numbered.count - 1
+        while moved >= 0 && numbered[moved].offset >= bodyStart {
+            numbered[moved].offset += extra
+            moved -= 1
+        }
         bytes.withUnsafeMutableBytes { raw in
             let base = raw.baseAddress!
             memmove(base + bodyStart + extra, base + bodyStart, length)
@@ -118,5 +211,20 @@ struct ByteWriter {
             }
             raw[index] = UInt8(value)
         }
+    }
+}
+
+/// Where a numbered string's bytes are in the buffer, with its first 8 bytes for a quick prefix test.
+struct NumberedString {
+    var offset: Int
+    let length: Int
+    /// The first 8 bytes, zero-padded when shorter.
+    let head: UInt64
+
+    @inline(__always) static func head(_ bytes: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+        if count >= 8 { return UnsafeRawPointer(bytes).loadUnaligned(as: UInt64.self) }
+        var head: UInt64 = 0
+        withUnsafeMutableBytes(of: &head) { $0.baseAddress!.copyMemory(from: bytes, byteCount: count) }
+        return head
     }
 }

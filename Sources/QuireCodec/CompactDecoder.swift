@@ -70,7 +70,8 @@ public struct CompactDecoder: Sendable {
         ) { reader, start, names in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let state = DecoderState(reader: reader, names: names, start: start, end: end, options: options)
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
+            let state = DecoderState(reader: reader, names: names, strings: strings, start: start, end: end, options: options)
             return try state.decodeValue(T.self, start, end, key: nil)
         }
     }

@@ -43,7 +43,8 @@ public enum CompactValue: Sendable, Hashable {
         ) { reader, start, names in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            return try GenericReader(reader: reader, names: names, depthLimit: options.depthLimit)
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
+            return try GenericReader(reader: reader, names: names, depthLimit: options.depthLimit, strings: strings)
                 .read(at: start, end: end, depth: 0)
         }
     }
@@ -73,13 +74,16 @@ struct GenericReader {
     let reader: ByteReader
     let names: [String]
     let depthLimit: Int
+    let strings: StringTable
 
     func read(at position: Int, end: Int, depth: Int) throws(CompactDecodingError) -> CompactValue {
         let tag = try reader.byte(at: position, end: end)
-        guard let kind = ValueKind(rawValue: tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
+        guard let kind = ValueKind.of(tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
         var cursor = position + 1
         switch kind {
         case .null: return .null
+        case .smallInt: return .int(unzigzag(UInt64(tag & 0x3F)))
+        case .dateWholeSeconds: return .date(Date(timeIntervalSince1970: Double(unzigzag(try reader.varint(&cursor, end: end)))))
         case .falseValue: return .bool(false)
         case .trueValue: return .bool(true)
         case .int: return .int(unzigzag(try reader.varint(&cursor, end: end)))
@@ -90,9 +94,8 @@ struct GenericReader {
             return .date(Date(timeIntervalSince1970: Double(unzigzag(try reader.varint(&cursor, end: end))) / 1000))
         case .dateSeconds:
             return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed(UInt64.self, &cursor, end: end))))
-        case .string, .url:
-            let length = try reader.length(&cursor, end: end)
-            let string = try reader.string(at: cursor, length: length)
+        case .string, .url, .shortString, .stringRef, .stringPrefixRef:
+            let string = try strings.read(kind, at: position, end: end)
             return kind == .url ? .url(string) : .string(string)
         case .bytes:
             let length = try reader.length(&cursor, end: end)

@@ -81,8 +81,12 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
             index += 1
             if index == entriesEnd { index = entriesStart }
         }
-        for index in entriesStart..<entriesEnd where names[state.entries[index].id] == name {
-            return hit(state.entries[index], index)
+        // Not bit-identical: a name loaded from elsewhere, or (most often) a key this record lacks.
+        // Lengths rule out nearly all entries before a full comparison.
+        let length = name.utf8.count
+        for index in entriesStart..<entriesEnd {
+            let candidate = names[state.entries[index].id]
+            if candidate.utf8.count == length && candidate == name { return hit(state.entries[index], index) }
         }
         return nil
     }
@@ -747,7 +751,7 @@ extension DecoderState {
     /// A separate decoder for `superDecoder`, which may be used while this one moves on.
     func detached(_ s: Int, _ e: Int, _ key: any CodingKey) -> any Decoder {
         let other = DecoderState(
-            reader: reader, names: names, start: s, end: e,
+            reader: reader, names: names, strings: strings, start: s, end: e,
             options: CompactDecoder.Options(depthLimit: depthLimit, userInfo: userInfoStorage))
         other.path = path + [key]
         other.depth = depth + 1

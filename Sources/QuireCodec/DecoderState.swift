@@ -5,6 +5,7 @@ import Foundation
 final class DecoderState: Decoder {
     let reader: ByteReader
     let names: [String]
+    let strings: StringTable
     let depthLimit: Int
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
     @exclusivity(unchecked) var path: [any CodingKey] = []
@@ -19,9 +20,10 @@ final class DecoderState: Decoder {
     /// an object's container keeps the range of its own entries.
     @exclusivity(unchecked) var entries: [FieldEntry] = []
 
-    init(reader: ByteReader, names: [String], start: Int, end: Int, options: CompactDecoder.Options) {
+    init(reader: ByteReader, names: [String], strings: StringTable, start: Int, end: Int, options: CompactDecoder.Options) {
         self.reader = reader
         self.names = names
+        self.strings = strings
         self.depthLimit = options.depthLimit
         self.userInfoStorage = options.userInfo
         self.start = start
@@ -86,7 +88,7 @@ final class DecoderState: Decoder {
 
     @inline(__always) func kind(at position: Int, end: Int) throws(CompactDecodingError) -> ValueKind {
         let tag = try reader.byte(at: position, end: end)
-        guard let kind = ValueKind(rawValue: tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
+        guard let kind = ValueKind.of(tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }
         return kind
     }
 
@@ -96,10 +98,8 @@ final class DecoderState: Decoder {
 
     @inline(__always) func readString(_ s: Int, _ e: Int) throws(CompactDecodingError) -> String {
         let k = try kind(at: s, end: e)
-        guard k == .string else { throw mismatch("string", k) }
-        var position = s + 1
-        let length = try reader.length(&position, end: e)
-        return try reader.string(at: position, length: length)
+        guard StringTable.isString(k) else { throw mismatch("string", k) }
+        return try strings.read(k, at: s, end: e)
     }
 
     func readBool(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Bool {
@@ -115,6 +115,7 @@ final class DecoderState: Decoder {
         let k = try kind(at: s, end: e)
         var position = s + 1
         switch k {
+        case .smallInt: return unzigzag(UInt64(reader.base.load(fromByteOffset: s, as: UInt8.self) & 0x3F))
         case .int: return unzigzag(try reader.varint(&position, end: e))
         case .uint:
             let value = try reader.varint(&position, end: e)
@@ -128,8 +129,10 @@ final class DecoderState: Decoder {
         var position = s + 1
         switch k {
         case .uint: return try reader.varint(&position, end: e)
-        case .int:
-            let value = unzigzag(try reader.varint(&position, end: e))
+        case .int, .smallInt:
+            let value = k == .smallInt
+                ? unzigzag(UInt64(reader.base.load(fromByteOffset: s, as: UInt8.self) & 0x3F))
+                : unzigzag(try reader.varint(&position, end: e))
             return value >= 0 ? UInt64(value) : nil
         default: throw mismatch("unsigned integer", k)
         }
@@ -142,6 +145,7 @@ final class DecoderState: Decoder {
         case .float64: return Double(bitPattern: try reader.fixed(UInt64.self, &position, end: e))
         case .float32: return Double(Float(bitPattern: try reader.fixed(UInt32.self, &position, end: e)))
         case .int: return Double(unzigzag(try reader.varint(&position, end: e)))
+        case .smallInt: return Double(unzigzag(UInt64(reader.base.load(fromByteOffset: s, as: UInt8.self) & 0x3F)))
         case .uint: return Double(try reader.varint(&position, end: e))
         default: throw mismatch("number", k)
         }
@@ -159,6 +163,8 @@ final class DecoderState: Decoder {
         let k = try kind(at: s, end: e)
         var position = s + 1
         switch k {
+        case .dateWholeSeconds:
+            return Date(timeIntervalSince1970: Double(unzigzag(try reader.varint(&position, end: e))))
         case .dateMillis:
             return Date(timeIntervalSince1970: Double(unzigzag(try reader.varint(&position, end: e))) / 1000)
         case .dateSeconds:
@@ -169,10 +175,8 @@ final class DecoderState: Decoder {
 
     func readURL(_ s: Int, _ e: Int) throws(CompactDecodingError) -> URL {
         let k = try kind(at: s, end: e)
-        guard k == .url || k == .string else { throw mismatch("url", k) }
-        var position = s + 1
-        let length = try reader.length(&position, end: e)
-        let string = try reader.string(at: position, length: length)
+        guard k == .url || StringTable.isString(k) else { throw mismatch("url", k) }
+        let string = try strings.read(k, at: s, end: e)
         guard let url = URL(string: string) else { throw mismatch("url", .string) }
         return url
     }
@@ -206,7 +210,8 @@ final class DecoderState: Decoder {
         if T.self == CompactValue.self {
             return unsafeBitCast(
                 try run(T.self, key) { () throws(CompactDecodingError) in
-                    try GenericReader(reader: reader, names: names, depthLimit: depthLimit).read(at: s, end: e, depth: depth)
+                    try GenericReader(reader: reader, names: names, depthLimit: depthLimit, strings: strings)
+                        .read(at: s, end: e, depth: depth)
                 }, to: T.self)
         }
         let savedStart = start

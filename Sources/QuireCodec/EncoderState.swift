@@ -44,7 +44,6 @@ final class EncoderMemo: Sendable {
     }
 
     private let stash = Mutex<Stash?>(nil)
-
     /// The caches, when they were made against exactly `names` (the same array storage, so the same ids).
     func take(for names: [String]) -> KeyCaches {
         stash.withLock { stash in
@@ -172,6 +171,7 @@ final class EncoderState: Encoder {
 
     func openContainer(_ kind: ValueKind) -> Int {
         let start = writer.openContainer(kind)
+        if kind == .map { writer.mapDepth += 1 }
         open.append(OpenContainer(start: start, mapEntries: kind == .map ? [] : nil))
         return open.count - 1
     }
@@ -179,7 +179,10 @@ final class EncoderState: Encoder {
     func closeContainers(downTo level: Int) {
         while open.count > level {
             let container = open.removeLast()
-            if let entries = container.mapEntries { sortMap(start: container.start, entries: entries) }
+            if let entries = container.mapEntries {
+                sortMap(start: container.start, entries: entries)
+                writer.mapDepth -= 1
+            }
             writer.closeContainer(at: container.start)
         }
     }
@@ -249,9 +252,9 @@ final class EncoderState: Encoder {
         open[index].mapEntries!.append(writer.bytes.count)
         // Integer keys are written as integers only in canonical form, so the string key "01" stays a string.
         if let int = key.intValue, String(int) == key.stringValue {
-            writer.int(Int64(int))
+            writer.longInt(Int64(int))
         } else {
-            writer.string(key.stringValue)
+            writer.string(key.stringValue, kind: .string)
         }
     }
 
@@ -268,7 +271,9 @@ final class EncoderState: Encoder {
             let reader = ByteReader(raw)
             for (i, entryStart) in entries.enumerated() {
                 let entryEnd = i + 1 < entries.count ? entries[i + 1] : end
-                let key = (try? GenericReader(reader: reader, names: [], depthLimit: 2)
+                // Map keys are always in the long forms, so they never need the string table.
+                let strings = StringTable(reader: reader, rootStart: 0, rootEnd: 0, depthLimit: 2)
+                let key = (try? GenericReader(reader: reader, names: [], depthLimit: 2, strings: strings)
                     .read(at: entryStart - offset, end: entryEnd - offset, depth: 0)) ?? .null
                 ranges.append((key, (entryStart - offset)..<(entryEnd - offset)))
             }

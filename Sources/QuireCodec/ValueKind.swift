@@ -15,18 +15,30 @@ enum ValueKind: UInt8 {
     case array = 0x0C  // varint body length + values
     case object = 0x0D  // varint body length + (varint field id, value) pairs
     case map = 0x0E  // varint body length + (key value, value) pairs
+    case dateWholeSeconds = 0x0F  // zigzag varint whole seconds since 1970-01-01T00:00:00Z
+    case stringRef = 0x10  // varint index of an earlier numbered string
+    case stringPrefixRef = 0x11  // varint index, varint shared prefix length, varint suffix length + suffix
+    case smallInt = 0x40  // 0x40–0x7F: an int whose zigzag form (0…63) is the low 6 bits
+    case shortString = 0x80  // 0x80–0xFF: a string whose UTF-8 length (0…127) is the low 7 bits
+
+    /// The kind of a tag byte, folding the small-int and short-string ranges; nil for reserved tags.
+    @inline(__always) static func of(_ tag: UInt8) -> ValueKind? {
+        if tag >= 0x80 { return .shortString }
+        if tag >= 0x40 { return .smallInt }
+        return ValueKind(rawValue: tag)
+    }
 
     var name: String {
         switch self {
         case .null: "null"
         case .falseValue, .trueValue: "bool"
-        case .int: "int"
+        case .int, .smallInt: "int"
         case .uint: "uint"
         case .float64: "float64"
         case .float32: "float32"
-        case .string: "string"
+        case .string, .shortString, .stringRef, .stringPrefixRef: "string"
         case .bytes: "bytes"
-        case .dateMillis, .dateSeconds: "date"
+        case .dateMillis, .dateSeconds, .dateWholeSeconds: "date"
         case .url: "url"
         case .array: "array"
         case .object: "object"
@@ -44,6 +56,11 @@ enum FormatHeader {
     static let dictionary: UInt8 = 0x40
     static let reserved: UInt8 = 0x80
 }
+
+/// Strings shorter than this are never numbered nor referenced: a reference would not be shorter.
+let minimumNumberedStringLength = 4
+/// A string shares a prefix with an earlier one only when at least this many bytes match.
+let minimumSharedPrefixLength = 8
 
 /// Seconds between 1970-01-01 and 2001-01-01 (Foundation's reference date).
 let secondsFrom1970To2001: Double = 978_307_200

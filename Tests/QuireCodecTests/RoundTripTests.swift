@@ -87,12 +87,45 @@ struct Misc: Codable, Hashable {
         #expect(entries.map(\.key) == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
+    struct Shared: Codable, Equatable {
+        var first: String
+        var padding: [String]
+        var nested: [String: String]
+        var again: [Headline]
+        var url: URL
+    }
+
+    @Test func referencesSurviveWidenedContainersAndMaps() throws {
+        let target = "https://static.example.com/images/2024/one.jpg"
+        let value = Shared(
+            first: target,
+            // The array after the target grows past 127 bytes, so its length slot widens and moves
+            // every string after it: references must still find their strings.
+            padding: [String(repeating: "p", count: 150), target, "https://static.example.com/images/2024/two.jpg"],
+            nested: ["k": target, "j": "https://static.example.com/x"],
+            again: [Headline(main: target, kicker: "kick", printHeadline: "kick")],
+            url: URL(string: target)!)
+        var fields = FieldTable()
+        let bytes = try CompactEncoder().encode(value, fields: &fields)
+        #expect(try CompactDecoder().decode(Shared.self, from: bytes, fields: fields) == value)
+        let standalone = try CompactEncoder().encodeStandalone(value)
+        #expect(try CompactDecoder().decodeStandalone(Shared.self, from: standalone) == value)
+        let generic = try CompactValue.decode(from: bytes, fields: fields)
+        #expect(generic["again"]?[0]?["main"] == .string(target))
+        #expect(generic["padding"]?[2] == .string("https://static.example.com/images/2024/two.jpg"))
+        #expect(generic["nested"]?["k"] == .string(target))
+        // Plain: the target in "first", in the map and as the URL; references elsewhere.
+        #expect(bytes.count < 150 + 5 * target.utf8.count)  // six long strings would not fit without references
+        let path = try bytes.withUnsafeBytes { try CompactField.value(at: "padding.1", in: $0, fields: fields) }
+        #expect(path == .string(target))
+    }
+
     @Test func nilOptionalsAreOmitted() throws {
         var fields = FieldTable()
         let withNil = try CompactEncoder().encode(Headline(main: "a", kicker: nil, printHeadline: nil), fields: &fields)
         let without = try CompactEncoder().encode(["main": "a"] as [String: String], fields: &fields)
-        // Object: header, tag, length, id, string(tag, len, "a") — nothing for the two nil fields.
-        #expect(withNil == [0x01, 0x0D, 0x04, 0x00, 0x07, 0x01, 0x61])
+        // Object: header, tag, length, id, short string "a" — nothing for the two nil fields.
+        #expect(withNil == [0x01, 0x0D, 0x03, 0x00, 0x81, 0x61])
         #expect(without.count == withNil.count + 5)  // a map spells its key inline
     }
 

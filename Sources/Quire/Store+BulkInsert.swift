@@ -183,10 +183,13 @@ extension Store {
                 let key = chunk.keys[i]
                 if canAppend {
                     try txn.put(records[i], forKey: key, in: c.records, flags: .append)
-                } else if let old = try txn.get(key, in: c.records) {
-                    try txn.replaceIndexEntries(of: old, key: key, with: chunk.indexKeys[i], collection, c)
-                    try txn.put(records[i], forKey: key, in: c.records)
-                } else {
+                } else if c.indexes.isEmpty {
+                    try txn.put(records[i], forKey: key, in: c.records)  // an upsert needs no old value
+                } else if try !txn.put(records[i], forKey: key, in: c.records, flags: .noOverwrite) {
+                    // The key existed: move its index entries, then replace the record.
+                    if let old = try txn.get(key, in: c.records) {
+                        try txn.replaceIndexEntries(of: old, key: key, with: chunk.indexKeys[i], collection, c)
+                    }
                     try txn.put(records[i], forKey: key, in: c.records)
                 }
                 for (j, list) in chunk.indexKeys[i].enumerated() {

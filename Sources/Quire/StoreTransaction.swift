@@ -90,8 +90,6 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
         let c = try registered(collection)
         let key = collection.key(value)
         try Self.validate(key)
-        let old = try get(key.bytes, in: c.records)
-        if old != nil && !replacing { return false }
         let bytes: [UInt8]
         do {
             bytes = try c.encoder.encode(value, fields: &state.fields)
@@ -99,13 +97,19 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
             throw StoreError(.codec, "cannot encode a value of '\(collection.name)' with key \(key)", underlying: error)
         }
         let newKeys = collection.indexes.map { index in index.keys(value).map { IndexKey.clamp($0.bytes) } }
-        if let old {
-            let oldKeys = try indexKeys(of: old, collection, c)
-            for (i, list) in oldKeys.enumerated() {
-                for k in list where !newKeys[i].contains(k) { try delete(k, value: key.bytes, in: c.indexes[i]) }
+        // Try as a new key first: the common case costs one B-tree descent, not two.
+        if replacing && c.indexes.isEmpty {
+            try put(bytes, forKey: key.bytes, in: c.records)
+        } else if try !put(bytes, forKey: key.bytes, in: c.records, flags: .noOverwrite) {
+            guard replacing else { return false }
+            if let old = try get(key.bytes, in: c.records) {
+                let oldKeys = try indexKeys(of: old, collection, c)
+                for (i, list) in oldKeys.enumerated() {
+                    for k in list where !newKeys[i].contains(k) { try delete(k, value: key.bytes, in: c.indexes[i]) }
+                }
             }
+            try put(bytes, forKey: key.bytes, in: c.records)
         }
-        try put(bytes, forKey: key.bytes, in: c.records)
         for (i, list) in newKeys.enumerated() {
             for k in list { try put(key.bytes, forKey: k, in: c.indexes[i], flags: .noDuplicateData) }
         }

@@ -111,15 +111,17 @@ extension Store {
     func encodeChunk<V>(_ values: [V], _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
         let c = try resolvedForWrite(collection)
         let table = fields
-        let keys = values.map { collection.key($0).bytes }
+        let keys = values.withUnsafeBufferPointer { buffer in buffer.map { collection.key($0).bytes } }
         var order = Array(values.indices)
         if sort { order.sort { keys[$0].lexicographicallyPrecedes(keys[$1]) } }
         for i in order { try StoreTransaction.validate(StoreKey(bytes: keys[i])) }
         let encoded = try encodeInParallel(values, order, c, table, collection.name)
+        let indexKeys = values.withUnsafeBufferPointer { buffer in
+            order.map { i in collection.indexes.map { $0.keys(buffer[i]).map { IndexKey.clamp($0.bytes) } } }
+        }
         return EncodedChunk(
             values: values, order: order, keys: order.map { keys[$0] }, records: encoded.records,
-            indexKeys: order.map { i in collection.indexes.map { $0.keys(values[i]).map { IndexKey.clamp($0.bytes) } } },
-            fields: encoded.fields)
+            indexKeys: indexKeys, fields: encoded.fields)
     }
 
     /// Encodes `values` in `order`, split over the machine's cores when the chunk is big.
@@ -132,7 +134,11 @@ extension Store {
     ) throws -> (records: [[UInt8]], fields: FieldTable) {
         @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable) throws -> [[UInt8]] {
             do {
-                return try slice.map { try c.encoder.encode(values[$0], fields: &table) }
+                // Through a buffer pointer the element is borrowed; `values[i]` would copy it
+                // (retaining every String of an article).
+                return try values.withUnsafeBufferPointer { buffer in
+                    try slice.map { try c.encoder.encode(buffer[$0], fields: &table) }
+                }
             } catch {
                 throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
             }

@@ -16,7 +16,7 @@ protocol CommandOptions: Sendable {
 enum CommonOptions {
     static let quiet = OptionSpec.flag("quiet", short: "q", help: "Print no progress on stderr.")
     static let collection = OptionSpec.value(
-        "collection", "name", help: "The collection to read (default: every collection).")
+        "collection", "name", help: "The collection to read (default: articles; others: lists, categories).")
 }
 
 /// The options accepted by every command, before or after its name.

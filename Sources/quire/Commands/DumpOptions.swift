@@ -31,7 +31,7 @@ struct DumpOptions: CommandOptions {
             EXAMPLES:
               quire dump --format jsonl > backup.jsonl
               quire dump --format table --section Opinion --since 2016-01-01 --limit 20
-              quire dump --format mdb | mdb_load -T ...
+              quire dump --format mdb > store.txt && mdb_load -f store.txt restored.db
             """,
         options: [
             .value("format", "format", help: "jsonl, json, table or mdb (mdb_dump's format).", default: "jsonl"),

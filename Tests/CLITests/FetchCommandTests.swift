@@ -40,6 +40,18 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
         }
     }
 
+    @Test func keepRawStoresEachDocumentsJSON() throws {
+        let api = try fixture(articles: 12)
+        defer { api.stop() }
+        try withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"]
+            #expect(try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir).status == 0)
+            let raw = lines(try runQuire(["dump", "--collection", "raw"], directory: dir).stdout)
+            #expect(raw.count == 12)
+            #expect(raw.allSatisfy { $0.contains("\"json\":") })
+        }
+    }
+
     @Test func missingOrWrongKeyFailsWithoutEchoingIt() throws {
         let api = try fixture()
         defer { api.stop() }

@@ -27,7 +27,8 @@ enum FetchNYTCommand {
         let service = FetchService(client: client, rateLimiter: RateLimiter(perMinute: options.ratePerMinute))
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(
-            source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, context: context)
+            source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, keepRaw: options.keepRaw,
+            context: context)
         if !options.quiet {
             Diagnostics.write("quire: fetch nyt: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
         }

@@ -27,6 +27,7 @@ struct FetchNYTOptions: CommandOptions {
     var ratePerMinute: Int
     /// From `--api-key`, else `$NYT_API_KEY`; nil when neither is set. Never printed.
     var apiKey: String?
+    var keepRaw: Bool
     var quiet: Bool
 
     static let defaultRatePerMinute = 5
@@ -54,6 +55,7 @@ struct FetchNYTOptions: CommandOptions {
             .value("base-url", "url", help: "The API's base URL (for a proxy or the fixture server)."),
             .value("rate", "n/min", help: "Requests a minute at most.", default: "\(defaultRatePerMinute)/min"),
             .value("api-key", "key", help: "The API key; prefer $NYT_API_KEY (a command line is visible to others)."),
+            .flag("keep-raw", help: "Keep each document's raw JSON (compressed), to re-map later without refetching."),
             CommonOptions.quiet,
         ])
 
@@ -73,6 +75,7 @@ struct FetchNYTOptions: CommandOptions {
         baseURL = try arguments.url("base-url")
         ratePerMinute = try Self.parseRate(arguments) ?? Self.defaultRatePerMinute
         apiKey = arguments.value("api-key")
+        keepRaw = arguments.flag("keep-raw")
         quiet = arguments.flag("quiet")
     }
 

@@ -9,11 +9,11 @@ import Synchronization
 enum FetchRunner {
     static func run<Source: FetchSource>(
         _ source: Source, store: Store, service: FetchService, command: String, quiet: Bool, startOver: Bool = false,
-        context: CommandContext
+        keepRaw: Bool = false, context: CommandContext
     ) async throws -> FetchSummary {
         let sink: StoreFetchSink
         do {
-            sink = try StoreFetchSink(store: store)
+            sink = try StoreFetchSink(store: store, retainRawDocuments: keepRaw)
         } catch {
             throw RuntimeError(command, "\(store.environment.path): \(OpenStore.reason(error))")
         }

@@ -201,12 +201,12 @@ public struct CompactObjectReader {
     // MARK: Required fields
 
     /// `value`, or `DecodingError.keyNotFound` naming `key`'s path when the record lacked the field.
-    @inline(__always) public func require<T>(_ value: T?, _ key: CompactKey) throws -> T {
+    @inlinable public func require<T>(_ value: T?, _ key: CompactKey) throws -> T {
         if let value { return value }
         throw missing(key)
     }
 
-    private func missing(_ key: CompactKey) -> DecodingError {
+    @usableFromInline func missing(_ key: CompactKey) -> DecodingError {
         let name = NamedKey(keys.names[key.index])
         let codingPath = state.path + [name]
         return DecodingError.keyNotFound(

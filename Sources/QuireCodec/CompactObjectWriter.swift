@@ -10,21 +10,26 @@ public import Foundation
 public struct CompactObjectWriter {
     unowned(unsafe) let state: EncoderState
     unowned(unsafe) let ids: KeySetIDs
+    let idBuffer: UnsafeMutablePointer<UInt32>
+    let keyCount: Int
 
     init(state: EncoderState, ids: KeySetIDs) {
         self.state = state
         self.ids = ids
+        self.idBuffer = ids.ids
+        self.keyCount = ids.count
     }
 
     /// Writes the field id of `key`, resolving (and if new, interning) its name on first use.
     @inline(__always) mutating func begin(_ key: CompactKey) {
-        let id = ids.ids[key.index]
+        precondition(key.index >= 0 && key.index < keyCount, "CompactKey out of its CompactKeySet")
+        let id = idBuffer[key.index]
         state.writer.varint(UInt64(id != KeySetIDs.unresolved ? id : resolve(key)))
     }
 
     private func resolve(_ key: CompactKey) -> UInt32 {
         let id = state.fields.intern(ids.keys.names[key.index])
-        ids.ids[key.index] = id
+        idBuffer[key.index] = id
         return id
     }
 

@@ -31,7 +31,15 @@ final class DecoderState: Decoder {
         self.userInfoStorage = options.userInfo
         self.start = start
         self.end = end
-        let slots = min(options.depthLimit, 64) + 2
+        // Hints are made by the first Codable container: hand-written conformances never need them.
+        hintBody = []
+        hintNext = []
+    }
+
+    /// Makes the hint slots and entry storage that Codable containers use, on first use.
+    @inline(__always) func prepareContainers() {
+        guard hintBody.isEmpty else { return }
+        let slots = min(depthLimit, 64) + 2
         hintBody = Array(repeating: -1, count: slots)
         hintNext = Array(repeating: 0, count: slots)
         entries.reserveCapacity(64)
@@ -273,11 +281,13 @@ final class DecoderState: Decoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try KeyedDecodingContainer(KeyedContainerDecoder<Key>(state: self, slot: min(depth, hintBody.count - 1)))
+        prepareContainers()
+        return try KeyedDecodingContainer(KeyedContainerDecoder<Key>(state: self, slot: min(depth, hintBody.count - 1)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try UnkeyedContainerDecoder(state: self)
+        prepareContainers()
+        return try UnkeyedContainerDecoder(state: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {

@@ -40,12 +40,18 @@ struct KeyCaches {
 final class KeySetIDs {
     static let unresolved = UInt32.max
     let keys: CompactKeySet
-    @exclusivity(unchecked) var ids: [UInt32]
+    /// One id per key; a raw buffer so that reading an id costs no reference counting.
+    let ids: UnsafeMutablePointer<UInt32>
+    let count: Int
 
     init(keys: CompactKeySet) {
         self.keys = keys
-        ids = Array(repeating: KeySetIDs.unresolved, count: keys.names.count)
+        count = keys.names.count
+        ids = .allocate(capacity: max(count, 1))
+        ids.initialize(repeating: KeySetIDs.unresolved, count: max(count, 1))
     }
+
+    deinit { ids.deallocate() }
 }
 
 /// Keeps the key caches of the last finished encode call, so the next call with the same field table

@@ -238,10 +238,10 @@ final class EncoderState: Encoder {
     /// Writes `value` as an object through its hand-written conformance.
     func encodeCompact<T: CompactEncodable>(_ value: T) throws {
         let ids = keySetIDs(for: T.compactKeys)
-        let start = writer.openContainer(.object)
         var object = CompactObjectWriter(state: self, ids: ids)
-        try value.encode(to: &object)
-        writer.closeContainer(at: start)
+        swap(&object.out, &writer)
+        defer { swap(&object.out, &writer) }
+        try object.object(value, ids: ids)
     }
 
     @inline(__always) func fieldID(_ name: String, cache: KeyIDCache, next: inout Int) -> UInt32 {

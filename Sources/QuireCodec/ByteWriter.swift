@@ -64,6 +64,8 @@ struct ByteWriter {
 
     /// A string value: a reference to an equal earlier string, a shared prefix plus suffix, or the bytes.
     @inline(__always) mutating func string(_ value: String) {
+        // Native strings lend their UTF-8 without a copy (and without retaining them).
+        if value.utf8.withContiguousStorageIfAvailable({ text($0) }) != nil { return }
         var value = value
         value.withUTF8 { text($0) }
     }

@@ -54,6 +54,28 @@ public struct CompactDecoder: Sendable {
         try bytes.withUnsafeBytes { try decode(type, $0, fields: fields) }
     }
 
+    /// Decodes a record through `T`'s hand-written conformance.
+    public func decode<T: CompactDecodable>(_ type: T.Type, from bytes: [UInt8], fields: FieldTable) throws -> T {
+        try bytes.withUnsafeBytes { try decodeCompact(type, $0, fields: fields) }
+    }
+
+    /// Decodes a record through `T`'s hand-written conformance.
+    public func decode<T: CompactDecodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, fields: FieldTable) throws -> T {
+        try decodeCompact(type, bytes, fields: fields)
+    }
+
+    private func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
+        try Payload.open(
+            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
+        ) { reader, start, names in
+            let end = try reader.skip(start, end: reader.count)
+            guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
+            let state = DecoderState(reader: reader, names: names, strings: strings, start: start, end: end, options: options)
+            return try state.decodeCompact(T.self, start, end, key: nil)
+        }
+    }
+
     /// Decodes bytes made by ``CompactEncoder/encodeStandalone(_:)`` (names embedded in the payload).
     public func decodeStandalone<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try bytes.withUnsafeBytes { try decode(type, $0, fields: nil) }
@@ -72,6 +94,9 @@ public struct CompactDecoder: Sendable {
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
             let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
             let state = DecoderState(reader: reader, names: names, strings: strings, start: start, end: end, options: options)
+            if let compact = T.self as? any CompactDecodable.Type {
+                return try state.decodeCompact(compact, start, end, key: nil) as! T
+            }
             return try state.decodeValue(T.self, start, end, key: nil)
         }
     }

@@ -59,13 +59,33 @@ public struct CompactEncoder: Sendable {
     ///
     /// New names are appended to `fields`; the caller must persist them before (or with) the record.
     /// - Throws: `EncodingError` for values this format cannot hold, or errors thrown by `value`.
+    ///
+    /// A value that is ``CompactEncodable`` takes its hand-written fast path, with the same bytes.
     public func encode<T: Encodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
+        if let compact = value as? any CompactEncodable { return try encodeCompact(compact, fields: &fields) }
         let state = EncoderState(
             fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo,
             keyCaches: memo.take(for: fields.names))
         state.writer.byte(FormatHeader.version)
         try state.encodeValue(value)
         state.closeContainers(downTo: 0)
+        if let error = state.deferredError { throw error }
+        fields = state.fields
+        memo.put(state.keyCaches, names: fields.names)
+        return finish(state.writer.bytes, headerFlags: 0)
+    }
+
+    /// Encodes `value` through its hand-written conformance (the same bytes as its `Encodable` one).
+    public func encode<T: CompactEncodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
+        try encodeCompact(value, fields: &fields)
+    }
+
+    private func encodeCompact<T: CompactEncodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
+        let state = EncoderState(
+            fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo,
+            keyCaches: memo.take(for: fields.names))
+        state.writer.byte(FormatHeader.version)
+        try state.encodeCompact(value)
         if let error = state.deferredError { throw error }
         fields = state.fields
         memo.put(state.keyCaches, names: fields.names)

@@ -19,6 +19,9 @@ final class DecoderState: Decoder {
     /// The fields of every object opened so far in this call, appended as each object is validated;
     /// an object's container keeps the range of its own entries.
     @exclusivity(unchecked) var entries: [FieldEntry] = []
+    /// Field id → key position tables of the ``CompactKeySet``s used in this call.
+    @exclusivity(unchecked) var keySets: [ObjectIdentifier] = []
+    @exclusivity(unchecked) var keySetTables: [[Int32]] = []
 
     init(reader: ByteReader, names: [String], strings: StringTable, start: Int, end: Int, options: CompactDecoder.Options) {
         self.reader = reader
@@ -28,7 +31,15 @@ final class DecoderState: Decoder {
         self.userInfoStorage = options.userInfo
         self.start = start
         self.end = end
-        let slots = min(options.depthLimit, 64) + 2
+        // Hints are made by the first Codable container: hand-written conformances never need them.
+        hintBody = []
+        hintNext = []
+    }
+
+    /// Makes the hint slots and entry storage that Codable containers use, on first use.
+    @inline(__always) func prepareContainers() {
+        guard hintBody.isEmpty else { return }
+        let slots = min(depthLimit, 64) + 2
         hintBody = Array(repeating: -1, count: slots)
         hintNext = Array(repeating: 0, count: slots)
         entries.reserveCapacity(64)
@@ -232,14 +243,51 @@ final class DecoderState: Decoder {
         return try T(from: self)
     }
 
+    // MARK: Hand-written conformances
+
+    /// The field id → key position table of `keys` for this call's names.
+    @inline(__always) func decodeTable(for keys: CompactKeySet) -> [Int32] {
+        let id = ObjectIdentifier(keys)
+        for index in keySets.indices where keySets[index] == id { return keySetTables[index] }
+        let table = keys.decodeTable(for: names)
+        keySets.append(id)
+        keySetTables.append(table)
+        return table
+    }
+
+    /// Decodes the object whose tag is at `s` (ending at `e`) through `T`'s hand-written conformance.
+    func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> T {
+        depth += 1
+        if let key { path.append(key) }
+        defer {
+            if key != nil { path.removeLast() }
+            depth -= 1
+        }
+        if depth > depthLimit {
+            throw CompactDecodingError(.depthLimitExceeded, codingPath: pathString(path), offset: s)
+        }
+        let keys = T.compactKeys
+        let body = try run(T.self, nil) { () throws(CompactDecodingError) in
+            let k = try kind(at: s, end: e)
+            guard k == .object else { throw mismatch("object", k) }
+            var position = s + 1
+            let length = try reader.length(&position, end: e)
+            return (position, position + length)
+        }
+        var object = CompactObjectReader(state: self, keys: keys, table: decodeTable(for: keys), start: body.0, end: body.1)
+        return try T(from: &object)
+    }
+
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        try KeyedDecodingContainer(KeyedContainerDecoder<Key>(state: self, slot: min(depth, hintBody.count - 1)))
+        prepareContainers()
+        return try KeyedDecodingContainer(KeyedContainerDecoder<Key>(state: self, slot: min(depth, hintBody.count - 1)))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try UnkeyedContainerDecoder(state: self)
+        prepareContainers()
+        return try UnkeyedContainerDecoder(state: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {

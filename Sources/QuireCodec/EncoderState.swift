@@ -31,6 +31,27 @@ enum DictionaryKeyTypes {
 struct KeyCaches {
     var types: [ObjectIdentifier] = []
     var caches: [KeyIDCache] = []
+    /// The field ids of ``CompactKeySet``s, by key set.
+    var keySets: [ObjectIdentifier] = []
+    var keySetIDs: [KeySetIDs] = []
+}
+
+/// The field ids of one ``CompactKeySet`` in one field table; `unresolved` until first written.
+final class KeySetIDs {
+    static let unresolved = UInt32.max
+    let keys: CompactKeySet
+    /// One id per key; a raw buffer so that reading an id costs no reference counting.
+    let ids: UnsafeMutablePointer<UInt32>
+    let count: Int
+
+    init(keys: CompactKeySet) {
+        self.keys = keys
+        count = keys.names.count
+        ids = .allocate(capacity: max(count, 1))
+        ids.initialize(repeating: KeySetIDs.unresolved, count: max(count, 1))
+    }
+
+    deinit { ids.deallocate() }
 }
 
 /// Keeps the key caches of the last finished encode call, so the next call with the same field table
@@ -56,12 +77,6 @@ final class EncoderMemo: Sendable {
     func put(_ caches: KeyCaches, names: [String]) {
         let value = Stash(names: names, caches: caches)
         stash.withLock { $0 = value }
-    }
-
-    /// True when both arrays share storage. The stash holds a reference to its array, so that storage
-    /// cannot be freed or changed in place: the same storage means the same names.
-    private func sameStorage(_ a: [String], _ b: [String]) -> Bool {
-        a.count == b.count && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
     }
 }
 
@@ -209,6 +224,24 @@ final class EncoderState: Encoder {
         keyCaches.types.append(id)
         keyCaches.caches.append(cache)
         return cache
+    }
+
+    func keySetIDs(for keys: CompactKeySet) -> KeySetIDs {
+        let id = ObjectIdentifier(keys)
+        for index in keyCaches.keySets.indices where keyCaches.keySets[index] == id { return keyCaches.keySetIDs[index] }
+        let ids = KeySetIDs(keys: keys)
+        keyCaches.keySets.append(id)
+        keyCaches.keySetIDs.append(ids)
+        return ids
+    }
+
+    /// Writes `value` as an object through its hand-written conformance.
+    func encodeCompact<T: CompactEncodable>(_ value: T) throws {
+        let ids = keySetIDs(for: T.compactKeys)
+        var object = CompactObjectWriter(state: self, ids: ids)
+        swap(&object.out, &writer)
+        defer { swap(&object.out, &writer) }
+        try object.object(value, ids: ids)
     }
 
     @inline(__always) func fieldID(_ name: String, cache: KeyIDCache, next: inout Int) -> UInt32 {

@@ -1,0 +1,101 @@
+import Synchronization
+
+/// A type with a hand-written compact encoding: ``CompactEncoder`` calls ``encode(to:)`` instead of
+/// `Encodable.encode(to:)`, skipping Codable's containers.
+///
+/// The conformance must write the same fields, in the same order and with the same names
+/// (``compactKeys``), as the type's `Encodable` conformance, so that both give identical bytes.
+public protocol CompactEncodable: Encodable {
+    /// The type's field names, in the order its `Encodable` conformance writes them.
+    static var compactKeys: CompactKeySet { get }
+    /// Writes the type's fields, in the order of its `Encodable` conformance.
+    func encode(to writer: inout CompactObjectWriter) throws
+}
+
+/// A type with a hand-written compact decoding: ``CompactDecoder`` calls ``init(from:)`` instead of
+/// `Decodable.init(from:)`.
+public protocol CompactDecodable: Decodable {
+    /// The type's field names (the coding keys' string values).
+    static var compactKeys: CompactKeySet { get }
+    /// Reads the type's fields with `while let key = try reader.next()`.
+    init(from reader: inout CompactObjectReader) throws
+}
+
+/// A type with both hand-written compact conformances.
+public typealias CompactCodable = CompactEncodable & CompactDecodable
+
+/// One field of a ``CompactKeySet``: its position in the set.
+public struct CompactKey: Sendable, Hashable, ExpressibleByIntegerLiteral {
+    /// The position of the field's name in its ``CompactKeySet``.
+    public let index: Int
+
+    /// The key at `index` of its set.
+    public init(_ index: Int) { self.index = index }
+    /// The key at `value` of its set.
+    public init(integerLiteral value: Int) { self.index = value }
+}
+
+/// The field names of one ``CompactEncodable`` or ``CompactDecodable`` type, declared once per type.
+///
+/// Writers resolve each name to a field id of the caller's ``FieldTable`` the first time it is
+/// written, interning it exactly when (and in the order) the Codable path would; readers map field
+/// ids to key positions through a table built once per field table.
+public final class CompactKeySet: Sendable {
+    /// The names, in key order (``CompactKey/index``).
+    public let names: [String]
+    private let positions: [String: Int32]
+    /// The id → position table of the field table seen last (most processes use one table).
+    private let lastTable = Mutex<DecodeTable?>(nil)
+
+    struct DecodeTable: @unchecked Sendable {
+        // @unchecked: immutable arrays, shared read-only.
+        let names: [String]
+        let positions: [Int32]
+    }
+
+    /// Creates a key set; names must be unique.
+    public init(_ names: [String]) {
+        self.names = names
+        var positions: [String: Int32] = [:]
+        for (index, name) in names.enumerated() {
+            precondition(positions[name] == nil, "CompactKeySet: duplicate name \(name)")
+            positions[name] = Int32(index)
+        }
+        self.positions = positions
+    }
+
+    /// The key named `name`, or nil when the set lacks it.
+    public func key(_ name: String) -> CompactKey? {
+        positions[name].map { CompactKey(Int($0)) }
+    }
+
+    /// For each field id of `names`, the position of that name in this set, or -1.
+    func decodeTable(for names: [String]) -> [Int32] {
+        if let table = lastTable.withLock({ last -> [Int32]? in
+            guard let last, sameStorage(last.names, names) else { return nil }
+            return last.positions
+        }) {
+            return table
+        }
+        let table = names.map { positions[$0] ?? -1 }
+        let entry = DecodeTable(names: names, positions: table)
+        lastTable.withLock { $0 = entry }
+        return table
+    }
+}
+
+/// True when both arrays share storage. A holder of one keeps that storage alive and unchanged, so
+/// the same storage means the same elements.
+@inline(__always) func sameStorage(_ a: [String], _ b: [String]) -> Bool {
+    a.count == b.count
+        && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+}
+
+/// A field name as a coding key, for coding paths in errors.
+struct NamedKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { return nil }
+}

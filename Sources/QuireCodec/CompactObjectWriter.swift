@@ -1,0 +1,229 @@
+public import Foundation
+
+/// Writes the fields of one object for a ``CompactEncodable`` type, giving exactly the bytes the
+/// type's `Encodable` conformance would give through ``CompactEncoder``.
+///
+/// Write fields in the order the `Encodable` conformance does (string references number strings in
+/// write order, and new names are interned in first-write order). The `…IfPresent` writes omit nil
+/// values, like the Codable path. A writer is valid only during the ``CompactEncodable/encode(to:)``
+/// call it is passed to.
+public struct CompactObjectWriter {
+    /// The record's bytes, moved in from the encoder for the duration of the hand-written encoding,
+    /// so that writes touch no class and no reference count.
+    var out: ByteWriter
+    unowned(unsafe) let state: EncoderState
+    /// The field ids of the object being written now.
+    unowned(unsafe) var ids: KeySetIDs
+    var idBuffer: UnsafeMutablePointer<UInt32>
+    var keyCount: Int
+
+    init(state: EncoderState, ids: KeySetIDs) {
+        self.out = ByteWriter(capacity: 0)
+        self.state = state
+        self.ids = ids
+        self.idBuffer = ids.ids
+        self.keyCount = ids.count
+    }
+
+    /// Writes the field id of `key`, resolving (and if new, interning) its name on first use.
+    @inline(__always) mutating func begin(_ key: CompactKey) {
+        precondition(key.index >= 0 && key.index < keyCount, "CompactKey out of its CompactKeySet")
+        let id = idBuffer[key.index]
+        out.varint(UInt64(id != KeySetIDs.unresolved ? id : resolve(key)))
+    }
+
+    private func resolve(_ key: CompactKey) -> UInt32 {
+        let id = state.fields.intern(ids.keys.names[key.index])
+        idBuffer[key.index] = id
+        return id
+    }
+
+    /// Writes `value` as an object whose field ids are `objectIDs`, then comes back to this object.
+    @inline(__always) mutating func object<T: CompactEncodable>(_ value: T, ids objectIDs: KeySetIDs) throws {
+        let saved = (ids, idBuffer, keyCount)
+        ids = objectIDs
+        idBuffer = objectIDs.ids
+        keyCount = objectIDs.count
+        let start = out.openContainer(.object)
+        try value.encode(to: &self)
+        out.closeContainer(at: start)
+        (ids, idBuffer, keyCount) = saved
+    }
+
+    /// Runs `body` with the bytes moved back into the encoder, for the Codable machinery.
+    private mutating func withEncoder(_ body: (EncoderState) throws -> Void) throws {
+        swap(&out, &state.writer)
+        defer { swap(&out, &state.writer) }
+        try body(state)
+    }
+
+    // MARK: Scalars
+
+    /// Writes a string field (references to equal or similar earlier strings apply).
+    @inline(__always) public mutating func write(_ value: String, for key: CompactKey) {
+        begin(key)
+        out.string(value)
+    }
+
+    /// Writes an integer field.
+    @inline(__always) public mutating func write(_ value: Int, for key: CompactKey) {
+        begin(key)
+        out.int(Int64(value))
+    }
+
+    /// Writes an integer field.
+    public mutating func write(_ value: Int64, for key: CompactKey) {
+        begin(key)
+        out.int(value)
+    }
+
+    /// Writes an unsigned integer field.
+    public mutating func write(_ value: UInt64, for key: CompactKey) {
+        begin(key)
+        out.uint(value)
+    }
+
+    /// Writes a Boolean field.
+    public mutating func write(_ value: Bool, for key: CompactKey) {
+        begin(key)
+        out.bool(value)
+    }
+
+    /// Writes a floating-point field.
+    public mutating func write(_ value: Double, for key: CompactKey) {
+        begin(key)
+        out.double(value)
+    }
+
+    /// Writes a date field (whole seconds and whole milliseconds in their short forms).
+    public mutating func write(_ value: Date, for key: CompactKey) {
+        begin(key)
+        out.date(value)
+    }
+
+    /// Writes a URL field (its absolute string).
+    public mutating func write(_ value: URL, for key: CompactKey) {
+        begin(key)
+        out.string(value.absoluteString, kind: .url)
+    }
+
+    /// Writes a bytes field.
+    public mutating func write(_ value: Data, for key: CompactKey) {
+        begin(key)
+        out.data(value)
+    }
+
+    /// Writes an array-of-strings field.
+    public mutating func write(_ values: [String], for key: CompactKey) {
+        begin(key)
+        let start = out.openContainer(.array)
+        for value in values { out.string(value) }
+        out.closeContainer(at: start)
+    }
+
+    // MARK: Nested values
+
+    /// Writes a nested object through its hand-written conformance.
+    public mutating func write<T: CompactEncodable>(_ value: T, for key: CompactKey) throws {
+        begin(key)
+        try object(value, ids: state.keySetIDs(for: T.compactKeys))
+    }
+
+    /// Writes an array of objects through their hand-written conformance.
+    public mutating func write<T: CompactEncodable>(_ values: [T], for key: CompactKey) throws {
+        begin(key)
+        let start = out.openContainer(.array)
+        if !values.isEmpty {
+            let elementIDs = state.keySetIDs(for: T.compactKeys)
+            for value in values { try object(value, ids: elementIDs) }
+        }
+        out.closeContainer(at: start)
+    }
+
+    /// Writes any `Encodable` value: through its hand-written conformance when it has one, else
+    /// through its `Encodable` conformance (the Codable path, with the same bytes as always).
+    public mutating func writeEncodable<T: Encodable>(_ value: T, for key: CompactKey) throws {
+        begin(key)
+        if let compact = value as? any CompactEncodable {
+            return try writeCompact(compact)
+        }
+        let name = NamedKey(ids.keys.names[key.index])
+        try withEncoder { state in
+            state.path.append(name)
+            defer { state.path.removeLast() }
+            try state.encodeValue(value)
+            if let error = state.deferredError { throw error }
+        }
+    }
+
+    private mutating func writeCompact<T: CompactEncodable>(_ value: T) throws {
+        try object(value, ids: state.keySetIDs(for: T.compactKeys))
+    }
+
+    // MARK: Optionals (nil is omitted)
+
+    /// Writes a string field unless `value` is nil.
+    @inline(__always) public mutating func writeIfPresent(_ value: String?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes an integer field unless `value` is nil.
+    @inline(__always) public mutating func writeIfPresent(_ value: Int?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes an integer field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: Int64?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes an unsigned integer field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: UInt64?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes a Boolean field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: Bool?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes a floating-point field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: Double?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes a date field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: Date?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes a URL field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: URL?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes a bytes field unless `value` is nil.
+    public mutating func writeIfPresent(_ value: Data?, for key: CompactKey) {
+        if let value { write(value, for: key) }
+    }
+
+    /// Writes an array-of-strings field unless `values` is nil.
+    public mutating func writeIfPresent(_ values: [String]?, for key: CompactKey) {
+        if let values { write(values, for: key) }
+    }
+
+    /// Writes a nested object unless `value` is nil.
+    public mutating func writeIfPresent<T: CompactEncodable>(_ value: T?, for key: CompactKey) throws {
+        if let value { try write(value, for: key) }
+    }
+
+    /// Writes an array of objects unless `values` is nil.
+    public mutating func writeIfPresent<T: CompactEncodable>(_ values: [T]?, for key: CompactKey) throws {
+        if let values { try write(values, for: key) }
+    }
+
+    /// Writes any `Encodable` value unless it is nil.
+    public mutating func writeEncodableIfPresent<T: Encodable>(_ value: T?, for key: CompactKey) throws {
+        if let value { try writeEncodable(value, for: key) }
+    }
+}

@@ -1,0 +1,43 @@
+public import QuireCodec
+
+/// The compact fast path: the same bytes as the synthesized `Codable` conformance.
+extension Media: CompactCodable {
+    /// Field names in the order of the synthesized `Encodable` conformance.
+    public static let compactKeys = CompactKeySet(["url", "width", "height", "caption", "credit", "kind"])
+
+    /// Positions in ``compactKeys``.
+    private enum Keys {
+        static let url: CompactKey = 0
+        static let width: CompactKey = 1
+        static let height: CompactKey = 2
+        static let caption: CompactKey = 3
+        static let credit: CompactKey = 4
+        static let kind: CompactKey = 5
+    }
+
+    public func encode(to writer: inout CompactObjectWriter) throws {
+        writer.write(url, for: Keys.url)
+        writer.writeIfPresent(width, for: Keys.width)
+        writer.writeIfPresent(height, for: Keys.height)
+        writer.writeIfPresent(caption, for: Keys.caption)
+        writer.writeIfPresent(credit, for: Keys.credit)
+        writer.writeIfPresent(kind, for: Keys.kind)
+    }
+
+    public init(from reader: inout CompactObjectReader) throws {
+        var url: String?
+        self.init(url: "")
+        while let key = try reader.next() {
+            switch key {
+            case Keys.url: url = try reader.readString()
+            case Keys.width: width = try reader.readInt()
+            case Keys.height: height = try reader.readInt()
+            case Keys.caption: caption = try reader.readString()
+            case Keys.credit: credit = try reader.readString()
+            case Keys.kind: kind = try reader.readString()
+            default: break
+            }
+        }
+        self.url = try reader.require(url, Keys.url)
+    }
+}

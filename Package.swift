@@ -52,7 +52,8 @@ let package = Package(
         // Tests (Swift Testing).
         .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB"], swiftSettings: strict),
         .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
-        .testTarget(name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures", "QuireCodec"], swiftSettings: strict),
         .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireNews", "QuireFixtures"], swiftSettings: strict),
         .testTarget(name: "QuireHTTPTests", dependencies: ["QuireHTTP", "QuireFixtures"], swiftSettings: strict),
         .testTarget(

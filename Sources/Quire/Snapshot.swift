@@ -22,7 +22,7 @@ extension StoreReading where Self: ~Copyable {
     /// The value stored under `key`, or nil.
     public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> V? {
         let c = try store.resolved(collection.name)
-        return try withValue(forKey: key.bytes, in: c.records) { bytes in try decode(V.self, bytes, c) }
+        return try withValue(forKey: key.bytes, in: c.records) { bytes in try decode(collection, bytes, c) }
     }
 
     /// True when a value is stored under `key`.
@@ -43,7 +43,7 @@ extension StoreReading where Self: ~Copyable {
     ) throws {
         let c = try store.resolved(collection.name)
         for entry in entries(in: c.records, range: range, reverse: reverse) {
-            let value = try decode(V.self, entry.value, c)
+            let value = try decode(collection, entry.value, c)
             if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
         }
     }
@@ -163,8 +163,10 @@ extension StoreReading where Self: ~Copyable {
         try count(of: store.resolved(name).records)
     }
 
-    func decode<V: Decodable>(_ type: V.Type, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection) throws -> V {
-        try withFieldRetry { table in try c.decoder.decode(V.self, from: bytes, fields: table) }
+    func decode<V>(_ collection: StoreCollection<V>, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection) throws
+        -> V
+    {
+        try withFieldRetry { table in try collection.coder.decode(bytes, c.decoder, table) }
     }
 
     /// Runs a decode with this process's field table; when a record uses a field id the table

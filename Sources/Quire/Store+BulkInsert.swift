@@ -111,11 +111,11 @@ extension Store {
     func encodeChunk<V>(_ values: [V], _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
         let c = try resolvedForWrite(collection)
         let table = fields
-        let keys = values.withUnsafeBufferPointer { buffer in buffer.map { collection.key($0).bytes } }
+        let keys = values.withUnsafeBufferPointer { buffer in buffer.indices.map { collection.key(buffer[$0]).bytes } }
         var order = Array(values.indices)
-        if sort { order.sort { keys[$0].lexicographicallyPrecedes(keys[$1]) } }
+        if sort && !isAscending(keys) { order.sort { compareBytes(keys[$0], keys[$1]) < 0 } }
         for i in order { try StoreTransaction.validate(StoreKey(bytes: keys[i])) }
-        let encoded = try encodeInParallel(values, order, c, table, collection.name)
+        let encoded = try encodeInParallel(values, order, c, collection.coder, table, collection.name)
         let indexKeys = values.withUnsafeBufferPointer { buffer in
             order.map { i in collection.indexes.map { $0.keys(buffer[i]).map { IndexKey.clamp($0.bytes) } } }
         }
@@ -130,42 +130,49 @@ extension Store {
     /// new name (a new store's first chunk), slices could have given one name different ids,
     /// so the chunk is encoded again serially with one table.
     private func encodeInParallel<V: Encodable & Sendable>(
-        _ values: [V], _ order: [Int], _ c: RegisteredCollection, _ table: FieldTable, _ name: String
+        _ values: [V], _ order: [Int], _ c: RegisteredCollection, _ coder: RecordCoder<V>, _ table: FieldTable,
+        _ name: String
     ) throws -> (records: [[UInt8]], fields: FieldTable) {
         @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable) throws -> [[UInt8]] {
             do {
                 // Through a buffer pointer the element is borrowed; `values[i]` would copy it
                 // (retaining every String of an article).
                 return try values.withUnsafeBufferPointer { buffer in
-                    try slice.map { try c.encoder.encode(buffer[$0], fields: &table) }
+                    try slice.map { try coder.encode(buffer[$0], c.encoder, &table) }
                 }
             } catch {
                 throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
             }
         }
-        let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, order.count / 1024))
+        // A serial head first: it interns the names a new store's first records bring, so the
+        // parallel slices after it rarely meet a new one.
+        var grown = table
+        let head = order.prefix(min(order.count, 256))
+        var records = try encode(head, &grown)
+        let rest = order[head.endIndex...]
+        let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, rest.count / 1024))
         if parts > 1 {
-            let size = (order.count + parts - 1) / parts
+            let base = grown
+            let size = (rest.count + parts - 1) / parts
             let results = Mutex<[Int: Result<[[UInt8]], any Error>]>([:])
             let grew = Atomic<Bool>(false)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var local = table
-                let slice = order[min(order.count, part * size)..<min(order.count, (part + 1) * size)]
-                let result = Result { try encode(slice, &local) }
-                if local.count != table.count { grew.store(true, ordering: .relaxed) }
+                var local = base
+                let start = rest.startIndex + min(rest.count, part * size)
+                let end = rest.startIndex + min(rest.count, (part + 1) * size)
+                let result = Result { try encode(rest[start..<end], &local) }
+                if local.count != base.count { grew.store(true, ordering: .relaxed) }
                 results.withLock { $0[part] = result }
             }
             if !grew.load(ordering: .relaxed) {
                 let all = results.withLock { $0 }
-                var records: [[UInt8]] = []
                 records.reserveCapacity(order.count)
                 for part in 0..<parts { records += try all[part]!.get() }
-                return (records, table)
+                return (records, base)
             }
         }
-        var serial = table
-        let records = try encode(order[...], &serial)
-        return (records, serial)
+        records += try encode(rest, &grown)
+        return (records, grown)
     }
 
     func resolvedForWrite<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {
@@ -183,7 +190,7 @@ extension Store {
         return try writeNow { txn in
             // Encoded against an older table that has since diverged (new names interned by
             // someone else meanwhile): re-encode here, with the transaction's table.
-            let records = try reconcile(chunk, with: txn.state, c)
+            let records = try reconcile(chunk, with: txn.state, c, collection.coder)
             let canAppend = try isAppendable(chunk.keys, after: txn.cursor(in: c.records).last()?.keyBytes)
             for i in chunk.keys.indices {
                 let key = chunk.keys[i]
@@ -211,7 +218,9 @@ extension Store {
 
     /// The chunk's records, re-encoded with the transaction's field table when the table the
     /// chunk was encoded with has diverged from it (new names interned elsewhere meanwhile).
-    private func reconcile<V>(_ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection) throws
+    private func reconcile<V>(
+        _ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection, _ coder: RecordCoder<V>
+    ) throws
         -> [[UInt8]]
     {
         let committed = state.fields.names
@@ -220,16 +229,22 @@ extension Store {
             return chunk.records
         }
         var table = state.fields
-        let records = try chunk.order.map { try c.encoder.encode(chunk.values[$0], fields: &table) }
+        let records = try chunk.order.map { try coder.encode(chunk.values[$0], c.encoder, &table) }
         state.fields = table
         return records
+    }
+
+    /// True when `keys` are already in ascending byte order (then sorting is skipped).
+    private func isAscending(_ keys: [[UInt8]]) -> Bool {
+        for i in keys.indices.dropFirst() where compareBytes(keys[i - 1], keys[i]) > 0 { return false }
+        return true
     }
 
     /// Keys strictly ascending and all above the current last key.
     private func isAppendable(_ keys: [[UInt8]], after last: [UInt8]?) -> Bool {
         guard let first = keys.first else { return false }
-        if let last, !last.lexicographicallyPrecedes(first) { return false }
-        for i in keys.indices.dropFirst() where !keys[i - 1].lexicographicallyPrecedes(keys[i]) { return false }
+        if let last, compareBytes(last, first) >= 0 { return false }
+        for i in keys.indices.dropFirst() where compareBytes(keys[i - 1], keys[i]) >= 0 { return false }
         return true
     }
 }
@@ -241,7 +256,7 @@ extension StoreTransaction {
         _ c: RegisteredCollection
     ) throws {
         guard !collection.indexes.isEmpty else { return }
-        let value = try old.withUnsafeBytes { try decode(V.self, $0, c) }
+        let value = try old.withUnsafeBytes { try decode(collection, $0, c) }
         for (i, index) in collection.indexes.enumerated() {
             for k in index.keys(value).map({ IndexKey.clamp($0.bytes) }) where !newKeys[i].contains(k) {
                 try delete(k, value: key, in: c.indexes[i])
@@ -332,3 +347,17 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
 }
 
 import Synchronization
+
+/// LMDB's key order: `memcmp`, then the shorter first.
+func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    a.withUnsafeBytes { pa in
+        b.withUnsafeBytes { pb in
+            let n = min(pa.count, pb.count)
+            if n > 0, let x = pa.baseAddress, let y = pb.baseAddress {
+                let c = memcmp(x, y, n)
+                if c != 0 { return Int(c) }
+            }
+            return pa.count - pb.count
+        }
+    }
+}

@@ -157,7 +157,7 @@ extension Store {
         for db in opened.indexes { try txn.removeAll(in: db) }
         let table = fields
         for entry in txn.entries(in: opened.records) {
-            let value = try opened.decoder.decode(V.self, from: entry.value, fields: table)
+            let value = try collection.coder.decode(entry.value, opened.decoder, table)
             for (i, index) in collection.indexes.enumerated() {
                 for k in index.keys(value) {
                     try txn.put(entry.keyBytes, forKey: IndexKey.clamp(k.bytes), in: opened.indexes[i], flags: .noDuplicateData)

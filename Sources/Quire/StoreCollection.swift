@@ -1,3 +1,5 @@
+import QuireCodec
+
 /// A collection of `Codable` values keyed by an identification attribute.
 ///
 /// Storing a value whose key is already present replaces it (RESTKit's identification
@@ -16,6 +18,9 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     public let indexes: [StoreIndex<Value>]
     /// Compress records with zstd (transparent to readers).
     public let compressed: Bool
+    /// How values become bytes: the codec's Codable path, or the fast path of `CompactCodable`
+    /// types (picked at compile time by the initializer that matches `Value`).
+    let coder: RecordCoder<Value>
 
     /// Declares a collection.
     public init(
@@ -27,6 +32,9 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
         self.key = key
         self.indexes = indexes
         self.compressed = compressed
+        self.coder = RecordCoder(
+            encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
+            decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
     }
 
     /// The schema stored in the store's metadata.
@@ -35,6 +43,30 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
             name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field) },
             compressed: compressed)
     }
+}
+
+extension StoreCollection where Value: CompactCodable {
+    /// Declares a collection of a type with a hand-written compact fast path: the same bytes as
+    /// the Codable path, written and read without Codable's containers.
+    public init(
+        name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>] = [],
+        compressed: Bool = false
+    ) {
+        precondition(!name.isEmpty && !name.contains(":"), "collection names must be non-empty and free of ':'")
+        self.name = name
+        self.key = key
+        self.indexes = indexes
+        self.compressed = compressed
+        self.coder = RecordCoder(
+            encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
+            decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
+    }
+}
+
+/// Encodes and decodes one collection's values with the codec.
+struct RecordCoder<Value>: Sendable {
+    let encode: @Sendable (Value, CompactEncoder, inout FieldTable) throws -> [UInt8]
+    let decode: @Sendable (UnsafeRawBufferPointer, CompactDecoder, FieldTable) throws -> Value
 }
 
 /// A secondary index: each value yields zero or more index keys that point back to it.

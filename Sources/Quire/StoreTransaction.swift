@@ -92,7 +92,7 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
         try Self.validate(key)
         let bytes: [UInt8]
         do {
-            bytes = try c.encoder.encode(value, fields: &state.fields)
+            bytes = try collection.coder.encode(value, c.encoder, &state.fields)
         } catch {
             throw StoreError(.codec, "cannot encode a value of '\(collection.name)' with key \(key)", underlying: error)
         }
@@ -122,7 +122,7 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
         -> [[[UInt8]]]
     {
         guard !collection.indexes.isEmpty else { return [] }
-        let old = try bytes.withUnsafeBytes { try decode(V.self, $0, c) }
+        let old = try bytes.withUnsafeBytes { try decode(collection, $0, c) }
         return collection.indexes.map { index in index.keys(old).map { IndexKey.clamp($0.bytes) } }
     }
 

@@ -5,6 +5,13 @@ import QuireLMDB
 public protocol StoreReading: ReadableTransaction, ~Copyable {
     /// The store this transaction belongs to.
     var store: Store { get }
+    /// The field table a write transaction encodes with, including names it added but has not
+    /// committed yet; nil for snapshots (they read with the store's table).
+    var writingFields: FieldTable? { get }
+}
+
+extension StoreReading where Self: ~Copyable {
+    public var writingFields: FieldTable? { nil }
 }
 
 /// A consistent, read-only view of a store, valid inside `Store.read`.
@@ -173,7 +180,8 @@ extension StoreReading where Self: ~Copyable {
     /// lacks (written after it was loaded, maybe by another process), reloads the table from
     /// this snapshot — which contains every id its records use — and tries once more.
     func withFieldRetry<R>(_ body: (FieldTable) throws -> R) throws -> R {
-        let table = store.fields
+        // A write transaction reads its own records with its own, newer table.
+        let table = writingFields ?? store.fields
         do {
             return try body(table)
         } catch {

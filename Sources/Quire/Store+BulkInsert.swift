@@ -113,7 +113,13 @@ extension Store {
         let table = fields
         let keys = values.withUnsafeBufferPointer { buffer in buffer.indices.map { collection.key(buffer[$0]).bytes } }
         var order = Array(values.indices)
-        if sort && !isAscending(keys) { order.sort { compareBytes(keys[$0], keys[$1]) < 0 } }
+        if sort && !isAscending(keys) {
+            // Equal keys keep their input order, so the last value given for a key wins.
+            order.sort { a, b in
+                let c = compareBytes(keys[a], keys[b])
+                return c < 0 || (c == 0 && a < b)
+            }
+        }
         for i in order { try StoreTransaction.validate(StoreKey(bytes: keys[i])) }
         let encoded = try encodeInParallel(values, order, c, collection.coder, table, collection.name)
         let indexKeys = values.withUnsafeBufferPointer { buffer in

@@ -22,6 +22,8 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     public let store: Store
     let state: WriteState
 
+    public var writingFields: FieldTable? { state.fields }
+
     /// Stores `value`, replacing the value with the same identification key (an upsert), and
     /// moves its index entries.
     public func put<V>(_ value: V, in collection: StoreCollection<V>) throws {

@@ -204,3 +204,25 @@ import QuireNews
         }
     }
 }
+
+@Suite struct BulkInsertSemanticsTests {
+    @Test func theLastValueForARepeatedKeyWins() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            // Keys out of order, with repeats inside one chunk and across chunks.
+            var values: [Row] = []
+            for round in 0..<3 {
+                for id in [5, 3, 9, 3, 1, 9] { values.append(Row(id: id, name: "r\(round)-\(values.count)", group: round)) }
+            }
+            try await store.bulkInsert(values, into: rows, options: BulkInsertOptions(chunkSize: 7))
+            let expected = Dictionary(values.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+            try store.read { snap throws in
+                #expect(try snap.count(of: rows) == expected.count)
+                for (id, row) in expected { #expect(try snap.get(.int(Int64(id)), from: rows) == row) }
+                #expect(try snap.keys(in: rows.indexes[0], of: rows).count == expected.count)
+            }
+            #expect(try store.verify().isSound)
+        }
+    }
+}

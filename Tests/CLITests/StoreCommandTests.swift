@@ -74,6 +74,19 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
         }
     }
 
+    @Test func loadReadsTheJSONArrayDumpToo() throws {
+        try withScratch { dir in
+            _ = try runQuire(["--store", "a.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 40, seed: 11), directory: dir)
+            let json = try runQuire(["--store", "a.db", "dump", "--format", "json"], directory: dir)
+            let load = try runQuire(["--store", "b.db", "load", "-", "--quiet"], stdin: Data(json.stdout.utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let a = try runQuire(["--store", "a.db", "dump"], directory: dir).stdout
+            let b = try runQuire(["--store", "b.db", "dump"], directory: dir).stdout
+            #expect(lines(b).count == 40)
+            #expect(a == b)
+        }
+    }
+
     @Test func dumpFiltersAndFormats() throws {
         try withScratch { dir in
             _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 200, seed: 3), directory: dir)

@@ -34,8 +34,8 @@ enum LoadCommand {
             progress.advance(by: chunk.count)
             chunk.removeAll(keepingCapacity: true)
         }
-        while let line = reader.next() {
-            if line.allSatisfy({ $0 == 32 || $0 == 9 }) { continue }
+        while let raw = reader.next() {
+            guard let line = record(in: raw) else { continue }
             do {
                 chunk.append(try decoder.decode(Article.self, from: Data(line)))
             } catch {
@@ -53,6 +53,20 @@ enum LoadCommand {
         try await commit()
         progress.finish()
         if !options.quiet { Diagnostics.write("quire: load: \(total) records\n") }
+    }
+
+    /// The JSON object on a line, or nil for a line without one. Besides JSON Lines this reads
+    /// what `dump --format json` writes: `[` and `]` on their own lines, a comma between records.
+    static func record(in line: [UInt8]) -> ArraySlice<UInt8>? {
+        func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
+        var slice = line[...]
+        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+        if slice.first == UInt8(ascii: "[") && slice.count == 1 { return nil }
+        if slice.first == UInt8(ascii: "]") && slice.count == 1 { return nil }
+        if slice.first == UInt8(ascii: ",") { slice = slice.dropFirst() }
+        if slice.last == UInt8(ascii: ",") { slice = slice.dropLast() }
+        return slice.isEmpty ? nil : slice
     }
 
     /// A decoding error in one line, naming the field.

@@ -43,10 +43,11 @@ public struct CompactKey: Sendable, Hashable, ExpressibleByIntegerLiteral {
 /// written, interning it exactly when (and in the order) the Codable path would; readers map field
 /// ids to key positions through a table built once per field table.
 ///
-/// Keys declared `interned` hold enumeration-like strings (a section, a kind): the hand-written
-/// writer stores their values as interned strings, ids into the field table (docs/FORMAT.md,
-/// "Interned strings"). Declare only fields with a small set of values: every distinct value
-/// becomes a table entry, up to ``FieldTable/internedValueLimit``.
+/// Keys declared `interned` hold enumeration-like strings (a section, a kind): for them
+/// ``CompactObjectWriter``'s `String`, `String?` and `[String]` writes store each value of 3…64
+/// UTF-8 bytes as an interned string, an id into the field table (docs/FORMAT.md, "Interned
+/// strings"); every reader reads it back as the string. Declare only fields with a small set of
+/// values: every distinct value becomes a table entry, up to ``FieldTable/internedValueLimit``.
 public final class CompactKeySet: Sendable {
     /// The names, in key order (``CompactKey/index``).
     public let names: [String]

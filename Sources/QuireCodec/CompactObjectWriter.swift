@@ -18,10 +18,12 @@ public struct CompactObjectWriter {
     var idBuffer: UnsafeMutablePointer<UInt32>
     var internedBuffer: UnsafeMutablePointer<Bool>
     var keyCount: Int
+    unowned(unsafe) let values: InternedValueCache
 
     init(state: EncoderState, ids: KeySetIDs) {
         self.out = ByteWriter(capacity: 0)
         self.state = state
+        self.values = state.keyCaches.values
         self.ids = ids
         self.idBuffer = ids.ids
         self.internedBuffer = ids.interned
@@ -74,14 +76,16 @@ public struct CompactObjectWriter {
     /// Writes an interned string: the id of `value`'s entry in the field table, interned when new;
     /// the plain string when the table will not hold it.
     private mutating func internedString(_ value: String) {
-        var value = value
-        let state = self.state
-        if let id = value.withUTF8({ state.internedValueID($0) }) {
-            out.kind(.internedString)
-            out.varint(UInt64(id))
-        } else {
-            out.string(value)
-        }
+        // Native strings lend their UTF-8 without a copy.
+        let id =
+            value.utf8.withContiguousStorageIfAvailable { values.id(of: $0, in: state) }
+            ?? {
+                var copy = value
+                return copy.withUTF8 { values.id(of: $0, in: state) }
+            }()
+        guard id != InternedValueCache.refused else { return out.string(value) }
+        out.kind(.internedString)
+        out.varint(UInt64(id))
     }
 
     /// Writes an integer field.

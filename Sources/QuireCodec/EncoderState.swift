@@ -34,8 +34,8 @@ struct KeyCaches {
     /// The field ids of ``CompactKeySet``s, by key set.
     var keySets: [ObjectIdentifier] = []
     var keySetIDs: [KeySetIDs] = []
-    /// The ids of interned values, made on first use.
-    var values: InternedValueCache?
+    /// The ids of interned values.
+    let values = InternedValueCache()
 }
 
 /// The field ids of one ``CompactKeySet`` in one field table; `unresolved` until first written.
@@ -243,26 +243,6 @@ final class EncoderState: Encoder {
         keyCaches.keySets.append(id)
         keyCaches.keySetIDs.append(ids)
         return ids
-    }
-
-    /// The field-table id of `utf8` as an interned value (interning it when new), or nil when it
-    /// is written out instead (outside the length bounds, or the table's value limit is reached).
-    @inline(__always) func internedValueID(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt32? {
-        let count = utf8.count
-        guard count >= FieldTable.internedValueMinimumLength, count <= FieldTable.internedValueMaximumLength
-        else { return nil }
-        let cache: InternedValueCache
-        if let existing = keyCaches.values {
-            cache = existing
-        } else {
-            cache = InternedValueCache()
-            keyCaches.values = cache
-        }
-        let hash = InternedValueCache.hash(utf8)
-        if let id = cache.id(of: utf8, hash: hash) { return id == InternedValueCache.refused ? nil : id }
-        let id = fields.internValue(String(decoding: utf8, as: UTF8.self))
-        cache.remember(utf8, hash: hash, id: id ?? InternedValueCache.refused)
-        return id
     }
 
     /// Writes `value` as an object through its hand-written conformance.

@@ -7,23 +7,63 @@
 /// ``FieldTable/internedValueLimit`` was reached) is remembered as refused: a table only grows, so
 /// the limit stays reached.
 final class InternedValueCache {
-    /// A value the table refused to intern.
+    /// The answer for a value that is written out rather than interned.
     static let refused = UInt32.max
     /// At most this many values are remembered; others are looked up in the table each time.
     static let capacityLimit = 4 * FieldTable.internedValueLimit
 
     private struct Slot {
-        var hash: UInt64 = 0
-        var offset: Int32 = 0
+        var hash: UInt64
+        var offset: Int32
         /// 0 for an empty slot (interned values are never empty).
-        var length: Int32 = 0
-        var id: UInt32 = 0
+        var length: Int32
+        var id: UInt32
     }
 
-    @exclusivity(unchecked) private var slots = [Slot](repeating: Slot(), count: 64)
+    // Raw buffers, so that a lookup touches no reference count; made on first use.
+    private var slots: UnsafeMutablePointer<Slot>?
+    private var slotCount = 0
     /// The bytes of the remembered values, one after another.
-    @exclusivity(unchecked) private var arena: [UInt8] = []
-    @exclusivity(unchecked) private var count = 0
+    private var arena: UnsafeMutablePointer<UInt8>?
+    private var arenaCount = 0
+    private var arenaCapacity = 0
+    private var count = 0
+
+    deinit {
+        slots?.deallocate()
+        arena?.deallocate()
+    }
+
+    /// The id of `utf8` as an interned value of `state`'s field table, interning it when new;
+    /// ``refused`` when it is written out instead (outside the length bounds, or the table's value
+    /// limit is reached).
+    @inline(__always) func id(of utf8: UnsafeBufferPointer<UInt8>, in state: EncoderState) -> UInt32 {
+        let length = utf8.count
+        guard length >= FieldTable.internedValueMinimumLength, length <= FieldTable.internedValueMaximumLength
+        else { return InternedValueCache.refused }
+        let hash = InternedValueCache.hash(utf8)
+        if let slots {
+            let mask = slotCount - 1
+            var index = Int(truncatingIfNeeded: hash) & mask
+            while true {
+                let slot = slots[index]
+                if slot.length == 0 { break }
+                if slot.hash == hash && Int(slot.length) == length
+                    && memcmp(arena! + Int(slot.offset), utf8.baseAddress!, length) == 0
+                {
+                    return slot.id
+                }
+                index = (index + 1) & mask
+            }
+        }
+        return intern(utf8, hash: hash, in: state)
+    }
+
+    @inline(never) private func intern(_ utf8: UnsafeBufferPointer<UInt8>, hash: UInt64, in state: EncoderState) -> UInt32 {
+        let id = state.fields.internValue(String(decoding: utf8, as: UTF8.self)) ?? InternedValueCache.refused
+        remember(utf8, hash: hash, id: id)
+        return id
+    }
 
     @inline(__always) static func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let raw = UnsafeRawPointer(utf8.baseAddress!)
@@ -43,47 +83,45 @@ final class InternedValueCache {
         return h ^ (h >> 32)
     }
 
-    /// The remembered id of the value (``refused`` when refused), or nil when not remembered.
-    @inline(__always) func id(of utf8: UnsafeBufferPointer<UInt8>, hash: UInt64) -> UInt32? {
-        let mask = slots.count - 1
-        var index = Int(truncatingIfNeeded: hash) & mask
-        return slots.withUnsafeBufferPointer { slots in
-            arena.withUnsafeBufferPointer { arena in
-                while true {
-                    let slot = slots[index]
-                    if slot.length == 0 { return nil }
-                    if slot.hash == hash && Int(slot.length) == utf8.count
-                        && memcmp(arena.baseAddress! + Int(slot.offset), utf8.baseAddress!, utf8.count) == 0
-                    {
-                        return slot.id
-                    }
-                    index = (index + 1) & mask
-                }
-            }
-        }
-    }
-
-    /// Remembers the id of a value that ``id(of:hash:)`` did not find.
-    func remember(_ utf8: UnsafeBufferPointer<UInt8>, hash: UInt64, id: UInt32) {
-        guard count < InternedValueCache.capacityLimit, !utf8.isEmpty else { return }
-        if (count + 1) * 2 > slots.count { grow() }
-        let offset = arena.count
-        arena.append(contentsOf: utf8)
-        place(Slot(hash: hash, offset: Int32(offset), length: Int32(utf8.count), id: id))
+    private func remember(_ utf8: UnsafeBufferPointer<UInt8>, hash: UInt64, id: UInt32) {
+        guard count < InternedValueCache.capacityLimit else { return }
+        if (count + 1) * 2 > slotCount { growSlots() }
+        if arenaCount + utf8.count > arenaCapacity { growArena(atLeast: arenaCount + utf8.count) }
+        (arena! + arenaCount).initialize(from: utf8.baseAddress!, count: utf8.count)
+        place(Slot(hash: hash, offset: Int32(arenaCount), length: Int32(utf8.count), id: id))
+        arenaCount += utf8.count
         count += 1
     }
 
     private func place(_ slot: Slot) {
-        let mask = slots.count - 1
+        let slots = slots!
+        let mask = slotCount - 1
         var index = Int(truncatingIfNeeded: slot.hash) & mask
         while slots[index].length != 0 { index = (index + 1) & mask }
         slots[index] = slot
     }
 
-    private func grow() {
+    private func growSlots() {
         let old = slots
-        slots = [Slot](repeating: Slot(), count: old.count * 2)
-        for slot in old where slot.length != 0 { place(slot) }
+        let oldCount = slotCount
+        slotCount = max(64, oldCount * 2)
+        slots = .allocate(capacity: slotCount)
+        slots!.initialize(repeating: Slot(hash: 0, offset: 0, length: 0, id: 0), count: slotCount)
+        if let old {
+            for index in 0..<oldCount where old[index].length != 0 { place(old[index]) }
+            old.deallocate()
+        }
+    }
+
+    private func growArena(atLeast needed: Int) {
+        let capacity = max(1024, arenaCapacity * 2, needed)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        if let arena {
+            grown.initialize(from: arena, count: arenaCount)
+            arena.deallocate()
+        }
+        arena = grown
+        arenaCapacity = capacity
     }
 }
 

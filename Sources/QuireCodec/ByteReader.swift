@@ -103,7 +103,7 @@ struct ByteReader {
         switch kind {
         case .null, .falseValue, .trueValue, .smallInt:
             return cursor
-        case .int, .uint, .dateMillis, .dateWholeSeconds, .stringRef:
+        case .int, .uint, .dateMillis, .dateWholeSeconds, .stringRef, .internedString:
             _ = try varint(&cursor, end: end)
             return cursor
         case .shortString:

@@ -4,7 +4,9 @@ import Synchronization
 /// `Encodable.encode(to:)`, skipping Codable's containers.
 ///
 /// The conformance must write the same fields, in the same order and with the same names
-/// (``compactKeys``), as the type's `Encodable` conformance, so that both give identical bytes.
+/// (``compactKeys``), as the type's `Encodable` conformance, so that both give identical bytes —
+/// except that string values of keys the set declares interned are written as interned strings,
+/// which every reader reads back as the same strings.
 public protocol CompactEncodable: Encodable {
     /// The type's field names, in the order its `Encodable` conformance writes them.
     static var compactKeys: CompactKeySet { get }
@@ -40,9 +42,17 @@ public struct CompactKey: Sendable, Hashable, ExpressibleByIntegerLiteral {
 /// Writers resolve each name to a field id of the caller's ``FieldTable`` the first time it is
 /// written, interning it exactly when (and in the order) the Codable path would; readers map field
 /// ids to key positions through a table built once per field table.
+///
+/// Keys declared `interned` hold enumeration-like strings (a section, a kind): for them
+/// ``CompactObjectWriter``'s `String`, `String?` and `[String]` writes store each value of 3…64
+/// UTF-8 bytes as an interned string, an id into the field table (docs/FORMAT.md, "Interned
+/// strings"); every reader reads it back as the string. Declare only fields with a small set of
+/// values: every distinct value becomes a table entry, up to ``FieldTable/internedValueLimit``.
 public final class CompactKeySet: Sendable {
     /// The names, in key order (``CompactKey/index``).
     public let names: [String]
+    /// For each key, whether its string values are interned.
+    public let internedKeys: [Bool]
     private let positions: [String: Int32]
     /// The id → position table of the field table seen last (most processes use one table).
     private let lastTable = Mutex<DecodeTable?>(nil)
@@ -53,15 +63,19 @@ public final class CompactKeySet: Sendable {
         let positions: [Int32]
     }
 
-    /// Creates a key set; names must be unique.
-    public init(_ names: [String]) {
+    /// Creates a key set; names must be unique, and `interned` must name keys of the set.
+    public init(_ names: [String], interned: Set<String> = []) {
         self.names = names
         var positions: [String: Int32] = [:]
         for (index, name) in names.enumerated() {
             precondition(positions[name] == nil, "CompactKeySet: duplicate name \(name)")
             positions[name] = Int32(index)
         }
+        for name in interned {
+            precondition(positions[name] != nil, "CompactKeySet: interned key \(name) is not in the set")
+        }
         self.positions = positions
+        self.internedKeys = names.map { interned.contains($0) }
     }
 
     /// The key named `name`, or nil when the set lacks it.

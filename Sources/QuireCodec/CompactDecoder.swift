@@ -67,11 +67,11 @@ public struct CompactDecoder: Sendable {
     private func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
-        ) { reader, start, names in
+        ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
-            let state = DecoderState(reader: reader, names: names, strings: strings, start: start, end: end, options: options)
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
+            let state = DecoderState(reader: reader, names: table.names, strings: strings, start: start, end: end, options: options)
             return try state.decodeCompact(T.self, start, end, key: nil)
         }
     }
@@ -89,11 +89,11 @@ public struct CompactDecoder: Sendable {
     private func decode<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
-        ) { reader, start, names in
+        ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
-            let state = DecoderState(reader: reader, names: names, strings: strings, start: start, end: end, options: options)
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
+            let state = DecoderState(reader: reader, names: table.names, strings: strings, start: start, end: end, options: options)
             if let compact = T.self as? any CompactDecodable.Type {
                 return try state.decodeCompact(compact, start, end, key: nil) as! T
             }

@@ -36,12 +36,12 @@ public enum CompactField {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
             decompressor: options.dictionary.map { ZstdDecompressor(dictionary: $0) }
-        ) { reader, start, names in
+        ) { reader, start, table in
             var position = start
             var end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
-            let generic = GenericReader(reader: reader, names: names, depthLimit: options.depthLimit, strings: strings)
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
+            let generic = GenericReader(reader: reader, names: table.names, depthLimit: options.depthLimit, strings: strings)
             for (depth, component) in path.enumerated() {
                 guard depth < options.depthLimit else { throw CompactDecodingError(.depthLimitExceeded, offset: position) }
                 guard let next = try step(generic, at: position, end: end, component) else { return nil }

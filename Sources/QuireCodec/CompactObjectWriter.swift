@@ -1,7 +1,8 @@
 public import Foundation
 
 /// Writes the fields of one object for a ``CompactEncodable`` type, giving exactly the bytes the
-/// type's `Encodable` conformance would give through ``CompactEncoder``.
+/// type's `Encodable` conformance would give through ``CompactEncoder`` — except for the keys its
+/// ``CompactKeySet`` declares interned, whose strings become interned strings (read back equal).
 ///
 /// Write fields in the order the `Encodable` conformance does (string references number strings in
 /// write order, and new names are interned in first-write order). The `…IfPresent` writes omit nil
@@ -15,13 +16,17 @@ public struct CompactObjectWriter {
     /// The field ids of the object being written now.
     unowned(unsafe) var ids: KeySetIDs
     var idBuffer: UnsafeMutablePointer<UInt32>
+    var internedBuffer: UnsafeMutablePointer<Bool>
     var keyCount: Int
+    unowned(unsafe) let values: InternedValueCache
 
     init(state: EncoderState, ids: KeySetIDs) {
         self.out = ByteWriter(capacity: 0)
         self.state = state
+        self.values = state.keyCaches.values
         self.ids = ids
         self.idBuffer = ids.ids
+        self.internedBuffer = ids.interned
         self.keyCount = ids.count
     }
 
@@ -40,14 +45,15 @@ public struct CompactObjectWriter {
 
     /// Writes `value` as an object whose field ids are `objectIDs`, then comes back to this object.
     @inline(__always) mutating func object<T: CompactEncodable>(_ value: T, ids objectIDs: KeySetIDs) throws {
-        let saved = (ids, idBuffer, keyCount)
+        let saved = (ids, idBuffer, internedBuffer, keyCount)
         ids = objectIDs
         idBuffer = objectIDs.ids
+        internedBuffer = objectIDs.interned
         keyCount = objectIDs.count
         let start = out.openContainer(.object)
         try value.encode(to: &self)
         out.closeContainer(at: start)
-        (ids, idBuffer, keyCount) = saved
+        (ids, idBuffer, internedBuffer, keyCount) = saved
     }
 
     /// Runs `body` with the bytes moved back into the encoder, for the Codable machinery.
@@ -59,10 +65,27 @@ public struct CompactObjectWriter {
 
     // MARK: Scalars
 
-    /// Writes a string field (references to equal or similar earlier strings apply).
+    /// Writes a string field (references to equal or similar earlier strings apply), or, for a key
+    /// its set declares interned, an interned string when the value is within the bounds.
     @inline(__always) public mutating func write(_ value: String, for key: CompactKey) {
         begin(key)
+        if internedBuffer[key.index] { return internedString(value) }
         out.string(value)
+    }
+
+    /// Writes an interned string: the id of `value`'s entry in the field table, interned when new;
+    /// the plain string when the table will not hold it.
+    private mutating func internedString(_ value: String) {
+        // Native strings lend their UTF-8 without a copy.
+        let id =
+            value.utf8.withContiguousStorageIfAvailable { values.id(of: $0, in: state) }
+            ?? {
+                var copy = value
+                return copy.withUTF8 { values.id(of: $0, in: state) }
+            }()
+        guard id != InternedValueCache.refused else { return out.string(value) }
+        out.kind(.internedString)
+        out.varint(UInt64(id))
     }
 
     /// Writes an integer field.
@@ -117,7 +140,11 @@ public struct CompactObjectWriter {
     public mutating func write(_ values: [String], for key: CompactKey) {
         begin(key)
         let start = out.openContainer(.array)
-        for value in values { out.string(value) }
+        if internedBuffer[key.index] {
+            for value in values { internedString(value) }
+        } else {
+            for value in values { out.string(value) }
+        }
         out.closeContainer(at: start)
     }
 

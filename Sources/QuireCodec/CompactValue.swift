@@ -40,11 +40,11 @@ public enum CompactValue: Sendable, Hashable {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
             decompressor: options.dictionary.map { ZstdDecompressor(dictionary: $0) }
-        ) { reader, start, names in
+        ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit)
-            return try GenericReader(reader: reader, names: names, depthLimit: options.depthLimit, strings: strings)
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
+            return try GenericReader(reader: reader, names: table.names, depthLimit: options.depthLimit, strings: strings)
                 .read(at: start, end: end, depth: 0)
         }
     }
@@ -94,7 +94,7 @@ struct GenericReader {
             return .date(Date(timeIntervalSince1970: Double(unzigzag(try reader.varint(&cursor, end: end))) / 1000))
         case .dateSeconds:
             return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.fixed(UInt64.self, &cursor, end: end))))
-        case .string, .url, .shortString, .stringRef, .stringPrefixRef:
+        case .string, .url, .shortString, .stringRef, .stringPrefixRef, .internedString:
             let string = try strings.read(kind, at: position, end: end)
             return kind == .url ? .url(string) : .string(string)
         case .bytes:

@@ -34,6 +34,8 @@ struct KeyCaches {
     /// The field ids of ``CompactKeySet``s, by key set.
     var keySets: [ObjectIdentifier] = []
     var keySetIDs: [KeySetIDs] = []
+    /// The ids of interned values.
+    let values = InternedValueCache()
 }
 
 /// The field ids of one ``CompactKeySet`` in one field table; `unresolved` until first written.
@@ -42,6 +44,8 @@ final class KeySetIDs {
     let keys: CompactKeySet
     /// One id per key; a raw buffer so that reading an id costs no reference counting.
     let ids: UnsafeMutablePointer<UInt32>
+    /// One flag per key: whether its string values are interned (``CompactKeySet/internedKeys``).
+    let interned: UnsafeMutablePointer<Bool>
     let count: Int
 
     init(keys: CompactKeySet) {
@@ -49,9 +53,15 @@ final class KeySetIDs {
         count = keys.names.count
         ids = .allocate(capacity: max(count, 1))
         ids.initialize(repeating: KeySetIDs.unresolved, count: max(count, 1))
+        interned = .allocate(capacity: max(count, 1))
+        interned.initialize(repeating: false, count: max(count, 1))
+        for (index, flag) in keys.internedKeys.enumerated() { interned[index] = flag }
     }
 
-    deinit { ids.deallocate() }
+    deinit {
+        ids.deallocate()
+        interned.deallocate()
+    }
 }
 
 /// Keeps the key caches of the last finished encode call, so the next call with the same field table
@@ -305,7 +315,7 @@ final class EncoderState: Encoder {
             for (i, entryStart) in entries.enumerated() {
                 let entryEnd = i + 1 < entries.count ? entries[i + 1] : end
                 // Map keys are always in the long forms, so they never need the string table.
-                let strings = StringTable(reader: reader, rootStart: 0, rootEnd: 0, depthLimit: 2)
+                let strings = StringTable(reader: reader, rootStart: 0, rootEnd: 0, depthLimit: 2, values: [])
                 let key = (try? GenericReader(reader: reader, names: [], depthLimit: 2, strings: strings)
                     .read(at: entryStart - offset, end: entryEnd - offset, depth: 0)) ?? .null
                 ranges.append((key, (entryStart - offset)..<(entryEnd - offset)))

@@ -1,11 +1,17 @@
+/// What a payload's ids resolve against: field names, and interned values (nil for names), by id.
+struct IDTable {
+    let names: [String]
+    let values: [String?]
+}
+
 /// The framing around a root value: the version/flags byte, optional zstd frame, optional embedded names.
 enum Payload {
     /// Checks the header, decompresses when flagged, reads embedded names when flagged, and calls
-    /// `body` with the bytes of the root value and the names to resolve field ids with.
+    /// `body` with the bytes of the root value and the table to resolve field ids and interned values with.
     static func open<R>(
         _ bytes: UnsafeRawBufferPointer, fields: FieldTable?, maxDecompressedSize: Int,
         decompressor: ZstdDecompressor?,
-        _ body: (ByteReader, Int, [String]) throws -> R
+        _ body: (ByteReader, Int, IDTable) throws -> R
     ) throws -> R {
         let reader = ByteReader(bytes)
         let header = try reader.byte(at: 0, end: reader.count)
@@ -29,9 +35,9 @@ enum Payload {
 
     private static func openBody<R>(
         _ reader: ByteReader, at start: Int, standalone: Bool, fields: FieldTable?,
-        _ body: (ByteReader, Int, [String]) throws -> R
+        _ body: (ByteReader, Int, IDTable) throws -> R
     ) throws -> R {
-        guard standalone else { return try body(reader, start, fields?.names ?? []) }
+        guard standalone else { return try body(reader, start, IDTable(names: fields?.names ?? [], values: fields?.values ?? [])) }
         var position = start
         let end = reader.count
         let count = try reader.varint(&position, end: end)
@@ -44,6 +50,6 @@ enum Payload {
             names.append(try reader.string(at: position, length: length))
             position += length
         }
-        return try body(reader, position, names)
+        return try body(reader, position, IDTable(names: names, values: FieldTable.values(of: names)))
     }
 }

@@ -1,5 +1,5 @@
 /// Reads string values in all their forms, resolving references to earlier strings of the same root
-/// value (docs/FORMAT.md, "String references").
+/// value (docs/FORMAT.md, "String references") and interned strings to their field-table entries.
 ///
 /// References name strings by number, so the numbered strings are found by one walk over the whole
 /// root value, made only when the first reference is read: lazy and typed readers jump around and
@@ -9,6 +9,8 @@ final class StringTable {
     let rootStart: Int
     let rootEnd: Int
     let depthLimit: Int
+    /// The interned value of each field-table id (nil for field names).
+    let values: [String?]
     /// Byte offset and length of each numbered string found so far, in payload order.
     @exclusivity(unchecked) private var offsets: [Int] = []
     @exclusivity(unchecked) private var lengths: [Int] = []
@@ -25,8 +27,9 @@ final class StringTable {
         var parentIsObject: [Bool] = []
     }
 
-    init(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int) {
+    init(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int, values: [String?]) {
         self.reader = reader
+        self.values = values
         self.rootStart = rootStart
         self.rootEnd = rootEnd
         self.depthLimit = depthLimit
@@ -35,6 +38,7 @@ final class StringTable {
     /// True for the kinds that hold a string (``read(_:at:end:)`` accepts them, and `url`).
     @inline(__always) static func isString(_ kind: ValueKind) -> Bool {
         kind == .shortString || kind == .string || kind == .stringRef || kind == .stringPrefixRef
+            || kind == .internedString
     }
 
     /// The text of the string (or url) value whose tag, of kind `kind`, is at `s`; the value ends by `e`.
@@ -48,9 +52,26 @@ final class StringTable {
         case .string, .url:
             let length = try reader.length(&position, end: e)
             return try reader.string(at: position, length: length)
+        case .internedString:
+            return try interned(at: s, end: e)
         default:
             return try readReference(kind, at: s, end: e)
         }
+    }
+
+    /// The value of the interned string whose tag is at `s`. An id past the table is
+    /// `unknownFieldID` (the table is older than the record: reload and retry, as for field ids);
+    /// an id naming a field rather than a value is malformed.
+    private func interned(at s: Int, end e: Int) throws(CompactDecodingError) -> String {
+        var position = s + 1
+        let id = try reader.varint(&position, end: e)
+        guard id < UInt64(values.count) else {
+            throw CompactDecodingError(.unknownFieldID(UInt32(truncatingIfNeeded: id)), offset: s + 1)
+        }
+        guard let value = values[Int(id)] else {
+            throw CompactDecodingError(.badKind(ValueKind.internedString.rawValue), offset: s)
+        }
+        return value
     }
 
     private func readReference(_ kind: ValueKind, at s: Int, end e: Int) throws(CompactDecodingError) -> String {

@@ -18,6 +18,7 @@ enum ValueKind: UInt8 {
     case dateWholeSeconds = 0x0F  // zigzag varint whole seconds since 1970-01-01T00:00:00Z
     case stringRef = 0x10  // varint index of an earlier numbered string
     case stringPrefixRef = 0x11  // varint index, varint shared prefix length, varint suffix length + suffix
+    case internedString = 0x12  // varint id of an interned value in the field table
     case smallInt = 0x40  // 0x40–0x7F: an int whose zigzag form (0…63) is the low 6 bits
     case shortString = 0x80  // 0x80–0xFF: a string whose UTF-8 length (0…127) is the low 7 bits
 
@@ -36,7 +37,7 @@ enum ValueKind: UInt8 {
         case .uint: "uint"
         case .float64: "float64"
         case .float32: "float32"
-        case .string, .shortString, .stringRef, .stringPrefixRef: "string"
+        case .string, .shortString, .stringRef, .stringPrefixRef, .internedString: "string"
         case .bytes: "bytes"
         case .dateMillis, .dateSeconds, .dateWholeSeconds: "date"
         case .url: "url"

@@ -158,7 +158,10 @@ import Testing
         #expect(kind([0x81, 0x00]) == .unsupportedVersion(0x81))
         #expect(kind([0x01, 0x00, 0x00]) == .trailingBytes)
         #expect(kind([0x01, 0x3F]) == .badKind(0x3F))
-        #expect(kind([0x01, 0x12]) == .badKind(0x12))
+        #expect(kind([0x01, 0x13]) == .badKind(0x13))
+        #expect(kind([0x01, 0x12]) == .truncated)
+        #expect(kind([0x01, 0x12, 0x05]) == .unknownFieldID(5))  // interned string past the table
+        #expect(kind([0x01, 0x12, 0x00]) == .badKind(0x12))  // id 0 is a field name, not a value
         #expect(kind([0x01, 0x82, 0x61]) == .truncated)
         #expect(kind([0x01, 0x07, 0x02, 0xC3, 0x28]) == .invalidUTF8)
         #expect(kind([0x01, 0x07, 0x05, 0x61]) == .lengthTooLarge)

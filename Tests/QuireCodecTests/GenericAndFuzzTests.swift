@@ -122,6 +122,7 @@ import Testing
             + [try CompactEncoder().encode(["a": [1: [true]], "b": [:]] as [String: [Int: [Bool]]], fields: &fields)]
             + [try CompactEncoder().encodeStandalone(Fixtures.article(9))]
             + [try CompactEncoder().encode(["https://example.com/a/long/path/1", "abcdef", "https://example.com/a/long/path/2", "abcdef"], fields: &fields)]
+            + [try CompactEncoder().encode(Tagged(title: "title one", kind: "Business Day", tags: ["markets", "ab", "Business Day"], note: "Business Day"), fields: &fields)]
         let decoder = CompactDecoder(options: .init(depthLimit: 20))
         var inputs = 0
         var accepted = 0
@@ -145,10 +146,13 @@ import Testing
             }
             try bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in
                 if (try? decoder.decode(Article.self, from: raw, fields: fields)) != nil { accepted += 1 }
+                _ = try? decoder.decode(Tagged.self, from: raw, fields: fields)
+                _ = try? decoder.decode(ViaCodable<Tagged>.self, from: raw, fields: fields)
                 if let value = try? CompactValue.decode(from: raw, fields: fields) {
                     _ = value.jsonBytes()
                 }
                 _ = try? CompactField.value(at: "keywords.1.value", in: raw, fields: fields)
+                _ = try? CompactField.value(at: "tags.2", in: raw, fields: fields)
                 _ = try? decoder.decode([String].self, from: raw, fields: fields)
             }
             inputs += 4

@@ -1,13 +1,17 @@
 public import QuireCodec
 
-/// The compact fast path: the same bytes as the synthesized `Codable` conformance, without its containers.
+/// The compact fast path: the bytes of the synthesized `Codable` conformance, without its containers,
+/// except that the enumeration-like fields are written as interned strings (read back equal).
 extension Article: CompactCodable {
     /// Field names in the order of the synthesized `Encodable` conformance (the stored properties' order).
-    public static let compactKeys = CompactKeySet([
-        "id", "url", "headline", "kicker", "abstract", "snippet", "leadParagraph", "source", "sourceURL",
-        "publishedAt", "section", "subsection", "newsDesk", "printSection", "printPage", "documentType",
-        "typeOfMaterial", "wordCount", "byline", "authors", "keywords", "multimedia",
-    ])
+    /// The enumeration-like fields (a few dozen values across a whole archive) are interned.
+    public static let compactKeys = CompactKeySet(
+        [
+            "id", "url", "headline", "kicker", "abstract", "snippet", "leadParagraph", "source", "sourceURL",
+            "publishedAt", "section", "subsection", "newsDesk", "printSection", "printPage", "documentType",
+            "typeOfMaterial", "wordCount", "byline", "authors", "keywords", "multimedia",
+        ],
+        interned: ["source", "section", "subsection", "newsDesk", "printSection", "documentType", "typeOfMaterial"])
 
     /// Positions in ``compactKeys``.
     private enum Keys {

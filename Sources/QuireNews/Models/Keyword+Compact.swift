@@ -1,9 +1,11 @@
 public import QuireCodec
 
-/// The compact fast path: the same bytes as the synthesized `Codable` conformance.
+/// The compact fast path: the bytes of the synthesized `Codable` conformance, except that `name` is
+/// written as an interned string (read back equal).
 extension Keyword: CompactCodable {
-    /// Field names in the order of the synthesized `Encodable` conformance.
-    public static let compactKeys = CompactKeySet(["name", "value", "rank"])
+    /// Field names in the order of the synthesized `Encodable` conformance; the keyword kind
+    /// (`subject`, `persons`, …) is interned.
+    public static let compactKeys = CompactKeySet(["name", "value", "rank"], interned: ["name"])
 
     /// Positions in ``compactKeys``.
     private enum Keys {

@@ -1,9 +1,11 @@
 public import QuireCodec
 
-/// The compact fast path: the same bytes as the synthesized `Codable` conformance.
+/// The compact fast path: the bytes of the synthesized `Codable` conformance, except that `kind` is
+/// written as an interned string (read back equal).
 extension Media: CompactCodable {
-    /// Field names in the order of the synthesized `Encodable` conformance.
-    public static let compactKeys = CompactKeySet(["url", "width", "height", "caption", "credit", "kind"])
+    /// Field names in the order of the synthesized `Encodable` conformance; the image kind
+    /// (`thumbnail`, `xlarge`, …) is interned.
+    public static let compactKeys = CompactKeySet(["url", "width", "height", "caption", "credit", "kind"], interned: ["kind"])
 
     /// Positions in ``compactKeys``.
     private enum Keys {

@@ -15,7 +15,7 @@ final class CommitQueue: Sendable {
         var flushScheduled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Queues a write; true when the caller must schedule a flush.
     func append(_ item: Pending) -> Bool {

@@ -160,7 +160,7 @@ extension Store {
         if parts > 1 {
             let base = grown
             let size = (rest.count + parts - 1) / parts
-            let results = Mutex<[Int: Result<[[UInt8]], any Error>]>([:])
+            let results = Locked<[Int: Result<[[UInt8]], any Error>]>([:])
             let grew = Atomic<Bool>(false)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var local = base

@@ -26,14 +26,14 @@ public final class Store: Sendable {
 
     let metaDB: Database
     let fieldsDB: Database
-    let fieldCache: Mutex<FieldTable>
-    let registry = Mutex<[String: RegisteredCollection]>([:])
-    let relations = Mutex<[String: Database]>([:])
+    let fieldCache: Locked<FieldTable>
+    let registry = Locked<[String: RegisteredCollection]>([:])
+    let relations = Locked<[String: Database]>([:])
     let changeHub = ChangeHub()
     let commitQueue = CommitQueue()
-    let counters = Mutex<StoreCounters>(StoreCounters())
+    let counters = Locked<StoreCounters>(StoreCounters())
     /// True while a bulk load runs with relaxed durability (group commits then sync explicitly).
-    let bulkRelaxed = Mutex<Bool>(false)
+    let bulkRelaxed = Locked<Bool>(false)
 
     /// Opens (creating unless read-only) the store at `path`.
     ///
@@ -59,7 +59,7 @@ public final class Store: Sendable {
             let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
             metaDB = meta
             fieldsDB = fieldNames
-            fieldCache = Mutex(table)
+            fieldCache = Locked(table)
         } catch {
             env.close()
             throw error

@@ -21,7 +21,7 @@ public struct StoreChange: Sendable, Hashable {
 
 /// Fans committed changes out to every `Store.changes()` subscriber.
 final class ChangeHub: Sendable {
-    private let subscribers = Mutex<[Int: AsyncStream<[StoreChange]>.Continuation]>([:])
+    private let subscribers = Locked<[Int: AsyncStream<[StoreChange]>.Continuation]>([:])
     private let nextID = Atomic<Int>(0)
 
     func subscribe() -> AsyncStream<[StoreChange]> {

@@ -55,7 +55,7 @@ public final class CompactKeySet: Sendable {
     public let internedKeys: [Bool]
     private let positions: [String: Int32]
     /// The id → position table of the field table seen last (most processes use one table).
-    private let lastTable = Mutex<DecodeTable?>(nil)
+    private let lastTable = Locked<DecodeTable?>(nil)
 
     struct DecodeTable: @unchecked Sendable {
         // @unchecked: immutable arrays, shared read-only.

@@ -16,7 +16,7 @@ final class KeyIDCache {
 /// Remembers, process-wide, which key types are the standard library's dictionary keys
 /// (`String(reflecting:)` is far too slow to call per record).
 enum DictionaryKeyTypes {
-    private static let known = Mutex<[ObjectIdentifier: Bool]>([:])
+    private static let known = Locked<[ObjectIdentifier: Bool]>([:])
 
     static func isDictionaryKey(_ type: any CodingKey.Type) -> Bool {
         let id = ObjectIdentifier(type)
@@ -74,7 +74,7 @@ final class EncoderMemo: Sendable {
         var caches: KeyCaches
     }
 
-    private let stash = Mutex<Stash?>(nil)
+    private let stash = Locked<Stash?>(nil)
     /// The caches, when they were made against exactly `names` (the same array storage, so the same ids).
     func take(for names: [String]) -> KeyCaches {
         stash.withLock { stash in

@@ -137,7 +137,7 @@ final class ContextPool: Sendable {
     /// A context pointer; only one call uses a context at a time (it is out of the pool meanwhile).
     private struct Context: @unchecked Sendable { let pointer: OpaquePointer }
 
-    private let idle = Mutex<[Context]>([])
+    private let idle = Locked<[Context]>([])
     private let free: @Sendable (OpaquePointer) -> Void
     /// More idle contexts than this are freed, bounding memory after a burst of concurrent calls.
     private let limit = 8

@@ -1,5 +1,4 @@
 internal import CLMDB
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -31,7 +30,8 @@ public final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
-    private let state = Mutex<State>(State())
+    private let stateLock = ThreadLock()
+    private var stateValue = State()
     /// Serializes write transactions and the map changes they trigger within this process.
     let writeLock = ThreadLock()
 
@@ -111,7 +111,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     private func closeNow() {
-        let wasClosed = state.withLock { s in
+        let wasClosed = withState { s in
             defer { s.closed = true }
             return s.closed
         }
@@ -125,11 +125,15 @@ public final class Environment: @unchecked Sendable {
         OpenRegistry.release(path)
     }
 
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        stateLock.withLock { body(&stateValue) }
+    }
+
     /// True once `close()` has run.
-    public var isClosed: Bool { state.withLock { $0.closed } }
+    public var isClosed: Bool { withState { $0.closed } }
 
     func ensureOpen(_ operation: String) throws(LMDBError) {
-        if state.withLock({ $0.closed }) {
+        if withState({ $0.closed }) {
             throw LMDBError(code: EINVAL, operation: operation, path: path, hint: "the environment is closed")
         }
     }
@@ -138,9 +142,9 @@ public final class Environment: @unchecked Sendable {
     public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
 
     /// How many times this process grew the map.
-    public var mapGrowthCount: Int { state.withLock { $0.growCount } }
+    public var mapGrowthCount: Int { withState { $0.growCount } }
 
-    func noteGrowth() { state.withLock { $0.growCount += 1 } }
+    func noteGrowth() { withState { $0.growCount += 1 } }
 
     /// Opens a named database once and caches its handle; `nil` names the main database.
     ///
@@ -152,7 +156,7 @@ public final class Environment: @unchecked Sendable {
     public func openDatabase(_ name: String?, flags: DatabaseFlags = [.create]) throws(LMDBError) -> Database {
         try ensureOpen("mdb_dbi_open")
         let cacheKey = name ?? ""
-        if let cached = state.withLock({ $0.databases[cacheKey] }) { return cached }
+        if let cached = withState({ $0.databases[cacheKey] }) { return cached }
         var openFlags = flags
         if options.readOnly { openFlags.remove(.create) }
         let dbi: MDB_dbi
@@ -183,7 +187,7 @@ public final class Environment: @unchecked Sendable {
             throw LMDBError(code: EINVAL, operation: "mdb_dbi_open", path: path, hint: "\(error)")
         }
         let database = Database(dbi: dbi, name: name, flags: flags.subtracting(.create))
-        state.withLock { $0.databases[cacheKey] = database }
+        withState { $0.databases[cacheKey] = database }
         return database
     }
 

@@ -30,7 +30,10 @@ public struct RelationStatistics: Sendable, Hashable, Codable {
 public struct StoreStatistics: Sendable, Hashable, Codable {
     public var path: String
     public var formatVersion: Int
+    /// Field names in the codec's table.
     public var fieldNames: Int
+    /// Interned string values in the codec's table.
+    public var internedValues: Int
     public var collections: [CollectionStatistics]
     public var relations: [RelationStatistics]
     /// The size of `data.mdb` on disk.
@@ -67,7 +70,8 @@ extension Store {
                 return RelationStatistics(name: name, entries: st.entries, bytes: st.bytes)
             }
             return StoreStatistics(
-                path: environment.path, formatVersion: StoreLayout.formatVersion, fieldNames: fields.count,
+                path: environment.path, formatVersion: StoreLayout.formatVersion,
+                fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,
                 collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
                 usedBytes: info.usedBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
                 maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)

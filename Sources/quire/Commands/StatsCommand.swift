@@ -18,7 +18,7 @@ enum StatsCommand {
         let out = context.output
         let g = ProgressReporter.grouped
         try out.line("store        \(stats.path)")
-        try out.line("format       \(stats.formatVersion)   fields \(stats.fieldNames)")
+        try out.line("format       \(stats.formatVersion)   fields \(stats.fieldNames)   interned values \(stats.internedValues)")
         let use = stats.mapBytes > 0 ? Double(stats.usedBytes) * 100 / Double(stats.mapBytes) : 0
         try out.line("file         \(g(stats.fileBytes)) bytes   map \(g(stats.mapBytes)) bytes, \(String(format: "%.1f", use))% used   page \(stats.pageSize)")
         try out.line("readers      \(stats.activeReaders) active, \(stats.readerSlotsUsed) slots of \(stats.maxReaders)   last txn \(stats.lastTransactionID)")

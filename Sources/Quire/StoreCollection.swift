@@ -7,7 +7,7 @@ import QuireCodec
 ///
 /// ```swift
 /// let notes = StoreCollection<Note>(name: "notes", key: { .string($0.id) },
-///                                    indexes: [.init(name: "day") { [.date($0.day)] }])
+///     indexes: [StoreIndex(name: "day", kind: .date, field: "day") { [.date($0.day)] }])
 /// ```
 public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     /// The collection's name, unique in a store (letters, digits, `-`, `_`, `.`).
@@ -27,14 +27,19 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
         name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>] = [],
         compressed: Bool = false
     ) {
+        self.init(name: name, key: key, indexes: indexes, compressed: compressed, coder: .codable)
+    }
+
+    init(
+        name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>], compressed: Bool,
+        coder: RecordCoder<Value>
+    ) {
         precondition(!name.isEmpty && !name.contains(":"), "collection names must be non-empty and free of ':'")
         self.name = name
         self.key = key
         self.indexes = indexes
         self.compressed = compressed
-        self.coder = RecordCoder(
-            encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
-            decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
+        self.coder = coder
     }
 
     /// The schema stored in the store's metadata.
@@ -46,27 +51,36 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
 }
 
 extension StoreCollection where Value: CompactCodable {
-    /// Declares a collection of a type with a hand-written compact fast path: the same bytes as
-    /// the Codable path, written and read without Codable's containers.
+    /// Declares a collection of a type with a hand-written compact fast path: records every
+    /// reader understands, written and read without Codable's containers.
     public init(
         name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>] = [],
         compressed: Bool = false
     ) {
-        precondition(!name.isEmpty && !name.contains(":"), "collection names must be non-empty and free of ':'")
-        self.name = name
-        self.key = key
-        self.indexes = indexes
-        self.compressed = compressed
-        self.coder = RecordCoder(
+        self.init(name: name, key: key, indexes: indexes, compressed: compressed, coder: .compact)
+    }
+}
+
+/// Encodes and decodes one collection's values with the codec.
+struct RecordCoder<Value: Codable & Sendable>: Sendable {
+    let encode: @Sendable (Value, CompactEncoder, inout FieldTable) throws -> [UInt8]
+    let decode: @Sendable (UnsafeRawBufferPointer, CompactDecoder, FieldTable) throws -> Value
+
+    /// Through `Encodable`/`Decodable` (which still take the fast path when the dynamic type has one).
+    static var codable: RecordCoder {
+        RecordCoder(
             encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
             decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
     }
 }
 
-/// Encodes and decodes one collection's values with the codec.
-struct RecordCoder<Value>: Sendable {
-    let encode: @Sendable (Value, CompactEncoder, inout FieldTable) throws -> [UInt8]
-    let decode: @Sendable (UnsafeRawBufferPointer, CompactDecoder, FieldTable) throws -> Value
+extension RecordCoder where Value: CompactCodable {
+    /// Through the hand-written fast path, resolved at compile time.
+    static var compact: RecordCoder {
+        RecordCoder(
+            encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
+            decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
+    }
 }
 
 /// A secondary index: each value yields zero or more index keys that point back to it.

@@ -112,22 +112,27 @@ extension Store {
         let c = try resolvedForWrite(collection)
         let table = fields
         let keys = values.withUnsafeBufferPointer { buffer in buffer.indices.map { collection.key(buffer[$0]).bytes } }
+        for key in keys { try StoreTransaction.validate(StoreKey(bytes: key)) }
         var order = Array(values.indices)
+        var sortedKeys = keys
         if sort && !isAscending(keys) {
             // Equal keys keep their input order, so the last value given for a key wins.
             order.sort { a, b in
                 let c = compareBytes(keys[a], keys[b])
                 return c < 0 || (c == 0 && a < b)
             }
+            sortedKeys = order.map { keys[$0] }
         }
-        for i in order { try StoreTransaction.validate(StoreKey(bytes: keys[i])) }
         let encoded = try encodeInParallel(values, order, c, collection.coder, table, collection.name)
-        let indexKeys = values.withUnsafeBufferPointer { buffer in
-            order.map { i in collection.indexes.map { $0.keys(buffer[i]).map { IndexKey.clamp($0.bytes) } } }
-        }
+        let indexKeys: [[[[UInt8]]]] =
+            collection.indexes.isEmpty
+            ? Array(repeating: [], count: order.count)
+            : values.withUnsafeBufferPointer { buffer in
+                order.map { i in collection.indexes.map { $0.keys(buffer[i]).map { IndexKey.clamp($0.bytes) } } }
+            }
         return EncodedChunk(
-            values: values, order: order, keys: order.map { keys[$0] }, records: encoded.records,
-            indexKeys: indexKeys, fields: encoded.fields)
+            values: values, order: order, keys: sortedKeys, records: encoded.records, indexKeys: indexKeys,
+            fields: encoded.fields)
     }
 
     /// Encodes `values` in `order`, split over the machine's cores when the chunk is big.

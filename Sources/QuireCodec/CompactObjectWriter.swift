@@ -81,12 +81,18 @@ public struct CompactObjectWriter {
     /// Writes an interned string: the id of `value`'s entry in the field table, interned when new;
     /// the plain string when the table will not hold it.
     @usableFromInline mutating func internedString(_ value: String) {
-        // Native strings lend their UTF-8 without a copy.
+        // Native strings lend their UTF-8 without a copy; the cache and state are lent unretained
+        // (the writer's unowned references would otherwise be retained for the closures).
+        let values = Unmanaged.passUnretained(self.values)
+        let state = Unmanaged.passUnretained(self.state)
+        let lookup = { (utf8: UnsafeBufferPointer<UInt8>) -> UInt32 in
+            values._withUnsafeGuaranteedRef { cache in state._withUnsafeGuaranteedRef { cache.id(of: utf8, in: $0) } }
+        }
         let id =
-            value.utf8.withContiguousStorageIfAvailable { values.id(of: $0, in: state) }
+            value.utf8.withContiguousStorageIfAvailable(lookup)
             ?? {
                 var copy = value
-                return copy.withUTF8 { values.id(of: $0, in: state) }
+                return copy.withUTF8(lookup)
             }()
         guard id != InternedValueCache.refused else { return out.string(value) }
         out.kind(.internedString)

@@ -173,10 +173,9 @@ public struct CompactObjectWriter {
         let start = out.openContainer(.array)
         if !values.isEmpty {
             let elementIDs = state.keySetIDs(for: T.compactKeys)
-            // Elements are borrowed from the array's storage, not copied (no retain per element).
-            try values.withUnsafeBufferPointer { elements in
-                for index in elements.indices { try object(elements[index], ids: elementIDs) }
-            }
+            // (Iterating the buffer by index instead did not pay: each element's strings are still
+            // retained around the field writes, which the optimiser cannot see through.)
+            for value in values { try object(value, ids: elementIDs) }
         }
         out.closeContainer(at: start)
     }

@@ -3,9 +3,9 @@
 /// Every read takes an explicit `end` (the end of the enclosing container), so a value can never
 /// reach past its container, and every length is checked against the bytes that remain before
 /// anything is allocated.
-struct ByteReader {
-    let base: UnsafeRawPointer
-    let count: Int
+@usableFromInline struct ByteReader {
+    @usableFromInline let base: UnsafeRawPointer
+    @usableFromInline let count: Int
 
     init(_ buffer: UnsafeRawBufferPointer) {
         // An empty buffer may have no base address; any non-nil pointer works since nothing is read.
@@ -18,7 +18,7 @@ struct ByteReader {
         return base.load(fromByteOffset: position, as: UInt8.self)
     }
 
-    @inline(__always) func varint(_ position: inout Int, end: Int) throws(CompactDecodingError) -> UInt64 {
+    @inlinable @inline(__always) func varint(_ position: inout Int, end: Int) throws(CompactDecodingError) -> UInt64 {
         // Fast path: one byte.
         if position < end {
             let first = base.load(fromByteOffset: position, as: UInt8.self)
@@ -30,7 +30,7 @@ struct ByteReader {
         return try varintSlow(&position, end: end)
     }
 
-    func varintSlow(_ position: inout Int, end: Int) throws(CompactDecodingError) -> UInt64 {
+    @usableFromInline func varintSlow(_ position: inout Int, end: Int) throws(CompactDecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let start = position
@@ -96,7 +96,7 @@ struct ByteReader {
     }
 
     /// The offset just past the value whose tag is at `position`, without looking inside containers.
-    func skip(_ position: Int, end: Int) throws(CompactDecodingError) -> Int {
+    @usableFromInline func skip(_ position: Int, end: Int) throws(CompactDecodingError) -> Int {
         let tag = try byte(at: position, end: end)
         var cursor = position + 1
         guard let kind = ValueKind.of(tag) else { throw CompactDecodingError(.badKind(tag), offset: position) }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Appends compact values to one growing byte array; the only place bytes are written.
-struct ByteWriter {
-    var bytes: [UInt8]
+@usableFromInline struct ByteWriter {
+    @usableFromInline var bytes: [UInt8]
     /// Numbered strings written so far (see docs/FORMAT.md, "String references"), in write order.
     var numbered: [NumberedString] = []
     /// How many maps are open: strings inside maps are neither numbered nor references, because
@@ -14,9 +14,9 @@ struct ByteWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    @inline(__always) mutating func byte(_ value: UInt8) { bytes.append(value) }
+    @inlinable @inline(__always) mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-    @inline(__always) mutating func varint(_ value: UInt64) {
+    @inlinable @inline(__always) mutating func varint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -25,12 +25,12 @@ struct ByteWriter {
         bytes.append(UInt8(value))
     }
 
-    @inline(__always) mutating func kind(_ kind: ValueKind) { bytes.append(kind.rawValue) }
+    @inlinable @inline(__always) mutating func kind(_ kind: ValueKind) { bytes.append(kind.rawValue) }
 
     mutating func null() { kind(.null) }
-    mutating func bool(_ value: Bool) { kind(value ? .trueValue : .falseValue) }
+    @usableFromInline mutating func bool(_ value: Bool) { kind(value ? .trueValue : .falseValue) }
 
-    @inline(__always) mutating func int(_ value: Int64) {
+    @inlinable @inline(__always) mutating func int(_ value: Int64) {
         let folded = zigzag(value)
         if folded < 0x40 { return byte(ValueKind.smallInt.rawValue | UInt8(folded)) }
         kind(.int)
@@ -43,12 +43,12 @@ struct ByteWriter {
         varint(zigzag(value))
     }
 
-    @inline(__always) mutating func uint(_ value: UInt64) {
+    @inlinable @inline(__always) mutating func uint(_ value: UInt64) {
         kind(.uint)
         varint(value)
     }
 
-    mutating func double(_ value: Double) {
+    @usableFromInline mutating func double(_ value: Double) {
         kind(.float64)
         littleEndian(value.bitPattern)
     }
@@ -63,7 +63,7 @@ struct ByteWriter {
     }
 
     /// A string value: a reference to an equal earlier string, a shared prefix plus suffix, or the bytes.
-    @inline(__always) mutating func string(_ value: String) {
+    @usableFromInline mutating func string(_ value: String) {
         // Native strings lend their UTF-8 without a copy (and without retaining them).
         if value.utf8.withContiguousStorageIfAvailable({ text($0) }) != nil { return }
         var value = value
@@ -71,7 +71,7 @@ struct ByteWriter {
     }
 
     /// A string in the long form (tag, varint length, bytes), never numbered: map keys and URLs.
-    mutating func string(_ value: String, kind: ValueKind) {
+    @usableFromInline mutating func string(_ value: String, kind: ValueKind) {
         self.kind(kind)
         rawString(value)
     }
@@ -145,13 +145,13 @@ struct ByteWriter {
         }
     }
 
-    mutating func data<C: Collection<UInt8>>(_ value: C) {
+    @usableFromInline mutating func data<C: Collection<UInt8>>(_ value: C) {
         kind(.bytes)
         varint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
-    mutating func date(_ value: Date) {
+    @usableFromInline mutating func date(_ value: Date) {
         // Whole seconds (the common case for API dates) take 5 bytes, whole milliseconds 6; anything
         // finer keeps full precision.
         let seconds = value.timeIntervalSince1970
@@ -172,7 +172,7 @@ struct ByteWriter {
     }
 
     /// Starts a container: its tag and a one-byte length slot that ``closeContainer(at:)`` fills.
-    @inline(__always) mutating func openContainer(_ kind: ValueKind) -> Int {
+    @inlinable @inline(__always) mutating func openContainer(_ kind: ValueKind) -> Int {
         let start = bytes.count
         bytes.append(kind.rawValue)
         bytes.append(0)
@@ -180,7 +180,7 @@ struct ByteWriter {
     }
 
     /// Writes the body length of the container whose tag is at `start`, widening the slot when needed.
-    mutating func closeContainer(at start: Int) {
+    @usableFromInline mutating func closeContainer(at start: Int) {
         let bodyStart = start + 2
         let length = bytes.count - bodyStart
         if length < 0x80 {

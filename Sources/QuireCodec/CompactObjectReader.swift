@@ -17,17 +17,18 @@ public import Foundation
 /// value of the wrong kind throws `DecodingError.typeMismatch` naming its path. A reader is valid
 /// only during the ``CompactDecodable/init(from:)`` call it is passed to.
 public struct CompactObjectReader {
-    unowned(unsafe) let state: DecoderState
-    unowned(unsafe) let keys: CompactKeySet
-    let table: [Int32]
-    var position: Int
-    let end: Int
+    // `@usableFromInline` so that the reads inline into the conforming types' modules.
+    @usableFromInline unowned(unsafe) let state: DecoderState
+    @usableFromInline unowned(unsafe) let keys: CompactKeySet
+    @usableFromInline let table: [Int32]
+    @usableFromInline var position: Int
+    @usableFromInline let end: Int
     /// The current field: its key position and value range.
-    var current = -1
-    var valueStart = 0
-    var valueEnd = 0
+    @usableFromInline var current = -1
+    @usableFromInline var valueStart = 0
+    @usableFromInline var valueEnd = 0
 
-    init(state: DecoderState, keys: CompactKeySet, table: [Int32], start: Int, end: Int) {
+    @usableFromInline init(state: DecoderState, keys: CompactKeySet, table: [Int32], start: Int, end: Int) {
         self.state = state
         self.keys = keys
         self.table = table
@@ -38,7 +39,7 @@ public struct CompactObjectReader {
     /// Moves to the next field this type knows, or returns nil after the last one.
     ///
     /// - Throws: ``CompactDecodingError`` for malformed bytes or a field id the field table lacks.
-    public mutating func next() throws -> CompactKey? {
+    @inlinable public mutating func next() throws -> CompactKey? {
         do {
             return try nextField()
         } catch {
@@ -46,7 +47,7 @@ public struct CompactObjectReader {
         }
     }
 
-    @inline(__always) private mutating func nextField() throws(CompactDecodingError) -> CompactKey? {
+    @inlinable @inline(__always) mutating func nextField() throws(CompactDecodingError) -> CompactKey? {
         let reader = state.reader
         while position < end {
             let at = position
@@ -67,9 +68,9 @@ public struct CompactObjectReader {
     }
 
     /// The current field as a coding key (built only for errors).
-    private var codingKey: NamedKey { NamedKey(current >= 0 ? keys.names[current] : "") }
+    @usableFromInline var codingKey: any CodingKey { NamedKey(current >= 0 ? keys.names[current] : "") }
 
-    @inline(__always) private func read<R>(_ type: Any.Type, _ body: (Int, Int) throws(CompactDecodingError) -> R) throws -> R {
+    @inlinable @inline(__always) func read<R>(_ type: Any.Type, _ body: (Int, Int) throws(CompactDecodingError) -> R) throws -> R {
         do {
             return try body(valueStart, valueEnd)
         } catch {
@@ -80,12 +81,12 @@ public struct CompactObjectReader {
     // MARK: Scalars
 
     /// The current field as a string.
-    @inline(__always) public func readString() throws -> String {
+    @inlinable public func readString() throws -> String {
         try read(String.self) { (s, e) throws(CompactDecodingError) in try state.readString(s, e) }
     }
 
     /// The current field as an integer.
-    public func readInt() throws -> Int {
+    @inlinable public func readInt() throws -> Int {
         guard let value = try read(Int.self, { (s, e) throws(CompactDecodingError) in try state.readInt64(s, e) })
             .flatMap({ Int(exactly: $0) })
         else { throw state.outOfRange(Int.self, codingKey) }
@@ -93,31 +94,31 @@ public struct CompactObjectReader {
     }
 
     /// The current field as a 64-bit integer.
-    public func readInt64() throws -> Int64 {
+    @inlinable public func readInt64() throws -> Int64 {
         guard let value = try read(Int64.self, { (s, e) throws(CompactDecodingError) in try state.readInt64(s, e) })
         else { throw state.outOfRange(Int64.self, codingKey) }
         return value
     }
 
     /// The current field as an unsigned 64-bit integer.
-    public func readUInt64() throws -> UInt64 {
+    @inlinable public func readUInt64() throws -> UInt64 {
         guard let value = try read(UInt64.self, { (s, e) throws(CompactDecodingError) in try state.readUInt64(s, e) })
         else { throw state.outOfRange(UInt64.self, codingKey) }
         return value
     }
 
     /// The current field as a Boolean.
-    public func readBool() throws -> Bool {
+    @inlinable public func readBool() throws -> Bool {
         try read(Bool.self) { (s, e) throws(CompactDecodingError) in try state.readBool(s, e) }
     }
 
     /// The current field as a floating-point number (integers convert).
-    public func readDouble() throws -> Double {
+    @inlinable public func readDouble() throws -> Double {
         try read(Double.self) { (s, e) throws(CompactDecodingError) in try state.readDouble(s, e) }
     }
 
     /// The current field as a date.
-    public func readDate() throws -> Date {
+    @inlinable public func readDate() throws -> Date {
         try read(Date.self) { (s, e) throws(CompactDecodingError) in try state.readDate(s, e) }
     }
 
@@ -154,26 +155,21 @@ public struct CompactObjectReader {
     }
 
     /// The current field as a nested object, through `T`'s hand-written conformance.
-    public func read<T: CompactDecodable>(_ type: T.Type) throws -> T {
+    @inlinable public func read<T: CompactDecodable>(_ type: T.Type) throws -> T {
         try state.decodeCompact(T.self, valueStart, valueEnd, key: codingKey)
     }
 
     /// The current field as an array of objects, through `T`'s hand-written conformance.
-    public func readArray<T: CompactDecodable>(of type: T.Type) throws -> [T] {
+    @inlinable public func readArray<T: CompactDecodable>(of type: T.Type) throws -> [T] {
         let (start, end) = try arrayBody()
-        let reader = state.reader
         var values: [T] = []
         var position = start
         state.path.append(codingKey)
         defer { state.path.removeLast() }
         while position < end {
             let s = position
-            do {
-                position = try reader.skip(position, end: end)
-            } catch {
-                throw state.wrap(error, T.self, IndexKey(values.count))
-            }
-            values.append(try state.decodeCompact(T.self, s, position, key: IndexKey(values.count)))
+            position = try state.skipElement(T.self, at: s, end: end, index: values.count)
+            values.append(try state.decodeCompact(T.self, s, position, key: state.indexKey(values.count)))
         }
         return values
     }
@@ -188,7 +184,7 @@ public struct CompactObjectReader {
     }
 
     /// The body range of the current field's array value.
-    private func arrayBody() throws -> (Int, Int) {
+    @usableFromInline func arrayBody() throws -> (Int, Int) {
         try read([Any].self) { (s, e) throws(CompactDecodingError) in
             let k = try state.kind(at: s, end: e)
             guard k == .array else { throw state.mismatch("array", k) }

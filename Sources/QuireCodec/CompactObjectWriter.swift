@@ -11,14 +11,16 @@ public import Foundation
 public struct CompactObjectWriter {
     /// The record's bytes, moved in from the encoder for the duration of the hand-written encoding,
     /// so that writes touch no class and no reference count.
-    var out: ByteWriter
-    unowned(unsafe) let state: EncoderState
+    /// (The storage is `@usableFromInline` so that the writes inline into the conforming types'
+    /// modules and specialise there.)
+    @usableFromInline var out: ByteWriter
+    @usableFromInline unowned(unsafe) let state: EncoderState
     /// The field ids of the object being written now.
-    unowned(unsafe) var ids: KeySetIDs
-    var idBuffer: UnsafeMutablePointer<UInt32>
-    var internedBuffer: UnsafeMutablePointer<Bool>
-    var keyCount: Int
-    unowned(unsafe) let values: InternedValueCache
+    @usableFromInline unowned(unsafe) var ids: KeySetIDs
+    @usableFromInline var idBuffer: UnsafeMutablePointer<UInt32>
+    @usableFromInline var internedBuffer: UnsafeMutablePointer<Bool>
+    @usableFromInline var keyCount: Int
+    @usableFromInline unowned(unsafe) let values: InternedValueCache
 
     init(state: EncoderState, ids: KeySetIDs) {
         self.out = ByteWriter(capacity: 0)
@@ -31,21 +33,23 @@ public struct CompactObjectWriter {
     }
 
     /// Writes the field id of `key`, resolving (and if new, interning) its name on first use.
-    @inline(__always) mutating func begin(_ key: CompactKey) {
+    @inlinable @inline(__always) mutating func begin(_ key: CompactKey) {
         precondition(key.index >= 0 && key.index < keyCount, "CompactKey out of its CompactKeySet")
         let id = idBuffer[key.index]
         out.varint(UInt64(id != KeySetIDs.unresolved ? id : resolve(key)))
     }
 
-    private func resolve(_ key: CompactKey) -> UInt32 {
+    @usableFromInline func resolve(_ key: CompactKey) -> UInt32 {
         let id = state.fields.intern(ids.keys.names[key.index])
         idBuffer[key.index] = id
         return id
     }
 
     /// Writes `value` as an object whose field ids are `objectIDs`, then comes back to this object.
-    @inline(__always) mutating func object<T: CompactEncodable>(_ value: T, ids objectIDs: KeySetIDs) throws {
-        let saved = (ids, idBuffer, internedBuffer, keyCount)
+    @inlinable @inline(__always) mutating func object<T: CompactEncodable>(_ value: T, ids objectIDs: KeySetIDs) throws {
+        // Saved unowned, like the property: a strong local would retain it once per object.
+        unowned(unsafe) let savedIDs = ids
+        let saved = (idBuffer, internedBuffer, keyCount)
         ids = objectIDs
         idBuffer = objectIDs.ids
         internedBuffer = objectIDs.interned
@@ -53,7 +57,8 @@ public struct CompactObjectWriter {
         let start = out.openContainer(.object)
         try value.encode(to: &self)
         out.closeContainer(at: start)
-        (ids, idBuffer, internedBuffer, keyCount) = saved
+        ids = savedIDs
+        (idBuffer, internedBuffer, keyCount) = saved
     }
 
     /// Runs `body` with the bytes moved back into the encoder, for the Codable machinery.
@@ -67,7 +72,7 @@ public struct CompactObjectWriter {
 
     /// Writes a string field (references to equal or similar earlier strings apply), or, for a key
     /// its set declares interned, an interned string when the value is within the bounds.
-    @inline(__always) public mutating func write(_ value: String, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: String, for key: CompactKey) {
         begin(key)
         if internedBuffer[key.index] { return internedString(value) }
         out.string(value)
@@ -75,13 +80,19 @@ public struct CompactObjectWriter {
 
     /// Writes an interned string: the id of `value`'s entry in the field table, interned when new;
     /// the plain string when the table will not hold it.
-    private mutating func internedString(_ value: String) {
-        // Native strings lend their UTF-8 without a copy.
+    @usableFromInline mutating func internedString(_ value: String) {
+        // Native strings lend their UTF-8 without a copy; the cache and state are lent unretained
+        // (the writer's unowned references would otherwise be retained for the closures).
+        let values = Unmanaged.passUnretained(self.values)
+        let state = Unmanaged.passUnretained(self.state)
+        let lookup = { (utf8: UnsafeBufferPointer<UInt8>) -> UInt32 in
+            values._withUnsafeGuaranteedRef { cache in state._withUnsafeGuaranteedRef { cache.id(of: utf8, in: $0) } }
+        }
         let id =
-            value.utf8.withContiguousStorageIfAvailable { values.id(of: $0, in: state) }
+            value.utf8.withContiguousStorageIfAvailable(lookup)
             ?? {
                 var copy = value
-                return copy.withUTF8 { values.id(of: $0, in: state) }
+                return copy.withUTF8(lookup)
             }()
         guard id != InternedValueCache.refused else { return out.string(value) }
         out.kind(.internedString)
@@ -89,55 +100,55 @@ public struct CompactObjectWriter {
     }
 
     /// Writes an integer field.
-    @inline(__always) public mutating func write(_ value: Int, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: Int, for key: CompactKey) {
         begin(key)
         out.int(Int64(value))
     }
 
     /// Writes an integer field.
-    public mutating func write(_ value: Int64, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: Int64, for key: CompactKey) {
         begin(key)
         out.int(value)
     }
 
     /// Writes an unsigned integer field.
-    public mutating func write(_ value: UInt64, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: UInt64, for key: CompactKey) {
         begin(key)
         out.uint(value)
     }
 
     /// Writes a Boolean field.
-    public mutating func write(_ value: Bool, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: Bool, for key: CompactKey) {
         begin(key)
         out.bool(value)
     }
 
     /// Writes a floating-point field.
-    public mutating func write(_ value: Double, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: Double, for key: CompactKey) {
         begin(key)
         out.double(value)
     }
 
     /// Writes a date field (whole seconds and whole milliseconds in their short forms).
-    public mutating func write(_ value: Date, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: Date, for key: CompactKey) {
         begin(key)
         out.date(value)
     }
 
     /// Writes a URL field (its absolute string).
-    public mutating func write(_ value: URL, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: URL, for key: CompactKey) {
         begin(key)
         out.string(value.absoluteString, kind: .url)
     }
 
     /// Writes a bytes field.
-    public mutating func write(_ value: Data, for key: CompactKey) {
+    @inlinable public mutating func write(_ value: Data, for key: CompactKey) {
         begin(key)
         out.data(value)
     }
 
     /// Writes an array-of-strings field.
-    public mutating func write(_ values: [String], for key: CompactKey) {
+    @inlinable public mutating func write(_ values: [String], for key: CompactKey) {
         begin(key)
         let start = out.openContainer(.array)
         if internedBuffer[key.index] {
@@ -151,17 +162,19 @@ public struct CompactObjectWriter {
     // MARK: Nested values
 
     /// Writes a nested object through its hand-written conformance.
-    public mutating func write<T: CompactEncodable>(_ value: T, for key: CompactKey) throws {
+    @inlinable public mutating func write<T: CompactEncodable>(_ value: T, for key: CompactKey) throws {
         begin(key)
         try object(value, ids: state.keySetIDs(for: T.compactKeys))
     }
 
     /// Writes an array of objects through their hand-written conformance.
-    public mutating func write<T: CompactEncodable>(_ values: [T], for key: CompactKey) throws {
+    @inlinable public mutating func write<T: CompactEncodable>(_ values: [T], for key: CompactKey) throws {
         begin(key)
         let start = out.openContainer(.array)
         if !values.isEmpty {
             let elementIDs = state.keySetIDs(for: T.compactKeys)
+            // (Iterating the buffer by index instead did not pay: each element's strings are still
+            // retained around the field writes, which the optimiser cannot see through.)
             for value in values { try object(value, ids: elementIDs) }
         }
         out.closeContainer(at: start)
@@ -190,62 +203,62 @@ public struct CompactObjectWriter {
     // MARK: Optionals (nil is omitted)
 
     /// Writes a string field unless `value` is nil.
-    @inline(__always) public mutating func writeIfPresent(_ value: String?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: String?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes an integer field unless `value` is nil.
-    @inline(__always) public mutating func writeIfPresent(_ value: Int?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: Int?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes an integer field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: Int64?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: Int64?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes an unsigned integer field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: UInt64?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: UInt64?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes a Boolean field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: Bool?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: Bool?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes a floating-point field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: Double?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: Double?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes a date field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: Date?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: Date?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes a URL field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: URL?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: URL?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes a bytes field unless `value` is nil.
-    public mutating func writeIfPresent(_ value: Data?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ value: Data?, for key: CompactKey) {
         if let value { write(value, for: key) }
     }
 
     /// Writes an array-of-strings field unless `values` is nil.
-    public mutating func writeIfPresent(_ values: [String]?, for key: CompactKey) {
+    @inlinable public mutating func writeIfPresent(_ values: [String]?, for key: CompactKey) {
         if let values { write(values, for: key) }
     }
 
     /// Writes a nested object unless `value` is nil.
-    public mutating func writeIfPresent<T: CompactEncodable>(_ value: T?, for key: CompactKey) throws {
+    @inlinable public mutating func writeIfPresent<T: CompactEncodable>(_ value: T?, for key: CompactKey) throws {
         if let value { try write(value, for: key) }
     }
 
     /// Writes an array of objects unless `values` is nil.
-    public mutating func writeIfPresent<T: CompactEncodable>(_ values: [T]?, for key: CompactKey) throws {
+    @inlinable public mutating func writeIfPresent<T: CompactEncodable>(_ values: [T]?, for key: CompactKey) throws {
         if let values { try write(values, for: key) }
     }
 

@@ -2,14 +2,14 @@ import Foundation
 
 /// The single `Decoder` object behind one `decode` call. It points at the value being decoded
 /// (`start..<end`, tag at `start`); nested values move the window and restore it afterwards.
-final class DecoderState: Decoder {
-    let reader: ByteReader
+@usableFromInline final class DecoderState: Decoder {
+    @usableFromInline let reader: ByteReader
     let names: [String]
     let strings: StringTable
-    let depthLimit: Int
+    @usableFromInline let depthLimit: Int
     let userInfoStorage: [CodingUserInfoKey: any Sendable]
-    @exclusivity(unchecked) var path: [any CodingKey] = []
-    @exclusivity(unchecked) var depth = 0
+    @usableFromInline @exclusivity(unchecked) var path: [any CodingKey] = []
+    @usableFromInline @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var start: Int
     @exclusivity(unchecked) var end: Int
     /// Per nesting slot: the object body a hint belongs to and the entry expected next, so that fields
@@ -45,8 +45,8 @@ final class DecoderState: Decoder {
         entries.reserveCapacity(64)
     }
 
-    var codingPath: [any CodingKey] { path }
-    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+    @usableFromInline var codingPath: [any CodingKey] { path }
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
     // MARK: Errors
 
@@ -66,7 +66,7 @@ final class DecoderState: Decoder {
         return path + [key]
     }
 
-    func wrap(_ error: CompactDecodingError, _ type: Any.Type, _ key: (any CodingKey)?) -> any Error {
+    @usableFromInline func wrap(_ error: CompactDecodingError, _ type: Any.Type, _ key: (any CodingKey)?) -> any Error {
         let codingPath = fullPath(key)
         switch error.kind {
         case .typeMismatch(let expected, let found):
@@ -89,7 +89,7 @@ final class DecoderState: Decoder {
         }
     }
 
-    func outOfRange(_ type: Any.Type, _ key: (any CodingKey)?) -> DecodingError {
+    @usableFromInline func outOfRange(_ type: Any.Type, _ key: (any CodingKey)?) -> DecodingError {
         let codingPath = fullPath(key)
         return DecodingError.dataCorrupted(
             .init(codingPath: codingPath, debugDescription: "Number at \(pathString(codingPath)) does not fit in \(type)."))
@@ -107,13 +107,13 @@ final class DecoderState: Decoder {
         CompactDecodingError(.typeMismatch(expected: expected, found: found.name))
     }
 
-    @inline(__always) func readString(_ s: Int, _ e: Int) throws(CompactDecodingError) -> String {
+    @usableFromInline @inline(__always) func readString(_ s: Int, _ e: Int) throws(CompactDecodingError) -> String {
         let k = try kind(at: s, end: e)
         guard StringTable.isString(k) else { throw mismatch("string", k) }
         return try strings.read(k, at: s, end: e)
     }
 
-    func readBool(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Bool {
+    @usableFromInline func readBool(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Bool {
         let k = try kind(at: s, end: e)
         switch k {
         case .trueValue: return true
@@ -122,7 +122,7 @@ final class DecoderState: Decoder {
         }
     }
 
-    @inline(__always) func readInt64(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Int64? {
+    @usableFromInline @inline(__always) func readInt64(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Int64? {
         let k = try kind(at: s, end: e)
         var position = s + 1
         switch k {
@@ -135,7 +135,7 @@ final class DecoderState: Decoder {
         }
     }
 
-    func readUInt64(_ s: Int, _ e: Int) throws(CompactDecodingError) -> UInt64? {
+    @usableFromInline func readUInt64(_ s: Int, _ e: Int) throws(CompactDecodingError) -> UInt64? {
         let k = try kind(at: s, end: e)
         var position = s + 1
         switch k {
@@ -149,7 +149,7 @@ final class DecoderState: Decoder {
         }
     }
 
-    func readDouble(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Double {
+    @usableFromInline func readDouble(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Double {
         let k = try kind(at: s, end: e)
         var position = s + 1
         switch k {
@@ -170,7 +170,7 @@ final class DecoderState: Decoder {
         return Float(try readDouble(s, e))
     }
 
-    func readDate(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Date {
+    @usableFromInline func readDate(_ s: Int, _ e: Int) throws(CompactDecodingError) -> Date {
         let k = try kind(at: s, end: e)
         var position = s + 1
         switch k {
@@ -184,7 +184,7 @@ final class DecoderState: Decoder {
         }
     }
 
-    func readURL(_ s: Int, _ e: Int) throws(CompactDecodingError) -> URL {
+    @usableFromInline func readURL(_ s: Int, _ e: Int) throws(CompactDecodingError) -> URL {
         let k = try kind(at: s, end: e)
         guard k == .url || StringTable.isString(k) else { throw mismatch("url", k) }
         let string = try strings.read(k, at: s, end: e)
@@ -192,7 +192,7 @@ final class DecoderState: Decoder {
         return url
     }
 
-    func readBytes(_ s: Int, _ e: Int) throws(CompactDecodingError) -> UnsafeRawBufferPointer {
+    @usableFromInline func readBytes(_ s: Int, _ e: Int) throws(CompactDecodingError) -> UnsafeRawBufferPointer {
         let k = try kind(at: s, end: e)
         guard k == .bytes else { throw mismatch("bytes", k) }
         var position = s + 1
@@ -246,7 +246,7 @@ final class DecoderState: Decoder {
     // MARK: Hand-written conformances
 
     /// The field id → key position table of `keys` for this call's names.
-    @inline(__always) func decodeTable(for keys: CompactKeySet) -> [Int32] {
+    @usableFromInline func decodeTable(for keys: CompactKeySet) -> [Int32] {
         let id = ObjectIdentifier(keys)
         for index in keySets.indices where keySets[index] == id { return keySetTables[index] }
         let table = keys.decodeTable(for: names)
@@ -256,41 +256,65 @@ final class DecoderState: Decoder {
     }
 
     /// Decodes the object whose tag is at `s` (ending at `e`) through `T`'s hand-written conformance.
-    func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> T {
-        depth += 1
-        if let key { path.append(key) }
-        defer {
-            if key != nil { path.removeLast() }
-            depth -= 1
-        }
-        if depth > depthLimit {
-            throw CompactDecodingError(.depthLimitExceeded, codingPath: pathString(path), offset: s)
-        }
+    @inlinable func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> T {
+        let body = try enterObject(T.self, s, e, key: key)
+        defer { leaveObject(key: key) }
         let keys = T.compactKeys
-        let body = try run(T.self, nil) { () throws(CompactDecodingError) in
-            let k = try kind(at: s, end: e)
-            guard k == .object else { throw mismatch("object", k) }
-            var position = s + 1
-            let length = try reader.length(&position, end: e)
-            return (position, position + length)
-        }
         var object = CompactObjectReader(state: self, keys: keys, table: decodeTable(for: keys), start: body.0, end: body.1)
         return try T(from: &object)
     }
 
+    /// Goes one level down (into `key`) to the object whose tag is at `s`, and returns its body range;
+    /// ``leaveObject(key:)`` comes back up, also when this throws.
+    @usableFromInline func enterObject(_ type: Any.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> (Int, Int) {
+        depth += 1
+        if let key { path.append(key) }
+        do {
+            if depth > depthLimit {
+                throw CompactDecodingError(.depthLimitExceeded, codingPath: pathString(path), offset: s)
+            }
+            return try run(type, nil) { () throws(CompactDecodingError) in
+                let k = try kind(at: s, end: e)
+                guard k == .object else { throw mismatch("object", k) }
+                var position = s + 1
+                let length = try reader.length(&position, end: e)
+                return (position, position + length)
+            }
+        } catch {
+            leaveObject(key: key)
+            throw error
+        }
+    }
+
+    @usableFromInline func leaveObject(key: (any CodingKey)?) {
+        if key != nil { path.removeLast() }
+        depth -= 1
+    }
+
+    /// The end of array element `index`, whose tag is at `s`.
+    @usableFromInline func skipElement(_ type: Any.Type, at s: Int, end: Int, index: Int) throws -> Int {
+        do {
+            return try reader.skip(s, end: end)
+        } catch {
+            throw wrap(error, type, IndexKey(index))
+        }
+    }
+
+    @usableFromInline func indexKey(_ index: Int) -> any CodingKey { IndexKey(index) }
+
     // MARK: Decoder
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    @usableFromInline func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         prepareContainers()
         return try KeyedDecodingContainer(KeyedContainerDecoder<Key>(state: self, slot: min(depth, hintBody.count - 1)))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    @usableFromInline func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         prepareContainers()
         return try UnkeyedContainerDecoder(state: self)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+    @usableFromInline func singleValueContainer() throws -> any SingleValueDecodingContainer {
         SingleValueDecoder(state: self, start: start, end: end)
     }
 

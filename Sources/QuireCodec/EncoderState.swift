@@ -39,14 +39,14 @@ struct KeyCaches {
 }
 
 /// The field ids of one ``CompactKeySet`` in one field table; `unresolved` until first written.
-final class KeySetIDs {
-    static let unresolved = UInt32.max
-    let keys: CompactKeySet
+@usableFromInline final class KeySetIDs {
+    @inlinable static var unresolved: UInt32 { .max }
+    @usableFromInline let keys: CompactKeySet
     /// One id per key; a raw buffer so that reading an id costs no reference counting.
-    let ids: UnsafeMutablePointer<UInt32>
+    @usableFromInline let ids: UnsafeMutablePointer<UInt32>
     /// One flag per key: whether its string values are interned (``CompactKeySet/internedKeys``).
-    let interned: UnsafeMutablePointer<Bool>
-    let count: Int
+    @usableFromInline let interned: UnsafeMutablePointer<Bool>
+    @usableFromInline let count: Int
 
     init(keys: CompactKeySet) {
         self.keys = keys
@@ -101,7 +101,7 @@ struct OpenContainer {
 ///
 /// Containers are written in a stream, so a container is finished (its length written) as soon as
 /// its parent writes again. Writing to a finished container is an error, never corruption.
-final class EncoderState: Encoder {
+@usableFromInline final class EncoderState: Encoder {
     @exclusivity(unchecked) var writer: ByteWriter
     @exclusivity(unchecked) var fields: FieldTable
     @exclusivity(unchecked) var open: [OpenContainer] = []
@@ -124,8 +124,8 @@ final class EncoderState: Encoder {
         open.reserveCapacity(16)
     }
 
-    var codingPath: [any CodingKey] { path }
-    var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
+    @usableFromInline var codingPath: [any CodingKey] { path }
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
     // MARK: Values
 
@@ -236,7 +236,7 @@ final class EncoderState: Encoder {
         return cache
     }
 
-    func keySetIDs(for keys: CompactKeySet) -> KeySetIDs {
+    @usableFromInline func keySetIDs(for keys: CompactKeySet) -> KeySetIDs {
         let id = ObjectIdentifier(keys)
         for index in keyCaches.keySets.indices where keyCaches.keySets[index] == id { return keyCaches.keySetIDs[index] }
         let ids = KeySetIDs(keys: keys)
@@ -328,7 +328,7 @@ final class EncoderState: Encoder {
 
     // MARK: Encoder
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    @usableFromInline func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let cache = keyCache(for: type)
         if let index = levelContainer, index < open.count {
             return KeyedEncodingContainer(
@@ -340,13 +340,13 @@ final class EncoderState: Encoder {
             KeyedContainerEncoder<Key>(state: self, index: index, start: open[index].start, cache: cache))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    @usableFromInline func unkeyedContainer() -> any UnkeyedEncodingContainer {
         let index = openContainer(.array)
         levelContainer = index
         return UnkeyedContainerEncoder(state: self, index: index, start: open[index].start)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueEncoder(state: self) }
+    @usableFromInline func singleValueContainer() -> any SingleValueEncodingContainer { SingleValueEncoder(state: self) }
 }
 
 /// Key order in maps: integers before strings, integers numerically, strings by UTF-8 bytes.

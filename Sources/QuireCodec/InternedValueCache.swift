@@ -6,7 +6,7 @@
 /// (same storage) they were made against, so the ids stay right. A value the table refused (its
 /// ``FieldTable/internedValueLimit`` was reached) is remembered as refused: a table only grows, so
 /// the limit stays reached.
-final class InternedValueCache {
+@usableFromInline final class InternedValueCache {
     /// The answer for a value that is written out rather than interned.
     static let refused = UInt32.max
     /// At most this many values are remembered; others are looked up in the table each time.

@@ -1,5 +1,5 @@
 /// The one-byte tag in front of every value (see docs/FORMAT.md, "Kinds").
-enum ValueKind: UInt8 {
+@usableFromInline enum ValueKind: UInt8 {
     case null = 0x00
     case falseValue = 0x01
     case trueValue = 0x02
@@ -66,7 +66,7 @@ let minimumSharedPrefixLength = 8
 /// Seconds between 1970-01-01 and 2001-01-01 (Foundation's reference date).
 let secondsFrom1970To2001: Double = 978_307_200
 
-@inline(__always) func zigzag(_ value: Int64) -> UInt64 {
+@inlinable @inline(__always) func zigzag(_ value: Int64) -> UInt64 {
     UInt64(bitPattern: (value << 1) ^ (value >> 63))
 }
 

@@ -67,7 +67,7 @@ extension Article: CompactCodable {
     public init(from reader: inout CompactObjectReader) throws {
         var id: String?
         var url: String?
-        self.init(id: "", url: "")
+        // Fields are set in place (optionals start nil): a delegating `self.init` copied the whole value.
         while let key = try reader.next() {
             switch key {
             case Keys.id: id = try reader.readString()

@@ -25,7 +25,7 @@ extension ArticleList: CompactCodable {
     public init(from reader: inout CompactObjectReader) throws {
         var id: String?
         var articleIDs: [String]?
-        self.init(id: "")
+        // Fields are set in place (optionals start nil): a delegating `self.init` copied the whole value.
         while let key = try reader.next() {
             switch key {
             case Keys.id: id = try reader.readString()

@@ -28,7 +28,7 @@ extension Media: CompactCodable {
 
     public init(from reader: inout CompactObjectReader) throws {
         var url: String?
-        self.init(url: "")
+        // Fields are set in place (optionals start nil): a delegating `self.init` copied the whole value.
         while let key = try reader.next() {
             switch key {
             case Keys.url: url = try reader.readString()

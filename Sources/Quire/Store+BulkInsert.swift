@@ -144,12 +144,14 @@ extension Store {
         _ values: [V], _ order: [Int], _ c: RegisteredCollection, _ coder: RecordCoder<V>, _ table: FieldTable,
         _ name: String
     ) throws -> (records: [[UInt8]], fields: FieldTable) {
-        @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable) throws -> [[UInt8]] {
+        @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable, _ encoder: CompactEncoder) throws
+            -> [[UInt8]]
+        {
             do {
                 // Through a buffer pointer the element is borrowed; `values[i]` would copy it
                 // (retaining every String of an article).
                 return try values.withUnsafeBufferPointer { buffer in
-                    try slice.map { try coder.encode(buffer[$0], c.encoder, &table) }
+                    try slice.map { try coder.encode(buffer[$0], encoder, &table) }
                 }
             } catch {
                 throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
@@ -159,7 +161,7 @@ extension Store {
         // parallel slices after it rarely meet a new one.
         var grown = table
         let head = order.prefix(min(order.count, 256))
-        var records = try encode(head, &grown)
+        var records = try encode(head, &grown, c.encoder)
         let rest = order[head.endIndex...]
         let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, rest.count / 1024))
         if parts > 1 {
@@ -171,7 +173,7 @@ extension Store {
                 var local = base
                 let start = rest.startIndex + min(rest.count, part * size)
                 let end = rest.startIndex + min(rest.count, (part + 1) * size)
-                let result = Result { try encode(rest[start..<end], &local) }
+                let result = Result { try encode(rest[start..<end], &local, c.sliceEncoders[part % c.sliceEncoders.count]) }
                 if local.count != base.count { grew.store(true, ordering: .relaxed) }
                 results.withLock { $0[part] = result }
             }
@@ -182,7 +184,7 @@ extension Store {
                 return (records, base)
             }
         }
-        records += try encode(rest, &grown)
+        records += try encode(rest, &grown, c.encoder)
         return (records, grown)
     }
 

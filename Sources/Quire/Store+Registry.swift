@@ -10,6 +10,9 @@ struct RegisteredCollection: Sendable {
     /// In the order of `definition.indexes`.
     let indexes: [Database]
     let encoder: CompactEncoder
+    /// One encoder per core for parallel bulk encoding: an encoder keeps its key caches between
+    /// calls only when calls don't overlap, so concurrent slices each need their own.
+    let sliceEncoders: [CompactEncoder]
     let decoder: CompactDecoder
 
     /// Coders for the definition: zstd (with the collection's dictionary, once trained) when
@@ -21,6 +24,9 @@ struct RegisteredCollection: Sendable {
         var encoderOptions = CompactEncoder.Options()
         if definition.compressed { encoderOptions.compression = .init(dictionary: dictionary) }
         encoder = CompactEncoder(options: encoderOptions)
+        sliceEncoders = (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            CompactEncoder(options: encoderOptions)
+        }
         decoder = CompactDecoder(options: .init(dictionary: dictionary))
     }
 }

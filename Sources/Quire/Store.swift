@@ -26,9 +26,11 @@ public final class Store: Sendable {
 
     let metaDB: Database
     let fieldsDB: Database
-    let fieldCache: Locked<FieldTable>
-    let registry = Locked<[String: RegisteredCollection]>([:])
-    let relations = Locked<[String: Database]>([:])
+    // Read on every decode from every reader thread: `Mutex` (a futex) is much cheaper under
+    // contention than a pthread mutex here; these are the read-mostly hot paths.
+    let fieldCache: Mutex<FieldTable>
+    let registry = Mutex<[String: RegisteredCollection]>([:])
+    let relations = Mutex<[String: Database]>([:])
     let changeHub = ChangeHub()
     let commitQueue = CommitQueue()
     let counters = Locked<StoreCounters>(StoreCounters())
@@ -59,7 +61,7 @@ public final class Store: Sendable {
             let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
             metaDB = meta
             fieldsDB = fieldNames
-            fieldCache = Locked(table)
+            fieldCache = Mutex(table)
         } catch {
             env.close()
             throw error

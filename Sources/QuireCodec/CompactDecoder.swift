@@ -65,6 +65,16 @@ public struct CompactDecoder: Sendable {
     }
 
     private func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
+        try withRootState(bytes, fields: fields) { state, start, end in
+            try state.decodeCompact(T.self, start, end, key: nil)
+        }
+    }
+
+    /// Opens the payload (decompressing it if needed), checks that the root value spans it
+    /// exactly, and hands a decoder state for the root to `body`.
+    private func withRootState<T>(
+        _ bytes: UnsafeRawBufferPointer, fields: FieldTable?, _ body: (DecoderState, Int, Int) throws -> T
+    ) throws -> T {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
         ) { reader, start, table in
@@ -72,7 +82,7 @@ public struct CompactDecoder: Sendable {
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
             let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
             let state = DecoderState(reader: reader, names: table.names, strings: strings, start: start, end: end, options: options)
-            return try state.decodeCompact(T.self, start, end, key: nil)
+            return try body(state, start, end)
         }
     }
 
@@ -87,13 +97,7 @@ public struct CompactDecoder: Sendable {
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
-        try Payload.open(
-            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
-        ) { reader, start, table in
-            let end = try reader.skip(start, end: reader.count)
-            guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
-            let state = DecoderState(reader: reader, names: table.names, strings: strings, start: start, end: end, options: options)
+        try withRootState(bytes, fields: fields) { state, start, end in
             if let compact = T.self as? any CompactDecodable.Type {
                 return try state.decodeCompact(compact, start, end, key: nil) as! T
             }

@@ -118,7 +118,7 @@ extension Store {
         if sort && !isAscending(keys) {
             // Equal keys keep their input order, so the last value given for a key wins.
             order.sort { a, b in
-                let c = compareBytes(keys[a], keys[b])
+                let c = KeyRange.compare(keys[a], keys[b])
                 return c < 0 || (c == 0 && a < b)
             }
             sortedKeys = order.map { keys[$0] }
@@ -249,15 +249,15 @@ extension Store {
 
     /// True when `keys` are already in ascending byte order (then sorting is skipped).
     private func isAscending(_ keys: [[UInt8]]) -> Bool {
-        for i in keys.indices.dropFirst() where compareBytes(keys[i - 1], keys[i]) > 0 { return false }
+        for i in keys.indices.dropFirst() where KeyRange.compare(keys[i - 1], keys[i]) > 0 { return false }
         return true
     }
 
     /// Keys strictly ascending and all above the current last key.
     private func isAppendable(_ keys: [[UInt8]], after last: [UInt8]?) -> Bool {
         guard let first = keys.first else { return false }
-        if let last, compareBytes(last, first) >= 0 { return false }
-        for i in keys.indices.dropFirst() where compareBytes(keys[i - 1], keys[i]) >= 0 { return false }
+        if let last, KeyRange.compare(last, first) >= 0 { return false }
+        for i in keys.indices.dropFirst() where KeyRange.compare(keys[i - 1], keys[i]) >= 0 { return false }
         return true
     }
 }
@@ -360,17 +360,3 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
 }
 
 import Synchronization
-
-/// LMDB's key order: `memcmp`, then the shorter first.
-func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
-    a.withUnsafeBytes { pa in
-        b.withUnsafeBytes { pb in
-            let n = min(pa.count, pb.count)
-            if n > 0, let x = pa.baseAddress, let y = pb.baseAddress {
-                let c = memcmp(x, y, n)
-                if c != 0 { return Int(c) }
-            }
-            return pa.count - pb.count
-        }
-    }
-}

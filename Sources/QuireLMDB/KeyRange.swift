@@ -79,6 +79,13 @@ public struct KeyRange: Sendable, Hashable {
     }
 }
 
+extension KeyRange {
+    /// LMDB's default key order: negative when `a` sorts before `b`, zero when equal.
+    public static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBytes { compareKeys($0, b) }
+    }
+}
+
 /// Compares like LMDB's default key order: `memcmp`, then the shorter key first.
 func compareKeys(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
     b.withUnsafeBytes { bb in

@@ -91,14 +91,11 @@ extension StoreReading where Self: ~Copyable {
     public func indexKeys(
         _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
     ) throws -> [StoreKey] {
-        let c = try store.resolved(collection)
-        guard let position = c.definition.indexes.firstIndex(where: { $0.name == index }) else {
-            throw StoreError(.unknownCollection, "collection '\(collection)' has no index '\(index)'")
-        }
+        let db = try store.indexDatabase(collection, index)
         var out: [StoreKey] = []
         guard limit > 0 else { return out }
         // In reverse, duplicates of one index key come back in descending order too.
-        for entry in entries(in: c.indexes[position], range: range, reverse: reverse) {
+        for entry in entries(in: db, range: range, reverse: reverse) {
             out.append(StoreKey(bytes: entry.valueBytes))
             if out.count >= limit { break }
         }
@@ -202,11 +199,7 @@ extension StoreReading where Self: ~Copyable {
         _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false,
         _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
     ) throws {
-        let c = try store.resolved(collection)
-        guard let position = c.definition.indexes.firstIndex(where: { $0.name == index }) else {
-            throw StoreError(.unknownCollection, "collection '\(collection)' has no index '\(index)'")
-        }
-        for entry in entries(in: c.indexes[position], range: range, reverse: reverse) {
+        for entry in entries(in: try store.indexDatabase(collection, index), range: range, reverse: reverse) {
             if try !body(StoreKey(bytes: entry.keyBytes), StoreKey(bytes: entry.valueBytes)) { return }
         }
     }

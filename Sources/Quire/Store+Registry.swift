@@ -65,8 +65,7 @@ extension Store {
     /// Declares a to-many relation and opens its database.
     public func register(_ relation: StoreRelation) throws {
         if relations.withLock({ $0[relation.name] }) != nil { return }
-        let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
-        let db = try environment.openDatabase(StoreLayout.relation(relation.name), flags: flags)
+        let db = try openRelationDatabase(relation.name)
         if !options.readOnly {
             let encoded = Array(try JSONEncoder().encode(["name": relation.name, "members": relation.memberCollection]))
             try environment.write { txn in try txn.put(encoded, forKey: StoreLayout.relationKey(relation.name), in: metaDB) }
@@ -127,10 +126,23 @@ extension Store {
             registry.withLock { $0[definition.name] = opened }
         }
         for name in try storedRelations() where relations.withLock({ $0[name] }) == nil {
-            let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
-            let db = try environment.openDatabase(StoreLayout.relation(name), flags: flags)
+            let db = try openRelationDatabase(name)
             relations.withLock { $0[name] = db }
         }
+    }
+
+    private func openRelationDatabase(_ name: String) throws -> Database {
+        let flags: DatabaseFlags = options.readOnly ? [.duplicateSort] : [.create, .duplicateSort]
+        return try environment.openDatabase(StoreLayout.relation(name), flags: flags)
+    }
+
+    /// The database of index `index` of collection `collection`.
+    func indexDatabase(_ collection: String, _ index: String) throws -> Database {
+        let c = try resolved(collection)
+        guard let position = c.definition.indexes.firstIndex(where: { $0.name == index }) else {
+            throw StoreError(.unknownCollection, "collection '\(collection)' has no index '\(index)'")
+        }
+        return c.indexes[position]
     }
 
     /// Picks up collections and relations that another process created since this store opened.

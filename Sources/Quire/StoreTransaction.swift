@@ -81,11 +81,7 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     }
 
     private func registered<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {
-        guard let c = store.registry.withLock({ $0[collection.name] }) else {
-            throw StoreError(
-                .unknownCollection, "collection '\(collection.name)' is not registered: call store.register(_:) first")
-        }
-        return c
+        try store.resolvedForWrite(collection)
     }
 
     private func write<V>(_ value: V, in collection: StoreCollection<V>, replacing: Bool) throws -> Bool {

@@ -80,9 +80,9 @@ public struct CompactDecoder: Sendable {
         ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
-            let state = DecoderState(reader: reader, names: table.names, strings: strings, start: start, end: end, options: options)
-            return try body(state, start, end)
+            return try DecoderStateCache.withState(
+                reader: reader, names: table.names, values: table.values, start: start, end: end, options: options
+            ) { state in try body(state, start, end) }
         }
     }
 

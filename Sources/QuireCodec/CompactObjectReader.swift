@@ -18,8 +18,10 @@ public import Foundation
 /// only during the ``CompactDecodable/init(from:)`` call it is passed to.
 public struct CompactObjectReader {
     // `@usableFromInline` so that the reads inline into the conforming types' modules.
-    @usableFromInline unowned(unsafe) let state: DecoderState
-    @usableFromInline unowned(unsafe) let keys: CompactKeySet
+    // Strong references: an `unowned(unsafe)` one is retained and released around every call made
+    // through it, while a strong one held by the (borrowed) reader needs no traffic at all.
+    @usableFromInline let state: DecoderState
+    @usableFromInline let keys: CompactKeySet
     @usableFromInline let table: [Int32]
     @usableFromInline var position: Int
     @usableFromInline let end: Int
@@ -139,6 +141,7 @@ public struct CompactObjectReader {
         let (start, end) = try arrayBody()
         let reader = state.reader
         var values: [String] = []
+        values.reserveCapacity(state.elementCount(start, end))
         var position = start
         while position < end {
             let s = position
@@ -163,6 +166,7 @@ public struct CompactObjectReader {
     @inlinable public func readArray<T: CompactDecodable>(of type: T.Type) throws -> [T] {
         let (start, end) = try arrayBody()
         var values: [T] = []
+        values.reserveCapacity(state.elementCount(start, end))
         var position = start
         state.path.append(codingKey)
         defer { state.path.removeLast() }

@@ -3,11 +3,14 @@ import Foundation
 /// The single `Decoder` object behind one `decode` call. It points at the value being decoded
 /// (`start..<end`, tag at `start`); nested values move the window and restore it afterwards.
 @usableFromInline final class DecoderState: Decoder {
-    @usableFromInline let reader: ByteReader
-    let names: [String]
-    let strings: StringTable
-    @usableFromInline let depthLimit: Int
-    let userInfoStorage: [CodingUserInfoKey: any Sendable]
+    // Variables so that each thread can reuse one state for its decode calls (DecoderStateCache).
+    @usableFromInline @exclusivity(unchecked) var reader: ByteReader
+    @exclusivity(unchecked) var names: [String]
+    @exclusivity(unchecked) var strings: StringTable
+    @usableFromInline @exclusivity(unchecked) var depthLimit: Int
+    @exclusivity(unchecked) var userInfoStorage: [CodingUserInfoKey: any Sendable]
+    /// True while a decode call uses this state (a nested call on the same thread makes its own).
+    @exclusivity(unchecked) var inUse = false
     @usableFromInline @exclusivity(unchecked) var path: [any CodingKey] = []
     @usableFromInline @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var start: Int
@@ -34,6 +37,30 @@ import Foundation
         // Hints are made by the first Codable container: hand-written conformances never need them.
         hintBody = []
         hintNext = []
+    }
+
+    /// Points the state at another root value, keeping its storage (and the key-set tables when
+    /// `names` is the same table).
+    func reset(reader: ByteReader, names: [String], values: [String?], start: Int, end: Int, options: CompactDecoder.Options) {
+        if !sameStorage(self.names, names) {
+            keySets.removeAll(keepingCapacity: true)
+            keySetTables.removeAll(keepingCapacity: true)
+        }
+        self.reader = reader
+        self.names = names
+        strings.reset(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: values)
+        depthLimit = options.depthLimit
+        userInfoStorage = options.userInfo
+        self.start = start
+        self.end = end
+        path.removeAll(keepingCapacity: true)
+        depth = 0
+        entries.removeAll(keepingCapacity: entries.capacity <= StringTable.retainedCapacity)
+        if !hintBody.isEmpty && hintBody.count != min(depthLimit, 64) + 2 {
+            hintBody = []
+            hintNext = []
+        }
+        for slot in hintBody.indices { hintBody[slot] = -1 }
     }
 
     /// Makes the hint slots and entry storage that Codable containers use, on first use.
@@ -298,6 +325,18 @@ import Foundation
         } catch {
             throw wrap(error, type, IndexKey(index))
         }
+    }
+
+    /// How many elements the array body `start..<end` holds, counted up to the first malformed one
+    /// (whose error the decoding loop then reports with its path).
+    @usableFromInline func elementCount(_ start: Int, _ end: Int) -> Int {
+        var count = 0
+        var position = start
+        while position < end, let next = try? reader.skip(position, end: end) {
+            position = next
+            count += 1
+        }
+        return count
     }
 
     @usableFromInline func indexKey(_ index: Int) -> any CodingKey { IndexKey(index) }

@@ -5,12 +5,13 @@
 /// root value, made only when the first reference is read: lazy and typed readers jump around and
 /// skip values, so they cannot count strings as they go.
 final class StringTable {
-    let reader: ByteReader
-    let rootStart: Int
-    let rootEnd: Int
-    let depthLimit: Int
+    // Variables so that a thread's cached decoder state can reuse its table (``reset``).
+    @exclusivity(unchecked) private(set) var reader: ByteReader
+    @exclusivity(unchecked) private(set) var rootStart: Int
+    @exclusivity(unchecked) private(set) var rootEnd: Int
+    @exclusivity(unchecked) private(set) var depthLimit: Int
     /// The interned value of each field-table id (nil for field names).
-    let values: [String?]
+    @exclusivity(unchecked) private(set) var values: [String?]
     /// Byte offset and length of each numbered string found so far, in payload order.
     @exclusivity(unchecked) private var offsets: [Int] = []
     @exclusivity(unchecked) private var lengths: [Int] = []
@@ -34,6 +35,27 @@ final class StringTable {
         self.rootEnd = rootEnd
         self.depthLimit = depthLimit
     }
+
+    /// Makes the table serve another root value, keeping its storage.
+    func reset(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int, values: [String?]) {
+        self.reader = reader
+        self.rootStart = rootStart
+        self.rootEnd = rootEnd
+        self.depthLimit = depthLimit
+        self.values = values
+        // Storage that one huge record grew is dropped rather than kept for the thread's lifetime.
+        let keep = offsets.capacity <= StringTable.retainedCapacity
+        offsets.removeAll(keepingCapacity: keep)
+        lengths.removeAll(keepingCapacity: keep)
+        walk.started = false
+        walk.finished = false
+        walk.inObject = false
+        walk.parentEnds.removeAll(keepingCapacity: true)
+        walk.parentIsObject.removeAll(keepingCapacity: true)
+    }
+
+    /// Numbered strings kept room for between reuses.
+    static let retainedCapacity = 4096
 
     /// True for the kinds that hold a string (``read(_:at:end:)`` accepts them, and `url`).
     @inline(__always) static func isString(_ kind: ValueKind) -> Bool {

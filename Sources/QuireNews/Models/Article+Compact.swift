@@ -1,4 +1,5 @@
 public import QuireCodec
+import Foundation
 
 /// The compact fast path: the bytes of the synthesized `Codable` conformance, without its containers,
 /// except that the enumeration-like fields are written as interned strings (read back equal).
@@ -67,7 +68,26 @@ extension Article: CompactCodable {
     public init(from reader: inout CompactObjectReader) throws {
         var id: String?
         var url: String?
-        // Fields are set in place (optionals start nil): a delegating `self.init` copied the whole value.
+        var headline: String?
+        var kicker: String?
+        var abstract: String?
+        var snippet: String?
+        var leadParagraph: String?
+        var source: String?
+        var sourceURL: String?
+        var publishedAt: Date?
+        var section: String?
+        var subsection: String?
+        var newsDesk: String?
+        var printSection: String?
+        var printPage: String?
+        var documentType: String?
+        var typeOfMaterial: String?
+        var wordCount: Int?
+        var byline: String?
+        var authors: [String]?
+        var keywords: [Keyword]?
+        var multimedia: [Media]?
         while let key = try reader.next() {
             switch key {
             case Keys.id: id = try reader.readString()
@@ -95,7 +115,13 @@ extension Article: CompactCodable {
             default: break
             }
         }
-        self.id = try reader.require(id, Keys.id)
-        self.url = try reader.require(url, Keys.url)
+        // One init from locals: filling `self` field by field released each field's old value.
+        self.init(
+            id: try reader.require(id, Keys.id), url: try reader.require(url, Keys.url), headline: headline,
+            kicker: kicker, abstract: abstract, snippet: snippet, leadParagraph: leadParagraph, source: source,
+            sourceURL: sourceURL, publishedAt: publishedAt, section: section, subsection: subsection,
+            newsDesk: newsDesk, printSection: printSection, printPage: printPage, documentType: documentType,
+            typeOfMaterial: typeOfMaterial, wordCount: wordCount, byline: byline, authors: authors,
+            keywords: keywords, multimedia: multimedia)
     }
 }

@@ -46,9 +46,11 @@ public struct BulkInsertReport: Sendable, Hashable {
 
 /// One chunk encoded off the writer thread.
 struct EncodedChunk<V: Codable & Sendable>: Sendable {
-    /// The values as given (not copied: `order` says which one each record is).
-    var values: [V]
-    /// `values` indices in write order (sorted by key when the chunk is sorted).
+    /// The values as given (not copied: `order` says which one each record is). A slice of the
+    /// caller's array when the caller gave one, so that no value is copied at all.
+    var values: ArraySlice<V>
+    /// Positions in `values` (0 for its first element) in write order (sorted by key when the
+    /// chunk is sorted).
     var order: [Int]
     var keys: [[UInt8]]
     var records: [[UInt8]]
@@ -69,6 +71,14 @@ extension Store {
         _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
         progress: (@Sendable (BulkInsertProgress) -> Void)? = nil
     ) async throws -> BulkInsertReport where S.Element == V {
+        // An array is cut into slices of itself: copying each value into a chunk would retain
+        // every string of it, a cost as large as the value's encoding.
+        if let array = values as? [V] {
+            return try await bulkInsert(slicing: array[...], into: collection, options: options, progress: progress)
+        }
+        if let slice = values as? ArraySlice<V> {
+            return try await bulkInsert(slicing: slice, into: collection, options: options, progress: progress)
+        }
         var iterator = values.makeIterator()
         return try await bulkInsert(into: collection, options: options, progress: progress) { iterator.next() }
     }
@@ -81,6 +91,27 @@ extension Store {
     ) async throws -> BulkInsertReport where S.Element == V {
         var iterator = values.makeAsyncIterator()
         return try await bulkInsert(into: collection, options: options, progress: progress) { try await iterator.next() }
+    }
+
+    /// Writes consecutive slices of `values` as the chunks.
+    private func bulkInsert<V>(
+        slicing values: ArraySlice<V>, into collection: StoreCollection<V>, options: BulkInsertOptions,
+        progress: (@Sendable (BulkInsertProgress) -> Void)?
+    ) async throws -> BulkInsertReport {
+        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
+        try await run.begin()
+        do {
+            var start = values.startIndex
+            while start < values.endIndex {
+                let end = min(values.endIndex, start + options.chunkSize)
+                try await run.submit(values[start..<end])
+                start = end
+            }
+            return try await run.finish()
+        } catch {
+            await run.abandon()
+            throw error
+        }
     }
 
     /// Chunks whatever `next` yields and writes the chunks, one in flight while the next encodes.
@@ -96,11 +127,11 @@ extension Store {
             while let value = try await next() {
                 chunk.append(value)
                 if chunk.count == options.chunkSize {
-                    try await run.submit(chunk)
+                    try await run.submit(chunk[...])
                     chunk.removeAll(keepingCapacity: true)
                 }
             }
-            if !chunk.isEmpty { try await run.submit(chunk) }
+            if !chunk.isEmpty { try await run.submit(chunk[...]) }
             return try await run.finish()
         } catch {
             await run.abandon()
@@ -108,12 +139,12 @@ extension Store {
         }
     }
 
-    func encodeChunk<V>(_ values: [V], _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
+    func encodeChunk<V>(_ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
         let c = try resolvedForWrite(collection)
         let table = fields
         let keys = values.withUnsafeBufferPointer { buffer in buffer.indices.map { collection.key(buffer[$0]).bytes } }
         for key in keys { try StoreTransaction.validate(StoreKey(bytes: key)) }
-        var order = Array(values.indices)
+        var order = Array(0..<values.count)
         var sortedKeys = keys
         if sort && !isAscending(keys) {
             // Equal keys keep their input order, so the last value given for a key wins.
@@ -141,7 +172,7 @@ extension Store {
     /// new name (a new store's first chunk), slices could have given one name different ids,
     /// so the chunk is encoded again serially with one table.
     private func encodeInParallel<V: Encodable & Sendable>(
-        _ values: [V], _ order: [Int], _ c: RegisteredCollection, _ coder: RecordCoder<V>, _ table: FieldTable,
+        _ values: ArraySlice<V>, _ order: [Int], _ c: RegisteredCollection, _ coder: RecordCoder<V>, _ table: FieldTable,
         _ name: String
     ) throws -> (records: [[UInt8]], fields: FieldTable) {
         @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable, _ encoder: CompactEncoder) throws
@@ -242,7 +273,9 @@ extension Store {
             return chunk.records
         }
         var table = state.fields
-        let records = try chunk.order.map { try coder.encode(chunk.values[$0], c.encoder, &table) }
+        let records = try chunk.values.withUnsafeBufferPointer { buffer in
+            try chunk.order.map { try coder.encode(buffer[$0], c.encoder, &table) }
+        }
         state.fields = table
         return records
     }
@@ -311,7 +344,7 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    func submit(_ values: [V]) async throws {
+    func submit(_ values: ArraySlice<V>) async throws {
         let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks)
         try await settle()
         let store = self.store

@@ -64,7 +64,7 @@ public struct CompactEncoder: Sendable {
     public func encode<T: Encodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
         if let compact = value as? any CompactEncodable { return try encodeCompact(compact, fields: &fields) }
         let state = EncoderState(
-            fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo,
+            fields: fields, capacity: memo.capacity(atLeast: options.initialCapacity), userInfo: options.userInfo,
             keyCaches: memo.take(for: fields.names))
         state.writer.byte(FormatHeader.version)
         try state.encodeValue(value)
@@ -72,6 +72,7 @@ public struct CompactEncoder: Sendable {
         if let error = state.deferredError { throw error }
         fields = state.fields
         memo.put(state.keyCaches, names: fields.names)
+        memo.noteSize(state.writer.bytes.count)
         return finish(state.writer.bytes, headerFlags: 0)
     }
 
@@ -82,13 +83,14 @@ public struct CompactEncoder: Sendable {
 
     private func encodeCompact<T: CompactEncodable>(_ value: T, fields: inout FieldTable) throws -> [UInt8] {
         let state = EncoderState(
-            fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo,
+            fields: fields, capacity: memo.capacity(atLeast: options.initialCapacity), userInfo: options.userInfo,
             keyCaches: memo.take(for: fields.names))
         state.writer.byte(FormatHeader.version)
         try state.encodeCompact(value)
         if let error = state.deferredError { throw error }
         fields = state.fields
         memo.put(state.keyCaches, names: fields.names)
+        memo.noteSize(state.writer.bytes.count)
         return finish(state.writer.bytes, headerFlags: 0)
     }
 

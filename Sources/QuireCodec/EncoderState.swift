@@ -75,6 +75,23 @@ final class EncoderMemo: Sendable {
     }
 
     private let stash = Locked<Stash?>(nil)
+    /// About the largest record size seen lately: buffers start this big, so that a typical record
+    /// never outgrows (and copies) its buffer. It decays, so one huge record is soon forgotten.
+    private let recentSize = Atomic<Int>(0)
+
+    /// The buffer capacity to start a record with: at least `minimum`.
+    func capacity(atLeast minimum: Int) -> Int {
+        max(minimum, recentSize.load(ordering: .relaxed))
+    }
+
+    /// Notes the size of a finished record.
+    func noteSize(_ size: Int) {
+        let recent = recentSize.load(ordering: .relaxed)
+        let decayed = recent - recent / 64
+        // Racing updates from several threads may lose one: it is only a hint.
+        recentSize.store(max(decayed, size + size / 16), ordering: .relaxed)
+    }
+
     /// The caches, when they were made against exactly `names` (the same array storage, so the same ids).
     func take(for names: [String]) -> KeyCaches {
         stash.withLock { stash in

@@ -139,84 +139,124 @@ extension Store {
         }
     }
 
-    func encodeChunk<V>(_ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool) throws -> EncodedChunk<V> {
+    /// Encodes one chunk against the newer of the committed field table and `previous` (the
+    /// table the bulk insert's previous chunk was encoded with, maybe not committed yet).
+    ///
+    /// Starting from the previous chunk's table keeps ids consistent from chunk to chunk: a chunk
+    /// encoded against the committed table alone would give the names and interned values the
+    /// previous chunk brought other ids, and the writer would have to encode it again.
+    func encodeChunk<V>(
+        _ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool, previous: FieldTable?
+    ) throws -> EncodedChunk<V> {
         let c = try resolvedForWrite(collection)
-        let table = fields
-        let keys = values.withUnsafeBufferPointer { buffer in buffer.indices.map { collection.key(buffer[$0]).bytes } }
-        for key in keys { try StoreTransaction.validate(StoreKey(bytes: key)) }
-        var order = Array(0..<values.count)
-        var sortedKeys = keys
-        if sort && !isAscending(keys) {
-            // Equal keys keep their input order, so the last value given for a key wins.
-            order.sort { a, b in
-                let c = KeyRange.compare(keys[a], keys[b])
-                return c < 0 || (c == 0 && a < b)
-            }
-            sortedKeys = order.map { keys[$0] }
+        let committed = fields
+        var base = committed
+        if let previous, previous.count > committed.count, previous.names.starts(with: committed.names) {
+            base = previous
         }
-        let encoded = try encodeInParallel(values, order, c, collection.coder, table, collection.name)
-        let indexKeys: [[[[UInt8]]]] =
-            collection.indexes.isEmpty
-            ? Array(repeating: [], count: order.count)
-            : values.withUnsafeBufferPointer { buffer in
-                order.map { i in collection.indexes.map { $0.keys(buffer[i]).map { IndexKey.clamp($0.bytes) } } }
-            }
+        let encoded = try encodeInParallel(values, c, collection, base)
+        var order = Array(0..<values.count)
+        guard sort && !isAscending(encoded.keys) else {
+            return EncodedChunk(
+                values: values, order: order, keys: encoded.keys, records: encoded.records,
+                indexKeys: encoded.indexKeys, fields: encoded.fields)
+        }
+        // Equal keys keep their input order, so the last value given for a key wins.
+        let keys = encoded.keys
+        order.sort { a, b in
+            let c = KeyRange.compare(keys[a], keys[b])
+            return c < 0 || (c == 0 && a < b)
+        }
         return EncodedChunk(
-            values: values, order: order, keys: sortedKeys, records: encoded.records, indexKeys: indexKeys,
-            fields: encoded.fields)
+            values: values, order: order, keys: order.map { keys[$0] }, records: order.map { encoded.records[$0] },
+            indexKeys: order.map { encoded.indexKeys[$0] }, fields: encoded.fields)
     }
 
-    /// Encodes `values` in `order`, split over the machine's cores when the chunk is big.
+    /// What a chunk's values become, in the chunk's input order.
+    private struct EncodedValues {
+        var keys: [[UInt8]] = []
+        var records: [[UInt8]] = []
+        var indexKeys: [[[[UInt8]]]] = []
+        var fields: FieldTable
+
+        mutating func append(contentsOf other: EncodedValues) {
+            keys += other.keys
+            records += other.records
+            indexKeys += other.indexKeys
+        }
+    }
+
+    /// Computes the key, record and index keys of every value, split over the machine's cores
+    /// when the chunk is big, touching each value once.
     ///
     /// Each slice encodes with its own copy of the field table. When a slice had to intern a
     /// new name (a new store's first chunk), slices could have given one name different ids,
     /// so the chunk is encoded again serially with one table.
     private func encodeInParallel<V: Encodable & Sendable>(
-        _ values: ArraySlice<V>, _ order: [Int], _ c: RegisteredCollection, _ coder: RecordCoder<V>, _ table: FieldTable,
-        _ name: String
-    ) throws -> (records: [[UInt8]], fields: FieldTable) {
-        @Sendable func encode(_ slice: ArraySlice<Int>, _ table: inout FieldTable, _ encoder: CompactEncoder) throws
-            -> [[UInt8]]
-        {
-            do {
-                // Through a buffer pointer the element is borrowed; `values[i]` would copy it
-                // (retaining every String of an article).
-                return try values.withUnsafeBufferPointer { buffer in
-                    try slice.map { try coder.encode(buffer[$0], encoder, &table) }
+        _ values: ArraySlice<V>, _ c: RegisteredCollection, _ collection: StoreCollection<V>, _ table: FieldTable
+    ) throws -> EncodedValues {
+        let coder = collection.coder
+        let name = collection.name
+        let hasIndexes = !collection.indexes.isEmpty
+        @Sendable func encode(_ range: Range<Int>, _ table: FieldTable, _ encoder: CompactEncoder) throws -> EncodedValues {
+            var out = EncodedValues(fields: table)
+            out.keys.reserveCapacity(range.count)
+            out.records.reserveCapacity(range.count)
+            out.indexKeys.reserveCapacity(range.count)
+            // One borrowed value for the key, the record and the index keys: each copy of an
+            // article would retain all of its strings.
+            func add(_ value: borrowing V) throws {
+                let key = collection.key(value)
+                try StoreTransaction.validate(key)
+                let record: [UInt8]
+                do {
+                    record = try coder.encode(value, encoder, &out.fields)
+                } catch {
+                    throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
                 }
-            } catch {
-                throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
+                out.keys.append(key.bytes)
+                out.records.append(record)
+                var entries: [[[UInt8]]] = []
+                if hasIndexes {
+                    for index in collection.indexes { entries.append(index.keys(value).map { IndexKey.clamp($0.bytes) }) }
+                }
+                out.indexKeys.append(entries)
             }
+            try values.withUnsafeBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                for i in range { try add(base.advanced(by: i).pointee) }
+            }
+            return out
         }
         // A serial head first: it interns the names a new store's first records bring, so the
         // parallel slices after it rarely meet a new one.
-        var grown = table
-        let head = order.prefix(min(order.count, 256))
-        var records = try encode(head, &grown, c.encoder)
-        let rest = order[head.endIndex...]
+        let head = 0..<min(values.count, 256)
+        var result = try encode(head, table, c.encoder)
+        let rest = head.upperBound..<values.count
         let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, rest.count / 1024))
         if parts > 1 {
-            let base = grown
+            let base = result.fields
             let size = (rest.count + parts - 1) / parts
-            let results = Locked<[Int: Result<[[UInt8]], any Error>]>([:])
+            let results = Locked<[Int: Result<EncodedValues, any Error>]>([:])
             let grew = Atomic<Bool>(false)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var local = base
-                let start = rest.startIndex + min(rest.count, part * size)
-                let end = rest.startIndex + min(rest.count, (part + 1) * size)
-                let result = Result { try encode(rest[start..<end], &local, c.sliceEncoders[part % c.sliceEncoders.count]) }
-                if local.count != base.count { grew.store(true, ordering: .relaxed) }
-                results.withLock { $0[part] = result }
+                let start = rest.lowerBound + min(rest.count, part * size)
+                let end = rest.lowerBound + min(rest.count, (part + 1) * size)
+                let encoder = c.sliceEncoders[part % c.sliceEncoders.count]
+                let slice = Result { try encode(start..<end, base, encoder) }
+                if case .success(let done) = slice, done.fields.count != base.count { grew.store(true, ordering: .relaxed) }
+                results.withLock { $0[part] = slice }
             }
             if !grew.load(ordering: .relaxed) {
                 let all = results.withLock { $0 }
-                records.reserveCapacity(order.count)
-                for part in 0..<parts { records += try all[part]!.get() }
-                return (records, base)
+                for part in 0..<parts { result.append(contentsOf: try all[part]!.get()) }
+                return result
             }
         }
-        records += try encode(rest, &grown, c.encoder)
-        return (records, grown)
+        let tail = try encode(rest, result.fields, c.encoder)
+        result.append(contentsOf: tail)
+        result.fields = tail.fields
+        return result
     }
 
     func resolvedForWrite<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {
@@ -319,6 +359,8 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     let options: BulkInsertOptions
     let progress: (@Sendable (BulkInsertProgress) -> Void)?
     private var inFlight: Task<Bool, any Error>?
+    /// The field table the previous chunk was encoded with.
+    private var lastFields: FieldTable?
     private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
     private let start = ContinuousClock.now
 
@@ -345,7 +387,8 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     }
 
     func submit(_ values: ArraySlice<V>) async throws {
-        let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks)
+        let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
+        lastFields = encoded.fields
         try await settle()
         let store = self.store
         let collection = self.collection

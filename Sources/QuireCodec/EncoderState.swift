@@ -75,8 +75,9 @@ final class EncoderMemo: Sendable {
     }
 
     private let stash = Locked<Stash?>(nil)
-    /// About the largest record size seen lately: buffers start this big, so that a typical record
-    /// never outgrows (and copies) its buffer. It decays, so one huge record is soon forgotten.
+    /// About the largest record size seen lately (at most ``sizeHintLimit``): buffers start this
+    /// big, so that a typical record never outgrows (and copies) its buffer. It decays, so one big
+    /// record is soon forgotten, and its cap keeps a huge one from making every buffer huge.
     private let recentSize = Atomic<Int>(0)
 
     /// The buffer capacity to start a record with: at least `minimum`.
@@ -89,8 +90,11 @@ final class EncoderMemo: Sendable {
         let recent = recentSize.load(ordering: .relaxed)
         let decayed = recent - recent / 64
         // Racing updates from several threads may lose one: it is only a hint.
-        recentSize.store(max(decayed, size + size / 16), ordering: .relaxed)
+        recentSize.store(min(EncoderMemo.sizeHintLimit, max(decayed, size + size / 16)), ordering: .relaxed)
     }
+
+    /// The largest starting capacity the size hint gives.
+    static let sizeHintLimit = 64 << 10
 
     /// The caches, when they were made against exactly `names` (the same array storage, so the same ids).
     func take(for names: [String]) -> KeyCaches {

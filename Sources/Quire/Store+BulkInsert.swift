@@ -100,19 +100,13 @@ extension Store {
         slicing values: ArraySlice<V>, into collection: StoreCollection<V>, options: BulkInsertOptions,
         progress: (@Sendable (BulkInsertProgress) -> Void)?
     ) async throws -> BulkInsertReport {
-        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
-        try await run.begin()
-        do {
+        try await withBulkRun(into: collection, options: options, progress: progress) { run in
             var start = values.startIndex
             while start < values.endIndex {
                 let end = min(values.endIndex, start + options.chunkSize)
                 try await run.submit(values[start..<end])
                 start = end
             }
-            return try await run.finish()
-        } catch {
-            await run.abandon()
-            throw error
         }
     }
 
@@ -121,9 +115,7 @@ extension Store {
         into collection: StoreCollection<V>, options: BulkInsertOptions,
         progress: (@Sendable (BulkInsertProgress) -> Void)?, next: () async throws -> V?
     ) async throws -> BulkInsertReport {
-        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
-        try await run.begin()
-        do {
+        try await withBulkRun(into: collection, options: options, progress: progress) { run in
             var chunk: [V] = []
             chunk.reserveCapacity(options.chunkSize)
             while let value = try await next() {
@@ -134,6 +126,19 @@ extension Store {
                 }
             }
             if !chunk.isEmpty { try await run.submit(chunk[...]) }
+        }
+    }
+
+    /// Begins a bulk run, lets `submitChunks` submit its chunks, and finishes the run (waiting for
+    /// the last chunk and restoring durability), or abandons it when anything throws.
+    private func withBulkRun<V>(
+        into collection: StoreCollection<V>, options: BulkInsertOptions,
+        progress: (@Sendable (BulkInsertProgress) -> Void)?, _ submitChunks: (BulkRun<V>) async throws -> Void
+    ) async throws -> BulkInsertReport {
+        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
+        try await run.begin()
+        do {
+            try await submitChunks(run)
             return try await run.finish()
         } catch {
             await run.abandon()

@@ -61,7 +61,7 @@ final class JSONLMDBInsertBenchmark: Benchmark {
     var bytesPerRecord: Double? { meanBytes }
 
     func setUp() throws {
-        articles = corpus.sortedOrder.map { corpus.articles[$0] }
+        articles = corpus.sortedArticles
         keys = corpus.sortedOrder.map { corpus.keys[$0] }
     }
 

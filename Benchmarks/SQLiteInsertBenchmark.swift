@@ -12,7 +12,8 @@ final class SQLiteInsertBenchmark: Benchmark {
     let isBaseline = false
     private let corpus: Corpus
     private let sorted: Bool
-    private var order: [Int] = []
+    /// The articles in insertion order (`Corpus.sortedArticles` when sorted).
+    private var articles: [Article] = []
     /// Per article: the authors, keywords and multimedia as JSON text (nil when absent).
     private var nestedJSON: [[String?]] = []
     private var directory: URL?
@@ -34,12 +35,12 @@ final class SQLiteInsertBenchmark: Benchmark {
     var bytesPerRecord: Double? { fileBytes }
 
     func setUp() throws {
-        order = sorted ? corpus.sortedOrder : Array(corpus.keys.indices)
+        articles = sorted ? corpus.sortedArticles : corpus.articles
         let encoder = JSONEncoder()
         func text<T: Encodable>(_ value: T?) throws -> String? {
             try value.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         }
-        nestedJSON = try corpus.articles.map { [try text($0.authors), try text($0.keywords), try text($0.multimedia)] }
+        nestedJSON = try articles.map { [try text($0.authors), try text($0.keywords), try text($0.multimedia)] }
     }
 
     func prepareSample() throws {
@@ -67,8 +68,8 @@ final class SQLiteInsertBenchmark: Benchmark {
             "prepare")
         defer { sqlite3_finalize(statement) }
         try execute("BEGIN")
-        for index in order {
-            let article = corpus.articles[index]
+        for index in articles.indices {
+            let article = articles[index]
             let texts: [String?] = [
                 article.id, article.url, article.headline, article.kicker, article.abstract, article.snippet,
                 article.leadParagraph, article.source, article.sourceURL, article.section, article.subsection,
@@ -91,7 +92,7 @@ final class SQLiteInsertBenchmark: Benchmark {
             sqlite3_reset(statement)
         }
         try execute("COMMIT")
-        return order.count
+        return articles.count
     }
 
     func finishSample() throws {
@@ -100,7 +101,7 @@ final class SQLiteInsertBenchmark: Benchmark {
             let path = directory.appendingPathComponent("articles.sqlite").path
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             let size = (attributes?[.size] as? Int) ?? 0
-            fileBytes = Double(size) / Double(max(1, order.count))
+            fileBytes = Double(size) / Double(max(1, articles.count))
         }
         sqlite3_close(database)
         database = nil

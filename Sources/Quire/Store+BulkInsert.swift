@@ -210,9 +210,10 @@ extension Store {
             out.keys.reserveCapacity(range.count)
             out.records.reserveCapacity(range.count)
             out.indexKeys.reserveCapacity(range.count)
-            // One borrowed value for the key, the record and the index keys: each copy of an
-            // article would retain all of its strings.
-            func add(_ value: borrowing V) throws {
+            // One value for the key, the record and the index keys, never copied (a copy of an
+            // article retains all of its strings). `inout` because unspecialised code passes an
+            // inout argument by address, where it copies a borrowed `pointee` first.
+            func add(_ value: inout V) throws {
                 let key = collection.key(value)
                 try StoreTransaction.validate(key)
                 let record: [UInt8]
@@ -230,8 +231,8 @@ extension Store {
                 out.indexKeys.append(entries)
             }
             try values.withUnsafeBufferPointer { buffer in
-                let base = buffer.baseAddress!
-                for i in range { try add(base.advanced(by: i).pointee) }
+                let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)  // never written through
+                for i in range { try add(&base[i]) }
             }
             return out
         }

@@ -2,31 +2,42 @@ import Foundation
 import Dispatch
 import QuireCodec
 import QuireLMDB
+import Synchronization
 
 /// How a bulk insert commits.
 public struct BulkInsertOptions: Sendable {
-    /// Records per transaction; memory holds about two chunks at a time (about 60 MB of
-    /// encoded news articles at the default). Bigger chunks sort more keys into one run and sync
-    /// less often: with 10,000 instead of 25,000, random-order inserts ran 30% slower.
+    /// Records per transaction; when keys arrive in order, memory holds about two chunks at a
+    /// time (about 60 MB of encoded news articles at the default). Bigger chunks sync less often.
     public var chunkSize: Int = 25_000
-    /// Sort each chunk by key before writing (LMDB writes sorted keys faster, and sorted
-    /// chunks above the current last key are appended with `MDB_APPEND`).
+    /// Sort by key before writing: LMDB writes sorted keys faster, and sorted keys above the
+    /// store's last key are appended with `MDB_APPEND`. Each chunk is sorted, and chunks that
+    /// arrive out of order are also merged across the sort window.
     public var sortChunks: Bool = true
+    /// Bytes of encoded records (about the records' stored size) held back and merged into one
+    /// sorted run when keys arrive out of order; 0 sorts each chunk on its own. Keys that
+    /// arrive in order are written as they come, whatever this is. Held chunks are committed
+    /// only when the window fills or the input ends. The default, 256 MiB, holds about 240,000
+    /// news articles: on 100,000 articles with random ids, the load ran about 2× faster than
+    /// with each chunk sorted on its own.
+    public var sortWindow: Int = 256 << 20
     /// Skip the fsync of each chunk's commit and sync once at the end. A crash during the load
     /// may lose the chunks not yet synced, never corrupt the store.
     public var relaxedDurability: Bool = false
 
-    /// The defaults: chunks of 25,000, sorted, durable.
-    public init(chunkSize: Int = 25_000, sortChunks: Bool = true, relaxedDurability: Bool = false) {
+    /// The defaults: chunks of 25,000, sorted across a 256 MiB window, durable.
+    public init(
+        chunkSize: Int = 25_000, sortChunks: Bool = true, sortWindow: Int = 256 << 20, relaxedDurability: Bool = false
+    ) {
         self.chunkSize = max(1, chunkSize)
         self.sortChunks = sortChunks
+        self.sortWindow = max(0, sortWindow)
         self.relaxedDurability = relaxedDurability
     }
 }
 
 /// Progress of a bulk insert, reported after each committed chunk.
 public struct BulkInsertProgress: Sendable, Hashable {
-    /// Records committed so far.
+    /// Input values committed so far (a key given twice counts twice).
     public var records: Int
     /// Chunks committed so far.
     public var chunks: Int
@@ -36,7 +47,7 @@ public struct BulkInsertProgress: Sendable, Hashable {
 
 /// What a bulk insert did.
 public struct BulkInsertReport: Sendable, Hashable {
-    /// Records written (including replacements).
+    /// Input values committed (including replacements; a key given twice counts twice).
     public var records: Int
     /// Transactions committed.
     public var chunks: Int
@@ -46,28 +57,15 @@ public struct BulkInsertReport: Sendable, Hashable {
     public var seconds: Double
 }
 
-/// One chunk encoded off the writer thread.
-struct EncodedChunk<V: Codable & Sendable>: Sendable {
-    /// The values as given (not copied: `order` says which one each record is). A slice of the
-    /// caller's array when the caller gave one, so that no value is copied at all.
-    var values: ArraySlice<V>
-    /// Positions in `values` (0 for its first element) in write order (sorted by key when the
-    /// chunk is sorted).
-    var order: [Int]
-    var keys: [[UInt8]]
-    var records: [[UInt8]]
-    var indexKeys: [[[[UInt8]]]]
-    /// The field table the records were encoded with.
-    var fields: FieldTable
-}
-
 extension Store {
     /// Inserts (or replaces, by key) every value of `values`, in chunked transactions.
     ///
     /// Values are encoded on the calling task while the writer commits the previous chunk, so
-    /// encoding and writing overlap. Memory stays bounded by about two chunks, whatever the
-    /// sequence's length. Each chunk commits atomically; after a crash, a rerun upserts the
-    /// same values again without duplicates.
+    /// encoding and writing overlap. Memory stays bounded, whatever the sequence's length: by
+    /// about two chunks when keys arrive in order, by the sort window when they don't (see
+    /// `BulkInsertOptions.sortWindow`). Each chunk commits atomically; after a crash, a rerun
+    /// upserts the same values again without duplicates. When a key is given more than once,
+    /// the value given last is the one kept.
     @discardableResult
     public func bulkInsert<V, S: Sequence>(
         _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
@@ -162,21 +160,33 @@ extension Store {
             base = previous
         }
         let encoded = try encodeInParallel(values, c, collection, base)
-        var order = Array(0..<values.count)
-        guard sort && !isAscending(encoded.keys) else {
-            return EncodedChunk(
-                values: values, order: order, keys: encoded.keys, records: encoded.records,
-                indexKeys: encoded.indexKeys, fields: encoded.fields)
-        }
+        let ascending = isAscending(encoded.keys)
+        var chunk = EncodedChunk(
+            sources: [values], origins: values.indices.map { ValueOrigin(source: 0, position: $0 - values.startIndex) }, keys: encoded.keys,
+            records: encoded.records, indexKeys: encoded.indexKeys, fields: encoded.fields, arrivedSorted: ascending,
+            inputCount: values.count, byteCount: encoded.byteCount)
+        guard sort && !ascending else { return chunk }
         // Equal keys keep their input order, so the last value given for a key wins.
         let keys = encoded.keys
-        order.sort { a, b in
-            let c = KeyRange.compare(keys[a], keys[b])
-            return c < 0 || (c == 0 && a < b)
+        let order = KeyOrdering.stableSortedOrder(keys)
+        chunk.origins = order.map { ValueOrigin(source: 0, position: $0) }
+        chunk.keys = order.map { keys[$0] }
+        chunk.records = order.map { encoded.records[$0] }
+        chunk.indexKeys = order.map { encoded.indexKeys[$0] }
+        return chunk
+    }
+
+    /// Gives all `chunks` the ids of one field table and returns it: a chunk encoded against a
+    /// table that isn't a prefix of the newest one (another writer interned names meanwhile)
+    /// is encoded again.
+    func harmonizeFields<V>(_ chunks: inout [EncodedChunk<V>], _ collection: StoreCollection<V>) throws -> FieldTable {
+        guard var table = chunks.last?.fields else { return fields }
+        let c = try resolvedForWrite(collection)
+        for i in chunks.indices where !table.names.starts(with: chunks[i].fields.names) {
+            chunks[i].records = try chunks[i].recordsEncoded(with: &table) { try collection.coder.encode($0, c.encoder, &$1) }
         }
-        return EncodedChunk(
-            values: values, order: order, keys: order.map { keys[$0] }, records: order.map { encoded.records[$0] },
-            indexKeys: order.map { encoded.indexKeys[$0] }, fields: encoded.fields)
+        for i in chunks.indices { chunks[i].fields = table }
+        return table
     }
 
     /// What a chunk's values become, in the chunk's input order.
@@ -185,11 +195,13 @@ extension Store {
         var records: [[UInt8]] = []
         var indexKeys: [[[[UInt8]]]] = []
         var fields: FieldTable
+        var byteCount = 0
 
         mutating func append(contentsOf other: EncodedValues) {
             keys += other.keys
             records += other.records
             indexKeys += other.indexKeys
+            byteCount += other.byteCount
         }
     }
 
@@ -224,6 +236,7 @@ extension Store {
                 }
                 out.keys.append(key.bytes)
                 out.records.append(record)
+                out.byteCount += key.bytes.count + record.count
                 var entries: [[[UInt8]]] = []
                 if hasIndexes {
                     for index in collection.indexes { entries.append(index.keys(value).map { IndexKey.clamp($0.bytes) }) }
@@ -321,9 +334,7 @@ extension Store {
             return chunk.records
         }
         var table = state.fields
-        let records = try chunk.values.withUnsafeBufferPointer { buffer in
-            try chunk.order.map { try coder.encode(buffer[$0], c.encoder, &table) }
-        }
+        let records = try chunk.recordsEncoded(with: &table) { try coder.encode($0, c.encoder, &$1) }
         state.fields = table
         return records
     }
@@ -358,89 +369,3 @@ extension StoreTransaction {
         }
     }
 }
-
-/// The state of one bulk insert: the chunk being written while the next one encodes.
-final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
-    // @unchecked: used by one task at a time (the inserting caller), never concurrently.
-    let store: Store
-    let collection: StoreCollection<V>
-    let options: BulkInsertOptions
-    let progress: (@Sendable (BulkInsertProgress) -> Void)?
-    private var inFlight: Task<Bool, any Error>?
-    /// The field table the previous chunk was encoded with.
-    private var lastFields: FieldTable?
-    private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
-    private let start = ContinuousClock.now
-
-    init(
-        store: Store, collection: StoreCollection<V>, options: BulkInsertOptions,
-        progress: (@Sendable (BulkInsertProgress) -> Void)?
-    ) {
-        self.store = store
-        self.collection = collection
-        self.options = options
-        self.progress = progress
-    }
-
-    func begin() async throws {
-        try store.ensureWritable()
-        _ = try store.resolvedForWrite(collection)
-        if options.relaxedDurability {
-            let store = self.store
-            try await store.writer.run {
-                store.bulkRelaxed.withLock { $0 = true }
-                try store.environment.setRelaxedDurability(true)
-            }
-        }
-    }
-
-    func submit(_ values: ArraySlice<V>) async throws {
-        let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
-        lastFields = encoded.fields
-        try await settle()
-        let store = self.store
-        let collection = self.collection
-        inFlight = Task { try await store.writer.run { try store.writeChunk(encoded, collection) } }
-        report.records += values.count
-    }
-
-    /// Waits for the chunk in flight and reports it.
-    private func settle() async throws {
-        guard let task = inFlight else { return }
-        inFlight = nil
-        let appended = try await task.value
-        report.chunks += 1
-        if appended { report.appendedChunks += 1 }
-        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed))
-    }
-
-    private var elapsed: Double {
-        let d = ContinuousClock.now - start
-        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
-
-    func finish() async throws -> BulkInsertReport {
-        try await settle()
-        try await restoreDurability()
-        store.counters.withLock { $0.bulkRecords += report.records }
-        report.seconds = elapsed
-        return report
-    }
-
-    func abandon() async {
-        _ = try? await inFlight?.value
-        try? await restoreDurability()
-    }
-
-    private func restoreDurability() async throws {
-        guard options.relaxedDurability else { return }
-        let store = self.store
-        try await store.writer.run {
-            try store.environment.sync()
-            try store.environment.setRelaxedDurability(false)
-            store.bulkRelaxed.withLock { $0 = false }
-        }
-    }
-}
-
-import Synchronization

@@ -1,0 +1,133 @@
+import Foundation
+import QuireCodec
+import QuireLMDB
+import Synchronization
+
+/// The state of one bulk insert: the chunk being written while the next one encodes, and the
+/// chunks held back to be sorted together.
+///
+/// Chunks that arrive in key order are written as they come. Once a chunk arrives out of order,
+/// it and every chunk after it are held (encoded, each sorted) until they fill the sort window
+/// or the input ends, then merged into one sorted run and written in chunks: random keys become
+/// one long ascending run instead of one per chunk. Everything after the first held chunk is
+/// held too, so that a later value for a key is always written after an earlier one.
+final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
+    // @unchecked: used by one task at a time (the inserting caller), never concurrently.
+    let store: Store
+    let collection: StoreCollection<V>
+    let options: BulkInsertOptions
+    let progress: (@Sendable (BulkInsertProgress) -> Void)?
+    /// The chunk being written, and how many input values it accounts for.
+    private var inFlight: (task: Task<Bool, any Error>, inputCount: Int)?
+    /// The field table the previous chunk was encoded with.
+    private var lastFields: FieldTable?
+    /// Sorted chunks held back for the merge, and their bytes.
+    private var held: [EncodedChunk<V>] = []
+    private var heldBytes = 0
+    /// The largest key written so far (tracked only when chunks are sorted).
+    private var lastKey: [UInt8]?
+    private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
+    private let start = ContinuousClock.now
+
+    init(
+        store: Store, collection: StoreCollection<V>, options: BulkInsertOptions,
+        progress: (@Sendable (BulkInsertProgress) -> Void)?
+    ) {
+        self.store = store
+        self.collection = collection
+        self.options = options
+        self.progress = progress
+    }
+
+    func begin() async throws {
+        try store.ensureWritable()
+        _ = try store.resolvedForWrite(collection)
+        if options.relaxedDurability {
+            let store = self.store
+            try await store.writer.run {
+                store.bulkRelaxed.withLock { $0 = true }
+                try store.environment.setRelaxedDurability(true)
+            }
+        }
+    }
+
+    func submit(_ values: ArraySlice<V>) async throws {
+        let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
+        lastFields = encoded.fields
+        if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks || continuesInOrder(encoded)) {
+            try await write(encoded)
+            return
+        }
+        held.append(encoded)
+        heldBytes += encoded.byteCount
+        if heldBytes >= options.sortWindow { try await writeHeld() }
+    }
+
+    /// True when the chunk arrived sorted and begins above every key written before it.
+    private func continuesInOrder(_ chunk: EncodedChunk<V>) -> Bool {
+        guard chunk.arrivedSorted, let first = chunk.keys.first else { return false }
+        guard let lastKey else { return true }
+        return KeyRange.compare(lastKey, first) < 0
+    }
+
+    /// Merges the held chunks into one sorted run and writes it.
+    private func writeHeld() async throws {
+        guard !held.isEmpty else { return }
+        let fields = try store.harmonizeFields(&held, collection)
+        var merger = SortedRunMerger(held, fields: fields)
+        held = []
+        heldBytes = 0
+        while let chunk = merger.next(maxCount: options.chunkSize) { try await write(chunk) }
+    }
+
+    /// Writes a chunk on the writer, once the chunk before it is committed.
+    private func write(_ chunk: EncodedChunk<V>) async throws {
+        try await settle()
+        if options.sortChunks, let last = chunk.keys.last, lastKey.map({ KeyRange.compare($0, last) < 0 }) ?? true {
+            lastKey = last
+        }
+        let store = self.store
+        let collection = self.collection
+        inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount)
+    }
+
+    /// Waits for the chunk in flight and reports it.
+    private func settle() async throws {
+        guard let (task, inputCount) = inFlight else { return }
+        inFlight = nil
+        let appended = try await task.value
+        report.records += inputCount
+        report.chunks += 1
+        if appended { report.appendedChunks += 1 }
+        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed))
+    }
+
+    private var elapsed: Double {
+        let d = ContinuousClock.now - start
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    func finish() async throws -> BulkInsertReport {
+        try await writeHeld()
+        try await settle()
+        try await restoreDurability()
+        store.counters.withLock { $0.bulkRecords += report.records }
+        report.seconds = elapsed
+        return report
+    }
+
+    func abandon() async {
+        _ = try? await inFlight?.task.value
+        try? await restoreDurability()
+    }
+
+    private func restoreDurability() async throws {
+        guard options.relaxedDurability else { return }
+        let store = self.store
+        try await store.writer.run {
+            try store.environment.sync()
+            try store.environment.setRelaxedDurability(false)
+            store.bulkRelaxed.withLock { $0 = false }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import QuireCodec
+import QuireLMDB
+
+/// Merges encoded chunks, each sorted by key, into chunks sorted across all of them: what lets
+/// a load whose keys arrive in random order still write ascending keys (appended, when they
+/// are beyond the store's last key) instead of one sorted run per chunk.
+///
+/// A key given more than once comes out once, with the value given last (the latest chunk,
+/// and the latest position in it), as if every value had been written in input order.
+struct SortedRunMerger<V: Codable & Sendable> {
+    // The runs' parts apart: reaching into an `EncodedChunk<V>` from unspecialised code copies it.
+    private let keys: [[[UInt8]]]
+    private let records: [[[UInt8]]]
+    private let indexKeys: [[[[[UInt8]]]]]
+    private let origins: [[ValueOrigin]]
+    /// Where each run's sources start in the merged chunks' `sources`.
+    private let sourceOffsets: [Int]
+    private let sources: [ArraySlice<V>]
+    private let fields: FieldTable
+    private let picks: [KeyOrdering.Pick]
+    private var nextPick = 0
+
+    /// `runs` must each be sorted by key (equal keys in input order) and encoded with `fields`
+    /// or a prefix of it; earlier runs hold earlier input.
+    init(_ runs: [EncodedChunk<V>], fields: FieldTable) {
+        var sources: [ArraySlice<V>] = []
+        var offsets: [Int] = []
+        for run in runs {
+            offsets.append(sources.count)
+            sources += run.sources
+        }
+        keys = runs.map(\.keys)
+        records = runs.map(\.records)
+        indexKeys = runs.map(\.indexKeys)
+        origins = runs.map(\.origins)
+        sourceOffsets = offsets
+        self.sources = sources
+        self.fields = fields
+        picks = KeyOrdering.mergeOrder(keys)
+    }
+
+    /// The next merged chunk of at most `maxCount` records, or nil when all runs are merged.
+    mutating func next(maxCount: Int) -> EncodedChunk<V>? {
+        guard nextPick < picks.count else { return nil }
+        let end = min(picks.count, nextPick + maxCount)
+        var chunk = EncodedChunk<V>(
+            sources: sources, origins: [], keys: [], records: [], indexKeys: [], fields: fields, arrivedSorted: true,
+            inputCount: 0, byteCount: 0)
+        chunk.origins.reserveCapacity(end - nextPick)
+        chunk.keys.reserveCapacity(end - nextPick)
+        chunk.records.reserveCapacity(end - nextPick)
+        chunk.indexKeys.reserveCapacity(end - nextPick)
+        for pick in picks[nextPick..<end] {
+            let (run, position) = (Int(pick.run), Int(pick.position))
+            let origin = origins[run][position]
+            chunk.origins.append(ValueOrigin(source: sourceOffsets[run] + origin.source, position: origin.position))
+            chunk.keys.append(keys[run][position])
+            chunk.records.append(records[run][position])
+            chunk.indexKeys.append(indexKeys[run][position])
+            chunk.inputCount += Int(pick.consumed)
+            chunk.byteCount += keys[run][position].count + records[run][position].count
+        }
+        nextPick = end
+        return chunk
+    }
+}

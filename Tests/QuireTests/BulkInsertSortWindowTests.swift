@@ -1,0 +1,135 @@
+import Foundation
+import Quire
+import QuireNews
+import Synchronization
+import Testing
+
+/// Chunks whose keys arrive out of order are held and merged across the sort window.
+@Suite struct BulkInsertSortWindowTests {
+    /// Ids 0..<count in a scrambled but deterministic order (7919 is prime, coprime to count).
+    private func scrambledRows(_ count: Int, name: String = "v1") -> [Row] {
+        (0..<count).map { i in
+            let id = (i * 7919) % count
+            return Row(id: id, name: "\(name) \(id)", group: id % 5)
+        }
+    }
+
+    @Test func randomKeysAcrossChunksAreMergedIntoOneAppendedRun() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let input = scrambledRows(2_000)
+            let committed = Mutex<[Int]>([])
+            let report = try await store.bulkInsert(input, into: rows, options: BulkInsertOptions(chunkSize: 250)) { progress in
+                committed.withLock { $0.append(progress.records) }
+            }
+            #expect(report.records == 2_000)
+            #expect(report.chunks == 8)
+            #expect(report.appendedChunks == 8)  // each chunk alone overlaps the others: only a merge appends them all
+            #expect(committed.withLock { $0 } == Array(stride(from: 250, through: 2_000, by: 250)))
+            try store.read { snap throws in
+                var expected = 0
+                try snap.forEach(in: rows) { key, row in
+                    guard key == .int(Int64(expected)), row == Row(id: expected, name: "v1 \(expected)", group: expected % 5)
+                    else { return false }
+                    expected += 1
+                    return true
+                }
+                #expect(expected == 2_000)
+                #expect(try snap.keys(in: rows.indexes[0], of: rows).count == 2_000)
+            }
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test(arguments: [0, 600, 256 << 20]) func theLastValueForAKeyWinsWhateverTheWindow(window: Int) async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            // Three passes over 300 ids in scrambled orders: every key given three times, in
+            // different chunks, and the window (in bytes) flushes every few chunks or never.
+            let input = scrambledRows(300, name: "a") + scrambledRows(300, name: "b").reversed() + scrambledRows(300, name: "c")
+            let options = BulkInsertOptions(chunkSize: 70, sortWindow: window)
+            let report = try await store.bulkInsert(input, into: rows, options: options)
+            #expect(report.records == 900)
+            try store.read { snap throws in
+                #expect(try snap.count(of: rows) == 300)
+                for id in 0..<300 { #expect(try snap.get(.int(Int64(id)), from: rows)?.name == "c \(id)") }
+                #expect(try snap.keys(in: rows.indexes[0], of: rows).count == 300)
+            }
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func chunksHeldAfterOneWrittenInOrderStillReplaceItsValues() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let first = (0..<100).map { Row(id: $0, name: "first", group: 0) }  // in order: written at once
+            let later = scrambledRows(100, name: "later") + [Row(id: 500, name: "beyond", group: 1)]
+            let report = try await store.bulkInsert(first + later, into: rows, options: BulkInsertOptions(chunkSize: 100))
+            #expect(report.chunks == 3)
+            #expect(report.appendedChunks == 2)  // the first chunk, and the merged one beyond it
+            try store.read { snap throws in
+                #expect(try snap.count(of: rows) == 101)
+                for id in 0..<100 { #expect(try snap.get(.int(Int64(id)), from: rows)?.name == "later \(id)") }
+                // Moved index entries: every row left group 0 except the multiples of 5.
+                #expect(try snap.keys(in: rows.indexes[0], of: rows, range: .prefix(StoreKey.int(0).bytes)).count == 20)
+            }
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func heldChunksSurviveNamesInternedByAnotherWriterMeanwhile() async throws {
+        try await withTemporaryStorePath { path in
+            let input = generatedArticles(600, seed: 21).enumerated().map { index, article in
+                var article = article
+                article.section = "Held section \(index / 100)"  // a new interned value per chunk
+                return article
+            }
+            let outsider = {
+                var article = generatedArticles(1, seed: 22)[0]
+                article.section = "Outsider section"
+                return article
+            }()
+            do {
+                let store = try openStore(path)
+                // Between chunks (while the earlier ones are held), another write interns a value.
+                let values = InterleavedSequence(values: input, every: 100) { index in
+                    if index == 200 { try await store.put(outsider, in: articles) }
+                }
+                let report = try await store.bulkInsert(values, into: articles, options: BulkInsertOptions(chunkSize: 100))
+                #expect(report.records == 600)
+                #expect(try store.verify().isSound)
+            }
+            let reopened = try openStore(path)
+            try reopened.read { snap throws in
+                for article in input { #expect(try snap.get(.string(article.id), from: articles) == article) }
+                #expect(try snap.get(.string(outsider.id), from: articles) == outsider)
+                #expect(try snap.count(of: articles) == 601)
+            }
+        }
+    }
+}
+
+/// Values that run `between` (with the index of the next value) before every `every`-th value.
+private struct InterleavedSequence: AsyncSequence {
+    typealias Element = Article
+    let values: [Article]
+    let every: Int
+    let between: @Sendable (Int) async throws -> Void
+
+    func makeAsyncIterator() -> Iterator { Iterator(sequence: self) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let sequence: InterleavedSequence
+        var index = 0
+
+        mutating func next() async throws -> Article? {
+            guard index < sequence.values.count else { return nil }
+            if index > 0 && index % sequence.every == 0 { try await sequence.between(index) }
+            defer { index += 1 }
+            return sequence.values[index]
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Testing
+
+@testable import Quire
+
+@Suite struct KeyOrderingTests {
+    /// Keys that stress the 8-byte prefix comparison: short keys, zero bytes, shared prefixes.
+    private func awkwardKeys(_ count: Int, seed: UInt64) -> [[UInt8]] {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let stems: [[UInt8]] = [[], [0], [0, 0], [7], [7, 0, 0, 0, 0, 0, 0, 0], Array("nyt://article/".utf8)]
+        return (0..<count).map { _ in
+            var key = stems[Int(next() % UInt64(stems.count))]
+            for _ in 0..<Int(next() % 12) { key.append(UInt8(next() % 3 == 0 ? 0 : next() % 256)) }
+            return key
+        }
+    }
+
+    private func referenceOrder(_ keys: [[UInt8]]) -> [Int] {
+        keys.indices.sorted { a, b in
+            if keys[a] != keys[b] { return keys[a].lexicographicallyPrecedes(keys[b]) }
+            return a < b
+        }
+    }
+
+    @Test(arguments: [1 as UInt64, 2, 3]) func sortsLikeBytewiseComparisonAndKeepsEqualKeysInInputOrder(seed: UInt64) {
+        let keys = awkwardKeys(3_000, seed: seed)
+        #expect(KeyOrdering.stableSortedOrder(keys) == referenceOrder(keys))
+    }
+
+    @Test func mergeTakesEachKeyOnceFromTheLatestRunThatGaveIt() {
+        // Runs, each sorted, with keys repeated inside a run and across runs.
+        let keys = awkwardKeys(2_000, seed: 9).map { Array($0.prefix(3)) }
+        let runs = stride(from: 0, to: keys.count, by: 450).map { start in
+            Array(keys[start..<min(keys.count, start + 450)]).sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        let picks = KeyOrdering.mergeOrder(runs)
+
+        var latest: [[UInt8]: (run: Int, position: Int)] = [:]
+        var given: [[UInt8]: Int] = [:]
+        for (r, run) in runs.enumerated() {
+            for (p, key) in run.enumerated() {
+                latest[key] = (r, p)
+                given[key, default: 0] += 1
+            }
+        }
+        let expected = latest.keys.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(picks.map { runs[Int($0.run)][Int($0.position)] } == expected)
+        for pick in picks {
+            let key = runs[Int(pick.run)][Int(pick.position)]
+            #expect(latest[key]! == (Int(pick.run), Int(pick.position)))
+            #expect(Int(pick.consumed) == given[key])
+        }
+        #expect(picks.reduce(0) { $0 + Int($1.consumed) } == keys.count)
+    }
+
+    @Test func mergeOfNothingIsEmpty() {
+        #expect(KeyOrdering.mergeOrder([]).isEmpty)
+        #expect(KeyOrdering.mergeOrder([[], []]).isEmpty)
+        #expect(KeyOrdering.stableSortedOrder([]).isEmpty)
+    }
+}

@@ -47,6 +47,12 @@ public struct CompactObjectWriter {
 
     /// Writes `value` as an object whose field ids are `objectIDs`, then comes back to this object.
     @inlinable @inline(__always) mutating func object<T: CompactEncodable>(_ value: T, ids objectIDs: KeySetIDs) throws {
+        var value = value
+        try object(&value, ids: objectIDs)
+    }
+
+    /// ``object(_:ids:)`` for a value the caller lends by address, so that it is not copied.
+    @inlinable @inline(__always) mutating func object<T: CompactEncodable>(_ value: inout T, ids objectIDs: KeySetIDs) throws {
         // Saved unowned, like the property: a strong local would retain it once per object.
         unowned(unsafe) let savedIDs = ids
         let saved = (idBuffer, internedBuffer, keyCount)
@@ -173,9 +179,12 @@ public struct CompactObjectWriter {
         let start = out.openContainer(.array)
         if !values.isEmpty {
             let elementIDs = state.keySetIDs(for: T.compactKeys)
-            // (Iterating the buffer by index instead did not pay: each element's strings are still
-            // retained around the field writes, which the optimiser cannot see through.)
-            for value in values { try object(value, ids: elementIDs) }
+            // Each element by address, `inout` (nothing writes to it): iterating, or indexing the
+            // buffer, copies each element first, retaining all of its strings.
+            try values.withUnsafeBufferPointer { buffer in
+                let elements = UnsafeMutablePointer(mutating: buffer.baseAddress!)
+                for index in 0..<buffer.count { try object(&elements[index], ids: elementIDs) }
+            }
         }
         out.closeContainer(at: start)
     }

@@ -75,7 +75,7 @@ extension Store {
                 }
             }
             let failed = outcome.failed
-            if bulkRelaxed.withLock({ $0 }) { try? environment.sync() }
+            if relaxedBulkLoads.withLock({ $0 > 0 }) { try? environment.sync() }
             counters.withLock { $0.groupedWrites += batch.count }
             for (i, item) in batch.enumerated() {
                 if let error = failed[i] {

@@ -34,8 +34,8 @@ public final class Store: Sendable {
     let changeHub = ChangeHub()
     let commitQueue = CommitQueue()
     let counters = Locked<StoreCounters>(StoreCounters())
-    /// True while a bulk load runs with relaxed durability (group commits then sync explicitly).
-    let bulkRelaxed = Locked<Bool>(false)
+    /// Bulk loads running with relaxed durability (group commits then sync explicitly).
+    let relaxedBulkLoads = Locked<Int>(0)
 
     /// Opens (creating unless read-only) the store at `path`.
     ///

@@ -80,6 +80,39 @@ import Testing
         }
     }
 
+    @Test func heldChunksAreSyncedOnceAndTheStoreStaysDurable() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let reported = Mutex<[Int]>([])
+            // A durable load whose chunks are held, beside a relaxed load of other keys.
+            async let relaxed = store.bulkInsert(
+                (10_000..<13_000).map { Row(id: $0, name: "relaxed", group: 1) }, into: rows,
+                options: BulkInsertOptions(chunkSize: 500, relaxedDurability: true))
+            let durable = try await store.bulkInsert(scrambledRows(2_000), into: rows, options: BulkInsertOptions(chunkSize: 400)) {
+                progress in reported.withLock { $0.append(progress.records) }
+            }
+            _ = try await relaxed
+            #expect(durable.chunks == 5)
+            #expect(reported.withLock { $0 } == [400, 800, 1_200, 1_600, 2_000])
+            #expect(try store.environment.isRelaxedDurability == false)
+            #expect(try store.read { try $0.count(of: rows) } == 5_000)
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func aStoreOpenedRelaxedStaysRelaxedAfterALoad() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path) { $0.durability = .relaxed }
+            try store.register(rows)
+            try await store.bulkInsert(scrambledRows(600), into: rows, options: BulkInsertOptions(chunkSize: 100))
+            try await store.bulkInsert((600..<700).map { Row(id: $0, name: "r", group: 0) }, into: rows,
+                options: BulkInsertOptions(relaxedDurability: true))
+            #expect(try store.environment.isRelaxedDurability)
+            #expect(try store.read { try $0.count(of: rows) } == 700)
+        }
+    }
+
     @Test func heldChunksSurviveNamesInternedByAnotherWriterMeanwhile() async throws {
         try await withTemporaryStorePath { path in
             let input = generatedArticles(600, seed: 21).enumerated().map { index, article in

@@ -151,7 +151,10 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
         return report
     }
 
-    func abandon() async {
+    /// Ends a failed run: waits for the chunk in flight and, when `writingHeld`, writes the
+    /// held chunks (input from before the failure) as far as it can.
+    func abandon(writingHeld: Bool) async {
+        if writingHeld { try? await writeHeld() }
         _ = try? await inFlight?.task.value
         try? await restoreDurability()
     }

@@ -129,7 +129,9 @@ extension Store {
     }
 
     /// Begins a bulk run, lets `submitChunks` submit its chunks, and finishes the run (waiting for
-    /// the last chunk and restoring durability), or abandons it when anything throws.
+    /// the last chunk and restoring durability), or abandons it when anything throws: the
+    /// chunks held for sorting are still written (they came before the failure) unless the
+    /// task was cancelled.
     private func withBulkRun<V>(
         into collection: StoreCollection<V>, options: BulkInsertOptions,
         progress: (@Sendable (BulkInsertProgress) -> Void)?, _ submitChunks: (BulkRun<V>) async throws -> Void
@@ -140,7 +142,7 @@ extension Store {
             try await submitChunks(run)
             return try await run.finish()
         } catch {
-            await run.abandon()
+            await run.abandon(writingHeld: !(error is CancellationError) && !Task.isCancelled)
             throw error
         }
     }

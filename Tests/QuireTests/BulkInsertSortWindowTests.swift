@@ -101,6 +101,22 @@ import Testing
         }
     }
 
+    @Test func aFailingValueStillLeavesTheHeldChunksBeforeItCommitted() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            var input = generatedArticles(300, seed: 31)
+            input[250].id = String(repeating: "x", count: 600)  // beyond LMDB's key limit
+            await #expect(throws: StoreError.self) {
+                try await store.bulkInsert(input, into: articles, options: BulkInsertOptions(chunkSize: 100))
+            }
+            try store.read { snap throws in
+                #expect(try snap.count(of: articles) == 200)  // the two held chunks before the failing one
+                for article in input[..<200] { #expect(try snap.get(.string(article.id), from: articles) == article) }
+            }
+            #expect(try store.environment.isRelaxedDurability == false)
+        }
+    }
+
     @Test func aStoreOpenedRelaxedStaysRelaxedAfterALoad() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path) { $0.durability = .relaxed }

@@ -91,15 +91,21 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
             }
             try await settle(reported: !syncOnce)
         } catch {
-            _ = try? await inFlight?.task.value
-            inFlight = nil
-            if syncOnce { try? await store.writer.run { try store.endRelaxedLoad() } }
+            // The chunks that did commit are synced, and reported, before the error goes up.
+            try? await settle(reported: !syncOnce)
+            if syncOnce, (try? await store.writer.run { try store.endRelaxedLoad() }) != nil { reportSynced() }
+            unreported = []
             throw error
         }
         if syncOnce {
             try await store.writer.run { try store.endRelaxedLoad() }
-            for done in unreported { progress?(BulkInsertProgress(records: done.records, chunks: done.chunks, elapsed: elapsed)) }
+            reportSynced()
         }
+    }
+
+    /// Reports the chunks whose progress waited for their sync.
+    private func reportSynced() {
+        for done in unreported { progress?(BulkInsertProgress(records: done.records, chunks: done.chunks, elapsed: elapsed)) }
         unreported = []
     }
 

@@ -3,7 +3,7 @@ import QuireLMDB
 
 /// Where the value behind one record of an encoded chunk is: a slice of the input and a
 /// position in it (0 for the slice's first element).
-struct ValueOrigin: Sendable, Hashable {
+struct ValueOrigin: Sendable {
     var source: Int
     var position: Int
 }

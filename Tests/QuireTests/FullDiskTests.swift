@@ -99,4 +99,41 @@ private struct SmallDisk {
         #expect(report.isSound, "\(report.problems)")
         #expect(report.records >= committed)
     }
+
+    /// One load of keys in random order (held, merged, synced once) that fills the disk halfway
+    /// through its merged run: what it reported before failing is exactly what the store holds.
+    @Test(.enabled(if: SmallDisk.available, "needs root and mount(8) to create a small tmpfs"))
+    func fullDiskDuringAMergedRunReportsExactlyWhatCommitted() async throws {
+        let disk = try SmallDisk(megabytes: 4)
+        defer { disk.unmount() }
+        let path = disk.path + "/store"
+        let payload = String(repeating: "full disk ", count: 100)
+        let count = 8_000  // about 8 MB of records
+        let acknowledged = Atomic<Int>(0)
+        var failure: (any Error)?
+        do {
+            let store = try openStore(path) { $0.initialMapSize = 64 << 20 }
+            defer { store.close() }
+            try store.register(rows)
+            let scrambled = (0..<count).map { i in Row(id: (i * 7919) % count, name: payload, group: i % 7) }
+            try await store.bulkInsert(scrambled, into: rows, options: BulkInsertOptions(chunkSize: 250)) { progress in
+                acknowledged.store(progress.records, ordering: .relaxed)
+            }
+        } catch {
+            failure = error
+        }
+        #expect(failure != nil, "4 MB of tmpfs held 8 MB of records")
+        let committed = acknowledged.load(ordering: .relaxed)
+        #expect(committed > 0 && committed < count)
+        let reopened = try openStore(path)
+        defer { reopened.close() }
+        try reopened.register(rows)
+        try reopened.read { snap throws in
+            // The merged run ascends by id, so the committed chunks hold ids 0..<committed.
+            #expect(try snap.count(of: rows) == committed)
+            #expect(try snap.get(.int(Int64(max(0, committed - 1))), from: rows)?.name == (committed > 0 ? payload : nil))
+            #expect(try snap.get(.int(Int64(committed)), from: rows) == nil)
+        }
+        #expect(try reopened.verify().isSound)
+    }
 }

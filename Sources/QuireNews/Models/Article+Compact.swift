@@ -40,6 +40,27 @@ extension Article: CompactCodable {
         static let multimedia: CompactKey = 21
     }
 
+    public func warm(_ writer: inout CompactObjectWriter) {
+        writer.warm(id)
+        writer.warm(url)
+        writer.warm(headline)
+        writer.warm(kicker)
+        writer.warm(abstract)
+        writer.warm(snippet)
+        writer.warm(leadParagraph)
+        writer.warm(source)
+        writer.warm(sourceURL)
+        writer.warm(section)
+        writer.warm(subsection)
+        writer.warm(newsDesk)
+        writer.warm(printSection)
+        writer.warm(printPage)
+        writer.warm(documentType)
+        writer.warm(typeOfMaterial)
+        writer.warm(byline)
+        writer.warm(authors)
+    }
+
     public func encode(to writer: inout CompactObjectWriter) throws {
         writer.write(id, for: Keys.id)
         writer.write(url, for: Keys.url)

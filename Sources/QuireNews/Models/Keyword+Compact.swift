@@ -14,6 +14,11 @@ extension Keyword: CompactCodable {
         static let rank: CompactKey = 2
     }
 
+    public func warm(_ writer: inout CompactObjectWriter) {
+        writer.warm(name)
+        writer.warm(value)
+    }
+
     public func encode(to writer: inout CompactObjectWriter) throws {
         writer.write(name, for: Keys.name)
         writer.write(value, for: Keys.value)

@@ -17,6 +17,13 @@ extension Media: CompactCodable {
         static let kind: CompactKey = 5
     }
 
+    public func warm(_ writer: inout CompactObjectWriter) {
+        writer.warm(url)
+        writer.warm(caption)
+        writer.warm(credit)
+        writer.warm(kind)
+    }
+
     public func encode(to writer: inout CompactObjectWriter) throws {
         writer.write(url, for: Keys.url)
         writer.writeIfPresent(width, for: Keys.width)

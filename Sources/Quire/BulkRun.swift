@@ -24,8 +24,6 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     /// Sorted chunks held back for the merge, and their bytes.
     private var held: [EncodedChunk<V>] = []
     private var heldBytes = 0
-    /// Committed chunks (records and chunks so far) whose progress waits for their sync.
-    private var unreported: [(records: Int, chunks: Int)] = []
     /// The largest key written so far (tracked only when chunks are sorted).
     private var lastKey: [UInt8]?
     private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
@@ -69,78 +67,43 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
         return KeyRange.compare(lastKey, first) < 0
     }
 
-    /// Merges the held chunks into one sorted run and writes it.
-    ///
-    /// When durable, the run's chunks commit without an fsync each, the disk starting on each
-    /// while the next one is put, and are synced once at the end (all of them are written
-    /// back to back, so there is no encoding for per-chunk syncs to overlap with); they are
-    /// reported once synced.
+    /// Merges the held chunks into one sorted run and writes it, in chunks. When a chunk fails,
+    /// the ones before it that committed are reported before the error goes up.
     private func writeHeld() async throws {
         guard !held.isEmpty else { return }
         let fields = try store.harmonizeFields(&held, collection)
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
-        let syncOnce = !options.relaxedDurability
-        try await settle()
-        let store = self.store
-        if syncOnce { try await store.writer.run { try store.beginRelaxedLoad() } }
         do {
-            while let chunk = merger.next(maxCount: options.chunkSize) {
-                try await write(chunk, startWriteback: syncOnce, reported: !syncOnce)
-            }
-            try await settle(reported: !syncOnce)
+            while let chunk = merger.next(maxCount: options.chunkSize) { try await write(chunk) }
+            try await settle()
         } catch {
-            // The chunks that did commit are synced, and reported, before the error goes up.
-            try? await settle(reported: !syncOnce)
-            if syncOnce, (try? await store.writer.run { try store.endRelaxedLoad() }) != nil { reportSynced() }
-            unreported = []
+            try? await settle()
             throw error
         }
-        if syncOnce {
-            try await store.writer.run { try store.endRelaxedLoad() }
-            reportSynced()
-        }
-    }
-
-    /// Reports the chunks whose progress waited for their sync.
-    private func reportSynced() {
-        for done in unreported { progress?(BulkInsertProgress(records: done.records, chunks: done.chunks, elapsed: elapsed)) }
-        unreported = []
     }
 
     /// Writes a chunk on the writer, once the chunk before it is committed.
-    private func write(_ chunk: EncodedChunk<V>, startWriteback: Bool = false, reported: Bool = true) async throws {
-        try await settle(reported: reported)
+    private func write(_ chunk: EncodedChunk<V>) async throws {
+        try await settle()
         if options.sortChunks, let last = chunk.keys.last, lastKey.map({ KeyRange.compare($0, last) < 0 }) ?? true {
             lastKey = last
         }
         let store = self.store
         let collection = self.collection
-        let task = Task {
-            try await store.writer.run {
-                let appended = try store.writeChunk(chunk, collection)
-                if startWriteback { try? store.environment.startWriteback() }  // only a head start
-                return appended
-            }
-        }
-        inFlight = (task, chunk.inputCount)
+        inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount)
     }
 
-    /// Waits for the chunk in flight and counts it; reports it, or keeps the report for later
-    /// (until it is synced).
-    private func settle(reported: Bool = true) async throws {
+    /// Waits for the chunk in flight and reports it.
+    private func settle() async throws {
         guard let (task, inputCount) = inFlight else { return }
         inFlight = nil
         let appended = try await task.value
         report.records += inputCount
         report.chunks += 1
         if appended { report.appendedChunks += 1 }
-        if reported {
-            progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed))
-        } else {
-            unreported.append((report.records, report.chunks))
-        }
+        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed))
     }
 
     private var elapsed: Double {

@@ -21,8 +21,9 @@ public struct BulkInsertOptions: Sendable {
     /// about 240,000 news articles: 100,000 articles with random ids loaded about 1.3× faster
     /// than with each chunk sorted on its own, as fast as raw `mdb_put`s in random order.
     public var sortWindow: Int = 256 << 20
-    /// Skip the fsync of each chunk's commit and sync once at the end. A crash during the load
-    /// may lose the chunks not yet synced, never corrupt the store.
+    /// Skip the fsync of each chunk's commit and sync once at the end. A killed process loses
+    /// nothing committed; a system crash during the load may lose the chunks not yet synced, or
+    /// (on file systems that reorder writes: LMDB's `MDB_NOSYNC` caveat) damage the store.
     public var relaxedDurability: Bool = false
 
     /// The defaults: chunks of 25,000, sorted across a 256 MiB window, durable.

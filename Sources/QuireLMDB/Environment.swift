@@ -242,19 +242,6 @@ public final class Environment: @unchecked Sendable {
         try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync", path: path)
     }
 
-    /// Asks the kernel to start writing the data file's dirty pages to disk, without waiting:
-    /// after relaxed commits, a later ``sync(force:)`` then has less left to wait for, and the
-    /// disk works while the caller goes on. Does nothing where the OS has no such call (only
-    /// Linux has `sync_file_range`). The corresponding C function is `mdb_env_get_fd`.
-    public func startWriteback() throws(LMDBError) {
-        try ensureOpen("mdb_env_get_fd")
-        var fd: mdb_filehandle_t = -1
-        try check(mdb_env_get_fd(handle, &fd), "mdb_env_get_fd", path: path)
-        if quire_start_writeback(fd) != 0 {
-            throw LMDBError(code: errno, operation: "sync_file_range", path: path)
-        }
-    }
-
     /// True while commits skip their flush (`MDB_NOSYNC`, from the options or
     /// ``setRelaxedDurability(_:)``). The corresponding C function is `mdb_env_get_flags`.
     public var isRelaxedDurability: Bool {

@@ -14,7 +14,8 @@ public struct EnvironmentOptions: Sendable, Hashable {
         /// corrupts. The corresponding C flag is `MDB_NOMETASYNC`.
         case noMetaSync
         /// Nothing is flushed at commit; call `Environment.sync()` to make data durable. A system
-        /// crash may lose recent commits. The corresponding C flag is `MDB_NOSYNC`.
+        /// crash may lose recent commits, or damage the file on file systems that reorder
+        /// writes; a process crash loses nothing. The corresponding C flag is `MDB_NOSYNC`.
         case relaxed
     }
 

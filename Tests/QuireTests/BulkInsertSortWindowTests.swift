@@ -80,7 +80,7 @@ import Testing
         }
     }
 
-    @Test func heldChunksAreSyncedOnceAndTheStoreStaysDurable() async throws {
+    @Test func overlappingRelaxedAndDurableLoadsLeaveTheStoreDurable() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)
             try store.register(rows)

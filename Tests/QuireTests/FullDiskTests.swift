@@ -100,7 +100,7 @@ private struct SmallDisk {
         #expect(report.records >= committed)
     }
 
-    /// One load of keys in random order (held, merged, synced once) that fills the disk halfway
+    /// One load of keys in random order (held, then merged into one run) that fills the disk halfway
     /// through its merged run: what it reported before failing is exactly what the store holds.
     @Test(.enabled(if: SmallDisk.available, "needs root and mount(8) to create a small tmpfs"))
     func fullDiskDuringAMergedRunReportsExactlyWhatCommitted() async throws {

@@ -6,7 +6,9 @@ import Foundation
     // Variables so that each thread can reuse one state for its decode calls (DecoderStateCache).
     @usableFromInline @exclusivity(unchecked) var reader: ByteReader
     @exclusivity(unchecked) var names: [String]
-    @exclusivity(unchecked) var strings: StringTable
+    /// Constant, so that reads through it need not retain it around each call (a state is reused
+    /// by resetting this table, never by replacing it).
+    let strings: StringTable
     @usableFromInline @exclusivity(unchecked) var depthLimit: Int
     @exclusivity(unchecked) var userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// True while a decode call uses this state (a nested call on the same thread makes its own).

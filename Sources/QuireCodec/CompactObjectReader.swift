@@ -21,8 +21,10 @@ public struct CompactObjectReader {
     // Strong references: an `unowned(unsafe)` one is retained and released around every call made
     // through it, while a strong one held by the (borrowed) reader needs no traffic at all.
     @usableFromInline let state: DecoderState
-    @usableFromInline let keys: CompactKeySet
-    @usableFromInline let table: [Int32]
+    /// Unretained (the type's static key set outlives every decode), as is the table (owned by
+    /// `state`): a reader per nested object would otherwise retain and release both.
+    @usableFromInline unowned(unsafe) let keys: CompactKeySet
+    @usableFromInline let table: UnsafeBufferPointer<Int32>
     @usableFromInline var position: Int
     @usableFromInline let end: Int
     /// The current field: its key position and value range.
@@ -30,7 +32,7 @@ public struct CompactObjectReader {
     @usableFromInline var valueStart = 0
     @usableFromInline var valueEnd = 0
 
-    @usableFromInline init(state: DecoderState, keys: CompactKeySet, table: [Int32], start: Int, end: Int) {
+    @usableFromInline init(state: DecoderState, keys: CompactKeySet, table: UnsafeBufferPointer<Int32>, start: Int, end: Int) {
         self.state = state
         self.keys = keys
         self.table = table

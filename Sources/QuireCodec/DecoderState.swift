@@ -26,7 +26,8 @@ import Foundation
     @exclusivity(unchecked) var entries: [FieldEntry] = []
     /// Field id → key position tables of the ``CompactKeySet``s used in this call.
     @exclusivity(unchecked) var keySets: [ObjectIdentifier] = []
-    @exclusivity(unchecked) var keySetTables: [[Int32]] = []
+    /// Raw buffers owned by the state, so that a reader points into one without retaining it.
+    @exclusivity(unchecked) var keySetTables: [UnsafeMutableBufferPointer<Int32>] = []
 
     init(reader: ByteReader, names: [String], strings: StringTable, start: Int, end: Int, options: CompactDecoder.Options) {
         self.reader = reader
@@ -46,7 +47,7 @@ import Foundation
     func reset(reader: ByteReader, names: [String], values: [String?], start: Int, end: Int, options: CompactDecoder.Options) {
         if !sameStorage(self.names, names) {
             keySets.removeAll(keepingCapacity: true)
-            keySetTables.removeAll(keepingCapacity: true)
+            freeKeySetTables()
         }
         self.reader = reader
         self.names = names
@@ -275,14 +276,25 @@ import Foundation
     // MARK: Hand-written conformances
 
     /// The field id → key position table of `keys` for this call's names.
-    @usableFromInline func decodeTable(for keys: CompactKeySet) -> [Int32] {
+    /// The field id → key position table of `keys` for the current names; valid until the state
+    /// is reset for other names (a decode call's readers never outlive it).
+    @usableFromInline func decodeTable(for keys: CompactKeySet) -> UnsafeBufferPointer<Int32> {
         let id = ObjectIdentifier(keys)
-        for index in keySets.indices where keySets[index] == id { return keySetTables[index] }
+        for index in keySets.indices where keySets[index] == id { return UnsafeBufferPointer(keySetTables[index]) }
         let table = keys.decodeTable(for: names)
+        let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: table.count)
+        _ = buffer.initialize(from: table)
         keySets.append(id)
-        keySetTables.append(table)
-        return table
+        keySetTables.append(buffer)
+        return UnsafeBufferPointer(buffer)
     }
+
+    private func freeKeySetTables() {
+        for table in keySetTables { table.deallocate() }
+        keySetTables.removeAll(keepingCapacity: true)
+    }
+
+    deinit { freeKeySetTables() }
 
     /// Decodes the object whose tag is at `s` (ending at `e`) through `T`'s hand-written conformance.
     @inlinable func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> T {

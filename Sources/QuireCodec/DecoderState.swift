@@ -275,7 +275,6 @@ import Foundation
 
     // MARK: Hand-written conformances
 
-    /// The field id → key position table of `keys` for this call's names.
     /// The field id → key position table of `keys` for the current names; valid until the state
     /// is reset for other names (a decode call's readers never outlive it).
     @usableFromInline func decodeTable(for keys: CompactKeySet) -> UnsafeBufferPointer<Int32> {

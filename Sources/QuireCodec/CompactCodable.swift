@@ -115,7 +115,7 @@ public final class CompactKeySet: Sendable {
         && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
 }
 
-/// A field name as a coding key, for coding paths in errors.
+/// A field name as a coding key: coding paths in errors, and `super`.
 struct NamedKey: CodingKey {
     let stringValue: String
     var intValue: Int? { nil }

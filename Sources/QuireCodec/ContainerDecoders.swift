@@ -415,9 +415,9 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        let key = StringKey("super")
+        let key = NamedKey("super")
         guard let (s, e) = try state.run(Any.self, key, { () throws(CompactDecodingError) in
-            try KeyedContainerDecoder<StringKey>(state: state, start: bodyStart, end: bodyEnd, isMap: isMap, slot: slot).find(key)
+            try KeyedContainerDecoder<NamedKey>(state: state, start: bodyStart, end: bodyEnd, isMap: isMap, slot: slot).find(key)
         }) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath + [key], debugDescription: "No super value."))
         }
@@ -717,15 +717,6 @@ struct SingleValueDecoder: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try state.decodeValue(T.self, start, end, key: nil)
     }
-}
-
-/// A plain string coding key.
-struct StringKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { return nil }
 }
 
 extension DecoderState {

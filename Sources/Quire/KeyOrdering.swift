@@ -1,4 +1,3 @@
-import Foundation
 import QuireLMDB
 
 /// Orders of keys for the bulk loader, compared as raw bytes (LMDB's default order) without
@@ -57,12 +56,11 @@ enum KeyOrdering {
         var heads = runFirst
         var picks: [Pick] = []
         picks.reserveCapacity(starts.count - 1)
-        bytes.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress
+        bytes.withUnsafeBytes { buffer in
             func compare(_ a: Int, _ b: Int) -> Int {
-                let (la, lb) = (starts[a + 1] - starts[a], starts[b + 1] - starts[b])
-                let c = min(la, lb) == 0 ? 0 : memcmp(base! + starts[a], base! + starts[b], min(la, lb))
-                return c != 0 ? Int(c) : la - lb
+                KeyRange.compare(
+                    UnsafeRawBufferPointer(rebasing: buffer[starts[a]..<starts[a + 1]]),
+                    UnsafeRawBufferPointer(rebasing: buffer[starts[b]..<starts[b + 1]]))
             }
             while true {
                 var smallest = -1

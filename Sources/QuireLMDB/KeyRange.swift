@@ -84,18 +84,21 @@ extension KeyRange {
     public static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.withUnsafeBytes { compareKeys($0, b) }
     }
-}
 
-/// Compares like LMDB's default key order: `memcmp`, then the shorter key first.
-func compareKeys(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
-    b.withUnsafeBytes { bb in
-        let n = min(a.count, bb.count)
-        if n > 0, let pa = a.baseAddress, let pb = bb.baseAddress {
+    /// LMDB's default key order on raw bytes: `memcmp`, then the shorter key first.
+    @inlinable public static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let n = min(a.count, b.count)
+        if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
             let c = memcmp(pa, pb, n)
             if c != 0 { return Int(c) }
         }
-        return a.count - bb.count
+        return a.count - b.count
     }
+}
+
+/// ``KeyRange/compare(_:_:)-(UnsafeRawBufferPointer,UnsafeRawBufferPointer)`` with an array.
+func compareKeys(_ a: UnsafeRawBufferPointer, _ b: [UInt8]) -> Int {
+    b.withUnsafeBytes { KeyRange.compare(a, $0) }
 }
 
 #if canImport(Glibc)

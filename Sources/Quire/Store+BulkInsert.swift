@@ -343,9 +343,11 @@ extension Store {
         return records
     }
 
-    /// True when `keys` are already in ascending byte order (then sorting is skipped).
-    private func isAscending(_ keys: [[UInt8]]) -> Bool {
-        for i in keys.indices.dropFirst() where KeyRange.compare(keys[i - 1], keys[i]) > 0 { return false }
+    /// True when `keys` are already in ascending byte order (then sorting is skipped); when
+    /// `strictly`, equal neighbours fail too.
+    private func isAscending(_ keys: [[UInt8]], strictly: Bool = false) -> Bool {
+        let limit = strictly ? 0 : 1  // the smallest comparison of neighbours that breaks the order
+        for i in keys.indices.dropFirst() where KeyRange.compare(keys[i - 1], keys[i]) >= limit { return false }
         return true
     }
 
@@ -378,8 +380,7 @@ extension Store {
     private func isAppendable(_ keys: [[UInt8]], after last: [UInt8]?) -> Bool {
         guard let first = keys.first else { return false }
         if let last, KeyRange.compare(last, first) >= 0 { return false }
-        for i in keys.indices.dropFirst() where KeyRange.compare(keys[i - 1], keys[i]) >= 0 { return false }
-        return true
+        return isAscending(keys, strictly: true)
     }
 }
 

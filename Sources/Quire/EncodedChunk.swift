@@ -8,6 +8,12 @@ struct ValueOrigin: Sendable {
     var position: Int
 }
 
+/// One record of an encoded chunk: its key and its encoded bytes.
+struct EncodedEntry: Sendable {
+    var key: ArenaBytes
+    var record: ArenaBytes
+}
+
 /// Records encoded off the writer thread, in the order they are to be written.
 struct EncodedChunk<V: Codable & Sendable>: Sendable {
     /// The values as given, never copied: slices of the caller's array when the caller gave one.
@@ -15,8 +21,12 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
     var sources: [ArraySlice<V>]
     /// For each record, its value in `sources`.
     var origins: [ValueOrigin]
-    var keys: [[UInt8]]
-    var records: [[UInt8]]
+    /// Each record's key and bytes.
+    var entries: [EncodedEntry]
+    /// The memory `entries` point into.
+    var arenas: [RecordArena]
+    /// For each record, for each of the collection's indexes, its index keys; empty when the
+    /// collection has no index.
     var indexKeys: [[[[UInt8]]]]
     /// The field table the records were encoded with.
     var fields: FieldTable
@@ -28,19 +38,25 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
     /// Bytes of keys and records, what holding the chunk costs beyond its values.
     var byteCount: Int
 
-    var count: Int { keys.count }
+    var count: Int { entries.count }
 
-    /// The records encoded again, in write order, against `table` (which may grow).
-    func recordsEncoded(
+    /// The index keys of record `i`, one list per index of the collection.
+    func indexKeys(at i: Int) -> [[[UInt8]]] { indexKeys.isEmpty ? [] : indexKeys[i] }
+
+    /// The chunk with its records encoded again, in write order, against `table` (which may grow).
+    func reencoded(
         with table: inout FieldTable, _ encode: (borrowing V, inout FieldTable) throws -> [UInt8]
-    ) throws -> [[UInt8]] {
-        var records: [[UInt8]] = []
-        records.reserveCapacity(origins.count)
-        for origin in origins {
-            try sources[origin.source].withUnsafeBufferPointer { buffer in
-                records.append(try encode(buffer[origin.position], &table))
+    ) throws -> EncodedChunk {
+        let arena = RecordArena(firstBlock: byteCount)
+        var chunk = self
+        for (i, origin) in origins.enumerated() {
+            let record = try sources[origin.source].withUnsafeBufferPointer { buffer in
+                try encode(buffer[origin.position], &table)
             }
+            chunk.entries[i].record = try arena.append(record)
         }
-        return records
+        chunk.arenas.append(arena)
+        chunk.fields = table
+        return chunk
     }
 }

@@ -1,10 +1,9 @@
 import QuireLMDB
 
-/// Orders of keys for the bulk loader, compared as raw bytes (LMDB's default order) without
-/// retaining an array per comparison.
+/// Orders of keys for the bulk loader, compared as raw bytes (LMDB's default order).
 enum KeyOrdering {
     /// The positions of `keys` in ascending key order, equal keys in their input order.
-    static func stableSortedOrder(_ keys: [[UInt8]]) -> [Int] {
+    static func stableSortedOrder(_ keys: [ArenaBytes]) -> [Int] {
         // Most keys differ in their first 8 bytes: compare those as one big-endian integer
         // (zero-padded, which keeps the order whenever the prefixes differ) and compare whole
         // keys only on a tie.
@@ -12,7 +11,7 @@ enum KeyOrdering {
         keys.withUnsafeBufferPointer { keys in
             entries.sort { a, b in
                 if a.prefix != b.prefix { return a.prefix < b.prefix }
-                let c = KeyRange.compare(keys[a.index], keys[b.index])
+                let c = KeyRange.compare(keys[a.index].buffer, keys[b.index].buffer)
                 return c != 0 ? c < 0 : a.index < b.index
             }
         }
@@ -24,10 +23,21 @@ enum KeyOrdering {
         var index: Int
     }
 
-    private static func prefix(_ key: [UInt8]) -> UInt64 {
+    private static func prefix(_ key: ArenaBytes) -> UInt64 {
         var value: UInt64 = 0
-        for i in 0..<8 { value = value << 8 | UInt64(i < key.count ? key[i] : 0) }
+        for i in 0..<8 { value = value << 8 | UInt64(i < key.count ? key.start.load(fromByteOffset: i, as: UInt8.self) : 0) }
         return value
+    }
+
+    /// True when `keys` are in ascending order; when `strictly`, equal neighbours fail too.
+    static func isAscending(_ keys: some Collection<ArenaBytes>, strictly: Bool = false) -> Bool {
+        let limit = strictly ? 0 : 1  // the smallest comparison of neighbours that breaks the order
+        var previous: ArenaBytes?
+        for key in keys {
+            if let previous, KeyRange.compare(previous.buffer, key.buffer) >= limit { return false }
+            previous = key
+        }
+        return true
     }
 
     /// One merged key: the run and position it is taken from, and how many keys (equal ones,
@@ -39,48 +49,32 @@ enum KeyOrdering {
     }
 
     /// The order in which a k-way merge of sorted key runs takes their keys: one pick per
-    /// distinct key, ascending. Computed on one flat copy of the key bytes, so that a
-    /// comparison is a `memcmp`.
-    static func mergeOrder(_ runs: [[[UInt8]]]) -> [Pick] {
-        var bytes: [UInt8] = []
-        var starts: [Int] = [0]  // key i is bytes[starts[i]..<starts[i + 1]], runs one after another
-        var runFirst: [Int] = []
-        for run in runs {
-            runFirst.append(starts.count - 1)
-            for key in run {
-                bytes += key
-                starts.append(bytes.count)
-            }
-        }
-        let ends = runFirst.indices.map { $0 + 1 < runFirst.count ? runFirst[$0 + 1] : starts.count - 1 }
-        var heads = runFirst
+    /// distinct key, ascending.
+    static func mergeOrder(_ runs: [[ArenaBytes]]) -> [Pick] {
+        var heads = runs.map { _ in 0 }
         var picks: [Pick] = []
-        picks.reserveCapacity(starts.count - 1)
-        bytes.withUnsafeBytes { buffer in
-            func compare(_ a: Int, _ b: Int) -> Int {
-                KeyRange.compare(
-                    UnsafeRawBufferPointer(rebasing: buffer[starts[a]..<starts[a + 1]]),
-                    UnsafeRawBufferPointer(rebasing: buffer[starts[b]..<starts[b + 1]]))
+        picks.reserveCapacity(runs.reduce(0) { $0 + $1.count })
+        while true {
+            var smallest = -1
+            var smallestKey: ArenaBytes?
+            for run in runs.indices where heads[run] < runs[run].count {
+                let key = runs[run][heads[run]]
+                if let best = smallestKey, KeyRange.compare(key.buffer, best.buffer) >= 0 { continue }
+                smallest = run
+                smallestKey = key
             }
-            while true {
-                var smallest = -1
-                for run in heads.indices where heads[run] < ends[run] {
-                    if smallest < 0 || compare(heads[run], heads[smallest]) < 0 { smallest = run }
+            guard let key = smallestKey else { break }
+            // Runs before `smallest` hold only larger keys; later runs hold later input.
+            var pick = Pick(run: Int32(smallest), position: 0, consumed: 0)
+            for run in smallest..<runs.count {
+                while heads[run] < runs[run].count && KeyRange.compare(runs[run][heads[run]].buffer, key.buffer) == 0 {
+                    pick.run = Int32(run)
+                    pick.position = Int32(heads[run])
+                    pick.consumed += 1
+                    heads[run] += 1
                 }
-                guard smallest >= 0 else { break }
-                // Runs before `smallest` hold only larger keys; later runs hold later input.
-                let key = heads[smallest]
-                var pick = Pick(run: Int32(smallest), position: 0, consumed: 0)
-                for run in smallest..<heads.count {
-                    while heads[run] < ends[run] && compare(heads[run], key) == 0 {
-                        pick.run = Int32(run)
-                        pick.position = Int32(heads[run] - runFirst[run])
-                        pick.consumed += 1
-                        heads[run] += 1
-                    }
-                }
-                picks.append(pick)
             }
+            picks.append(pick)
         }
         return picks
     }

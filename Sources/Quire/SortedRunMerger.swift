@@ -9,13 +9,13 @@ import QuireLMDB
 /// and the latest position in it), as if every value had been written in input order.
 struct SortedRunMerger<V: Codable & Sendable> {
     // The runs' parts apart: reaching into an `EncodedChunk<V>` from unspecialised code copies it.
-    private let keys: [[[UInt8]]]
-    private let records: [[[UInt8]]]
+    private let entries: [[EncodedEntry]]
     private let indexKeys: [[[[[UInt8]]]]]
     private let origins: [[ValueOrigin]]
     /// Where each run's sources start in the merged chunks' `sources`.
     private let sourceOffsets: [Int]
     private let sources: [ArraySlice<V>]
+    private let arenas: [RecordArena]
     private let fields: FieldTable
     private let picks: [KeyOrdering.Pick]
     private var nextPick = 0
@@ -29,36 +29,36 @@ struct SortedRunMerger<V: Codable & Sendable> {
             offsets.append(sources.count)
             sources += run.sources
         }
-        keys = runs.map(\.keys)
-        records = runs.map(\.records)
+        entries = runs.map(\.entries)
         indexKeys = runs.map(\.indexKeys)
         origins = runs.map(\.origins)
+        arenas = runs.flatMap(\.arenas)
         sourceOffsets = offsets
         self.sources = sources
         self.fields = fields
-        picks = KeyOrdering.mergeOrder(keys)
+        picks = KeyOrdering.mergeOrder(entries.map { $0.map(\.key) })
     }
 
     /// The next merged chunk of at most `maxCount` records, or nil when all runs are merged.
     mutating func next(maxCount: Int) -> EncodedChunk<V>? {
         guard nextPick < picks.count else { return nil }
         let end = min(picks.count, nextPick + maxCount)
+        let indexed = indexKeys.contains { !$0.isEmpty }
         var chunk = EncodedChunk<V>(
-            sources: sources, origins: [], keys: [], records: [], indexKeys: [], fields: fields, arrivedSorted: true,
-            inputCount: 0, byteCount: 0)
+            sources: sources, origins: [], entries: [], arenas: arenas, indexKeys: [], fields: fields,
+            arrivedSorted: true, inputCount: 0, byteCount: 0)
         chunk.origins.reserveCapacity(end - nextPick)
-        chunk.keys.reserveCapacity(end - nextPick)
-        chunk.records.reserveCapacity(end - nextPick)
-        chunk.indexKeys.reserveCapacity(end - nextPick)
+        chunk.entries.reserveCapacity(end - nextPick)
+        if indexed { chunk.indexKeys.reserveCapacity(end - nextPick) }
         for pick in picks[nextPick..<end] {
             let (run, position) = (Int(pick.run), Int(pick.position))
             let origin = origins[run][position]
+            let entry = entries[run][position]
             chunk.origins.append(ValueOrigin(source: sourceOffsets[run] + origin.source, position: origin.position))
-            chunk.keys.append(keys[run][position])
-            chunk.records.append(records[run][position])
-            chunk.indexKeys.append(indexKeys[run][position])
+            chunk.entries.append(entry)
+            if indexed { chunk.indexKeys.append(indexKeys[run][position]) }
             chunk.inputCount += Int(pick.consumed)
-            chunk.byteCount += keys[run][position].count + records[run][position].count
+            chunk.byteCount += entry.key.count + entry.record.count
         }
         nextPick = end
         return chunk

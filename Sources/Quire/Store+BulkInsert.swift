@@ -164,19 +164,17 @@ extension Store {
             base = previous
         }
         let encoded = try encodeInParallel(values, c, collection, base)
-        let ascending = isAscending(encoded.keys)
+        let ascending = KeyOrdering.isAscending(encoded.entries.lazy.map(\.key))
         var chunk = EncodedChunk(
             sources: [values], origins: (0..<values.count).map { ValueOrigin(source: 0, position: $0) },
-            keys: encoded.keys, records: encoded.records, indexKeys: encoded.indexKeys, fields: encoded.fields,
+            entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
             arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount)
         guard sort && !ascending else { return chunk }
         // Equal keys keep their input order, so the last value given for a key wins.
-        let keys = encoded.keys
-        let order = KeyOrdering.stableSortedOrder(keys)
+        let order = KeyOrdering.stableSortedOrder(encoded.entries.map(\.key))
         chunk.origins = order.map { ValueOrigin(source: 0, position: $0) }
-        chunk.keys = order.map { keys[$0] }
-        chunk.records = order.map { encoded.records[$0] }
-        chunk.indexKeys = order.map { encoded.indexKeys[$0] }
+        chunk.entries = order.map { encoded.entries[$0] }
+        if !encoded.indexKeys.isEmpty { chunk.indexKeys = order.map { encoded.indexKeys[$0] } }
         return chunk
     }
 
@@ -187,7 +185,7 @@ extension Store {
         guard var table = chunks.last?.fields else { return fields }
         let c = try resolvedForWrite(collection)
         for i in chunks.indices where !table.names.starts(with: chunks[i].fields.names) {
-            chunks[i].records = try chunks[i].recordsEncoded(with: &table) { try collection.coder.encode($0, c.encoder, &$1) }
+            chunks[i] = try chunks[i].reencoded(with: &table) { try collection.coder.encode($0, c.encoder, &$1) }
         }
         for i in chunks.indices { chunks[i].fields = table }
         return table
@@ -195,15 +193,16 @@ extension Store {
 
     /// What a chunk's values become, in the chunk's input order.
     private struct EncodedValues {
-        var keys: [[UInt8]] = []
-        var records: [[UInt8]] = []
+        var entries: [EncodedEntry] = []
+        var arenas: [RecordArena] = []
+        /// Empty when the collection has no index.
         var indexKeys: [[[[UInt8]]]] = []
         var fields: FieldTable
         var byteCount = 0
 
         mutating func append(contentsOf other: EncodedValues) {
-            keys += other.keys
-            records += other.records
+            entries += other.entries
+            arenas += other.arenas
             indexKeys += other.indexKeys
             byteCount += other.byteCount
         }
@@ -212,9 +211,9 @@ extension Store {
     /// Computes the key, record and index keys of every value, split over the machine's cores
     /// when the chunk is big, touching each value once.
     ///
-    /// Each slice encodes with its own copy of the field table. When a slice had to intern a
-    /// new name (a new store's first chunk), slices could have given one name different ids,
-    /// so the chunk is encoded again serially with one table.
+    /// Each slice encodes with its own copy of the field table, into its own arena. When a
+    /// slice had to intern a new name (a new store's first chunk), slices could have given one
+    /// name different ids, so the chunk is encoded again serially with one table.
     private func encodeInParallel<V: Encodable & Sendable>(
         _ values: ArraySlice<V>, _ c: RegisteredCollection, _ collection: StoreCollection<V>, _ table: FieldTable
     ) throws -> EncodedValues {
@@ -223,9 +222,10 @@ extension Store {
         let hasIndexes = !collection.indexes.isEmpty
         @Sendable func encode(_ range: Range<Int>, _ table: FieldTable, _ encoder: CompactEncoder) throws -> EncodedValues {
             var out = EncodedValues(fields: table)
-            out.keys.reserveCapacity(range.count)
-            out.records.reserveCapacity(range.count)
-            out.indexKeys.reserveCapacity(range.count)
+            out.entries.reserveCapacity(range.count)
+            if hasIndexes { out.indexKeys.reserveCapacity(range.count) }
+            let arena = RecordArena(firstBlock: range.count * Self.expectedRecordSize)
+            out.arenas = [arena]
             // One value for the key, the record and the index keys, never copied (a copy of an
             // article retains all of its strings). `inout` because unspecialised code passes an
             // inout argument by address, where it copies a borrowed `pointee` first.
@@ -238,14 +238,11 @@ extension Store {
                 } catch {
                     throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
                 }
-                out.keys.append(key.bytes)
-                out.records.append(record)
+                out.entries.append(EncodedEntry(key: try arena.append(key.bytes), record: try arena.append(record)))
                 out.byteCount += key.bytes.count + record.count
-                var entries: [[[UInt8]]] = []
                 if hasIndexes {
-                    for index in collection.indexes { entries.append(index.keys(value).map { IndexKey.clamp($0.bytes) }) }
+                    out.indexKeys.append(collection.indexes.map { index in index.keys(value).map { IndexKey.clamp($0.bytes) } })
                 }
-                out.indexKeys.append(entries)
             }
             try values.withUnsafeBufferPointer { buffer in
                 let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)  // never written through
@@ -284,6 +281,10 @@ extension Store {
         return result
     }
 
+    /// A guess at a key and record's bytes, to size a slice's first arena block (news articles
+    /// take about 1.1 KB).
+    private static var expectedRecordSize: Int { 1_200 }
+
     func resolvedForWrite<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {
         guard let c = registry.withLock({ $0[collection.name] }) else {
             throw StoreError(
@@ -299,56 +300,50 @@ extension Store {
         return try writeNow { txn in
             // Encoded against an older table that has since diverged (new names interned by
             // someone else meanwhile): re-encode here, with the transaction's table.
-            let records = try reconcile(chunk, with: txn.state, c, collection.coder)
-            let canAppend = try isAppendable(chunk.keys, after: txn.cursor(in: c.records).last()?.keyBytes)
-            for i in chunk.keys.indices {
-                let key = chunk.keys[i]
+            let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
+            defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
+            let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
+            for i in chunk.entries.indices {
+                let (key, record) = (chunk.entries[i].key.buffer, chunk.entries[i].record.buffer)
                 if canAppend {
-                    try txn.put(records[i], forKey: key, in: c.records, flags: .append)
+                    try txn.put(record, forKey: key, in: c.records, flags: .append)
                 } else if c.indexes.isEmpty {
-                    try txn.put(records[i], forKey: key, in: c.records)  // an upsert needs no old value
-                } else if try !txn.put(records[i], forKey: key, in: c.records, flags: .noOverwrite) {
+                    try txn.put(record, forKey: key, in: c.records)  // an upsert needs no old value
+                } else if try !txn.put(record, forKey: key, in: c.records, flags: .noOverwrite) {
                     // The key existed: move its index entries, then replace the record.
-                    if let old = try txn.get(key, in: c.records) {
-                        try txn.replaceIndexEntries(of: old, key: key, with: chunk.indexKeys[i], collection, c)
+                    let keyBytes = Array(key)
+                    if let old = try txn.get(keyBytes, in: c.records) {
+                        try txn.replaceIndexEntries(of: old, key: keyBytes, with: chunk.indexKeys(at: i), collection, c)
                     }
-                    try txn.put(records[i], forKey: key, in: c.records)
+                    try txn.put(record, forKey: key, in: c.records)
                 }
-                for (j, list) in chunk.indexKeys[i].enumerated() {
-                    for k in list { try txn.put(key, forKey: k, in: c.indexes[j], flags: .noDuplicateData) }
+                for (j, list) in chunk.indexKeys(at: i).enumerated() {
+                    for k in list {
+                        _ = try k.withUnsafeBytes { k in try txn.put(key, forKey: k, in: c.indexes[j], flags: .noDuplicateData) }
+                    }
                 }
             }
             if changeHub.hasSubscribers {
-                for key in chunk.keys { txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: key)) }
+                for entry in chunk.entries { txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: entry.key.array)) }
             }
             return canAppend
         }
     }
 
-    /// The chunk's records, re-encoded with the transaction's field table when the table the
+    /// The chunk, its records re-encoded with the transaction's field table when the table the
     /// chunk was encoded with has diverged from it (new names interned elsewhere meanwhile).
     private func reconcile<V>(
         _ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection, _ coder: RecordCoder<V>
-    ) throws
-        -> [[UInt8]]
-    {
+    ) throws -> EncodedChunk<V> {
         let committed = state.fields.names
         if chunk.fields.names.starts(with: committed) {
             state.fields = chunk.fields  // same ids, maybe more names: they get persisted with the chunk
-            return chunk.records
+            return chunk
         }
         var table = state.fields
-        let records = try chunk.recordsEncoded(with: &table) { try coder.encode($0, c.encoder, &$1) }
+        let reencoded = try chunk.reencoded(with: &table) { try coder.encode($0, c.encoder, &$1) }
         state.fields = table
-        return records
-    }
-
-    /// True when `keys` are already in ascending byte order (then sorting is skipped); when
-    /// `strictly`, equal neighbours fail too.
-    private func isAscending(_ keys: [[UInt8]], strictly: Bool = false) -> Bool {
-        let limit = strictly ? 0 : 1  // the smallest comparison of neighbours that breaks the order
-        for i in keys.indices.dropFirst() where KeyRange.compare(keys[i - 1], keys[i]) >= limit { return false }
-        return true
+        return reencoded
     }
 
     /// Relaxes durability for a bulk load: commits skip their fsync until the matching
@@ -377,10 +372,10 @@ extension Store {
     }
 
     /// Keys strictly ascending and all above the current last key.
-    private func isAppendable(_ keys: [[UInt8]], after last: [UInt8]?) -> Bool {
-        guard let first = keys.first else { return false }
-        if let last, KeyRange.compare(last, first) >= 0 { return false }
-        return isAscending(keys, strictly: true)
+    private func isAppendable(_ entries: [EncodedEntry], after last: [UInt8]?) -> Bool {
+        guard let first = entries.first else { return false }
+        if let last, last.withUnsafeBytes({ KeyRange.compare($0, first.key.buffer) }) >= 0 { return false }
+        return KeyOrdering.isAscending(entries.lazy.map(\.key), strictly: true)
     }
 }
 

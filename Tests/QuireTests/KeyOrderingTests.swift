@@ -18,6 +18,11 @@ import Testing
         }
     }
 
+    /// `keys` copied into an arena, as the bulk loader holds them; the arena must outlive them.
+    private func arenaKeys(_ keys: [[UInt8]], in arena: RecordArena) throws -> [ArenaBytes] {
+        try keys.map { try arena.append($0) }
+    }
+
     private func referenceOrder(_ keys: [[UInt8]]) -> [Int] {
         keys.indices.sorted { a, b in
             if keys[a] != keys[b] { return keys[a].lexicographicallyPrecedes(keys[b]) }
@@ -25,18 +30,28 @@ import Testing
         }
     }
 
-    @Test(arguments: [1 as UInt64, 2, 3]) func sortsLikeBytewiseComparisonAndKeepsEqualKeysInInputOrder(seed: UInt64) {
+    @Test(arguments: [1 as UInt64, 2, 3]) func sortsLikeBytewiseComparisonAndKeepsEqualKeysInInputOrder(seed: UInt64)
+        throws
+    {
         let keys = awkwardKeys(3_000, seed: seed)
-        #expect(KeyOrdering.stableSortedOrder(keys) == referenceOrder(keys))
+        let arena = RecordArena()
+        let order = KeyOrdering.stableSortedOrder(try arenaKeys(keys, in: arena))
+        #expect(order == referenceOrder(keys))
+        let sorted = try arenaKeys(order.map { keys[$0] }, in: arena)
+        #expect(KeyOrdering.isAscending(sorted))
+        #expect(KeyOrdering.isAscending(sorted, strictly: true) == (Set(keys).count == keys.count))
+        #expect(!KeyOrdering.isAscending(try arenaKeys(keys, in: arena)))
+        withExtendedLifetime(arena) {}
     }
 
-    @Test func mergeTakesEachKeyOnceFromTheLatestRunThatGaveIt() {
+    @Test func mergeTakesEachKeyOnceFromTheLatestRunThatGaveIt() throws {
         // Runs, each sorted, with keys repeated inside a run and across runs.
         let keys = awkwardKeys(2_000, seed: 9).map { Array($0.prefix(3)) }
         let runs = stride(from: 0, to: keys.count, by: 450).map { start in
             Array(keys[start..<min(keys.count, start + 450)]).sorted { $0.lexicographicallyPrecedes($1) }
         }
-        let picks = KeyOrdering.mergeOrder(runs)
+        let arena = RecordArena()
+        let picks = KeyOrdering.mergeOrder(try runs.map { try arenaKeys($0, in: arena) })
 
         var latest: [[UInt8]: (run: Int, position: Int)] = [:]
         var given: [[UInt8]: Int] = [:]
@@ -54,11 +69,13 @@ import Testing
             #expect(Int(pick.consumed) == given[key])
         }
         #expect(picks.reduce(0) { $0 + Int($1.consumed) } == keys.count)
+        withExtendedLifetime(arena) {}
     }
 
     @Test func mergeOfNothingIsEmpty() {
         #expect(KeyOrdering.mergeOrder([]).isEmpty)
         #expect(KeyOrdering.mergeOrder([[], []]).isEmpty)
         #expect(KeyOrdering.stableSortedOrder([]).isEmpty)
+        #expect(KeyOrdering.isAscending([ArenaBytes]()))
     }
 }

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of one key or record in a ``RecordArena``, valid while the arena lives.
+struct ArenaBytes: @unchecked Sendable {
+    // @unchecked: points into memory that is written once, before the bytes are handed out,
+    // and only read afterwards; whoever holds these also holds the arena.
+    let start: UnsafeRawPointer
+    let count: Int
+
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+    var array: [UInt8] { Array(buffer) }
+}
+
+/// Memory for a bulk load's encoded keys and records, laid end to end in large blocks.
+///
+/// A load keeps its records until they commit (a whole sort window of them when keys arrive out
+/// of order). One heap array per record put each one in fresh memory, and faulting those pages
+/// in cost about as much as encoding the records; the arrays' reference counts cost a cache
+/// miss each time a record changed hands. Blocks here come from `mmap`, the bigger ones with
+/// transparent huge pages requested (one page fault per 2 MiB where the kernel allows it), and
+/// go back to the system at once when the arena is freed.
+final class RecordArena: @unchecked Sendable {
+    // @unchecked: appended to by one thread while a chunk encodes; after that only read.
+    private var blocks: [(start: UnsafeMutableRawPointer, size: Int)] = []
+    private var next: UnsafeMutableRawPointer?
+    private var remaining = 0
+    private var nextBlockSize: Int
+    /// Bytes appended so far.
+    private(set) var byteCount = 0
+
+    static let hugePage = 2 << 20
+    static let largestBlock = 32 << 20
+
+    /// `firstBlock` is rounded up to whole huge pages; each new block doubles, up to 32 MiB.
+    init(firstBlock: Int = 2 << 20) {
+        nextBlockSize = Self.roundedToHugePages(max(1, firstBlock))
+    }
+
+    deinit {
+        for block in blocks { munmap(block.start, block.size) }
+    }
+
+    /// Copies `bytes` into the arena.
+    /// - Throws: `StoreError` when the system has no memory for a new block.
+    func append(_ bytes: UnsafeRawBufferPointer) throws -> ArenaBytes {
+        if bytes.count > remaining || next == nil { try addBlock(atLeast: bytes.count) }
+        let start = next!
+        if let source = bytes.baseAddress, bytes.count > 0 { start.copyMemory(from: source, byteCount: bytes.count) }
+        next = start + bytes.count
+        remaining -= bytes.count
+        byteCount += bytes.count
+        return ArenaBytes(start: UnsafeRawPointer(start), count: bytes.count)
+    }
+
+    /// Copies `bytes` into the arena.
+    func append(_ bytes: [UInt8]) throws -> ArenaBytes {
+        try bytes.withUnsafeBytes { try append($0) }
+    }
+
+    private func addBlock(atLeast count: Int) throws {
+        let size = max(nextBlockSize, Self.roundedToHugePages(max(1, count)))
+        nextBlockSize = min(Self.largestBlock, nextBlockSize * 2)
+        guard let start = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            start != MAP_FAILED
+        else {
+            throw StoreError(.storage, "out of memory: cannot map \(size) bytes for a bulk load's encoded records")
+        }
+        #if os(Linux)
+        // Only a hint: where the kernel offers no huge pages, the block is ordinary memory.
+        if size > Self.hugePage { _ = madvise(start, size, MADV_HUGEPAGE) }
+        #endif
+        blocks.append((start, size))
+        next = start
+        remaining = size
+    }
+
+    private static func roundedToHugePages(_ count: Int) -> Int {
+        (count + hugePage - 1) / hugePage * hugePage
+    }
+}

@@ -16,6 +16,13 @@ import Foundation
         numbered.reserveCapacity(max(8, capacity / 24))
     }
 
+    /// Empties the writer for another record, keeping its capacity.
+    mutating func restart() {
+        bytes.removeAll(keepingCapacity: true)
+        numbered.removeAll(keepingCapacity: true)
+        mapDepth = 0
+    }
+
     @inlinable @inline(__always) mutating func byte(_ value: UInt8) { bytes.append(value) }
 
     @inlinable @inline(__always) mutating func varint(_ value: UInt64) {

@@ -94,6 +94,56 @@ public struct CompactEncoder: Sendable {
         return finish(state.writer.bytes, headerFlags: 0)
     }
 
+    /// Encodes `value` like ``encode(_:fields:)-(T,_)`` and lends the bytes to `body` instead of
+    /// returning them.
+    ///
+    /// The encoder keeps its buffers from one call to the next, so a caller that copies the bytes
+    /// elsewhere (a bulk load into its own memory, a database put) allocates nothing per record.
+    /// The bytes are valid only inside `body`.
+    public func withEncoded<T: Encodable, R>(
+        _ value: T, fields: inout FieldTable, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        if let compact = value as? any CompactEncodable { return try withEncodedCompact(compact, fields: &fields, body) }
+        if compressor != nil { return try encode(value, fields: &fields).withUnsafeBytes(body) }
+        return try withSpareState(fields: &fields, body) { state in
+            try state.encodeValue(value)
+            state.closeContainers(downTo: 0)
+        }
+    }
+
+    /// Encodes `value` through its hand-written conformance and lends the bytes to `body`
+    /// (see ``withEncoded(_:fields:_:)-(T,_,_)``).
+    public func withEncoded<T: CompactEncodable, R>(
+        _ value: T, fields: inout FieldTable, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        try withEncodedCompact(value, fields: &fields, body)
+    }
+
+    private func withEncodedCompact<T: CompactEncodable, R>(
+        _ value: T, fields: inout FieldTable, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        if compressor != nil { return try encodeCompact(value, fields: &fields).withUnsafeBytes(body) }
+        return try withSpareState(fields: &fields, body) { state in try state.encodeCompact(value) }
+    }
+
+    /// Encodes with the memo's spare state (or a new one), lends the bytes, and keeps the state.
+    private func withSpareState<R>(
+        fields: inout FieldTable, _ body: (UnsafeRawBufferPointer) throws -> R, encode: (EncoderState) throws -> Void
+    ) throws -> R {
+        let state =
+            memo.takeSpare(for: fields)
+            ?? EncoderState(
+                fields: fields, capacity: memo.capacity(atLeast: options.initialCapacity), userInfo: options.userInfo,
+                keyCaches: memo.take(for: fields.names))
+        state.writer.byte(FormatHeader.version)
+        try encode(state)
+        if let error = state.deferredError { throw error }
+        fields = state.fields
+        memo.noteSize(state.writer.bytes.count)
+        defer { memo.putSpare(state, names: fields.names) }
+        return try state.writer.bytes.withUnsafeBytes(body)
+    }
+
     /// Encodes a generic value tree, interning its object keys into `fields`.
     public func encode(_ value: CompactValue, fields: inout FieldTable) throws -> [UInt8] {
         let state = EncoderState(fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo)

@@ -75,6 +75,10 @@ final class EncoderMemo: Sendable {
     }
 
     private let stash = Locked<Stash?>(nil)
+    /// An encoder state kept for ``CompactEncoder/withEncoded(_:fields:_:)``, whose bytes never
+    /// leave the call: the next call reuses its buffers instead of allocating them.
+    /// Its key caches stay in it, valid while the table's names are `names` (the same storage).
+    private let spare = Locked<(state: EncoderState, names: [String])?>(nil)
     /// About the largest record size seen lately (at most ``sizeHintLimit``): buffers start this
     /// big, so that a typical record never outgrows (and copies) its buffer. It decays, so one big
     /// record is soon forgotten, and its cap keeps a huge one from making every buffer huge.
@@ -108,6 +112,25 @@ final class EncoderMemo: Sendable {
     func put(_ caches: KeyCaches, names: [String]) {
         let value = Stash(names: names, caches: caches)
         stash.withLock { $0 = value }
+    }
+
+    /// The spare state, if no other call holds it, ready to encode against `fields`: with its
+    /// key caches when they were made for the same names, else with the stash's or new ones.
+    func takeSpare(for fields: FieldTable) -> EncoderState? {
+        guard let (state, names) = spare.withLock({ spare in
+            defer { spare = nil }
+            return spare
+        }) else { return nil }
+        let caches = sameStorage(names, fields.names) ? state.keyCaches : take(for: fields.names)
+        state.restart(fields: fields, keyCaches: caches)
+        return state
+    }
+
+    /// Keeps `state`, which encoded with `names`, for the next call, unless one huge record
+    /// grew its buffers.
+    func putSpare(_ state: EncoderState, names: [String]) {
+        guard state.writer.bytes.capacity <= EncoderMemo.sizeHintLimit else { return }
+        spare.withLock { $0 = (state, names) }
     }
 }
 
@@ -143,6 +166,17 @@ struct OpenContainer {
         self.keyCaches = keyCaches
         self.userInfoStorage = userInfo
         open.reserveCapacity(16)
+    }
+
+    /// Makes a used state ready for the next record, keeping its buffers' capacity.
+    func restart(fields: FieldTable, keyCaches: KeyCaches) {
+        writer.restart()
+        self.fields = fields
+        self.keyCaches = keyCaches
+        open.removeAll(keepingCapacity: true)
+        path.removeAll()
+        levelContainer = nil
+        deferredError = nil
     }
 
     @usableFromInline var codingPath: [any CodingKey] { path }

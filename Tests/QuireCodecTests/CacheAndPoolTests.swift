@@ -27,6 +27,45 @@ import Testing
         #expect(try decoder.decode(Small.self, from: again, fields: first) == Small(b: 1, a: "x"))
     }
 
+    /// Throws from inside its encoding, halfway through a record.
+    struct Failing: Encodable {
+        enum Keys: CodingKey { case a, b }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode("started", forKey: .a)
+            throw EncodingError.invalidValue(self, .init(codingPath: [Keys.b], debugDescription: "refused"))
+        }
+    }
+
+    @Test func lentBytesAreTheReturnedBytesWhateverCameBefore() throws {
+        // One encoder lending bytes (its buffers kept between calls) and one returning arrays, each
+        // with its own tables, through the same sequence: tables switching, a failed record, a
+        // record too big to keep the buffers of, compact and Codable values.
+        let lending = CompactEncoder()
+        let returning = CompactEncoder()
+        var (lentA, returnedA) = (FieldTable(), FieldTable())
+        var (lentB, returnedB) = (FieldTable(names: ["zz", "note", "title"]), FieldTable(names: ["zz", "note", "title"]))
+        func same<T: Encodable>(_ value: T, _ lent: inout FieldTable, _ returned: inout FieldTable) throws {
+            let bytes = try lending.withEncoded(value, fields: &lent) { Array($0) }
+            #expect(bytes == (try returning.encode(value, fields: &returned)))
+            #expect(lent == returned)
+        }
+        for index in 0..<40 {
+            try same(Fixtures.article(UInt64(index)), &lentA, &returnedA)
+            try same(Tagged(title: "t\(index)", kind: index % 2 == 0 ? "news" : "op-ed", tags: ["a\(index % 5)"]), &lentB, &returnedB)
+            if index == 10 {
+                #expect(throws: EncodingError.self) { try lending.withEncoded(Failing(), fields: &lentA) { Array($0) } }
+            }
+            if index == 20 {
+                try same(Small(b: index, a: String(repeating: "é", count: 100_000)), &lentA, &returnedA)
+            }
+        }
+        let decoded = try CompactDecoder().decode(
+            Tagged.self, from: try lending.withEncoded(Tagged(title: "last", tags: ["x"]), fields: &lentB) { Array($0) },
+            fields: lentB)
+        #expect(decoded == Tagged(title: "last", tags: ["x"]))
+    }
+
     @Test func missingAndReorderedFieldsAfterCachedLookups() throws {
         let encoder = CompactEncoder()
         let decoder = CompactDecoder()

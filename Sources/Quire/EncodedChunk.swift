@@ -40,20 +40,16 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
 
     var count: Int { entries.count }
 
-    /// The index keys of record `i`, one list per index of the collection.
-    func indexKeys(at i: Int) -> [[[UInt8]]] { indexKeys.isEmpty ? [] : indexKeys[i] }
-
     /// The chunk with its records encoded again, in write order, against `table` (which may grow).
     func reencoded(
-        with table: inout FieldTable, _ encode: (borrowing V, inout FieldTable) throws -> [UInt8]
+        with table: inout FieldTable, _ encode: (borrowing V, inout FieldTable, RecordArena) throws -> ArenaBytes
     ) throws -> EncodedChunk {
         let arena = RecordArena(firstBlock: byteCount)
         var chunk = self
         for (i, origin) in origins.enumerated() {
-            let record = try sources[origin.source].withUnsafeBufferPointer { buffer in
-                try encode(buffer[origin.position], &table)
+            chunk.entries[i].record = try sources[origin.source].withUnsafeBufferPointer { buffer in
+                try encode(buffer[origin.position], &table, arena)
             }
-            chunk.entries[i].record = try arena.append(record)
         }
         chunk.arenas.append(arena)
         chunk.fields = table

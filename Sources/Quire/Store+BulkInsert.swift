@@ -185,7 +185,7 @@ extension Store {
         guard var table = chunks.last?.fields else { return fields }
         let c = try resolvedForWrite(collection)
         for i in chunks.indices where !table.names.starts(with: chunks[i].fields.names) {
-            chunks[i] = try chunks[i].reencoded(with: &table) { try collection.coder.encode($0, c.encoder, &$1) }
+            chunks[i] = try chunks[i].reencoded(with: &table) { try collection.coder.encodeInto($0, c.encoder, &$1, $2) }
         }
         for i in chunks.indices { chunks[i].fields = table }
         return table
@@ -232,14 +232,17 @@ extension Store {
             func add(_ value: inout V) throws {
                 let key = collection.key(value)
                 try StoreTransaction.validate(key)
-                let record: [UInt8]
+                let keyBytes = try arena.append(key.bytes)
+                let record: ArenaBytes
                 do {
-                    record = try coder.encode(value, encoder, &out.fields)
+                    record = try coder.encodeInto(value, encoder, &out.fields, arena)
+                } catch let error as StoreError {
+                    throw error  // the arena's
                 } catch {
                     throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
                 }
-                out.entries.append(EncodedEntry(key: try arena.append(key.bytes), record: try arena.append(record)))
-                out.byteCount += key.bytes.count + record.count
+                out.entries.append(EncodedEntry(key: keyBytes, record: record))
+                out.byteCount += keyBytes.count + record.count
                 if hasIndexes {
                     out.indexKeys.append(collection.indexes.map { index in index.keys(value).map { IndexKey.clamp($0.bytes) } })
                 }
@@ -265,7 +268,10 @@ extension Store {
                 let start = rest.lowerBound + min(rest.count, part * size)
                 let end = rest.lowerBound + min(rest.count, (part + 1) * size)
                 let encoder = c.sliceEncoders[part % c.sliceEncoders.count]
-                let slice = Result { try encode(start..<end, base, encoder) }
+                // A table of its own: counting references to storage both slices share would
+                // bounce its cache line between the cores for every record.
+                let table = FieldTable(names: base.names.map { $0 })
+                let slice = Result { try encode(start..<end, table, encoder) }
                 if case .success(let done) = slice, done.fields.count != base.count { grew.store(true, ordering: .relaxed) }
                 results.withLock { $0[part] = slice }
             }
@@ -303,30 +309,40 @@ extension Store {
             let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
             defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
             let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
-            for i in chunk.entries.indices {
-                let (key, record) = (chunk.entries[i].key.buffer, chunk.entries[i].record.buffer)
-                if canAppend {
-                    try txn.put(record, forKey: key, in: c.records, flags: .append)
-                } else if c.indexes.isEmpty {
-                    try txn.put(record, forKey: key, in: c.records)  // an upsert needs no old value
-                } else if try !txn.put(record, forKey: key, in: c.records, flags: .noOverwrite) {
-                    // The key existed: move its index entries, then replace the record.
-                    let keyBytes = Array(key)
-                    if let old = try txn.get(keyBytes, in: c.records) {
-                        try txn.replaceIndexEntries(of: old, key: keyBytes, with: chunk.indexKeys(at: i), collection, c)
-                    }
-                    try txn.put(record, forKey: key, in: c.records)
+            if c.indexes.isEmpty {
+                try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
+            } else if canAppend {
+                // Keys beyond the last one: no record is replaced, no index entry moves.
+                try txn.putRecords(chunk.entries, in: c.records, appending: true)
+                for i in chunk.entries.indices {
+                    try txn.putIndexEntries(chunk.indexKeys[i], pointingTo: chunk.entries[i].key.buffer, in: c.indexes)
                 }
-                for (j, list) in chunk.indexKeys(at: i).enumerated() {
-                    for k in list {
-                        _ = try k.withUnsafeBytes { k in try txn.put(key, forKey: k, in: c.indexes[j], flags: .noDuplicateData) }
-                    }
-                }
+            } else {
+                try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
             }
             if changeHub.hasSubscribers {
                 for entry in chunk.entries { txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: entry.key.array)) }
             }
             return canAppend
+        }
+    }
+
+    /// Writes records with index entries, moving the index entries of the records they replace.
+    private func writeIndexed<V>(
+        _ entries: [EncodedEntry], _ indexKeys: [[[[UInt8]]]], _ txn: borrowing StoreTransaction,
+        _ collection: StoreCollection<V>, _ c: RegisteredCollection
+    ) throws {
+        for i in entries.indices {
+            let (key, record) = (entries[i].key.buffer, entries[i].record.buffer)
+            if try !txn.put(record, forKey: key, in: c.records, flags: .noOverwrite) {
+                // The key existed: move its index entries, then replace the record.
+                let keyBytes = Array(key)
+                if let old = try txn.get(keyBytes, in: c.records) {
+                    try txn.replaceIndexEntries(of: old, key: keyBytes, with: indexKeys[i], collection, c)
+                }
+                try txn.put(record, forKey: key, in: c.records)
+            }
+            try txn.putIndexEntries(indexKeys[i], pointingTo: key, in: c.indexes)
         }
     }
 
@@ -341,7 +357,7 @@ extension Store {
             return chunk
         }
         var table = state.fields
-        let reencoded = try chunk.reencoded(with: &table) { try coder.encode($0, c.encoder, &$1) }
+        let reencoded = try chunk.reencoded(with: &table) { try coder.encodeInto($0, c.encoder, &$1, $2) }
         state.fields = table
         return reencoded
     }
@@ -380,6 +396,20 @@ extension Store {
 }
 
 extension StoreTransaction {
+    /// Puts encoded records in order (with `MDB_APPEND` when `appending`) without reading what
+    /// they replace.
+    func putRecords(_ entries: [EncodedEntry], in database: Database, appending: Bool) throws {
+        let flags: WriteFlags = appending ? .append : []
+        for entry in entries { try put(entry.record.buffer, forKey: entry.key.buffer, in: database, flags: flags) }
+    }
+
+    /// Adds one record's index entries, one list of index keys per index.
+    func putIndexEntries(_ keys: [[[UInt8]]], pointingTo key: UnsafeRawBufferPointer, in indexes: [Database]) throws {
+        for (j, list) in keys.enumerated() {
+            for k in list { _ = try k.withUnsafeBytes { k in try put(key, forKey: k, in: indexes[j], flags: .noDuplicateData) } }
+        }
+    }
+
     /// Removes an old record's index entries that its replacement doesn't have.
     func replaceIndexEntries<V>(
         of old: [UInt8], key: [UInt8], with newKeys: [[[UInt8]]], _ collection: StoreCollection<V>,

@@ -64,12 +64,17 @@ extension StoreCollection where Value: CompactCodable {
 /// Encodes and decodes one collection's values with the codec.
 struct RecordCoder<Value: Codable & Sendable>: Sendable {
     let encode: @Sendable (Value, CompactEncoder, inout FieldTable) throws -> [UInt8]
+    /// Encodes straight into an arena: no array per record.
+    let encodeInto: @Sendable (Value, CompactEncoder, inout FieldTable, RecordArena) throws -> ArenaBytes
     let decode: @Sendable (UnsafeRawBufferPointer, CompactDecoder, FieldTable) throws -> Value
 
     /// Through `Encodable`/`Decodable` (which still take the fast path when the dynamic type has one).
     static var codable: RecordCoder {
         RecordCoder(
             encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
+            encodeInto: { value, encoder, fields, arena in
+                try encoder.withEncoded(value, fields: &fields) { try arena.append($0) }
+            },
             decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
     }
 }
@@ -79,6 +84,9 @@ extension RecordCoder where Value: CompactCodable {
     static var compact: RecordCoder {
         RecordCoder(
             encode: { value, encoder, fields in try encoder.encode(value, fields: &fields) },
+            encodeInto: { value, encoder, fields, arena in
+                try encoder.withEncoded(value, fields: &fields) { try arena.append($0) }
+            },
             decode: { bytes, decoder, fields in try decoder.decode(Value.self, from: bytes, fields: fields) })
     }
 }

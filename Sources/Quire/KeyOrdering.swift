@@ -51,10 +51,30 @@ enum KeyOrdering {
     /// The order in which a k-way merge of sorted key runs takes their keys: one pick per
     /// distinct key, ascending.
     static func mergeOrder(_ runs: [[ArenaBytes]]) -> [Pick] {
-        var heads = runs.map { _ in 0 }
-        var picks: [Pick] = []
-        picks.reserveCapacity(runs.reduce(0) { $0 + $1.count })
-        while true {
+        var merge = Merge(runs)
+        return merge.next(maxCount: .max)
+    }
+
+    /// A k-way merge of sorted key runs, taken a part at a time (so that writing the first part
+    /// need not wait for the whole merge).
+    struct Merge {
+        private let runs: [[ArenaBytes]]
+        private var heads: [Int]
+
+        init(_ runs: [[ArenaBytes]]) {
+            self.runs = runs
+            heads = runs.map { _ in 0 }
+        }
+
+        /// The next picks, at most `maxCount`, ascending; empty when every run is merged.
+        mutating func next(maxCount: Int) -> [Pick] {
+            var picks: [Pick] = []
+            picks.reserveCapacity(min(maxCount, runs.indices.reduce(0) { $0 + runs[$1].count - heads[$1] }))
+            while picks.count < maxCount, let pick = nextPick() { picks.append(pick) }
+            return picks
+        }
+
+        private mutating func nextPick() -> Pick? {
             var smallest = -1
             var smallestKey: ArenaBytes?
             for run in runs.indices where heads[run] < runs[run].count {
@@ -63,7 +83,7 @@ enum KeyOrdering {
                 smallest = run
                 smallestKey = key
             }
-            guard let key = smallestKey else { break }
+            guard let key = smallestKey else { return nil }
             // Runs before `smallest` hold only larger keys; later runs hold later input.
             var pick = Pick(run: Int32(smallest), position: 0, consumed: 0)
             for run in smallest..<runs.count {
@@ -74,8 +94,7 @@ enum KeyOrdering {
                     heads[run] += 1
                 }
             }
-            picks.append(pick)
+            return pick
         }
-        return picks
     }
 }

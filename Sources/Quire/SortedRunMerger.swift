@@ -17,8 +17,7 @@ struct SortedRunMerger<V: Codable & Sendable> {
     private let sources: [ArraySlice<V>]
     private let arenas: [RecordArena]
     private let fields: FieldTable
-    private let picks: [KeyOrdering.Pick]
-    private var nextPick = 0
+    private var merge: KeyOrdering.Merge
 
     /// `runs` must each be sorted by key (equal keys in input order) and encoded with `fields`
     /// or a prefix of it; earlier runs hold earlier input.
@@ -36,21 +35,21 @@ struct SortedRunMerger<V: Codable & Sendable> {
         sourceOffsets = offsets
         self.sources = sources
         self.fields = fields
-        picks = KeyOrdering.mergeOrder(entries.map { $0.map(\.key) })
+        merge = KeyOrdering.Merge(entries.map { $0.map(\.key) })
     }
 
     /// The next merged chunk of at most `maxCount` records, or nil when all runs are merged.
     mutating func next(maxCount: Int) -> EncodedChunk<V>? {
-        guard nextPick < picks.count else { return nil }
-        let end = min(picks.count, nextPick + maxCount)
+        let picks = merge.next(maxCount: maxCount)
+        guard !picks.isEmpty else { return nil }
         let indexed = indexKeys.contains { !$0.isEmpty }
         var chunk = EncodedChunk<V>(
             sources: sources, origins: [], entries: [], arenas: arenas, indexKeys: [], fields: fields,
             arrivedSorted: true, inputCount: 0, byteCount: 0)
-        chunk.origins.reserveCapacity(end - nextPick)
-        chunk.entries.reserveCapacity(end - nextPick)
-        if indexed { chunk.indexKeys.reserveCapacity(end - nextPick) }
-        for pick in picks[nextPick..<end] {
+        chunk.origins.reserveCapacity(picks.count)
+        chunk.entries.reserveCapacity(picks.count)
+        if indexed { chunk.indexKeys.reserveCapacity(picks.count) }
+        for pick in picks {
             let (run, position) = (Int(pick.run), Int(pick.position))
             let origin = origins[run][position]
             let entry = entries[run][position]
@@ -60,7 +59,6 @@ struct SortedRunMerger<V: Codable & Sendable> {
             chunk.inputCount += Int(pick.consumed)
             chunk.byteCount += entry.key.count + entry.record.count
         }
-        nextPick = end
         return chunk
     }
 }

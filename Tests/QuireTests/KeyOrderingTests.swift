@@ -72,6 +72,25 @@ import Testing
         withExtendedLifetime(arena) {}
     }
 
+    @Test func aMergeTakenInPartsGivesTheWholeMergesOrder() throws {
+        let keys = awkwardKeys(1_500, seed: 4).map { Array($0.prefix(2)) }
+        let runs = stride(from: 0, to: keys.count, by: 400).map { start in
+            Array(keys[start..<min(keys.count, start + 400)]).sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        let arena = RecordArena()
+        let arenaRuns = try runs.map { try arenaKeys($0, in: arena) }
+        let whole = KeyOrdering.mergeOrder(arenaRuns)
+        var merge = KeyOrdering.Merge(arenaRuns)
+        var parts: [KeyOrdering.Pick] = []
+        while case let part = merge.next(maxCount: 37), !part.isEmpty {
+            #expect(part.count <= 37)
+            parts += part
+        }
+        #expect(parts.map { [$0.run, $0.position, $0.consumed] } == whole.map { [$0.run, $0.position, $0.consumed] })
+        #expect(merge.next(maxCount: 10).isEmpty)
+        withExtendedLifetime(arena) {}
+    }
+
     @Test func mergeOfNothingIsEmpty() {
         #expect(KeyOrdering.mergeOrder([]).isEmpty)
         #expect(KeyOrdering.mergeOrder([[], []]).isEmpty)

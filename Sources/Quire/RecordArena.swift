@@ -35,9 +35,10 @@ final class RecordArena: @unchecked Sendable {
     static let hugePage = 2 << 20
     static let largestBlock = 32 << 20
 
-    /// `firstBlock` is rounded up to whole huge pages; each new block doubles, up to 32 MiB.
+    /// `firstBlock` is rounded up to whole huge pages (at most 32 MiB); each new block doubles, up
+    /// to 32 MiB, or fits the bytes appended when they are bigger.
     init(firstBlock: Int = 2 << 20) {
-        nextBlockSize = Self.roundedToHugePages(max(1, firstBlock))
+        nextBlockSize = min(Self.largestBlock, Self.roundedToHugePages(max(1, firstBlock)))
     }
 
     deinit {

@@ -23,6 +23,15 @@ import Testing
         try keys.map { try arena.append($0) }
     }
 
+    /// Short awkward keys (so that many repeat) cut into runs of `runLength`, each sorted.
+    private func sortedRuns(_ count: Int, seed: UInt64, keyLength: Int, runLength: Int) -> (keys: [[UInt8]], runs: [[[UInt8]]]) {
+        let keys = awkwardKeys(count, seed: seed).map { Array($0.prefix(keyLength)) }
+        let runs = stride(from: 0, to: keys.count, by: runLength).map { start in
+            Array(keys[start..<min(keys.count, start + runLength)]).sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        return (keys, runs)
+    }
+
     private func referenceOrder(_ keys: [[UInt8]]) -> [Int] {
         keys.indices.sorted { a, b in
             if keys[a] != keys[b] { return keys[a].lexicographicallyPrecedes(keys[b]) }
@@ -46,10 +55,7 @@ import Testing
 
     @Test func mergeTakesEachKeyOnceFromTheLatestRunThatGaveIt() throws {
         // Runs, each sorted, with keys repeated inside a run and across runs.
-        let keys = awkwardKeys(2_000, seed: 9).map { Array($0.prefix(3)) }
-        let runs = stride(from: 0, to: keys.count, by: 450).map { start in
-            Array(keys[start..<min(keys.count, start + 450)]).sorted { $0.lexicographicallyPrecedes($1) }
-        }
+        let (keys, runs) = sortedRuns(2_000, seed: 9, keyLength: 3, runLength: 450)
         let arena = RecordArena()
         let picks = KeyOrdering.mergeOrder(try runs.map { try arenaKeys($0, in: arena) })
 
@@ -73,10 +79,7 @@ import Testing
     }
 
     @Test func aMergeTakenInPartsGivesTheWholeMergesOrder() throws {
-        let keys = awkwardKeys(1_500, seed: 4).map { Array($0.prefix(2)) }
-        let runs = stride(from: 0, to: keys.count, by: 400).map { start in
-            Array(keys[start..<min(keys.count, start + 400)]).sorted { $0.lexicographicallyPrecedes($1) }
-        }
+        let runs = sortedRuns(1_500, seed: 4, keyLength: 2, runLength: 400).runs
         let arena = RecordArena()
         let arenaRuns = try runs.map { try arenaKeys($0, in: arena) }
         let whole = KeyOrdering.mergeOrder(arenaRuns)

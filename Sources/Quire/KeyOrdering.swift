@@ -18,6 +18,26 @@ enum KeyOrdering {
         return entries.map(\.index)
     }
 
+    /// Two key orders (positions in `keys`, each ascending) merged into one; on equal keys,
+    /// `first`'s positions come first, so stable orders of consecutive inputs stay stable.
+    static func mergeStable(_ first: [Int], _ second: [Int], keys: [ArenaBytes]) -> [Int] {
+        var merged: [Int] = []
+        merged.reserveCapacity(first.count + second.count)
+        var (i, j) = (0, 0)
+        while i < first.count && j < second.count {
+            if KeyRange.compare(keys[second[j]].buffer, keys[first[i]].buffer) < 0 {
+                merged.append(second[j])
+                j += 1
+            } else {
+                merged.append(first[i])
+                i += 1
+            }
+        }
+        merged += first[i...]
+        merged += second[j...]
+        return merged
+    }
+
     private struct SortEntry {
         var prefix: UInt64
         var index: Int

@@ -163,15 +163,14 @@ extension Store {
         if let previous, previous.count > committed.count, previous.names.starts(with: committed.names) {
             base = previous
         }
-        let encoded = try encodeInParallel(values, c, collection, base)
+        let encoded = try encodeInParallel(values, c, collection, base, sort: sort)
         let ascending = KeyOrdering.isAscending(encoded.entries.lazy.map(\.key))
         var chunk = EncodedChunk(
             sources: [values], origins: (0..<values.count).map { ValueOrigin(source: 0, position: $0) },
             entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
             arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount)
-        guard sort && !ascending else { return chunk }
         // Equal keys keep their input order, so the last value given for a key wins.
-        let order = KeyOrdering.stableSortedOrder(encoded.entries.map(\.key))
+        guard sort && !ascending, let order = encoded.order else { return chunk }
         chunk.origins = order.map { ValueOrigin(source: 0, position: $0) }
         chunk.entries = order.map { encoded.entries[$0] }
         if !encoded.indexKeys.isEmpty { chunk.indexKeys = order.map { encoded.indexKeys[$0] } }
@@ -199,23 +198,30 @@ extension Store {
         var indexKeys: [[[[UInt8]]]] = []
         var fields: FieldTable
         var byteCount = 0
+        /// When sorting: the positions of `entries` in ascending key order, equal keys in order.
+        var order: [Int]?
 
         mutating func append(contentsOf other: EncodedValues) {
+            let offset = entries.count
             entries += other.entries
             arenas += other.arenas
             indexKeys += other.indexKeys
             byteCount += other.byteCount
+            if let mine = order, let theirs = other.order {
+                order = KeyOrdering.mergeStable(mine, theirs.map { $0 + offset }, keys: entries.map(\.key))
+            }
         }
     }
 
-    /// Computes the key, record and index keys of every value, split over the machine's cores
-    /// when the chunk is big, touching each value once.
+    /// Computes the key, record and index keys of every value (and, with `sort`, their key
+    /// order), split over the machine's cores when the chunk is big, touching each value once.
     ///
     /// Each slice encodes with its own copy of the field table, into its own arena. When a
     /// slice had to intern a new name (a new store's first chunk), slices could have given one
     /// name different ids, so the chunk is encoded again serially with one table.
     private func encodeInParallel<V: Encodable & Sendable>(
-        _ values: ArraySlice<V>, _ c: RegisteredCollection, _ collection: StoreCollection<V>, _ table: FieldTable
+        _ values: ArraySlice<V>, _ c: RegisteredCollection, _ collection: StoreCollection<V>, _ table: FieldTable,
+        sort: Bool
     ) throws -> EncodedValues {
         let coder = collection.coder
         let name = collection.name
@@ -250,6 +256,11 @@ extension Store {
             try values.withUnsafeBufferPointer { buffer in
                 let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)  // never written through
                 for i in range { try add(&base[i]) }
+            }
+            if sort {
+                // Each slice sorts its own part, in parallel; parts are merged as they are joined.
+                let keys = out.entries.map(\.key)
+                out.order = KeyOrdering.isAscending(keys) ? Array(keys.indices) : KeyOrdering.stableSortedOrder(keys)
             }
             return out
         }

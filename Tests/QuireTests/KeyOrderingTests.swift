@@ -53,6 +53,18 @@ import Testing
         withExtendedLifetime(arena) {}
     }
 
+    @Test func twoSortedHalvesMergeIntoTheStableOrderOfTheWhole() throws {
+        let keys = awkwardKeys(2_500, seed: 5).map { Array($0.prefix(3)) }  // short: many equal keys
+        let arena = RecordArena()
+        let all = try arenaKeys(keys, in: arena)
+        let split = 1_100
+        let first = KeyOrdering.stableSortedOrder(Array(all[..<split]))
+        let second = KeyOrdering.stableSortedOrder(Array(all[split...])).map { $0 + split }
+        #expect(KeyOrdering.mergeStable(first, second, keys: all) == referenceOrder(keys))
+        #expect(KeyOrdering.mergeStable([], second, keys: all) == second)
+        withExtendedLifetime(arena) {}
+    }
+
     @Test func mergeTakesEachKeyOnceFromTheLatestRunThatGaveIt() throws {
         // Runs, each sorted, with keys repeated inside a run and across runs.
         let (keys, runs) = sortedRuns(2_000, seed: 9, keyLength: 3, runLength: 450)

@@ -1,0 +1,160 @@
+import Foundation
+import QuireCodec
+import QuireLMDB
+import Synchronization
+
+extension Store {
+    /// Encodes one chunk against the newer of the committed field table and `previous` (the
+    /// table the bulk insert's previous chunk was encoded with, maybe not committed yet).
+    ///
+    /// Starting from the previous chunk's table keeps ids consistent from chunk to chunk: a chunk
+    /// encoded against the committed table alone would give the names and interned values the
+    /// previous chunk brought other ids, and the writer would have to encode it again.
+    func encodeChunk<V>(
+        _ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool, previous: FieldTable?
+    ) throws -> EncodedChunk<V> {
+        let c = try resolvedForWrite(collection)
+        let committed = fields
+        var base = committed
+        if let previous, previous.count > committed.count, previous.names.starts(with: committed.names) {
+            base = previous
+        }
+        let encoded = try encodeInParallel(values, c, collection, base, sort: sort)
+        let ascending = KeyOrdering.isAscending(encoded.entries.lazy.map(\.key))
+        var chunk = EncodedChunk(
+            sources: [values], origins: (0..<values.count).map { ValueOrigin(source: 0, position: $0) },
+            entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
+            arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount)
+        // Equal keys keep their input order, so the last value given for a key wins.
+        guard sort && !ascending, let order = encoded.order else { return chunk }
+        chunk.origins = order.map { ValueOrigin(source: 0, position: $0) }
+        chunk.entries = order.map { encoded.entries[$0] }
+        if !encoded.indexKeys.isEmpty { chunk.indexKeys = order.map { encoded.indexKeys[$0] } }
+        return chunk
+    }
+
+    /// Gives all `chunks` the ids of one field table and returns it: a chunk encoded against a
+    /// table that isn't a prefix of the newest one (another writer interned names meanwhile)
+    /// is encoded again.
+    func harmonizeFields<V>(_ chunks: inout [EncodedChunk<V>], _ collection: StoreCollection<V>) throws -> FieldTable {
+        guard var table = chunks.last?.fields else { return fields }
+        let c = try resolvedForWrite(collection)
+        for i in chunks.indices where !table.names.starts(with: chunks[i].fields.names) {
+            chunks[i] = try chunks[i].reencoded(with: &table) { try collection.coder.encodeInto($0, c.encoder, &$1, $2) }
+        }
+        for i in chunks.indices { chunks[i].fields = table }
+        return table
+    }
+
+    /// What a chunk's values become, in the chunk's input order.
+    private struct EncodedValues {
+        var entries: [EncodedEntry] = []
+        var arenas: [RecordArena] = []
+        /// Empty when the collection has no index.
+        var indexKeys: [[[[UInt8]]]] = []
+        var fields: FieldTable
+        var byteCount = 0
+        /// When sorting: the positions of `entries` in ascending key order, equal keys in order.
+        var order: [Int]?
+
+        mutating func append(contentsOf other: EncodedValues) {
+            let offset = entries.count
+            entries += other.entries
+            arenas += other.arenas
+            indexKeys += other.indexKeys
+            byteCount += other.byteCount
+            if let mine = order, let theirs = other.order {
+                order = KeyOrdering.mergeStable(mine, theirs.map { $0 + offset }, keys: entries.map(\.key))
+            }
+        }
+    }
+
+    /// Computes the key, record and index keys of every value (and, with `sort`, their key
+    /// order), split over the machine's cores when the chunk is big, touching each value once.
+    ///
+    /// Each slice encodes with its own copy of the field table, into its own arena. When a
+    /// slice had to intern a new name (a new store's first chunk), slices could have given one
+    /// name different ids, so the chunk is encoded again serially with one table.
+    private func encodeInParallel<V: Encodable & Sendable>(
+        _ values: ArraySlice<V>, _ c: RegisteredCollection, _ collection: StoreCollection<V>, _ table: FieldTable,
+        sort: Bool
+    ) throws -> EncodedValues {
+        let coder = collection.coder
+        let name = collection.name
+        let hasIndexes = !collection.indexes.isEmpty
+        @Sendable func encode(_ range: Range<Int>, _ table: FieldTable, _ encoder: CompactEncoder) throws -> EncodedValues {
+            var out = EncodedValues(fields: table)
+            out.entries.reserveCapacity(range.count)
+            if hasIndexes { out.indexKeys.reserveCapacity(range.count) }
+            let arena = RecordArena(firstBlock: range.count * Self.expectedRecordSize)
+            out.arenas = [arena]
+            // One value for the key, the record and the index keys, never copied (a copy of an
+            // article retains all of its strings). `inout` because unspecialised code passes an
+            // inout argument by address, where it copies a borrowed `pointee` first.
+            func add(_ value: inout V) throws {
+                let key = collection.key(value)
+                try StoreTransaction.validate(key)
+                let keyBytes = try arena.append(key.bytes)
+                let record: ArenaBytes
+                do {
+                    record = try coder.encodeInto(value, encoder, &out.fields, arena)
+                } catch let error as StoreError {
+                    throw error  // the arena's
+                } catch {
+                    throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
+                }
+                out.entries.append(EncodedEntry(key: keyBytes, record: record))
+                out.byteCount += keyBytes.count + record.count
+                if hasIndexes {
+                    out.indexKeys.append(collection.indexes.map { index in index.keys(value).map { IndexKey.clamp($0.bytes) } })
+                }
+            }
+            try values.withUnsafeBufferPointer { buffer in
+                let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)  // never written through
+                for i in range { try add(&base[i]) }
+            }
+            if sort {
+                // Each slice sorts its own part, in parallel; parts are merged as they are joined.
+                let keys = out.entries.map(\.key)
+                out.order = KeyOrdering.isAscending(keys) ? Array(keys.indices) : KeyOrdering.stableSortedOrder(keys)
+            }
+            return out
+        }
+        // A serial head first: it interns the names a new store's first records bring, so the
+        // parallel slices after it rarely meet a new one.
+        let head = 0..<min(values.count, 256)
+        var result = try encode(head, table, c.encoder)
+        let rest = head.upperBound..<values.count
+        let parts = min(ProcessInfo.processInfo.activeProcessorCount, max(1, rest.count / 1024))
+        if parts > 1 {
+            let base = result.fields
+            let size = (rest.count + parts - 1) / parts
+            let results = Locked<[Int: Result<EncodedValues, any Error>]>([:])
+            let grew = Atomic<Bool>(false)
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                let start = rest.lowerBound + min(rest.count, part * size)
+                let end = rest.lowerBound + min(rest.count, (part + 1) * size)
+                let encoder = c.sliceEncoders[part % c.sliceEncoders.count]
+                // A table of its own: counting references to storage both slices share would
+                // bounce its cache line between the cores for every record.
+                let table = FieldTable(names: base.names.map { $0 })
+                let slice = Result { try encode(start..<end, table, encoder) }
+                if case .success(let done) = slice, done.fields.count != base.count { grew.store(true, ordering: .relaxed) }
+                results.withLock { $0[part] = slice }
+            }
+            if !grew.load(ordering: .relaxed) {
+                let all = results.withLock { $0 }
+                for part in 0..<parts { result.append(contentsOf: try all[part]!.get()) }
+                return result
+            }
+        }
+        let tail = try encode(rest, result.fields, c.encoder)
+        result.append(contentsOf: tail)
+        result.fields = tail.fields
+        return result
+    }
+
+    /// A guess at a key and record's bytes, to size a slice's first arena block (news articles
+    /// take about 1.1 KB).
+    private static var expectedRecordSize: Int { 1_200 }
+}

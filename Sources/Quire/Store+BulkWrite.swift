@@ -1,0 +1,104 @@
+import QuireCodec
+import QuireLMDB
+
+extension Store {
+    /// Writes one encoded chunk in one transaction; returns whether it was appended.
+    @available(*, noasync)
+    func writeChunk<V>(_ chunk: EncodedChunk<V>, _ collection: StoreCollection<V>) throws -> Bool {
+        let c = try resolvedForWrite(collection)
+        return try writeNow { txn in
+            // Encoded against an older table that has since diverged (new names interned by
+            // someone else meanwhile): re-encode here, with the transaction's table.
+            let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
+            defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
+            let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
+            if c.indexes.isEmpty {
+                try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
+            } else if canAppend {
+                // Keys beyond the last one: no record is replaced, no index entry moves.
+                try txn.putRecords(chunk.entries, in: c.records, appending: true)
+                for i in chunk.entries.indices {
+                    try txn.putIndexEntries(chunk.indexKeys[i], pointingTo: chunk.entries[i].key.buffer, in: c.indexes)
+                }
+            } else {
+                try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
+            }
+            if changeHub.hasSubscribers {
+                for entry in chunk.entries { txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: entry.key.array)) }
+            }
+            return canAppend
+        }
+    }
+
+    /// Writes records with index entries, moving the index entries of the records they replace.
+    private func writeIndexed<V>(
+        _ entries: [EncodedEntry], _ indexKeys: [[[[UInt8]]]], _ txn: borrowing StoreTransaction,
+        _ collection: StoreCollection<V>, _ c: RegisteredCollection
+    ) throws {
+        for i in entries.indices {
+            let (key, record) = (entries[i].key.buffer, entries[i].record.buffer)
+            if try !txn.put(record, forKey: key, in: c.records, flags: .noOverwrite) {
+                // The key existed: move its index entries, then replace the record.
+                let keyBytes = Array(key)
+                if let old = try txn.get(keyBytes, in: c.records) {
+                    try txn.replaceIndexEntries(of: old, key: keyBytes, with: indexKeys[i], collection, c)
+                }
+                try txn.put(record, forKey: key, in: c.records)
+            }
+            try txn.putIndexEntries(indexKeys[i], pointingTo: key, in: c.indexes)
+        }
+    }
+
+    /// The chunk, its records re-encoded with the transaction's field table when the table the
+    /// chunk was encoded with has diverged from it (new names interned elsewhere meanwhile).
+    private func reconcile<V>(
+        _ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection, _ coder: RecordCoder<V>
+    ) throws -> EncodedChunk<V> {
+        let committed = state.fields.names
+        if chunk.fields.names.starts(with: committed) {
+            state.fields = chunk.fields  // same ids, maybe more names: they get persisted with the chunk
+            return chunk
+        }
+        var table = state.fields
+        let reencoded = try chunk.reencoded(with: &table) { try coder.encodeInto($0, c.encoder, &$1, $2) }
+        state.fields = table
+        return reencoded
+    }
+
+    /// Keys strictly ascending and all above the current last key.
+    private func isAppendable(_ entries: [EncodedEntry], after last: [UInt8]?) -> Bool {
+        guard let first = entries.first else { return false }
+        if let last, last.withUnsafeBytes({ KeyRange.compare($0, first.key.buffer) }) >= 0 { return false }
+        return KeyOrdering.isAscending(entries.lazy.map(\.key), strictly: true)
+    }
+}
+
+extension StoreTransaction {
+    /// Puts encoded records in order (with `MDB_APPEND` when `appending`) without reading what
+    /// they replace.
+    func putRecords(_ entries: [EncodedEntry], in database: Database, appending: Bool) throws {
+        let flags: WriteFlags = appending ? .append : []
+        for entry in entries { try put(entry.record.buffer, forKey: entry.key.buffer, in: database, flags: flags) }
+    }
+
+    /// Adds one record's index entries, one list of index keys per index.
+    func putIndexEntries(_ keys: [[[UInt8]]], pointingTo key: UnsafeRawBufferPointer, in indexes: [Database]) throws {
+        for (j, list) in keys.enumerated() {
+            for k in list { _ = try k.withUnsafeBytes { k in try put(key, forKey: k, in: indexes[j], flags: .noDuplicateData) } }
+        }
+    }
+
+    /// Removes an old record's index entries that its replacement doesn't have.
+    func replaceIndexEntries<V>(
+        of old: [UInt8], key: [UInt8], with newKeys: [[[UInt8]]], _ collection: StoreCollection<V>,
+        _ c: RegisteredCollection
+    ) throws {
+        guard !collection.indexes.isEmpty else { return }
+        let value = try old.withUnsafeBytes { try decode(collection, $0, c) }
+        for (i, index) in collection.indexes.enumerated() {
+            for k in index.keys(value).map({ IndexKey.clamp($0.bytes) }) where !newKeys[i].contains(k) {
+                try delete(k, value: key, in: c.indexes[i])
+            }
+        }
+    }
+}

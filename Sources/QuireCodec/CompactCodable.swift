@@ -110,7 +110,7 @@ public final class CompactKeySet: Sendable {
 
 /// True when both arrays share storage. A holder of one keeps that storage alive and unchanged, so
 /// the same storage means the same elements.
-@inline(__always) func sameStorage(_ a: [String], _ b: [String]) -> Bool {
+@inline(__always) func sameStorage<Element>(_ a: [Element], _ b: [Element]) -> Bool {
     a.count == b.count
         && a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
 }

@@ -45,15 +45,18 @@ import Foundation
     /// Points the state at another root value, keeping its storage (and the key-set tables when
     /// `names` is the same table).
     func reset(reader: ByteReader, names: [String], values: [String?], start: Int, end: Int, options: CompactDecoder.Options) {
+        // Assigned only when they change: reassigning the same table would retain and release it
+        // for every record, and threads decoding with one table would fight over its reference
+        // count's cache line.
         if !sameStorage(self.names, names) {
             keySets.removeAll(keepingCapacity: true)
             freeKeySetTables()
+            self.names = names
         }
         self.reader = reader
-        self.names = names
         strings.reset(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: values)
         depthLimit = options.depthLimit
-        userInfoStorage = options.userInfo
+        if !(userInfoStorage.isEmpty && options.userInfo.isEmpty) { userInfoStorage = options.userInfo }
         self.start = start
         self.end = end
         path.removeAll(keepingCapacity: true)

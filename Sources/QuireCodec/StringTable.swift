@@ -10,8 +10,12 @@ final class StringTable {
     @exclusivity(unchecked) private(set) var rootStart: Int
     @exclusivity(unchecked) private(set) var rootEnd: Int
     @exclusivity(unchecked) private(set) var depthLimit: Int
-    /// The interned value of each field-table id (nil for field names).
+    /// The interned value of each field-table id (nil for field names): this table's own copies,
+    /// so that the strings decoded records share are counted by this thread alone (each thread
+    /// reuses its own table), not bounced between cores.
     @exclusivity(unchecked) private(set) var values: [String?]
+    /// The table's values as given, to notice when they change.
+    @exclusivity(unchecked) private var givenValues: [String?]
     /// Byte offset and length of each numbered string found so far, in payload order.
     @exclusivity(unchecked) private var offsets: [Int] = []
     @exclusivity(unchecked) private var lengths: [Int] = []
@@ -30,7 +34,8 @@ final class StringTable {
 
     init(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int, values: [String?]) {
         self.reader = reader
-        self.values = values
+        self.values = StringTable.ownCopies(values)
+        self.givenValues = values
         self.rootStart = rootStart
         self.rootEnd = rootEnd
         self.depthLimit = depthLimit
@@ -42,7 +47,10 @@ final class StringTable {
         self.rootStart = rootStart
         self.rootEnd = rootEnd
         self.depthLimit = depthLimit
-        self.values = values
+        if !sameStorage(givenValues, values) {
+            self.values = StringTable.ownCopies(values)
+            givenValues = values
+        }
         // Storage that one huge record grew is dropped rather than kept for the thread's lifetime.
         let keep = offsets.capacity <= StringTable.retainedCapacity
         offsets.removeAll(keepingCapacity: keep)
@@ -52,6 +60,11 @@ final class StringTable {
         walk.inObject = false
         walk.parentEnds.removeAll(keepingCapacity: true)
         walk.parentIsObject.removeAll(keepingCapacity: true)
+    }
+
+    /// `values` with every string in storage of its own (a copy of a `String` shares it).
+    private static func ownCopies(_ values: [String?]) -> [String?] {
+        values.map { value in value.map { String(decoding: Array($0.utf8), as: UTF8.self) } }
     }
 
     /// Numbered strings kept room for between reuses.

@@ -67,6 +67,19 @@ private final class InnerFieldTable: @unchecked Sendable {
         }
     }
 
+    @Test func aTableThatGrewBetweenDecodesGivesItsNewValues() throws {
+        // The state keeps the values it was last given (to skip copying them again): a table that
+        // interned more values since must be noticed, though the caller's variable is the same.
+        var fields = FieldTable()
+        let decoder = CompactDecoder()
+        for round in 0..<20 {
+            let value = Tagged(title: "t\(round)", kind: "kind number \(round)", tags: ["tag \(round % 3)"])
+            let bytes = try CompactEncoder().encode(value, fields: &fields)  // interns a new kind each round
+            #expect(try decoder.decode(Tagged.self, from: bytes, fields: fields) == value)
+        }
+        #expect(fields.internedValueCount >= 20)
+    }
+
     @Test func aFailedDecodeLeavesNothingBehind() throws {
         var fields = FieldTable()
         let good = Tagged(title: "ok", kind: "kind", tags: ["tag"], note: "note")

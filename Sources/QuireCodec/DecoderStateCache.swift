@@ -30,7 +30,7 @@ enum DecoderStateCache {
         if let raw = pthread_getspecific(key) {
             state = Unmanaged<DecoderState>.fromOpaque(raw).takeUnretainedValue()
         } else {
-            state = fresh(reader: reader, names: names, values: values, start: start, end: end, options: options)
+            state = fresh(reader: reader, names: names, values: values, start: start, end: end, options: options, kept: true)
             pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
         }
         guard !state.inUse else {
@@ -43,10 +43,13 @@ enum DecoderStateCache {
         return try body(state)
     }
 
+    /// A new state; `kept` when the thread keeps it for its later calls.
     private static func fresh(
-        reader: ByteReader, names: [String], values: [String?], start: Int, end: Int, options: CompactDecoder.Options
+        reader: ByteReader, names: [String], values: [String?], start: Int, end: Int, options: CompactDecoder.Options,
+        kept: Bool = false
     ) -> DecoderState {
-        let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: values)
+        let strings = StringTable(
+            reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: values, ownCopies: kept)
         return DecoderState(reader: reader, names: names, strings: strings, start: start, end: end, options: options)
     }
 }

@@ -10,9 +10,9 @@ final class StringTable {
     @exclusivity(unchecked) private(set) var rootStart: Int
     @exclusivity(unchecked) private(set) var rootEnd: Int
     @exclusivity(unchecked) private(set) var depthLimit: Int
-    /// The interned value of each field-table id (nil for field names): this table's own copies,
-    /// so that the strings decoded records share are counted by this thread alone (each thread
-    /// reuses its own table), not bounced between cores.
+    /// The interned value of each field-table id (nil for field names). A table a thread reuses
+    /// holds its own copies, so that the strings decoded records share are counted by that
+    /// thread alone, not bounced between cores.
     @exclusivity(unchecked) private(set) var values: [String?]
     /// The table's values as given, to notice when they change.
     @exclusivity(unchecked) private var givenValues: [String?]
@@ -32,9 +32,11 @@ final class StringTable {
         var parentIsObject: [Bool] = []
     }
 
-    init(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int, values: [String?]) {
+    /// `ownCopies` for a table a thread keeps and reuses (copying the values costs more than a
+    /// single decode gains).
+    init(reader: ByteReader, rootStart: Int, rootEnd: Int, depthLimit: Int, values: [String?], ownCopies: Bool = false) {
         self.reader = reader
-        self.values = StringTable.ownCopies(values)
+        self.values = ownCopies ? StringTable.ownCopies(values) : values
         self.givenValues = values
         self.rootStart = rootStart
         self.rootEnd = rootEnd

@@ -106,7 +106,11 @@ extension Store {
                 out.entries.append(EncodedEntry(key: keyBytes, record: record))
                 out.byteCount += keyBytes.count + record.count
                 if hasIndexes {
-                    out.indexKeys.append(collection.indexes.map { index in index.keys(value).map { IndexKey.clamp($0.bytes) } })
+                    // A loop, not `map`: a closure capturing `value` passed it on as a copy.
+                    var lists: [[[UInt8]]] = []
+                    lists.reserveCapacity(collection.indexes.count)
+                    for index in collection.indexes { lists.append(index.keys(value).map { IndexKey.clamp($0.bytes) }) }
+                    out.indexKeys.append(lists)
                 }
             }
             try values.withUnsafeBufferPointer { buffer in

@@ -77,8 +77,9 @@ extension StoreTransaction {
     /// Puts encoded records in order (with `MDB_APPEND` when `appending`) without reading what
     /// they replace.
     func putRecords(_ entries: [EncodedEntry], in database: Database, appending: Bool) throws {
-        let flags: WriteFlags = appending ? .append : []
-        for entry in entries { try put(entry.record.buffer, forKey: entry.key.buffer, in: database, flags: flags) }
+        try putEach(count: entries.count, in: database, flags: appending ? .append : []) { i in
+            (entries[i].record.buffer, entries[i].key.buffer)
+        }
     }
 
     /// Adds one record's index entries, one list of index keys per index.

@@ -195,6 +195,27 @@ extension WritableTransaction where Self: ~Copyable {
         return true
     }
 
+    /// Stores `count` values, the `i`th being `pair(i)`, in that order: the same as `count` calls
+    /// of ``put(_:forKey:in:flags:)-(UnsafeRawBufferPointer,_,_,_)`` (a pair that `.noOverwrite`
+    /// or `.noDuplicateData` finds already stored is skipped), minus reaching the transaction
+    /// handle for each one, which counts references (a bulk load puts hundreds of thousands).
+    public func putEach(
+        count: Int, in database: Database, flags: WriteFlags = [],
+        _ pair: (Int) -> (value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
+    ) throws(LMDBError) {
+        let raw = self.raw
+        raw.checkLive()
+        let skipsExisting = !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData])
+        for i in 0..<count {
+            let (value, key) = pair(i)
+            var k = MDB_val(key)
+            var v = MDB_val(value)
+            let rc = mdb_put(raw.txn, database.dbi, &k, &v, flags.rawValue)
+            if rc == MDB_KEYEXIST && skipsExisting { continue }
+            try raw.check(rc, "mdb_put")
+        }
+    }
+
     /// Stores `value` under `key`. See `put(_:forKey:in:flags:)` for the raw-buffer variant.
     @discardableResult
     public func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = [])

@@ -52,6 +52,53 @@ import Testing
         }
     }
 
+    @Test func putEachStoresEveryPairInOrderAndKeepsPutsFlags() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("many")
+            let keys = (0..<500).map { bytes(String(format: "key%04d", $0)) }
+            let values = (0..<500).map { bytes("value \($0)") }
+            // All pairs in two flat buffers, as a bulk loader holds them.
+            let (keyBytes, valueBytes) = (keys.flatMap { $0 }, values.flatMap { $0 })
+            let valueStarts = values.reduce(into: [0]) { $0.append($0.last! + $1.count) }
+            try keyBytes.withUnsafeBytes { k throws in
+                try valueBytes.withUnsafeBytes { v throws in
+                    try env.write { txn throws in
+                        try txn.putEach(count: keys.count, in: db, flags: .append) { i in
+                            (UnsafeRawBufferPointer(rebasing: v[valueStarts[i]..<valueStarts[i + 1]]),
+                             UnsafeRawBufferPointer(rebasing: k[(i * 7)..<(i * 7 + 7)]))
+                        }
+                    }
+                }
+            }
+            try env.read { txn throws in
+                #expect(try txn.count(of: db) == 500)
+                for i in [0, 1, 250, 499] { #expect(try txn.get(keys[i], in: db) == values[i]) }
+            }
+            // `.noOverwrite` skips what is there and stores the rest; `.append` out of order fails.
+            let fresh = bytes("key9999")
+            try env.write { txn throws in
+                let pairs = [(bytes("changed"), keys[3]), (bytes("new"), fresh)]
+                try pairs[0].0.withUnsafeBytes { v0 in
+                    try pairs[0].1.withUnsafeBytes { k0 in
+                        try pairs[1].0.withUnsafeBytes { v1 in
+                            try pairs[1].1.withUnsafeBytes { k1 in
+                                try txn.putEach(count: 2, in: db, flags: .noOverwrite) { $0 == 0 ? (v0, k0) : (v1, k1) }
+                                #expect(throws: LMDBError.keyExists) {
+                                    try txn.putEach(count: 1, in: db, flags: .append) { _ in (v0, k0) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            try env.read { txn throws in
+                #expect(try txn.get(keys[3], in: db) == values[3])
+                #expect(try txn.get(fresh, in: db) == bytes("new"))
+            }
+        }
+    }
+
     @Test func bodyErrorAbortsTheTransaction() throws {
         struct Boom: Error {}
         try withTemporaryDirectory { dir throws in

@@ -49,8 +49,9 @@ extension StoreReading where Self: ~Copyable {
         _ body: (StoreKey, V) throws -> Bool
     ) throws {
         let c = try store.resolved(collection.name)
+        var table: FieldTable?  // fetched once for the walk, not per record
         for entry in entries(in: c.records, range: range, reverse: reverse) {
-            let value = try decode(collection, entry.value, c)
+            let value = try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
             if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
         }
     }
@@ -141,10 +142,12 @@ extension StoreReading where Self: ~Copyable {
         _ body: (StoreKey, CompactValue) throws -> Bool
     ) throws {
         let c = try store.resolved(name)
+        var table: FieldTable?  // fetched once for the walk, not per record
         for entry in entries(in: c.records, range: range, reverse: reverse) {
-            if try !body(StoreKey(bytes: entry.keyBytes), try genericValue(entry.value, options: c.decoder.options)) {
-                return
+            let value = try withFieldRetry(&table) { table in
+                try CompactValue.decode(from: entry.value, fields: table, options: c.decoder.options)
             }
+            if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
         }
     }
 
@@ -177,15 +180,26 @@ extension StoreReading where Self: ~Copyable {
     /// lacks (written after it was loaded, maybe by another process), reloads the table from
     /// this snapshot — which contains every id its records use — and tries once more.
     func withFieldRetry<R>(_ body: (FieldTable) throws -> R) throws -> R {
+        var table: FieldTable?
+        return try withFieldRetry(&table, body)
+    }
+
+    /// ``withFieldRetry(_:)`` starting from `table` (the process's table when nil), which is
+    /// left holding the table that worked: a walk passes one variable to every record's decode,
+    /// so the table is fetched once (fetching takes the store's lock and counts references on
+    /// storage that every reading thread shares).
+    func withFieldRetry<R>(_ table: inout FieldTable?, _ body: (FieldTable) throws -> R) throws -> R {
         // A write transaction reads its own records with its own, newer table.
-        let table = writingFields ?? store.fields
+        let current = table ?? writingFields ?? store.fields
+        table = current
         do {
-            return try body(table)
+            return try body(current)
         } catch {
             guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
             let fresh = try Store.loadFieldTable(self, store.fieldsDB, path: store.environment.path)
-            guard fresh.count > table.count else { throw error }
+            guard fresh.count > current.count else { throw error }
             store.adoptFields(fresh)
+            table = fresh
             return try body(fresh)
         }
     }

@@ -136,29 +136,13 @@ extension Article: CompactCodable {
             default: break
             }
         }
-        // Each stored property initialized once, from the locals: delegating to the memberwise
-        // init built a temporary `Article` and copied it into `self` (retaining every string).
-        self.id = try reader.require(id, Keys.id)
-        self.url = try reader.require(url, Keys.url)
-        self.headline = headline
-        self.kicker = kicker
-        self.abstract = abstract
-        self.snippet = snippet
-        self.leadParagraph = leadParagraph
-        self.source = source
-        self.sourceURL = sourceURL
-        self.publishedAt = publishedAt
-        self.section = section
-        self.subsection = subsection
-        self.newsDesk = newsDesk
-        self.printSection = printSection
-        self.printPage = printPage
-        self.documentType = documentType
-        self.typeOfMaterial = typeOfMaterial
-        self.wordCount = wordCount
-        self.byline = byline
-        self.authors = authors
-        self.keywords = keywords
-        self.multimedia = multimedia
+        // One init from locals: filling `self` field by field released each field's old value.
+        self.init(
+            id: try reader.require(id, Keys.id), url: try reader.require(url, Keys.url), headline: headline,
+            kicker: kicker, abstract: abstract, snippet: snippet, leadParagraph: leadParagraph, source: source,
+            sourceURL: sourceURL, publishedAt: publishedAt, section: section, subsection: subsection,
+            newsDesk: newsDesk, printSection: printSection, printPage: printPage, documentType: documentType,
+            typeOfMaterial: typeOfMaterial, wordCount: wordCount, byline: byline, authors: authors,
+            keywords: keywords, multimedia: multimedia)
     }
 }

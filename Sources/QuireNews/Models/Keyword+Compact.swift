@@ -37,9 +37,6 @@ extension Keyword: CompactCodable {
             default: break
             }
         }
-        // Set in place: delegating to `self.init` built a temporary and copied it into `self`.
-        self.name = try reader.require(name, Keys.name)
-        self.value = try reader.require(value, Keys.value)
-        self.rank = rank
+        self.init(name: try reader.require(name, Keys.name), value: try reader.require(value, Keys.value), rank: rank)
     }
 }

@@ -20,7 +20,8 @@ public struct BulkInsertOptions: Sendable {
     /// about 240,000 news articles: 100,000 articles with random ids load faster than raw
     /// `mdb_put`s of the same bytes in random order.
     public var sortWindow: Int = 256 << 20
-    /// Skip the fsync of each chunk's commit and sync once at the end. A killed process loses
+    /// Skip the fsync of each chunk's commit (committed chunks are flushed in the background
+    /// instead, while the next ones encode) and sync once at the end. A killed process loses
     /// nothing committed; a system crash during the load may lose the chunks not yet synced, or
     /// (on file systems that reorder writes: LMDB's `MDB_NOSYNC` caveat) damage the store.
     public var relaxedDurability: Bool = false

@@ -38,8 +38,6 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
     /// Bytes of keys and records, what holding the chunk costs beyond its values.
     var byteCount: Int
 
-    var count: Int { entries.count }
-
     /// The chunk with its records encoded again, in write order, against `table` (which may grow).
     func reencoded(
         with table: inout FieldTable, _ encode: (borrowing V, inout FieldTable, RecordArena) throws -> ArenaBytes

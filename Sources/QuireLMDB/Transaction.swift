@@ -35,6 +35,20 @@ public struct TransactionHandle {
         precondition(token.isLive, "LMDB transaction used after it ended (it escaped its closure)")
     }
 
+    /// `mdb_put`, for both put methods: false when `.noOverwrite` (or `.noDuplicateData`) found
+    /// the key (or pair) already there.
+    @inline(__always) @discardableResult
+    func put(_ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in database: Database, flags: WriteFlags)
+        throws(LMDBError) -> Bool
+    {
+        var k = MDB_val(key)
+        var v = MDB_val(value)
+        let rc = mdb_put(txn, database.dbi, &k, &v, flags.rawValue)
+        if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
+        try check(rc, "mdb_put")
+        return true
+    }
+
     @inline(__always)
     func check(_ rc: Int32, _ operation: StaticString) throws(LMDBError) {
         if rc == MDB_MAP_FULL { token.sawMapFull = true }
@@ -187,12 +201,7 @@ extension WritableTransaction where Self: ~Copyable {
         flags: WriteFlags = []
     ) throws(LMDBError) -> Bool {
         raw.checkLive()
-        var k = MDB_val(key)
-        var v = MDB_val(value)
-        let rc = mdb_put(raw.txn, database.dbi, &k, &v, flags.rawValue)
-        if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
-        try raw.check(rc, "mdb_put")
-        return true
+        return try raw.put(value, forKey: key, in: database, flags: flags)
     }
 
     /// Stores `count` values, the `i`th being `pair(i)`, in that order: the same as `count` calls
@@ -205,14 +214,9 @@ extension WritableTransaction where Self: ~Copyable {
     ) throws(LMDBError) {
         let raw = self.raw
         raw.checkLive()
-        let skipsExisting = !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData])
         for i in 0..<count {
             let (value, key) = pair(i)
-            var k = MDB_val(key)
-            var v = MDB_val(value)
-            let rc = mdb_put(raw.txn, database.dbi, &k, &v, flags.rawValue)
-            if rc == MDB_KEYEXIST && skipsExisting { continue }
-            try raw.check(rc, "mdb_put")
+            try raw.put(value, forKey: key, in: database, flags: flags)
         }
     }
 

@@ -66,9 +66,8 @@
 
     /// Validated UTF-8 of `length` bytes at `position`.
     @inline(__always) func string(at position: Int, length: Int) throws(CompactDecodingError) -> String {
-        let buffer = UnsafeBufferPointer(start: (base + position).assumingMemoryBound(to: UInt8.self), count: length)
-        // The non-generic validating initializer: the generic `String(validating:as:)` is several times slower.
-        guard let string = String._tryFromUTF8(buffer) else {
+        let start = (base + position).assumingMemoryBound(to: UInt8.self)
+        guard let string = UTF8Validation.string(start, count: length) else {
             throw CompactDecodingError(.invalidUTF8, offset: position)
         }
         return string
@@ -81,7 +80,7 @@
             let out = UnsafeMutableRawPointer(buffer.baseAddress!)
             out.copyMemory(from: base + prefixAt, byteCount: prefixLength)
             (out + prefixLength).copyMemory(from: base + suffixAt, byteCount: suffixLength)
-            return String._tryFromUTF8(UnsafeBufferPointer(rebasing: buffer[0..<total]))
+            return UTF8Validation.string(buffer.baseAddress!, count: total)
         }
         guard let string else { throw CompactDecodingError(.invalidUTF8, offset: suffixAt) }
         return string

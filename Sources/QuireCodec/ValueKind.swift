@@ -26,7 +26,29 @@
     @inline(__always) static func of(_ tag: UInt8) -> ValueKind? {
         if tag >= 0x80 { return .shortString }
         if tag >= 0x40 { return .smallInt }
-        return ValueKind(rawValue: tag)
+        // Spelled out so that it inlines as a table lookup: `init(rawValue:)` stays a call.
+        switch tag {
+        case 0x00: return .null
+        case 0x01: return .falseValue
+        case 0x02: return .trueValue
+        case 0x03: return .int
+        case 0x04: return .uint
+        case 0x05: return .float64
+        case 0x06: return .float32
+        case 0x07: return .string
+        case 0x08: return .bytes
+        case 0x09: return .dateMillis
+        case 0x0A: return .dateSeconds
+        case 0x0B: return .url
+        case 0x0C: return .array
+        case 0x0D: return .object
+        case 0x0E: return .map
+        case 0x0F: return .dateWholeSeconds
+        case 0x10: return .stringRef
+        case 0x11: return .stringPrefixRef
+        case 0x12: return .internedString
+        default: return nil
+        }
     }
 
     var name: String {

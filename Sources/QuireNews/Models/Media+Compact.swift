@@ -35,7 +35,11 @@ extension Media: CompactCodable {
 
     public init(from reader: inout CompactObjectReader) throws {
         var url: String?
-        // Fields are set in place (optionals start nil): a delegating `self.init` copied the whole value.
+        var width: Int?
+        var height: Int?
+        var caption: String?
+        var credit: String?
+        var kind: String?
         while let key = try reader.next() {
             switch key {
             case Keys.url: url = try reader.readString()
@@ -47,6 +51,9 @@ extension Media: CompactCodable {
             default: break
             }
         }
-        self.url = try reader.require(url, Keys.url)
+        // One init from locals, built in place (see `InPlace`).
+        self.init(
+            url: try reader.require(url, Keys.url), width: width, height: height, caption: caption, credit: credit,
+            kind: kind)
     }
 }

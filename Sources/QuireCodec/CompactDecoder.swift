@@ -66,7 +66,7 @@ public struct CompactDecoder: Sendable {
 
     private func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
         try withRootState(bytes, fields: fields) { state, start, end in
-            try state.decodeCompact(T.self, start, end, key: nil)
+            try state.decodeCompact(T.self, start, end, step: nil)
         }
     }
 
@@ -99,7 +99,7 @@ public struct CompactDecoder: Sendable {
     private func decode<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer, fields: FieldTable?) throws -> T {
         try withRootState(bytes, fields: fields) { state, start, end in
             if let compact = T.self as? any CompactDecodable.Type {
-                return try state.decodeCompact(compact, start, end, key: nil) as! T
+                return try state.decodeCompact(compact, start, end, step: nil) as! T
             }
             return try state.decodeValue(T.self, start, end, key: nil)
         }

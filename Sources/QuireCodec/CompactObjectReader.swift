@@ -151,8 +151,8 @@ public struct CompactObjectReader {
                 position = try reader.skip(position, end: end)
                 values.append(try state.readString(s, position))
             } catch {
-                state.path.append(codingKey)
-                defer { state.path.removeLast() }
+                state.steps.append(.key(codingKey))
+                defer { state.steps.removeLast() }
                 throw state.wrap(error, String.self, IndexKey(values.count))
             }
         }
@@ -161,7 +161,7 @@ public struct CompactObjectReader {
 
     /// The current field as a nested object, through `T`'s hand-written conformance.
     @inlinable public func read<T: CompactDecodable>(_ type: T.Type) throws -> T {
-        try state.decodeCompact(T.self, valueStart, valueEnd, key: codingKey)
+        try state.decodeCompact(T.self, valueStart, valueEnd, step: .key(codingKey))
     }
 
     /// The current field as an array of objects, through `T`'s hand-written conformance.
@@ -170,12 +170,12 @@ public struct CompactObjectReader {
         var values: [T] = []
         values.reserveCapacity(state.elementCount(start, end))
         var position = start
-        state.path.append(codingKey)
-        defer { state.path.removeLast() }
+        state.steps.append(.key(codingKey))
+        defer { state.steps.removeLast() }
         while position < end {
             let s = position
             position = try state.skipElement(T.self, at: s, end: end, index: values.count)
-            values.append(try state.decodeCompact(T.self, s, position, key: state.indexKey(values.count)))
+            values.append(try state.decodeCompact(T.self, s, position, step: .index(values.count)))
         }
         return values
     }
@@ -184,7 +184,7 @@ public struct CompactObjectReader {
     /// one, else through its `Decodable` conformance.
     public func readDecodable<T: Decodable>(_ type: T.Type) throws -> T {
         if let compact = T.self as? any CompactDecodable.Type {
-            return try state.decodeCompact(compact, valueStart, valueEnd, key: codingKey) as! T
+            return try state.decodeCompact(compact, valueStart, valueEnd, step: .key(codingKey)) as! T
         }
         return try state.decodeValue(T.self, valueStart, valueEnd, key: codingKey)
     }

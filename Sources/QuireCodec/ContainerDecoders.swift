@@ -17,7 +17,7 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.bodyEnd = body.end
         self.isMap = body.kind == .map
         self.slot = slot
-        self.pathDepth = state.path.count
+        self.pathDepth = state.steps.count
         try state.run(Any.self, nil) { () throws(CompactDecodingError) in try validate() }
     }
 
@@ -27,11 +27,11 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.bodyEnd = end
         self.isMap = isMap
         self.slot = slot
-        self.pathDepth = state.path.count
+        self.pathDepth = state.steps.count
         if !isMap { try? validate() }
     }
 
-    var codingPath: [any CodingKey] { Array(state.path.prefix(pathDepth)) }
+    var codingPath: [any CodingKey] { state.steps.prefix(pathDepth).map(\.codingKey) }
 
     /// One pass over the entries: every field id must be in the table (so a stale table is never
     /// silently wrong), every key must be a string or integer, and every value must fit the body.
@@ -153,7 +153,7 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always) func require(_ key: Key, _ type: Any.Type) throws -> (Int, Int) {
         guard let range = try state.run(type, key, { () throws(CompactDecodingError) in try find(key) }) else {
-            let codingPath = Array(state.path.prefix(pathDepth)) + [key]
+            let codingPath = state.steps.prefix(pathDepth).map(\.codingKey) + [key]
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "No value for \(pathString(codingPath))."))
         }
@@ -445,10 +445,10 @@ struct UnkeyedContainerDecoder: UnkeyedDecodingContainer {
         self.bodyStart = body.start
         self.bodyEnd = body.end
         self.position = body.start
-        self.pathDepth = state.path.count
+        self.pathDepth = state.steps.count
     }
 
-    var codingPath: [any CodingKey] { Array(state.path.prefix(pathDepth)) }
+    var codingPath: [any CodingKey] { state.steps.prefix(pathDepth).map(\.codingKey) }
     var isAtEnd: Bool { position >= bodyEnd }
 
     var count: Int? {
@@ -727,9 +727,9 @@ extension DecoderState {
         let savedEnd = end
         start = s
         end = e
-        path.append(key)
+        steps.append(.key(key))
         defer {
-            path.removeLast()
+            steps.removeLast()
             start = savedStart
             end = savedEnd
         }
@@ -744,7 +744,7 @@ extension DecoderState {
         let other = DecoderState(
             reader: reader, names: names, strings: strings, start: s, end: e,
             options: CompactDecoder.Options(depthLimit: depthLimit, userInfo: userInfoStorage))
-        other.path = path + [key]
+        other.steps = steps + [.key(key)]
         other.depth = depth + 1
         return other
     }

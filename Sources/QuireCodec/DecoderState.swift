@@ -1,5 +1,19 @@
 import Foundation
 
+/// One step of a decoding path. An array index stays a plain integer until a path is built:
+/// pushed as `any CodingKey`, each element of an array cost a box and witness calls.
+@usableFromInline enum PathStep {
+    case key(any CodingKey)
+    case index(Int)
+
+    var codingKey: any CodingKey {
+        switch self {
+        case .key(let key): key
+        case .index(let index): IndexKey(index)
+        }
+    }
+}
+
 /// The single `Decoder` object behind one `decode` call. It points at the value being decoded
 /// (`start..<end`, tag at `start`); nested values move the window and restore it afterwards.
 @usableFromInline final class DecoderState: Decoder {
@@ -13,7 +27,8 @@ import Foundation
     @exclusivity(unchecked) var userInfoStorage: [CodingUserInfoKey: any Sendable]
     /// True while a decode call uses this state (a nested call on the same thread makes its own).
     @exclusivity(unchecked) var inUse = false
-    @usableFromInline @exclusivity(unchecked) var path: [any CodingKey] = []
+    /// The path down to the value being decoded, one step per level.
+    @usableFromInline @exclusivity(unchecked) var steps: [PathStep] = []
     @usableFromInline @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var start: Int
     @exclusivity(unchecked) var end: Int
@@ -59,7 +74,7 @@ import Foundation
         if !(userInfoStorage.isEmpty && options.userInfo.isEmpty) { userInfoStorage = options.userInfo }
         self.start = start
         self.end = end
-        path.removeAll(keepingCapacity: true)
+        steps.removeAll(keepingCapacity: true)
         depth = 0
         entries.removeAll(keepingCapacity: entries.capacity <= StringTable.retainedCapacity)
         if !hintBody.isEmpty && hintBody.count != min(depthLimit, 64) + 2 {
@@ -79,6 +94,8 @@ import Foundation
     }
 
     @usableFromInline var codingPath: [any CodingKey] { path }
+    /// The path as coding keys (built for errors and `codingPath` only).
+    @usableFromInline var path: [any CodingKey] { steps.map(\.codingKey) }
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { userInfoStorage }
 
     // MARK: Errors
@@ -263,9 +280,9 @@ import Foundation
         start = s
         end = e
         depth += 1
-        if let key { path.append(key) }
+        if let key { steps.append(.key(key)) }
         defer {
-            if key != nil { path.removeLast() }
+            if key != nil { steps.removeLast() }
             depth -= 1
             start = savedStart
             end = savedEnd
@@ -298,20 +315,21 @@ import Foundation
 
     deinit { freeKeySetTables() }
 
-    /// Decodes the object whose tag is at `s` (ending at `e`) through `T`'s hand-written conformance.
-    @inlinable func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> T {
-        let body = try enterObject(T.self, s, e, key: key)
-        defer { leaveObject(key: key) }
+    /// Decodes the object whose tag is at `s` (ending at `e`) through `T`'s hand-written conformance,
+    /// one `step` down the path (none for the root).
+    @inlinable func decodeCompact<T: CompactDecodable>(_ type: T.Type, _ s: Int, _ e: Int, step: PathStep?) throws -> T {
+        let body = try enterObject(T.self, s, e, step: step)
+        defer { leaveObject(step: step) }
         let keys = T.compactKeys
         var object = CompactObjectReader(state: self, keys: keys, table: decodeTable(for: keys), start: body.0, end: body.1)
         return try T(from: &object)
     }
 
-    /// Goes one level down (into `key`) to the object whose tag is at `s`, and returns its body range;
-    /// ``leaveObject(key:)`` comes back up, also when this throws.
-    @usableFromInline func enterObject(_ type: Any.Type, _ s: Int, _ e: Int, key: (any CodingKey)?) throws -> (Int, Int) {
+    /// Goes one `step` down to the object whose tag is at `s`, and returns its body range;
+    /// ``leaveObject(step:)`` comes back up, also when this throws.
+    @usableFromInline func enterObject(_ type: Any.Type, _ s: Int, _ e: Int, step: PathStep?) throws -> (Int, Int) {
         depth += 1
-        if let key { path.append(key) }
+        if let step { steps.append(step) }
         do {
             if depth > depthLimit {
                 throw CompactDecodingError(.depthLimitExceeded, codingPath: pathString(path), offset: s)
@@ -324,13 +342,13 @@ import Foundation
                 return (position, position + length)
             }
         } catch {
-            leaveObject(key: key)
+            leaveObject(step: step)
             throw error
         }
     }
 
-    @usableFromInline func leaveObject(key: (any CodingKey)?) {
-        if key != nil { path.removeLast() }
+    @usableFromInline func leaveObject(step: PathStep?) {
+        if step != nil { steps.removeLast() }
         depth -= 1
     }
 
@@ -354,8 +372,6 @@ import Foundation
         }
         return count
     }
-
-    @usableFromInline func indexKey(_ index: Int) -> any CodingKey { IndexKey(index) }
 
     // MARK: Decoder
 

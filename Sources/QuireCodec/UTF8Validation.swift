@@ -70,16 +70,16 @@ enum UTF8Validation {
 
     // MARK: - Blocks
 
+    private typealias Block = SIMD16<UInt8>
+    private typealias Mask = SIMDMask<SIMD16<Int8>>
+    private static let blockSize = 16
+
     /// True when no lane of `mask` is set (`any(_:)` is a generic, unspecialized reduction).
     @inline(__always) private static func none(_ mask: Mask) -> Bool {
         let bytes = SIMD16<Int8>(repeating: 0).replacing(with: -1, where: mask)
         let lanes = unsafeBitCast(bytes, to: SIMD2<UInt64>.self)
         return lanes[0] | lanes[1] == 0
     }
-
-    private typealias Block = SIMD16<UInt8>
-    private typealias Mask = SIMDMask<SIMD16<Int8>>
-    private static let blockSize = 16
 
     /// The lanes of `byte` that break a rule, given the bytes one, two and three places before.
     /// Comparisons are vector against vector: against a scalar, Swift compares lane by lane.

@@ -65,8 +65,7 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     /// True when the chunk arrived sorted and begins above every key written before it.
     private func continuesInOrder(_ chunk: EncodedChunk<V>) -> Bool {
         guard chunk.arrivedSorted, let first = chunk.entries.first?.key else { return false }
-        guard let lastKey else { return true }
-        return lastKey.withUnsafeBytes { KeyRange.compare($0, first.buffer) } < 0
+        return KeyOrdering.follows(first, lastKey)
     }
 
     /// Merges the held chunks into one sorted run and writes it, in chunks. When a chunk fails,
@@ -89,9 +88,7 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     /// Writes a chunk on the writer, once the chunk before it is committed.
     private func write(_ chunk: EncodedChunk<V>) async throws {
         try await settle()
-        if options.sortChunks, let last = chunk.entries.last?.key,
-            lastKey.map({ $0.withUnsafeBytes { KeyRange.compare($0, last.buffer) } < 0 }) ?? true
-        {
+        if options.sortChunks, let last = chunk.entries.last?.key, KeyOrdering.follows(last, lastKey) {
             lastKey = last.array
         }
         let store = self.store

@@ -49,6 +49,12 @@ enum KeyOrdering {
         return value
     }
 
+    /// True when `key` sorts after `last` (always when there is no `last`).
+    static func follows(_ key: ArenaBytes, _ last: [UInt8]?) -> Bool {
+        guard let last else { return true }
+        return last.withUnsafeBytes { KeyRange.compare($0, key.buffer) } < 0
+    }
+
     /// True when `keys` are in ascending order; when `strictly`, equal neighbours fail too.
     static func isAscending(_ keys: some Collection<ArenaBytes>, strictly: Bool = false) -> Bool {
         let limit = strictly ? 0 : 1  // the smallest comparison of neighbours that breaks the order

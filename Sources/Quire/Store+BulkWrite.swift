@@ -67,8 +67,7 @@ extension Store {
 
     /// Keys strictly ascending and all above the current last key.
     private func isAppendable(_ entries: [EncodedEntry], after last: [UInt8]?) -> Bool {
-        guard let first = entries.first else { return false }
-        if let last, last.withUnsafeBytes({ KeyRange.compare($0, first.key.buffer) }) >= 0 { return false }
+        guard let first = entries.first, KeyOrdering.follows(first.key, last) else { return false }
         return KeyOrdering.isAscending(entries.lazy.map(\.key), strictly: true)
     }
 }

@@ -112,4 +112,16 @@ import Testing
         #expect(KeyOrdering.stableSortedOrder([]).isEmpty)
         #expect(KeyOrdering.isAscending([ArenaBytes]()))
     }
+
+    @Test func followsComparesBytewiseAgainstTheLastKey() throws {
+        let arena = RecordArena()
+        let keys = awkwardKeys(300, seed: 11)
+        let stored = try arenaKeys(keys, in: arena)
+        for (i, key) in stored.enumerated() {
+            #expect(KeyOrdering.follows(key, nil))
+            let last = keys[(i * 7) % keys.count]
+            #expect(KeyOrdering.follows(key, last) == last.lexicographicallyPrecedes(keys[i]))
+        }
+        withExtendedLifetime(arena) {}
+    }
 }

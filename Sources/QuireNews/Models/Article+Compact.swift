@@ -63,7 +63,7 @@ extension Article: CompactCodable {
 
     public func encode(to writer: inout CompactObjectWriter) throws {
         writer.write(id, for: Keys.id)
-        writer.write(url, for: Keys.url)
+        writer.writeIfPresent(url, for: Keys.url)
         writer.writeIfPresent(headline, for: Keys.headline)
         writer.writeIfPresent(kicker, for: Keys.kicker)
         writer.writeIfPresent(abstract, for: Keys.abstract)
@@ -139,7 +139,7 @@ extension Article: CompactCodable {
         // One init from locals, built in place (see `InPlace`): filling `self` field by field released
         // each field's old value.
         self.init(
-            id: try reader.require(id, Keys.id), url: try reader.require(url, Keys.url), headline: headline,
+            id: try reader.require(id, Keys.id), url: url, headline: headline,
             kicker: kicker, abstract: abstract, snippet: snippet, leadParagraph: leadParagraph, source: source,
             sourceURL: sourceURL, publishedAt: publishedAt, section: section, subsection: subsection,
             newsDesk: newsDesk, printSection: printSection, printPage: printPage, documentType: documentType,

@@ -1,10 +1,11 @@
 /// How the fetch service retries a failed request, and how long it backs off.
 ///
 /// - HTTP 429 (and the old gateway's 403 "developer over rate"): wait ``rateLimitBaseDelay``
-///   (12 s, the API's advice; jitter only lengthens it), then doubling. By default the run gives
-///   up once its rate-limit waits would pass ``rateLimitGiveUp`` (about half a minute: the quota
-///   is most likely spent, so resume later); with ``waitForQuota`` it keeps waiting, up to
-///   ``maxDelay`` a wait, and honours a `Retry-After` header when the server sends one.
+///   (12 s, the API's advice for its per-minute limit; jitter only lengthens it). By default the
+///   run gives up once its rate-limit waits would pass ``rateLimitGiveUp`` (about half a minute,
+///   two waits: past that the quota is most likely spent, so resume later), or after
+///   ``rateLimitAttempts``. With ``waitForQuota`` it keeps going, doubling each wait up to
+///   ``maxDelay``, and honours a `Retry-After` header when the server sends one.
 /// - HTTP 5xx, timeouts, refused or broken connections: wait ``transientBaseDelay``, doubling,
 ///   at most ``transientAttempts`` attempts.
 /// - Anything else (401, 400, 403, 404, TLS, size cap, mapping errors): no retry.
@@ -77,7 +78,11 @@ public struct RetryPolicy: Sendable, Hashable {
         guard (limited && waitForQuota) || failedAttempts < attempts(for: reason) else { return nil }
         let base = limited ? rateLimitBaseDelay : transientBaseDelay
         var seconds = base.seconds
-        for _ in 1..<max(1, min(failedAttempts, 64)) { seconds *= multiplier }
+        // A per-minute limit frees up at the same pace: only a job that waits for the quota backs
+        // off further and further.
+        if !limited || waitForQuota {
+            for _ in 1..<max(1, min(failedAttempts, 64)) { seconds *= multiplier }
+        }
         seconds = min(seconds, maxDelay.seconds)
         if jitter > 0 {
             let unit = Double(random.next() >> 11) / Double(1 << 53)  // uniform in [0, 1)

@@ -36,7 +36,7 @@ public func feedzillaArticleListBody(categoryID: Int, articles: [Article], reque
         }
         members += [
             ("source", .text(a.source)), ("source_url", .text(a.sourceURL ?? feedzillaSourceURL)),
-            ("summary", .string(a.abstract ?? "")), ("title", .string(feedzillaTitle(a) ?? "")),
+            ("summary", .string(entityEncoded(a.abstract ?? ""))), ("title", .string(feedzillaTitle(a) ?? "")),
             ("url", .string(feedzillaStoryURL(a, categoryID: categoryID, requestQuery: requestQuery))),
         ]
         if let byline = a.byline { members.append(("author", .string(byline))) }
@@ -58,6 +58,24 @@ public func feedzillaArticleListBody(categoryID: Int, articles: [Article], reque
 
 private let feedzillaSourceURL = "http://www.nytimes.com"
 
+/// Text as Feedzilla sent summaries: HTML-escaped, typographic quotes as named references.
+func entityEncoded(_ text: String) -> String {
+    var out = ""
+    for character in text {
+        switch character {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\u{2019}": out += "&rsquo;"
+        case "\u{201C}": out += "&ldquo;"
+        case "\u{201D}": out += "&rdquo;"
+        case "é": out += "&eacute;"
+        default: out.append(character)
+        }
+    }
+    return out
+}
+
 private func feedzillaTitle(_ a: Article) -> String? {
     guard let headline = a.headline else { return nil }
     return a.source.map { "\(headline) (\($0))" } ?? headline
@@ -70,8 +88,9 @@ private func feedzillaTitle(_ a: Article) -> String? {
 public func feedzillaRoundTrip(_ article: Article, categoryID: Int) -> Article {
     let url = feedzillaStoryURL(article, categoryID: categoryID, requestQuery: "")
     return Article(
-        id: "feedzilla:\(feedzillaStoryNumber(article))", url: url, headline: feedzillaTitle(article),
-        abstract: article.abstract, source: article.source, sourceURL: article.sourceURL ?? feedzillaSourceURL,
+        id: "feedzilla:\(feedzillaStoryNumber(article))", url: url,
+        headline: feedzillaTitle(article).map { NewsText.trimmed(NewsText.plainTextFromEncodedHTML($0)) },
+        abstract: article.abstract.map(NewsText.plainTextFromEncodedHTML), source: article.source, sourceURL: article.sourceURL ?? feedzillaSourceURL,
         publishedAt: article.publishedAt, byline: article.byline,
         multimedia: article.multimedia.map { $0.map { Media(url: $0.url, kind: "image/jpeg") } })
 }

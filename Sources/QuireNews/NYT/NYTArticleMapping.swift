@@ -39,7 +39,10 @@ extension NYTArticleSearch {
             if let main = try m(headlineText("headline.main")) { return main }
             return try m(headlineText("headline.print_headline"))
         }
-        static let kicker: MappingRule<String?> = .string("headline.kicker")
+        static let kicker = MappingRule<String?> { m throws(NewsMappingError) in
+            if case .string? = try m.raw("headline") { return nil }
+            return try m(.string("headline.kicker"))
+        }
         static let abstract: MappingRule<String?> = .string("abstract")
         static let snippet: MappingRule<String?> = .optional(
             ["snippet"], ValueTransformer.string.map { text in nonEmpty(NewsText.removingHighlightTags(text)) })

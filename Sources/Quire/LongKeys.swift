@@ -67,7 +67,8 @@ struct LongKeys: Sendable {
             widened.lower = .inclusive(Array(Self.bytes(of: lower).prefix(prefixLength)))
         }
         if upperLong, let upper = range.upper {
-            widened.upper = successor(ofPrefix: Array(Self.bytes(of: upper).prefix(prefixLength))).map { .exclusive($0) }
+            let prefix = Array(Self.bytes(of: upper).prefix(prefixLength))
+            widened.upper = successor(ofPrefix: prefix).map { .exclusive($0) }
         }
         return (widened, range)
     }

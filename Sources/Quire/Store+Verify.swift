@@ -53,7 +53,8 @@ extension Store {
                         guard let field = index.field else { continue }
                         for indexKey in Store.indexKeys(of: value[field], kind: index.kind) {
                             expected[i] += 1
-                            let found = snap.duplicates(of: longKeys.physical(indexKey.bytes), in: c.indexes[i]).contains {
+                            let stored = longKeys.physical(indexKey.bytes)
+                            let found = snap.duplicates(of: stored, in: c.indexes[i]).contains {
                                 $0.value.elementsEqual(entry.key)
                             }
                             if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }

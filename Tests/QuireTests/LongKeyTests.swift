@@ -30,6 +30,9 @@ private let longIDs: [String] = [
     String(repeating: "f", count: 511),  // the shortest hashed one: as long as its stored form
 ]
 
+/// The range of one key, as an exact index lookup uses.
+private func exactly(_ text: String) -> KeyRange { .closed(Array(text.utf8), Array(text.utf8)) }
+
 private func openDocs(_ path: String, _ configure: (inout StoreOptions) -> Void = { _ in }) throws -> Store {
     var options = StoreOptions()
     configure(&options)
@@ -83,7 +86,8 @@ private func sampleDocs() -> [Doc] {
                 for doc in sample {
                     #expect(try snap.get(.string(doc.id), from: docs) == doc)
                     #expect(try snap.contains(.string(doc.id), in: docs))
-                    #expect(try snap.genericValue(.string(doc.id), inCollectionNamed: "docs")?["n"] == .int(Int64(doc.n)))
+                    let generic = try snap.genericValue(.string(doc.id), inCollectionNamed: "docs")
+                    #expect(generic?["n"] == .int(Int64(doc.n)))
                     #expect(try snap.field("tag", of: .string(doc.id), in: docs) == .string(doc.tag))
                 }
                 // A long key that is not stored, but shares the 495-byte prefix of two that are.
@@ -97,8 +101,8 @@ private func sampleDocs() -> [Doc] {
                 #expect(try snap.count(of: docs) == sample.count - 1)
                 #expect(try snap.get(.string(longIDs[0]), from: docs) == nil)
                 #expect(try snap.get(.string(longIDs[1]), from: docs) == Doc(id: longIDs[1], tag: "moved", n: 7))
-                #expect(try snap.values(in: docs.indexes[0], of: docs, range: .closed(Array("long-1".utf8), Array("long-1".utf8))).isEmpty)
-                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: .prefix(Array("moved".utf8))) == [.string(longIDs[1])])
+                #expect(try snap.values(in: docs.indexes[0], of: docs, range: exactly("long-1")).isEmpty)
+                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: exactly("moved")) == [.string(longIDs[1])])
             }
             #expect(try store.verify().isSound)
         }
@@ -121,8 +125,8 @@ private func sampleDocs() -> [Doc] {
                 #expect(Set(walked) == Set(sample.map(\.id)))
                 // Keys that differ before byte 495 come in their own order; the two that share
                 // 495 bytes sit together, in the order of their hashes.
-                let byPrefix = sample.map(\.id).sorted { Array($0.utf8.prefix(495)).lexicographicallyPrecedes(Array($1.utf8.prefix(495))) }
-                #expect(walked.map { Array($0.utf8.prefix(495)) } == byPrefix.map { Array($0.utf8.prefix(495)) })
+                let prefixes = sample.map { Array($0.id.utf8.prefix(495)) }.sorted { $0.lexicographicallyPrecedes($1) }
+                #expect(walked.map { Array($0.utf8.prefix(495)) } == prefixes)
                 #expect(try snap.values(of: docs).map(\.id) == walked)
                 #expect(try snap.values(of: docs, reverse: true).map(\.id) == walked.reversed())
                 var generic: [StoreKey] = []
@@ -137,7 +141,8 @@ private func sampleDocs() -> [Doc] {
                 #expect(
                     Set(try snap.values(of: docs, range: .prefix(Array((shared + "-").utf8))).map(\.id))
                         == [twin("first"), twin("second")])
-                #expect(try snap.values(of: docs, range: .prefix(Array((shared + "-s").utf8))).map(\.id) == [twin("second")])
+                let second = try snap.values(of: docs, range: .prefix(Array((shared + "-s").utf8)))
+                #expect(second.map(\.id) == [twin("second")])
                 let bound = Array((shared + "-g").utf8)
                 #expect(
                     try snap.values(of: docs, range: .from(bound)).map(\.id)
@@ -151,17 +156,19 @@ private func sampleDocs() -> [Doc] {
             let store = try openDocs(path)
             // Long tags, two of them sharing their first 495 bytes: the old 480-byte clamp made
             // both one key and exact lookups of either found nothing.
-            let tags = [String(repeating: "t", count: 700), twin("x"), twin("y"), "é" + String(repeating: "ü", count: 400)]
+            let tags = [
+                String(repeating: "t", count: 700), twin("x"), twin("y"), "é" + String(repeating: "ü", count: 400),
+            ]
             let sample = tags.enumerated().map { Doc(id: "d\($0.offset)", tag: $0.element, n: $0.offset) }
                 + [Doc(id: longIDs[1], tag: tags[1], n: 9)]
             for doc in sample { try await store.put(doc, in: docs) }
             try store.read { snap throws in
                 for tag in tags {
-                    let bytes = Array(tag.utf8)
                     let expected = sample.filter { $0.tag == tag }.map(\.id).sorted()
-                    let found = try snap.keys(in: docs.indexes[0], of: docs, range: .closed(bytes, bytes))
+                    let found = try snap.keys(in: docs.indexes[0], of: docs, range: exactly(tag))
                     #expect(found.compactMap(\.stringValue).sorted() == expected)
-                    #expect(try snap.values(in: docs.indexes[0], of: docs, range: .closed(bytes, bytes)).map(\.tag).allSatisfy { $0 == tag })
+                    let values = try snap.values(in: docs.indexes[0], of: docs, range: exactly(tag))
+                    #expect(values.count == expected.count && values.allSatisfy { $0.tag == tag })
                 }
                 var entries: [(StoreKey, StoreKey)] = []
                 try snap.forEachIndexEntry("docs", "tag") { indexKey, key in
@@ -177,8 +184,7 @@ private func sampleDocs() -> [Doc] {
             // Moving a record off a long tag removes exactly its entry.
             try await store.put(Doc(id: longIDs[1], tag: "short", n: 9), in: docs)
             try store.read { snap throws in
-                let bytes = Array(tags[1].utf8)
-                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: .closed(bytes, bytes)) == [.string("d1")])
+                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: exactly(tags[1])) == [.string("d1")])
             }
             #expect(try store.verify().isSound)
         }
@@ -201,7 +207,8 @@ private func sampleDocs() -> [Doc] {
                 #expect(Set(found) == Set(members))
                 #expect(try found.compactMap { try snap.get($0, from: docs) }.count == members.count)
                 #expect(try snap.members(of: twin, in: related) == [.string(longIDs[5])])
-                #expect(try snap.members(of: .string(String(repeating: "q", count: 495) + String(repeating: "-other", count: 5)), in: related).isEmpty)
+                let stranger = StoreKey.string(String(repeating: "q", count: 495) + String(repeating: "-other", count: 5))
+                #expect(try snap.members(of: stranger, in: related).isEmpty)
             }
             let removed = try await store.write { txn in
                 [
@@ -241,9 +248,8 @@ private func sampleDocs() -> [Doc] {
                     #expect(try snap.get(.string(id), from: docs)?.id == id)
                 }
                 #expect(try snap.get(.string(longIDs[1]), from: docs)?.n == 42)
-                let tag = Array((twin("again")).utf8)
-                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: .closed(tag, tag)) == [.string(longIDs[1])])
-                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: .closed(Array("long-1".utf8), Array("long-1".utf8))).isEmpty)
+                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: exactly(twin("again"))) == [.string(longIDs[1])])
+                #expect(try snap.keys(in: docs.indexes[0], of: docs, range: exactly("long-1")).isEmpty)
             }
             let report = try store.verify()
             #expect(report.isSound, "\(report.problems)")
@@ -320,6 +326,46 @@ private func sampleDocs() -> [Doc] {
         }
     }
 
+    @Test func shortKeysLeaveLongKeysEmpty() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openDocs(path)
+            // 510 bytes: the longest keys stored as themselves.
+            let sample = (0..<500).map {
+                Doc(id: String(format: "%05d", $0) + String(repeating: "s", count: 505), tag: "t", n: $0)
+            }
+            let report = try await store.bulkInsert(sample, into: docs, options: BulkInsertOptions(chunkSize: 100))
+            #expect(report.appendedChunks == 5)
+            let widest = Doc(id: String(repeating: "x", count: 510), tag: String(repeating: "y", count: 510), n: 0)
+            try await store.put(widest, in: docs)
+            let mapped = try store.read { snap in try snap.count(of: try #require(store.longKeysDatabase)) }
+            #expect(mapped == 0)
+            #expect(try store.read { try $0.count(of: docs) } == 501)
+        }
+    }
+
+    @Test func aLiteral511ByteKeyFromAnOlderStoreStillReads() async throws {
+        try await withTemporaryStorePath { path in
+            let legacy = String(repeating: "L", count: 511)
+            do {
+                let store = try openDocs(path)
+                try await store.put(Doc(id: "x", tag: "t", n: 5), in: docs)
+                store.close()
+            }
+            try moveRecordToLiteralKey(path, from: "x", to: legacy)
+            let store = try openDocs(path)
+            try store.read { snap throws in
+                #expect(try snap.get(.string(legacy), from: docs)?.n == 5)
+                #expect(try snap.contains(.string(legacy), in: docs))
+                var keys: [StoreKey] = []
+                try snap.forEach(in: docs) { key, _ in
+                    keys.append(key)
+                    return true
+                }
+                #expect(keys == [.string(legacy)])
+            }
+        }
+    }
+
     @Test func emptyKeysStayAnError() async throws {
         try await withTemporaryStorePath { path in
             let store = try openDocs(path)
@@ -346,4 +392,16 @@ private func remapLongKey(_ path: String, _ key: String, to other: String) throw
     let db = try env.openDatabase("_longkeys")
     let physical = LongKeys().physical(Array(key.utf8))
     try env.write { txn in try txn.put(Array(other.utf8), forKey: physical, in: db) }
+}
+
+/// Stores the record of `key` under a literal key instead, as a store from before long keys could.
+private func moveRecordToLiteralKey(_ path: String, from key: String, to literal: String) throws {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let records = try env.openDatabase("c:docs")
+    try env.write { txn in
+        let bytes = try #require(try txn.get(Array(key.utf8), in: records))
+        try txn.put(bytes, forKey: Array(literal.utf8), in: records)
+        try txn.delete(Array(key.utf8), in: records)
+    }
 }

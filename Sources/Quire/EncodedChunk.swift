@@ -14,6 +14,12 @@ struct EncodedEntry: Sendable {
     var record: ArenaBytes
 }
 
+/// A key over 510 bytes and its stored form, to record in `_longkeys` with the chunk.
+struct LongKeyPair: Sendable {
+    var physical: [UInt8]
+    var logical: [UInt8]
+}
+
 /// Records encoded off the writer thread, in the order they are to be written.
 struct EncodedChunk<V: Codable & Sendable>: Sendable {
     /// The values as given, never copied: slices of the caller's array when the caller gave one.
@@ -37,6 +43,9 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
     var inputCount: Int
     /// Bytes of keys and records, what holding the chunk costs beyond its values.
     var byteCount: Int
+    /// The keys over 510 bytes that the chunk's records and index entries use (empty in the
+    /// common case), recorded in `_longkeys` in the chunk's transaction.
+    var longKeys: [LongKeyPair] = []
 
     /// The chunk with its records encoded again, in write order, against `table` (which may grow).
     func reencoded(

@@ -29,12 +29,15 @@ extension StoreReading where Self: ~Copyable {
     /// The value stored under `key`, or nil.
     public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> V? {
         let c = try store.resolved(collection.name)
-        return try withValue(forKey: key.bytes, in: c.records) { bytes in try decode(collection, bytes, c) }
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c) }
     }
 
     /// True when a value is stored under `key`.
     public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws -> Bool {
-        try contains(key.bytes, in: store.resolved(collection.name).records)
+        let records = try store.resolved(collection.name).records
+        guard let stored = try storedKey(key) else { return false }
+        return try contains(stored, in: records)
     }
 
     /// The number of values in the collection.
@@ -50,9 +53,9 @@ extension StoreReading where Self: ~Copyable {
     ) throws {
         let c = try store.resolved(collection.name)
         var table: FieldTable?  // fetched once for the walk, not per record
-        for entry in entries(in: c.records, range: range, reverse: reverse) {
+        try forEachEntry(in: c.records, range: range, reverse: reverse) { key, entry in
             let value = try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
-            if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
+            return try body(key, value)
         }
     }
 
@@ -96,8 +99,11 @@ extension StoreReading where Self: ~Copyable {
         var out: [StoreKey] = []
         guard limit > 0 else { return out }
         // In reverse, duplicates of one index key come back in descending order too.
-        for entry in entries(in: db, range: range, reverse: reverse) {
-            out.append(StoreKey(bytes: entry.valueBytes))
+        // Index keys are mapped back only to filter by a long bound: the walk hands out values.
+        let (physical, filter) = LongKeys.physicalRange(range)
+        for entry in entries(in: db, range: physical, reverse: reverse) {
+            if let filter, !LongKeys.contains(try logicalKey(entry.key).bytes, in: filter) { continue }
+            out.append(try logicalKey(entry.value))
             if out.count >= limit { break }
         }
         return out
@@ -112,7 +118,8 @@ extension StoreReading where Self: ~Copyable {
     /// `field(_:of:in:)` by collection name.
     public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
         let c = try store.resolved(name)
-        let found: CompactValue?? = try withValue(forKey: key.bytes, in: c.records) { bytes in
+        guard let stored = try storedKey(key) else { return nil }
+        let found: CompactValue?? = try withValue(forKey: stored, in: c.records) { bytes in
             try withFieldRetry { table in
                 try CompactField.value(at: path, in: bytes, fields: table, options: c.decoder.options)
             }
@@ -125,13 +132,16 @@ extension StoreReading where Self: ~Copyable {
     public func withRecordBytes<V, R>(
         _ key: StoreKey, in collection: StoreCollection<V>, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try withValue(forKey: key.bytes, in: store.resolved(collection.name).records, body)
+        let records = try store.resolved(collection.name).records
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: records, body)
     }
 
     /// A stored record as a generic value tree, by collection name (no Swift type needed).
     public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
         let c = try store.resolved(name)
-        return try withValue(forKey: key.bytes, in: c.records) { bytes in
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: c.records) { bytes in
             try genericValue(bytes, options: c.decoder.options)
         }
     }
@@ -143,11 +153,11 @@ extension StoreReading where Self: ~Copyable {
     ) throws {
         let c = try store.resolved(name)
         var table: FieldTable?  // fetched once for the walk, not per record
-        for entry in entries(in: c.records, range: range, reverse: reverse) {
+        try forEachEntry(in: c.records, range: range, reverse: reverse) { key, entry in
             let value = try withFieldRetry(&table) { table in
                 try CompactValue.decode(from: entry.value, fields: table, options: c.decoder.options)
             }
-            if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
+            return try body(key, value)
         }
     }
 
@@ -162,7 +172,8 @@ extension StoreReading where Self: ~Copyable {
     /// The member keys of `owner` in a to-many relation, in member key order.
     public func members(of owner: StoreKey, in relation: StoreRelation) throws -> [StoreKey] {
         let db = try store.relationDatabase(relation)
-        return duplicates(of: owner.bytes, in: db).map { StoreKey(bytes: $0.valueBytes) }
+        guard let stored = try storedKey(owner) else { return [] }
+        return try duplicates(of: stored, in: db).map { try logicalKey($0.value) }
     }
 
     /// The number of records in the collection named `name`.
@@ -213,8 +224,8 @@ extension StoreReading where Self: ~Copyable {
         _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false,
         _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
     ) throws {
-        for entry in entries(in: try store.indexDatabase(collection, index), range: range, reverse: reverse) {
-            if try !body(StoreKey(bytes: entry.keyBytes), StoreKey(bytes: entry.valueBytes)) { return }
+        try forEachEntry(in: try store.indexDatabase(collection, index), range: range, reverse: reverse) { key, entry in
+            try body(key, try logicalKey(entry.value))
         }
     }
 

@@ -129,6 +129,7 @@ extension Store {
             let db = try openRelationDatabase(name)
             relations.withLock { $0[name] = db }
         }
+        openLongKeysIfCreated()
     }
 
     private func openRelationDatabase(_ name: String) throws -> Database {
@@ -178,19 +179,10 @@ extension Store {
             let value = try collection.coder.decode(entry.value, opened.decoder, table)
             for (i, index) in collection.indexes.enumerated() {
                 for k in index.keys(value) {
-                    try txn.put(entry.keyBytes, forKey: IndexKey.clamp(k.bytes), in: opened.indexes[i], flags: .noDuplicateData)
+                    let stored = try writableKey(k.bytes, in: txn)
+                    try txn.put(entry.keyBytes, forKey: stored, in: opened.indexes[i], flags: .noDuplicateData)
                 }
             }
         }
-    }
-}
-
-/// Index keys longer than LMDB allows are cut: ordering past 480 bytes is approximate, but
-/// each entry still points at the exact record.
-enum IndexKey {
-    static let maxLength = 480
-
-    static func clamp(_ key: [UInt8]) -> [UInt8] {
-        key.count <= maxLength ? key : Array(key.prefix(maxLength))
     }
 }

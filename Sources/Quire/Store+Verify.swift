@@ -21,7 +21,8 @@ public struct VerificationReport: Sendable, Hashable {
 extension Store {
     /// Checks the whole store in one snapshot: every record decodes; every index entry points to a
     /// record, and (for indexes over one field) every record has exactly its expected entries;
-    /// every relation member exists. Works without the Swift types.
+    /// every relation member exists; every long key's stored form matches the key `_longkeys`
+    /// maps it to. Works without the Swift types.
     ///
     /// - Parameter progress: called with the number of records checked so far.
     public func verify(progress: ((Int) -> Void)? = nil) throws -> VerificationReport {
@@ -37,7 +38,8 @@ extension Store {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)
                 for entry in snap.entries(in: c.records) {
-                    let key = StoreKey(bytes: entry.keyBytes)
+                    let (key, keySound) = try snap.verifiedLogicalKey(entry.key)
+                    if !keySound { problem(Store.longKeyProblem(name, key)) }
                     report.records += 1
                     if report.records % 10_000 == 0 { progress?(report.records) }
                     let value: CompactValue
@@ -51,7 +53,8 @@ extension Store {
                         guard let field = index.field else { continue }
                         for indexKey in Store.indexKeys(of: value[field], kind: index.kind) {
                             expected[i] += 1
-                            let found = snap.duplicates(of: indexKey.bytes, in: c.indexes[i]).contains {
+                            let stored = longKeys.physical(indexKey.bytes)
+                            let found = snap.duplicates(of: stored, in: c.indexes[i]).contains {
                                 $0.value.elementsEqual(entry.key)
                             }
                             if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }
@@ -62,8 +65,11 @@ extension Store {
                     var entries = 0
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
+                        let (indexKey, indexKeySound) = try snap.verifiedLogicalKey(entry.key)
+                        if !indexKeySound { problem(Store.longKeyProblem("\(name): index '\(index.name)'", indexKey)) }
                         if try !snap.contains(entry.valueBytes, in: c.records) {
-                            problem("\(name): index '\(index.name)' points to missing record \(StoreKey(bytes: entry.valueBytes))")
+                            let key = try snap.logicalKey(entry.value)
+                            problem("\(name): index '\(index.name)' points to missing record \(key)")
                         }
                     }
                     report.indexEntries += entries
@@ -76,8 +82,12 @@ extension Store {
                 let target = relationTargets[name].flatMap { registered[$0] }
                 for entry in snap.entries(in: relationDBs[name]!) {
                     report.relationEntries += 1
+                    let (owner, ownerSound) = try snap.verifiedLogicalKey(entry.key)
+                    if !ownerSound { problem(Store.longKeyProblem("relation '\(name)'", owner)) }
+                    let (member, memberSound) = try snap.verifiedLogicalKey(entry.value)
+                    if !memberSound { problem(Store.longKeyProblem("relation '\(name)'", member)) }
                     if let target, try !snap.contains(entry.valueBytes, in: target.records) {
-                        problem("relation '\(name)': member \(StoreKey(bytes: entry.valueBytes)) does not exist")
+                        problem("relation '\(name)': member \(member) does not exist")
                     }
                 }
             }
@@ -86,11 +96,15 @@ extension Store {
         }
     }
 
+    static func longKeyProblem(_ place: String, _ key: StoreKey) -> String {
+        "\(place): long key \(describe(key.bytes)) (\(key.bytes.count) bytes) does not match its stored form"
+    }
+
     /// The index keys a field value implies, as `StoreIndex` computes them for one-field indexes.
     static func indexKeys(of value: CompactValue?, kind: IndexKind) -> [StoreKey] {
         guard let value else { return [] }
         switch (kind, value) {
-        case (.string, .string(let s)): return [IndexKey.clampKey(.string(s))]
+        case (.string, .string(let s)): return [.string(s)]
         case (.int, .int(let i)): return [.int(i)]
         case (.int, .uint(let u)): return u <= UInt64(Int64.max) ? [.int(Int64(u))] : []
         case (.date, .date(let d)): return [.date(d)]
@@ -113,8 +127,4 @@ extension Store {
             return out
         }
     }
-}
-
-extension IndexKey {
-    static func clampKey(_ key: StoreKey) -> StoreKey { StoreKey(bytes: clamp(key.bytes)) }
 }

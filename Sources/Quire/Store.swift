@@ -26,6 +26,11 @@ public final class Store: Sendable {
 
     let metaDB: Database
     let fieldsDB: Database
+    /// Physical → logical keys of keys over 510 bytes (see `LongKeys`); nil in a read-only store
+    /// that has never held one.
+    let longKeysStore: Mutex<Database?>
+    /// How long keys become physical ones.
+    let longKeys: LongKeys
     // Read on every decode from every reader thread: `Mutex` (a futex) is much cheaper under
     // contention than a pthread mutex here; these are the read-mostly hot paths.
     let fieldCache: Mutex<FieldTable>
@@ -47,21 +52,26 @@ public final class Store: Sendable {
         do {
             let meta: Database
             let fieldNames: Database
+            var longKeyNames: Database?
             if options.readOnly {
                 guard let found = try? env.openDatabase(StoreLayout.meta, flags: []) else {
                     throw StoreError(.corrupted, "\(env.path): not a Quire store (no metadata)")
                 }
                 meta = found
                 fieldNames = try env.openDatabase(StoreLayout.fields, flags: [])
+                longKeyNames = try? env.openDatabase(StoreLayout.longKeys, flags: [])
             } else {
                 meta = try env.openDatabase(StoreLayout.meta)
                 fieldNames = try env.openDatabase(StoreLayout.fields)
+                longKeyNames = try env.openDatabase(StoreLayout.longKeys)
             }
             try Store.checkFormat(env, meta, readOnly: options.readOnly)
             let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
             metaDB = meta
             fieldsDB = fieldNames
             fieldCache = Mutex(table)
+            longKeysStore = Mutex(longKeyNames)
+            longKeys = LongKeys(digest: options.longKeyDigest)
         } catch {
             env.close()
             throw error

@@ -13,6 +13,9 @@ public struct StoreOptions: Sendable {
     /// The most collections, indexes and relations the store can hold in all.
     public var maxDatabases: Int = 128
 
+    /// Replaces the long-key hash (tests use it to force collisions); nil for the store's own.
+    var longKeyDigest: (@Sendable ([UInt8]) -> [UInt8])?
+
     /// The defaults: a 64 MiB map that grows, durable commits.
     public init() {}
 

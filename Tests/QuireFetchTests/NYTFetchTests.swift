@@ -134,7 +134,7 @@ import Testing
         let sink = InMemoryFetchSink()
         let other = NYTCheckpoint(queryIdentity: "q=other", window: nil)
         let source = nytSource(api)
-        try await sink.commit(
+        _ = try await sink.commit(
             FetchedPage(
                 sourceID: source.sourceID, articles: [], queryTag: nil, checkpoint: try JSONEncoder().encode(other),
                 fetchedAt: Date()))

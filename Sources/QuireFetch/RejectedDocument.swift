@@ -6,8 +6,9 @@ import QuireNews
 ///
 /// It keeps everything needed to map it again later, after the mapping is fixed, without
 /// refetching (``StoreFetchSink/remap(now:)``): the raw JSON (with the API key scrubbed) and which
-/// mapping it needs. Its id is a hash of the source and the raw bytes, so a page fetched again
-/// quarantines the same document once.
+/// mapping it needs. Its id is a hash of the source and the document's bytes, so a page fetched
+/// again quarantines the same document once; a document that is not an object (a bare string,
+/// which several documents may share) also hashes its page and index.
 public struct RejectedDocument: Codable, Sendable, Hashable {
     /// `<hash of source and bytes>`, 32 hex digits.
     public var id: String
@@ -50,7 +51,11 @@ public struct RejectedDocument: Codable, Sendable, Hashable {
     /// The record of `reject`, one of `page`'s documents.
     init(_ reject: DocumentReject, of page: FetchedPage) {
         self.init(
-            id: Self.identity(source: page.sourceID, raw: reject.rawDocument), source: page.sourceID,
+            id: Self.identity(
+                source: reject.rawDocument.first == UInt8(ascii: "{")
+                    ? page.sourceID : "\(page.sourceID)\u{0}\(page.pageLabel)\u{0}\(reject.index)",
+                raw: reject.rawDocument),
+            source: page.sourceID,
             mapping: page.mappingKind, query: page.queryTag, page: page.pageLabel, index: reject.index,
             path: reject.error.path, message: reject.error.description, raw: Data(reject.rawDocument),
             rejectedAt: page.fetchedAt)

@@ -29,7 +29,24 @@ public func feedzillaStoryURL(_ article: Article, categoryID: Int, requestQuery:
 /// `+0000`, both honoured), titles with the source appended in parentheses, story URLs that repeat
 /// `requestQuery`, slashes escaped as `\/`, images as `enclosures`.
 public func feedzillaArticleListBody(categoryID: Int, articles: [Article], requestQuery: String) -> [UInt8] {
-    let items = articles.enumerated().map { (index: Int, a: Article) -> FixtureJSON in
+    feedzillaArticleListBody(
+        categoryID: categoryID, documents: feedzillaStoryDocuments(categoryID: categoryID, articles: articles, requestQuery: requestQuery))
+}
+
+/// A category body around already rendered stories (some possibly mutated).
+func feedzillaArticleListBody(categoryID: Int, documents items: [FixtureJSON]) -> [UInt8] {
+    let root = FixtureJSON.object([
+        ("articles", .array(items)),
+        ("description", .string("Feedzilla: news in category \(categoryID)")),
+        ("syndication_url", .string("http://www.feedzilla.com/rss/category-\(categoryID)")),
+        ("title", .string("Feedzilla - Category \(categoryID)")),
+    ])
+    return root.bytes(style: .init(escapeSlashes: true))
+}
+
+/// Each article as a story object of a category list.
+func feedzillaStoryDocuments(categoryID: Int, articles: [Article], requestQuery: String) -> [FixtureJSON] {
+    articles.enumerated().map { (index: Int, a: Article) -> FixtureJSON in
         var members: [(String, FixtureJSON)] = []
         if let date = a.publishedAt {
             members.append(("publish_date", .string(NewsDate.format(date, offsetMinutes: index % 2 == 0 ? 60 : 0, style: .rfc822))))
@@ -47,13 +64,6 @@ public func feedzillaArticleListBody(categoryID: Int, articles: [Article], reque
         }
         return .object(members)
     }
-    let root = FixtureJSON.object([
-        ("articles", .array(items)),
-        ("description", .string("Feedzilla: news in category \(categoryID)")),
-        ("syndication_url", .string("http://www.feedzilla.com/rss/category-\(categoryID)")),
-        ("title", .string("Feedzilla - Category \(categoryID)")),
-    ])
-    return root.bytes(style: .init(escapeSlashes: true))
 }
 
 private let feedzillaSourceURL = "http://www.nytimes.com"

@@ -7,7 +7,11 @@ public import QuireNews
 /// is `"docs": null`. See ``NYTEra`` for each era's quirks and ``nytRoundTrip(_:era:)`` for what
 /// survives the trip.
 public func nytPageBody(articles: [Article], hits: Int, page: Int, era: NYTEra) -> [UInt8] {
-    let docs = articles.map { nytDocument($0, era: era) }
+    nytPageBody(documents: articles.map { nytDocument($0, era: era) }, hits: hits, page: page, era: era)
+}
+
+/// A page body around already rendered documents (some possibly mutated).
+func nytPageBody(documents docs: [FixtureJSON], hits: Int, page: Int, era: NYTEra) -> [UInt8] {
     let counters = FixtureJSON.object([("hits", .int(hits)), ("offset", .int(page * 10)), ("time", .int(17 + page))])
     let response: FixtureJSON
     let copyright: String

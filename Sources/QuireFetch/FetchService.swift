@@ -380,7 +380,9 @@ public struct FetchService: Sendable {
             default: .mapping
             }
         return FetchError(
-            code: code, message: "\(request.label) could not be mapped: \(error)", cause: error,
+            code: code,
+            message: "\(request.label) could not be mapped: \(error) (nothing of this page was stored; the checkpoint is kept, so a later run retries it)",
+            cause: error,
             location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: 200,
             jsonPath: error.path)
     }

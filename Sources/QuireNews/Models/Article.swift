@@ -59,8 +59,9 @@ public struct Article: Codable, Sendable, Hashable {
     /// Lets `init(id:url:…)` build the article in place (see ``InPlace``).
     private var inPlace = InPlace()
 
-    /// The synthesized coding keys, minus `inPlace`.
-    enum CodingKeys: String, CodingKey {
+    /// The coding keys, minus `inPlace`: the one declaration of the fields' names (the case
+    /// names) and their compact positions (the raw values), in property order.
+    enum CodingKeys: Int, CodingKey, CaseIterable {
         case id, url, headline, kicker, abstract, snippet, leadParagraph, source, sourceURL, publishedAt, section
         case subsection, newsDesk, printSection, printPage, documentType, typeOfMaterial, wordCount, byline
         case authors, keywords, multimedia

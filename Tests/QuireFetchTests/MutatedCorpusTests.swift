@@ -3,19 +3,12 @@ import Quire
 import QuireFetch
 import QuireFixtures
 import QuireNews
+import QuireTestSupport
 import Testing
 
 /// Fetches of corpora where a seeded share of the documents has every odd shape the APIs send:
 /// the mappable ones are stored, the others quarantined with their JSON path, nothing stops.
 @Suite struct MutatedCorpusTests {
-    private func withStore<R>(_ body: (Store) async throws -> R) async throws -> R {
-        let path = NSTemporaryDirectory() + "quire-mutated-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(path: path)
-        defer { store.close() }
-        return try await body(store)
-    }
-
     private func rejects(_ store: Store) throws -> [RejectedDocument] {
         try store.read { try $0.values(of: StoreFetchSink.rejects) }
     }
@@ -28,7 +21,7 @@ import Testing
             $0.mutations = DocumentMutationPlan(seed: 0xBAD_D0C5 ^ UInt64(era.hashValue & 0xFFFF), percent: 30)
         }
         defer { api.stop() }
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store, retainRawDocuments: true)
             let source = nytSource(api, query: NYTQuery(query: "mixed", sort: .newest))
             let summary = try await makeService().run(source, into: sink)
@@ -98,7 +91,7 @@ import Testing
             $0.mutations = DocumentMutationPlan(seed: 77, percent: 35)
         }
         defer { api.stop() }
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store)
             let source = FeedzillaSource(baseURL: api.feedzillaBaseURL)
             let summary = try await makeService().run(source, into: sink)
@@ -125,7 +118,7 @@ import Testing
     }
 
     @Test func remapMovesDocumentsThatMapTodayAndIsIdempotent() async throws {
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store)
             // Quarantined by an earlier, stricter mapping (say, one that required a headline):
             // today's mapping stores them.

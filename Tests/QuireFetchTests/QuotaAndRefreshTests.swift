@@ -3,22 +3,15 @@ import Quire
 import QuireFetch
 import QuireFixtures
 import QuireNews
+import QuireTestSupport
 import Testing
 
 /// The daily request budget kept in the store, and what a run does with a finished query.
 @Suite struct QuotaAndRefreshTests {
-    private func withStore<R>(_ body: (Store) async throws -> R) async throws -> R {
-        let path = NSTemporaryDirectory() + "quire-quota-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(path: path)
-        defer { store.close() }
-        return try await body(store)
-    }
-
     @Test func aSpentDailyQuotaStopsTheRunAndSurvivesARestart() async throws {
         let api = try makeAPI { $0.nytArticlesPerQuery = 60 }
         defer { api.stop() }
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let clock = TestClock()
             let source = nytSource(api)
             let first = makeService(clock: clock, rateLimiter: RateLimiter(perMinute: 100, perDay: 3))
@@ -49,7 +42,7 @@ import Testing
     @Test func aFinishedQueryDoesNothingUntilRefreshedOrRestarted() async throws {
         let api = try makeAPI { $0.nytArticlesPerQuery = 30 }
         defer { api.stop() }
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store)
             let clock = TestClock(start: Date(timeIntervalSince1970: 1_750_000_000))  // 2025-06-15
             let service = makeService(clock: clock)

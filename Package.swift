@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
         .testTarget(
             name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures", "QuireCodec"], swiftSettings: strict),
-        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireNews", "QuireFixtures", "QuireTestSupport"], swiftSettings: strict),
+        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireLMDB", "QuireNews", "QuireFixtures", "QuireTestSupport"], swiftSettings: strict),
         .testTarget(name: "QuireHTTPTests", dependencies: ["QuireHTTP", "QuireFixtures"], swiftSettings: strict),
         .testTarget(
             name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP", "QuireTestSupport"],

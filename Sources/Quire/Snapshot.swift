@@ -1,25 +1,23 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 /// What store snapshots and store write transactions both read.
-public protocol StoreReading: ReadableTransaction, ~Copyable {
-    /// The store this transaction belongs to.
+public protocol StoreReading: ~Copyable {
+    /// The store this view belongs to.
     var store: Store { get }
-    /// The field table a write transaction encodes with, including names it added but has not
-    /// committed yet; nil for snapshots (they read with the store's table).
-    var writingFields: FieldTable? { get }
-}
-
-extension StoreReading where Self: ~Copyable {
-    public var writingFields: FieldTable? { nil }
+    /// The transaction under the view; opaque outside Quire (an implementation detail).
+    var _context: StoreViewContext { get }
 }
 
 /// A consistent, read-only view of a store, valid inside `Store.read`.
-///
-/// It has the raw LMDB reads of `ReadableTransaction` too.
 public struct Snapshot: StoreReading, ~Copyable {
-    public let raw: TransactionHandle
     public let store: Store
+    public let _context: StoreViewContext
+
+    init(raw: TransactionHandle, store: Store) {
+        self.store = store
+        self._context = StoreViewContext(raw: raw, writeState: nil)
+    }
 }
 
 @available(*, unavailable)
@@ -48,12 +46,12 @@ extension StoreReading where Self: ~Copyable {
     /// Calls `body` for each value whose key is in `range`, in key order (or reverse), until
     /// `body` returns false. Decodes one value at a time: memory stays flat on big collections.
     public func forEach<V>(
-        in collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        in collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, V) throws -> Bool
     ) throws {
         let c = try store.resolved(collection.name)
         var table: FieldTable?  // fetched once for the walk, not per record
-        try forEachEntry(in: c.records, range: range, reverse: reverse) { key, entry in
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
             let value = try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
             return try body(key, value)
         }
@@ -61,7 +59,7 @@ extension StoreReading where Self: ~Copyable {
 
     /// The values whose keys are in `range`, in key order (or reverse), at most `limit`.
     public func values<V>(
-        of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
+        of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
     ) throws -> [V] {
         var out: [V] = []
         guard limit > 0 else { return out }
@@ -75,7 +73,7 @@ extension StoreReading where Self: ~Copyable {
     /// The identification keys an index maps to, for index keys in `range` (index order, or
     /// reverse: for a date index, newest first).
     public func keys<V>(
-        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
     ) throws -> [StoreKey] {
         try indexKeys(collection.name, index.name, range: range, reverse: reverse, limit: limit)
@@ -83,7 +81,7 @@ extension StoreReading where Self: ~Copyable {
 
     /// The values an index range resolves to, in index order (or reverse).
     public func values<V>(
-        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
     ) throws -> [V] {
         try keys(in: index, of: collection, range: range, reverse: reverse, limit: limit).compactMap {
@@ -93,14 +91,14 @@ extension StoreReading where Self: ~Copyable {
 
     /// Index lookups by collection and index name (for tools that don't know the Swift types).
     public func indexKeys(
-        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
+        _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
     ) throws -> [StoreKey] {
         let db = try store.indexDatabase(collection, index)
         var out: [StoreKey] = []
         guard limit > 0 else { return out }
         // In reverse, duplicates of one index key come back in descending order too.
         // Index keys are mapped back only to filter by a long bound: the walk hands out values.
-        let (physical, filter) = LongKeys.physicalRange(range)
+        let (physical, filter) = LongKeys.physicalRange(range.lmdb)
         for entry in entries(in: db, range: physical, reverse: reverse) {
             if let filter, !LongKeys.contains(try logicalKey(entry.key).bytes, in: filter) { continue }
             out.append(try logicalKey(entry.value))
@@ -148,12 +146,12 @@ extension StoreReading where Self: ~Copyable {
 
     /// Walks a collection by name as generic values, in key order, until `body` returns false.
     public func forEachGeneric(
-        inCollectionNamed name: String, range: KeyRange = .all, reverse: Bool = false,
+        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, CompactValue) throws -> Bool
     ) throws {
         let c = try store.resolved(name)
         var table: FieldTable?  // fetched once for the walk, not per record
-        try forEachEntry(in: c.records, range: range, reverse: reverse) { key, entry in
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
             let value = try withFieldRetry(&table) { table in
                 try CompactValue.decode(from: entry.value, fields: table, options: c.decoder.options)
             }
@@ -207,7 +205,7 @@ extension StoreReading where Self: ~Copyable {
             return try body(current)
         } catch {
             guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
-            let fresh = try Store.loadFieldTable(self, store.fieldsDB, path: store.environment.path)
+            let fresh = try Store.loadFieldTable(lmdb, store.fieldsDB, path: store.environment.path)
             guard fresh.count > current.count else { throw error }
             store.adoptFields(fresh)
             table = fresh
@@ -221,10 +219,10 @@ extension StoreReading where Self: ~Copyable {
     /// index key and the identification key it points to, until `body` returns false.
     /// Streams: nothing is collected in memory.
     public func forEachIndexEntry(
-        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false,
+        _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
     ) throws {
-        try forEachEntry(in: try store.indexDatabase(collection, index), range: range, reverse: reverse) { key, entry in
+        try forEachEntry(in: try store.indexDatabase(collection, index), range: range.lmdb, reverse: reverse) { key, entry in
             try body(key, try logicalKey(entry.value))
         }
     }

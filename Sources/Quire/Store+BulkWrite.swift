@@ -1,5 +1,5 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 extension Store {
     /// Writes one encoded chunk in one transaction; returns whether it was appended.
@@ -11,7 +11,7 @@ extension Store {
             // someone else meanwhile): re-encode here, with the transaction's table.
             let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
             defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
-            for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn) }
+            for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn.lmdb) }
             let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
             if c.indexes.isEmpty {
                 try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read

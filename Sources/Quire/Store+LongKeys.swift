@@ -1,4 +1,4 @@
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 extension Store {

@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// What `Store.verify()` found.

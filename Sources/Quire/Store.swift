@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// An embedded store of typed collections in one LMDB environment.
@@ -17,8 +17,12 @@ import Synchronization
 /// let again = try store.read { try $0.get(.string(article.id), from: articles) }
 /// ```
 public final class Store: Sendable {
-    /// The LMDB environment under the store.
-    public let environment: Environment
+    /// The LMDB environment under the store: for Quire's own layers only (an embedder reaches
+    /// the data through snapshots and the writer, never around them).
+    package let environment: Environment
+
+    /// The store's directory.
+    public var path: String { environment.path }
     /// How the store was opened.
     public let options: StoreOptions
     /// The single writer.

@@ -1,5 +1,5 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 /// Mutable state of one write transaction: the field table it extends and what it changed.
 final class WriteState {
@@ -17,12 +17,16 @@ final class WriteState {
 /// returns, rolled back when it throws.
 ///
 /// Records, their index entries, relation entries and new field names all commit together.
-public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
-    public let raw: TransactionHandle
+public struct StoreTransaction: StoreReading, ~Copyable {
     public let store: Store
+    public let _context: StoreViewContext
     let state: WriteState
 
-    public var writingFields: FieldTable? { state.fields }
+    init(raw: TransactionHandle, store: Store, state: WriteState) {
+        self.store = store
+        self.state = state
+        self._context = StoreViewContext(raw: raw, writeState: state)
+    }
 
     /// Stores `value`, replacing the value with the same identification key (an upsert), and
     /// moves its index entries.
@@ -55,7 +59,7 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     /// Replaces the members of `owner` in a relation. Members themselves are never deleted.
     public func setMembers(_ members: [StoreKey], of owner: StoreKey, in relation: StoreRelation) throws {
         let db = try store.relationDatabase(relation)
-        let stored = try store.writableKey(owner.bytes, in: self)
+        let stored = try store.writableKey(owner.bytes, in: lmdb)
         _ = try delete(stored, in: db)
         try addMembers(members, to: owner, in: relation)
     }
@@ -63,9 +67,9 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     /// Adds members to `owner` in a relation (present ones are kept once).
     public func addMembers(_ members: [StoreKey], to owner: StoreKey, in relation: StoreRelation) throws {
         let db = try store.relationDatabase(relation)
-        let stored = try store.writableKey(owner.bytes, in: self)
+        let stored = try store.writableKey(owner.bytes, in: lmdb)
         // Every key is checked (and a long one recorded) before the first entry is written.
-        let storedMembers = try members.map { try store.writableKey($0.bytes, in: self) }
+        let storedMembers = try members.map { try store.writableKey($0.bytes, in: lmdb) }
         for member in storedMembers {
             try put(member, forKey: stored, in: db, flags: .noDuplicateData)
         }
@@ -98,9 +102,9 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
         }
         // Index keys are computed and checked before anything is written; long ones are recorded.
         let newKeys = try collection.indexes.map { index in
-            try index.keys(value).map { try store.writableKey($0.bytes, in: self) }
+            try index.keys(value).map { try store.writableKey($0.bytes, in: lmdb) }
         }
-        let stored = try store.writableKey(key.bytes, in: self)
+        let stored = try store.writableKey(key.bytes, in: lmdb)
         // Try as a new key first: the common case costs one B-tree descent, not two.
         if replacing && c.indexes.isEmpty {
             try put(bytes, forKey: stored, in: c.records)
@@ -154,3 +158,42 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
 extension StoreTransaction: Sendable {}
 
 import Synchronization
+
+/// The raw writes of Quire's own write paths (records, index and relation entries, field names).
+extension StoreTransaction {
+    @discardableResult
+    func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = []) throws(LMDBError)
+        -> Bool
+    {
+        try lmdb.put(value, forKey: key, in: database, flags: flags)
+    }
+
+    @discardableResult
+    func put(
+        _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in database: Database,
+        flags: WriteFlags = []
+    ) throws(LMDBError) -> Bool {
+        try lmdb.put(value, forKey: key, in: database, flags: flags)
+    }
+
+    func putEach(
+        count: Int, in database: Database, flags: WriteFlags = [],
+        _ pair: (Int) -> (value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
+    ) throws(LMDBError) {
+        try lmdb.putEach(count: count, in: database, flags: flags, pair)
+    }
+
+    @discardableResult
+    func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        try lmdb.delete(key, in: database)
+    }
+
+    @discardableResult
+    func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        try lmdb.delete(key, value: value, in: database)
+    }
+
+    func removeAll(in database: Database) throws(LMDBError) {
+        try lmdb.removeAll(in: database)
+    }
+}

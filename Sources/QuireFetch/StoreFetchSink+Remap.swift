@@ -74,7 +74,7 @@ extension StoreFetchSink {
                 guard try snap.count(ofCollectionNamed: Self.rawDocuments.name) > 0 else { return ([], nil) }
                 var out: [RawDocument] = []
                 var lastKey: StoreKey?
-                let range = after.map { KeyRange(lower: .exclusive($0.bytes)) } ?? .all
+                let range = after.map { StoreKeyRange.after($0) } ?? .all
                 try snap.forEach(in: Self.rawDocuments, range: range) { key, raw in
                     out.append(raw)
                     lastKey = key

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Quire
+import QuireLMDB  // white-box: reaches under the store on purpose
 
 /// A small record whose id and tag may be of any length.
 private struct Doc: Codable, Sendable, Hashable {
@@ -31,7 +32,7 @@ private let longIDs: [String] = [
 ]
 
 /// The range of one key, as an exact index lookup uses.
-private func exactly(_ text: String) -> KeyRange { .closed(Array(text.utf8), Array(text.utf8)) }
+private func exactly(_ text: String) -> StoreKeyRange { .exactly(.string(text)) }
 
 private func openDocs(_ path: String, _ configure: (inout StoreOptions) -> Void = { _ in }) throws -> Store {
     var options = StoreOptions()
@@ -137,15 +138,15 @@ private func sampleDocs() -> [Doc] {
                 #expect(generic == walked.map { .string($0) })
                 // Range bounds longer than 495 bytes select exactly the logical keys in range.
                 let first = Array(twin("first").utf8)
-                #expect(try snap.values(of: docs, range: .closed(first, first)).map(\.id) == [twin("first")])
+                #expect(try snap.values(of: docs, range: .exactly(StoreKey(bytes: first))).map(\.id) == [twin("first")])
                 #expect(
-                    Set(try snap.values(of: docs, range: .prefix(Array((shared + "-").utf8))).map(\.id))
+                    Set(try snap.values(of: docs, range: .prefix(.string(shared + "-"))).map(\.id))
                         == [twin("first"), twin("second")])
-                let second = try snap.values(of: docs, range: .prefix(Array((shared + "-s").utf8)))
+                let second = try snap.values(of: docs, range: .prefix(.string(shared + "-s")))
                 #expect(second.map(\.id) == [twin("second")])
                 let bound = Array((shared + "-g").utf8)
                 #expect(
-                    try snap.values(of: docs, range: .from(bound)).map(\.id)
+                    try snap.values(of: docs, range: .from(StoreKey(bytes: bound))).map(\.id)
                         == walked.filter { KeyRange.compare(Array($0.utf8), bound) >= 0 })
             }
         }

@@ -57,7 +57,7 @@ enum DemoCommand {
         for c in stats.collections where c.records > 0 {
             try out.line("stored \(c.name): \(c.records) records, \(c.bytes) bytes")
         }
-        try out.line("store: \(store.environment.path)")
+        try out.line("store: \(store.path)")
         try out.line("")
         try out.line("newest stored articles (publication-date index, newest first):")
         let newest = try store.read { snap in

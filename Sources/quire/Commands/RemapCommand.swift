@@ -11,7 +11,7 @@ enum RemapCommand {
         do {
             sink = try StoreFetchSink(store: store)
         } catch {
-            throw RuntimeError("remap", "\(store.environment.path): \(OpenStore.reason(error))")
+            throw RuntimeError("remap", "\(store.path): \(OpenStore.reason(error))")
         }
         let task = Task { try await sink.remap() }
         let watcher = Task {

@@ -19,7 +19,7 @@ enum DemoMarker {
         for definition in stored where try store.read({ try $0.count(ofCollectionNamed: definition.name) }) > 0 {
             throw RuntimeError(
                 "demo",
-                "\(store.environment.path): the store holds '\(definition.name)' records that the demo did not write; "
+                "\(store.path): the store holds '\(definition.name)' records that the demo did not write; "
                     + "the demo only writes into an empty store or an earlier demo's (use --store with a new directory)")
         }
         try store.register(collection)

@@ -15,7 +15,7 @@ enum FetchRunner {
         do {
             sink = try StoreFetchSink(store: store, retainRawDocuments: keepRaw)
         } catch {
-            throw RuntimeError(command, "\(store.environment.path): \(OpenStore.reason(error))")
+            throw RuntimeError(command, "\(store.path): \(OpenStore.reason(error))")
         }
         let progress = context.progress(command == "demo" ? "fetching" : command, unit: "articles", quiet: quiet)
         let task = Task {

@@ -26,21 +26,21 @@ extension Snapshot: Sendable {}
 extension StoreReading where Self: ~Copyable {
     /// The value stored under `key`, or nil.
     public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> V? {
-        let c = try store.resolved(collection.name)
+        let c = try store.resolved(for: collection)
         guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c) }
+        return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c, key: key) }
     }
 
     /// True when a value is stored under `key`.
     public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws -> Bool {
-        let records = try store.resolved(collection.name).records
+        let records = try store.resolved(for: collection).records
         guard let stored = try storedKey(key) else { return false }
         return try contains(stored, in: records)
     }
 
     /// The number of values in the collection.
     public func count<V>(of collection: StoreCollection<V>) throws -> Int {
-        try count(of: store.resolved(collection.name).records)
+        try count(of: store.resolved(for: collection).records)
     }
 
     /// Calls `body` for each value whose key is in `range`, in key order (or reverse), until
@@ -49,10 +49,12 @@ extension StoreReading where Self: ~Copyable {
         in collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, V) throws -> Bool
     ) throws {
-        let c = try store.resolved(collection.name)
+        let c = try store.resolved(for: collection)
         var table: FieldTable?  // fetched once for the walk, not per record
         try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
-            let value = try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
+            let value = try Self.naming(collection, key) {
+                try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
+            }
             return try body(key, value)
         }
     }
@@ -130,7 +132,7 @@ extension StoreReading where Self: ~Copyable {
     public func withRecordBytes<V, R>(
         _ key: StoreKey, in collection: StoreCollection<V>, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        let records = try store.resolved(collection.name).records
+        let records = try store.resolved(for: collection).records
         guard let stored = try storedKey(key) else { return nil }
         return try withValue(forKey: stored, in: records, body)
     }
@@ -179,10 +181,24 @@ extension StoreReading where Self: ~Copyable {
         try count(of: store.resolved(name).records)
     }
 
-    func decode<V>(_ collection: StoreCollection<V>, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection) throws
-        -> V
-    {
-        try withFieldRetry { table in try collection.coder.decode(bytes, c.decoder, table) }
+    func decode<V>(
+        _ collection: StoreCollection<V>, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection, key: StoreKey? = nil
+    ) throws -> V {
+        try Self.naming(collection, key) { try withFieldRetry { table in try collection.coder.decode(bytes, c.decoder, table) } }
+    }
+
+    /// Runs a decode; a codec error comes back as a store error naming the collection and key.
+    static func naming<V, R>(_ collection: StoreCollection<V>, _ key: StoreKey?, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            let which = key.map { " record \($0)" } ?? " a record"
+            throw StoreError(
+                .codec, "cannot decode\(which) of '\(collection.name)' as \(String(reflecting: V.self))",
+                underlying: error)
+        }
     }
 
     /// Runs a decode with this process's field table; when a record uses a field id the table

@@ -50,6 +50,12 @@ extension Store {
         let encodedDefinition = try JSONEncoder().encode(definition)
         let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
         let storedDefinition = stored.flatMap { try? JSONDecoder().decode(CollectionDefinition.self, from: Data($0)) }
+        if let storedType = storedDefinition?.valueType, storedType != definition.valueType {
+            throw StoreError(
+                .definitionMismatch,
+                "\(environment.path): collection '\(collection.name)' holds \(storedType) values; this declaration stores \(definition.valueType ?? "?") (use another name, or the type it holds)"
+            )
+        }
         if storedDefinition != definition {
             let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
             try environment.write { txn in
@@ -150,6 +156,18 @@ extension Store {
     /// Call it outside of reads and writes.
     public func refreshCollections() throws {
         try openStoredDatabases()
+    }
+
+    /// The collection `collection` names, checked against the registered definition: a typed read
+    /// through a declaration of another value type is refused, not decoded into garbage.
+    func resolved<V>(for collection: StoreCollection<V>) throws -> RegisteredCollection {
+        let c = try resolved(collection.name)
+        if let stored = c.definition.valueType, stored != String(reflecting: V.self) {
+            throw StoreError(
+                .definitionMismatch,
+                "collection '\(collection.name)' holds \(stored) values, not \(String(reflecting: V.self))")
+        }
+        return c
     }
 
     /// The collection `name`, registered or stored when the store opened.

@@ -120,7 +120,7 @@ private func readWhileAnotherProcessWrites(_ path: String) throws {
 }
 
 /// Writes (or deletes, with a nil value) one raw key in a named database of a closed store.
-private func rawWrite(_ path: String, _ database: String, key: [UInt8], value: [UInt8]?) throws {
+func rawWrite(_ path: String, _ database: String, key: [UInt8], value: [UInt8]?) throws {
     let env = try Environment(path: path)
     defer { env.close() }
     let db = try env.openDatabase(database)

@@ -35,11 +35,20 @@ extension Store {
     /// Declares a collection: opens its databases and records its definition in the store.
     ///
     /// Call once per collection before writing to it (reads of a stored collection work
-    /// without it). When the stored definition has other indexes, they are rebuilt from the
-    /// records in one transaction.
+    /// without it), or declare it in ``init(path:schema:options:)``. When the stored definition
+    /// has other indexes, they are rebuilt from the records in one transaction, and the
+    /// databases of indexes no longer declared are deleted.
+    ///
+    /// The definition is written on the writer's thread, like every write. Calling this inside
+    /// a write transaction is a programming error and traps (it would wait for itself).
     public func register<V>(_ collection: StoreCollection<V>) throws {
         let definition = collection.definition
         if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
+        precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare collections before writing, or in Store(path:schema:)")
+        try writer.runSync { try registerNow(collection, definition) }
+    }
+
+    private func registerNow<V>(_ collection: StoreCollection<V>, _ definition: CollectionDefinition) throws {
         if options.readOnly {
             let opened = try openStoredCollection(definition)
             registry.withLock { $0[collection.name] = opened }
@@ -58,10 +67,15 @@ extension Store {
         }
         if storedDefinition != definition {
             let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
+            let dropped = (storedDefinition?.indexes ?? []).filter { old in !definition.indexes.contains { $0.name == old.name } }
             try environment.write { txn in
                 try txn.put(Array(encodedDefinition), forKey: key, in: metaDB)
                 if rebuild {
                     try rebuildIndexes(collection, opened, txn)
+                }
+                for index in dropped {
+                    let db = try environment.openDatabase(StoreLayout.index(definition.name, index.name), flags: [.duplicateSort])
+                    try txn.dropDatabase(db)
                 }
             }
         }
@@ -71,6 +85,11 @@ extension Store {
     /// Declares a to-many relation and opens its database.
     public func register(_ relation: StoreRelation) throws {
         if relations.withLock({ $0[relation.name] }) != nil { return }
+        precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare relations before writing, or in Store(path:schema:)")
+        try writer.runSync { try registerNow(relation) }
+    }
+
+    private func registerNow(_ relation: StoreRelation) throws {
         let db = try openRelationDatabase(relation.name)
         if !options.readOnly {
             let encoded = Array(try JSONEncoder().encode(["name": relation.name, "members": relation.memberCollection]))

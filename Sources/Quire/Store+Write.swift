@@ -92,6 +92,9 @@ extension Store {
     @available(*, noasync)
     func writeNow<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
         try ensureWritable()
+        precondition(!isInsideWrite, "Quire: a write transaction inside a write transaction would wait for itself")
+        writeDepth.withLock { $0 += 1 }
+        defer { writeDepth.withLock { $0 -= 1 } }
         let box = StateBox()
         let result: R
         do {

@@ -45,6 +45,12 @@ public final class Store: Sendable {
     let counters = Locked<StoreCounters>(StoreCounters())
     /// Bulk loads running with relaxed durability (group commits then sync explicitly).
     let relaxedBulkLoads = Locked<Int>(0)
+    /// Write transactions running (0 or 1: only the writer thread writes).
+    let writeDepth = Locked<Int>(0)
+
+    /// Whether the caller is the writer thread inside a write transaction: a register or a write
+    /// from there would wait for itself.
+    var isInsideWrite: Bool { writer.isCurrent && writeDepth.withLock { $0 > 0 } }
 
     /// Opens (creating unless read-only) the store at `path`.
     ///

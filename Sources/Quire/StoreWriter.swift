@@ -17,6 +17,14 @@ public actor StoreWriter {
         try work()
     }
 
+    /// Runs synchronous work on the writer thread from any thread, waiting for it.
+    nonisolated func runSync<R>(_ work: () throws -> R) throws -> R {
+        try thread.runSync(work)
+    }
+
+    /// Whether the caller is on the writer thread.
+    nonisolated var isCurrent: Bool { thread.isCurrent }
+
     /// Ends the writer thread once queued work is done.
     nonisolated func stop() {
         thread.stop()

@@ -9,6 +9,7 @@ final class WriterThread: SerialExecutor, @unchecked Sendable {
     // @unchecked: `jobs` and `stopping` are only touched under `condition`'s lock.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
+    private var calls: [SynchronousCall] = []
     private var stopping = false
     private var thread: Thread?
 
@@ -29,6 +30,27 @@ final class WriterThread: SerialExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the caller runs on this executor's thread.
+    var isCurrent: Bool { Thread.current === thread }
+
+    /// Runs `work` on the writer thread and waits for it: for the few synchronous APIs that
+    /// write (declaring collections), so that every write transaction still begins and commits
+    /// on this one thread. On the writer thread itself, runs it in place.
+    func runSync<R>(_ work: () throws -> R) throws -> R {
+        if isCurrent { return try work() }
+        return try withoutActuallyEscaping(work) { work in
+            nonisolated(unsafe) var result: Result<R, any Error>?
+            nonisolated(unsafe) let body = work
+            let call = SynchronousCall { result = Result { try body() } }
+            condition.lock()
+            calls.append(call)
+            condition.signal()
+            condition.unlock()
+            call.done.wait()
+            return try result!.get()
+        }
+    }
+
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
@@ -44,15 +66,34 @@ final class WriterThread: SerialExecutor, @unchecked Sendable {
     private func runLoop() {
         while true {
             condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
-            if jobs.isEmpty && stopping {
+            while jobs.isEmpty && calls.isEmpty && !stopping { condition.wait() }
+            if jobs.isEmpty && calls.isEmpty && stopping {
                 condition.unlock()
                 return
             }
             let batch = jobs
+            let pending = calls
             jobs.removeAll(keepingCapacity: true)
+            calls.removeAll(keepingCapacity: true)
             condition.unlock()
+            for call in pending { call.run() }
             for job in batch { job.runSynchronously(on: asUnownedSerialExecutor()) }
         }
+    }
+}
+
+/// A closure another thread waits for: the writer runs it, releases it, then wakes the caller
+/// (which may not return before the closure it lent is gone).
+private final class SynchronousCall: @unchecked Sendable {
+    // @unchecked: `work` is set once and cleared by the writer thread before `done` is signalled.
+    private var work: (() -> Void)?
+    let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping () -> Void) { self.work = work }
+
+    func run() {
+        work?()
+        work = nil
+        done.signal()
     }
 }

@@ -284,6 +284,13 @@ extension WritableTransaction where Self: ~Copyable {
         }
     }
 
+    /// Deletes the database itself (its entries and its name) when the transaction commits; the
+    /// handle must not be used afterwards. The corresponding C function is `mdb_drop` with 1.
+    public func dropDatabase(_ database: Database) throws(LMDBError) {
+        raw.checkLive()
+        try raw.check(mdb_drop(raw.txn, database.dbi, 1), "mdb_drop")
+    }
+
     /// Removes every entry of the database, keeping it. The corresponding C function is `mdb_drop`.
     public func removeAll(in database: Database) throws(LMDBError) {
         raw.checkLive()

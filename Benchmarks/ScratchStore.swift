@@ -30,7 +30,7 @@ final class ScratchStore {
         let total = try store.read { snapshot in
             var total = 0
             for key in keys {
-                total += try snapshot.withRecordBytes(StoreKey(bytes: key), in: collection) { $0.count } ?? 0
+                total += try snapshot.withRecordBytes(StoreKey(bytes: key), in: collection) { $0.byteCount } ?? 0
             }
             return total
         }

@@ -127,14 +127,17 @@ extension StoreReading where Self: ~Copyable {
         return found ?? nil
     }
 
-    /// Calls `body` with the stored bytes of a record, zero-copy; nil when absent.
-    /// The bytes are valid only inside `body`.
+    /// Calls `body` with the stored bytes of a record, zero-copy from the memory map; nil when absent.
+    ///
+    /// The bytes are a `RawSpan`, which cannot outlive `body`: returning it, storing it or
+    /// capturing it in an escaping closure does not compile, so no one reads the map after the
+    /// snapshot ends (when LMDB may reuse the page).
     public func withRecordBytes<V, R>(
-        _ key: StoreKey, in collection: StoreCollection<V>, _ body: (UnsafeRawBufferPointer) throws -> R
+        _ key: StoreKey, in collection: StoreCollection<V>, _ body: (RawSpan) throws -> R
     ) throws -> R? {
         let records = try store.resolved(for: collection).records
         guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: records, body)
+        return try withValue(forKey: stored, in: records) { buffer in try body(buffer.bytes) }
     }
 
     /// A stored record as a generic value tree, by collection name (no Swift type needed).

@@ -100,7 +100,7 @@ import QuireNews
                 let firstKeyword = try snap.field("keywords.0.value", of: key, in: articles)
                 #expect(firstKeyword == .string(article.keywords![0].value))
                 #expect(try snap.field("nope", of: key, in: articles) == nil)
-                let size = try snap.withRecordBytes(key, in: articles) { $0.count }
+                let size = try snap.withRecordBytes(key, in: articles) { $0.byteCount }
                 #expect((size ?? 0) > 100)
                 let generic = try snap.genericValue(key, inCollectionNamed: "articles")
                 #expect(generic?["id"] == .string(article.id))

@@ -47,7 +47,7 @@ import QuireNews
 private func size(_ store: Store, _ articles: [Article]) throws -> Int {
     try store.read { snap in
         try articles.reduce(0) { total, a in
-            total + (try snap.withRecordBytes(.string(a.id), in: StoreCompressionTests.packed) { $0.count } ?? 0)
+            total + (try snap.withRecordBytes(.string(a.id), in: StoreCompressionTests.packed) { $0.byteCount } ?? 0)
         }
     }
 }

@@ -31,6 +31,21 @@ extension StoreReading where Self: ~Copyable {
         return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c, key: key) }
     }
 
+    /// The values stored under `keys`, in the same order (nil where none is stored): one
+    /// resolution of the collection and one field table for the whole batch.
+    public func get<V>(_ keys: [StoreKey], from collection: StoreCollection<V>) throws -> [V?] {
+        let c = try store.resolved(for: collection)
+        var table: FieldTable?
+        return try keys.map { key in
+            guard let stored = try storedKey(key) else { return nil }
+            return try withValue(forKey: stored, in: c.records) { bytes in
+                try Self.naming(collection, key) {
+                    try withFieldRetry(&table) { table in try collection.coder.decode(bytes, c.decoder, table) }
+                }
+            }
+        }
+    }
+
     /// True when a value is stored under `key`.
     public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws -> Bool {
         let records = try store.resolved(for: collection).records

@@ -1,3 +1,4 @@
+public import Foundation
 import QuireCodec
 
 /// A collection of `Codable` values keyed by an identification attribute.
@@ -164,4 +165,41 @@ public struct IndexDefinition: Codable, Sendable, Hashable {
         self.kind = kind
         self.field = field
     }
+}
+
+extension StoreCollection where Value: Identifiable, Value.ID: StoreKeyConvertible {
+    /// Declares a collection of `Identifiable` values, keyed by their `id`.
+    public init(name: String, indexes: [StoreIndex<Value>] = [], compressed: Bool = false) {
+        self.init(name: name, key: { $0.id.storeKey }, indexes: indexes, compressed: compressed, coder: .codable)
+    }
+}
+
+extension StoreCollection where Value: Identifiable & CompactCodable, Value.ID: StoreKeyConvertible {
+    /// Declares a collection of `Identifiable` values with a compact fast path, keyed by their `id`.
+    public init(name: String, indexes: [StoreIndex<Value>] = [], compressed: Bool = false) {
+        self.init(name: name, key: { $0.id.storeKey }, indexes: indexes, compressed: compressed, coder: .compact)
+    }
+}
+
+/// A type whose values are store keys: identifiers of `Identifiable` values.
+public protocol StoreKeyConvertible: Sendable {
+    /// The value as a key (order-preserving).
+    var storeKey: StoreKey { get }
+}
+
+extension String: StoreKeyConvertible {
+    public var storeKey: StoreKey { .string(self) }
+}
+
+extension Int: StoreKeyConvertible {
+    public var storeKey: StoreKey { .int(Int64(self)) }
+}
+
+extension Int64: StoreKeyConvertible {
+    public var storeKey: StoreKey { .int(self) }
+}
+
+extension UUID: StoreKeyConvertible {
+    /// The UUID's lowercase text form.
+    public var storeKey: StoreKey { .string(uuidString.lowercased()) }
 }

@@ -12,11 +12,7 @@ import QuireNews
 public enum NewsSchema {
     /// Articles keyed by their id, indexed by date and section.
     public static let articles = StoreCollection<Article>(
-        name: "articles", key: { .string($0.id) },
-        indexes: [
-            StoreIndex(name: "publishedAt", kind: .date, field: "publishedAt") { a in a.publishedAt.map { [.date($0)] } ?? [] },
-            StoreIndex(name: "section", kind: .string, field: "section") { a in a.section.map { [.string($0)] } ?? [] },
-        ])
+        name: "articles", key: { .string($0.id) }, indexes: [StoreIndex(\Article.publishedAt), StoreIndex(\Article.section)])
 
     /// The publication-date index of `articles`.
     public static var byDate: StoreIndex<Article> { articles.indexes[0] }
@@ -35,12 +31,12 @@ public enum NewsSchema {
     /// The articles each query (or category) fetched.
     public static let queryArticles = StoreRelation(name: "query-articles", memberCollection: "articles")
 
+    /// Every news collection and relation, to declare when a store opens:
+    /// `Store(path:schema: NewsSchema.schema)`.
+    public static let schema = StoreSchema(articles, lists, categories).relations(listArticles, queryArticles)
+
     /// Registers every news collection and relation in `store`.
     public static func register(in store: Store) throws {
-        try store.register(articles)
-        try store.register(lists)
-        try store.register(categories)
-        try store.register(listArticles)
-        try store.register(queryArticles)
+        try schema.declare(in: store)
     }
 }

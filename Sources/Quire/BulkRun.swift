@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 import Synchronization
 
 /// The state of one bulk insert: the chunk being written while the next one encodes, and the

@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 
 /// Where the value behind one record of an encoded chunk is: a slice of the input and a
 /// position in it (0 for the slice's first element).

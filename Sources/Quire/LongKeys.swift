@@ -1,4 +1,4 @@
-package import QuireLMDB
+internal import QuireLMDB
 
 /// How keys longer than LMDB's key limit are stored: identification keys, index keys and
 /// relation keys (owners and members) of any length.

@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 
 /// What store snapshots and store write transactions both read.
 public protocol StoreReading: ~Copyable {

@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 
 /// Merges encoded chunks, each sorted by key, into chunks sorted across all of them: what lets
 /// a load whose keys arrive in random order still write ascending keys (appended, when they

@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 import Synchronization
 
 /// How a bulk insert commits.

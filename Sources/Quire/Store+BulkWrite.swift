@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 
 extension Store {
     /// Writes one encoded chunk in one transaction; returns whether it was appended.

@@ -1,4 +1,4 @@
-package import QuireLMDB
+internal import QuireLMDB
 import Synchronization
 
 extension Store {

@@ -1,5 +1,5 @@
 import Foundation
-package import QuireLMDB
+internal import QuireLMDB
 import Synchronization
 
 /// Sizes and counts of one collection.

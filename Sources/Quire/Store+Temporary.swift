@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension Store {
     /// Runs `body` with a new, empty store in a temporary directory, then closes the store and

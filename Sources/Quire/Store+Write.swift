@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 import Synchronization
 
 extension Store {

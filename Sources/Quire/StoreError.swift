@@ -1,4 +1,4 @@
-package import QuireLMDB
+internal import QuireLMDB
 
 /// An error of the store layer, with what went wrong and where.
 public struct StoreError: Error, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-package import QuireLMDB
+internal import QuireLMDB
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {

@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 
 /// Mutable state of one write transaction: the field table it extends and what it changed.
 final class WriteState {

@@ -1,5 +1,5 @@
 import QuireCodec
-package import QuireLMDB
+internal import QuireLMDB
 
 /// The LMDB transaction under a store view (a ``Snapshot`` or a ``StoreTransaction``).
 ///

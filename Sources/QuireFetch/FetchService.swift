@@ -87,6 +87,11 @@ public struct FetchService: Sendable {
         _ source: Source, sink: some FetchSink, mode: FetchMode, progress: @Sendable (FetchProgress) -> Void
     ) async throws(FetchError) -> FetchSummary {
         let sourceID = source.sourceID
+        if let key = source.apiKey, key.value.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw FetchError(
+                code: .unauthorized, message: "no API key: the source needs one (set NYT_API_KEY)",
+                location: .init(sourceID: sourceID), attempts: 0)
+        }
         var summary = FetchSummary()
         var checkpoint = source.initialCheckpoint
         if mode != .restart, let stored = try await storedCheckpoint(source, sink: sink) {

@@ -7,6 +7,7 @@ extension Store {
     /// - Parameters:
     ///   - schema: What to declare in the store before `body` runs.
     ///   - options: How to open it (`readOnly` is ignored: the store is new).
+    ///   - body: The work, given the open store.
     public static func withTemporary<R>(
         schema: StoreSchema = StoreSchema(), options: StoreOptions = StoreOptions(), _ body: (Store) async throws -> R
     ) async throws -> R {

@@ -49,8 +49,10 @@ extension StoreIndex {
     /// let byAuthor = StoreIndex(\Article.authors)        // one entry per author
     /// ```
     ///
-    /// - Parameter name: The index (and field) name, when the property's cannot be read from the
-    ///   key path (it is derived from the key path's description, which names stored properties).
+    /// - Parameters:
+    ///   - keyPath: The stored property the keys come from.
+    ///   - name: The index (and field) name, when the property's cannot be read from the key path
+    ///     (it is derived from the key path's description, which names stored properties).
     public init<T: StoreIndexable>(_ keyPath: KeyPath<Value, T> & Sendable, name: String? = nil) {
         let field = name ?? Self.propertyName(of: keyPath)
         precondition(

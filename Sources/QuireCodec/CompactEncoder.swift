@@ -1,6 +1,6 @@
 /// Encodes any `Encodable` value into QuireCodec's compact, self-describing binary format.
 ///
-/// Records carry field ids from a caller-supplied ``FieldTable`` (``encode(_:fields:)``), or embed
+/// Records carry field ids from a caller-supplied ``FieldTable`` (`encode(_:fields:)`), or embed
 /// their field names (``encodeStandalone(_:)``). The bytes are specified in docs/FORMAT.md.
 ///
 /// Encoding limitations: containers are written as a stream, so a container may not be written to
@@ -94,7 +94,7 @@ public struct CompactEncoder: Sendable {
         return finish(state.writer.bytes, headerFlags: 0)
     }
 
-    /// Encodes `value` like ``encode(_:fields:)-(T,_)`` and lends the bytes to `body` instead of
+    /// Encodes `value` like `encode(_:fields:)` and lends the bytes to `body` instead of
     /// returning them.
     ///
     /// The encoder keeps its buffers from one call to the next, so a caller that copies the bytes

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Train once on a sample of records, keep the bytes (a store keeps them beside its field table), and
 /// give the same bytes to ``CompactEncoder/Compression/dictionary`` and
-/// ``CompactDecoder/Options/dictionary``.
+/// the decoder options of the records (a store does that itself).
 public enum ZstdDictionary {
     /// Errors from training.
     public struct TrainingError: Error, Sendable, CustomStringConvertible {

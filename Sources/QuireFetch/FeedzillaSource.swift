@@ -21,7 +21,7 @@ public struct FeedzillaCheckpoint: Codable, Sendable, Hashable {
 }
 
 /// A Feedzilla-style source: the category list, then each category's article list, stored as an
-/// ``ArticleList`` with its articles.
+/// `ArticleList` with its articles.
 public struct FeedzillaSource: FetchSource {
     /// The API base, such as `http://api.feedzilla.com/v1` (no trailing slash).
     public let baseURL: String

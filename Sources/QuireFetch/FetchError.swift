@@ -5,7 +5,7 @@ import QuireHTTP
 ///
 /// Shaped like swift-nio's `FileSystemError`: a ``Code`` that wraps a private enum (new codes do
 /// not break callers), a message, the underlying error, and where it happened. Everything textual
-/// is redacted: URLs go through ``URLRedaction`` and the service also blanks the literal API key,
+/// is redacted: URLs go through `URLRedaction` and the service also blanks the literal API key,
 /// so no description, message or location can carry it.
 public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure, for a caller to act on.
@@ -98,7 +98,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     /// A readable explanation, redacted.
     public var message: String
-    /// The underlying error (an ``HTTPError``, a mapping error, a sink error), when there is one.
+    /// The underlying error (an `HTTPError`, a mapping error, a sink error), when there is one.
     public var cause: (any Error & Sendable)?
     /// Where it happened.
     public var location: Location

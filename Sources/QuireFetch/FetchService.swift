@@ -4,7 +4,7 @@ import QuireNews
 
 /// Fetches a source page by page into a ``FetchSink``, exactly once.
 ///
-/// For each page: wait for the ``RateLimiter``, GET through the ``HTTPClient`` (retrying 429, 5xx
+/// For each page: wait for the ``RateLimiter``, GET through the `HTTPClient` (retrying 429, 5xx
 /// and transport failures per ``RetryPolicy``), map the body with the source, then commit the
 /// records together with the checkpoint that follows them. A failure before the commit stores
 /// nothing of that page; a rerun reads the checkpoint back and resumes at the first uncommitted
@@ -37,6 +37,8 @@ public struct FetchService: Sendable {
     ///     upserted by id, so nothing is duplicated). The same as `mode: .restart`.
     ///   - mode: What to do with the stored checkpoint (``FetchMode``); a finished source does
     ///     nothing in ``FetchMode/resume`` and says so in ``FetchSummary/alreadyComplete``.
+    ///   - source: What to fetch.
+    ///   - sink: Where pages go (a ``StoreFetchSink``).
     ///   - progress: Called with events as the run goes; never with the key.
     /// - Throws: ``FetchError``; pages committed before it stay committed.
     public func run<Source: FetchSource>(

@@ -46,7 +46,7 @@ public protocol FetchSource: Sendable {
     ///
     /// Documents that cannot be mapped go into ``SourcePage/rejects``; the page still commits.
     ///
-    /// - Throws: ``NewsMappingError`` naming the JSON path when the envelope is broken; then
+    /// - Throws: `NewsMappingError` naming the JSON path when the envelope is broken; then
     ///   nothing of the page is stored.
     func process(_ body: [UInt8], for request: SourceRequest, at checkpoint: Checkpoint)
         throws(NewsMappingError) -> SourcePage<Checkpoint>

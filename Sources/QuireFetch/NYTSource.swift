@@ -9,7 +9,7 @@ public import QuireNews
 /// pages"). When page 0 of a window reports more hits than `pageCap * 10`, the page's documents
 /// are dropped (they are fetched again in the halves) and the window is split by date, so
 /// nothing unreachable is silently lost; single days that still overflow are recorded in
-/// ``NYTCheckpoint/truncatedWindows``.
+/// ``NYTCheckpoint/truncatedDayCount`` (with the results out of reach in ``NYTCheckpoint/unreachableResults``).
 public struct NYTSource: FetchSource {
     /// The query (its `page` is ignored: paging is the source's job).
     public let query: NYTQuery

@@ -54,7 +54,9 @@ public final class RateLimiter: Sendable {
 
     /// Waits on `clock` until a request slot is free and takes it.
     ///
-    /// - Parameter onWait: Called before each wait with its length (for progress events).
+    /// - Parameters:
+    ///   - clock: The time source that waits.
+    ///   - onWait: Called before each wait with its length (for progress events).
     /// - Returns: The total time waited.
     /// - Throws: `CancellationError` when the task is cancelled while waiting.
     @discardableResult

@@ -10,9 +10,15 @@ mkdir -p "$out"
 for module in Quire QuireCodec QuireFetch; do
     staging=$(mktemp -d)
     cp "$graphs/$module".symbols.json "$staging"/
+    status=0
     docc convert "Sources/$module/$module.docc" --fallback-display-name "$module" \
         --fallback-bundle-identifier "org.quire.$module" --additional-symbol-graph-dir "$staging" \
-        --output-path "$out/$module.doccarchive" --warnings-as-errors 2>&1 | grep -v "^$" || { rm -rf "$staging"; exit 1; }
+        --output-path "$out/$module.doccarchive" --warnings-as-errors >"$staging/log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+        cat "$staging/log" >&2
+        rm -rf "$staging"
+        exit "$status"
+    fi
     rm -rf "$staging"
     echo "== docs: $out/$module.doccarchive"
 done

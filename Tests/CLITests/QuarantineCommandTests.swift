@@ -46,11 +46,10 @@ private let key = "quarantine-KEY-91ab"
             #expect(paths == Set(rejected.map { "response.docs[\($0.index)]" + ($0.rejectedAt!.isEmpty ? "" : "." + $0.rejectedAt!) }))
             #expect(objects.allSatisfy { $0?["document"] != nil && $0?["page"] is String && $0?["index"] is Int })
 
-            // A long id is retrievable by its exact value.
-            if let long = stored.first(where: { $0.utf8.count > 511 }) {
-                let get = try runQuire(["get", long], directory: dir)
-                #expect(get.status == 0 && get.stdout.contains(long))
-            }
+            // A long id is retrievable by its exact value (the seed serves at least one).
+            let long = try #require(stored.first { $0.utf8.count > 511 })
+            let get = try runQuire(["get", long], directory: dir)
+            #expect(get.status == 0 && get.stdout.contains(long))
             let remap = try runQuire(["remap"], directory: dir)
             #expect(remap.status == 0)
             #expect(remap.stderr.contains("remapped 0, still rejected \(rejected.count)"), "\(remap)")

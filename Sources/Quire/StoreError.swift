@@ -2,34 +2,65 @@ internal import QuireLMDB
 
 /// An error of the store layer, with what went wrong and where.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    /// What kind of failure this is.
-    public enum Code: Sendable, Hashable {
+    /// What kind of failure this is: a struct over a private enum (as swift-nio's error codes),
+    /// so new codes do not break a caller's `switch`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Wrapped: Sendable, Hashable {
+            case newerFormat, corrupted, invalidKey, keyCollision, codec, unknownCollection, definitionMismatch
+            case readOnly, storage
+        }
+
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
         /// The store was written by a newer format than this library reads.
-        case newerFormat
-        /// The store's metadata or field table is damaged.
-        case corrupted
+        public static let newerFormat = Code(.newerFormat)
+        /// The store's file, metadata, field table or a record is damaged.
+        public static let corrupted = Code(.corrupted)
         /// A key is empty.
-        case invalidKey
+        public static let invalidKey = Code(.invalidKey)
         /// A key over 510 bytes has the same stored form (prefix and hash) as another key the
         /// store already holds; nothing was written for it (see docs/FORMAT.md, "Store keys").
-        case keyCollision
+        public static let keyCollision = Code(.keyCollision)
         /// A record could not be encoded or decoded.
-        case codec
-        /// The collection is not declared in this store.
-        case unknownCollection
-        /// A collection was reopened with a different definition.
-        case definitionMismatch
+        public static let codec = Code(.codec)
+        /// The collection (or relation, or index) is not declared in this store.
+        public static let unknownCollection = Code(.unknownCollection)
+        /// A declaration differs from the registered one (indexes, compression, value type).
+        public static let definitionMismatch = Code(.definitionMismatch)
         /// The store is read-only.
-        case readOnly
-        /// An LMDB operation failed (see `underlying`).
-        case storage
+        public static let readOnly = Code(.readOnly)
+        /// An I/O or LMDB operation failed (see `underlying`; a full disk shows up here).
+        public static let storage = Code(.storage)
+
+        public var description: String {
+            switch wrapped {
+            case .newerFormat: "newer format"
+            case .corrupted: "corrupted"
+            case .invalidKey: "invalid key"
+            case .keyCollision: "key collision"
+            case .codec: "codec"
+            case .unknownCollection: "unknown collection"
+            case .definitionMismatch: "definition mismatch"
+            case .readOnly: "read-only"
+            case .storage: "storage"
+            }
+        }
+
+        /// Lets `catch StoreError.Code.storage` (or `case .storage` on an error) match a store error.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StoreError)?.code == code
+        }
     }
 
+    /// What kind of failure this is.
     public let code: Code
+    /// What went wrong, naming the store, collection or key.
     public let message: String
     /// The error that caused this one, if any.
     public let underlying: (any Error & Sendable)?
 
+    /// Creates an error.
     public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message

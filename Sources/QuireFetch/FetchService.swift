@@ -157,7 +157,7 @@ public struct FetchService: Sendable {
                 outcome = try await sink.commit(fetched)
             } catch {
                 throw FetchError(
-                    code: .sink, message: "committing \(request.label) failed: \(error)", cause: SendableBox(error),
+                    code: .sink, message: "committing \(request.label) failed: \(error)", cause: error,
                     location: .init(sourceID: sourceID, request: request.redactedURL))
             }
             checkpoint = page.checkpoint
@@ -188,7 +188,7 @@ public struct FetchService: Sendable {
             rateLimiter.preload(try await sink.requestTimes(budget: source.budgetID), now: clock.now)
         } catch {
             throw FetchError(
-                code: .sink, message: "reading the request budget failed: \(error)", cause: SendableBox(error),
+                code: .sink, message: "reading the request budget failed: \(error)", cause: error,
                 location: .init(sourceID: source.sourceID))
         }
     }
@@ -202,7 +202,7 @@ public struct FetchService: Sendable {
             data = try await sink.checkpoint(for: source.sourceID)
         } catch {
             throw FetchError(
-                code: .sink, message: "reading the checkpoint failed: \(error)", cause: SendableBox(error),
+                code: .sink, message: "reading the checkpoint failed: \(error)", cause: error,
                 location: location)
         }
         guard let data else { return nil }
@@ -401,8 +401,3 @@ public struct FetchService: Sendable {
     }
 }
 
-/// Carries a non-`Sendable` error's description as a `Sendable` cause.
-struct SendableBox: Error, Sendable, CustomStringConvertible {
-    let description: String
-    init(_ error: any Error) { description = String(describing: error) }
-}

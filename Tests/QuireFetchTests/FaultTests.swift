@@ -272,3 +272,15 @@ import Testing
         #expect(api.requestCount == 1)
     }
 }
+
+@Suite struct SinkFailureTests {
+    @Test func aSinkFailureKeepsTheSinksOwnErrorAsItsCause() async throws {
+        let api = try makeAPI { $0.nytArticlesPerQuery = 25 }
+        defer { api.stop() }
+        let sink = InMemoryFetchSink(crashAfterCommits: 1)
+        let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
+        #expect(error.code == .sink)
+        let crash = try #require(error.cause as? InMemoryFetchSink.SimulatedCrash)
+        #expect(crash.committed == 1)
+    }
+}

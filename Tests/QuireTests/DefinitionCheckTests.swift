@@ -40,6 +40,16 @@ import Testing
                     #expect(error.description.contains("registered"))
                 }
             }
+            // The code matches in a catch clause, as LMDB's and the fetch layer's do.
+            var matched = false
+            do {
+                try await store.put(sample[1], in: fewer)
+            } catch StoreError.Code.definitionMismatch {
+                matched = true
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+            #expect(matched)
             // Nothing was written through them, and the indexes still agree with the records.
             #expect(try store.read { try $0.count(of: articles) } == 1)
             #expect(try store.verify().problems.isEmpty)

@@ -24,7 +24,7 @@ extension Store {
             } else {
                 try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
             }
-            if changeHub.hasSubscribers {
+            if options.changeRetention > 0 {
                 var logical: [[UInt8]: [UInt8]] = [:]
                 for pair in chunk.longKeys { logical[pair.physical] = pair.logical }
                 for entry in chunk.entries {

@@ -155,6 +155,7 @@ extension Store {
             relations.withLock { $0[name] = db }
         }
         openLongKeysIfCreated()
+        try openChangeFeed()
     }
 
     private func openRelationDatabase(_ name: String) throws -> Database {

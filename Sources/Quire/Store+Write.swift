@@ -107,7 +107,7 @@ extension Store {
         if let state = box.state {
             adoptFields(state.fields)
             counters.withLock { $0.commits += 1 }
-            changeHub.publish(state.changes.changes)
+            commitEpoch.add(1, ordering: .releasing)
         }
         return result
     }
@@ -124,6 +124,7 @@ extension Store {
             let storeTxn = StoreTransaction(raw: txn.raw, store: self, state: writeState)
             let result = try body(storeTxn)
             try storeTxn.persistNewFields()
+            try appendToFeed(writeState.changes.changes, txn)
             return result
         }
     }

@@ -40,11 +40,14 @@ public final class Store: Sendable {
     let fieldCache: Mutex<FieldTable>
     let registry = Mutex<[String: RegisteredCollection]>([:])
     let relations = Mutex<[String: Database]>([:])
-    let changeHub = ChangeHub()
     let commitQueue = CommitQueue()
     let counters = Locked<StoreCounters>(StoreCounters())
     /// Bulk loads running with relaxed durability (group commits then sync explicitly).
     let relaxedBulkLoads = Locked<Int>(0)
+    /// The durable change feed's database; nil in a read-only store that has none yet.
+    let changesStore = Mutex<Database?>(nil)
+    /// Bumped after every commit, to wake change feed iterators of this process.
+    let commitEpoch = Atomic<UInt64>(0)
     /// Write transactions running (0 or 1: only the writer thread writes).
     let writeDepth = Locked<Int>(0)
 
@@ -98,12 +101,10 @@ public final class Store: Sendable {
 
     deinit {
         writer.stop()
-        changeHub.finish()
     }
 
     /// Closes the store; later reads and writes throw. Waits for running reads.
     public func close() {
-        changeHub.finish()
         environment.close()
     }
 
@@ -169,10 +170,6 @@ public final class Store: Sendable {
         try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
     }
 
-    /// A stream of committed changes, one element per commit.
-    public func changes() -> AsyncStream<[StoreChange]> {
-        changeHub.subscribe()
-    }
 
     /// Figures about the store's own work in this process.
     public var statistics: StoreCounters { counters.withLock { $0 } }

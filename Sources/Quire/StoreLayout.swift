@@ -9,6 +9,8 @@
 enum StoreLayout {
     static let meta = "_meta"
     static let fields = "_fields"
+    /// The durable change feed: big-endian `UInt64` sequence → the commit's changes.
+    static let changes = "_changes"
     static let longKeys = "_longkeys"
     /// The format this library writes; stores with a higher number are refused.
     static let formatVersion = 1

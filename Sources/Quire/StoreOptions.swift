@@ -31,6 +31,9 @@ public struct StoreOptions: Sendable {
     public var maxReaders: Int = 510
     /// Open read-only: no writes, works while another process writes.
     public var readOnly: Bool = false
+    /// How many commits the durable change feed keeps (``Store/changes(since:)``); older ones are
+    /// trimmed, and a subscriber that had not read them gets a gap. 0 turns the feed off.
+    public var changeRetention: Int = 100_000
     /// The most collections, indexes and relations the store can hold in all.
     public var maxDatabases: Int = 128
 

@@ -198,10 +198,14 @@ import QuireNews
             }
             try await store.delete(.string(sample[0].id), from: articles)
             var iterator = stream.makeAsyncIterator()
-            let first = await iterator.next()
-            #expect(first == [StoreChange(collection: "articles", kind: .upsert, keys: [.string(sample[0].id), .string(sample[1].id)])])
-            let second = await iterator.next()
-            #expect(second == [StoreChange(collection: "articles", kind: .delete, keys: [.string(sample[0].id)])])
+            guard case .batch(let first)? = await iterator.next(), case .batch(let second)? = await iterator.next() else {
+                Issue.record("two commits expected")
+                return
+            }
+            #expect(first.changes.map(\.keys) == [[.string(sample[0].id), .string(sample[1].id)]])
+            #expect(first.changes.map(\.kind) == [.upsert])
+            #expect(second.sequence == first.sequence + 1)
+            #expect(second.changes.map(\.kind) == [.delete] && second.changes.first?.keys == [.string(sample[0].id)])
         }
     }
 }

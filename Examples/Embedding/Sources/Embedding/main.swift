@@ -8,9 +8,11 @@ import QuireNews
 let store = try Store(path: "news.db", schema: NewsSchema.schema)
 defer { store.close() }
 
-// Committed changes, per commit, on another task (cancelled at the end).
+// The durable change feed: every commit from now on, numbered (resumable with changes(since:)).
 let watcher = Task {
-    for await changes in store.changes() { print("committed \(changes.count) changes") }
+    for await event in store.changes() {
+        if case .batch(let batch) = event { print("commit \(batch.sequence): \(batch.changes.map(\.keys.count)) keys") }
+    }
 }
 
 // Writes go through one actor; concurrent single writes are group-committed.

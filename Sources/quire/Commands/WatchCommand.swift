@@ -1,0 +1,62 @@
+import Foundation
+import Quire
+import QuireNews
+
+/// What `quire watch` does, given valid options (see `WatchOptions.swift`).
+enum WatchCommand {
+    static func run(_ options: WatchOptions, context: CommandContext) async throws {
+        let store = try OpenStore.readOnly(context.storePath, command: "watch")
+        defer { store.close() }
+        let feed = (options.since.map { store.changes(since: $0) } ?? store.changes()).stopping { InterruptFlag.isRaised }
+        let out = context.output
+        for await event in feed {
+            switch options.format {
+            case .jsonl: try out.write(bytes: jsonLine(event))
+            case .table: try out.line(tableLine(event))
+            }
+            try out.flush()
+        }
+        if context.isInterrupted { throw InterruptedError(command: "watch") }
+    }
+
+    static func jsonLine(_ event: ChangeFeedEvent) -> [UInt8] {
+        let value: JSONValue
+        switch event {
+        case .gap(let range):
+            value = object([("gap", object([("from", .int(Int(range.lowerBound))), ("to", .int(Int(range.upperBound)))]))])
+        case .batch(let batch):
+            value = object([
+                ("sequence", .int(Int(batch.sequence))),
+                ("committedAt", .string(NewsDate.iso8601String(batch.committedAt))),
+                ("changes", .array(batch.changes.map { change in
+                    object([
+                        ("collection", .string(change.collection)), ("kind", .string(kindName(change.kind))),
+                        ("keys", .array(change.keys.map { .string($0.description) })),
+                    ])
+                })),
+            ])
+        }
+        return value.jsonBytes + [0x0A]
+    }
+
+    static func tableLine(_ event: ChangeFeedEvent) -> String {
+        switch event {
+        case .gap(let range): "gap \(range.lowerBound)…\(range.upperBound): trimmed before it was read"
+        case .batch(let batch):
+            "\(batch.sequence)  \(NewsDate.iso8601String(batch.committedAt))  "
+                + batch.changes.map { "\($0.collection) \(kindName($0.kind)) \($0.keys.count)" }.joined(separator: ", ")
+        }
+    }
+
+    private static func kindName(_ kind: StoreChange.Kind) -> String {
+        switch kind {
+        case .upsert: "upsert"
+        case .delete: "delete"
+        case .relation: "relation"
+        }
+    }
+
+    private static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(JSONObject(members: Dictionary(uniqueKeysWithValues: members)))
+    }
+}

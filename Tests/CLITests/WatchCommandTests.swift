@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// `quire watch`: the durable change feed on stdout, from another process than the writer, until
+/// the first Ctrl-C.
+@Suite struct WatchCommandTests {
+    @Test func watchPrintsEveryCommitSinceASequenceAndStopsOnTheFirstSignal() throws {
+        try withScratch { dir in
+            // Three loads: three chunks, three commits (and the store's own first ones).
+            for seed in [1, 2, 3] as [UInt64] {
+                let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 20, seed: seed), directory: dir)
+                #expect(load.status == 0, "\(load)")
+            }
+            let out = dir.appendingPathComponent("watch.out")
+            try Data().write(to: out)
+            let handle = try FileHandle(forWritingTo: out)
+            defer { try? handle.close() }
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["watch", "--since", "0"]
+            process.currentDirectoryURL = dir
+            process.standardOutput = handle
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Every kept commit arrives, then the command waits for more until interrupted.
+            let deadline = Date().addingTimeInterval(20)
+            var lines: [String] = []
+            while Date() < deadline {
+                lines = (try? String(contentsOf: out, encoding: .utf8)).map { $0.split(separator: "\n").map(String.init) } ?? []
+                if lines.filter({ $0.contains("\"articles\"") }).count >= 3 { break }
+                usleep(50_000)
+            }
+            #expect(process.isRunning)
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 130)
+            let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            let sequences = objects.compactMap { $0["sequence"] as? Int }
+            #expect(sequences == Array(1...sequences.count))
+            let articleKeys = objects.flatMap { ($0["changes"] as? [[String: Any]] ?? []).filter { $0["collection"] as? String == "articles" } }
+                .flatMap { $0["keys"] as? [String] ?? [] }
+            #expect(Set(articleKeys).count == 60)
+        }
+    }
+}

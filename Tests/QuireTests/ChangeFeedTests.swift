@@ -1,0 +1,90 @@
+import Foundation
+import Quire
+import QuireNews
+import Testing
+
+/// The durable change feed: numbered commits kept in the environment, resumable after a restart,
+/// pulled at the subscriber's pace, and a gap (never silence) past retention.
+@Suite struct ChangeFeedTests {
+    /// Reads events until `count` batches arrived (or a timeout).
+    func collect(_ feed: ChangeFeed, batches count: Int) async -> [ChangeFeedEvent] {
+        let task = Task {
+            var events: [ChangeFeedEvent] = []
+            var batches = 0
+            for await event in feed {
+                events.append(event)
+                if case .batch = event { batches += 1 }
+                if batches == count { break }
+            }
+            return events
+        }
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            task.cancel()
+        }
+        let events = await task.value
+        timeout.cancel()
+        return events
+    }
+
+    @Test func commitsAreNumberedAndResumeAfterARestart() async throws {
+        try await withTemporaryStorePath { path in
+            let sample = generatedArticles(30)
+            do {
+                let store = try openStore(path)
+                for article in sample[0..<5] { try await store.write { try $0.put(article, in: articles) } }
+                _ = try await store.bulkInsert(Array(sample[5..<30]), into: articles)
+                #expect(try store.lastChangeSequence() >= 6)
+                store.close()
+            }
+            // Another open (a restart, or another process) reads the same feed from any point.
+            let store = try openStore(path)
+            defer { store.close() }
+            let all = await collect(store.changes(since: 0), batches: 6)
+            let batches = all.compactMap { if case .batch(let b) = $0 { b } else { nil } }
+            #expect(batches.map(\.sequence) == Array(1...6))
+            #expect(batches[0..<5].map { $0.changes.first?.keys } == sample[0..<5].map { [.string($0.id)] })
+            #expect(Set(batches[5].changes.flatMap(\.keys)) == Set(sample[5..<30].map { .string($0.id) }))
+            let resumed = await collect(store.changes(since: 3), batches: 1)
+            #expect(resumed.first.map { event -> UInt64 in if case .batch(let b) = event { b.sequence } else { 0 } } == 4)
+        }
+    }
+
+    @Test func aSubscriberPastRetentionGetsAnExplicitGapThenEveryKeptCommit() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path) { $0.changeRetention = 5 }
+            defer { store.close() }
+            for article in generatedArticles(12) { try await store.put(article, in: articles) }
+            #expect(try store.lastChangeSequence() == 12)
+            let events = await collect(store.changes(since: 2), batches: 5)
+            #expect(events.first == .gap(3...7))
+            let sequences = events.compactMap { if case .batch(let b) = $0 { b.sequence } else { nil } }
+            #expect(sequences == [8, 9, 10, 11, 12])
+        }
+    }
+
+    @Test func aSlowSubscriberLosesNothingAndALiveOneSeesNewCommits() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            defer { store.close() }
+            let live = store.changes()
+            let writer = Task {
+                for article in generatedArticles(200) { try await store.put(article, in: articles) }
+            }
+            // Reads slowly while 200 commits go in: every one arrives, in order, no gap.
+            var sequences: [UInt64] = []
+            for await event in live {
+                guard case .batch(let batch) = event else {
+                    Issue.record("unexpected \(event)")
+                    break
+                }
+                sequences.append(batch.sequence)
+                if sequences.count % 50 == 0 { try await Task.sleep(for: .milliseconds(30)) }
+                if sequences.count == 200 { break }
+            }
+            try await writer.value
+            #expect(sequences.count == 200 && sequences == sequences.sorted() && Set(sequences).count == 200)
+            #expect(sequences.last == sequences.first.map { $0 + 199 })
+        }
+    }
+}

@@ -15,6 +15,9 @@ struct ScalarClass: Sendable, Equatable {
         case ideographic
         /// A hyphen: ends a word but may join it to the next one (`covid-19`).
         case hyphen
+        /// Invisible and skipped: variation selectors (the `U+FE0F` of `⚽️`), soft hyphen, zero-width
+        /// non-joiner; neither a word character nor a separator.
+        case ignorable
     }
 
     var kind: Kind
@@ -65,6 +68,8 @@ enum ScalarTable {
     static func isFoldableMark(_ value: UInt32) -> Bool {
         switch value {
         case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: return true
+        case 0x0591...0x05BD, 0x05BF, 0x05C1...0x05C2, 0x05C4...0x05C5, 0x05C7: return true  // Hebrew points
+        case 0x0610...0x061A, 0x064B...0x065F, 0x0670, 0x06D6...0x06DC, 0x06DF...0x06E4: return true  // Arabic harakat
         default: return false
         }
     }
@@ -109,6 +114,11 @@ enum ScalarTable {
         if (0xFF21...0xFF3A).contains(value) { return ScalarClass(kind: .word, lowered: value - 0xFEC0, folded: value - 0xFEC0) }
         if (0xFF41...0xFF5A).contains(value) { return ScalarClass(kind: .word, lowered: value - 0xFEE0, folded: value - 0xFEE0) }
         if value == 0x2010 || value == 0x2011 { return ScalarClass(kind: .hyphen, lowered: value, folded: value) }
+        switch value {
+        case 0x00AD, 0x200C, 0xFE00...0xFE0F, 0xE0100...0xE01EF:
+            return ScalarClass(kind: .ignorable, lowered: value, folded: value)
+        default: break
+        }
         if isIdeographic(value) {
             // Katakana's prolonged sound mark and iteration marks are letters of the run too.
             return ScalarClass(kind: .ideographic, lowered: value, folded: value)

@@ -175,6 +175,8 @@ public struct Tokenizer: Sendable {
                 append(foldDiacritics ? c.folded : c.lowered, to: &buffer.bytes)
             case .diacritic:
                 if wordStart != nil, !foldDiacritics { append(c.lowered, to: &buffer.bytes) }
+            case .ignorable:
+                break
             case .ideographic:
                 endWord(into: &buffer)
                 endChain(into: &buffer)

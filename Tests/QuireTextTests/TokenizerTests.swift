@@ -31,6 +31,18 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("ＡＢＣ１２") == ["abc12"])
     }
 
+    @Test func marksStayInWordsAndInvisibleSelectorsAreSkipped() {
+        // Arabic harakat and Hebrew points are diacritics: folded away. Devanagari vowel signs are
+        // letters' parts and stay (FTS5's unicode61 splits the word at them).
+        #expect(terms("العَرَبِيَّة") == ["العربية"])
+        #expect(terms("नमस्ते") == ["नमस्ते"])
+        // The emoji variation selector neither makes a token nor splits a word.
+        #expect(terms("the ⚽️ goal") == ["the", "goal"])
+        #expect(terms("co\u{AD}operate") == ["cooperate"])
+        // A keycap: the digit, its selector and the enclosing keycap mark.
+        #expect(terms("1️⃣") == ["1"])
+    }
+
     @Test func emojiAndSymbolsSeparate() {
         #expect(terms("rain🎉sun 📈 → “quoted” ‘single’") == ["rain", "sun", "quoted", "single"])
         // Other numbers are words, as in FTS5's unicode61 (categories L*, N*, Co).

@@ -41,6 +41,11 @@ public struct Token: Sendable, Hashable {
     public var field: UInt8
     /// How the token arose.
     public var kind: Kind
+    /// The token's span in the tokenized text, as UTF-8 offsets (`sourceStart..<sourceEnd`), for
+    /// snippets and highlighting. A joined token spans all its parts, a bigram both characters.
+    public var sourceStart: UInt32
+    /// The end of the token's span in the tokenized text (UTF-8 offset, exclusive).
+    public var sourceEnd: UInt32
 }
 
 /// Tokens and their folded term bytes, reused across documents so that steady-state tokenizing
@@ -52,6 +57,9 @@ public struct TokenBuffer: Sendable {
     public internal(set) var bytes: [UInt8] = []
     /// The tokens in the order the text produced them.
     public internal(set) var tokens: [Token] = []
+    /// Scratch storage of ``forEachTerm(interning:_:)``.
+    var scratchKeys: [UInt64] = []
+    var scratchOccurrences: [Occurrence] = []
 
     /// An empty buffer.
     public init() {}
@@ -106,6 +114,7 @@ public struct Tokenizer: Sendable {
         table.withUnsafeBufferPointer { table in
             for scalar in text.unicodeScalars {
                 let value = scalar.value
+                let width = UInt32(truncatingIfNeeded: UTF8.width(scalar))
                 let c: ScalarClass
                 if value < ScalarTable.tableLimit {
                     let packed = table[Int(value)]
@@ -119,7 +128,8 @@ public struct Tokenizer: Sendable {
                     c = ScalarTable.classify(value)
                     if cache.count < 4096 { cache[value] = c }
                 }
-                state.feed(c, into: &buffer)
+                state.feed(c, width: width, into: &buffer)
+                state.source &+= width
             }
             state.finish(into: &buffer)
         }
@@ -141,8 +151,17 @@ public struct Tokenizer: Sendable {
         let joinHyphenated: Bool
         let maximum: Int
 
-        /// The first byte of the word being built, or nil outside a word.
+        /// The UTF-8 offset in the text of the scalar being fed.
+        var source: UInt32 = 0
+        /// The first byte of the word being built, or nil outside a word; where it starts in the text.
         var wordStart: Int? = nil
+        var wordSource: UInt32 = 0
+        /// Where the first part of the chain starts and the last one ends in the text.
+        var chainSource: UInt32 = 0
+        var chainSourceEnd: UInt32 = 0
+        /// Where the previous ideograph of the run starts in the text.
+        var ideographSource: UInt32 = 0
+        var ideographSourceEnd: UInt32 = 0
         /// The first byte and position of the first part of the current hyphen chain.
         var chainStart = 0
         var chainPosition: UInt32 = 0
@@ -163,7 +182,7 @@ public struct Tokenizer: Sendable {
             maximum = options.maximumTermBytes
         }
 
-        mutating func feed(_ c: ScalarClass, into buffer: inout TokenBuffer) {
+        mutating func feed(_ c: ScalarClass, width: UInt32, into buffer: inout TokenBuffer) {
             switch c.kind {
             case .word:
                 endIdeographs(into: &buffer)
@@ -171,6 +190,7 @@ public struct Tokenizer: Sendable {
                     if !afterHyphen { endChain(into: &buffer) }
                     afterHyphen = false
                     wordStart = buffer.bytes.count
+                    wordSource = source
                 }
                 append(foldDiacritics ? c.folded : c.lowered, to: &buffer.bytes)
             case .diacritic:
@@ -189,16 +209,22 @@ public struct Tokenizer: Sendable {
                     append(c.lowered, to: &buffer.bytes)
                     let length = buffer.bytes.count - bigramStart
                     buffer.tokens.append(
-                        Token(start: bigramStart, length: length, position: position, field: field, kind: .bigram))
+                        Token(
+                            start: bigramStart, length: length, position: position, field: field, kind: .bigram,
+                            sourceStart: ideographSource, sourceEnd: source &+ width))
                     position &+= 1
                     ideographStart = bigramStart + ideographLength
                     ideographLength = length - ideographLength
                     ideographEmitted = true
+                    ideographSource = source
+                    ideographSourceEnd = source &+ width
                 } else {
                     append(c.lowered, to: &buffer.bytes)
                     ideographStart = start
                     ideographLength = buffer.bytes.count - start
                     ideographEmitted = false
+                    ideographSource = source
+                    ideographSourceEnd = source &+ width
                 }
                 ideographRun += 1
             case .hyphen:
@@ -239,9 +265,14 @@ public struct Tokenizer: Sendable {
             if chainParts == 0 {
                 chainStart = start
                 chainPosition = position
+                chainSource = wordSource
             }
             chainParts += 1
-            buffer.tokens.append(Token(start: start, length: length, position: position, field: field, kind: .word))
+            chainSourceEnd = source
+            buffer.tokens.append(
+                Token(
+                    start: start, length: length, position: position, field: field, kind: .word,
+                    sourceStart: wordSource, sourceEnd: source))
             position &+= 1
         }
 
@@ -252,7 +283,9 @@ public struct Tokenizer: Sendable {
             let length = buffer.bytes.count - chainStart
             guard length <= maximum else { return }
             buffer.tokens.append(
-                Token(start: chainStart, length: length, position: chainPosition, field: field, kind: .joined))
+                Token(
+                    start: chainStart, length: length, position: chainPosition, field: field, kind: .joined,
+                    sourceStart: chainSource, sourceEnd: chainSourceEnd))
         }
 
         /// Ends a run of ideographs: a run of one character is emitted as a unigram.
@@ -260,7 +293,9 @@ public struct Tokenizer: Sendable {
             guard ideographRun > 0 else { return }
             if !ideographEmitted {
                 buffer.tokens.append(
-                    Token(start: ideographStart, length: ideographLength, position: position, field: field, kind: .bigram))
+                    Token(
+                        start: ideographStart, length: ideographLength, position: position, field: field, kind: .bigram,
+                        sourceStart: ideographSource, sourceEnd: ideographSourceEnd))
                 position &+= 1
             }
             ideographRun = 0

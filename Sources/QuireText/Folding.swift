@@ -42,6 +42,22 @@ enum ScalarTable {
         return table
     }()
 
+    /// The same table at a fixed address (allocated once, never freed, never written after), so the
+    /// tokenizer's loop indexes it without a closure or a bounds-checked array access.
+    nonisolated(unsafe) static let pointer: UnsafePointer<UInt64> = {
+        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(tableLimit))
+        for (index, packed) in table.enumerated() { (p + index).initialize(to: packed) }
+        return UnsafePointer(p)
+    }()
+
+    @inline(__always)
+    static func unpack(_ packed: UInt64) -> ScalarClass {
+        ScalarClass(
+            kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
+            lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
+            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF)
+    }
+
     @inline(__always)
     static func lookup(_ value: UInt32) -> ScalarClass {
         let packed = table[Int(value)]

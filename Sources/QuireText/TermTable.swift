@@ -9,14 +9,15 @@ public struct TermTable: Sendable {
     /// `offsets[id]..<offsets[id + 1]` are the bytes of term `id`.
     private var offsets: [UInt32] = [0]
     private var hashes: [UInt64] = []
-    /// `id + 1` per slot, 0 when empty; the count is a power of two.
-    private var slots: [UInt32]
+    /// Per slot: the hash's high 32 bits and `id + 1` in the low 32 bits, 0 when empty (a probe
+    /// rejects most other terms without touching their bytes); the count is a power of two.
+    private var slots: [UInt64]
 
     /// An empty table with room for about `capacity` terms before it grows.
     public init(capacity: Int = 1024) {
         var size = 16
         while size < capacity * 2 { size <<= 1 }
-        slots = [UInt32](repeating: 0, count: size)
+        slots = [UInt64](repeating: 0, count: size)
     }
 
     /// The number of distinct terms.
@@ -52,11 +53,12 @@ public struct TermTable: Sendable {
         let h = Self.hash(bytes)
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: h) & mask
+        let tag = h & 0xFFFF_FFFF_0000_0000
         while true {
             let entry = slots[slot]
             if entry == 0 { return nil }
-            let id = Int(entry - 1)
-            if hashes[id] == h, equals(id, bytes) { return UInt32(id) }
+            let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(id, bytes) { return UInt32(id) }
             slot = (slot + 1) & mask
         }
     }
@@ -66,11 +68,12 @@ public struct TermTable: Sendable {
         let h = Self.hash(bytes)
         var mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: h) & mask
+        let tag = h & 0xFFFF_FFFF_0000_0000
         while true {
             let entry = slots[slot]
             if entry == 0 { break }
-            let id = Int(entry - 1)
-            if hashes[id] == h, equals(id, bytes) { return UInt32(id) }
+            let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(id, bytes) { return UInt32(id) }
             slot = (slot + 1) & mask
         }
         let id = UInt32(hashes.count)
@@ -83,7 +86,7 @@ public struct TermTable: Sendable {
             slot = Int(truncatingIfNeeded: h) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
         }
-        slots[slot] = id + 1
+        slots[slot] = tag | UInt64(id + 1)
         return id
     }
 
@@ -94,12 +97,12 @@ public struct TermTable: Sendable {
     }
 
     private mutating func grow() {
-        var grown = [UInt32](repeating: 0, count: slots.count * 2)
+        var grown = [UInt64](repeating: 0, count: slots.count * 2)
         let mask = grown.count - 1
         for (id, h) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: h) & mask
             while grown[slot] != 0 { slot = (slot + 1) & mask }
-            grown[slot] = UInt32(id + 1)
+            grown[slot] = h & 0xFFFF_FFFF_0000_0000 | UInt64(id + 1)
         }
         slots = grown
     }
@@ -125,43 +128,83 @@ extension TokenBuffer {
         return count
     }
 
-    /// Calls `body` once per distinct term of the buffer, in ascending term id order, with the
+    /// Calls `body` once per distinct term of the buffer, in order of first appearance, with the
     /// term's id in `terms` (interned when new), its bytes and its occurrences sorted by field then
     /// position — what a posting list encoder appends for one document. Pointers are valid only
-    /// inside `body`. Positions are kept below 2^28.
+    /// inside `body`.
     ///
-    /// Uses scratch storage kept in the buffer: nothing is allocated once it has grown.
+    /// Groups through a small per-document hash of term ids, in linear time; uses scratch storage
+    /// kept in the buffer, so nothing is allocated once it has grown.
     public mutating func forEachTerm(
         interning terms: inout TermTable,
         _ body: (_ id: UInt32, _ term: UnsafeBufferPointer<UInt8>, _ occurrences: UnsafeBufferPointer<Occurrence>) -> Void
     ) {
-        scratchKeys.removeAll(keepingCapacity: true)
+        var size = 16
+        while size < tokens.count * 2 { size <<= 1 }
+        let mask = size - 1
+        scratch.slots.removeAll(keepingCapacity: true)
+        scratch.slots.append(contentsOf: repeatElement(-1, count: size))
+        scratch.groupIDs.removeAll(keepingCapacity: true)
+        scratch.heads.removeAll(keepingCapacity: true)
+        scratch.tails.removeAll(keepingCapacity: true)
+        scratch.next.removeAll(keepingCapacity: true)
+        scratch.next.append(contentsOf: repeatElement(-1, count: tokens.count))
         bytes.withUnsafeBufferPointer { all in
-            for token in tokens {
+            for (index, token) in tokens.enumerated() {
                 let id = terms.intern(UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)]))
-                // id (32 bits) | field (4) | position (28; positions past 2^28 are clamped).
-                let position = UInt64(min(token.position, (1 << 28) - 1))
-                scratchKeys.append(UInt64(id) << 32 | UInt64(token.field & 15) << 28 | position)
-            }
-        }
-        scratchKeys.sort()
-        var index = 0
-        while index < scratchKeys.count {
-            let id = UInt32(truncatingIfNeeded: scratchKeys[index] >> 32)
-            scratchOccurrences.removeAll(keepingCapacity: true)
-            var previous: UInt64? = nil
-            while index < scratchKeys.count, UInt32(truncatingIfNeeded: scratchKeys[index] >> 32) == id {
-                let key = scratchKeys[index]
-                if key != previous {  // the same term twice at one position (CJK unigram cases) counts once
-                    scratchOccurrences.append(
-                        Occurrence(field: UInt8(truncatingIfNeeded: key >> 28) & 15, position: UInt32(truncatingIfNeeded: key) & 0x0FFF_FFFF))
+                var slot = Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+                while true {
+                    let group = scratch.slots[slot]
+                    if group < 0 {
+                        scratch.slots[slot] = Int32(scratch.groupIDs.count)
+                        scratch.groupIDs.append(id)
+                        scratch.heads.append(Int32(index))
+                        scratch.tails.append(Int32(index))
+                        break
+                    }
+                    if scratch.groupIDs[Int(group)] == id {
+                        scratch.next[Int(scratch.tails[Int(group)])] = Int32(index)
+                        scratch.tails[Int(group)] = Int32(index)
+                        break
+                    }
+                    slot = (slot + 1) & mask
                 }
-                previous = key
-                index += 1
             }
-            scratchOccurrences.withUnsafeBufferPointer { occurrences in
-                terms.withTerm(id) { term in body(id, term, occurrences) }
+            for group in scratch.groupIDs.indices {
+                scratchOccurrences.removeAll(keepingCapacity: true)
+                var sorted = true
+                var index = Int(scratch.heads[group])
+                let first = tokens[index]
+                while index >= 0 {
+                    let token = tokens[index]
+                    let occurrence = Occurrence(field: token.field, position: token.position)
+                    if let last = scratchOccurrences.last, !(last < occurrence) { sorted = false }
+                    scratchOccurrences.append(occurrence)
+                    index = Int(scratch.next[index])
+                }
+                if !sorted {
+                    // Fields tokenized out of order (emission order is ascending within a field): sort,
+                    // and drop exact duplicates.
+                    scratchOccurrences.sort()
+                    var kept = 0
+                    for i in scratchOccurrences.indices where i == 0 || scratchOccurrences[i] != scratchOccurrences[kept - 1] {
+                        scratchOccurrences[kept] = scratchOccurrences[i]
+                        kept += 1
+                    }
+                    scratchOccurrences.removeLast(scratchOccurrences.count - kept)
+                }
+                let term = UnsafeBufferPointer(rebasing: all[first.start..<(first.start + first.length)])
+                scratchOccurrences.withUnsafeBufferPointer { body(scratch.groupIDs[group], term, $0) }
             }
         }
     }
+}
+
+/// Scratch arrays of ``TokenBuffer/forEachTerm(interning:_:)``.
+struct TermGrouping: Sendable {
+    var slots: [Int32] = []
+    var groupIDs: [UInt32] = []
+    var heads: [Int32] = []
+    var tails: [Int32] = []
+    var next: [Int32] = []
 }

@@ -58,7 +58,7 @@ public struct TokenBuffer: Sendable {
     /// The tokens in the order the text produced them.
     public internal(set) var tokens: [Token] = []
     /// Scratch storage of ``forEachTerm(interning:_:)``.
-    var scratchKeys: [UInt64] = []
+    var scratch = TermGrouping()
     var scratchOccurrences: [Occurrence] = []
 
     /// An empty buffer.
@@ -109,30 +109,62 @@ public struct Tokenizer: Sendable {
     public mutating func tokenize(
         _ text: String, field: UInt8 = 0, startingAt position: UInt32 = 0, into buffer: inout TokenBuffer
     ) -> UInt32 {
+        var text = text
+        return text.withUTF8 { tokenize(utf8: $0, field: field, startingAt: position, into: &buffer) }
+    }
+
+    /// ``tokenize(_:field:startingAt:into:)`` over UTF-8 bytes (a field read in place from a
+    /// record). The bytes should be valid UTF-8; a malformed sequence separates words and never reads
+    /// past the end.
+    @discardableResult
+    public mutating func tokenize(
+        utf8 text: UnsafeBufferPointer<UInt8>, field: UInt8 = 0, startingAt position: UInt32 = 0,
+        into buffer: inout TokenBuffer
+    ) -> UInt32 {
         var state = State(position: position, field: field, options: options)
-        let table = ScalarTable.table
-        table.withUnsafeBufferPointer { table in
-            for scalar in text.unicodeScalars {
-                let value = scalar.value
-                let width = UInt32(truncatingIfNeeded: UTF8.width(scalar))
-                let c: ScalarClass
-                if value < ScalarTable.tableLimit {
-                    let packed = table[Int(value)]
-                    c = ScalarClass(
-                        kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
-                        lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
-                        folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF)
-                } else if let cached = cache[value] {
-                    c = cached
+        guard let base = text.baseAddress else { return position }
+        let table = ScalarTable.pointer
+        let limit = ScalarTable.tableLimit
+        let count = text.count
+        var i = 0
+        while i < count {
+            let b0 = base[i]
+            var value = UInt32(b0)
+            var width = 1
+            if b0 >= 0x80 {
+                if b0 < 0xE0 {
+                    width = 2
+                } else if b0 < 0xF0 {
+                    width = 3
                 } else {
-                    c = ScalarTable.classify(value)
-                    if cache.count < 4096 { cache[value] = c }
+                    width = 4
                 }
-                state.feed(c, width: width, into: &buffer)
-                state.source &+= width
+                if b0 < 0xC0 || i + width > count {
+                    value = 0xFFFF_FFFF  // a stray continuation byte or a cut sequence: a separator
+                    width = 1
+                } else if width == 2 {
+                    value = UInt32(b0 & 0x1F) << 6 | UInt32(base[i + 1] & 0x3F)
+                } else if width == 3 {
+                    value = UInt32(b0 & 0x0F) << 12 | UInt32(base[i + 1] & 0x3F) << 6 | UInt32(base[i + 2] & 0x3F)
+                } else {
+                    value = UInt32(b0 & 0x07) << 18 | UInt32(base[i + 1] & 0x3F) << 12
+                        | UInt32(base[i + 2] & 0x3F) << 6 | UInt32(base[i + 3] & 0x3F)
+                }
             }
-            state.finish(into: &buffer)
+            let c: ScalarClass
+            if value < limit {
+                c = ScalarTable.unpack(table[Int(value)])
+            } else if let cached = cache[value] {
+                c = cached
+            } else {
+                c = ScalarTable.classify(value)
+                if cache.count < 4096 { cache[value] = c }
+            }
+            state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
+            state.source &+= UInt32(truncatingIfNeeded: width)
+            i += width
         }
+        state.finish(into: &buffer)
         return state.position
     }
 
@@ -182,6 +214,7 @@ public struct Tokenizer: Sendable {
             maximum = options.maximumTermBytes
         }
 
+        @inline(__always)
         mutating func feed(_ c: ScalarClass, width: UInt32, into buffer: inout TokenBuffer) {
             switch c.kind {
             case .word:

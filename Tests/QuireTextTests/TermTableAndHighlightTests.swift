@@ -42,6 +42,30 @@ import QuireText
         #expect(buffer.length(of: 0) == 3 && buffer.length(of: 3) == 3)
     }
 
+    @Test func forEachTermSortsOccurrencesWhenFieldsComeOutOfOrder() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        var table = TermTable()
+        tokenizer.tokenize("rain and rain", field: 4, into: &buffer)
+        tokenizer.tokenize("rain", field: 1, into: &buffer)
+        var rain: [Occurrence] = []
+        var order: [String] = []
+        buffer.forEachTerm(interning: &table) { _, term, occurrences in
+            order.append(String(decoding: term, as: UTF8.self))
+            if order.last == "rain" { rain = Array(occurrences) }
+        }
+        #expect(order == ["rain", "and"])
+        #expect(rain == [Occurrence(field: 1, position: 0), Occurrence(field: 4, position: 0), Occurrence(field: 4, position: 2)])
+    }
+
+    @Test func malformedUTF8SeparatesWordsAndNeverReadsPastTheEnd() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        let bytes: [UInt8] = [0x61, 0x62, 0x80, 0x63, 0xC3, 0xA9, 0x20, 0x64, 0xE6, 0x9D]  // ab <stray> cé d <cut 東>
+        bytes.withUnsafeBufferPointer { _ = tokenizer.tokenize(utf8: $0, into: &buffer) }
+        #expect(buffer.tokens.map { buffer.term(of: $0) } == ["ab", "ce", "d"])
+    }
+
     @Test func tokensCarryTheirSpanInTheText() {
         var tokenizer = Tokenizer()
         var buffer = TokenBuffer()

@@ -90,16 +90,18 @@ struct InvertedIndex {
         case .prefix(let p, let fields):
             return Set(occurrences(p, prefix: true, fields: fields).keys)
         case .phrase(let terms, let lastIsPrefix, let fields):
+            // Candidates hold every term; PhraseMatcher checks the positions.
             let lists = terms.enumerated().map { index, term in
                 occurrences(term, prefix: lastIsPrefix && index == terms.count - 1, fields: fields)
             }
             var candidates = Set(lists[0].keys)
             for list in lists.dropFirst() { candidates.formIntersection(list.keys) }
             return candidates.filter { document in
-                lists[0][document]!.contains { start in
-                    lists.indices.dropFirst().allSatisfy { i in
-                        lists[i][document]!.contains(Occurrence(field: start.field, position: start.position + UInt32(i)))
-                    }
+                let sorted = lists.map { $0[document]!.sorted() }
+                return withBuffers(sorted) { buffers in
+                    var found = false
+                    PhraseMatcher.forEachMatch(buffers, fields: fields) { _ in found = true }
+                    return found
                 }
             }
         case .and(let children):
@@ -122,4 +124,13 @@ struct InvertedIndex {
             return Set(sections.indices.filter { sections[$0] == value }.map { UInt32($0) })
         }
     }
+}
+
+/// Calls `body` with buffer pointers to each array of `arrays` (valid only inside `body`).
+func withBuffers<R>(_ arrays: [[Occurrence]], _ body: ([UnsafeBufferPointer<Occurrence>]) -> R) -> R {
+    func recurse(_ index: Int, _ acc: [UnsafeBufferPointer<Occurrence>]) -> R {
+        if index == arrays.count { return body(acc) }
+        return arrays[index].withUnsafeBufferPointer { recurse(index + 1, acc + [$0]) }
+    }
+    return recurse(0, [])
 }

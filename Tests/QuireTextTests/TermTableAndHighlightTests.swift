@@ -94,3 +94,34 @@ import QuireText
         #expect(joined.snippet(of: "The covid-19 wave") == "The «covid-19» wave")
     }
 }
+
+@Suite struct PhraseMatcherTests {
+    private func matches(_ lists: [[Occurrence]], fields: FieldSet = .all) -> [Occurrence] {
+        withBuffers(lists) { buffers in
+            var out: [Occurrence] = []
+            PhraseMatcher.forEachMatch(buffers, fields: fields) { out.append($0) }
+            return out
+        }
+    }
+
+    @Test func findsConsecutivePositionsInOneField() {
+        let o = Occurrence.init(field:position:)
+        // "storm surge": storm at 0:3, 0:9, 2:4; surge at 0:4, 0:7, 2:5, 3:0.
+        let storm = [o(0, 3), o(0, 9), o(2, 4)]
+        let surge = [o(0, 4), o(0, 7), o(2, 5), o(3, 0)]
+        #expect(matches([storm, surge]) == [o(0, 3), o(2, 4)])
+        #expect(matches([storm, surge], fields: FieldSet(field: 2)) == [o(2, 4)])
+        // Across fields: storm at the end of field 0 and surge at the start of field 1 is no phrase.
+        #expect(matches([[o(0, 5)], [o(1, 6)]]) == [])
+        // Three terms, a repeated word ("new new york").
+        let new = [o(1, 0), o(1, 1), o(1, 5)]
+        let york = [o(1, 2), o(1, 7)]
+        #expect(matches([new, new, york]) == [o(1, 0)])
+        #expect(matches([new]) == new)
+        #expect(matches([]) == [])
+        #expect(matches([[o(0, UInt32.max)], [o(0, 0)]]) == [])
+        var counts: [UInt32] = []
+        withBuffers([storm, surge]) { PhraseMatcher.frequencies($0, into: &counts) }
+        #expect(counts == [1, 0, 1])
+    }
+}

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "QuireHTTP", targets: ["QuireHTTP"]),
         .library(name: "QuireFetch", targets: ["QuireFetch"]),
         .library(name: "QuireFixtures", targets: ["QuireFixtures"]),
+        .library(name: "QuireText", targets: ["QuireText"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
     ],
@@ -29,6 +30,7 @@ let package = Package(
         // The library, bottom up (DESIGN.md "Architecture").
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "QuireCodec", dependencies: ["CZstd"], swiftSettings: strict),
+        .target(name: "QuireText", swiftSettings: strict),
         .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec"], swiftSettings: strict),
         .target(name: "QuireNews", dependencies: ["QuireCodec"], swiftSettings: strict),
         .target(name: "QuireHTTP", dependencies: ["CCurl"], swiftSettings: strict),
@@ -53,6 +55,9 @@ let package = Package(
         .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: strict),
         .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB", "QuireTestSupport"], swiftSettings: strict),
         .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
+        .testTarget(
+            name: "QuireTextTests", dependencies: ["QuireText", "QuireFixtures", "QuireNews", "CSQLite"],
+            swiftSettings: strict),
         .testTarget(
             name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures", "QuireCodec"], swiftSettings: strict),
         .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireLMDB", "QuireNews", "QuireFixtures", "QuireTestSupport"], swiftSettings: strict),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Long fuzzing runs with libFuzzer + AddressSanitizer (see docs/RELIABILITY.md).
 #
-#   scripts/fuzz.sh codec|nyt [SECONDS] [-- LIBFUZZER-OPTIONS...]
+#   scripts/fuzz.sh codec|nyt|text [SECONDS] [-- LIBFUZZER-OPTIONS...]
 #
 # Builds the harness in Fuzz/ against the module sources with `swiftc -sanitize=fuzzer,address`
 # (the library module instrumented too), seeds a corpus from generated records, runs for SECONDS
@@ -20,7 +20,8 @@ case "$target" in
            cflags=(-Xcc -fmodule-map-file=Sources/CZstd/module.modulemap); libs=(-lzstd) ;;
     nyt)   module=QuireNews; sources=($(find Sources/QuireNews -name '*.swift' | sort))
            harness=(Fuzz/NYTFuzz.swift Sources/QuireFixtures/Generator/*.swift); cflags=(); libs=() ;;
-    *) echo "usage: scripts/fuzz.sh codec|nyt [SECONDS] [-- libFuzzer options]" >&2; exit 64 ;;
+    text)  module=QuireText; sources=(Sources/QuireText/*.swift); harness=(Fuzz/TextFuzz.swift); cflags=(); libs=() ;;
+    *) echo "usage: scripts/fuzz.sh codec|nyt|text [SECONDS] [-- libFuzzer options]" >&2; exit 64 ;;
 esac
 
 out=".build/fuzz/$target"

@@ -4,9 +4,17 @@ public import QuireNews
 /// A deterministic generator of realistic articles.
 ///
 /// The same seed and index always give the same article, whatever the call order. Articles have
-/// NYT-like sizes (≈1.2 KB as compact JSON), mixed unicode (accents, CJK, emoji, curly quotes,
-/// dashes), whole-second publication dates between 2012 and mid-2025, and ids that are either 24 hex
-/// digits or `nyt://article/<uuid>`. Optional fields are sometimes absent, never `""`.
+/// NYT-like sizes (≈1.6 KB as compact JSON), whole-second publication dates between 2012 and
+/// mid-2025, and ids that are either 24 hex digits or `nyt://article/<uuid>`. Optional fields are
+/// sometimes absent, never `""`.
+///
+/// The text has news-like statistics: words are drawn from a fixed 60,000-word vocabulary with a
+/// Zipf–Mandelbrot law (``vocabulary``; a handful of function words make up a large share of the
+/// tokens, most words are rare), sentences have 6–41 words (mean ≈ 19, right-skewed), a lead
+/// paragraph has one to three sentences, with commas, quotations, numbers (years, decimals,
+/// thousands, money, percentages) and hyphenated compounds; about one token in 25 is from the
+/// corpus' other scripts (accented Latin names, Cyrillic, Arabic, Chinese, Japanese, Korean, emoji,
+/// curly quotes, dashes).
 public struct ArticleGenerator: Sendable {
     /// The seed.
     public let seed: UInt64
@@ -28,14 +36,10 @@ public struct ArticleGenerator: Sendable {
         ("Food", "dining", "Dining", []),
         ("Front Page; U.S.", "us", "National Desk", []),
     ]
-    static let words = [
-        "city", "council", "budget", "river", "election", "market", "energy", "school", "museum", "harbor",
-        "minister", "festival", "climate", "court", "village", "orchestra", "startup", "strike", "garden", "bridge",
-        "league", "vaccine", "satellite", "archive", "novel", "kitchen", "railway", "summit", "island", "studio",
-    ]
     static let flavour = [
-        "café", "naïve", "São Paulo", "Zürich", "Kraków", "Brontë", "Ibáñez", "Malmö", "東京", "北京", "서울",
-        "Москва", "القاهرة", "🎉", "🌍", "📈", "“quoted”", "‘single’", "—", "…", "½", "Noël", "façade",
+        "café", "naïve", "São Paulo", "Zürich", "Kraków", "Brontë", "Ibáñez", "Malmö", "Noël", "façade", "Ørsted",
+        "東京", "北京", "上海", "経済", "新闻", "日本語", "서울", "시장", "Москва", "правительство", "выборы",
+        "Санкт-Петербург", "القاهرة", "الحكومة", "الأخبار", "🎉", "🌍", "📈", "⚽️", "—", "…", "½", "“quoted”", "‘single’",
     ]
     static let firstNames = ["Jane", "Kenji", "María", "Olu", "Zoë", "Søren", "Amélie", "Li", "David", "Chloé", "Ana"]
     static let middleNames = ["M.", "J.", "de la", "R."]
@@ -62,25 +66,64 @@ public struct ArticleGenerator: Sendable {
             id = "nyt://article/\(uuid)"
         }
 
-        func sentence(_ count: Int) -> String {
-            var parts: [String] = []
-            for position in 0..<count {
-                var word = rng.pick(Self.words)
-                if position == 0 { word = word.prefix(1).uppercased() + word.dropFirst() }
-                parts.append(word)
-                if rng.chance(18) { parts.append(rng.pick(Self.flavour)) }
+        let vocabulary = Vocabulary.shared
+        /// Appends one word (or number, compound or foreign token) to `out`.
+        func word(_ out: inout String, first: Bool, content: Bool = false) {
+            let roll = rng.below(1000)
+            if roll < 40 {
+                out += rng.pick(Self.flavour)
+                return
             }
-            return parts.joined(separator: " ") + "."
+            if roll < 60 {
+                switch rng.below(6) {
+                case 0: out += String(1950 + rng.below(76))
+                case 1: out += "\(1 + rng.below(99)).\(rng.below(10))"
+                case 2: out += "\(1 + rng.below(999)),\(pad(rng.below(1000), 3))"
+                case 3: out += "$\(1 + rng.below(500)) million"
+                case 4: out += "\(1 + rng.below(99))%"
+                default: out += String(2 + rng.below(40))
+                }
+                return
+            }
+            var rank = vocabulary.rank(&rng)
+            // Content positions (keywords, headline starts) skip the function words.
+            while content && rank < 60 { rank = vocabulary.rank(&rng) }
+            out += first || vocabulary.isName[rank] ? vocabulary.capitalized[rank] : vocabulary.words[rank]
+            if roll < 80 {
+                out += "-"
+                out += vocabulary.words[vocabulary.rank(&rng)]
+            }
         }
+        /// A sentence of `count` words (first word capitalized), ending in a period unless `period` is false.
+        func sentence(_ count: Int, period: Bool = true, content: Bool = false) -> String {
+            var out = ""
+            out.reserveCapacity(count * 8)
+            let quoted = count > 6 && rng.chance(6)
+            if quoted { out += "“" }
+            for position in 0..<count {
+                if position > 0 { out += rng.chance(7) && position < count - 1 ? ", " : " " }
+                word(&out, first: position == 0, content: content && position == 0)
+            }
+            if period { out += "." }
+            if quoted { out += "”" }
+            return out
+        }
+        /// A news sentence length: 6–41 words, mean ≈ 19, right-skewed.
+        func length() -> Int { 6 + rng.below(8) + rng.below(8) + rng.below(8) + (rng.chance(15) ? rng.below(15) : 0) }
 
-        var headline = sentence(5 + rng.below(5))
-        headline.removeLast()
-        if rng.chance(10) { headline = "The <strong>\(rng.pick(Self.words))</strong> " + headline }
-        let slugWords = (0..<4).map { _ in rng.pick(Self.words) }.joined(separator: "-")
+        var headline = sentence(5 + rng.below(8), period: false, content: true)
+        if rng.chance(10) { headline = "The <strong>\(vocabulary.words[60 + rng.below(5_000)])</strong> " + headline }
+        var slug: [String] = []
+        while slug.count < 4 {
+            let rank = vocabulary.rank(&rng)
+            if rank >= 60, vocabulary.isSlug[rank] { slug.append(vocabulary.words[rank]) }
+        }
+        let slugWords = slug.joined(separator: "-")
         let url = "https://www.nytimes.com/\(pad(day.year, 4))/\(pad(day.month, 2))/"
             + "\(pad(day.day, 2))/\(section.slug)/\(slugWords)-\(index).html"
-        let abstract = (0..<2).map { _ in sentence(8 + rng.below(6)) }.joined(separator: " ")
-        let lead = (0..<3).map { _ in sentence(10 + rng.below(8)) }.joined(separator: " ")
+        let abstract = (0..<(rng.chance(60) ? 1 : 2)).map { _ in sentence(length()) }.joined(separator: " ")
+        let leadSentences = rng.chance(45) ? 1 : rng.chance(64) ? 2 : 3
+        let lead = (0..<leadSentences).map { _ in sentence(length() + 6) }.joined(separator: " ")
 
         var authors: [String] = []
         for _ in 0..<rng.below(3) {
@@ -95,7 +138,7 @@ public struct ArticleGenerator: Sendable {
         for rank in 0..<rng.below(6) {
             keywords.append(
                 Keyword(
-                    name: rng.pick(Self.keywordNames), value: sentence(2 + rng.below(3)).dropLast() + "",
+                    name: rng.pick(Self.keywordNames), value: sentence(1 + rng.below(3), period: false, content: true),
                     rank: rng.chance(85) ? rank + 1 : nil))
         }
 
@@ -110,16 +153,16 @@ public struct ArticleGenerator: Sendable {
                     url: "https://static01.nyt.com/images/\(pad(day.year, 4))/\(pad(day.month, 2))/"
                         + "\(pad(day.day, 2))/\(section.slug)/\(stem)/\(stem)-\(kind).jpg",
                     width: thumbnail ? 75 : 600 + rng.below(1448), height: thumbnail ? 75 : 400 + rng.below(900),
-                    caption: rng.chance(70) ? sentence(6 + rng.below(6)) : nil,
+                    caption: rng.chance(70) ? sentence(length()) : nil,
                     credit: rng.chance(70) ? "\(rng.pick(Self.firstNames)) \(rng.pick(Self.lastNames)) for The New York Times" : nil,
                     kind: kind))
         }
 
         return Article(
             id: id, url: url, headline: headline,
-            kicker: rng.chance(25) ? sentence(2).dropLast() + "" : nil,
+            kicker: rng.chance(25) ? sentence(2, period: false, content: true) : nil,
             abstract: abstract,
-            snippet: rng.chance(50) ? abstract : sentence(12),
+            snippet: rng.chance(50) ? abstract : sentence(length()),
             leadParagraph: rng.chance(85) ? lead : nil,
             source: "The New York Times",
             publishedAt: published,
@@ -136,6 +179,10 @@ public struct ArticleGenerator: Sendable {
             keywords: keywords.isEmpty ? nil : keywords,
             multimedia: media.isEmpty ? nil : media)
     }
+
+    /// The vocabulary the text is drawn from, most frequent first (60,000 distinct words; the same
+    /// for every seed).
+    public static var vocabulary: [String] { Vocabulary.shared.words }
 
     /// `count` articles, indices `0..<count`.
     public mutating func articles(count: Int) -> [Article] {

@@ -1,0 +1,161 @@
+/// How the tokenizer treats one Unicode scalar, and what it folds to.
+///
+/// Computed once per scalar below ``ScalarTable/tableLimit`` (a process-wide table built on first
+/// use) and on the fly, with a per-tokenizer cache, above it.
+struct ScalarClass: Sendable, Equatable {
+    /// What the scalar is for word breaking.
+    enum Kind: UInt8, Sendable {
+        /// Ends a word (spaces, punctuation, symbols, emoji).
+        case separator
+        /// Part of a word (letters, digits, private use, marks that stay).
+        case word
+        /// A combining diacritic: part of the word, dropped when diacritics are folded.
+        case diacritic
+        /// Chinese or Japanese: indexed as overlapping bigrams.
+        case ideographic
+        /// A hyphen: ends a word but may join it to the next one (`covid-19`).
+        case hyphen
+        /// Invisible and skipped: variation selectors (the `U+FE0F` of `⚽️`), soft hyphen, zero-width
+        /// non-joiner; neither a word character nor a separator.
+        case ignorable
+    }
+
+    var kind: Kind
+    /// The scalar after case folding (and, for Latin letters, diacritics folding when `folded` is
+    /// used); equal to the input scalar when nothing changes.
+    var lowered: UInt32
+    /// `lowered` with a Latin diacritic removed (`é` → `e`), else `lowered`.
+    var folded: UInt32
+}
+
+enum ScalarTable {
+    /// Scalars below this are classified by a table built once per process.
+    static let tableLimit: UInt32 = 0x3100
+
+    /// The table for scalars `0..<tableLimit`, packed as `kind << 48 | lowered << 24 | folded`.
+    static let table: [UInt64] = {
+        var table = [UInt64](repeating: 0, count: Int(tableLimit))
+        for value in 0..<tableLimit {
+            let c = classify(value)
+            table[Int(value)] = UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
+        }
+        return table
+    }()
+
+    /// The same table at a fixed address (allocated once, never freed, never written after), so the
+    /// tokenizer's loop indexes it without a closure or a bounds-checked array access.
+    nonisolated(unsafe) static let pointer: UnsafePointer<UInt64> = {
+        let p = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(tableLimit))
+        for (index, packed) in table.enumerated() { (p + index).initialize(to: packed) }
+        return UnsafePointer(p)
+    }()
+
+    @inline(__always)
+    static func unpack(_ packed: UInt64) -> ScalarClass {
+        ScalarClass(
+            kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
+            lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
+            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF)
+    }
+
+    @inline(__always)
+    static func lookup(_ value: UInt32) -> ScalarClass {
+        let packed = table[Int(value)]
+        return ScalarClass(
+            kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
+            lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
+            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF)
+    }
+
+    /// Whether `value` is Chinese or Japanese (Han, Hiragana, Katakana and their extensions).
+    static func isIdeographic(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x3040...0x30FF, 0x31F0...0x31FF,  // Hiragana, Katakana, Katakana phonetic extensions
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,  // CJK ideographs, extension A, compatibility
+            0xFF66...0xFF9F,  // halfwidth Katakana
+            0x20000...0x3FFFF:  // CJK extensions B and later
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Combining diacritical marks that diacritics folding drops.
+    static func isFoldableMark(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: return true
+        case 0x0591...0x05BD, 0x05BF, 0x05C1...0x05C2, 0x05C4...0x05C5, 0x05C7: return true  // Hebrew points
+        case 0x0610...0x061A, 0x064B...0x065F, 0x0670, 0x06D6...0x06DC, 0x06DF...0x06E4: return true  // Arabic harakat
+        default: return false
+        }
+    }
+
+    /// The accents whose Latin letters decompose canonically into an ASCII letter and combining marks
+    /// (the names Unicode gives after `WITH`). Letters with a stroke, bar or hook (`ø`, `ł`, `đ`) do
+    /// not decompose and are kept, as SQLite FTS5's `remove_diacritics 2` keeps them.
+    static let decomposableAccents: Set<Substring> = [
+        "ACUTE", "GRAVE", "CIRCUMFLEX", "TILDE", "DIAERESIS", "RING ABOVE", "CEDILLA", "CARON", "MACRON",
+        "BREVE", "DOT ABOVE", "DOT BELOW", "OGONEK", "DOUBLE ACUTE", "HOOK ABOVE", "HORN", "COMMA BELOW",
+        "DOUBLE GRAVE", "INVERTED BREVE", "RING BELOW", "LINE BELOW", "CIRCUMFLEX BELOW", "BREVE BELOW",
+        "TILDE BELOW", "DIAERESIS BELOW", "MACRON BELOW",
+    ]
+
+    /// The ASCII base of a Latin letter with decomposable accents (`é` → `e`), or nil.
+    static func latinBase(_ scalar: Unicode.Scalar) -> UInt32? {
+        guard let name = scalar.properties.name else { return nil }
+        let prefixes = ["LATIN SMALL LETTER ", "LATIN CAPITAL LETTER "]
+        guard let prefix = prefixes.first(where: { name.hasPrefix($0) }) else { return nil }
+        let rest = name.dropFirst(prefix.count)
+        guard rest.count > 7, let letter = rest.first, letter.isASCII, letter.isLetter,
+            rest.dropFirst().hasPrefix(" WITH ")
+        else { return nil }
+        let accents = rest.dropFirst(7)
+        for part in accents.split(separator: " AND ") where !decomposableAccents.contains(part) { return nil }
+        return letter.lowercased().unicodeScalars.first.map(\.value)
+    }
+
+    /// The class of any scalar, from its Unicode properties (slow; cached by the callers).
+    static func classify(_ value: UInt32) -> ScalarClass {
+        guard let scalar = Unicode.Scalar(value) else { return ScalarClass(kind: .separator, lowered: value, folded: value) }
+        if value < 0x80 {
+            switch value {
+            case 0x30...0x39, 0x61...0x7A: return ScalarClass(kind: .word, lowered: value, folded: value)
+            case 0x41...0x5A: return ScalarClass(kind: .word, lowered: value + 0x20, folded: value + 0x20)
+            case 0x2D: return ScalarClass(kind: .hyphen, lowered: value, folded: value)
+            default: return ScalarClass(kind: .separator, lowered: value, folded: value)
+            }
+        }
+        // Fullwidth ASCII letters and digits fold to ASCII.
+        if (0xFF10...0xFF19).contains(value) { return ScalarClass(kind: .word, lowered: value - 0xFEE0, folded: value - 0xFEE0) }
+        if (0xFF21...0xFF3A).contains(value) { return ScalarClass(kind: .word, lowered: value - 0xFEC0, folded: value - 0xFEC0) }
+        if (0xFF41...0xFF5A).contains(value) { return ScalarClass(kind: .word, lowered: value - 0xFEE0, folded: value - 0xFEE0) }
+        if value == 0x2010 || value == 0x2011 { return ScalarClass(kind: .hyphen, lowered: value, folded: value) }
+        switch value {
+        case 0x00AD, 0x200C, 0xFE00...0xFE0F, 0xE0100...0xE01EF:
+            return ScalarClass(kind: .ignorable, lowered: value, folded: value)
+        default: break
+        }
+        if isIdeographic(value) {
+            // Katakana's prolonged sound mark and iteration marks are letters of the run too.
+            return ScalarClass(kind: .ideographic, lowered: value, folded: value)
+        }
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+            .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+            var lowered = value
+            if properties.changesWhenLowercased, let first = properties.lowercaseMapping.unicodeScalars.first {
+                lowered = first.value
+            }
+            var folded = lowered
+            if lowered >= 0xC0, let loweredScalar = Unicode.Scalar(lowered), let base = latinBase(loweredScalar) {
+                folded = base
+            }
+            return ScalarClass(kind: .word, lowered: lowered, folded: folded)
+        case .nonspacingMark, .spacingMark, .enclosingMark:
+            return ScalarClass(kind: isFoldableMark(value) ? .diacritic : .word, lowered: value, folded: value)
+        default:
+            return ScalarClass(kind: .separator, lowered: value, folded: value)
+        }
+    }
+}

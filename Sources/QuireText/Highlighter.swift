@@ -1,0 +1,97 @@
+/// Marks a query's matched terms in a text and cuts a snippet around them (search results show the
+/// snippet, not the stored field).
+///
+/// Terms, prefixes and the words of phrases are marked wherever they occur (a phrase's words also
+/// outside the phrase); negated terms and filter fields are not. Matching uses the same folding as
+/// the index, so `cafe` marks `Café`.
+public struct Highlighter: Sendable {
+    private var terms: Set<String> = []
+    private var prefixes: [String] = []
+    private var tokenizer: Tokenizer
+
+    /// A highlighter for `query`, tokenizing with `options` (use the index's options).
+    public init(query: Query, options: TokenizerOptions = TokenizerOptions()) {
+        tokenizer = Tokenizer(options: options)
+        collect(query, negated: false)
+    }
+
+    private mutating func collect(_ query: Query, negated: Bool) {
+        switch query {
+        case .term(let t, _): if !negated { terms.insert(t) }
+        case .prefix(let p, _): if !negated { prefixes.append(p) }
+        case .phrase(let ts, let lastIsPrefix, _):
+            guard !negated else { return }
+            for (index, t) in ts.enumerated() {
+                if lastIsPrefix && index == ts.count - 1 { prefixes.append(t) } else { terms.insert(t) }
+            }
+        case .and(let cs), .or(let cs): for c in cs { collect(c, negated: negated) }
+        case .not(let c): collect(c, negated: true)
+        case .filter: break
+        }
+    }
+
+    /// Whether the folded term `term` is one the query looks for.
+    public func matches(_ term: String) -> Bool {
+        terms.contains(term) || prefixes.contains { term.utf8.starts(with: $0.utf8) }
+    }
+
+    /// The text with each matched token wrapped in `open`…`close`, cut to the window of at most
+    /// `maximumTokens` tokens holding the most matches (`ellipsis` where text was cut); nil when
+    /// nothing in `text` matches.
+    public mutating func snippet(
+        of text: String, maximumTokens: Int = 32, open: String = "«", close: String = "»", ellipsis: String = "…"
+    ) -> String? {
+        var buffer = TokenBuffer()
+        tokenizer.tokenize(text, into: &buffer)
+        // Words and bigrams make the window; a matched joined form marks the span of its parts.
+        let units = buffer.tokens.filter { $0.kind != .joined }
+        guard !units.isEmpty else { return nil }
+        var marked: [(UInt32, UInt32)] = []
+        for token in buffer.tokens where matches(buffer.term(of: token)) {
+            marked.append((token.sourceStart, token.sourceEnd))
+        }
+        guard !marked.isEmpty else { return nil }
+        marked.sort { $0.0 < $1.0 }
+        var merged: [(UInt32, UInt32)] = []
+        for range in marked {
+            if let last = merged.last, range.0 <= last.1 {
+                merged[merged.count - 1].1 = max(last.1, range.1)
+            } else {
+                merged.append(range)
+            }
+        }
+        // The window of `maximumTokens` units with the most marked starts (earliest on ties).
+        let width = max(1, min(maximumTokens, units.count))
+        func isMarked(_ token: Token) -> Bool { merged.contains { token.sourceStart >= $0.0 && token.sourceStart < $0.1 } }
+        let hits = units.map { isMarked($0) ? 1 : 0 }
+        var best = 0
+        var bestCount = hits[0..<width].reduce(0, +)
+        var running = bestCount
+        if units.count > width {
+            for start in 1...(units.count - width) {
+                running += hits[start + width - 1] - hits[start - 1]
+                if running > bestCount {
+                    best = start
+                    bestCount = running
+                }
+            }
+        }
+        let bytes = Array(text.utf8)
+        let from = best == 0 ? 0 : Int(units[best].sourceStart)
+        let to = best + width == units.count ? bytes.count : Int(units[best + width - 1].sourceEnd)
+        var out = best == 0 ? "" : ellipsis
+        var cursor = from
+        for (start, end) in merged where Int(end) > from && Int(start) < to {
+            let s = max(Int(start), from)
+            let e = min(Int(end), to)
+            out += String(decoding: bytes[cursor..<s], as: UTF8.self)
+            out += open
+            out += String(decoding: bytes[s..<e], as: UTF8.self)
+            out += close
+            cursor = e
+        }
+        out += String(decoding: bytes[cursor..<to], as: UTF8.self)
+        if to < bytes.count { out += ellipsis }
+        return out
+    }
+}

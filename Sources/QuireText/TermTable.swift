@@ -1,0 +1,210 @@
+/// Dense ids for distinct terms: an open-addressing hash table over one byte arena, so that looking
+/// up a term allocates nothing (a bulk index build interns each token's bytes and sorts runs of
+/// small integers instead of strings).
+///
+/// Ids are assigned from 0 in first-seen order and never change. Not thread-safe: keep one per
+/// builder (it is a value; copies are independent).
+public struct TermTable: Sendable {
+    private var arena: [UInt8] = []
+    /// `offsets[id]..<offsets[id + 1]` are the bytes of term `id`.
+    private var offsets: [UInt32] = [0]
+    private var hashes: [UInt64] = []
+    /// Per slot: the hash's high 32 bits and `id + 1` in the low 32 bits, 0 when empty (a probe
+    /// rejects most other terms without touching their bytes); the count is a power of two.
+    private var slots: [UInt64]
+
+    /// An empty table with room for about `capacity` terms before it grows.
+    public init(capacity: Int = 1024) {
+        var size = 16
+        while size < capacity * 2 { size <<= 1 }
+        slots = [UInt64](repeating: 0, count: size)
+    }
+
+    /// The number of distinct terms.
+    public var count: Int { hashes.count }
+
+    /// The total bytes of all terms.
+    public var byteCount: Int { arena.count }
+
+    @inline(__always)
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        // FNV-1a, then a final avalanche (so the low bits used for slots depend on every byte).
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        h ^= h >> 33
+        h = h &* 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 33
+        return h
+    }
+
+    @inline(__always)
+    private func equals(_ id: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = Int(offsets[id])
+        let end = Int(offsets[id + 1])
+        guard end - start == bytes.count else { return false }
+        return arena.withUnsafeBufferPointer { arena in
+            for i in 0..<bytes.count where arena[start + i] != bytes[i] { return false }
+            return true
+        }
+    }
+
+    /// The id of the term `bytes`, or nil when it was never added.
+    public func id(of bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        let h = Self.hash(bytes)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        let tag = h & 0xFFFF_FFFF_0000_0000
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(id, bytes) { return UInt32(id) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The id of the term `bytes`, adding it when new.
+    public mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        let h = Self.hash(bytes)
+        var mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        let tag = h & 0xFFFF_FFFF_0000_0000
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { break }
+            let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(id, bytes) { return UInt32(id) }
+            slot = (slot + 1) & mask
+        }
+        let id = UInt32(hashes.count)
+        arena.append(contentsOf: bytes)
+        offsets.append(UInt32(arena.count))
+        hashes.append(h)
+        if hashes.count * 2 > slots.count {
+            grow()
+            mask = slots.count - 1
+            slot = Int(truncatingIfNeeded: h) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+        }
+        slots[slot] = tag | UInt64(id + 1)
+        return id
+    }
+
+    /// The id of the term `text` (folded already), adding it when new.
+    public mutating func intern(_ text: String) -> UInt32 {
+        var text = text
+        return text.withUTF8 { intern($0) }
+    }
+
+    private mutating func grow() {
+        var grown = [UInt64](repeating: 0, count: slots.count * 2)
+        let mask = grown.count - 1
+        for (id, h) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: h) & mask
+            while grown[slot] != 0 { slot = (slot + 1) & mask }
+            grown[slot] = h & 0xFFFF_FFFF_0000_0000 | UInt64(id + 1)
+        }
+        slots = grown
+    }
+
+    /// Calls `body` with the bytes of term `id` (valid only inside `body`).
+    public func withTerm<R>(_ id: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let start = Int(offsets[Int(id)])
+        let end = Int(offsets[Int(id) + 1])
+        return try arena.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    }
+
+    /// The term `id` as a string.
+    public func term(_ id: UInt32) -> String {
+        withTerm(id) { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension TokenBuffer {
+    /// The number of tokens of `field`, joined forms not counted (the field length BM25 normalizes by).
+    public func length(of field: UInt8) -> UInt32 {
+        var count: UInt32 = 0
+        for token in tokens where token.field == field && token.kind != .joined { count += 1 }
+        return count
+    }
+
+    /// Calls `body` once per distinct term of the buffer, in order of first appearance, with the
+    /// term's id in `terms` (interned when new), its bytes and its occurrences sorted by field then
+    /// position — what a posting list encoder appends for one document. Pointers are valid only
+    /// inside `body`.
+    ///
+    /// Groups through a small per-document hash of term ids, in linear time; uses scratch storage
+    /// kept in the buffer, so nothing is allocated once it has grown.
+    public mutating func forEachTerm(
+        interning terms: inout TermTable,
+        _ body: (_ id: UInt32, _ term: UnsafeBufferPointer<UInt8>, _ occurrences: UnsafeBufferPointer<Occurrence>) -> Void
+    ) {
+        var size = 16
+        while size < tokens.count * 2 { size <<= 1 }
+        let mask = size - 1
+        scratch.slots.removeAll(keepingCapacity: true)
+        scratch.slots.append(contentsOf: repeatElement(-1, count: size))
+        scratch.groupIDs.removeAll(keepingCapacity: true)
+        scratch.heads.removeAll(keepingCapacity: true)
+        scratch.tails.removeAll(keepingCapacity: true)
+        scratch.next.removeAll(keepingCapacity: true)
+        scratch.next.append(contentsOf: repeatElement(-1, count: tokens.count))
+        bytes.withUnsafeBufferPointer { all in
+            for (index, token) in tokens.enumerated() {
+                let id = terms.intern(UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)]))
+                var slot = Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+                while true {
+                    let group = scratch.slots[slot]
+                    if group < 0 {
+                        scratch.slots[slot] = Int32(scratch.groupIDs.count)
+                        scratch.groupIDs.append(id)
+                        scratch.heads.append(Int32(index))
+                        scratch.tails.append(Int32(index))
+                        break
+                    }
+                    if scratch.groupIDs[Int(group)] == id {
+                        scratch.next[Int(scratch.tails[Int(group)])] = Int32(index)
+                        scratch.tails[Int(group)] = Int32(index)
+                        break
+                    }
+                    slot = (slot + 1) & mask
+                }
+            }
+            for group in scratch.groupIDs.indices {
+                scratchOccurrences.removeAll(keepingCapacity: true)
+                var sorted = true
+                var index = Int(scratch.heads[group])
+                let first = tokens[index]
+                while index >= 0 {
+                    let token = tokens[index]
+                    let occurrence = Occurrence(field: token.field, position: token.position)
+                    if let last = scratchOccurrences.last, !(last < occurrence) { sorted = false }
+                    scratchOccurrences.append(occurrence)
+                    index = Int(scratch.next[index])
+                }
+                if !sorted {
+                    // Fields tokenized out of order (emission order is ascending within a field): sort,
+                    // and drop exact duplicates.
+                    scratchOccurrences.sort()
+                    var kept = 0
+                    for i in scratchOccurrences.indices where i == 0 || scratchOccurrences[i] != scratchOccurrences[kept - 1] {
+                        scratchOccurrences[kept] = scratchOccurrences[i]
+                        kept += 1
+                    }
+                    scratchOccurrences.removeLast(scratchOccurrences.count - kept)
+                }
+                let term = UnsafeBufferPointer(rebasing: all[first.start..<(first.start + first.length)])
+                scratchOccurrences.withUnsafeBufferPointer { body(scratch.groupIDs[group], term, $0) }
+            }
+        }
+    }
+}
+
+/// Scratch arrays of ``TokenBuffer/forEachTerm(interning:_:)``.
+struct TermGrouping: Sendable {
+    var slots: [Int32] = []
+    var groupIDs: [UInt32] = []
+    var heads: [Int32] = []
+    var tails: [Int32] = []
+    var next: [Int32] = []
+}

@@ -1,0 +1,358 @@
+/// What the tokenizer does beyond word breaking and case folding.
+public struct TokenizerOptions: Sendable, Hashable {
+    /// Remove diacritics from Latin letters (`Café` → `cafe`, `Ǖ` → `u`). Letters that do not
+    /// decompose (`ø`, `ł`, `đ`, `ß`) and non-Latin letters (`й`, `ё`) are kept. Default true.
+    public var foldDiacritics: Bool
+    /// For words joined by hyphens (`covid-19`, `well-known`), also emit the joined form (`covid19`)
+    /// at the first part's position, after the parts. Default true.
+    public var joinHyphenated: Bool
+    /// Longer terms are cut at the last whole scalar within this many UTF-8 bytes. Default 128.
+    public var maximumTermBytes: Int
+
+    /// Options with the defaults documented on each property.
+    public init(foldDiacritics: Bool = true, joinHyphenated: Bool = true, maximumTermBytes: Int = 128) {
+        self.foldDiacritics = foldDiacritics
+        self.joinHyphenated = joinHyphenated
+        self.maximumTermBytes = max(4, min(maximumTermBytes, Int(UInt16.max)))
+    }
+}
+
+/// One token: where its folded term bytes are in a ``TokenBuffer``, its position and its field.
+public struct Token: Sendable, Hashable {
+    /// How the token arose.
+    public enum Kind: UInt8, Sendable {
+        /// A word (letters, digits and combining marks between separators), or one part of a
+        /// hyphenated word.
+        case word
+        /// Two adjacent Chinese or Japanese characters, or a single one standing alone.
+        case bigram
+        /// The parts of a hyphenated word joined (`covid19` for `covid-19`), at the first part's position.
+        case joined
+    }
+
+    /// The offset of the term's first byte in ``TokenBuffer/bytes``.
+    public var start: Int
+    /// The term's length in UTF-8 bytes (never 0).
+    public var length: Int
+    /// The position in its field: 0 for the field's first token, +1 for each next one (a joined
+    /// token repeats its first part's position).
+    public var position: UInt32
+    /// The field the token came from, as the caller numbered it.
+    public var field: UInt8
+    /// How the token arose.
+    public var kind: Kind
+    /// The token's span in the tokenized text, as UTF-8 offsets (`sourceStart..<sourceEnd`), for
+    /// snippets and highlighting. A joined token spans all its parts, a bigram both characters.
+    public var sourceStart: UInt32
+    /// The end of the token's span in the tokenized text (UTF-8 offset, exclusive).
+    public var sourceEnd: UInt32
+}
+
+/// Tokens and their folded term bytes, reused across documents so that steady-state tokenizing
+/// allocates nothing.
+///
+/// Call ``removeAll()`` between documents (capacity is kept). Term bytes are valid UTF-8.
+public struct TokenBuffer: Sendable {
+    /// The folded bytes of every term, back to back.
+    public internal(set) var bytes: [UInt8] = []
+    /// The tokens in the order the text produced them.
+    public internal(set) var tokens: [Token] = []
+    /// Scratch storage of ``forEachTerm(interning:_:)``.
+    var scratch = TermGrouping()
+    var scratchOccurrences: [Occurrence] = []
+
+    /// An empty buffer.
+    public init() {}
+
+    /// Removes every token, keeping the capacity.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        tokens.removeAll(keepingCapacity: true)
+    }
+
+    /// The number of tokens.
+    public var count: Int { tokens.count }
+
+    /// Calls `body` with the term bytes of `token` (valid only inside `body`).
+    public func withTermBytes<R, E: Error>(
+        of token: Token, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R
+    ) throws(E) -> R {
+        try bytes.withUnsafeBufferPointer { (all) throws(E) -> R in
+            try body(UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)]))
+        }
+    }
+
+    /// The term of `token` as a string (allocates; for tests and queries).
+    public func term(of token: Token) -> String {
+        String(decoding: bytes[token.start..<(token.start + token.length)], as: UTF8.self)
+    }
+}
+
+/// Unicode-aware word breaking with case and diacritics folding; see docs/SEARCH.md for the rules.
+///
+/// A tokenizer is a value with a small cache of scalar classes outside the built-in table; keep one
+/// per writing thread and reuse it.
+public struct Tokenizer: Sendable {
+    /// The options in effect.
+    public let options: TokenizerOptions
+    private var cache: [UInt32: ScalarClass] = [:]
+
+    /// A tokenizer with `options`.
+    public init(options: TokenizerOptions = TokenizerOptions()) {
+        self.options = options
+    }
+
+    /// Appends the tokens of `text` to `buffer`, numbering positions from `position`, and returns
+    /// the position after the last token (pass it back, plus a gap, to continue a field with a second
+    /// value so that phrases do not span the two).
+    @discardableResult
+    public mutating func tokenize(
+        _ text: String, field: UInt8 = 0, startingAt position: UInt32 = 0, into buffer: inout TokenBuffer
+    ) -> UInt32 {
+        var text = text
+        return text.withUTF8 { tokenize(utf8: $0, field: field, startingAt: position, into: &buffer) }
+    }
+
+    /// ``tokenize(_:field:startingAt:into:)`` over UTF-8 bytes (a field read in place from a
+    /// record). The bytes should be valid UTF-8; a malformed sequence separates words and never reads
+    /// past the end.
+    @discardableResult
+    public mutating func tokenize(
+        utf8 text: UnsafeBufferPointer<UInt8>, field: UInt8 = 0, startingAt position: UInt32 = 0,
+        into buffer: inout TokenBuffer
+    ) -> UInt32 {
+        var state = State(position: position, field: field, options: options)
+        guard let base = text.baseAddress else { return position }
+        let table = ScalarTable.pointer
+        let limit = ScalarTable.tableLimit
+        let count = text.count
+        var i = 0
+        while i < count {
+            let b0 = base[i]
+            var value = UInt32(b0)
+            var width = 1
+            if b0 >= 0x80 {
+                if b0 < 0xE0 {
+                    width = 2
+                } else if b0 < 0xF0 {
+                    width = 3
+                } else {
+                    width = 4
+                }
+                if b0 < 0xC0 || i + width > count {
+                    value = 0xFFFF_FFFF  // a stray continuation byte or a cut sequence: a separator
+                    width = 1
+                } else if width == 2 {
+                    value = UInt32(b0 & 0x1F) << 6 | UInt32(base[i + 1] & 0x3F)
+                } else if width == 3 {
+                    value = UInt32(b0 & 0x0F) << 12 | UInt32(base[i + 1] & 0x3F) << 6 | UInt32(base[i + 2] & 0x3F)
+                } else {
+                    value = UInt32(b0 & 0x07) << 18 | UInt32(base[i + 1] & 0x3F) << 12
+                        | UInt32(base[i + 2] & 0x3F) << 6 | UInt32(base[i + 3] & 0x3F)
+                }
+            }
+            let c: ScalarClass
+            if value < limit {
+                c = ScalarTable.unpack(table[Int(value)])
+            } else if let cached = cache[value] {
+                c = cached
+            } else {
+                c = ScalarTable.classify(value)
+                if cache.count < 4096 { cache[value] = c }
+            }
+            state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
+            state.source &+= UInt32(truncatingIfNeeded: width)
+            i += width
+        }
+        state.finish(into: &buffer)
+        return state.position
+    }
+
+    /// The folded terms of `text`, in order (allocates; for queries and tests).
+    public mutating func terms(_ text: String) -> [String] {
+        var buffer = TokenBuffer()
+        tokenize(text, into: &buffer)
+        return buffer.tokens.map { buffer.term(of: $0) }
+    }
+
+    /// The word-breaking state machine over classified scalars.
+    private struct State {
+        var position: UInt32
+        let field: UInt8
+        let foldDiacritics: Bool
+        let joinHyphenated: Bool
+        let maximum: Int
+
+        /// The UTF-8 offset in the text of the scalar being fed.
+        var source: UInt32 = 0
+        /// The first byte of the word being built, or nil outside a word; where it starts in the text.
+        var wordStart: Int? = nil
+        var wordSource: UInt32 = 0
+        /// Where the first part of the chain starts and the last one ends in the text.
+        var chainSource: UInt32 = 0
+        var chainSourceEnd: UInt32 = 0
+        /// Where the previous ideograph of the run starts in the text.
+        var ideographSource: UInt32 = 0
+        var ideographSourceEnd: UInt32 = 0
+        /// The first byte and position of the first part of the current hyphen chain.
+        var chainStart = 0
+        var chainPosition: UInt32 = 0
+        var chainParts = 0
+        /// A hyphen directly followed the last word: the next word continues the chain.
+        var afterHyphen = false
+        /// The bytes of the previous ideograph of the current run (its offset and length), and the run length.
+        var ideographStart = 0
+        var ideographLength = 0
+        var ideographRun = 0
+        var ideographEmitted = false
+
+        init(position: UInt32, field: UInt8, options: TokenizerOptions) {
+            self.position = position
+            self.field = field
+            foldDiacritics = options.foldDiacritics
+            joinHyphenated = options.joinHyphenated
+            maximum = options.maximumTermBytes
+        }
+
+        @inline(__always)
+        mutating func feed(_ c: ScalarClass, width: UInt32, into buffer: inout TokenBuffer) {
+            switch c.kind {
+            case .word:
+                endIdeographs(into: &buffer)
+                if wordStart == nil {
+                    if !afterHyphen { endChain(into: &buffer) }
+                    afterHyphen = false
+                    wordStart = buffer.bytes.count
+                    wordSource = source
+                }
+                append(foldDiacritics ? c.folded : c.lowered, to: &buffer.bytes)
+            case .diacritic:
+                if wordStart != nil, !foldDiacritics { append(c.lowered, to: &buffer.bytes) }
+            case .ignorable:
+                break
+            case .ideographic:
+                endWord(into: &buffer)
+                endChain(into: &buffer)
+                afterHyphen = false
+                let start = buffer.bytes.count
+                if ideographRun > 0 {
+                    // The bigram is the previous ideograph's bytes followed by this one's.
+                    buffer.bytes.append(contentsOf: buffer.bytes[ideographStart..<(ideographStart + ideographLength)])
+                    let bigramStart = start
+                    append(c.lowered, to: &buffer.bytes)
+                    let length = buffer.bytes.count - bigramStart
+                    buffer.tokens.append(
+                        Token(
+                            start: bigramStart, length: length, position: position, field: field, kind: .bigram,
+                            sourceStart: ideographSource, sourceEnd: source &+ width))
+                    position &+= 1
+                    ideographStart = bigramStart + ideographLength
+                    ideographLength = length - ideographLength
+                    ideographEmitted = true
+                    ideographSource = source
+                    ideographSourceEnd = source &+ width
+                } else {
+                    append(c.lowered, to: &buffer.bytes)
+                    ideographStart = start
+                    ideographLength = buffer.bytes.count - start
+                    ideographEmitted = false
+                    ideographSource = source
+                    ideographSourceEnd = source &+ width
+                }
+                ideographRun += 1
+            case .hyphen:
+                endIdeographs(into: &buffer)
+                if wordStart != nil, !afterHyphen {
+                    endWord(into: &buffer)
+                    afterHyphen = true
+                } else {
+                    endWord(into: &buffer)
+                    endChain(into: &buffer)
+                    afterHyphen = false
+                }
+            case .separator:
+                endIdeographs(into: &buffer)
+                endWord(into: &buffer)
+                endChain(into: &buffer)
+                afterHyphen = false
+            }
+        }
+
+        mutating func finish(into buffer: inout TokenBuffer) {
+            endIdeographs(into: &buffer)
+            endWord(into: &buffer)
+            endChain(into: &buffer)
+        }
+
+        /// Ends the word being built: cuts it to the maximum and emits it as one part of the chain.
+        mutating func endWord(into buffer: inout TokenBuffer) {
+            guard let start = wordStart else { return }
+            wordStart = nil
+            var length = buffer.bytes.count - start
+            if length == 0 { return }
+            if length > maximum {
+                length = maximum
+                while length > 0, buffer.bytes[start + length] & 0xC0 == 0x80 { length -= 1 }
+                buffer.bytes.removeSubrange((start + length)...)
+            }
+            if chainParts == 0 {
+                chainStart = start
+                chainPosition = position
+                chainSource = wordSource
+            }
+            chainParts += 1
+            chainSourceEnd = source
+            buffer.tokens.append(
+                Token(
+                    start: start, length: length, position: position, field: field, kind: .word,
+                    sourceStart: wordSource, sourceEnd: source))
+            position &+= 1
+        }
+
+        /// Ends a hyphen chain: emits the joined form when it had two parts or more.
+        mutating func endChain(into buffer: inout TokenBuffer) {
+            defer { chainParts = 0 }
+            guard joinHyphenated, chainParts > 1 else { return }
+            let length = buffer.bytes.count - chainStart
+            guard length <= maximum else { return }
+            buffer.tokens.append(
+                Token(
+                    start: chainStart, length: length, position: chainPosition, field: field, kind: .joined,
+                    sourceStart: chainSource, sourceEnd: chainSourceEnd))
+        }
+
+        /// Ends a run of ideographs: a run of one character is emitted as a unigram.
+        mutating func endIdeographs(into buffer: inout TokenBuffer) {
+            guard ideographRun > 0 else { return }
+            if !ideographEmitted {
+                buffer.tokens.append(
+                    Token(
+                        start: ideographStart, length: ideographLength, position: position, field: field, kind: .bigram,
+                        sourceStart: ideographSource, sourceEnd: ideographSourceEnd))
+                position &+= 1
+            }
+            ideographRun = 0
+            ideographEmitted = false
+        }
+
+        @inline(__always)
+        func append(_ value: UInt32, to bytes: inout [UInt8]) {
+            switch value {
+            case 0..<0x80:
+                bytes.append(UInt8(truncatingIfNeeded: value))
+            case 0x80..<0x800:
+                bytes.append(UInt8(truncatingIfNeeded: 0xC0 | value >> 6))
+                bytes.append(UInt8(truncatingIfNeeded: 0x80 | value & 0x3F))
+            case 0x800..<0x10000:
+                bytes.append(UInt8(truncatingIfNeeded: 0xE0 | value >> 12))
+                bytes.append(UInt8(truncatingIfNeeded: 0x80 | value >> 6 & 0x3F))
+                bytes.append(UInt8(truncatingIfNeeded: 0x80 | value & 0x3F))
+            default:
+                bytes.append(UInt8(truncatingIfNeeded: 0xF0 | value >> 18))
+                bytes.append(UInt8(truncatingIfNeeded: 0x80 | value >> 12 & 0x3F))
+                bytes.append(UInt8(truncatingIfNeeded: 0x80 | value >> 6 & 0x3F))
+                bytes.append(UInt8(truncatingIfNeeded: 0x80 | value & 0x3F))
+            }
+        }
+    }
+}

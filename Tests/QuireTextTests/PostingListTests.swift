@@ -1,0 +1,111 @@
+import Testing
+import QuireText
+
+private func randomPostings(_ rng: inout TestRandom, count: Int, gap: Int) -> [Posting] {
+    var document: UInt32 = UInt32(rng.below(3))
+    var out: [Posting] = []
+    for _ in 0..<count {
+        var occurrences: [Occurrence] = []
+        for field in UInt8(0)..<16 where rng.below(5) == 0 || (field == 15 && occurrences.isEmpty) {
+            var position = UInt32(rng.below(300))
+            for _ in 0...rng.below(4) {
+                occurrences.append(Occurrence(field: field, position: position))
+                position += UInt32(1 + rng.below(2000))
+            }
+        }
+        out.append(Posting(document: document, occurrences: occurrences))
+        document += UInt32(1 + rng.below(gap))
+    }
+    return out
+}
+
+@Suite struct PostingListTests {
+    @Test func roundTripsAcrossBlockSizes() throws {
+        var rng = TestRandom(seed: 5)
+        for (count, blockSize) in [(0, 128), (1, 128), (127, 128), (128, 128), (129, 128), (1000, 128), (300, 1), (77, 7)] {
+            let postings = randomPostings(&rng, count: count, gap: 1 + rng.below(5000))
+            let bytes = PostingListEncoder.encode(postings, blockSize: blockSize)
+            #expect(try PostingCursor.decodeAll(bytes) == postings, "count \(count), block \(blockSize)")
+        }
+    }
+
+    @Test func extremeValuesRoundTrip() throws {
+        let postings = [
+            Posting(document: 0, occurrences: [Occurrence(field: 0, position: 0)]),
+            Posting(document: 1, occurrences: [Occurrence(field: 15, position: UInt32.max)]),
+            Posting(document: UInt32.max, occurrences: (0..<100).map { Occurrence(field: 3, position: UInt32($0)) }),
+        ]
+        #expect(try PostingCursor.decodeAll(PostingListEncoder.encode(postings, blockSize: 2)) == postings)
+    }
+
+    @Test func encoderIsReusableAcrossTerms() throws {
+        var encoder = PostingListEncoder()
+        var first: [UInt8] = []
+        encoder.append(document: 5, occurrences: [Occurrence(field: 1, position: 2)])
+        encoder.finish(into: &first)
+        var second: [UInt8] = []
+        encoder.append(document: 3, occurrences: [Occurrence(field: 0, position: 9)])
+        encoder.finish(into: &second)
+        #expect(try PostingCursor.decodeAll(first) == [Posting(document: 5, occurrences: [Occurrence(field: 1, position: 2)])])
+        #expect(try PostingCursor.decodeAll(second) == [Posting(document: 3, occurrences: [Occurrence(field: 0, position: 9)])])
+    }
+
+    @Test func commonPostingsAreSmall() {
+        // Dense documents, one occurrence each at a small position: delta, header, position = 3 bytes;
+        // the list header (count 2 bytes, blocks 1) and 10 skip entries of 2 + 2 bytes.
+        let postings = (0..<1280).map { Posting(document: UInt32($0 * 3), occurrences: [Occurrence(field: 1, position: 7)]) }
+        let bytes = PostingListEncoder.encode(postings)
+        #expect(bytes.count == 1280 * 3 + 3 + 10 * 4)
+    }
+
+    @Test func advanceSkipsBlocksAndFindsTheFirstDocumentAtOrAfterTheTarget() throws {
+        var rng = TestRandom(seed: 9)
+        let postings = randomPostings(&rng, count: 5000, gap: 40)
+        let documents = postings.map(\.document)
+        let bytes = PostingListEncoder.encode(postings, blockSize: 64)
+        try bytes.withUnsafeBytes { raw in
+            var cursor = try PostingCursor(raw)
+            #expect(cursor.documentCount == 5000)
+            var target: UInt32 = 0
+            while true {
+                let got = try cursor.advance(to: target)
+                let want = documents.first { $0 >= target }
+                #expect(got == want)
+                guard let got, let index = documents.firstIndex(of: got) else { break }
+                var occurrences: [Occurrence] = []
+                cursor.forEachOccurrence { occurrences.append($0) }
+                #expect(occurrences == postings[index].occurrences)
+                var counts = [UInt32](repeating: 0, count: 16)
+                cursor.forEachField { field, count in counts[Int(field)] += count }
+                #expect(counts.reduce(0, +) == UInt32(occurrences.count))
+                // Sometimes re-ask the same target: the cursor stays.
+                if rng.below(4) == 0 { #expect(try cursor.advance(to: target) == got) }
+                target = got + UInt32(1 + rng.below(3000))
+            }
+            #expect(try cursor.next() == nil)
+        }
+    }
+
+    @Test func corruptBytesThrowAndNeverTrap() throws {
+        var rng = TestRandom(seed: 13)
+        let postings = randomPostings(&rng, count: 400, gap: 100)
+        let good = PostingListEncoder.encode(postings, blockSize: 32)
+        #expect(throws: PostingFormatError.self) { try PostingCursor.decodeAll([]) }
+        #expect(throws: PostingFormatError.self) { try PostingCursor.decodeAll(Array(good.dropLast())) }
+        #expect(throws: PostingFormatError.self) { try PostingCursor.decodeAll(good + [0]) }
+        var failures = 0
+        for _ in 0..<2000 {
+            var bad = good
+            for _ in 0...rng.below(3) { bad[rng.below(bad.count)] = UInt8(truncatingIfNeeded: rng.next()) }
+            if rng.below(4) == 0 { bad = Array(bad.prefix(rng.below(bad.count))) }
+            do {
+                let decoded = try PostingCursor.decodeAll(bad)
+                // A change that still decodes must still give ascending documents.
+                #expect(zip(decoded, decoded.dropFirst()).allSatisfy { $0.document < $1.document })
+            } catch {
+                failures += 1
+            }
+        }
+        #expect(failures > 1000)
+    }
+}

@@ -1,0 +1,127 @@
+import Testing
+import QuireText
+
+private let parser = QueryParser()
+private let headline = FieldSet(field: 0)
+
+private func parse(_ text: String) throws(QueryError) -> Query { try parser.parse(text) }
+
+private func error(_ text: String) -> QueryError? {
+    do {
+        _ = try parser.parse(text)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite struct QueryParserTests {
+    @Test func termsAreAndedAndFolded() throws {
+        #expect(try parse("Storm Café") == .and([.term("storm", fields: .all), .term("cafe", fields: .all)]))
+        #expect(try parse("storm AND surge") == .and([.term("storm", fields: .all), .term("surge", fields: .all)]))
+        #expect(try parse("storm") == .term("storm", fields: .all))
+        // Lower-case operators are words.
+        #expect(try parse("storm or surge") == .and([.term("storm", fields: .all), .term("or", fields: .all), .term("surge", fields: .all)]))
+    }
+
+    @Test func orBindsLooserThanAnd() throws {
+        #expect(
+            try parse("a b OR c")
+                == .or([.and([.term("a", fields: .all), .term("b", fields: .all)]), .term("c", fields: .all)]))
+        #expect(
+            try parse("a (b OR c)")
+                == .and([.term("a", fields: .all), .or([.term("b", fields: .all), .term("c", fields: .all)])]))
+        #expect(try parse("a OR b OR c") == .or([.term("a", fields: .all), .term("b", fields: .all), .term("c", fields: .all)]))
+    }
+
+    @Test func negation() throws {
+        let want = Query.and([.term("storm", fields: .all), .not(.term("surge", fields: .all))])
+        #expect(try parse("storm -surge") == want)
+        #expect(try parse("storm NOT surge") == want)
+        #expect(try parse("-surge storm") == .and([.not(.term("surge", fields: .all)), .term("storm", fields: .all)]))
+        // A minus inside a word is text.
+        #expect(try parse("covid-19") == .phrase(["covid", "19"], lastIsPrefix: false, fields: .all))
+    }
+
+    @Test func phrasesAndPrefixes() throws {
+        #expect(try parse("\"Storm  Surge\"") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: .all))
+        #expect(try parse("“storm surge”") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: .all))
+        #expect(try parse("\"storm sur*\"") == .phrase(["storm", "sur"], lastIsPrefix: true, fields: .all))
+        #expect(try parse("\"storm sur\"*") == .phrase(["storm", "sur"], lastIsPrefix: true, fields: .all))
+        #expect(try parse("clim*") == .prefix("clim", fields: .all))
+        #expect(try parse("Clím*") == .prefix("clim", fields: .all))
+        #expect(try parse("\"one\"") == .term("one", fields: .all))
+        #expect(try parse("東京都") == .phrase(["東京", "京都"], lastIsPrefix: false, fields: .all))
+    }
+
+    @Test func fieldFilters() throws {
+        #expect(try parse("headline:storm") == .term("storm", fields: headline))
+        #expect(try parse("Headline:\"storm surge\"") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: headline))
+        #expect(
+            try parse("headline:(storm OR abstract:flood)")
+                == .or([.term("storm", fields: headline), .term("flood", fields: FieldSet(field: 1))]))
+        #expect(try parse("storm section:Science") == .and([.term("storm", fields: .all), .filter(name: "section", value: "Science")]))
+        #expect(try parse("section:\"Business Day\" deal") == .and([.filter(name: "section", value: "Business Day"), .term("deal", fields: .all)]))
+        #expect(try parse("headline:clim*") == .prefix("clim", fields: headline))
+        // Not a field name (digits): plain text.
+        #expect(try parse("10:30") == .phrase(["10", "30"], lastIsPrefix: false, fields: .all))
+    }
+
+    @Test func nothingSearchableIsSkippedInsideAQuery() throws {
+        #expect(try parse("storm 🎉") == .term("storm", fields: .all))
+        #expect(error("🎉 —")?.reason == .nothingToSearch)
+        #expect(error("")?.reason == .nothingToSearch)
+    }
+
+    @Test func malformedQueriesGiveTheReasonAndCharacterPosition() {
+        let cases: [(String, QueryError.Reason, Int)] = [
+            ("storm \"surge", .unterminatedPhrase, 6),
+            ("(storm OR surge", .unclosedParenthesis, 0),
+            ("storm)", .unexpectedClosingParenthesis, 5),
+            ("storm ()", .emptyGroup, 6),
+            ("storm OR", .missingOperand("OR"), 6),
+            ("OR storm", .missingOperand("OR"), 0),
+            ("storm AND", .missingOperand("AND"), 6),
+            ("storm NOT", .missingOperand("NOT"), 6),
+            ("headlin:storm", .unknownField("headlin"), 0),
+            ("storm headline:", .emptyGroup, 6),
+            ("section:(a OR b)", .misplacedFieldFilter("section"), 0),
+            ("section:Sci*", .misplacedFieldFilter("section"), 0),
+            ("a*", .prefixTooShort(minimum: 2), 0),
+            ("cl*m", .misplacedWildcard, 0),
+            ("-storm", .onlyNegations, 0),
+            ("storm OR -surge", .onlyNegations, 9),
+            ("🎉🎉 \"oops", .unterminatedPhrase, 3),  // characters, not bytes or scalars
+        ]
+        for (text, reason, position) in cases {
+            let got = error(text)
+            #expect(got?.reason == reason, "\(text)")
+            #expect(got?.position == position, "\(text)")
+        }
+        #expect(error("storm \"surge")?.description == "unterminated phrase (a \" with no closing quote) at character 7")
+        let deep = String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100)
+        #expect(error(deep)?.reason == .tooDeep)
+        #expect(error(String(repeating: "NOT ", count: 100) + "a b")?.reason == .tooDeep)
+    }
+
+    @Test func randomInputNeverTraps() {
+        // Bounded fuzzing: random mixes of the language's pieces parse or fail with a position in range.
+        let pieces = ["storm", " ", "OR", "AND", "NOT", "-", "(", ")", "\"", "*", "headline:", "section:", ":", "é", "東京", "🎉", "a", "“", "”", "x-y"]
+        var rng = TestRandom(seed: 2026)
+        var parsed = 0
+        var failed = 0
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<rng.below(12) { text += pieces[rng.below(pieces.count)] }
+            do {
+                let query = try parser.parse(text)
+                #expect(!query.terms.isEmpty || "\(query)".contains("filter"))
+                parsed += 1
+            } catch {
+                #expect(error.position >= 0 && error.position <= text.count, "\(text)")
+                failed += 1
+            }
+        }
+        #expect(parsed > 100 && failed > 100)
+    }
+}

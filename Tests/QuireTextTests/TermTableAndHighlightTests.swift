@@ -1,0 +1,127 @@
+import Testing
+import QuireText
+
+@Suite struct TermTableTests {
+    @Test func internGivesDenseStableIdsAndLookupFindsThem() {
+        var table = TermTable(capacity: 4)
+        var ids: [UInt32] = []
+        for i in 0..<5_000 { ids.append(table.intern("term\(i)")) }
+        #expect(ids == (0..<5_000).map { UInt32($0) })
+        #expect(table.count == 5_000)
+        for i in stride(from: 0, to: 5_000, by: 7) {
+            #expect(table.intern("term\(i)") == UInt32(i))
+            var text = "term\(i)"
+            #expect(text.withUTF8 { table.id(of: $0) } == UInt32(i))
+        }
+        var missing = "nope"
+        #expect(missing.withUTF8 { table.id(of: $0) } == nil)
+        #expect(table.term(4_321) == "term4321")
+        #expect(table.intern("") == 5_000)
+        #expect(table.term(5_000) == "")
+    }
+
+    @Test func forEachTermGroupsADocumentsTokensByTerm() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        var table = TermTable()
+        _ = table.intern("storm")  // id 0, already known
+        tokenizer.tokenize("Storm surge, storm!", field: 0, into: &buffer)
+        tokenizer.tokenize("a storm-surge", field: 3, into: &buffer)
+        var seen: [(String, [Occurrence])] = []
+        var ids: [UInt32] = []
+        buffer.forEachTerm(interning: &table) { id, term, occurrences in
+            ids.append(id)
+            seen.append((String(decoding: term, as: UTF8.self), Array(occurrences)))
+        }
+        #expect(ids == [0, 1, 2, 3])
+        #expect(table.term(3) == "stormsurge")
+        #expect(seen.map(\.0) == ["storm", "surge", "a", "stormsurge"])
+        #expect(seen[0].1 == [Occurrence(field: 0, position: 0), Occurrence(field: 0, position: 2), Occurrence(field: 3, position: 1)])
+        #expect(seen[1].1 == [Occurrence(field: 0, position: 1), Occurrence(field: 3, position: 2)])
+        #expect(seen[3].1 == [Occurrence(field: 3, position: 1)])
+        #expect(buffer.length(of: 0) == 3 && buffer.length(of: 3) == 3)
+    }
+
+    @Test func forEachTermSortsOccurrencesWhenFieldsComeOutOfOrder() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        var table = TermTable()
+        tokenizer.tokenize("rain and rain", field: 4, into: &buffer)
+        tokenizer.tokenize("rain", field: 1, into: &buffer)
+        var rain: [Occurrence] = []
+        var order: [String] = []
+        buffer.forEachTerm(interning: &table) { _, term, occurrences in
+            order.append(String(decoding: term, as: UTF8.self))
+            if order.last == "rain" { rain = Array(occurrences) }
+        }
+        #expect(order == ["rain", "and"])
+        #expect(rain == [Occurrence(field: 1, position: 0), Occurrence(field: 4, position: 0), Occurrence(field: 4, position: 2)])
+    }
+
+    @Test func malformedUTF8SeparatesWordsAndNeverReadsPastTheEnd() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        let bytes: [UInt8] = [0x61, 0x62, 0x80, 0x63, 0xC3, 0xA9, 0x20, 0x64, 0xE6, 0x9D]  // ab <stray> cé d <cut 東>
+        bytes.withUnsafeBufferPointer { _ = tokenizer.tokenize(utf8: $0, into: &buffer) }
+        #expect(buffer.tokens.map { buffer.term(of: $0) } == ["ab", "ce", "d"])
+    }
+
+    @Test func tokensCarryTheirSpanInTheText() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        let text = "Café covid-19 東京都"
+        tokenizer.tokenize(text, into: &buffer)
+        let bytes = Array(text.utf8)
+        let spans = buffer.tokens.map { String(decoding: bytes[Int($0.sourceStart)..<Int($0.sourceEnd)], as: UTF8.self) }
+        #expect(spans == ["Café", "covid", "19", "covid-19", "東京", "京都"])
+    }
+}
+
+@Suite struct HighlighterTests {
+    @Test func marksFoldedMatchesAndCutsAWindow() throws {
+        let query = try QueryParser().parse("cafe clim* \"storm surge\" -rain")
+        var highlighter = Highlighter(query: query)
+        #expect(highlighter.matches("climate") && highlighter.matches("surge") && !highlighter.matches("rain"))
+        let text = "Rain at the Café: climate talks. Then a storm surge hit the coast."
+        #expect(
+            highlighter.snippet(of: text)
+                == "Rain at the «Café»: «climate» talks. Then a «storm» «surge» hit the coast.")
+        let long = (0..<40).map { "word\($0)" }.joined(separator: " ") + " a storm came " + (0..<40).map { "tail\($0)" }.joined(separator: " ")
+        let cut = highlighter.snippet(of: long, maximumTokens: 5)
+        #expect(cut == "…word37 word38 word39 a «storm»…")
+        #expect(highlighter.snippet(of: "nothing relevant here") == nil)
+        var joined = Highlighter(query: try QueryParser().parse("covid19"))
+        #expect(joined.snippet(of: "The covid-19 wave") == "The «covid-19» wave")
+    }
+}
+
+@Suite struct PhraseMatcherTests {
+    private func matches(_ lists: [[Occurrence]], fields: FieldSet = .all) -> [Occurrence] {
+        withBuffers(lists) { buffers in
+            var out: [Occurrence] = []
+            PhraseMatcher.forEachMatch(buffers, fields: fields) { out.append($0) }
+            return out
+        }
+    }
+
+    @Test func findsConsecutivePositionsInOneField() {
+        let o = Occurrence.init(field:position:)
+        // "storm surge": storm at 0:3, 0:9, 2:4; surge at 0:4, 0:7, 2:5, 3:0.
+        let storm = [o(0, 3), o(0, 9), o(2, 4)]
+        let surge = [o(0, 4), o(0, 7), o(2, 5), o(3, 0)]
+        #expect(matches([storm, surge]) == [o(0, 3), o(2, 4)])
+        #expect(matches([storm, surge], fields: FieldSet(field: 2)) == [o(2, 4)])
+        // Across fields: storm at the end of field 0 and surge at the start of field 1 is no phrase.
+        #expect(matches([[o(0, 5)], [o(1, 6)]]) == [])
+        // Three terms, a repeated word ("new new york").
+        let new = [o(1, 0), o(1, 1), o(1, 5)]
+        let york = [o(1, 2), o(1, 7)]
+        #expect(matches([new, new, york]) == [o(1, 0)])
+        #expect(matches([new]) == new)
+        #expect(matches([]) == [])
+        #expect(matches([[o(0, UInt32.max)], [o(0, 0)]]) == [])
+        var counts: [UInt32] = []
+        withBuffers([storm, surge]) { PhraseMatcher.frequencies($0, into: &counts) }
+        #expect(counts == [1, 0, 1])
+    }
+}

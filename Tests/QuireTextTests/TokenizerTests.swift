@@ -1,0 +1,134 @@
+import Testing
+import QuireText
+
+private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOptions()) -> [String] {
+    var tokenizer = Tokenizer(options: options)
+    return tokenizer.terms(text)
+}
+
+@Suite struct TokenizerTests {
+    @Test func wordsAreLowercasedAndSplitAtPunctuation() {
+        #expect(terms("The Storm, at 3.5 m/s; Hits!") == ["the", "storm", "at", "3", "5", "m", "s", "hits"])
+        #expect(terms("") == [])
+        #expect(terms("  ...  —  ") == [])
+    }
+
+    @Test func diacriticsFoldForLatinLettersOnly() {
+        #expect(terms("Café naïve Ibáñez Kraków Nguyễn İstanbul Ǖber") == ["cafe", "naive", "ibanez", "krakow", "nguyen", "istanbul", "uber"])
+        // Letters that do not decompose stay, as in FTS5's remove_diacritics 2.
+        #expect(terms("Søren Łódź Straße") == ["søren", "łodz", "straße"])
+        // Non-Latin letters keep their marks: й is a letter of its own in Russian.
+        #expect(terms("Йошкар МОСКВА") == ["йошкар", "москва"])
+        // A combining accent is dropped as the precomposed one is.
+        #expect(terms("Cafe\u{301}") == ["cafe"])
+        #expect(terms("Café", TokenizerOptions(foldDiacritics: false)) == ["café"])
+        #expect(terms("Cafe\u{301}", TokenizerOptions(foldDiacritics: false)) == ["cafe\u{301}"])
+    }
+
+    @Test func otherScriptsAreWords() {
+        #expect(terms("القاهرة اليوم") == ["القاهرة", "اليوم"])
+        #expect(terms("서울 시장") == ["서울", "시장"])
+        #expect(terms("ＡＢＣ１２") == ["abc12"])
+    }
+
+    @Test func marksStayInWordsAndInvisibleSelectorsAreSkipped() {
+        // Arabic harakat and Hebrew points are diacritics: folded away. Devanagari vowel signs are
+        // letters' parts and stay (FTS5's unicode61 splits the word at them).
+        #expect(terms("العَرَبِيَّة") == ["العربية"])
+        #expect(terms("नमस्ते") == ["नमस्ते"])
+        // The emoji variation selector neither makes a token nor splits a word.
+        #expect(terms("the ⚽️ goal") == ["the", "goal"])
+        #expect(terms("co\u{AD}operate") == ["cooperate"])
+        // A keycap: the digit, its selector and the enclosing keycap mark.
+        #expect(terms("1️⃣") == ["1"])
+    }
+
+    @Test func emojiAndSymbolsSeparate() {
+        #expect(terms("rain🎉sun 📈 → “quoted” ‘single’") == ["rain", "sun", "quoted", "single"])
+        // Other numbers are words, as in FTS5's unicode61 (categories L*, N*, Co).
+        #expect(terms("½ Ⅻ") == ["½", "ⅻ"])
+        #expect(terms("O’Brien don't") == ["o", "brien", "don", "t"])
+    }
+
+    @Test func hyphenatedWordsGivePartsAndTheJoinedForm() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        tokenizer.tokenize("covid-19 well-known e-mail-box", field: 2, into: &buffer)
+        let got = buffer.tokens.map { (buffer.term(of: $0), $0.position, $0.kind) }
+        let want: [(String, UInt32, Token.Kind)] = [
+            ("covid", 0, .word), ("19", 1, .word), ("covid19", 0, .joined),
+            ("well", 2, .word), ("known", 3, .word), ("wellknown", 2, .joined),
+            ("e", 4, .word), ("mail", 5, .word), ("box", 6, .word), ("emailbox", 4, .joined),
+        ]
+        #expect(got.count == want.count)
+        for (g, w) in zip(got, want) { #expect(g.0 == w.0 && g.1 == w.1 && g.2 == w.2) }
+        #expect(buffer.tokens.allSatisfy { $0.field == 2 })
+        #expect(terms("covid-19", TokenizerOptions(joinHyphenated: false)) == ["covid", "19"])
+        // A leading, trailing or doubled hyphen joins nothing; a dash is a separator.
+        #expect(terms("-storm storm- a--b x—y") == ["storm", "storm", "a", "b", "x", "y"])
+        #expect(terms("2015-07-04") == ["2015", "07", "04", "20150704"])
+    }
+
+    @Test func chineseAndJapaneseBecomeOverlappingBigrams() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        let next = tokenizer.tokenize("東京都 in 北京 and 京", startingAt: 10, into: &buffer)
+        let got = buffer.tokens.map { (buffer.term(of: $0), $0.position) }
+        let want: [(String, UInt32)] = [("東京", 10), ("京都", 11), ("in", 12), ("北京", 13), ("and", 14), ("京", 15)]
+        #expect(got.map(\.0) == want.map(\.0))
+        #expect(got.map(\.1) == want.map(\.1))
+        #expect(next == 16)
+        #expect(terms("ひらがなカタカナ") == ["ひら", "らが", "がな", "なカ", "カタ", "タカ", "カナ"])
+        #expect(terms("東京Tower") == ["東京", "tower"])
+    }
+
+    @Test func positionsCountTokensAndContinueAcrossCalls() {
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        let after = tokenizer.tokenize("one two", field: 4, into: &buffer)
+        let end = tokenizer.tokenize("three", field: 4, startingAt: after + 8, into: &buffer)
+        #expect(buffer.tokens.map(\.position) == [0, 1, 10])
+        #expect(end == 11)
+        buffer.removeAll()
+        #expect(buffer.count == 0 && buffer.bytes.isEmpty)
+    }
+
+    @Test func longTermsAreCutAtAScalarBoundary() {
+        let long = String(repeating: "é", count: 100)  // 200 bytes, folds to 100 bytes of e
+        #expect(terms(long) == [String(repeating: "e", count: 100)])
+        let cut = terms(String(repeating: "й", count: 100), TokenizerOptions(maximumTermBytes: 9))
+        #expect(cut == [String(repeating: "й", count: 4)])
+    }
+
+    @Test func termBytesAreValidUTF8ForArbitraryInput() {
+        var rng = TestRandom(seed: 11)
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        let pool: [Unicode.Scalar] = ["a", "Z", "-", " ", "é", "\u{301}", "東", "京", "🎉", "й", "9", "’", "\u{0}", "ß", "ǅ"]
+        for _ in 0..<300 {
+            var s = String.UnicodeScalarView()
+            for _ in 0..<rng.below(40) { s.append(pool[rng.below(pool.count)]) }
+            buffer.removeAll()
+            tokenizer.tokenize(String(s), into: &buffer)
+            for token in buffer.tokens {
+                #expect(token.length > 0)
+                let bytes = Array(buffer.bytes[token.start..<(token.start + token.length)])
+                #expect(String(validating: bytes, as: UTF8.self) != nil)
+            }
+        }
+    }
+}
+
+/// A small seeded generator for the tests' random inputs.
+struct TestRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
+}

@@ -15,6 +15,7 @@ enum CommandTable {
         ["verify"]: VerifyOptions.self,
         ["rejects"]: RejectsOptions.self,
         ["remap"]: RemapOptions.self,
+        ["serve"]: ServeOptions.self,
     ]
 
     static let root = CommandSpec(
@@ -31,6 +32,7 @@ enum CommandTable {
         subcommands: [
             DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, LoadOptions.spec,
             StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec, RejectsOptions.spec, RemapOptions.spec,
+            ServeOptions.spec,
         ])
 
     static let parser = CommandLineParser(root: root, globalOptions: GlobalOptions.all)

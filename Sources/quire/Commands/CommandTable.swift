@@ -16,6 +16,9 @@ enum CommandTable {
         ["rejects"]: RejectsOptions.self,
         ["remap"]: RemapOptions.self,
         ["serve"]: ServeOptions.self,
+        ["completions"]: CompletionsOptions.self,
+        ["manpage"]: ManpageOptions.self,
+        ["help"]: HelpOptions.self,
     ]
 
     static let root = CommandSpec(
@@ -32,7 +35,7 @@ enum CommandTable {
         subcommands: [
             DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, LoadOptions.spec,
             StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec, RejectsOptions.spec, RemapOptions.spec,
-            ServeOptions.spec,
+            ServeOptions.spec, CompletionsOptions.spec, ManpageOptions.spec, HelpOptions.spec,
         ])
 
     static let parser = CommandLineParser(root: root, globalOptions: GlobalOptions.all)

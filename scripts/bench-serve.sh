@@ -33,6 +33,7 @@ store="$work/store.db"
 
 start_server() { # output file, command...: starts it, prints its base URL
     local out="$1"; shift
+    : >"$out"
     "$@" >"$out" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do

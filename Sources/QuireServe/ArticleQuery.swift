@@ -169,7 +169,30 @@ struct PageCursor: Sendable, Equatable {
     }
 }
 
-/// 64-bit FNV-1a, for ETags and cursor digests (not for anything an attacker must not forge).
+/// A 64-bit content hash for ETags, eight bytes a step (a page of 30 KB costs microseconds).
+/// Not for anything an attacker must not forge.
+enum ContentHash {
+    static func of(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { raw in
+            var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count)
+            var i = 0
+            while i + 8 <= raw.count {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+                h ^= h >> 32
+                i += 8
+            }
+            var tail: UInt64 = 0
+            while i < raw.count {
+                tail = tail << 8 | UInt64(raw[i])
+                i += 1
+            }
+            h = (h ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+            return h ^ (h >> 33)
+        }
+    }
+}
+
+/// 64-bit FNV-1a, for cursor digests (not for anything an attacker must not forge).
 struct FNV1a {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 

@@ -10,7 +10,8 @@ import Synchronization
 /// database) and sends a `commit` event when they moved — this is how commits of *another
 /// process* (a `quire fetch` or `quire load` into the same store) show up; and, when the
 /// server shares an embedding program's `Store`, that store's in-process `changes()` stream,
-/// sent as `change` events with the keys.
+/// sent as `change` events with the keys. Streams never block a daemon thread: an empty
+/// stream suspends its connection until the next push.
 final class ChangeFeed: Sendable {
     private let access: StoreAccess
     private let interval: Duration
@@ -23,6 +24,10 @@ final class ChangeFeed: Sendable {
     private let pollerDone = DispatchSemaphore(value: 0)
     private let relay = Mutex<Task<Void, Never>?>(nil)
 
+    /// A comment line sent to every stream this often, so proxies and clients see life and a
+    /// vanished client is noticed (a suspended connection cannot see a close otherwise).
+    static let heartbeat: Duration = .seconds(15)
+
     init(access: StoreAccess, interval: Duration, maxSubscribers: Int) {
         self.access = access
         self.interval = interval
@@ -33,8 +38,13 @@ final class ChangeFeed: Sendable {
     func start() {
         current.withLock { $0 = try? access.commitMark() }
         let thread = Thread { [self] in
+            var lastBeat = ContinuousClock.now
             while !stopping.load(ordering: .relaxed) {
                 poll()
+                if ContinuousClock.now - lastBeat >= Self.heartbeat {
+                    lastBeat = ContinuousClock.now
+                    publish(": keep-alive\n\n")
+                }
                 let (s, attoseconds) = interval.components
                 _ = wake.wait(timeout: .now() + Double(s) + Double(attoseconds) / 1e18)
             }
@@ -135,45 +145,60 @@ final class ChangeFeed: Sendable {
     }
 }
 
-/// One `/api/changes` connection's queue of event text, read on its own connection thread.
+/// One `/api/changes` connection's queue of event text.
 final class EventStream: ResponseStream, @unchecked Sendable {
-    // Guarded by `condition`.
+    // All guarded by `lock`; `resume` is called with it held (lock order: this lock, then
+    // libmicrohttpd's), as is `suspend`, so an event can never slip between the check for
+    // data and the suspension.
+    private let lock = NSLock()
     private var pending: [UInt8] = []
     private var finished = false
     private var closed = false
-    private let condition = NSCondition()
+    private var suspended = false
+    private var resume: (@Sendable () -> Void)?
     private let onClose: @Sendable () -> Void
-    /// A comment line sent after this long without events, so proxies and clients see life.
-    static let heartbeat: TimeInterval = 15
 
     init(onClose: @escaping @Sendable () -> Void) { self.onClose = onClose }
 
+    func attach(resume: @escaping @Sendable () -> Void) {
+        lock.lock()
+        self.resume = resume
+        lock.unlock()
+    }
+
+    /// Queues `text`. A client that stopped reading gets at most 1 MiB queued, then is cut off.
     func push(_ text: String) {
-        condition.lock()
-        // A client that stopped reading gets at most 1 MiB queued, then is cut off.
+        lock.lock()
+        defer { lock.unlock() }
+        guard !finished else { return }
         if pending.count > 1 << 20 { finished = true } else { pending += Array(text.utf8) }
-        condition.broadcast()
-        condition.unlock()
+        wake()
     }
 
     /// Ends the stream: `read` returns nil once the queue is sent.
     func finish() {
-        condition.lock()
+        lock.lock()
+        defer { lock.unlock() }
         finished = true
-        condition.broadcast()
-        condition.unlock()
+        wake()
     }
 
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: Self.heartbeat)
-        while pending.isEmpty && !finished {
-            if !condition.wait(until: deadline) {
-                pending = Array(": keep-alive\n\n".utf8)
-            }
+    /// With `lock` held.
+    private func wake() {
+        guard suspended, !closed else { return }
+        suspended = false
+        resume?()
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        if pending.isEmpty {
+            if finished { return nil }
+            suspended = true
+            suspend()
+            return 0
         }
-        if pending.isEmpty { return nil }
         let n = min(buffer.count, pending.count)
         pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(n))) }
         pending.removeFirst(n)
@@ -181,11 +206,11 @@ final class EventStream: ResponseStream, @unchecked Sendable {
     }
 
     func close() {
-        condition.lock()
+        lock.lock()
         let first = !closed
         closed = true
         finished = true
-        condition.unlock()
+        lock.unlock()
         if first { onClose() }
     }
 }

@@ -40,11 +40,17 @@ struct HTTPResponse: Sendable {
     }
 }
 
-/// A response body of unknown length, read on the connection's own thread.
+/// A response body of unknown length, read by the daemon's threads as it becomes available.
+///
+/// A read must not block (a daemon thread serves many connections): with nothing to send it
+/// calls `suspend` and returns 0, and the stream later calls the `resume` it was given in
+/// ``attach(resume:)`` (from any thread) when it has bytes or has ended.
 protocol ResponseStream: AnyObject, Sendable {
-    /// Fills `buffer` with the next bytes, blocking until there are some; returns how many,
-    /// or nil when the stream has ended (the connection is then closed or reused).
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int?
+    /// Given once, before the first read: how to wake the connection after a `suspend`.
+    func attach(resume: @escaping @Sendable () -> Void)
+    /// Fills `buffer` with the next bytes and returns how many; or calls `suspend` and returns
+    /// 0 when there are none yet; or returns nil when the stream has ended.
+    func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> Int?
     /// Called once when the connection no longer needs the stream (sent, closed, or stopped).
     func close()
 }

@@ -9,10 +9,13 @@ import Synchronization
 
 /// A libmicrohttpd daemon: the thin layer between its C callbacks and Swift routes.
 ///
-/// Every request runs on the connection's own thread (`MHD_USE_THREAD_PER_CONNECTION`), so a
-/// route may read the store synchronously and a Server-Sent Events stream may block while it
-/// waits for the next event; a slow client holds only its own thread, until the connection
-/// timeout. Nothing here prints (the daemon is started without `MHD_USE_ERROR_LOG`).
+/// libmicrohttpd's internal thread pool (one thread a core, epoll where there is one) serves
+/// every connection, event-driven: a slow or silent client costs a socket, not a thread, until
+/// the connection timeout. A route runs synchronously on a pool thread (store reads are short
+/// and never wait for the writer); a Server-Sent Events stream with nothing to send suspends
+/// its connection (`MHD_suspend_connection`) until it has (`MHD_resume_connection`). A few
+/// threads rather than one per connection also keeps the store's internal locks uncontended.
+/// Nothing here prints (the daemon is started without `MHD_USE_ERROR_LOG`).
 final class HTTPDaemon: Sendable {
     typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -25,6 +28,8 @@ final class HTTPDaemon: Sendable {
         /// Bytes for one connection's request line and headers; larger requests get an error
         /// status from libmicrohttpd (414 or 431).
         var connectionMemory = 64 * 1024
+        /// Threads serving connections: one a core.
+        var threads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
     private let daemon: Mutex<DaemonHandle?>
@@ -35,8 +40,8 @@ final class HTTPDaemon: Sendable {
     /// Starts listening on `address` (a numeric IPv4 or IPv6 address) and `port` (0: any free port).
     init(address: SocketAddress, port: Int, limits: Limits, handler: @escaping Handler) throws(ServeError) {
         let box = Unmanaged.passRetained(HandlerBox(handler))
-        var flags = UInt32(MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
-        flags |= UInt32(MHD_USE_AUTO.rawValue)
+        var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue)
+        flags |= UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if address.isIPv6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         let started: OpaquePointer? = address.withSocketAddress(port: port) { sockaddr in
             var options = cmhd_daemon_options()
@@ -44,6 +49,7 @@ final class HTTPDaemon: Sendable {
             options.connection_limit = UInt32(limits.maxConnections)
             options.connection_timeout = UInt32(limits.connectionTimeout)
             options.connection_memory_limit = limits.connectionMemory
+            options.thread_pool_size = UInt32(limits.threads)
             options.unescape = keepEscapes
             return cmhd_start_daemon(flags, accessHandler, box.toOpaque(), &options)
         }
@@ -57,8 +63,9 @@ final class HTTPDaemon: Sendable {
         self.port = Int(cmhd_bound_port(started))
     }
 
-    /// Stops listening, closes every connection and waits for their threads. Streams must have
-    /// been told to end first (their `read` returns), or this waits for them. Idempotent.
+    /// Stops listening, closes every connection and waits for the daemon's threads. Streams
+    /// must have been ended first (which resumes their connections: libmicrohttpd must not be
+    /// stopped with a suspended connection). Idempotent.
     func stop() {
         guard let running = daemon.withLock({ current -> DaemonHandle? in
             defer { current = nil }
@@ -158,7 +165,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
                 buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
         }
     case .stream(let stream):
-        let box = Unmanaged.passRetained(StreamBox(stream)).toOpaque()
+        let handle = ConnectionHandle(pointer: connection)
+        stream.attach { MHD_resume_connection(handle.pointer) }
+        let box = Unmanaged.passRetained(StreamBox(stream, connection: handle)).toOpaque()
         made = MHD_create_response_from_callback(UInt64.max /* MHD_SIZE_UNKNOWN */, 4096, readStream, box, freeStream)
         if made == nil { Unmanaged<StreamBox>.fromOpaque(box).release() }
     }
@@ -172,13 +181,27 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
 
 private final class StreamBox {
     let stream: any ResponseStream
-    init(_ stream: any ResponseStream) { self.stream = stream }
+    let connection: ConnectionHandle
+    init(_ stream: any ResponseStream, connection: ConnectionHandle) {
+        self.stream = stream
+        self.connection = connection
+    }
+}
+
+/// A connection pointer for the stream's resume call, made from another thread: libmicrohttpd
+/// allows `MHD_resume_connection` from any thread while the connection exists (its stream is
+/// closed, and resumes no more, before libmicrohttpd frees it).
+private struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
 }
 
 private let readStream: MHD_ContentReaderCallback = { cls, _, buffer, max in
     guard let cls, let buffer else { return -2 }  // MHD_CONTENT_READER_END_WITH_ERROR
-    let stream = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue().stream
-    guard let count = stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) else {
+    let box = Unmanaged<StreamBox>.fromOpaque(cls).takeUnretainedValue()
+    let read = box.stream.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: max)) {
+        MHD_suspend_connection(box.connection.pointer)
+    }
+    guard let count = read else {
         return -1  // MHD_CONTENT_READER_END_OF_STREAM
     }
     return count

@@ -150,9 +150,7 @@ struct Router: Sendable {
     /// A 200 with a weak ETag over the body (identity and gzip share it), a 304 when
     /// `If-None-Match` names it, gzip when the client accepts it and the body is worth it.
     private func cached(_ body: [UInt8], _ type: String, _ request: HTTPRequest, cacheControl: String) -> HTTPResponse {
-        var hash = FNV1a()
-        hash.add(body)
-        let tag = "W/\"" + String(hash.value, radix: 16) + "\""
+        let tag = "W/\"" + String(ContentHash.of(body), radix: 16) + "\""
         var headers = Self.commonHeaders + [
             ("Content-Type", type), ("ETag", tag), ("Cache-Control", cacheControl), ("Vary", "Accept-Encoding"),
         ]

@@ -67,6 +67,9 @@ let package = Package(
             name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP"],
             swiftSettings: strict),
         .testTarget(
+            name: "QuireServeTests", dependencies: ["QuireServe", "Quire", "QuireNews", "QuireFetch"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures"],
             swiftSettings: strict),
     ],

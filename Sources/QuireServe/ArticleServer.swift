@@ -10,9 +10,9 @@ import Quire
 /// server.stop()
 /// ```
 ///
-/// Every request is answered on its connection's own thread, reading the store synchronously
-/// in one snapshot. The server never writes: another process can fetch or load into the same
-/// store meanwhile, and `/api/changes` reports its commits.
+/// Requests are answered by libmicrohttpd's thread pool (one thread a core), each reading the
+/// store synchronously in one snapshot. The server never writes: another process can fetch or
+/// load into the same store meanwhile, and `/api/changes` reports its commits.
 public final class ArticleServer: Sendable {
     /// Where and how the server listens.
     public struct Configuration: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import QuireFixtures
 import Testing
 
 #if canImport(Glibc)
@@ -295,6 +296,26 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             #expect(events.contains("\"articles\":{\"records\":"), "\(events)")
             #expect(events.contains("\"change\":3"), "\(events)")
             #expect(try get(server.port, "/api/articles/sse-2").status == 200, "the new record is served")
+        }
+    }
+
+    @Test func servesAStoreBuiltByFetch() throws {
+        var configuration = FixtureAPI.Configuration()
+        configuration.nytArticlesPerQuery = 45
+        configuration.apiKey = "serve-test-key"
+        let api = try FixtureAPI(configuration: configuration)
+        defer { api.stop() }
+        try withScratch { dir in
+            let store = dir.appendingPathComponent("fetched.db").path
+            let fetch = try runQuire(
+                ["--store", store, "fetch", "nyt", "--query", "climate", "--base-url", api.baseURL, "--rate", "6000",
+                 "--quiet"], environment: ["NYT_API_KEY": "serve-test-key"])
+            try #require(fetch.status == 0, "\(fetch)")
+            let server = try ServeProcess(store: store)
+            defer { server.stop() }
+            let listed = try allPages(server.port, "limit=20").compactMap { $0["id"] as? String }
+            let stored = try dumped(store).filter { $0["publishedAt"] != nil }.compactMap { $0["id"] as? String }
+            #expect(!listed.isEmpty && Set(listed) == Set(stored))
         }
     }
 

@@ -21,6 +21,8 @@ struct ArticleQuery: Sendable {
     var sort: ListSort = .newest
     var limit = 50
     var after: PageCursor?
+    /// `fields`: only these top-level fields of each record, in this order (nil: all).
+    var fields: [String]?
 
     static let defaultLimit = 50
     static let maxLimit = 500
@@ -56,9 +58,15 @@ struct ArticleQuery: Sendable {
                 }
                 limit = n
             case "cursor": cursorText = value
+            case "fields":
+                let names = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                guard !names.isEmpty, names.count <= 32, names.allSatisfy({ !$0.isEmpty && !$0.contains(".") }) else {
+                    throw Invalid("parameter 'fields' must be 1 to 32 comma-separated field names, like id,headline")
+                }
+                fields = names
             default:
                 throw Invalid(
-                    "unknown parameter '\(name)' (known: since, until, section, q, sort, limit, cursor)")
+                    "unknown parameter '\(name)' (known: since, until, section, q, sort, limit, cursor, fields)")
             }
         }
         if let since, let untilExclusive, since >= untilExclusive {

@@ -154,7 +154,7 @@ final class StoreAccess: Sendable {
                 more = true
                 return false
             }
-            records.append(value.jsonBytes())
+            records.append(Self.json(value, fields: query.fields))
             last = PageCursor(sort: query.sort, indexKey: indexKey?.bytes, key: key.bytes, filters: filters)
             return true
         }
@@ -186,11 +186,32 @@ final class StoreAccess: Sendable {
                     let order = KeyRange.compare(key.bytes, after.key)
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
-                guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
+                guard let value = try Self.value(snap, key, query) else { return true }
                 return take(indexKey, key, value)
             }
         }
         return ArticlePage(records: records, next: more ? last : nil)
+    }
+
+    /// The record, or with `fields` only those fields (and `section` for the filter), each read
+    /// on its own from the record's bytes without decoding the rest.
+    private static func value(_ snap: borrowing Snapshot, _ key: StoreKey, _ query: ArticleQuery) throws -> CompactValue? {
+        guard let fields = query.fields else { return try snap.genericValue(key, inCollectionNamed: collection) }
+        var names = fields
+        if query.section != nil, !names.contains("section") { names.append("section") }
+        // The index and the records are written in one transaction: the record is there.
+        var out: [CompactValue.Field] = []
+        for name in names {
+            guard let value = try snap.field(name, of: key, inCollectionNamed: collection) else { continue }
+            out.append(CompactValue.Field(key: name, value: value))
+        }
+        return .object(out)
+    }
+
+    /// A record's JSON, limited to `fields` when given (in their order, absent ones left out).
+    private static func json(_ value: CompactValue, fields: [String]?) -> [UInt8] {
+        guard let fields, case .object(let all) = value else { return value.jsonBytes() }
+        return CompactValue.object(fields.compactMap { name in all.first { $0.key == name } }).jsonBytes()
     }
 
     /// The sections and how many articles each has, most articles first (cached per commit).

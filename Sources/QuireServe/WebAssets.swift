@@ -129,6 +129,7 @@ enum WebAssets {
               if (value) params.set(name, value);
             }
             params.set("limit", String(PAGE));
+            params.set("fields", "id,publishedAt,section,headline");
             if (cursor) params.set("cursor", cursor);
             return "/api/articles?" + params.toString();
           }

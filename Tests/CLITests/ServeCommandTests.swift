@@ -100,6 +100,12 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let expected = try dumped(store, ["--since", "2016-01-01", "--until", "2019-12-31"])
             #expect(window.count == expected.count && !window.isEmpty)
             #expect(window.allSatisfy { ($0["publishedAt"] as? String ?? "") >= "2016" && ($0["publishedAt"] as? String ?? "") < "2020" })
+            // fields: only those, in that order, the same records.
+            let slim = try allPages(server.port, "section=\(percentEncoded(section))&limit=9&fields=headline,id,nope")
+            #expect(slim.compactMap { $0["id"] as? String } == listed.compactMap { $0["id"] as? String })
+            #expect(slim.allSatisfy { Set($0.keys).isSubset(of: ["headline", "id"]) && $0["id"] != nil })
+            let raw = try get(server.port, "/api/articles?limit=1&section=Arts&fields=section,id").text
+            #expect(raw.hasPrefix("{\"articles\":[{\"section\":"), "\(raw)")
             let both = try allPages(server.port, "since=2016-01-01&section=Arts&sort=oldest")
             #expect(both.allSatisfy { $0["section"] as? String == "Arts" && ($0["publishedAt"] as? String ?? "") >= "2016" })
         }
@@ -175,6 +181,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
                 ("/api/articles?cursor=%%%", 400, nil),
                 ("/api/articles?section=%FF", 400, nil),
                 ("/api/articles?q=climate", 400, "this store has no search index"),
+                ("/api/articles?fields=", 400, nil),
+                ("/api/articles?fields=id,,headline", 400, nil),
+                ("/api/articles?fields=keywords.0", 400, nil),
                 ("/api/articles?" + "x=" + String(repeating: "a", count: 9000), 414, nil),
             ]
             for (target, status, message) in cases {

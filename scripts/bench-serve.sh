@@ -31,18 +31,20 @@ store="$work/store.db"
 "$bin/quire" --store "$store" demo --articles "$articles" --quiet >/dev/null
 "$bin/quire" --store "$store" dump >"$work/records.jsonl"
 
-start_server() { # output file, command...: starts it, prints its base URL
+start_server() { # output file, command...: starts it (in this shell, so cleanup stops it), sets URL
     local out="$1"; shift
     : >"$out"
     "$@" >"$out" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do
-        if grep -q -o 'http://127.0.0.1:[0-9]*/' "$out"; then grep -o 'http://127.0.0.1:[0-9]*/' "$out" | head -1; return; fi
+        URL="$(grep -o 'http://127.0.0.1:[0-9]*/' "$out" | head -1 || true)"
+        [ -n "$URL" ] && return
         sleep 0.1
     done
     echo "bench-serve: server did not start: $(cat "$out")" >&2; exit 1
 }
-serve="$(start_server "$work/serve.out" "$bin/quire" --store "$store" serve --port 0)"
+start_server "$work/serve.out" "$bin/quire" --store "$store" serve --port 0
+serve="$URL"
 
 # Paths for wrk: every article id, percent-encoded, and the cursors of the first 100 pages.
 python3 - "$work" "$serve" <<'PY'
@@ -69,8 +71,10 @@ open(work + "/record-body", "wb").write(b"x" * (sum(sizes) // len(sizes)))
 page_sizes = [len(urllib.request.urlopen(base + p[1:]).read()) for p in pages]
 open(work + "/page-body", "wb").write(b"x" * (sum(page_sizes) // len(page_sizes)))
 PY
-fixed_record="$(start_server "$work/fixed1.out" "$bin/quire-bench" serve-fixed "$work/record-body")"
-fixed_page="$(start_server "$work/fixed2.out" "$bin/quire-bench" serve-fixed "$work/page-body")"
+start_server "$work/fixed1.out" "$bin/quire-bench" serve-fixed "$work/record-body"
+fixed_record="$URL"
+start_server "$work/fixed2.out" "$bin/quire-bench" serve-fixed "$work/page-body"
+fixed_page="$URL"
 
 measure() { # label url [script]: prints one result line, sets REQS
     local label="$1" url="$2" script="${3:-}"

@@ -203,8 +203,12 @@ def run(page):
     # 4. The detail view shows the record `quire get` prints.
     page.js("document.getElementById('reset').click(); true")
     page.wait(ROWS + " === 50", "the reset list")
-    target = page.js("document.querySelectorAll('#rows tr')[1].getAttribute('data-id')")
-    page.js("document.querySelectorAll('#rows tr')[1].querySelector('a.headline').click(); true")
+    # The first listed record with images and keywords (the hostile one, first, has neither).
+    rows = page.js("[...document.querySelectorAll('#rows tr')].map(tr => tr.getAttribute('data-id'))")
+    full = api("/api/articles?limit=50")["articles"]
+    index = next((i for i, a in enumerate(full) if a.get("multimedia") and a.get("keywords") and a.get("byline")), 1)
+    target = rows[index]
+    page.js(f"document.querySelectorAll('#rows tr')[{index}].querySelector('a.headline').click(); true")
     page.wait("document.getElementById('detail-headline') !== null", "the detail view")
     printed = json.loads(subprocess.run([QUIRE, "--store", STORE, "get", target], capture_output=True, text=True,
                                         check=True).stdout)
@@ -219,14 +223,20 @@ def run(page):
     shown_keywords = page.js("[...document.querySelectorAll('#detail-keywords li')].map(li => li.textContent)") or []
     check(shown_keywords == keywords, "the keywords")
     images = printed.get("multimedia", [])
-    check(page.js("document.querySelectorAll('#detail-images li').length") == len(images) or not images, "the images")
+    check(bool(images) and page.js("document.querySelectorAll('#detail-images li').length") == len(images),
+          f"the images ({len(images)})")
+    check(bool(keywords), f"the record has keywords ({len(keywords)})")
     page.screenshot("4-detail")
 
     # 5. A hostile record is shown as text, and none of its markup runs.
     hostile = json.loads(subprocess.run([QUIRE, "--store", STORE, "get", HOSTILE], capture_output=True, text=True,
                                         check=True).stdout)
+    # A fresh load (not a fragment change of the page showing the previous record).
+    page.call("Page.navigate", url="about:blank")
+    page.wait("document.location.href === 'about:blank'", "a blank page")
     page.call("Page.navigate", url=BASE + "#article=" + urllib.parse.quote(HOSTILE, safe=""))
-    page.wait("document.getElementById('detail-headline') !== null && " + ROWS + " > 0", "the hostile record")
+    page.wait(f"document.getElementById('detail-headline')?.textContent === {json.dumps(hostile['headline'])} && "
+              + ROWS + " > 0", "the hostile record")
     check(page.js("document.getElementById('detail-headline').textContent") == hostile["headline"],
           "the hostile headline shows as text")
     check(page.js("document.querySelector('#rows tr a.headline').textContent") == hostile["headline"],

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "QuireFetch", targets: ["QuireFetch"]),
         .library(name: "QuireFixtures", targets: ["QuireFixtures"]),
         .library(name: "QuireText", targets: ["QuireText"]),
+        .library(name: "QuireServe", targets: ["QuireServe"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
     ],
@@ -26,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // The library, bottom up (DESIGN.md "Architecture").
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
@@ -37,17 +40,21 @@ let package = Package(
         .target(
             name: "QuireFetch", dependencies: ["Quire", "QuireNews", "QuireHTTP"], swiftSettings: strict),
         .target(name: "QuireFixtures", dependencies: ["QuireNews"], swiftSettings: strict),
+        .target(name: "QuireServe", dependencies: ["Quire", "CMicroHTTPD", "CZlib"], swiftSettings: strict),
 
         // Executables.
         .executableTarget(
             name: "quire",
-            dependencies: ["Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures"],
+            dependencies: [
+                "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
+                "QuireServe",
+            ],
             swiftSettings: strict),
         .executableTarget(
             name: "quire-bench",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "CLMDB", "CSQLite",
+                "QuireServe", "CLMDB", "CSQLite",
             ],
             path: "Benchmarks", exclude: ["README.md"], swiftSettings: strict),
 
@@ -64,6 +71,9 @@ let package = Package(
         .testTarget(name: "QuireHTTPTests", dependencies: ["QuireHTTP", "QuireFixtures"], swiftSettings: strict),
         .testTarget(
             name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP", "QuireTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "QuireServeTests", dependencies: ["QuireServe", "Quire", "QuireNews", "QuireFetch"],
             swiftSettings: strict),
         .testTarget(
             name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures", "QuireTestSupport"],

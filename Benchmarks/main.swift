@@ -9,6 +9,8 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+ServeFixedBody.runIfAsked(Array(CommandLine.arguments.dropFirst()))  // scripts/bench-serve.sh's baseline
+
 let options: BenchOptions
 do {
     switch try BenchOptions.parse(Array(CommandLine.arguments.dropFirst())) {

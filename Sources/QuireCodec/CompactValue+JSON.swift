@@ -11,7 +11,7 @@ extension CompactValue {
     /// ``jsonString()`` as UTF-8 bytes.
     public func jsonBytes() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
+        out.reserveCapacity(1024)  // most records fit: no regrowth while writing
         writeJSON(into: &out)
         return out
     }
@@ -56,21 +56,30 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 /// Writes a JSON string, escaping only `"`, `\` and control characters.
 func writeJSONString(_ string: String, into out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    for byte in string.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-        case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-        case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-        case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-        case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-        case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-        case 0x0C: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-        case 0..<0x20:
-            out.append(contentsOf: "\\u00".utf8)
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0xF)])
-        default: out.append(byte)
+    var string = string
+    string.withUTF8 { bytes in
+        // Runs of bytes that need no escape (nearly all of them) are copied whole.
+        var run = 0
+        for i in 0..<bytes.count {
+            let byte = bytes[i]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
+            run = i + 1
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "f"))
+            default:
+                out.append(contentsOf: "u00".utf8)
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            }
         }
+        if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
     }
     out.append(UInt8(ascii: "\""))
 }

@@ -10,7 +10,9 @@ import Synchronization
 /// On a terminal it redraws one line, at most ten times a second:
 /// `loading  [#########...........]  45,000/100,000  38.2k/s  ETA 1s`.
 /// When stderr is not a terminal it prints a plain line every two seconds instead (logs stay
-/// readable), and nothing at all in quiet mode. Safe to call from any thread.
+/// readable) — also on a terminal that says `TERM=dumb` — and nothing at all in quiet mode.
+/// With `NO_COLOR` set the bar is drawn without any escape sequence (the line is padded with
+/// spaces instead of erased). Safe to call from any thread.
 final class ProgressReporter: Sendable {
     /// How progress is shown.
     enum Style: Sendable, Equatable {
@@ -21,10 +23,12 @@ final class ProgressReporter: Sendable {
         /// Nothing (`--quiet`).
         case quiet
 
-        /// `bar` when stderr is a terminal, else `lines`; `quiet` wins.
-        static func automatic(quiet: Bool) -> Style {
+        /// `bar` when stderr is a terminal that is not `TERM=dumb`, else `lines`; `quiet` wins.
+        static func automatic(
+            quiet: Bool, isTerminal: Bool = isatty(STDERR_FILENO) == 1, environment: [String: String] = [:]
+        ) -> Style {
             if quiet { return .quiet }
-            return isatty(STDERR_FILENO) == 1 ? .bar : .lines
+            return isTerminal && environment["TERM"] != "dumb" ? .bar : .lines
         }
     }
 
@@ -33,11 +37,15 @@ final class ProgressReporter: Sendable {
         var total: Int?
         var lastDraw: ContinuousClock.Instant?
         var finished = false
+        /// The width of the bar line drawn last (to pad over it without escape sequences).
+        var drawnWidth = 0
     }
 
     let label: String
     let unit: String
     let style: Style
+    /// False with `NO_COLOR`: the bar then uses no escape sequence.
+    let usesEscapes: Bool
     private let start = ContinuousClock.now
     private let state: Mutex<State>
     private let write: @Sendable (String) -> Void
@@ -49,12 +57,13 @@ final class ProgressReporter: Sendable {
     ///   - style: usually ``Style/automatic(quiet:)``.
     ///   - write: where text goes; stderr by default (tests pass their own).
     init(
-        label: String, total: Int? = nil, unit: String = "records", style: Style,
+        label: String, total: Int? = nil, unit: String = "records", style: Style, usesEscapes: Bool = true,
         write: @escaping @Sendable (String) -> Void = { Diagnostics.write($0) }
     ) {
         self.label = label
         self.unit = unit
         self.style = style
+        self.usesEscapes = usesEscapes
         self.write = write
         self.state = Mutex(State(total: total))
     }
@@ -82,7 +91,7 @@ final class ProgressReporter: Sendable {
             // Short work shows nothing: the first draw waits one interval.
             if now - (state.lastDraw ?? start) < interval { return nil }
             state.lastDraw = now
-            return render(completed: state.completed, total: state.total, elapsed: now - start, final: false)
+            return render(completed: state.completed, total: state.total, elapsed: now - start, final: false, &state)
         }
         if let text { write(text) }
     }
@@ -96,18 +105,21 @@ final class ProgressReporter: Sendable {
             state.finished = true
             // Nothing was drawn (short work): the command's own summary is enough.
             guard state.lastDraw != nil else { return nil }
-            return render(completed: state.completed, total: state.total, elapsed: now - start, final: true)
+            return render(completed: state.completed, total: state.total, elapsed: now - start, final: true, &state)
         }
         if let text { write(text) }
     }
 
-    private func render(completed: Int, total: Int?, elapsed: Duration, final: Bool) -> String {
+    private func render(completed: Int, total: Int?, elapsed: Duration, final: Bool, _ state: inout State) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         switch style {
         case .bar:
             let line = Self.barLine(
                 label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final)
-            return "\r" + line + "\u{1B}[K" + (final ? "\n" : "")
+            let width = line.count
+            defer { state.drawnWidth = width }
+            let erase = usesEscapes ? "\u{1B}[K" : String(repeating: " ", count: max(0, state.drawnWidth - width))
+            return "\r" + line + erase + (final ? "\n" : "")
         case .lines:
             return Self.plainLine(
                 label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final) + "\n"

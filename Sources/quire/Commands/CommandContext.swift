@@ -15,9 +15,12 @@ final class CommandContext {
     /// The store directory to open.
     var storePath: String { global.storePath }
 
-    /// A progress reporter on stderr (a bar on a terminal, periodic lines otherwise, nothing when quiet).
+    /// A progress reporter on stderr: a bar on a terminal, periodic lines otherwise or with
+    /// `TERM=dumb`, nothing when quiet; no escape sequences with `NO_COLOR`.
     func progress(_ label: String, total: Int? = nil, unit: String = "records", quiet: Bool) -> ProgressReporter {
-        ProgressReporter(label: label, total: total, unit: unit, style: .automatic(quiet: quiet))
+        ProgressReporter(
+            label: label, total: total, unit: unit, style: .automatic(quiet: quiet, environment: environment),
+            usesEscapes: environment["NO_COLOR"].map(\.isEmpty) ?? true)
     }
 
     /// Whether the user pressed Ctrl-C; long commands poll this between chunks.

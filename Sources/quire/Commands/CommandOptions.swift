@@ -15,6 +15,7 @@ protocol CommandOptions: Sendable {
 /// Options shared by several commands, declared once so their help reads the same everywhere.
 enum CommonOptions {
     static let quiet = OptionSpec.flag("quiet", short: "q", help: "Print no progress on stderr.")
+    static let json = OptionSpec.flag("json", help: "Print the summary as one JSON object on stdout, for scripts.")
     static let collection = OptionSpec.value(
         "collection", "name", help: "The collection to read (default: articles; others: lists, categories).")
 }

@@ -16,6 +16,10 @@ enum CommandTable {
         ["rejects"]: RejectsOptions.self,
         ["remap"]: RemapOptions.self,
         ["watch"]: WatchOptions.self,
+        ["serve"]: ServeOptions.self,
+        ["completions"]: CompletionsOptions.self,
+        ["manpage"]: ManpageOptions.self,
+        ["help"]: HelpOptions.self,
     ]
 
     static let root = CommandSpec(
@@ -32,7 +36,7 @@ enum CommandTable {
         subcommands: [
             DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, LoadOptions.spec,
             StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec, RejectsOptions.spec, RemapOptions.spec,
-            WatchOptions.spec,
+            WatchOptions.spec, ServeOptions.spec, CompletionsOptions.spec, ManpageOptions.spec, HelpOptions.spec,
         ])
 
     static let parser = CommandLineParser(root: root, globalOptions: GlobalOptions.all)

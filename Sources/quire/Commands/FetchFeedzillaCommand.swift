@@ -25,7 +25,9 @@ enum FetchFeedzillaCommand {
         let summary = try await FetchRunner.run(
             source, store: store, service: service, command: "fetch feedzilla", quiet: options.quiet, mode: options.mode,
             context: context)
-        if !options.quiet {
+        if options.json {
+            try context.output.line(FetchRunner.json(summary, seconds: seconds(since: start)))
+        } else if !options.quiet {
             Diagnostics.write("quire: fetch feedzilla: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
         }
     }

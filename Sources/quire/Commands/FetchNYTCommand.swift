@@ -34,7 +34,9 @@ enum FetchNYTCommand {
         let summary = try await FetchRunner.run(
             source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, mode: options.mode,
             keepRaw: options.keepRaw, context: context)
-        if !options.quiet {
+        if options.json {
+            try context.output.line(FetchRunner.json(summary, seconds: seconds(since: start)))
+        } else if !options.quiet {
             Diagnostics.write("quire: fetch nyt: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
         }
     }

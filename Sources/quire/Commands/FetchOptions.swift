@@ -42,6 +42,7 @@ struct FetchNYTOptions: CommandOptions {
     var apiKey: String?
     var keepRaw: Bool
     var quiet: Bool
+    var json: Bool
     var mode: FetchMode
     var waitForQuota: Bool
 
@@ -80,7 +81,7 @@ struct FetchNYTOptions: CommandOptions {
             .flag("refresh", help: "For a query fetched to the end: fetch only what is newer than its last run."),
             .flag("restart", help: "Ignore the stored checkpoint and fetch the query from the start."),
             .flag("wait", help: "Wait out rate limits and a spent daily quota instead of stopping."),
-            CommonOptions.quiet,
+            CommonOptions.quiet, CommonOptions.json,
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
@@ -101,6 +102,7 @@ struct FetchNYTOptions: CommandOptions {
         apiKey = arguments.value("api-key")
         keepRaw = arguments.flag("keep-raw")
         quiet = arguments.flag("quiet")
+        json = arguments.flag("json")
         mode = try FetchModeFlags.parse(arguments)
         waitForQuota = arguments.flag("wait")
     }
@@ -131,6 +133,7 @@ struct FetchFeedzillaOptions: CommandOptions {
     var categories: [String]
     var baseURL: URL?
     var quiet: Bool
+    var json: Bool
     var mode: FetchMode
 
     static let spec = CommandSpec(
@@ -144,7 +147,7 @@ struct FetchFeedzillaOptions: CommandOptions {
             .value("base-url", "url", help: "The API's base URL."),
             .flag("refresh", help: "After a complete run: fetch the categories again."),
             .flag("restart", help: "Ignore the stored checkpoint and fetch from the start."),
-            CommonOptions.quiet,
+            CommonOptions.quiet, CommonOptions.json,
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
@@ -154,6 +157,7 @@ struct FetchFeedzillaOptions: CommandOptions {
         }
         baseURL = try arguments.url("base-url")
         quiet = arguments.flag("quiet")
+        json = arguments.flag("json")
         mode = try FetchModeFlags.parse(arguments)
     }
 

@@ -16,6 +16,7 @@ enum LoadCommand {
         let store = try OpenStore.readWrite(context.storePath, command: "load")
         defer { store.close() }
         let progress = context.progress("loading", quiet: options.quiet)
+        let start = ContinuousClock.now
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -52,7 +53,12 @@ enum LoadCommand {
         }
         try await commit()
         progress.finish()
-        if !options.quiet { Diagnostics.write("quire: load: \(total) records\n") }
+        if options.json {
+            try context.output.line(
+                JSONSummary.object([("records", .int(total)), ("seconds", .seconds(ContinuousClock.now - start))]))
+        } else if !options.quiet {
+            Diagnostics.write("quire: load: \(total) records\n")
+        }
     }
 
     /// The JSON object on a line, or nil for a line without one. Besides JSON Lines this reads

@@ -3,6 +3,7 @@ struct LoadOptions: CommandOptions {
     /// The file to read, or nil for stdin (`-`).
     var path: String?
     var quiet: Bool
+    var json: Bool
 
     static let spec = CommandSpec(
         name: "load",
@@ -14,7 +15,7 @@ struct LoadOptions: CommandOptions {
             EXAMPLE:
               quire --store old.db dump | quire --store new.db load -
             """,
-        options: [CommonOptions.quiet],
+        options: [CommonOptions.quiet, CommonOptions.json],
         arguments: [ArgumentSpec("file", help: "The dump to read, or - for stdin.")])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
@@ -22,6 +23,7 @@ struct LoadOptions: CommandOptions {
         guard !file.isEmpty else { throw UsageError(command: arguments.commandName, message: "the file name is empty") }
         path = file == "-" ? nil : file
         quiet = arguments.flag("quiet")
+        json = arguments.flag("json")
     }
 
     func run(_ context: CommandContext) async throws { try await LoadCommand.run(self, context: context) }

@@ -12,12 +12,21 @@ enum VerifyCommand {
             done = checked
         }
         progress.finish()
-        for problem in report.problems { try context.output.line(problem) }
+        if options.json {
+            try context.output.line(
+                JSONSummary.object([
+                    ("ok", .bool(report.isSound)), ("records", .int(report.records)),
+                    ("index_entries", .int(report.indexEntries)), ("relation_entries", .int(report.relationEntries)),
+                    ("problems", .strings(report.problems)),
+                ]))
+        } else {
+            for problem in report.problems { try context.output.line(problem) }
+        }
         let summary =
             "\(report.records) records, \(report.indexEntries) index entries, \(report.relationEntries) relation entries"
         guard report.isSound else {
             throw RuntimeError("verify", "\(report.problems.count) problem(s) found (\(summary))")
         }
-        if !options.quiet { try context.output.line("ok: \(summary)") }
+        if !options.quiet && !options.json { try context.output.line("ok: \(summary)") }
     }
 }

@@ -55,6 +55,18 @@ enum FetchRunner {
         }
     }
 
+    /// The summary as one JSON object (`--json`), snake_case like `stats --json`.
+    static func json(_ summary: FetchSummary, seconds: Double) -> String {
+        JSONSummary.object([
+            ("stored", .int(summary.articles)), ("new", .int(summary.newArticles)),
+            ("updated", .int(summary.updatedArticles)), ("rejected", .int(summary.rejected)),
+            ("pages", .int(summary.pages)), ("retries", .int(summary.retries)), ("waits", .int(summary.waits)),
+            ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
+            ("complete", .bool(summary.isComplete)), ("already_complete", .bool(summary.alreadyComplete)),
+            ("unreachable", .int(summary.unreachable)), ("seconds", .double(seconds)),
+        ])
+    }
+
     /// `stored 118, rejected 2 (110 new, 8 updated) from 12 pages in 3.1s (resumed)`, plus a
     /// sentence for a query window the API caps, or for a query that was already complete.
     static func describe(_ summary: FetchSummary, seconds: Double) -> String {

@@ -1,0 +1,56 @@
+/// One HTTP request as the server's routes see it: the raw (still percent-encoded) path and
+/// query, and the few request headers the routes use.
+struct HTTPRequest: Sendable {
+    /// `GET`, `HEAD`, `POST`…
+    var method: String
+    /// The path as sent, still percent-encoded, without the query.
+    var rawPath: String
+    /// The query's name/value pairs in order, as sent (still percent-encoded); a value is nil
+    /// when the pair had no `=`.
+    var rawQuery: [(name: String, value: String?)] = []
+    var ifNoneMatch: String?
+    var acceptEncoding: String?
+    /// `Content-Length`, or "chunked" when the request has `Transfer-Encoding` instead.
+    var bodyLength: String?
+    var lastEventID: String?
+}
+
+/// What a route answers.
+struct HTTPResponse: Sendable {
+    /// A body produced while it is sent (Server-Sent Events).
+    enum Body: Sendable {
+        case bytes([UInt8])
+        case stream(any ResponseStream)
+    }
+
+    var status: Int
+    var headers: [(String, String)]
+    var body: Body
+
+    init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = .bytes(body)
+    }
+
+    init(status: Int, headers: [(String, String)], stream: any ResponseStream) {
+        self.status = status
+        self.headers = headers
+        self.body = .stream(stream)
+    }
+}
+
+/// A response body of unknown length, read by the daemon's threads as it becomes available.
+///
+/// A read must not block (a daemon thread serves many connections): with nothing to send it
+/// calls `suspend` and returns 0, and the stream later calls the `resume` it was given in
+/// ``attach(resume:)`` (from any thread) when it has bytes or has ended.
+protocol ResponseStream: AnyObject, Sendable {
+    /// Given once, before the first read: how to wake the connection after a `suspend`.
+    func attach(resume: @escaping @Sendable () -> Void)
+    /// Fills `buffer` with the next bytes and returns how many; or calls `suspend` and returns
+    /// 0 when there are none yet; or returns nil when the stream has ended.
+    func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> Int?
+    /// Called once when the connection no longer needs the stream (sent, closed, or stopped).
+    func close()
+}

@@ -1,0 +1,185 @@
+/// Maps requests to answers: the JSON API under `/api/`, the web page at `/`.
+struct Router: Sendable {
+    let access: StoreAccess
+    let feed: ChangeFeed
+
+    /// The longest path plus query a route reads; longer requests get 414.
+    static let maxTargetBytes = 8192
+
+    /// Headers every response carries.
+    static let commonHeaders: [(String, String)] = [
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Content-Security-Policy", WebAssets.contentSecurityPolicy),
+    ]
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            var response = error(405, "\(request.method) is not allowed: the server is read-only (use GET or HEAD)")
+            response.headers.append(("Allow", "GET, HEAD"))
+            return response
+        }
+        if let length = request.bodyLength, length != "0" {
+            return error(413, "a GET request must not have a body")
+        }
+        let targetBytes = request.rawPath.utf8.count
+            + request.rawQuery.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 2 }
+        guard targetBytes <= Self.maxTargetBytes else {
+            return error(414, "the request target is longer than \(Self.maxTargetBytes) bytes")
+        }
+        let path = request.rawPath
+        switch path {
+        case "/", "/index.html": return asset(WebAssets.html, "text/html; charset=utf-8", request)
+        case "/app.js": return asset(WebAssets.script, "text/javascript; charset=utf-8", request)
+        case "/app.css": return asset(WebAssets.style, "text/css; charset=utf-8", request)
+        case "/api", "/api/": return json(Array(Self.index.utf8), request)
+        case "/api/articles": return list(request)
+        case "/api/stats": return answer(request) { try access.statisticsJSON() }
+        case "/api/sections": return sections(request)
+        case "/api/changes": return changes(request)
+        default:
+            if path.hasPrefix("/api/articles/") { return record(path.dropFirst("/api/articles/".count), request) }
+            return error(404, "no such route: \(String(path.prefix(200)))")
+        }
+    }
+
+    static let index = """
+        {"endpoints":["/api/articles","/api/articles/{id}","/api/stats","/api/sections","/api/changes"],\
+        "documentation":"docs/HTTP.md"}
+
+        """
+
+    // MARK: Routes
+
+    private func record(_ rawID: Substring, _ request: HTTPRequest) -> HTTPResponse {
+        guard let id = PercentDecoding.decode(rawID, plusIsSpace: false) else {
+            return error(400, "the id in the path is not valid percent-encoded UTF-8")
+        }
+        guard !id.isEmpty else { return error(404, "no article id in the path") }
+        return answer(request) {
+            guard let bytes = try access.record(id: id) else { throw Failure.notFound("no article with id \(id)") }
+            return bytes
+        }
+    }
+
+    private func list(_ request: HTTPRequest) -> HTTPResponse {
+        let query: ArticleQuery
+        do {
+            query = try ArticleQuery(parameters: try decodedQuery(request))
+        } catch {
+            return self.error(400, error.message)
+        }
+        return answer(request) {
+            let page = try access.page(query)
+            var out = Array("{\"articles\":[".utf8)
+            out.reserveCapacity(page.records.reduce(64) { $0 + $1.count + 1 })
+            for (i, record) in page.records.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out += record
+            }
+            out += Array("],\"count\":\(page.records.count),\"next\":".utf8)
+            out += Array((page.next.map { JSONText.string($0.text) } ?? "null").utf8)
+            out += Array("}\n".utf8)
+            return out
+        }
+    }
+
+    private func sections(_ request: HTTPRequest) -> HTTPResponse {
+        answer(request) {
+            let parts = try access.sections().map { "{\"name\":\(JSONText.string($0.name)),\"count\":\($0.count)}" }
+            return Array("{\"sections\":[\(parts.joined(separator: ","))]}\n".utf8)
+        }
+    }
+
+    private func changes(_ request: HTTPRequest) -> HTTPResponse {
+        guard let stream = feed.subscribe(lastEventID: request.lastEventID) else {
+            return error(503, "too many open change streams; try again later")
+        }
+        return HTTPResponse(
+            status: 200,
+            headers: Self.commonHeaders + [
+                ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
+                ("X-Accel-Buffering", "no"),
+            ],
+            stream: stream)
+    }
+
+    // MARK: Helpers
+
+    private enum Failure: Error {
+        case notFound(String)
+    }
+
+    /// Decodes the query strictly; a bad escape is a 400.
+    private func decodedQuery(_ request: HTTPRequest) throws(ArticleQuery.Invalid) -> [(name: String, value: String)] {
+        try request.rawQuery.map { pair throws(ArticleQuery.Invalid) in
+            guard let name = PercentDecoding.decode(Substring(pair.name), plusIsSpace: true),
+                let value = PercentDecoding.decode(Substring(pair.value ?? ""), plusIsSpace: true)
+            else { throw ArticleQuery.Invalid("the query string is not valid percent-encoded UTF-8") }
+            return (name, value)
+        }
+    }
+
+    /// Runs a read and turns its outcome into a JSON response.
+    private func answer(_ request: HTTPRequest, _ body: () throws -> [UInt8]) -> HTTPResponse {
+        do {
+            return json(try body(), request)
+        } catch let failure as AccessFailure {
+            switch failure {
+            case .unavailable(let message):
+                var response = error(503, message)
+                response.headers.append(("Retry-After", "1"))
+                return response
+            case .unsupported(let message): return error(400, message)
+            }
+        } catch Failure.notFound(let message) {
+            return error(404, message)
+        } catch {
+            return self.error(500, "\(error)")
+        }
+    }
+
+    private func json(_ body: [UInt8], _ request: HTTPRequest) -> HTTPResponse {
+        cached(body, "application/json; charset=utf-8", request, cacheControl: "no-cache")
+    }
+
+    private func asset(_ text: String, _ type: String, _ request: HTTPRequest) -> HTTPResponse {
+        cached(Array(text.utf8), type, request, cacheControl: "no-cache")
+    }
+
+    /// A 200 with a weak ETag over the body (identity and gzip share it), a 304 when
+    /// `If-None-Match` names it, gzip when the client accepts it and the body is worth it.
+    private func cached(_ body: [UInt8], _ type: String, _ request: HTTPRequest, cacheControl: String) -> HTTPResponse {
+        let tag = "W/\"" + String(ContentHash.of(body), radix: 16) + "\""
+        var headers = Self.commonHeaders + [
+            ("Content-Type", type), ("ETag", tag), ("Cache-Control", cacheControl), ("Vary", "Accept-Encoding"),
+        ]
+        if let condition = request.ifNoneMatch, Self.matches(condition, tag) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        if body.count >= 512, Gzip.isAccepted(by: request.acceptEncoding), let compressed = Gzip.compress(body) {
+            headers.append(("Content-Encoding", "gzip"))
+            return HTTPResponse(status: 200, headers: headers, body: compressed)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: body)
+    }
+
+    /// Weak comparison (RFC 9110 13.1.2): `*`, or any listed tag equal once `W/` is dropped.
+    static func matches(_ condition: String, _ tag: String) -> Bool {
+        let bare = tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+        for part in condition.split(separator: ",") {
+            let candidate = part.strippingCharacters(" \t")
+            if candidate == "*" { return true }
+            let opaque = candidate.hasPrefix("W/") ? String(candidate.dropFirst(2)) : candidate
+            if opaque == bare { return true }
+        }
+        return false
+    }
+
+    private func error(_ status: Int, _ message: String) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: Self.commonHeaders + [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: JSONText.error(status, message))
+    }
+}

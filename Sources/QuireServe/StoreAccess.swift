@@ -1,0 +1,270 @@
+import Foundation
+import Quire
+import Synchronization
+
+// Every read of the store that QuireServe makes is in this file, through the store's public
+// by-name inspection API (`Store.read` with `genericValue(_:inCollectionNamed:)`,
+// `forEachGeneric`, `forEachIndexEntry`, `definition(ofCollectionNamed:)`,
+// `storeStatistics()`, `storedCollections()`), the way `quire dump` and `quire get` read.
+// Nothing here reaches the LMDB layer, so the server keeps working when that API is sealed.
+
+/// Why a read could not be answered.
+enum AccessFailure: Error {
+    /// The store cannot be read now (absent, being created, unreadable): 503.
+    case unavailable(String)
+    /// The request asks for something this store cannot do: 400.
+    case unsupported(String)
+}
+
+/// One page of a list request.
+struct ArticlePage {
+    /// Each record as `quire dump` writes it (JSON, dump's field names).
+    var records: [[UInt8]]
+    /// Where the next page starts; nil on the last page.
+    var next: PageCursor?
+}
+
+/// What the change poller compares between two looks at the store.
+struct CommitMark: Equatable, Sendable {
+    var lastTransaction: Int
+    var records: [String: Int]
+}
+
+/// The server's read-only view of a store, by collection name.
+final class StoreAccess: Sendable {
+    /// The collection the API serves.
+    static let collection = "articles"
+
+    private enum Source {
+        case path(String)
+        case shared(Store)
+    }
+    private let source: Source
+    private let opened = Mutex<(store: Store?, lastAttempt: ContinuousClock.Instant?, reason: String)>(
+        (nil, nil, "the store is not open yet"))
+    private let sectionCache = Mutex<(mark: Int, sections: [(name: String, count: Int)])?>(nil)
+
+    /// Serves the store at `path`, opened read-only on first use (and again after a failure,
+    /// at most every 250 ms), so the server can start before the store exists.
+    init(path: String) { source = .path(path) }
+
+    /// Serves a store the embedding program opened (and keeps open).
+    init(store: Store) {
+        source = .shared(store)
+        opened.withLock { $0.store = store }
+    }
+
+    /// Closes the store if this object opened it.
+    func close() {
+        guard case .path = source else { return }
+        let store = opened.withLock { state -> Store? in
+            defer { state.store = nil }
+            return state.store
+        }
+        store?.close()
+    }
+
+    /// The store, opening it when needed.
+    private func store() throws(AccessFailure) -> Store {
+        guard case .path(let path) = source else { return opened.withLock { $0.store! } }
+        return try opened.withLock { state throws(AccessFailure) -> Store in
+            if let store = state.store { return store }
+            let now = ContinuousClock.now
+            if let last = state.lastAttempt, now - last < .milliseconds(250) {
+                throw .unavailable(state.reason)
+            }
+            state.lastAttempt = now
+            guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
+                state.reason = "no store at \(path) yet"
+                throw .unavailable(state.reason)
+            }
+            var options = StoreOptions()
+            options.readOnly = true
+            options.initialMapSize = 0  // adopt the size recorded in the file
+            do {
+                let store = try Store(path: path, options: options)
+                state.store = store
+                return store
+            } catch {
+                state.reason = "the store at \(path) cannot be opened: \(error)"
+                throw .unavailable(state.reason)
+            }
+        }
+    }
+
+    /// Runs a read, turning storage failures into ``AccessFailure/unavailable(_:)``.
+    private func reading<R>(_ body: (Store) throws -> R) throws(AccessFailure) -> R {
+        let store = try store()
+        do {
+            return try body(store)
+        } catch let failure as AccessFailure {
+            throw failure
+        } catch {
+            throw .unavailable("the store cannot be read: \(error)")
+        }
+    }
+
+    /// The record with identification key `id`, as dump's JSON, or nil.
+    func record(id: String) throws(AccessFailure) -> [UInt8]? {
+        try reading { store in
+            do {
+                return try store.read { snap in
+                    try snap.genericValue(.string(id), inCollectionNamed: Self.collection)?.jsonBytes()
+                }
+            } catch let error as StoreError where error.code == .unknownCollection {
+                return nil  // a store with no articles yet
+            }
+        }
+    }
+
+    // MARK: Full-text search seam (issue 20)
+
+    /// Whether the store has a full-text index that `q` can query. False until the store's
+    /// search (issue 20, `snapshot.search(…)`) exists; then this asks the collection's
+    /// definition for a full-text index, and ``page(_:)`` answers `q` with it.
+    var hasSearchIndex: Bool { false }
+
+    // MARK: Lists
+
+    /// One page of articles: by publication date (newest or oldest first) or by id.
+    func page(_ query: ArticleQuery) throws(AccessFailure) -> ArticlePage {
+        if query.text != nil {
+            // Seam for issue 20: search the full-text index here when `hasSearchIndex`.
+            throw .unsupported("this store has no search index")
+        }
+        return try reading { store in
+            do {
+                return try store.read { snap in try Self.page(snap, query) }
+            } catch let error as StoreError where error.code == .unknownCollection {
+                return ArticlePage(records: [], next: nil)  // a store with no articles yet
+            }
+        }
+    }
+
+    private static func page(_ snap: borrowing Snapshot, _ query: ArticleQuery) throws -> ArticlePage {
+        var records: [[UInt8]] = []
+        var last: PageCursor?
+        var more = false
+        let filters = query.filterTag
+        // Collects up to `limit` matching records, then looks for one more to know whether a
+        // next page exists.
+        func take(_ indexKey: StoreKey?, _ key: StoreKey, _ value: CompactValue) -> Bool {
+            if let section = query.section, value["section"] != .string(section) { return true }
+            if records.count == query.limit {
+                more = true
+                return false
+            }
+            records.append(Self.json(value, fields: query.fields))
+            last = PageCursor(sort: query.sort, indexKey: indexKey?.bytes, key: key.bytes, filters: filters)
+            return true
+        }
+        switch query.sort {
+        case .id:
+            var range = KeyRange.all
+            if let after = query.after { range = KeyRange(lower: .exclusive(after.key)) }
+            try snap.forEachGeneric(inCollectionNamed: collection, range: range) { key, value in
+                take(nil, key, value)
+            }
+        case .newest, .oldest:
+            let definition = try snap.definition(ofCollectionNamed: collection)
+            guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
+                throw AccessFailure.unsupported("the articles collection has no date index; use sort=id")
+            }
+            let reverse = query.sort == .newest
+            var lower = query.since.map { KeyRange.Bound.inclusive(StoreKey.date($0).bytes) }
+            var upper = query.untilExclusive.map { KeyRange.Bound.exclusive(StoreKey.date($0).bytes) }
+            let after = query.after
+            if let after, let resume = after.indexKey {
+                if reverse { upper = .inclusive(resume) } else { lower = .inclusive(resume) }
+            }
+            try snap.forEachIndexEntry(
+                collection, index.name, range: KeyRange(lower: lower, upper: upper), reverse: reverse
+            ) { indexKey, key in
+                if let after, let resume = after.indexKey, indexKey.bytes == resume {
+                    // Duplicates of one date come in key order (descending in reverse): skip
+                    // up to and including the last record of the previous page.
+                    let order = KeyRange.compare(key.bytes, after.key)
+                    if reverse ? order >= 0 : order <= 0 { return true }
+                }
+                guard let value = try Self.value(snap, key, query) else { return true }
+                return take(indexKey, key, value)
+            }
+        }
+        return ArticlePage(records: records, next: more ? last : nil)
+    }
+
+    /// The record, or with `fields` only those fields (and `section` for the filter), each read
+    /// on its own from the record's bytes without decoding the rest.
+    private static func value(_ snap: borrowing Snapshot, _ key: StoreKey, _ query: ArticleQuery) throws -> CompactValue? {
+        guard let fields = query.fields else { return try snap.genericValue(key, inCollectionNamed: collection) }
+        var names = fields
+        if query.section != nil, !names.contains("section") { names.append("section") }
+        // The index and the records are written in one transaction: the record is there.
+        var out: [CompactValue.Field] = []
+        for name in names {
+            guard let value = try snap.field(name, of: key, inCollectionNamed: collection) else { continue }
+            out.append(CompactValue.Field(key: name, value: value))
+        }
+        return .object(out)
+    }
+
+    /// A record's JSON, limited to `fields` when given (in their order, absent ones left out).
+    private static func json(_ value: CompactValue, fields: [String]?) -> [UInt8] {
+        guard let fields, case .object(let all) = value else { return value.jsonBytes() }
+        return CompactValue.object(fields.compactMap { name in all.first { $0.key == name } }).jsonBytes()
+    }
+
+    /// The sections and how many articles each has, most articles first (cached per commit).
+    func sections() throws(AccessFailure) -> [(name: String, count: Int)] {
+        let mark = try reading { store in try store.storeStatistics().lastTransactionID }
+        if let cached = sectionCache.withLock({ $0 }), cached.mark == mark { return cached.sections }
+        let sections: [(name: String, count: Int)] = try reading { store in
+            guard try store.storedCollections().contains(where: { $0.name == Self.collection }) else { return [] }
+            return try store.read { snap in
+                let definition = try snap.definition(ofCollectionNamed: Self.collection)
+                guard let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
+                else { return [] }
+                var counts: [(name: String, count: Int)] = []
+                try snap.forEachIndexEntry(Self.collection, index.name) { indexKey, _ in
+                    let name = indexKey.stringValue ?? indexKey.description
+                    if counts.last?.name == name { counts[counts.count - 1].count += 1 } else { counts.append((name, 1)) }
+                    return true
+                }
+                return counts.sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
+            }
+        }
+        sectionCache.withLock { $0 = (mark, sections) }
+        return sections
+    }
+
+    /// The store's statistics as `quire stats --json` prints them.
+    func statisticsJSON() throws(AccessFailure) -> [UInt8] {
+        try reading { store in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            return Array(try encoder.encode(try store.storeStatistics()))
+        }
+    }
+
+    /// The last committed transaction and each collection's record count: cheap enough to
+    /// look at every 250 ms. Picks up collections another process created meanwhile.
+    func commitMark() throws(AccessFailure) -> CommitMark {
+        try reading { store in
+            let stats = try store.storeStatistics()
+            var records: [String: Int] = [:]
+            for c in stats.collections { records[c.name] = c.records }
+            if try store.storedCollections().count != stats.collections.count {
+                try store.refreshCollections()
+            }
+            return CommitMark(lastTransaction: stats.lastTransactionID, records: records)
+        }
+    }
+
+    /// Changes committed through this process's store (an embedding program that writes);
+    /// nil when the server opened the store itself, read-only.
+    func inProcessChanges() -> AsyncStream<[StoreChange]>? {
+        guard case .shared(let store) = source else { return nil }
+        return store.changes()
+    }
+}

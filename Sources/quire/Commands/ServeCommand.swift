@@ -1,0 +1,31 @@
+import QuireServe
+
+/// What `quire serve` does, given valid options (see `ServeOptions.swift`).
+enum ServeCommand {
+    static func run(_ options: ServeOptions, context: CommandContext) async throws {
+        if !options.address.isLoopback {
+            Diagnostics.error(
+                "serve: warning: listening on \(options.address), not the loopback address: anyone who can reach it can read the store (there is no authentication)"
+            )
+        }
+        if !ReadOnlyStore.exists(at: context.storePath) {
+            Diagnostics.error("serve: \(context.storePath): no store at this path yet; requests get 503 until one appears")
+        }
+        var configuration = ArticleServer.Configuration()
+        configuration.address = options.address
+        configuration.port = options.port
+        let server: ArticleServer
+        do {
+            server = try ArticleServer(storePath: context.storePath, configuration: configuration)
+        } catch {
+            throw RuntimeError("serve", error.description)
+        }
+        try context.output.line("quire: serving \(context.storePath) read-only at \(server.url) (Ctrl-C stops)")
+        try context.output.flush()
+        while !context.isInterrupted {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        server.stop()
+        Diagnostics.error("serve: stopped")
+    }
+}

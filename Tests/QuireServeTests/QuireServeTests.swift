@@ -1,0 +1,161 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireNews
+import Testing
+
+@testable import QuireServe
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite struct CursorAndParameterTests {
+    @Test func cursorsRoundTripAndRejectAnythingElse() throws {
+        let key = Array("nyt://article/x".utf8)
+        for cursor in [
+            PageCursor(sort: .newest, indexKey: [0x80, 0, 1, 2], key: key, filters: 42),
+            PageCursor(sort: .id, indexKey: nil, key: Array(repeating: 0x61, count: 3000), filters: .max),
+        ] {
+            #expect(PageCursor(text: cursor.text) == cursor)
+            #expect(!cursor.text.contains("+") && !cursor.text.contains("/") && !cursor.text.contains("="))
+        }
+        let good = PageCursor(sort: .oldest, indexKey: [1], key: key).text
+        for bad in ["", "AAAA", String(good.dropLast(3)), good + "AA", "!!!!", "AgAAAAAAAAAAAAAAAAAB"] {
+            #expect(PageCursor(text: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func percentDecodingIsStrict() {
+        #expect(PercentDecoding.decode("a%20b+c", plusIsSpace: true) == "a b c")
+        #expect(PercentDecoding.decode("a+b", plusIsSpace: false) == "a+b")
+        #expect(PercentDecoding.decode("nyt%3A%2F%2Farticle%2F%C3%BC", plusIsSpace: false) == "nyt://article/ü")
+        for bad in ["%", "%2", "%zz", "%C3", "%FF%FE", "a%G0"] {
+            #expect(PercentDecoding.decode(Substring(bad), plusIsSpace: true) == nil, "\(bad)")
+        }
+    }
+
+    @Test func listParametersAreCheckedStrictly() throws {
+        let query = try ArticleQuery(parameters: [("since", "2020-01-31"), ("until", "20200201"), ("limit", "7")])
+        #expect(query.since == Date(timeIntervalSince1970: 1_580_428_800))
+        #expect(query.untilExclusive == Date(timeIntervalSince1970: 1_580_601_600))
+        #expect(query.limit == 7 && query.sort == .newest)
+        let bad: [[(name: String, value: String)]] = [
+            [("limit", "501")], [("limit", "-1")], [("sort", "best")], [("since", "2020-13-01")], [("since", "2020-1-1")],
+            [("section", "")], [("page", "2")], [("limit", "1"), ("limit", "1")], [("since", "2021-01-01"), ("until", "2020-12-31")],
+            [("sort", "id"), ("until", "2020-12-31")], [("cursor", "x")],
+        ]
+        for parameters in bad {
+            #expect(throws: ArticleQuery.Invalid.self, "\(parameters)") { _ = try ArticleQuery(parameters: parameters) }
+        }
+        // A cursor only works with the filters that made it.
+        let arts = try ArticleQuery(parameters: [("section", "Arts")])
+        let cursor = PageCursor(sort: .newest, indexKey: [1], key: [2], filters: arts.filterTag).text
+        _ = try ArticleQuery(parameters: [("section", "Arts"), ("cursor", cursor)])
+        #expect(throws: ArticleQuery.Invalid.self) { _ = try ArticleQuery(parameters: [("section", "World"), ("cursor", cursor)]) }
+    }
+
+    @Test func etagsAndEncodings() {
+        #expect(Router.matches("W/\"ab\"", "W/\"ab\""))
+        #expect(Router.matches("\"x\", \"ab\"", "W/\"ab\""))
+        #expect(Router.matches("*", "W/\"ab\""))
+        #expect(!Router.matches("W/\"abc\"", "W/\"ab\""))
+        #expect(Gzip.isAccepted(by: "deflate, gzip;q=0.5"))
+        #expect(!Gzip.isAccepted(by: "gzip;q=0"))
+        #expect(!Gzip.isAccepted(by: "br") && !Gzip.isAccepted(by: nil))
+        #expect(ContentHash.of(Array("abc".utf8)) != ContentHash.of(Array("abd".utf8)))
+        #expect(ContentHash.of(Array(repeating: 1, count: 17)) != ContentHash.of(Array(repeating: 1, count: 16)))
+        #expect(JSONText.string("<a\u{1}\"\\>") == "\"\\u003ca\\u0001\\\"\\\\\\u003e\"")
+    }
+
+    @Test func addresses() {
+        #expect(SocketAddress("127.0.0.1")?.isLoopback == true)
+        #expect(SocketAddress("127.8.9.10")?.isLoopback == true)
+        #expect(SocketAddress("localhost")?.description == "127.0.0.1")
+        #expect(SocketAddress("::1")?.isLoopback == true && SocketAddress("[::1]")?.isIPv6 == true)
+        #expect(SocketAddress("0.0.0.0")?.isLoopback == false)
+        #expect(SocketAddress("10.0.0.1")?.isLoopback == false)
+        #expect(SocketAddress("example.com") == nil && SocketAddress("1.2.3") == nil && SocketAddress("") == nil)
+    }
+}
+
+/// Reads from a loopback socket until `done` or 10 s pass.
+private func exchange(_ port: Int, _ request: String, until done: (String) -> Bool) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port)).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    try #require(connected == 0)
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while !done(String(decoding: received, as: UTF8.self)) {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        received += buffer[0..<n]
+    }
+    return String(decoding: received, as: UTF8.self)
+}
+
+@Suite struct EmbeddedServerTests {
+    func scratchPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
+    }
+
+    /// An embedding program that writes to its store sees each commit's keys on /api/changes.
+    @Test func sharedStoreStreamsInProcessChangesWithKeys() async throws {
+        let path = scratchPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        try NewsSchema.register(in: store)
+        try await store.put(Article(id: "first", headline: "one", publishedAt: Date(timeIntervalSince1970: 1e9)), in: NewsSchema.articles)
+        var configuration = ArticleServer.Configuration()
+        configuration.port = 0
+        let server = try ArticleServer(store: store, configuration: configuration)
+        defer { server.stop() }
+        #expect(server.port > 0 && server.url == "http://127.0.0.1:\(server.port)/")
+        let record = try exchange(server.port, "GET /api/articles/first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        #expect(record.hasPrefix("HTTP/1.1 200") && record.contains("\"headline\":\"one\""))
+
+        let port = server.port
+        let events = Task.detached {
+            try exchange(port, "GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n") { $0.contains("event: change") && $0.contains("second") }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        try await store.put(Article(id: "second", headline: "two"), in: NewsSchema.articles)
+        let text = try await events.value
+        #expect(text.contains("event: hello"))
+        #expect(text.contains("{\"collection\":\"articles\",\"kind\":\"upsert\",\"keys\":[\"second\"],\"more\":0}"), "\(text)")
+    }
+
+    @Test func aMissingStoreAnswers503AndTheFixedServerItsBody() throws {
+        var configuration = ArticleServer.Configuration()
+        configuration.port = 0
+        let server = try ArticleServer(storePath: scratchPath(), configuration: configuration)
+        defer { server.stop() }
+        let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        #expect(answer.hasPrefix("HTTP/1.1 503") && answer.contains("\"status\":503"))
+        // The page needs no store.
+        let page = try exchange(server.port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        #expect(page.hasPrefix("HTTP/1.1 200") && page.contains("<title>Quire</title>"))
+
+        let fixed = try FixedBodyServer(body: Array("{\"x\":1}".utf8))
+        defer { fixed.stop() }
+        let body = try exchange(fixed.port, "GET /anything HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        #expect(body.hasPrefix("HTTP/1.1 200") && body.hasSuffix("{\"x\":1}"))
+    }
+
+    @Test func aTakenPortIsAServeError() throws {
+        let first = try FixedBodyServer(body: [])
+        defer { first.stop() }
+        #expect(throws: ServeError.self) { _ = try FixedBodyServer(body: [], port: first.port) }
+    }
+}

@@ -55,8 +55,9 @@ final class ChangeFeed: Sendable {
         if let stream = access.inProcessChanges() {
             relay.withLock {
                 $0 = Task.detached { [self] in
-                    for await batch in stream {
-                        for change in batch { publish(Self.changeEvent(change)) }
+                    for await event in stream {
+                        guard case .batch(let batch) = event else { continue }
+                        for change in batch.changes { publish(Self.changeEvent(change)) }
                     }
                 }
             }

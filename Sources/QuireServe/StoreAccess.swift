@@ -160,8 +160,8 @@ final class StoreAccess: Sendable {
         }
         switch query.sort {
         case .id:
-            var range = KeyRange.all
-            if let after = query.after { range = KeyRange(lower: .exclusive(after.key)) }
+            var range = StoreKeyRange.all
+            if let after = query.after { range = .after(StoreKey(bytes: after.key)) }
             try snap.forEachGeneric(inCollectionNamed: collection, range: range) { key, value in
                 take(nil, key, value)
             }
@@ -171,19 +171,20 @@ final class StoreAccess: Sendable {
                 throw AccessFailure.unsupported("the articles collection has no date index; use sort=id")
             }
             let reverse = query.sort == .newest
-            var lower = query.since.map { KeyRange.Bound.inclusive(StoreKey.date($0).bytes) }
-            var upper = query.untilExclusive.map { KeyRange.Bound.exclusive(StoreKey.date($0).bytes) }
+            var lower = query.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
+            var upper = query.untilExclusive.map { StoreKeyRange.Bound.exclusive(.date($0)) }
             let after = query.after
             if let after, let resume = after.indexKey {
-                if reverse { upper = .inclusive(resume) } else { lower = .inclusive(resume) }
+                if reverse { upper = .inclusive(StoreKey(bytes: resume)) } else { lower = .inclusive(StoreKey(bytes: resume)) }
             }
             try snap.forEachIndexEntry(
-                collection, index.name, range: KeyRange(lower: lower, upper: upper), reverse: reverse
+                collection, index.name, range: StoreKeyRange(lower: lower, upper: upper), reverse: reverse
             ) { indexKey, key in
                 if let after, let resume = after.indexKey, indexKey.bytes == resume {
                     // Duplicates of one date come in key order (descending in reverse): skip
                     // up to and including the last record of the previous page.
-                    let order = KeyRange.compare(key.bytes, after.key)
+                    let resumeKey = StoreKey(bytes: after.key)
+                    let order = key == resumeKey ? 0 : key < resumeKey ? -1 : 1
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
                 guard let value = try Self.value(snap, key, query) else { return true }
@@ -263,7 +264,7 @@ final class StoreAccess: Sendable {
 
     /// Changes committed through this process's store (an embedding program that writes);
     /// nil when the server opened the store itself, read-only.
-    func inProcessChanges() -> AsyncStream<[StoreChange]>? {
+    func inProcessChanges() -> Quire.ChangeFeed? {
         guard case .shared(let store) = source else { return nil }
         return store.changes()
     }

@@ -28,7 +28,24 @@ extension Store {
         let registered = registry.withLock { $0 }
         let relationDBs = relations.withLock { $0 }
         let relationTargets = try storedRelationTargets()
-        return try read { snap in
+        // Where the walk is, for the error when LMDB meets a damaged page.
+        var position = VerifyPosition()
+        do {
+            return try verifyWalk(registered, relationDBs, relationTargets, progress, &position)
+        } catch let error as StoreError where error.code == .corrupted {
+            guard let lmdb = error.underlying as? LMDBError else { throw error }
+            throw StoreError.corrupted(lmdb, path: environment.path, context: "while reading \(position.description)")
+        } catch let error as LMDBError where error.isCorruption {
+            throw StoreError.corrupted(error, path: environment.path, context: "while reading \(position.description)")
+        }
+    }
+
+    /// The walk of ``verify(progress:)``; `at` follows which part of the store it reads.
+    private func verifyWalk(
+        _ registered: [String: RegisteredCollection], _ relationDBs: [String: Database],
+        _ relationTargets: [String: String], _ progress: ((Int) -> Void)?, _ at: inout VerifyPosition
+    ) throws -> VerificationReport {
+        try read { snap in
             var report = VerificationReport()
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
@@ -36,8 +53,10 @@ extension Store {
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)
+                at = VerifyPosition(part: "collection '\(name)', records")
                 for entry in snap.entries(in: c.records) {
                     let key = StoreKey(bytes: entry.keyBytes)
+                    at.lastKey = key
                     report.records += 1
                     if report.records % 10_000 == 0 { progress?(report.records) }
                     let value: CompactValue
@@ -51,21 +70,28 @@ extension Store {
                         guard let field = index.field else { continue }
                         for indexKey in Store.indexKeys(of: value[field], kind: index.kind) {
                             expected[i] += 1
+                            at.indexKey = indexKey
                             let found = snap.duplicates(of: indexKey.bytes, in: c.indexes[i]).contains {
                                 $0.value.elementsEqual(entry.key)
                             }
+                            try snap.checkIntact()
+                            at.indexKey = nil
                             if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }
                         }
                     }
                 }
+                try snap.checkIntact()
                 for (i, index) in c.definition.indexes.enumerated() {
                     var entries = 0
+                    at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
+                        at.lastKey = StoreKey(bytes: entry.keyBytes)
                         if try !snap.contains(entry.valueBytes, in: c.records) {
                             problem("\(name): index '\(index.name)' points to missing record \(StoreKey(bytes: entry.valueBytes))")
                         }
                     }
+                    try snap.checkIntact()
                     report.indexEntries += entries
                     if index.field != nil && entries != expected[i] {
                         problem("\(name): index '\(index.name)' has \(entries) entries, the records imply \(expected[i])")
@@ -74,13 +100,16 @@ extension Store {
             }
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { registered[$0] }
+                at = VerifyPosition(part: "relation '\(name)'")
                 for entry in snap.entries(in: relationDBs[name]!) {
+                    at.lastKey = StoreKey(bytes: entry.keyBytes)
                     report.relationEntries += 1
                     if let target, try !snap.contains(entry.valueBytes, in: target.records) {
                         problem("relation '\(name)': member \(StoreKey(bytes: entry.valueBytes)) does not exist")
                     }
                 }
             }
+            try snap.checkIntact()
             progress?(report.records)
             return report
         }
@@ -112,6 +141,21 @@ extension Store {
             }
             return out
         }
+    }
+}
+
+/// Which part of the store `verify` reads, described only when LMDB fails there.
+struct VerifyPosition {
+    var part = "the metadata"
+    /// The last key read in `part`.
+    var lastKey: StoreKey?
+    /// The index entry being looked up for the record at `lastKey`.
+    var indexKey: StoreKey?
+
+    var description: String {
+        var text = part + (lastKey.map { ", after key \($0)" } ?? ", from the first key")
+        if let indexKey { text += ", looking up index key \(indexKey)" }
+        return text
     }
 }
 

@@ -145,8 +145,15 @@ public final class Store: Sendable {
     /// Many reads run at once, and alongside the writer; each sees the store as of its start.
     /// Values handed out as raw bytes are valid only inside `body`.
     @discardableResult
+    ///
+    /// - Throws: whatever `body` throws; `StoreError(.corrupted)` "the store is corrupted; run
+    ///   quire verify" when LMDB met a damaged page (wrapping the `LMDBError`).
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
-        try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
+        do {
+            return try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
+        } catch let error as LMDBError where error.isCorruption {
+            throw StoreError.corrupted(error, path: environment.path)
+        }
     }
 
     /// A stream of committed changes, one element per commit.

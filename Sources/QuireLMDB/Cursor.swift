@@ -26,6 +26,7 @@ public final class Cursor {
     private let cursor: OpaquePointer
 
     init(handle: TransactionHandle, database: Database) throws(LMDBError) {
+        handle.checkLive()
         self.handle = handle
         var c: OpaquePointer?
         try handle.check(mdb_cursor_open(handle.txn, database.dbi, &c), "mdb_cursor_open")
@@ -95,8 +96,10 @@ public final class Cursor {
 
 /// Entries of a database in key order, from a range or the duplicates of one key.
 ///
-/// Iteration errors (which LMDB reports only for corruption or misuse) trap; use a `Cursor`
-/// to handle them yourself.
+/// LMDB reports iteration errors only for a damaged file (or misuse): the sequence then ends
+/// early and keeps the error in its transaction, which `Environment.read`/`write` throw when
+/// their closure returns (``ReadableTransaction/checkIntact()`` throws it sooner). Use a
+/// `Cursor` to handle them step by step.
 public struct EntrySequence: Sequence {
     enum Mode {
         case range(KeyRange, reverse: Bool)
@@ -139,7 +142,10 @@ public struct EntrySequence: Sequence {
                 }
                 return entry
             } catch {
-                preconditionFailure("LMDB cursor failed: \(error)")
+                if sequence.handle.token.failure == nil { sequence.handle.token.failure = error }
+                finished = true
+                cursor = nil
+                return nil
             }
         }
 

@@ -24,7 +24,16 @@ extension Environment {
             readerPool.recycle(txn)
             gate.leaveShared()
         }
-        return try body(ReadTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
+        let result: R
+        do {
+            result = try body(ReadTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
+        } catch {
+            // A damaged page explains whatever failed after it.
+            if let failure = token.failure { throw failure }
+            throw error
+        }
+        if let failure = token.failure { throw failure }
+        return result
     }
 
     /// Enters the gate and returns an active read transaction; on error the gate is left.
@@ -99,9 +108,14 @@ extension Environment {
                         try growMap()
                         continue
                     }
+                    if let failure = token.failure { throw failure }
                     throw error
                 }
                 token.end()
+                if let failure = token.failure {
+                    mdb_txn_abort(txn)
+                    throw failure
+                }
                 // > mdb_txn_commit: "The transaction handle is freed. It and its cursors must not
                 // > be used again after this call" — also on failure, so never abort after it.
                 let commit = mdb_txn_commit(txn)

@@ -18,8 +18,7 @@ enum CopyCommand {
         do {
             try environment.copy(to: destination, compact: options.compact)
         } catch {
-            // Leave nothing half-written behind: a partial data file is not a store.
-            unlink(destination + "/data.mdb")
+            // The copy removed its temporary file; a directory it created goes too.
             if createdDirectory { rmdir(destination) }
             throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")
         }
@@ -52,7 +51,8 @@ enum CopyCommand {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name != "." && name != ".." {
+            // A killed copy's temporary file does not count: the next copy replaces it.
+            if name != "." && name != ".." && !name.hasPrefix(Environment.partialCopyPrefix) {
                 throw RuntimeError("copy", "\(destination): the directory is not empty")
             }
         }

@@ -3,6 +3,7 @@ import Quire
 /// What `quire verify` does, given valid options (see `VerifyOptions.swift`).
 enum VerifyCommand {
     static func run(_ options: VerifyOptions, context: CommandContext) async throws {
+        FaultHandler.setContext(.verifying)
         let store = try OpenStore.readOnly(context.storePath, command: "verify")
         defer { store.close() }
         let progress = context.progress("verifying", quiet: options.quiet)

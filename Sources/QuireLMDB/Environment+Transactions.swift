@@ -18,7 +18,7 @@ extension Environment {
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try ensureOpen("read")
         let txn = try enterRead()
-        let token = TransactionToken()
+        let token = TransactionToken(readOnly: true)
         defer {
             token.end()
             readerPool.recycle(txn)
@@ -96,7 +96,7 @@ extension Environment {
                 }
                 try check(rc, "mdb_txn_begin", path: path)
                 guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
-                let token = TransactionToken()
+                let token = TransactionToken(readOnly: false)
                 let result: R
                 do {
                     result = try body(WriteTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))

@@ -12,11 +12,17 @@ import Darwin
 /// traps instead of reading freed memory.
 final class TransactionToken {
     var isLive = true
+    /// True for read transactions: their data cannot change while a cursor walks it, so a walk
+    /// that sees more (or, over a whole database, fewer) entries than the database holds has
+    /// met a damaged page.
+    let isReadOnly: Bool
     var sawMapFull = false
     /// The first error LMDB returned in this transaction for a damaged page. Sequences, which
     /// cannot throw, end early and leave it here; the transaction's closure then throws it.
     var failure: LMDBError?
     var openCursors: [ObjectIdentifier: OpaquePointer] = [:]
+
+    init(readOnly: Bool) { isReadOnly = readOnly }
 
     /// Closes cursors that are still open. lmdb.h: "A cursor in a read-only transaction must be
     /// closed explicitly, before or after its transaction ends."
@@ -50,6 +56,13 @@ public struct TransactionHandle {
         if rc == MDB_KEYEXIST && !flags.isDisjoint(with: [.noOverwrite, .noDuplicateData]) { return false }
         try check(rc, "mdb_put")
         return true
+    }
+
+    /// The number of entries `mdb_stat` reports for the database in this transaction.
+    func entryCount(of database: Database) throws(LMDBError) -> Int {
+        var st = MDB_stat()
+        try check(mdb_stat(txn, database.dbi, &st), "mdb_stat")
+        return st.ms_entries
     }
 
     @inline(__always)

@@ -4,6 +4,8 @@
     import Darwin
 #endif
 
+import QuireLMDB
+
 /// Parses the command line, runs the command, and maps every outcome to output and an exit status.
 enum EntryPoint {
     static func run(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -82,6 +84,9 @@ enum EntryPoint {
             return ExitStatus.failure
         case let error as UsageError:
             return usageFailure(error)
+        case let error as LMDBError where error.isCorruption:
+            Diagnostics.error("\(prefix)\(error.path.map { "\($0): " } ?? "")\(OpenStore.reason(error))")
+            return ExitStatus.failure
         case let error as InterruptedError:
             Diagnostics.error("\(error.command): interrupted; the store is consistent")
             return ExitStatus.interrupted

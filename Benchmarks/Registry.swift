@@ -21,6 +21,7 @@ enum Registry {
             EncodeBenchmark(corpus: corpus, format: .hand),
             EncodeBenchmark(corpus: corpus, format: .quire),
             EncodeBenchmark(corpus: corpus, format: .quireZstd),
+            ManyStringsEncodeBenchmark(),
             DecodeBenchmark(corpus: corpus, format: .json),
             DecodeBenchmark(corpus: corpus, format: .hand),
             DecodeBenchmark(corpus: corpus, format: .quire),

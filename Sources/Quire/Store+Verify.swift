@@ -23,15 +23,21 @@ extension Store {
     /// record, and (for indexes over one field) every record has exactly its expected entries;
     /// every relation member exists. Works without the Swift types.
     ///
-    /// - Parameter progress: called with the number of records checked so far.
-    public func verify(progress: ((Int) -> Void)? = nil) throws -> VerificationReport {
+    /// - Parameters:
+    ///   - progress: called with the number of records checked so far.
+    ///   - isCancelled: polled every thousand records; true stops the walk with `CancellationError`.
+    /// - Throws: `StoreError(.corrupted)` naming the collection and key range being read when
+    ///   LMDB meets a damaged page; `CancellationError`.
+    public func verify(
+        progress: ((Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+    ) throws -> VerificationReport {
         let registered = registry.withLock { $0 }
         let relationDBs = relations.withLock { $0 }
         let relationTargets = try storedRelationTargets()
         // Where the walk is, for the error when LMDB meets a damaged page.
         var position = VerifyPosition()
         do {
-            return try verifyWalk(registered, relationDBs, relationTargets, progress, &position)
+            return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, &position)
         } catch let error as StoreError where error.code == .corrupted {
             guard let lmdb = error.underlying as? LMDBError else { throw error }
             throw StoreError.corrupted(lmdb, path: environment.path, context: "while reading \(position.description)")
@@ -43,7 +49,8 @@ extension Store {
     /// The walk of ``verify(progress:)``; `at` follows which part of the store it reads.
     private func verifyWalk(
         _ registered: [String: RegisteredCollection], _ relationDBs: [String: Database],
-        _ relationTargets: [String: String], _ progress: ((Int) -> Void)?, _ at: inout VerifyPosition
+        _ relationTargets: [String: String], _ progress: ((Int) -> Void)?, _ isCancelled: (() -> Bool)?,
+        _ at: inout VerifyPosition
     ) throws -> VerificationReport {
         try read { snap in
             var report = VerificationReport()
@@ -59,6 +66,7 @@ extension Store {
                     at.lastKey = key
                     report.records += 1
                     if report.records % 10_000 == 0 { progress?(report.records) }
+                    if report.records % 1_000 == 0, isCancelled?() == true { throw CancellationError() }
                     let value: CompactValue
                     do {
                         value = try snap.genericValue(entry.value, options: c.decoder.options)

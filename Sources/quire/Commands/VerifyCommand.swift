@@ -8,9 +8,16 @@ enum VerifyCommand {
         defer { store.close() }
         let progress = context.progress("verifying", quiet: options.quiet)
         var done = 0
-        let report = try store.verify { checked in
-            progress.advance(by: checked - done)
-            done = checked
+        let report: VerificationReport
+        do {
+            report = try store.verify(
+                progress: { checked in
+                    progress.advance(by: checked - done)
+                    done = checked
+                }, isCancelled: { context.isInterrupted })
+        } catch is CancellationError {
+            progress.finish()
+            throw InterruptedError(command: "verify")
         }
         progress.finish()
         for problem in report.problems { try context.output.line(problem) }

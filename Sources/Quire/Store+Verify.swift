@@ -19,7 +19,8 @@ public struct VerificationReport: Sendable, Hashable {
 }
 
 extension Store {
-    /// Checks the whole store in one snapshot: every record decodes; every index entry points to a
+    /// Checks the whole store in one snapshot: every record decodes and matches its checksum (any
+    /// changed byte of a format 2 record is found); every index entry points to a
     /// record, and (for indexes over one field) every record has exactly its expected entries;
     /// every relation member exists. Works without the Swift types.
     ///
@@ -60,6 +61,8 @@ extension Store {
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)
+                var checked = c.decoder.options
+                checked.verifyChecksums = true
                 at = VerifyPosition(part: "collection '\(name)', records")
                 for entry in snap.entries(in: c.records) {
                     let key = StoreKey(bytes: entry.keyBytes)
@@ -69,7 +72,7 @@ extension Store {
                     if report.records % 1_000 == 0, isCancelled?() == true { throw CancellationError() }
                     let value: CompactValue
                     do {
-                        value = try snap.genericValue(entry.value, options: c.decoder.options)
+                        value = try snap.genericValue(entry.value, options: checked)
                     } catch {
                         problem("\(name): record \(key): does not decode: \(error)")
                         continue

@@ -58,7 +58,7 @@ public final class Store: Sendable {
                 fieldNames = try env.openDatabase(StoreLayout.fields)
             }
             try Store.checkFormat(env, meta, readOnly: options.readOnly)
-            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
+            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, meta: meta, path: env.path) }
             metaDB = meta
             fieldsDB = fieldNames
             fieldCache = Mutex(table)
@@ -106,11 +106,19 @@ public final class Store: Sendable {
                 "\(env.path): store format \(version) is newer than this Quire reads (\(StoreLayout.formatVersion)); upgrade Quire"
             )
         }
+        if version < StoreLayout.formatVersion && !readOnly {
+            try env.write { txn in
+                try txn.put(Array(String(StoreLayout.formatVersion).utf8), forKey: StoreLayout.formatKey, in: meta)
+            }
+        }
     }
 
     /// Reads the whole field table from a snapshot, checking that ids are dense and names unique.
+    ///
+    /// With `meta`, the table must match the checksum stored there (stores that never appended a
+    /// name since checksums came have none).
     static func loadFieldTable<T: ReadableTransaction & ~Copyable>(
-        _ txn: borrowing T, _ fields: Database, path: String
+        _ txn: borrowing T, _ fields: Database, meta: Database, path: String
     ) throws -> FieldTable {
         var names: [String] = []
         var seen = Set<String>()
@@ -126,6 +134,9 @@ public final class Store: Sendable {
                 throw StoreError(.corrupted, "\(path): field table: invalid or repeated name for id \(id)")
             }
             names.append(name)
+        }
+        if let stored = try txn.get(StoreLayout.fieldsChecksumKey, in: meta), stored != StoreLayout.fieldsChecksum(names) {
+            throw StoreError(.corrupted, "\(path): field table: names do not match their checksum; \(StoreError.corruptionMessage)")
         }
         return FieldTable(names: names)
     }

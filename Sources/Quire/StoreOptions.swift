@@ -12,6 +12,10 @@ public struct StoreOptions: Sendable {
     public var readOnly: Bool = false
     /// The most collections, indexes and relations the store can hold in all.
     public var maxDatabases: Int = 128
+    /// Checks every record's CRC-32C as it is read, so a damaged record throws
+    /// (`CompactDecodingError.checksumMismatch`) instead of reading as other data. Off by
+    /// default (a read then costs nothing more); `verify()` always checks. The CLI turns it on.
+    public var verifyChecksums: Bool = false
 
     /// The defaults: a 64 MiB map that grows, durable commits.
     public init() {}

@@ -18,16 +18,20 @@ public struct CompactDecoder: Sendable {
         public var dictionary: [UInt8]?
         /// Passed to `Decodable` implementations as `Decoder.userInfo`.
         public var userInfo: [CodingUserInfoKey: any Sendable]
+        /// Checks the CRC-32C of version 2 payloads before reading them (version 1 payloads have
+        /// none). Off by default: reads skip the check, `Store.verify()` makes it.
+        public var verifyChecksums: Bool
 
         /// Creates options.
         public init(
             depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, dictionary: [UInt8]? = nil,
-            userInfo: [CodingUserInfoKey: any Sendable] = [:]
+            userInfo: [CodingUserInfoKey: any Sendable] = [:], verifyChecksums: Bool = false
         ) {
             self.depthLimit = max(1, depthLimit)
             self.maxDecompressedSize = maxDecompressedSize
             self.dictionary = dictionary
             self.userInfo = userInfo
+            self.verifyChecksums = verifyChecksums
         }
     }
 
@@ -76,7 +80,8 @@ public struct CompactDecoder: Sendable {
         _ bytes: UnsafeRawBufferPointer, fields: FieldTable?, _ body: (DecoderState, Int, Int) throws -> T
     ) throws -> T {
         try Payload.open(
-            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
+            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor,
+            verifyChecksum: options.verifyChecksums
         ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }

@@ -10,6 +10,7 @@ enum OpenStore {
         var options = StoreOptions()
         options.readOnly = true
         options.initialMapSize = 0  // adopt the size recorded in the file
+        options.verifyChecksums = true  // a damaged record fails the command, never prints as other data
         return try open(path, options, command: command)
     }
 

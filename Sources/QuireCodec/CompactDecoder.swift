@@ -45,6 +45,13 @@ public struct CompactDecoder: Sendable {
         self.decompressor = options.dictionary.map { ZstdDecompressor(dictionary: $0) }
     }
 
+    /// Checks a payload's header byte and, for version 2, its checksum, without decoding it (for
+    /// tools that copy records as bytes, such as `quire dump --format mdb`).
+    /// - Throws: ``CompactDecodingError`` (`checksumMismatch`, `unsupportedVersion`, `truncated`).
+    package static func checkIntegrity(_ bytes: UnsafeRawBufferPointer) throws(CompactDecodingError) {
+        _ = try Payload.checkHeader(bytes, verifyChecksum: true)
+    }
+
     /// Decodes a record whose field ids come from `fields`.
     ///
     /// - Throws: ``CompactDecodingError`` for malformed bytes (``CompactDecodingError/unknownFieldID``

@@ -6,6 +6,8 @@ import QuireCodec
 enum DumpCommand {
     static func run(_ options: DumpOptions, context: CommandContext) async throws {
         if options.format == .mdb {
+            // Opening the store first checks its format and field table (the dump copies bytes).
+            try OpenStore.readOnly(context.storePath, command: "dump").close()
             let env = try ReadOnlyStore.open(context.storePath, command: "dump")
             defer { env.close() }
             try writeMDBDump(environment: env, to: context.output)

@@ -27,10 +27,13 @@ extension Store {
     /// - Parameters:
     ///   - progress: called with the number of records checked so far.
     ///   - isCancelled: polled every thousand records; true stops the walk with `CancellationError`.
+    ///   - reading: when given, told which part of the store the walk reads, record by record
+    ///     (`collection 'articles', records, after key …`), for a caller that must say where it
+    ///     was if the process faults on a damaged page.
     /// - Throws: `StoreError(.corrupted)` naming the collection and key range being read when
     ///   LMDB meets a damaged page; `CancellationError`.
     public func verify(
-        progress: ((Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+        progress: ((Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil, reading: ((String) -> Void)? = nil
     ) throws -> VerificationReport {
         let registered = registry.withLock { $0 }
         let relationDBs = relations.withLock { $0 }
@@ -38,7 +41,7 @@ extension Store {
         // Where the walk is, for the error when LMDB meets a damaged page.
         var position = VerifyPosition()
         do {
-            return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, &position)
+            return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, reading, &position)
         } catch let error as StoreError where error.code == .corrupted {
             guard let lmdb = error.underlying as? LMDBError else { throw error }
             throw StoreError.corrupted(lmdb, path: environment.path, context: "while reading \(position.description)")
@@ -51,7 +54,7 @@ extension Store {
     private func verifyWalk(
         _ registered: [String: RegisteredCollection], _ relationDBs: [String: Database],
         _ relationTargets: [String: String], _ progress: ((Int) -> Void)?, _ isCancelled: (() -> Bool)?,
-        _ at: inout VerifyPosition
+        _ reading: ((String) -> Void)?, _ at: inout VerifyPosition
     ) throws -> VerificationReport {
         try read { snap in
             var report = VerificationReport()
@@ -67,6 +70,7 @@ extension Store {
                 for entry in snap.entries(in: c.records) {
                     let key = StoreKey(bytes: entry.keyBytes)
                     at.lastKey = key
+                    reading?(at.description)
                     report.records += 1
                     if report.records % 10_000 == 0 { progress?(report.records) }
                     if report.records % 1_000 == 0, isCancelled?() == true { throw CancellationError() }
@@ -98,6 +102,7 @@ extension Store {
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
                         at.lastKey = StoreKey(bytes: entry.keyBytes)
+                        reading?(at.description)
                         if try !snap.contains(entry.valueBytes, in: c.records) {
                             problem("\(name): index '\(index.name)' points to missing record \(StoreKey(bytes: entry.valueBytes))")
                         }
@@ -114,6 +119,7 @@ extension Store {
                 at = VerifyPosition(part: "relation '\(name)'")
                 for entry in snap.entries(in: relationDBs[name]!) {
                     at.lastKey = StoreKey(bytes: entry.keyBytes)
+                    reading?(at.description)
                     report.relationEntries += 1
                     if let target, try !snap.contains(entry.valueBytes, in: target.records) {
                         problem("relation '\(name)': member \(StoreKey(bytes: entry.valueBytes)) does not exist")

@@ -104,6 +104,7 @@ public final class Environment: @unchecked Sendable {
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create", path: path)
         guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
+        LMDBAssertionHook.attach(to: env)
         do throws(LMDBError) {
             try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
             try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")

@@ -93,3 +93,35 @@ private func truncate(_ path: String, to size: Int) throws {
         }
     }
 }
+
+/// LMDB errors and faults on damaged pages end as one clear line and status 1.
+@Suite struct CorruptedPageTests {
+    @Test func verifyNamesWhereItWasReadingOnADamagedLeaf() throws {
+        try withScratch { dir in
+            let store = try makeStore(in: dir, count: 20)
+            let path = store + "/data.mdb"
+            var data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // The leaf page holding the first record's key: its id appears in the key of the node.
+            let dump = try runQuire(["dump"], directory: dir)
+            let id = try #require(lines(dump.stdout).first.flatMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+            })
+            let at = try #require(data.range(of: Data(id.utf8))?.lowerBound)
+            let page = at / 4096 * 4096
+            for i in page..<(page + 16) { data[i] ^= 0xFF }
+            try data.write(to: URL(fileURLWithPath: path))
+            let verify = try runQuire(["verify"], directory: dir)
+            #expect(!verify.signaled, "\(verify)")
+            #expect(verify.status == 1, "\(verify)")
+            #expect(verify.stderr.contains("corrupted"), "\(verify)")
+            #expect(verify.stderr.contains("collection 'articles'"), "\(verify)")
+            #expect(verify.stderr.split(separator: "\n").count == 1, "\(verify)")
+            for args in [["dump"], ["get", id], ["dump", "--format", "mdb"]] {
+                let result = try runQuire(args, directory: dir)
+                #expect(!result.signaled, "\(args): \(result)")
+                #expect(result.status == 1 || (result.status == 0 && result.stdout == (args == ["dump"] ? dump.stdout : result.stdout)), "\(args): \(result)")
+                if result.status == 1 { #expect(result.stderr.contains("the store is corrupted; run quire verify"), "\(args): \(result)") }
+            }
+        }
+    }
+}

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import QuireLMDB
 import Synchronization
 
 /// Which message the fault handler writes; set by commands before they read the store.
@@ -11,8 +12,17 @@ private let faultMessageIndex = Atomic<Int>(0)
 /// The messages, fixed at compile time: a signal handler may only call async-signal-safe code.
 private let faultMessages: [StaticString] = [
     "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n",
-    "quire: verify: the store is corrupted: LMDB stopped on a damaged page it cannot read; restore a backup\n",
+    "quire: verify: the store is corrupted: LMDB stopped on a damaged page it cannot read",
 ]
+private let faultMessageEnd: StaticString = "; restore a backup\n"
+private let faultDetailLead: StaticString = " (while reading "
+private let faultDetailEnd: StaticString = ")"
+
+/// Where `verify` was reading, for the fault message: a fixed buffer (allocated once, never
+/// freed) and the length of its text; written by the thread that can fault, read by its handler.
+private let faultDetailCapacity = 480
+nonisolated(unsafe) private let faultDetail = UnsafeMutablePointer<UInt8>.allocate(capacity: 480)
+private let faultDetailLength = Atomic<Int>(0)
 
 /// The last line of defence against a damaged store file.
 ///
@@ -34,6 +44,8 @@ enum FaultHandler {
         // Globals initialize lazily: touch them here, never first in the handler.
         _ = faultMessages.count
         faultMessageIndex.store(0, ordering: .relaxed)
+        faultDetailLength.store(0, ordering: .relaxed)
+        _ = faultDetail
         let size = max(Int(SIGSTKSZ), 64 * 1024)
         if let memory = malloc(size) {
             var stack = stack_t()
@@ -42,6 +54,8 @@ enum FaultHandler {
             stack.ss_flags = 0
             sigaltstack(&stack, nil)
         }
+        // LMDB's own assertions on damaged pages end the same way, without its `mdb.c:` line.
+        LMDBAssertionHook.install { _ in handleFault(SIGABRT) }
         for signalNumber in [SIGSEGV, SIGBUS, SIGABRT] {
             var action = sigaction()
             #if canImport(Glibc)
@@ -59,11 +73,35 @@ enum FaultHandler {
     static func setContext(_ context: Context) {
         faultMessageIndex.store(context.rawValue, ordering: .relaxed)
     }
+
+    /// Says what `verify` reads now (`collection 'articles', records, after key …`), shown by the
+    /// message of a fault; control characters of keys are escaped, long text is cut.
+    static func setDetail(_ text: String) {
+        faultDetailLength.store(0, ordering: .relaxed)
+        var count = 0
+        for byte in TerminalText.escaped(text).utf8 where count < faultDetailCapacity {
+            faultDetail[count] = byte
+            count += 1
+        }
+        faultDetailLength.store(count, ordering: .releasing)
+    }
 }
 
 private func handleFault(_ signalNumber: Int32) {
-    let index = faultMessageIndex.load(ordering: .relaxed)
-    let message = faultMessages[index == 1 ? 1 : 0]
-    _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    func put(_ text: StaticString) {
+        _ = text.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+    guard faultMessageIndex.load(ordering: .relaxed) == FaultHandler.Context.verifying.rawValue else {
+        put(faultMessages[0])
+        _exit(1)
+    }
+    put(faultMessages[1])
+    let length = faultDetailLength.load(ordering: .acquiring)
+    if length > 0 {
+        put(faultDetailLead)
+        _ = write(STDERR_FILENO, faultDetail, length)
+        put(faultDetailEnd)
+    }
+    put(faultMessageEnd)
     _exit(1)
 }

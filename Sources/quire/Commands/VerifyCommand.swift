@@ -14,7 +14,7 @@ enum VerifyCommand {
                 progress: { checked in
                     progress.advance(by: checked - done)
                     done = checked
-                }, isCancelled: { context.isInterrupted })
+                }, isCancelled: { context.isInterrupted }, reading: { FaultHandler.setDetail($0) })
         } catch is CancellationError {
             progress.finish()
             throw InterruptedError(command: "verify")

@@ -25,10 +25,12 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Header only: the processor's CRC-32C instruction for record checksums.
+        .systemLibrary(name: "CChecksum"),
 
         // The library, bottom up (DESIGN.md "Architecture").
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
-        .target(name: "QuireCodec", dependencies: ["CZstd"], swiftSettings: strict),
+        .target(name: "QuireCodec", dependencies: ["CZstd", "CChecksum"], swiftSettings: strict),
         .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec"], swiftSettings: strict),
         .target(name: "QuireNews", dependencies: ["QuireCodec"], swiftSettings: strict),
         .target(name: "QuireHTTP", dependencies: ["CCurl"], swiftSettings: strict),

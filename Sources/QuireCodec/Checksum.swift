@@ -1,9 +1,15 @@
+internal import CChecksum
+
 /// CRC-32C (Castagnoli), the checksum of version 2 payloads (see docs/FORMAT.md, "Checksum").
 ///
 /// A CRC detects every change of up to 32 consecutive bits, so any one damaged byte of a record
-/// is always found, and most larger damage too (all but one in 2³² at random). Computed
-/// eight bytes at a time ("slicing by 8"), about a byte a cycle on current machines.
+/// is always found, and most larger damage too (all but one in 2³² at random). Computed with
+/// the processor's CRC-32C instruction where there is one (SSE 4.2, ARMv8 CRC), else eight
+/// bytes at a time from tables ("slicing by 8").
 package enum Checksum {
+    /// Whether the processor computes CRC-32C itself (asked once).
+    private static let hasHardware = quire_crc32c_hardware() != 0
+
     /// The reflected Castagnoli polynomial.
     private static let polynomial: UInt32 = 0x82F6_3B78
 
@@ -27,6 +33,13 @@ package enum Checksum {
     /// The CRC-32C of `bytes`, continuing from `crc` (0 to start). For other layers' own
     /// checksums (the store's field table).
     package static func crc32c(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        guard let base = bytes.baseAddress else { return crc }
+        if hasHardware { return ~quire_crc32c_update(~crc, base, bytes.count) }
+        return tableCRC32C(bytes, continuing: crc)
+    }
+
+    /// The table-driven CRC-32C, used without the instruction (and to test it).
+    static func tableCRC32C(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         var crc = ~crc
         guard var p = bytes.baseAddress else { return ~crc }
         var n = bytes.count

@@ -18,9 +18,15 @@ extension Environment {
     /// copy that fails or is killed leaves no `data.mdb` behind, only a temporary file whose
     /// name starts with ``partialCopyPrefix``, which a later copy removes.
     ///
-    /// - Parameter compact: omits free pages and renumbers pages (`MDB_CP_COMPACT`).
+    /// - Parameters:
+    ///   - compact: omits free pages and renumbers pages (`MDB_CP_COMPACT`).
+    ///   - isCancelled: polled about every 0.1 s while the copy runs; true stops it, removes the
+    ///     temporary file and throws `ECANCELED`. With it, LMDB writes into a pipe that this
+    ///     thread drains into the file, so that the copy can be stopped midway.
     /// The corresponding C function is `mdb_env_copyfd2`.
-    public func copy(to destination: String, compact: Bool = false) throws(LMDBError) {
+    public func copy(to destination: String, compact: Bool = false, isCancelled: (() -> Bool)? = nil)
+        throws(LMDBError)
+    {
         try ensureOpen("mdb_env_copyfd2")
         if mkdir(destination, 0o700) != 0 && errno != EEXIST {
             throw LMDBError(code: errno, operation: "mkdir", path: destination)
@@ -41,7 +47,11 @@ extension Environment {
         defer {
             if !renamed { unlink(temporary) }
         }
-        try writeCopy(to: fd, compact: compact, destination: destination)
+        if let isCancelled {
+            try writeCancellableCopy(to: fd, compact: compact, destination: destination, isCancelled: isCancelled)
+        } else {
+            try writeCopy(to: fd, compact: compact, destination: destination)
+        }
         // rename(2) would replace a data.mdb created meanwhile; link(2) refuses to.
         if link(temporary, target) != 0 {
             let code = errno
@@ -64,6 +74,89 @@ extension Environment {
         gate.leaveShared()
         try check(rc, "mdb_env_copyfd2", path: destination)
         if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
+    }
+
+    /// Copies through a pipe: a thread runs `mdb_env_copyfd2` into its write end while this one
+    /// moves the bytes into `fd`, checking `isCancelled` between reads. Closing the read end
+    /// makes LMDB's next write fail (`EPIPE`; SIGPIPE must be ignored, as `quire` does), which
+    /// ends its copy.
+    private func writeCancellableCopy(
+        to fd: Int32, compact: Bool, destination: String, isCancelled: () -> Bool
+    ) throws(LMDBError) {
+        defer { Glibc.close(fd) }
+        if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
+        var ends: [Int32] = [0, 0]
+        if pipe(&ends) != 0 { throw LMDBError(code: errno, operation: "pipe", path: destination) }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let job = CopyJob(environment: handle, fd: writeEnd, flags: compact ? UInt32(MDB_CP_COMPACT) : 0)
+        gate.enterShared()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { raw in
+            let job = Unmanaged<CopyJob>.fromOpaque(raw!).takeRetainedValue()
+            job.rc = mdb_env_copyfd2(job.environment, job.fd, job.flags)
+            Glibc.close(job.fd)
+            return nil
+        }, Unmanaged.passRetained(job).toOpaque())
+        if started != 0 {
+            gate.leaveShared()
+            Glibc.close(readEnd)
+            Glibc.close(writeEnd)
+            throw LMDBError(code: started, operation: "pthread_create", path: destination)
+        }
+        var failure: LMDBError?
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            if isCancelled() {
+                failure = LMDBError(code: ECANCELED, operation: "copy", path: destination, hint: "the copy was cancelled")
+                break
+            }
+            var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 100)
+            if ready < 0 && errno != EINTR {
+                failure = LMDBError(code: errno, operation: "poll", path: destination)
+                break
+            }
+            if ready <= 0 { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = LMDBError(code: errno, operation: "read", path: destination)
+                break
+            }
+            var offset = 0
+            while offset < n {
+                let w = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, n - offset) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    failure = LMDBError(code: errno, operation: "write", path: destination)
+                    break
+                }
+                offset += w
+            }
+            if failure != nil { break }
+        }
+        Glibc.close(readEnd)
+        pthread_join(thread, nil)
+        gate.leaveShared()
+        if let failure { throw failure }
+        try check(job.rc, "mdb_env_copyfd2", path: destination)
+        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
+    }
+
+    /// What the copying thread needs, and what it returns.
+    private final class CopyJob: @unchecked Sendable {
+        // @unchecked: written by the copying thread before it ends, read after pthread_join.
+        let environment: OpaquePointer
+        let fd: Int32
+        let flags: UInt32
+        var rc: Int32 = 0
+
+        init(environment: OpaquePointer, fd: Int32, flags: UInt32) {
+            self.environment = environment
+            self.fd = fd
+            self.flags = flags
+        }
     }
 
     /// Removes temporary files that a killed copy left in `directory`.

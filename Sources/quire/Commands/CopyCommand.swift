@@ -16,8 +16,12 @@ enum CopyCommand {
 
         let createdDirectory = access(destination, F_OK) != 0
         do {
-            try environment.copy(to: destination, compact: options.compact)
+            try environment.copy(to: destination, compact: options.compact, isCancelled: { context.isInterrupted })
         } catch {
+            if error.code == ECANCELED {
+                if createdDirectory { rmdir(destination) }
+                throw InterruptedError(command: "copy")
+            }
             // The copy removed its temporary file; a directory it created goes too.
             if createdDirectory { rmdir(destination) }
             throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")

@@ -51,18 +51,19 @@ let package = Package(
             ],
             path: "Benchmarks", exclude: ["README.md"], swiftSettings: strict),
 
-        // Tests (Swift Testing).
-        .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB"], swiftSettings: strict),
+        // Tests (Swift Testing), and what they share.
+        .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: strict),
+        .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB", "QuireTestSupport"], swiftSettings: strict),
         .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
         .testTarget(
             name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures", "QuireCodec"], swiftSettings: strict),
-        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireNews", "QuireFixtures"], swiftSettings: strict),
+        .testTarget(name: "QuireTests", dependencies: ["Quire", "QuireLMDB", "QuireNews", "QuireFixtures", "QuireTestSupport"], swiftSettings: strict),
         .testTarget(name: "QuireHTTPTests", dependencies: ["QuireHTTP", "QuireFixtures"], swiftSettings: strict),
         .testTarget(
-            name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP"],
+            name: "QuireFetchTests", dependencies: ["QuireFetch", "Quire", "QuireNews", "QuireFixtures", "QuireHTTP", "QuireTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures"],
+            name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures", "QuireTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,7 @@ import QuireNews
 enum HandCodec {
     static func encode(_ article: Article, into out: inout [UInt8]) {
         writeString(article.id, &out)
-        writeString(article.url, &out)
+        writeOptional(article.url, &out)
         writeOptional(article.headline, &out)
         writeOptional(article.kicker, &out)
         writeOptional(article.abstract, &out)
@@ -58,7 +58,7 @@ enum HandCodec {
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> Article {
         var r = Reader(bytes: bytes)
         let article = Article(
-            id: try r.string(), url: try r.string(), headline: try r.optionalString(), kicker: try r.optionalString(),
+            id: try r.string(), url: try r.optionalString(), headline: try r.optionalString(), kicker: try r.optionalString(),
             abstract: try r.optionalString(), snippet: try r.optionalString(), leadParagraph: try r.optionalString(),
             source: try r.optionalString(), sourceURL: try r.optionalString(), publishedAt: try r.optionalDate(),
             section: try r.optionalString(), subsection: try r.optionalString(), newsDesk: try r.optionalString(),

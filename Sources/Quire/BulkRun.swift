@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// The state of one bulk insert: the chunk being written while the next one encodes, and the

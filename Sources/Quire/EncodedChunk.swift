@@ -1,5 +1,5 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 /// Where the value behind one record of an encoded chunk is: a slice of the input and a
 /// position in it (0 for the slice's first element).
@@ -12,6 +12,12 @@ struct ValueOrigin: Sendable {
 struct EncodedEntry: Sendable {
     var key: ArenaBytes
     var record: ArenaBytes
+}
+
+/// A key over 510 bytes and its stored form, to record in `_longkeys` with the chunk.
+struct LongKeyPair: Sendable {
+    var physical: [UInt8]
+    var logical: [UInt8]
 }
 
 /// Records encoded off the writer thread, in the order they are to be written.
@@ -37,6 +43,9 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
     var inputCount: Int
     /// Bytes of keys and records, what holding the chunk costs beyond its values.
     var byteCount: Int
+    /// The keys over 510 bytes that the chunk's records and index entries use (empty in the
+    /// common case), recorded in `_longkeys` in the chunk's transaction.
+    var longKeys: [LongKeyPair] = []
 
     /// The chunk with its records encoded again, in write order, against `table` (which may grow).
     func reencoded(

@@ -1,4 +1,4 @@
-import QuireLMDB
+package import QuireLMDB
 
 /// Orders of keys for the bulk loader, compared as raw bytes (LMDB's default order).
 enum KeyOrdering {

@@ -1,25 +1,23 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 /// What store snapshots and store write transactions both read.
-public protocol StoreReading: ReadableTransaction, ~Copyable {
-    /// The store this transaction belongs to.
+public protocol StoreReading: ~Copyable {
+    /// The store this view belongs to.
     var store: Store { get }
-    /// The field table a write transaction encodes with, including names it added but has not
-    /// committed yet; nil for snapshots (they read with the store's table).
-    var writingFields: FieldTable? { get }
-}
-
-extension StoreReading where Self: ~Copyable {
-    public var writingFields: FieldTable? { nil }
+    /// The transaction under the view; opaque outside Quire (an implementation detail).
+    var _context: StoreViewContext { get }
 }
 
 /// A consistent, read-only view of a store, valid inside `Store.read`.
-///
-/// It has the raw LMDB reads of `ReadableTransaction` too.
 public struct Snapshot: StoreReading, ~Copyable {
-    public let raw: TransactionHandle
     public let store: Store
+    public let _context: StoreViewContext
+
+    init(raw: TransactionHandle, store: Store) {
+        self.store = store
+        self._context = StoreViewContext(raw: raw, writeState: nil)
+    }
 }
 
 @available(*, unavailable)
@@ -28,37 +26,42 @@ extension Snapshot: Sendable {}
 extension StoreReading where Self: ~Copyable {
     /// The value stored under `key`, or nil.
     public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> V? {
-        let c = try store.resolved(collection.name)
-        return try withValue(forKey: key.bytes, in: c.records) { bytes in try decode(collection, bytes, c) }
+        let c = try store.resolved(for: collection)
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c, key: key) }
     }
 
     /// True when a value is stored under `key`.
     public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws -> Bool {
-        try contains(key.bytes, in: store.resolved(collection.name).records)
+        let records = try store.resolved(for: collection).records
+        guard let stored = try storedKey(key) else { return false }
+        return try contains(stored, in: records)
     }
 
     /// The number of values in the collection.
     public func count<V>(of collection: StoreCollection<V>) throws -> Int {
-        try count(of: store.resolved(collection.name).records)
+        try count(of: store.resolved(for: collection).records)
     }
 
     /// Calls `body` for each value whose key is in `range`, in key order (or reverse), until
     /// `body` returns false. Decodes one value at a time: memory stays flat on big collections.
     public func forEach<V>(
-        in collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        in collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, V) throws -> Bool
     ) throws {
-        let c = try store.resolved(collection.name)
+        let c = try store.resolved(for: collection)
         var table: FieldTable?  // fetched once for the walk, not per record
-        for entry in entries(in: c.records, range: range, reverse: reverse) {
-            let value = try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
-            if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
+            let value = try Self.naming(collection, key) {
+                try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
+            }
+            return try body(key, value)
         }
     }
 
     /// The values whose keys are in `range`, in key order (or reverse), at most `limit`.
     public func values<V>(
-        of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
+        of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
     ) throws -> [V] {
         var out: [V] = []
         guard limit > 0 else { return out }
@@ -72,7 +75,7 @@ extension StoreReading where Self: ~Copyable {
     /// The identification keys an index maps to, for index keys in `range` (index order, or
     /// reverse: for a date index, newest first).
     public func keys<V>(
-        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
     ) throws -> [StoreKey] {
         try indexKeys(collection.name, index.name, range: range, reverse: reverse, limit: limit)
@@ -80,7 +83,7 @@ extension StoreReading where Self: ~Copyable {
 
     /// The values an index range resolves to, in index order (or reverse).
     public func values<V>(
-        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: KeyRange = .all, reverse: Bool = false,
+        in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
     ) throws -> [V] {
         try keys(in: index, of: collection, range: range, reverse: reverse, limit: limit).compactMap {
@@ -90,14 +93,17 @@ extension StoreReading where Self: ~Copyable {
 
     /// Index lookups by collection and index name (for tools that don't know the Swift types).
     public func indexKeys(
-        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false, limit: Int = .max
+        _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
     ) throws -> [StoreKey] {
         let db = try store.indexDatabase(collection, index)
         var out: [StoreKey] = []
         guard limit > 0 else { return out }
         // In reverse, duplicates of one index key come back in descending order too.
-        for entry in entries(in: db, range: range, reverse: reverse) {
-            out.append(StoreKey(bytes: entry.valueBytes))
+        // Index keys are mapped back only to filter by a long bound: the walk hands out values.
+        let (physical, filter) = LongKeys.physicalRange(range.lmdb)
+        for entry in entries(in: db, range: physical, reverse: reverse) {
+            if let filter, !LongKeys.contains(try logicalKey(entry.key).bytes, in: filter) { continue }
+            out.append(try logicalKey(entry.value))
             if out.count >= limit { break }
         }
         return out
@@ -112,7 +118,8 @@ extension StoreReading where Self: ~Copyable {
     /// `field(_:of:in:)` by collection name.
     public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
         let c = try store.resolved(name)
-        let found: CompactValue?? = try withValue(forKey: key.bytes, in: c.records) { bytes in
+        guard let stored = try storedKey(key) else { return nil }
+        let found: CompactValue?? = try withValue(forKey: stored, in: c.records) { bytes in
             try withFieldRetry { table in
                 try CompactField.value(at: path, in: bytes, fields: table, options: c.decoder.options)
             }
@@ -125,29 +132,32 @@ extension StoreReading where Self: ~Copyable {
     public func withRecordBytes<V, R>(
         _ key: StoreKey, in collection: StoreCollection<V>, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try withValue(forKey: key.bytes, in: store.resolved(collection.name).records, body)
+        let records = try store.resolved(for: collection).records
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: records, body)
     }
 
     /// A stored record as a generic value tree, by collection name (no Swift type needed).
     public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
         let c = try store.resolved(name)
-        return try withValue(forKey: key.bytes, in: c.records) { bytes in
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: c.records) { bytes in
             try genericValue(bytes, options: c.decoder.options)
         }
     }
 
     /// Walks a collection by name as generic values, in key order, until `body` returns false.
     public func forEachGeneric(
-        inCollectionNamed name: String, range: KeyRange = .all, reverse: Bool = false,
+        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, CompactValue) throws -> Bool
     ) throws {
         let c = try store.resolved(name)
         var table: FieldTable?  // fetched once for the walk, not per record
-        for entry in entries(in: c.records, range: range, reverse: reverse) {
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
             let value = try withFieldRetry(&table) { table in
                 try CompactValue.decode(from: entry.value, fields: table, options: c.decoder.options)
             }
-            if try !body(StoreKey(bytes: entry.keyBytes), value) { return }
+            return try body(key, value)
         }
     }
 
@@ -162,7 +172,8 @@ extension StoreReading where Self: ~Copyable {
     /// The member keys of `owner` in a to-many relation, in member key order.
     public func members(of owner: StoreKey, in relation: StoreRelation) throws -> [StoreKey] {
         let db = try store.relationDatabase(relation)
-        return duplicates(of: owner.bytes, in: db).map { StoreKey(bytes: $0.valueBytes) }
+        guard let stored = try storedKey(owner) else { return [] }
+        return try duplicates(of: stored, in: db).map { try logicalKey($0.value) }
     }
 
     /// The number of records in the collection named `name`.
@@ -170,10 +181,24 @@ extension StoreReading where Self: ~Copyable {
         try count(of: store.resolved(name).records)
     }
 
-    func decode<V>(_ collection: StoreCollection<V>, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection) throws
-        -> V
-    {
-        try withFieldRetry { table in try collection.coder.decode(bytes, c.decoder, table) }
+    func decode<V>(
+        _ collection: StoreCollection<V>, _ bytes: UnsafeRawBufferPointer, _ c: RegisteredCollection, key: StoreKey? = nil
+    ) throws -> V {
+        try Self.naming(collection, key) { try withFieldRetry { table in try collection.coder.decode(bytes, c.decoder, table) } }
+    }
+
+    /// Runs a decode; a codec error comes back as a store error naming the collection and key.
+    static func naming<V, R>(_ collection: StoreCollection<V>, _ key: StoreKey?, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            let which = key.map { " record \($0)" } ?? " a record"
+            throw StoreError(
+                .codec, "cannot decode\(which) of '\(collection.name)' as \(String(reflecting: V.self))",
+                underlying: error)
+        }
     }
 
     /// Runs a decode with this process's field table; when a record uses a field id the table
@@ -196,7 +221,7 @@ extension StoreReading where Self: ~Copyable {
             return try body(current)
         } catch {
             guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
-            let fresh = try Store.loadFieldTable(self, store.fieldsDB, meta: store.metaDB, path: store.environment.path)
+            let fresh = try Store.loadFieldTable(lmdb, store.fieldsDB, meta: store.metaDB, path: store.environment.path)
             guard fresh.count > current.count else { throw error }
             store.adoptFields(fresh)
             table = fresh
@@ -210,11 +235,11 @@ extension StoreReading where Self: ~Copyable {
     /// index key and the identification key it points to, until `body` returns false.
     /// Streams: nothing is collected in memory.
     public func forEachIndexEntry(
-        _ collection: String, _ index: String, range: KeyRange = .all, reverse: Bool = false,
+        _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
     ) throws {
-        for entry in entries(in: try store.indexDatabase(collection, index), range: range, reverse: reverse) {
-            if try !body(StoreKey(bytes: entry.keyBytes), StoreKey(bytes: entry.valueBytes)) { return }
+        try forEachEntry(in: try store.indexDatabase(collection, index), range: range.lmdb, reverse: reverse) { key, entry in
+            try body(key, try logicalKey(entry.value))
         }
     }
 

@@ -1,5 +1,5 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 /// Merges encoded chunks, each sorted by key, into chunks sorted across all of them: what lets
 /// a load whose keys arrive in random order still write ascending keys (appended, when they
@@ -18,6 +18,8 @@ struct SortedRunMerger<V: Codable & Sendable> {
     private let arenas: [RecordArena]
     private let fields: FieldTable
     private var merge: KeyOrdering.Merge
+    /// Stored form → the keys over 510 bytes it stands for (one, unless two collide).
+    private let longKeys: [[UInt8]: [[UInt8]]]
 
     /// `runs` must each be sorted by key (equal keys in input order) and encoded with `fields`
     /// or a prefix of it; earlier runs hold earlier input.
@@ -36,6 +38,13 @@ struct SortedRunMerger<V: Codable & Sendable> {
         self.sources = sources
         self.fields = fields
         merge = KeyOrdering.Merge(entries.map { $0.map(\.key) })
+        var longKeys: [[UInt8]: [[UInt8]]] = [:]
+        for run in runs {
+            for pair in run.longKeys where !(longKeys[pair.physical]?.contains(pair.logical) ?? false) {
+                longKeys[pair.physical, default: []].append(pair.logical)
+            }
+        }
+        self.longKeys = longKeys
     }
 
     /// The next merged chunk of at most `maxCount` records, or nil when all runs are merged.
@@ -59,6 +68,24 @@ struct SortedRunMerger<V: Codable & Sendable> {
             chunk.inputCount += Int(pick.consumed)
             chunk.byteCount += entry.key.count + entry.record.count
         }
+        if !longKeys.isEmpty { chunk.longKeys = longKeysUsed(by: chunk) }
         return chunk
+    }
+
+    /// The long keys among a merged chunk's record and index keys, each stored form once.
+    private func longKeysUsed(by chunk: EncodedChunk<V>) -> [LongKeyPair] {
+        var seen = Set<[UInt8]>()
+        var pairs: [LongKeyPair] = []
+        func note(_ physical: [UInt8]) {
+            guard LongKeys.isPhysicalLong(physical.count), seen.insert(physical).inserted else { return }
+            for logical in longKeys[physical] ?? [] { pairs.append(LongKeyPair(physical: physical, logical: logical)) }
+        }
+        for entry in chunk.entries where LongKeys.isPhysicalLong(entry.key.count) { note(entry.key.array) }
+        for lists in chunk.indexKeys {
+            for list in lists {
+                for key in list { note(key) }
+            }
+        }
+        return pairs
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 extension Store {
@@ -24,7 +24,8 @@ extension Store {
         var chunk = EncodedChunk(
             sources: [values], origins: (0..<values.count).map { ValueOrigin(source: 0, position: $0) },
             entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
-            arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount)
+            arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount,
+            longKeys: encoded.longKeys)
         // Equal keys keep their input order, so the last value given for a key wins.
         guard sort && !ascending, let order = encoded.order else { return chunk }
         chunk.origins = order.map { ValueOrigin(source: 0, position: $0) }
@@ -54,8 +55,17 @@ extension Store {
         var indexKeys: [[[[UInt8]]]] = []
         var fields: FieldTable
         var byteCount = 0
+        /// The keys over 510 bytes among the entries' and index keys, with their stored forms.
+        var longKeys: [LongKeyPair] = []
         /// When sorting: the positions of `entries` in ascending key order, equal keys in order.
         var order: [Int]?
+
+        /// The stored form of a key over 510 bytes, noted with the key for `_longkeys`.
+        mutating func storedForm(_ logical: [UInt8], _ scheme: LongKeys) -> [UInt8] {
+            let physical = scheme.physical(logical)
+            longKeys.append(LongKeyPair(physical: physical, logical: logical))
+            return physical
+        }
 
         mutating func append(contentsOf other: EncodedValues) {
             let offset = entries.count
@@ -63,6 +73,7 @@ extension Store {
             arenas += other.arenas
             indexKeys += other.indexKeys
             byteCount += other.byteCount
+            longKeys += other.longKeys
             if let mine = order, let theirs = other.order {
                 order = KeyOrdering.mergeStable(mine, theirs.map { $0 + offset }, keys: entries.map(\.key))
             }
@@ -82,6 +93,7 @@ extension Store {
         let coder = collection.coder
         let name = collection.name
         let hasIndexes = !collection.indexes.isEmpty
+        let longKeys = self.longKeys
         @Sendable func encode(_ range: Range<Int>, _ table: FieldTable, _ encoder: CompactEncoder) throws -> EncodedValues {
             var out = EncodedValues(fields: table)
             out.entries.reserveCapacity(range.count)
@@ -94,7 +106,12 @@ extension Store {
             func add(_ value: inout V) throws {
                 let key = collection.key(value)
                 try StoreTransaction.validate(key)
-                let keyBytes = try arena.append(key.bytes)
+                let keyBytes: ArenaBytes
+                if LongKeys.isLong(key.bytes.count) {
+                    keyBytes = try arena.append(out.storedForm(key.bytes, longKeys))
+                } else {
+                    keyBytes = try arena.append(key.bytes)
+                }
                 let record: ArenaBytes
                 do {
                     record = try coder.encodeInto(value, encoder, &out.fields, arena)
@@ -109,7 +126,14 @@ extension Store {
                     // A loop, not `map`: a closure capturing `value` passed it on as a copy.
                     var lists: [[[UInt8]]] = []
                     lists.reserveCapacity(collection.indexes.count)
-                    for index in collection.indexes { lists.append(index.keys(value).map { IndexKey.clamp($0.bytes) }) }
+                    for index in collection.indexes {
+                        var list: [[UInt8]] = []
+                        for k in index.keys(value) {
+                            try StoreTransaction.validate(k)
+                            list.append(LongKeys.isLong(k.bytes.count) ? out.storedForm(k.bytes, longKeys) : k.bytes)
+                        }
+                        lists.append(list)
+                    }
                     out.indexKeys.append(lists)
                 }
             }

@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// How a bulk insert commits.
@@ -153,7 +153,21 @@ extension Store {
             throw StoreError(
                 .unknownCollection, "collection '\(collection.name)' is not registered: call store.register(_:) first")
         }
+        // A stale or foreign declaration (other indexes, in another order, another value type)
+        // would write entries into the wrong index: refuse it before anything is written.
+        guard c.definition == collection.definition else {
+            throw StoreError(
+                .definitionMismatch,
+                "collection '\(collection.name)': this declaration (\(Self.summary(collection.definition))) differs from the registered one (\(Self.summary(c.definition))); write through the declaration the store registered"
+            )
+        }
         return c
+    }
+
+    /// `indexes [publishedAt:date(publishedAt), section:string(section)], compressed, QuireNews.Article`.
+    static func summary(_ definition: CollectionDefinition) -> String {
+        let indexes = definition.indexes.map { "\($0.name):\($0.kind.rawValue)(\($0.field ?? "-"))" }.joined(separator: ", ")
+        return "indexes [\(indexes)]" + (definition.compressed ? ", compressed" : "") + ", " + (definition.valueType ?? "untyped")
     }
 
     /// Relaxes durability for a bulk load: commits skip their fsync until the matching

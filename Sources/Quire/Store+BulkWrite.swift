@@ -1,5 +1,5 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 extension Store {
     /// Writes one encoded chunk in one transaction; returns whether it was appended.
@@ -11,6 +11,7 @@ extension Store {
             // someone else meanwhile): re-encode here, with the transaction's table.
             let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
             defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
+            for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn.lmdb) }
             let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
             if c.indexes.isEmpty {
                 try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
@@ -24,7 +25,12 @@ extension Store {
                 try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
             }
             if changeHub.hasSubscribers {
-                for entry in chunk.entries { txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: entry.key.array)) }
+                var logical: [[UInt8]: [UInt8]] = [:]
+                for pair in chunk.longKeys { logical[pair.physical] = pair.logical }
+                for entry in chunk.entries {
+                    let key = entry.key.array
+                    txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: logical[key] ?? key))
+                }
             }
             return canAppend
         }
@@ -96,7 +102,7 @@ extension StoreTransaction {
         guard !collection.indexes.isEmpty else { return }
         let value = try old.withUnsafeBytes { try decode(collection, $0, c) }
         for (i, index) in collection.indexes.enumerated() {
-            for k in index.keys(value).map({ IndexKey.clamp($0.bytes) }) where !newKeys[i].contains(k) {
+            for k in index.keys(value).map({ store.longKeys.physical($0.bytes) }) where !newKeys[i].contains(k) {
                 try delete(k, value: key, in: c.indexes[i])
             }
         }

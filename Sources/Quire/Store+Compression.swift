@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 extension Store {

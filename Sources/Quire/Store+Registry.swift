@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// A collection's databases and codec, resolved once per process.
@@ -54,6 +54,12 @@ extension Store {
         let encodedDefinition = try JSONEncoder().encode(definition)
         let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
         let storedDefinition = stored.flatMap { try? JSONDecoder().decode(CollectionDefinition.self, from: Data($0)) }
+        if let storedType = storedDefinition?.valueType, storedType != definition.valueType {
+            throw StoreError(
+                .definitionMismatch,
+                "\(environment.path): collection '\(collection.name)' holds \(storedType) values; this declaration stores \(definition.valueType ?? "?") (use another name, or the type it holds)"
+            )
+        }
         if storedDefinition != definition {
             let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
             try environment.write { txn in
@@ -135,6 +141,7 @@ extension Store {
             let db = try openRelationDatabase(name)
             relations.withLock { $0[name] = db }
         }
+        openLongKeysIfCreated()
     }
 
     private func openRelationDatabase(_ name: String) throws -> Database {
@@ -155,6 +162,18 @@ extension Store {
     /// Call it outside of reads and writes.
     public func refreshCollections() throws {
         try openStoredDatabases()
+    }
+
+    /// The collection `collection` names, checked against the registered definition: a typed read
+    /// through a declaration of another value type is refused, not decoded into garbage.
+    func resolved<V>(for collection: StoreCollection<V>) throws -> RegisteredCollection {
+        let c = try resolved(collection.name)
+        if let stored = c.definition.valueType, stored != String(reflecting: V.self) {
+            throw StoreError(
+                .definitionMismatch,
+                "collection '\(collection.name)' holds \(stored) values, not \(String(reflecting: V.self))")
+        }
+        return c
     }
 
     /// The collection `name`, registered or stored when the store opened.
@@ -184,19 +203,10 @@ extension Store {
             let value = try collection.coder.decode(entry.value, opened.decoder, table)
             for (i, index) in collection.indexes.enumerated() {
                 for k in index.keys(value) {
-                    try txn.put(entry.keyBytes, forKey: IndexKey.clamp(k.bytes), in: opened.indexes[i], flags: .noDuplicateData)
+                    let stored = try writableKey(k.bytes, in: txn)
+                    try txn.put(entry.keyBytes, forKey: stored, in: opened.indexes[i], flags: .noDuplicateData)
                 }
             }
         }
-    }
-}
-
-/// Index keys longer than LMDB allows are cut: ordering past 480 bytes is approximate, but
-/// each entry still points at the exact record.
-enum IndexKey {
-    static let maxLength = 480
-
-    static func clamp(_ key: [UInt8]) -> [UInt8] {
-        key.count <= maxLength ? key : Array(key.prefix(maxLength))
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// Sizes and counts of one collection.

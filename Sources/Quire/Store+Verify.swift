@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// What `Store.verify()` found.
@@ -22,7 +22,8 @@ extension Store {
     /// Checks the whole store in one snapshot: every record decodes and matches its checksum (any
     /// changed byte of a format 2 record is found); every index entry points to a
     /// record, and (for indexes over one field) every record has exactly its expected entries;
-    /// every relation member exists. Works without the Swift types.
+    /// every relation member exists; every long key's stored form matches the key `_longkeys`
+    /// maps it to. Works without the Swift types.
     ///
     /// - Parameters:
     ///   - progress: called with the number of records checked so far.
@@ -68,7 +69,8 @@ extension Store {
                 checked.verifyChecksums = true
                 at = VerifyPosition(part: "collection '\(name)', records")
                 for entry in snap.entries(in: c.records) {
-                    let key = StoreKey(bytes: entry.keyBytes)
+                    let (key, keySound) = try snap.verifiedLogicalKey(entry.key)
+                    if !keySound { problem(Store.longKeyProblem(name, key)) }
                     at.lastKey = key
                     reading?(at.description)
                     report.records += 1
@@ -85,8 +87,9 @@ extension Store {
                         guard let field = index.field else { continue }
                         for indexKey in Store.indexKeys(of: value[field], kind: index.kind) {
                             expected[i] += 1
+                            let stored = longKeys.physical(indexKey.bytes)
                             at.indexKey = indexKey
-                            let found = snap.duplicates(of: indexKey.bytes, in: c.indexes[i]).contains {
+                            let found = snap.duplicates(of: stored, in: c.indexes[i]).contains {
                                 $0.value.elementsEqual(entry.key)
                             }
                             try snap.checkIntact()
@@ -101,10 +104,13 @@ extension Store {
                     at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
-                        at.lastKey = StoreKey(bytes: entry.keyBytes)
+                        let (indexKey, indexKeySound) = try snap.verifiedLogicalKey(entry.key)
+                        if !indexKeySound { problem(Store.longKeyProblem("\(name): index '\(index.name)'", indexKey)) }
+                        at.lastKey = indexKey
                         reading?(at.description)
                         if try !snap.contains(entry.valueBytes, in: c.records) {
-                            problem("\(name): index '\(index.name)' points to missing record \(StoreKey(bytes: entry.valueBytes))")
+                            let key = try snap.logicalKey(entry.value)
+                            problem("\(name): index '\(index.name)' points to missing record \(key)")
                         }
                     }
                     try snap.checkIntact()
@@ -121,8 +127,12 @@ extension Store {
                     at.lastKey = StoreKey(bytes: entry.keyBytes)
                     reading?(at.description)
                     report.relationEntries += 1
+                    let (owner, ownerSound) = try snap.verifiedLogicalKey(entry.key)
+                    if !ownerSound { problem(Store.longKeyProblem("relation '\(name)'", owner)) }
+                    let (member, memberSound) = try snap.verifiedLogicalKey(entry.value)
+                    if !memberSound { problem(Store.longKeyProblem("relation '\(name)'", member)) }
                     if let target, try !snap.contains(entry.valueBytes, in: target.records) {
-                        problem("relation '\(name)': member \(StoreKey(bytes: entry.valueBytes)) does not exist")
+                        problem("relation '\(name)': member \(member) does not exist")
                     }
                 }
             }
@@ -132,11 +142,15 @@ extension Store {
         }
     }
 
+    static func longKeyProblem(_ place: String, _ key: StoreKey) -> String {
+        "\(place): long key \(describe(key.bytes)) (\(key.bytes.count) bytes) does not match its stored form"
+    }
+
     /// The index keys a field value implies, as `StoreIndex` computes them for one-field indexes.
     static func indexKeys(of value: CompactValue?, kind: IndexKind) -> [StoreKey] {
         guard let value else { return [] }
         switch (kind, value) {
-        case (.string, .string(let s)): return [IndexKey.clampKey(.string(s))]
+        case (.string, .string(let s)): return [.string(s)]
         case (.int, .int(let i)): return [.int(i)]
         case (.int, .uint(let u)): return u <= UInt64(Int64.max) ? [.int(Int64(u))] : []
         case (.date, .date(let d)): return [.date(d)]
@@ -174,8 +188,4 @@ struct VerifyPosition {
         if let indexKey { text += ", looking up index key \(indexKey)" }
         return text
     }
-}
-
-extension IndexKey {
-    static func clampKey(_ key: StoreKey) -> StoreKey { StoreKey(bytes: clamp(key.bytes)) }
 }

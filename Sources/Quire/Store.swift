@@ -1,6 +1,6 @@
 import Foundation
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 import Synchronization
 
 /// An embedded store of typed collections in one LMDB environment.
@@ -17,8 +17,12 @@ import Synchronization
 /// let again = try store.read { try $0.get(.string(article.id), from: articles) }
 /// ```
 public final class Store: Sendable {
-    /// The LMDB environment under the store.
-    public let environment: Environment
+    /// The LMDB environment under the store: for Quire's own layers only (an embedder reaches
+    /// the data through snapshots and the writer, never around them).
+    package let environment: Environment
+
+    /// The store's directory.
+    public var path: String { environment.path }
     /// How the store was opened.
     public let options: StoreOptions
     /// The single writer.
@@ -26,6 +30,11 @@ public final class Store: Sendable {
 
     let metaDB: Database
     let fieldsDB: Database
+    /// Physical → logical keys of keys over 510 bytes (see `LongKeys`); nil in a read-only store
+    /// that has never held one.
+    let longKeysStore: Mutex<Database?>
+    /// How long keys become physical ones.
+    let longKeys: LongKeys
     // Read on every decode from every reader thread: `Mutex` (a futex) is much cheaper under
     // contention than a pthread mutex here; these are the read-mostly hot paths.
     let fieldCache: Mutex<FieldTable>
@@ -47,21 +56,26 @@ public final class Store: Sendable {
         do {
             let meta: Database
             let fieldNames: Database
+            var longKeyNames: Database?
             if options.readOnly {
                 guard let found = try? env.openDatabase(StoreLayout.meta, flags: []) else {
                     throw StoreError(.corrupted, "\(env.path): not a Quire store (no metadata)")
                 }
                 meta = found
                 fieldNames = try env.openDatabase(StoreLayout.fields, flags: [])
+                longKeyNames = try? env.openDatabase(StoreLayout.longKeys, flags: [])
             } else {
                 meta = try env.openDatabase(StoreLayout.meta)
                 fieldNames = try env.openDatabase(StoreLayout.fields)
+                longKeyNames = try env.openDatabase(StoreLayout.longKeys)
             }
             try Store.checkFormat(env, meta, readOnly: options.readOnly)
             let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, meta: meta, path: env.path) }
             metaDB = meta
             fieldsDB = fieldNames
             fieldCache = Mutex(table)
+            longKeysStore = Mutex(longKeyNames)
+            longKeys = LongKeys(digest: options.longKeyDigest)
         } catch {
             env.close()
             throw error

@@ -46,7 +46,7 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     var definition: CollectionDefinition {
         CollectionDefinition(
             name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field) },
-            compressed: compressed)
+            compressed: compressed, valueType: String(reflecting: Value.self))
     }
 }
 
@@ -140,9 +140,16 @@ public struct StoreRelation: Sendable, Hashable {
 
 /// The stored description of a collection.
 public struct CollectionDefinition: Codable, Sendable, Hashable {
+    /// The collection's name.
     public var name: String
+    /// Its secondary indexes, in declaration order.
     public var indexes: [IndexDefinition]
+    /// Whether records are zstd-compressed.
     public var compressed: Bool
+    /// The Swift type of its values (`QuireNews.Article`): a collection holds one type, and a
+    /// declaration of another type over it is refused. `nil` in stores written before types were
+    /// recorded (the first registration records it).
+    public var valueType: String?
 }
 
 /// The stored description of an index.

@@ -1,4 +1,4 @@
-import QuireLMDB
+package import QuireLMDB
 
 /// An error of the store layer, with what went wrong and where.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -8,8 +8,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case newerFormat
         /// The store's metadata or field table is damaged.
         case corrupted
-        /// A key is empty or longer than LMDB's key limit.
+        /// A key is empty.
         case invalidKey
+        /// A key over 510 bytes has the same stored form (prefix and hash) as another key the
+        /// store already holds; nothing was written for it (see docs/FORMAT.md, "Store keys").
+        case keyCollision
         /// A record could not be encoded or decoded.
         case codec
         /// The collection is not declared in this store.

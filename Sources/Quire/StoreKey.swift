@@ -6,6 +6,10 @@ import Foundation
 /// - strings as their UTF-8 bytes (alone) or escaped and terminated (inside a composite);
 /// - integers as 8 big-endian bytes with the sign bit flipped, so negatives sort first;
 /// - dates as integer milliseconds since 1970.
+///
+/// Keys may be of any length but not empty. Keys over 510 bytes are stored as their first 495
+/// bytes and a hash, with the whole key kept beside them (docs/FORMAT.md, "Store keys"): reads
+/// and walks see the whole key, and order is exact up to byte 495.
 public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The encoded bytes, as stored in LMDB.
     public let bytes: [UInt8]

@@ -6,10 +6,12 @@ import QuireCodec
 /// - `_fields`: the codec's field table, big-endian `UInt32` id → UTF-8 name, append-only;
 /// - `c:<collection>`: records, identification key → encoded value;
 /// - `i:<collection>:<index>`: sorted duplicates, index key → identification key;
-/// - `r:<relation>`: sorted duplicates, owner key → member key.
+/// - `r:<relation>`: sorted duplicates, owner key → member key;
+/// - `_longkeys`: physical (511-byte) form of a key over 510 bytes → the whole key (`LongKeys`).
 enum StoreLayout {
     static let meta = "_meta"
     static let fields = "_fields"
+    static let longKeys = "_longkeys"
     /// The format this library writes; stores with a higher number are refused.
     ///
     /// 2: records are codec version 2 payloads, with a CRC-32C (version 1 records, from stores of

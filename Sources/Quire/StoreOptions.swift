@@ -1,11 +1,32 @@
-import QuireLMDB
+package import QuireLMDB
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
+    /// How durable a commit is when it returns.
+    public enum Durability: Sendable, Hashable {
+        /// Every commit is on disk before it returns (the default).
+        case durable
+        /// Data is flushed, the meta page is not: a system crash may lose the last commit, never
+        /// corrupts. The corresponding LMDB flag is `MDB_NOMETASYNC`.
+        case noMetaSync
+        /// Nothing is flushed at commit: a system crash may lose recent commits (and damage the
+        /// file on file systems that reorder writes); a process crash loses nothing. The
+        /// corresponding LMDB flag is `MDB_NOSYNC`.
+        case relaxed
+
+        var lmdb: EnvironmentOptions.Durability {
+            switch self {
+            case .durable: .durable
+            case .noMetaSync: .noMetaSync
+            case .relaxed: .relaxed
+            }
+        }
+    }
+
     /// The initial map size in bytes; the map grows by itself.
     public var initialMapSize: Int = 64 << 20
     /// The durability of commits (group commits resume callers only once durable in `.durable`).
-    public var durability: EnvironmentOptions.Durability = .durable
+    public var durability: Durability = .durable
     /// The size of LMDB's reader table.
     public var maxReaders: Int = 510
     /// Open read-only: no writes, works while another process writes.
@@ -17,13 +38,16 @@ public struct StoreOptions: Sendable {
     /// default (a read then costs nothing more); `verify()` always checks. The CLI turns it on.
     public var verifyChecksums: Bool = false
 
+    /// Replaces the long-key hash (tests use it to force collisions); nil for the store's own.
+    var longKeyDigest: (@Sendable ([UInt8]) -> [UInt8])?
+
     /// The defaults: a 64 MiB map that grows, durable commits.
     public init() {}
 
     var environmentOptions: EnvironmentOptions {
         var o = EnvironmentOptions()
         o.mapSize = initialMapSize
-        o.durability = durability
+        o.durability = durability.lmdb
         o.maxReaders = maxReaders
         o.readOnly = readOnly
         o.maxDatabases = maxDatabases

@@ -1,5 +1,5 @@
 import QuireCodec
-import QuireLMDB
+package import QuireLMDB
 
 /// Mutable state of one write transaction: the field table it extends and what it changed.
 final class WriteState {
@@ -17,12 +17,16 @@ final class WriteState {
 /// returns, rolled back when it throws.
 ///
 /// Records, their index entries, relation entries and new field names all commit together.
-public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
-    public let raw: TransactionHandle
+public struct StoreTransaction: StoreReading, ~Copyable {
     public let store: Store
+    public let _context: StoreViewContext
     let state: WriteState
 
-    public var writingFields: FieldTable? { state.fields }
+    init(raw: TransactionHandle, store: Store, state: WriteState) {
+        self.store = store
+        self.state = state
+        self._context = StoreViewContext(raw: raw, writeState: state)
+    }
 
     /// Stores `value`, replacing the value with the same identification key (an upsert), and
     /// moves its index entries.
@@ -42,12 +46,12 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     @discardableResult
     public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> Bool {
         let c = try registered(collection)
-        guard let old = try get(key.bytes, in: c.records) else { return false }
+        guard let stored = try storedKey(key), let old = try get(stored, in: c.records) else { return false }
         let oldKeys = try indexKeys(of: old, collection, c)
         for (i, list) in oldKeys.enumerated() {
-            for k in list { try delete(k, value: key.bytes, in: c.indexes[i]) }
+            for k in list { try delete(k, value: stored, in: c.indexes[i]) }
         }
-        try delete(key.bytes, in: c.records)
+        try delete(stored, in: c.records)
         state.changes.record(collection.name, .delete, key)
         return true
     }
@@ -55,18 +59,19 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     /// Replaces the members of `owner` in a relation. Members themselves are never deleted.
     public func setMembers(_ members: [StoreKey], of owner: StoreKey, in relation: StoreRelation) throws {
         let db = try store.relationDatabase(relation)
-        try Self.validate(owner)
-        _ = try delete(owner.bytes, in: db)
+        let stored = try store.writableKey(owner.bytes, in: lmdb)
+        _ = try delete(stored, in: db)
         try addMembers(members, to: owner, in: relation)
     }
 
     /// Adds members to `owner` in a relation (present ones are kept once).
     public func addMembers(_ members: [StoreKey], to owner: StoreKey, in relation: StoreRelation) throws {
         let db = try store.relationDatabase(relation)
-        try Self.validate(owner)
-        for member in members {
-            try Self.validate(member)
-            try put(member.bytes, forKey: owner.bytes, in: db, flags: .noDuplicateData)
+        let stored = try store.writableKey(owner.bytes, in: lmdb)
+        // Every key is checked (and a long one recorded) before the first entry is written.
+        let storedMembers = try members.map { try store.writableKey($0.bytes, in: lmdb) }
+        for member in storedMembers {
+            try put(member, forKey: stored, in: db, flags: .noDuplicateData)
         }
         state.changes.record(relation.name, .relation, owner)
     }
@@ -75,7 +80,8 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
     @discardableResult
     public func removeMember(_ member: StoreKey, from owner: StoreKey, in relation: StoreRelation) throws -> Bool {
         let db = try store.relationDatabase(relation)
-        let removed = try delete(owner.bytes, value: member.bytes, in: db)
+        guard let storedOwner = try storedKey(owner), let storedMember = try storedKey(member) else { return false }
+        let removed = try delete(storedOwner, value: storedMember, in: db)
         if removed { state.changes.record(relation.name, .relation, owner) }
         return removed
     }
@@ -94,42 +100,44 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
         } catch {
             throw StoreError(.codec, "cannot encode a value of '\(collection.name)' with key \(key)", underlying: error)
         }
-        let newKeys = collection.indexes.map { index in index.keys(value).map { IndexKey.clamp($0.bytes) } }
+        // Index keys are computed and checked before anything is written; long ones are recorded.
+        let newKeys = try collection.indexes.map { index in
+            try index.keys(value).map { try store.writableKey($0.bytes, in: lmdb) }
+        }
+        let stored = try store.writableKey(key.bytes, in: lmdb)
         // Try as a new key first: the common case costs one B-tree descent, not two.
         if replacing && c.indexes.isEmpty {
-            try put(bytes, forKey: key.bytes, in: c.records)
-        } else if try !put(bytes, forKey: key.bytes, in: c.records, flags: .noOverwrite) {
+            try put(bytes, forKey: stored, in: c.records)
+        } else if try !put(bytes, forKey: stored, in: c.records, flags: .noOverwrite) {
             guard replacing else { return false }
-            if let old = try get(key.bytes, in: c.records) {
+            if let old = try get(stored, in: c.records) {
                 let oldKeys = try indexKeys(of: old, collection, c)
                 for (i, list) in oldKeys.enumerated() {
-                    for k in list where !newKeys[i].contains(k) { try delete(k, value: key.bytes, in: c.indexes[i]) }
+                    for k in list where !newKeys[i].contains(k) { try delete(k, value: stored, in: c.indexes[i]) }
                 }
             }
-            try put(bytes, forKey: key.bytes, in: c.records)
+            try put(bytes, forKey: stored, in: c.records)
         }
         for (i, list) in newKeys.enumerated() {
-            for k in list { try put(key.bytes, forKey: k, in: c.indexes[i], flags: .noDuplicateData) }
+            for k in list { try put(stored, forKey: k, in: c.indexes[i], flags: .noDuplicateData) }
         }
         state.changes.record(collection.name, .upsert, key)
         return true
     }
 
-    /// The index keys an old record had, from its decoded value.
+    /// The index keys an old record had, from its decoded value, in their stored form.
     private func indexKeys<V>(of bytes: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection) throws
         -> [[[UInt8]]]
     {
         guard !collection.indexes.isEmpty else { return [] }
         let old = try bytes.withUnsafeBytes { try decode(collection, $0, c) }
-        return collection.indexes.map { index in index.keys(old).map { IndexKey.clamp($0.bytes) } }
+        let longKeys = store.longKeys
+        return collection.indexes.map { index in index.keys(old).map { longKeys.physical($0.bytes) } }
     }
 
+    /// Refuses empty keys (keys of any length are stored: see `LongKeys`).
     static func validate(_ key: StoreKey) throws {
-        guard !key.bytes.isEmpty, key.bytes.count <= 511 else {
-            throw StoreError(
-                .invalidKey,
-                key.bytes.isEmpty ? "empty key" : "key of \(key.bytes.count) bytes is longer than LMDB's 511-byte limit")
-        }
+        guard !key.bytes.isEmpty else { throw StoreError(.invalidKey, "empty key") }
     }
 
     /// Writes the field names this transaction added (same transaction as the records that use them).
@@ -151,3 +159,42 @@ public struct StoreTransaction: StoreReading, WritableTransaction, ~Copyable {
 extension StoreTransaction: Sendable {}
 
 import Synchronization
+
+/// The raw writes of Quire's own write paths (records, index and relation entries, field names).
+extension StoreTransaction {
+    @discardableResult
+    func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = []) throws(LMDBError)
+        -> Bool
+    {
+        try lmdb.put(value, forKey: key, in: database, flags: flags)
+    }
+
+    @discardableResult
+    func put(
+        _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in database: Database,
+        flags: WriteFlags = []
+    ) throws(LMDBError) -> Bool {
+        try lmdb.put(value, forKey: key, in: database, flags: flags)
+    }
+
+    func putEach(
+        count: Int, in database: Database, flags: WriteFlags = [],
+        _ pair: (Int) -> (value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
+    ) throws(LMDBError) {
+        try lmdb.putEach(count: count, in: database, flags: flags, pair)
+    }
+
+    @discardableResult
+    func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        try lmdb.delete(key, in: database)
+    }
+
+    @discardableResult
+    func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        try lmdb.delete(key, value: value, in: database)
+    }
+
+    func removeAll(in database: Database) throws(LMDBError) {
+        try lmdb.removeAll(in: database)
+    }
+}

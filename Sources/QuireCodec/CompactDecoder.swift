@@ -14,8 +14,14 @@ public struct CompactDecoder: Sendable {
         public var depthLimit: Int
         /// The largest decompressed payload accepted, in bytes.
         public var maxDecompressedSize: Int
-        /// The zstd dictionary the records were compressed with, if any.
-        public var dictionary: [UInt8]?
+        /// The zstd dictionary the records were compressed with, if any; digested once when set,
+        /// so every decode with these options shares it (a store sets it from its own metadata).
+        package var dictionary: [UInt8]? {
+            get { decompressor?.dictionary }
+            set { decompressor = newValue.map { ZstdDecompressor(dictionary: $0) } }
+        }
+        /// The digested dictionary.
+        private(set) var decompressor: ZstdDecompressor?
         /// Passed to `Decodable` implementations as `Decoder.userInfo`.
         public var userInfo: [CodingUserInfoKey: any Sendable]
         /// Checks the CRC-32C of version 2 payloads before reading them (version 1 payloads have
@@ -24,14 +30,24 @@ public struct CompactDecoder: Sendable {
 
         /// Creates options.
         public init(
-            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, dictionary: [UInt8]? = nil,
-            userInfo: [CodingUserInfoKey: any Sendable] = [:], verifyChecksums: Bool = false
+            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, userInfo: [CodingUserInfoKey: any Sendable] = [:],
+            verifyChecksums: Bool = false
         ) {
             self.depthLimit = max(1, depthLimit)
             self.maxDecompressedSize = maxDecompressedSize
-            self.dictionary = dictionary
             self.userInfo = userInfo
             self.verifyChecksums = verifyChecksums
+        }
+
+        /// Options for records compressed with `dictionary` (digested here, once).
+        package init(
+            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, dictionary: [UInt8]?,
+            userInfo: [CodingUserInfoKey: any Sendable] = [:], verifyChecksums: Bool = false
+        ) {
+            self.init(
+                depthLimit: depthLimit, maxDecompressedSize: maxDecompressedSize, userInfo: userInfo,
+                verifyChecksums: verifyChecksums)
+            self.dictionary = dictionary
         }
     }
 
@@ -42,7 +58,7 @@ public struct CompactDecoder: Sendable {
     /// Creates a decoder.
     public init(options: Options = .init()) {
         self.options = options
-        self.decompressor = options.dictionary.map { ZstdDecompressor(dictionary: $0) }
+        self.decompressor = options.decompressor
     }
 
     /// Checks a payload's header byte and, for version 2, its checksum, without decoding it (for

@@ -35,8 +35,7 @@ public enum CompactField {
     ) throws -> CompactValue? {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
-            decompressor: options.dictionary.map { ZstdDecompressor(dictionary: $0) },
-            verifyChecksum: options.verifyChecksums
+            decompressor: options.decompressor, verifyChecksum: options.verifyChecksums
         ) { reader, start, table in
             var position = start
             var end = try reader.skip(start, end: reader.count)

@@ -91,11 +91,14 @@ final class ZstdDecompressor: @unchecked Sendable {
     // @unchecked: `ddict` is immutable after init and only read by zstd (shareable like a CDict).
     private let ddict: OpaquePointer?
     private let contexts = ContextPool(free: { ZSTD_freeDCtx($0) })
+    /// The dictionary's bytes, as given.
+    let dictionary: [UInt8]
 
     /// The process-wide decompressor for payloads compressed without a dictionary.
     static let plain = ZstdDecompressor(dictionary: nil)
 
     init(dictionary: [UInt8]?) {
+        self.dictionary = dictionary ?? []
         if let dictionary, !dictionary.isEmpty {
             ddict = dictionary.withUnsafeBytes { ZSTD_createDDict($0.baseAddress, $0.count) }
         } else {

@@ -43,6 +43,10 @@ public struct FeedzillaSource: FetchSource {
 
     public var apiKey: APIKey? { nil }
 
+    public var mappingKind: String { "feedzilla" }
+
+    public var budgetID: String { "feedzilla:" + baseURL }
+
     public var initialCheckpoint: FeedzillaCheckpoint { FeedzillaCheckpoint() }
 
     /// The query tag of a category's articles: its list id, `feedzilla:category:<id>`.
@@ -70,8 +74,10 @@ public struct FeedzillaSource: FetchSource {
             return SourcePage(articles: [], queryTag: nil, checkpoint: next)
         }
         let id = ids[checkpoint.doneCount]
-        let (list, articles) = try Feedzilla.parseArticleList(body, categoryID: id)
+        let page = try Feedzilla.parseArticleList(body, categoryID: id)
         next.doneCount += 1
-        return SourcePage(articles: articles, lists: [list], queryTag: Self.queryTag(categoryID: id), checkpoint: next)
+        return SourcePage(
+            articles: page.articles, lists: [page.list], rawDocuments: page.rawDocuments, rejects: page.rejects,
+            queryTag: Self.queryTag(categoryID: id), checkpoint: next)
     }
 }

@@ -11,7 +11,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure, for a caller to act on.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
-            case unauthorized, badRequest, forbidden, rateLimited, serverError, unexpectedStatus
+            case unauthorized, badRequest, forbidden, rateLimited, quotaExhausted, serverError, unexpectedStatus
             case transport, htmlBody, mapping, invalidQuery, checkpoint, sink, cancelled
         }
 
@@ -24,8 +24,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         public static let badRequest = Code(.badRequest)
         /// HTTP 403 with a fault body. Not retried.
         public static let forbidden = Code(.forbidden)
-        /// HTTP 429 on every attempt: the minute or day quota stays exhausted.
+        /// HTTP 429 (or the old gateway's 403 "developer over rate") until the run gave up: the
+        /// quota is most likely exhausted; resume later.
         public static let rateLimited = Code(.rateLimited)
+        /// The daily request budget kept in the store is spent; the message says when it frees.
+        public static let quotaExhausted = Code(.quotaExhausted)
         /// HTTP 5xx on every attempt.
         public static let serverError = Code(.serverError)
         /// Another non-2xx status (404, a redirect left unfollowed…). Not retried.
@@ -50,22 +53,23 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// the best answer (the offline fallback).
         public var isNetworkFailure: Bool {
             switch wrapped {
-            case .transport, .serverError, .rateLimited: true
+            case .transport, .serverError, .rateLimited, .quotaExhausted: true
             default: false
             }
         }
 
         public var description: String {
             switch wrapped {
-            case .unauthorized: "unauthorized"
+            case .unauthorized: "authentication failed"
             case .badRequest: "bad request"
             case .forbidden: "forbidden"
             case .rateLimited: "rate limited"
+            case .quotaExhausted: "daily quota used"
             case .serverError: "server error"
             case .unexpectedStatus: "unexpected status"
             case .transport: "transport failure"
-            case .htmlBody: "HTML body"
-            case .mapping: "mapping failure"
+            case .htmlBody: "malformed response (HTML)"
+            case .mapping: "malformed response"
             case .invalidQuery: "invalid query"
             case .checkpoint: "bad checkpoint"
             case .sink: "sink failure"

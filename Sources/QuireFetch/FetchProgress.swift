@@ -6,6 +6,9 @@ public enum FetchProgress: Sendable, Hashable {
     /// A page was committed: its label (`page 3 of 2019-01-01…2019-06-30`), its record count,
     /// and the run's totals so far.
     case pageFetched(label: String, records: Int, totalPages: Int, totalRecords: Int)
+    /// A document of the page `label` could not be mapped and was quarantined: its index in the
+    /// page, the JSON path and the reason (scrubbed of the key).
+    case rejected(label: String, index: Int, path: String, message: String)
     /// The rate limiter holds the next request for this many seconds.
     case waitingForRateLimit(seconds: Double)
     /// A request failed for `reason`; attempt `attempt` follows after `seconds`.
@@ -18,8 +21,23 @@ public enum FetchProgress: Sendable, Hashable {
 public struct FetchSummary: Sendable, Hashable {
     /// Requests whose page was committed.
     public var pages: Int = 0
-    /// Articles committed (counting an article again if a later page repeats it).
+    /// Articles committed (counting an article again if a later page repeats it: upserts).
     public var records: Int = 0
+    /// Distinct articles stored by this run (ten copies of one id are one article).
+    public var articles: Int = 0
+    /// Of ``articles``, those whose id was not in the store before.
+    public var newArticles: Int = 0
+    /// Of ``articles``, those that replaced a stored version.
+    public var updatedArticles: Int { articles - newArticles }
+    /// Documents quarantined because they could not be mapped.
+    public var rejected: Int = 0
+    /// Documents served in the committed pages (mapped or rejected).
+    public var documents: Int = 0
+    /// Results the API reported that no request of this query can reach (single days with
+    /// more results than the page cap); narrow the query (`--fq`, a shorter date range) to get them.
+    public var unreachable: Int = 0
+    /// Whether the source had already been fetched to the end, so nothing was requested.
+    public var alreadyComplete: Bool = false
     /// Requests repeated after a 429, 5xx or transport failure.
     public var retries: Int = 0
     /// Times the rate limiter made the run wait.
@@ -55,4 +73,15 @@ public struct FetchResult: Sendable {
         self.fetchedAt = fetchedAt
         self.failure = failure
     }
+}
+
+/// What a run does with the stored checkpoint of its source.
+public enum FetchMode: Sendable, Hashable {
+    /// Go on from the stored checkpoint; a finished source fetches nothing.
+    case resume
+    /// For a finished source, fetch only what is newer than its last completed run (sources
+    /// that cannot tell start over); an unfinished one resumes.
+    case refresh
+    /// Ignore the stored checkpoint and start from the beginning (records are upserted by id).
+    case restart
 }

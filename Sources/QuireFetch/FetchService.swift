@@ -33,17 +33,20 @@ public struct FetchService: Sendable {
     /// Fetches `source` into `sink` from its stored checkpoint until it is done.
     ///
     /// - Parameters:
-    ///   - startOver: Ignore the stored checkpoint and start from the beginning (a refresh;
-    ///     records are upserted by id, so nothing is duplicated).
+    ///   - startOver: Ignore the stored checkpoint and start from the beginning (records are
+    ///     upserted by id, so nothing is duplicated). The same as `mode: .restart`.
+    ///   - mode: What to do with the stored checkpoint (``FetchMode``); a finished source does
+    ///     nothing in ``FetchMode/resume`` and says so in ``FetchSummary/alreadyComplete``.
     ///   - progress: Called with events as the run goes; never with the key.
     /// - Throws: ``FetchError``; pages committed before it stay committed.
     public func run<Source: FetchSource>(
-        _ source: Source, into sink: some FetchSink, startOver: Bool = false,
+        _ source: Source, into sink: some FetchSink, startOver: Bool = false, mode: FetchMode = .resume,
         progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws(FetchError) -> FetchSummary {
         let secret = source.apiKey?.value
         do {
-            return try await walk(source, sink: sink, startOver: startOver, progress: progress ?? { _ in })
+            return try await walk(
+                source, sink: sink, mode: startOver ? .restart : mode, progress: progress ?? { _ in })
         } catch {
             throw error.scrubbing(secret)
         }
@@ -61,7 +64,7 @@ public struct FetchService: Sendable {
     ) async -> FetchResult {
         var failure: FetchError?
         do {
-            _ = try await run(source, into: sink, startOver: true, progress: progress)
+            _ = try await run(source, into: sink, mode: .restart, progress: progress)
         } catch {
             failure = error
         }
@@ -81,29 +84,52 @@ public struct FetchService: Sendable {
     // MARK: The loop
 
     private func walk<Source: FetchSource>(
-        _ source: Source, sink: some FetchSink, startOver: Bool, progress: @Sendable (FetchProgress) -> Void
+        _ source: Source, sink: some FetchSink, mode: FetchMode, progress: @Sendable (FetchProgress) -> Void
     ) async throws(FetchError) -> FetchSummary {
         let sourceID = source.sourceID
         var summary = FetchSummary()
         var checkpoint = source.initialCheckpoint
-        if !startOver, let stored = try await storedCheckpoint(source, sink: sink) {
+        if mode != .restart, let stored = try await storedCheckpoint(source, sink: sink) {
             checkpoint = stored
             summary.resumed = true
+            if source.isFinished(stored) {
+                if mode == .refresh, let fresh = source.refreshCheckpoint(after: stored, now: clock.now) {
+                    checkpoint = fresh
+                } else if mode == .refresh {
+                    checkpoint = source.initialCheckpoint
+                } else {
+                    summary.alreadyComplete = true
+                    summary.isComplete = true
+                    progress(.finished(summary))
+                    return summary
+                }
+            }
         }
+        try await loadBudget(source, sink: sink)
         var random = JitterRandom(seed: retryPolicy.jitterSeed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        var seen: Set<String> = []
 
         while let request = source.nextRequest(after: checkpoint) {
             if Task.isCancelled { throw cancelled(sourceID, request) }
-            let body = try await fetch(request, sourceID: sourceID, summary: &summary, random: &random, progress: progress)
+            let body: [UInt8]
+            do {
+                body = try await fetch(request, source: source, summary: &summary, random: &random, progress: progress)
+            } catch {
+                // The requests made count against the daily quota even when no page commits.
+                try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
+                throw error
+            }
             let fetchedAt = clock.now
-            let page: SourcePage<Source.Checkpoint>
+            var page: SourcePage<Source.Checkpoint>
             do {
                 page = try source.process(body, for: request, at: checkpoint)
             } catch {
+                try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
                 throw mappingFailure(error, sourceID: sourceID, request: request)
             }
+            if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
             let encoded: Data
             do {
                 encoded = try encoder.encode(page.checkpoint)
@@ -112,11 +138,16 @@ public struct FetchService: Sendable {
                     code: .checkpoint, message: "cannot encode the checkpoint: \(error)", cause: error,
                     location: .init(sourceID: sourceID, request: request.redactedURL))
             }
+            let scrubber = SecretScrubber(source.apiKey)
             let fetched = FetchedPage(
-                sourceID: sourceID, articles: page.articles, lists: page.lists, rawDocuments: page.rawDocuments,
-                queryTag: page.queryTag, checkpoint: encoded, fetchedAt: fetchedAt)
+                sourceID: sourceID, articles: page.articles, lists: page.lists,
+                rawDocuments: page.rawDocuments.map(scrubber.scrub),
+                rejects: page.rejects.map { scrubber.scrub($0) }, pageLabel: request.label,
+                mappingKind: source.mappingKind, queryTag: page.queryTag, checkpoint: encoded, fetchedAt: fetchedAt,
+                budget: source.budgetID, requestTimes: rateLimiter.requestTimes(before: fetchedAt))
+            let outcome: PageCommit
             do {
-                try await sink.commit(fetched)
+                outcome = try await sink.commit(fetched)
             } catch {
                 throw FetchError(
                     code: .sink, message: "committing \(request.label) failed: \(error)", cause: SendableBox(error),
@@ -125,6 +156,16 @@ public struct FetchService: Sendable {
             checkpoint = page.checkpoint
             summary.pages += 1
             summary.records += page.articles.count
+            summary.newArticles += outcome.newArticles
+            for article in page.articles { seen.insert(article.id) }
+            summary.articles = seen.count
+            summary.rejected += page.rejects.count
+            summary.documents += page.articles.count + page.rejects.count
+            summary.unreachable += page.unreachable
+            for reject in fetched.rejects {
+                progress(.rejected(label: request.label, index: reject.index, path: reject.error.path,
+                                   message: scrubber.scrub(reject.error.description)))
+            }
             progress(.pageFetched(
                 label: request.label, records: page.articles.count, totalPages: summary.pages,
                 totalRecords: summary.records))
@@ -132,6 +173,17 @@ public struct FetchService: Sendable {
         summary.isComplete = source.isFinished(checkpoint)
         progress(.finished(summary))
         return summary
+    }
+
+    /// Reads the requests earlier runs made against the source's budget into the limiter.
+    private func loadBudget<Source: FetchSource>(_ source: Source, sink: some FetchSink) async throws(FetchError) {
+        do {
+            rateLimiter.preload(try await sink.requestTimes(budget: source.budgetID), now: clock.now)
+        } catch {
+            throw FetchError(
+                code: .sink, message: "reading the request budget failed: \(error)", cause: SendableBox(error),
+                location: .init(sourceID: source.sourceID))
+        }
     }
 
     private func storedCheckpoint<Source: FetchSource>(_ source: Source, sink: some FetchSink)
@@ -164,14 +216,22 @@ public struct FetchService: Sendable {
 
     // MARK: One request, with retries
 
-    private func fetch(
-        _ request: SourceRequest, sourceID: String, summary: inout FetchSummary, random: inout JitterRandom,
+    private func fetch<Source: FetchSource>(
+        _ request: SourceRequest, source: Source, summary: inout FetchSummary, random: inout JitterRandom,
         progress: @Sendable (FetchProgress) -> Void
     ) async throws(FetchError) -> [UInt8] {
+        let sourceID = source.sourceID
         let location = FetchError.Location(sourceID: sourceID, request: request.redactedURL)
         var failedAttempts = 0
+        var rateLimitedFor = Duration.zero
         while true {
             if Task.isCancelled { throw cancelled(sourceID, request) }
+            if !retryPolicy.waitForQuota, let freeAt = rateLimiter.dailyBudgetFreeAt(clock.now) {
+                throw FetchError(
+                    code: .quotaExhausted,
+                    message: "daily quota used (\(rateLimiter.perDay) requests a day); resume after \(Self.utcTime(freeAt)) UTC, or wait with --wait",
+                    location: location, attempts: failedAttempts + 1)
+            }
             do {
                 var waits = 0
                 let waited = try await rateLimiter.acquire(clock: clock) { wait in
@@ -189,13 +249,17 @@ public struct FetchService: Sendable {
             var curlCode: Int32?
             var lastMessage: String
             var cause: (any Error & Sendable)?
+            var retryAfter: Duration?
             do {
                 let response = try await client.get(request.url, headers: [("Accept", "application/json")])
                 status = response.status
+                retryAfter = Self.retryAfter(response, now: clock.now)
                 switch response.status {
                 case 200..<300:
                     return response.body
                 case 429:
+                    reason = .rateLimited
+                case 403 where Self.isOverRate(response):
                     reason = .rateLimited
                 case 500..<600:
                     reason = .serverError(response.status)
@@ -221,13 +285,22 @@ public struct FetchService: Sendable {
             }
 
             failedAttempts += 1
-            guard let delay = retryPolicy.delay(after: reason, failedAttempts: failedAttempts, random: &random) else {
-                let code: FetchError.Code =
-                    switch reason {
-                    case .rateLimited: .rateLimited
-                    case .serverError: .serverError
-                    case .transport: .transport
-                    }
+            var next = retryPolicy.delay(after: reason, failedAttempts: failedAttempts, random: &random)
+            if reason == .rateLimited, let wait = next {
+                var honoured = wait
+                if let retryAfter, retryAfter > honoured { honoured = min(retryAfter, retryPolicy.waitForQuota ? .seconds(86_400) : retryAfter) }
+                let giveUp = !retryPolicy.waitForQuota && rateLimitedFor + honoured > retryPolicy.rateLimitGiveUp
+                next = giveUp ? nil : honoured
+                if let chosen = next { rateLimitedFor += chosen }
+            }
+            guard let delay = next else {
+                if reason == .rateLimited {
+                    throw FetchError(
+                        code: .rateLimited,
+                        message: "rate limited (quota likely exhausted); resume later, or wait with --wait (last reply: \(lastMessage))",
+                        cause: cause, location: location, httpStatus: status, attempts: failedAttempts)
+                }
+                let code: FetchError.Code = if case .serverError = reason { .serverError } else { .transport }
                 throw FetchError(
                     code: code, message: "\(reason); giving up: \(lastMessage)", cause: cause, location: location,
                     httpStatus: status, curlCode: curlCode, attempts: failedAttempts)
@@ -241,6 +314,35 @@ public struct FetchService: Sendable {
                 throw cancelled(sourceID, request)
             }
         }
+    }
+
+    /// The old gateway's rate-limit reply: a 403 whose `X-Mashery-Error-Code` is
+    /// `ERR_403_DEVELOPER_OVER_RATE` (or whose body says "Developer Over Rate").
+    static func isOverRate(_ response: HTTPResponse) -> Bool {
+        if let code = response.header("X-Mashery-Error-Code"), code.uppercased().contains("OVER_RATE") { return true }
+        return response.body.count < 65_536 && response.bodyText.lowercased().contains("developer over rate")
+    }
+
+    /// A `Retry-After` header as a wait: delta seconds, or an HTTP date; `nil` when absent or unreadable.
+    static func retryAfter(_ response: HTTPResponse, now: Date) -> Duration? {
+        guard let text = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            return nil
+        }
+        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
+    }
+
+    /// `HH:MM` of `date` in UTC.
+    static func utcTime(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
     }
 
     /// The typed error for a status that must not be retried (401, 400, 403, 404…).
@@ -278,7 +380,9 @@ public struct FetchService: Sendable {
             default: .mapping
             }
         return FetchError(
-            code: code, message: "\(request.label) could not be mapped: \(error)", cause: error,
+            code: code,
+            message: "\(request.label) could not be mapped: \(error) (nothing of this page was stored; the checkpoint is kept, so a later run retries it)",
+            cause: error,
             location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: 200,
             jsonPath: error.path)
     }

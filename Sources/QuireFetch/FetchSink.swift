@@ -10,8 +10,41 @@ public protocol FetchSink: Sendable {
     /// The checkpoint last committed for `sourceID`, or `nil` when the source never committed.
     func checkpoint(for sourceID: String) async throws -> Data?
 
-    /// Stores `page`'s records and its checkpoint, atomically.
-    func commit(_ page: FetchedPage) async throws
+    /// Stores `page`'s records, its rejects and its checkpoint, atomically.
+    ///
+    /// - Returns: What the commit changed (new and updated articles, rejects kept).
+    func commit(_ page: FetchedPage) async throws -> PageCommit
+
+    /// The times of the requests made against `budget` in the last day, as last recorded, so a
+    /// new run starts with the daily quota the previous ones left.
+    func requestTimes(budget: String) async throws -> [Date]
+
+    /// Records the requests of the last day against `budget` (replacing what was recorded), for
+    /// a run that stops without committing another page.
+    func recordRequests(_ times: [Date], budget: String) async throws
+}
+
+extension FetchSink {
+    public func requestTimes(budget: String) async throws -> [Date] { [] }
+
+    public func recordRequests(_ times: [Date], budget: String) async throws {}
+}
+
+/// What committing one page changed.
+public struct PageCommit: Sendable, Hashable {
+    /// Articles whose id was not stored before.
+    public var newArticles: Int
+    /// Articles that replaced a stored one with the same id.
+    public var updatedArticles: Int
+    /// Rejected documents quarantined.
+    public var rejects: Int
+
+    /// Creates an outcome.
+    public init(newArticles: Int = 0, updatedArticles: Int = 0, rejects: Int = 0) {
+        self.newArticles = newArticles
+        self.updatedArticles = updatedArticles
+        self.rejects = rejects
+    }
 }
 
 /// One fetched page, ready to be stored with the checkpoint that follows it.
@@ -23,8 +56,15 @@ public struct FetchedPage: Sendable, Hashable {
     public var articles: [Article]
     /// Article lists (a Feedzilla category's list).
     public var lists: [ArticleList]
-    /// The raw JSON of each document, parallel to `articles` when present (NYT), empty otherwise.
+    /// The raw JSON of each document, parallel to `articles` when present, empty otherwise
+    /// (the API key scrubbed).
     public var rawDocuments: [[UInt8]]
+    /// The documents that could not be mapped, with their raw JSON (the API key scrubbed).
+    public var rejects: [DocumentReject]
+    /// Which request the page answers (`page 3 of 2019-01-01…2019-06-30`), for rejects.
+    public var pageLabel: String
+    /// Which mapping the page's documents need to be mapped again (`nyt`, `feedzilla`).
+    public var mappingKind: String
     /// Which query fetched these articles (`nyt:q=…`, `feedzilla:category:12`), for the query
     /// index and the offline fallback.
     public var queryTag: String?
@@ -32,16 +72,26 @@ public struct FetchedPage: Sendable, Hashable {
     public var checkpoint: Data
     /// When the page was fetched (from the service's ``FetchClock``).
     public var fetchedAt: Date
+    /// The request budget the page's requests count against (``FetchSource/budgetID``).
+    public var budget: String?
+    /// Every request of the last day against ``budget``, this page's included, to record with it.
+    public var requestTimes: [Date] = []
 
     /// Creates a page.
     public init(
         sourceID: String, articles: [Article], lists: [ArticleList] = [], rawDocuments: [[UInt8]] = [],
-        queryTag: String?, checkpoint: Data, fetchedAt: Date
+        rejects: [DocumentReject] = [], pageLabel: String = "", mappingKind: String = "nyt",
+        queryTag: String?, checkpoint: Data, fetchedAt: Date, budget: String? = nil, requestTimes: [Date] = []
     ) {
+        self.budget = budget
+        self.requestTimes = requestTimes
         self.sourceID = sourceID
         self.articles = articles
         self.lists = lists
         self.rawDocuments = rawDocuments
+        self.rejects = rejects
+        self.pageLabel = pageLabel
+        self.mappingKind = mappingKind
         self.queryTag = queryTag
         self.checkpoint = checkpoint
         self.fetchedAt = fetchedAt

@@ -1,3 +1,4 @@
+public import Foundation
 public import QuireNews
 
 /// A paged API the ``FetchService`` can walk: it says what to request next from a checkpoint, and
@@ -15,6 +16,13 @@ public protocol FetchSource: Sendable {
     /// The secret to keep out of every error and event, if the source uses one.
     var apiKey: APIKey? { get }
 
+    /// Which mapping its documents need (`nyt`, `feedzilla`), kept with rejects and raw documents
+    /// so they can be mapped again later.
+    var mappingKind: String { get }
+
+    /// Whose request budget the source spends (the API host), for the stored daily budget.
+    var budgetID: String { get }
+
     /// Where a new source starts.
     var initialCheckpoint: Checkpoint { get }
 
@@ -24,12 +32,22 @@ public protocol FetchSource: Sendable {
     /// Whether nothing is left to fetch (as opposed to a page limit stopping the walk).
     func isFinished(_ checkpoint: Checkpoint) -> Bool
 
+    /// A checkpoint that fetches only what is newer than a finished walk (`--refresh`), or `nil`
+    /// when the source can only start over.
+    func refreshCheckpoint(after finished: Checkpoint, now: Date) -> Checkpoint?
+
+    /// The finished checkpoint stamped with when the walk completed.
+    func completed(_ checkpoint: Checkpoint, at now: Date) -> Checkpoint
+
     /// The next request, or `nil` when the source is done (or a page limit is reached).
     func nextRequest(after checkpoint: Checkpoint) -> SourceRequest?
 
     /// Maps the body answering `request` and computes the checkpoint after it.
     ///
-    /// - Throws: ``NewsMappingError`` naming the JSON path; then nothing of the page is stored.
+    /// Documents that cannot be mapped go into ``SourcePage/rejects``; the page still commits.
+    ///
+    /// - Throws: ``NewsMappingError`` naming the JSON path when the envelope is broken; then
+    ///   nothing of the page is stored.
     func process(_ body: [UInt8], for request: SourceRequest, at checkpoint: Checkpoint)
         throws(NewsMappingError) -> SourcePage<Checkpoint>
 }
@@ -38,6 +56,10 @@ extension FetchSource {
     public func accepts(_ checkpoint: Checkpoint) -> Bool { true }
 
     public func isFinished(_ checkpoint: Checkpoint) -> Bool { nextRequest(after: checkpoint) == nil }
+
+    public func refreshCheckpoint(after finished: Checkpoint, now: Date) -> Checkpoint? { nil }
+
+    public func completed(_ checkpoint: Checkpoint, at now: Date) -> Checkpoint { checkpoint }
 }
 
 /// One request a source wants made.
@@ -65,6 +87,11 @@ public struct SourcePage<Checkpoint: Codable & Sendable & Hashable>: Sendable {
     public var lists: [ArticleList]
     /// Raw documents parallel to `articles` (may be empty).
     public var rawDocuments: [[UInt8]]
+    /// The documents that could not be mapped (quarantined with the page).
+    public var rejects: [DocumentReject]
+    /// How many results the API reported but the source cannot reach (a window capped at
+    /// 1,000 results), learnt on this page.
+    public var unreachable: Int
     /// The query tag of the articles.
     public var queryTag: String?
     /// The checkpoint after this page.
@@ -72,12 +99,14 @@ public struct SourcePage<Checkpoint: Codable & Sendable & Hashable>: Sendable {
 
     /// Creates a page.
     public init(
-        articles: [Article], lists: [ArticleList] = [], rawDocuments: [[UInt8]] = [], queryTag: String?,
-        checkpoint: Checkpoint
+        articles: [Article], lists: [ArticleList] = [], rawDocuments: [[UInt8]] = [], rejects: [DocumentReject] = [],
+        unreachable: Int = 0, queryTag: String?, checkpoint: Checkpoint
     ) {
         self.articles = articles
         self.lists = lists
         self.rawDocuments = rawDocuments
+        self.rejects = rejects
+        self.unreachable = unreachable
         self.queryTag = queryTag
         self.checkpoint = checkpoint
     }

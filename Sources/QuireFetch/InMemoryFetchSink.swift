@@ -48,13 +48,21 @@ public final class InMemoryFetchSink: FetchSink, OfflineReader, Sendable {
         state.withLock { $0.checkpoints[sourceID] }
     }
 
-    public func commit(_ page: FetchedPage) async throws {
+    public func commit(_ page: FetchedPage) async throws -> PageCommit {
         try state.withLock { (state: inout State) throws(SimulatedCrash) in
             if let limit = state.crashAfterCommits, state.pages.count >= limit {
                 throw SimulatedCrash(committed: state.pages.count)
             }
+            var outcome = PageCommit(rejects: page.rejects.count)
+            var seen: Set<String> = []
             for (index, article) in page.articles.enumerated() {
-                if state.articles.updateValue(article, forKey: article.id) == nil { state.articleOrder.append(article.id) }
+                if state.articles.updateValue(article, forKey: article.id) == nil {
+                    state.articleOrder.append(article.id)
+                    outcome.newArticles += 1
+                } else if !seen.contains(article.id) {
+                    outcome.updatedArticles += 1
+                }
+                seen.insert(article.id)
                 if index < page.rawDocuments.count { state.rawDocuments[article.id] = page.rawDocuments[index] }
                 if let tag = page.queryTag, !(state.queryIndex[tag]?.contains(article.id) ?? false) {
                     state.queryIndex[tag, default: []].append(article.id)
@@ -64,6 +72,7 @@ public final class InMemoryFetchSink: FetchSink, OfflineReader, Sendable {
             if let tag = page.queryTag { state.queryFetchedAt[tag] = page.fetchedAt }
             state.checkpoints[page.sourceID] = page.checkpoint
             state.pages.append(page)
+            return outcome
         }
     }
 

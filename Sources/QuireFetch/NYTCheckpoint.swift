@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import QuireNews
 
 /// An inclusive range of days, as `begin_date`…`end_date`.
@@ -38,7 +38,9 @@ public struct NYTDateWindow: Codable, Sendable, Hashable, CustomStringConvertibl
 /// Work is a queue of date windows, each paged from 0. The first window is the query as given
 /// (`window == nil` when it has no dates). When a window's first page reports more hits than the
 /// page cap can reach, the window is replaced by its two halves (newer half first for
-/// `sort=newest`), until a window fits or is a single day.
+/// `sort=newest`), until a window fits or is a single day. The checkpoint stays small however
+/// many windows a query splits into: finished windows are counted, not listed, and the pending
+/// queue holds at most one window per level of halving.
 public struct NYTCheckpoint: Codable, Sendable, Hashable {
     /// The query this checkpoint belongs to (``NYTSource/queryIdentity``).
     public var queryIdentity: String
@@ -48,14 +50,19 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
     public var nextPage: Int
     /// Windows still to fetch after the current one, in order.
     public var pendingWindows: [NYTDateWindow]
-    /// Windows fully fetched, in order (`nil` windows are recorded as the query's range).
-    public var doneWindows: [NYTDateWindow?]
-    /// Single-day windows with more results than the page cap reaches (the rest are unreachable).
-    public var truncatedWindows: [NYTDateWindow]
+    /// How many windows were fully fetched.
+    public var doneWindowCount: Int
+    /// How many single-day windows had more results than the page cap reaches.
+    public var truncatedDayCount: Int
+    /// Results the API reported in those days beyond the page cap: unreachable without a
+    /// narrower query.
+    public var unreachableResults: Int
     /// Pages fetched so far in all (for `--max-pages`).
     public var pagesFetched: Int
     /// Whether every window is done.
     public var isFinished: Bool
+    /// When the walk finished (the start of a later `--refresh`).
+    public var completedAt: Date?
 
     /// The start of a query: its own range, page 0.
     public init(queryIdentity: String, window: NYTDateWindow?) {
@@ -63,9 +70,56 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         self.window = window
         nextPage = 0
         pendingWindows = []
-        doneWindows = []
-        truncatedWindows = []
+        doneWindowCount = 0
+        truncatedDayCount = 0
+        unreachableResults = 0
         pagesFetched = 0
         isFinished = false
+        completedAt = nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case queryIdentity, window, nextPage, pendingWindows, doneWindowCount, truncatedDayCount
+        case unreachableResults, pagesFetched, isFinished, completedAt
+        // Written by earlier versions, which listed windows.
+        case doneWindows, truncatedWindows
+    }
+
+    /// Reads this version's checkpoints and those of earlier versions (which listed the done and
+    /// truncated windows instead of counting them).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        queryIdentity = try c.decode(String.self, forKey: .queryIdentity)
+        window = try c.decodeIfPresent(NYTDateWindow.self, forKey: .window)
+        nextPage = try c.decode(Int.self, forKey: .nextPage)
+        pendingWindows = try c.decodeIfPresent([NYTDateWindow].self, forKey: .pendingWindows) ?? []
+        pagesFetched = try c.decode(Int.self, forKey: .pagesFetched)
+        isFinished = try c.decode(Bool.self, forKey: .isFinished)
+        completedAt = try c.decodeIfPresent(Date.self, forKey: .completedAt)
+        unreachableResults = try c.decodeIfPresent(Int.self, forKey: .unreachableResults) ?? 0
+        if let count = try c.decodeIfPresent(Int.self, forKey: .doneWindowCount) {
+            doneWindowCount = count
+        } else {
+            doneWindowCount = try c.decodeIfPresent([NYTDateWindow?].self, forKey: .doneWindows)?.count ?? 0
+        }
+        if let count = try c.decodeIfPresent(Int.self, forKey: .truncatedDayCount) {
+            truncatedDayCount = count
+        } else {
+            truncatedDayCount = try c.decodeIfPresent([NYTDateWindow].self, forKey: .truncatedWindows)?.count ?? 0
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(queryIdentity, forKey: .queryIdentity)
+        try c.encodeIfPresent(window, forKey: .window)
+        try c.encode(nextPage, forKey: .nextPage)
+        try c.encode(pendingWindows, forKey: .pendingWindows)
+        try c.encode(doneWindowCount, forKey: .doneWindowCount)
+        try c.encode(truncatedDayCount, forKey: .truncatedDayCount)
+        try c.encode(unreachableResults, forKey: .unreachableResults)
+        try c.encode(pagesFetched, forKey: .pagesFetched)
+        try c.encode(isFinished, forKey: .isFinished)
+        try c.encodeIfPresent(completedAt, forKey: .completedAt)
     }
 }

@@ -1,3 +1,4 @@
+public import Foundation
 public import QuireNews
 
 /// The NYT Article Search v2 source: pages through a query, splitting its date range when more
@@ -57,12 +58,55 @@ public struct NYTSource: FetchSource {
         query.queryItems.filter { $0.name != "page" }.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
     }
 
-    public var sourceID: String { "nyt:" + queryIdentity }
+    /// Where the source fetches from, as part of its identity: empty for the real API (so stores
+    /// written before endpoints were part of it resume), else `<host[:port]><path>@`.
+    public var endpointIdentity: String {
+        guard endpoint != Self.defaultEndpoint else { return "" }
+        var rest = Substring(endpoint)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
+        return rest.lowercased() + "@"
+    }
 
-    /// The tag of the query index: `nyt:<query identity>`.
+    /// `nyt:<endpoint identity><query identity>`: the same query against another endpoint (the
+    /// demo's fixture server, a proxy) is another source with its own checkpoint.
+    public var sourceID: String { "nyt:" + endpointIdentity + queryIdentity }
+
+    /// The tag of the query index: the ``sourceID``.
     public var queryTag: String { sourceID }
 
     public var apiKey: APIKey? { key }
+
+    public var mappingKind: String { "nyt" }
+
+    public var budgetID: String {
+        var rest = Substring(endpoint)
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        return "nyt:" + rest.prefix { $0 != "/" && $0 != "?" }.lowercased()
+    }
+
+    public func completed(_ checkpoint: NYTCheckpoint, at now: Date) -> NYTCheckpoint {
+        var stamped = checkpoint
+        stamped.completedAt = now
+        return stamped
+    }
+
+    /// After a finished walk: the query again from the day before the walk completed (a day of
+    /// overlap, so articles published while it ran are not missed) to the query's end.
+    public func refreshCheckpoint(after finished: NYTCheckpoint, now: Date) -> NYTCheckpoint? {
+        guard finished.isFinished, let completedAt = finished.completedAt else { return nil }
+        let from = NYTDay(date: completedAt.addingTimeInterval(-86_400))
+        let begin = max(query.begin ?? from, from)
+        let end = query.end ?? NYTDay(date: now)
+        guard begin <= end else {
+            var nothing = finished
+            nothing.completedAt = now
+            return nothing
+        }
+        var next = NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
+        next.pagesFetched = 0
+        return next
+    }
 
     public var initialCheckpoint: NYTCheckpoint {
         let window: NYTDateWindow? =
@@ -98,6 +142,7 @@ public struct NYTSource: FetchSource {
         var next = checkpoint
         next.pagesFetched += 1
         let reachable = pageCap * 10
+        var unreachable = 0
 
         if checkpoint.nextPage == 0, let hits = page.hits, hits > reachable {
             let bounds = checkpoint.window ?? NYTDateWindow(
@@ -108,13 +153,15 @@ public struct NYTSource: FetchSource {
                 next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
                 return SourcePage(articles: [], queryTag: queryTag, checkpoint: next)
             }
-            next.truncatedWindows.append(bounds)
+            next.truncatedDayCount += 1
+            unreachable = hits - reachable
+            next.unreachableResults += unreachable
         }
 
         let lastPage = checkpoint.nextPage + 1 >= pageCap
         let hitsReached = page.hits.map { (checkpoint.nextPage + 1) * 10 >= $0 } ?? false
-        if page.articles.count < 10 || lastPage || hitsReached {
-            next.doneWindows.append(checkpoint.window)
+        if page.documentCount < 10 || lastPage || hitsReached {
+            next.doneWindowCount += 1
             if next.pendingWindows.isEmpty {
                 next.window = nil
                 next.isFinished = true
@@ -126,6 +173,7 @@ public struct NYTSource: FetchSource {
             next.nextPage += 1
         }
         return SourcePage(
-            articles: page.articles, rawDocuments: page.rawDocuments, queryTag: queryTag, checkpoint: next)
+            articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, unreachable: unreachable,
+            queryTag: queryTag, checkpoint: next)
     }
 }

@@ -68,6 +68,30 @@ public final class RateLimiter: Sendable {
         return waited
     }
 
+    /// Adds requests made earlier (by a previous run, read back from the store), so the daily
+    /// budget survives restarts. Times older than a day are ignored.
+    public func preload(_ times: [Date], now: Date) {
+        sent.withLock { sent in
+            let dayAgo = now.addingTimeInterval(-86_400)
+            sent = (sent + times.filter { $0 > dayAgo && $0 <= now }).sorted()
+        }
+    }
+
+    /// When the daily budget has a free slot again, or `nil` when it has one now.
+    public func dailyBudgetFreeAt(_ now: Date) -> Date? {
+        sent.withLock { sent in
+            let dayAgo = now.addingTimeInterval(-86_400)
+            let lastDay = sent.filter { $0 > dayAgo }
+            guard lastDay.count >= perDay else { return nil }
+            return lastDay[lastDay.count - perDay].addingTimeInterval(86_400)
+        }
+    }
+
+    /// The requests made in the 24 hours before `now`, oldest first.
+    public func requestTimes(before now: Date) -> [Date] {
+        sent.withLock { sent in sent.filter { $0 > now.addingTimeInterval(-86_400) } }
+    }
+
     /// How many requests were made in the 60 seconds and 24 hours before `now`.
     public func usage(at now: Date) -> (lastMinute: Int, lastDay: Int) {
         sent.withLock { sent in

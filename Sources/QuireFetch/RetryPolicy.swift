@@ -1,7 +1,11 @@
 /// How the fetch service retries a failed request, and how long it backs off.
 ///
-/// - HTTP 429 (no `Retry-After` is ever sent): wait ``rateLimitBaseDelay`` (12 s, the API's
-///   advice), then doubling, capped at ``maxDelay``, at most ``rateLimitAttempts`` attempts.
+/// - HTTP 429 (and the old gateway's 403 "developer over rate"): wait ``rateLimitBaseDelay``
+///   (12 s, the API's advice for its per-minute limit; jitter only lengthens it). By default the
+///   run gives up once its rate-limit waits would pass ``rateLimitGiveUp`` (about half a minute,
+///   two waits: past that the quota is most likely spent, so resume later), or after
+///   ``rateLimitAttempts``. With ``waitForQuota`` it keeps going, doubling each wait up to
+///   ``maxDelay``, and honours a `Retry-After` header when the server sends one.
 /// - HTTP 5xx, timeouts, refused or broken connections: wait ``transientBaseDelay``, doubling,
 ///   at most ``transientAttempts`` attempts.
 /// - Anything else (401, 400, 403, 404, TLS, size cap, mapping errors): no retry.
@@ -13,6 +17,12 @@ public struct RetryPolicy: Sendable, Hashable {
     public var rateLimitBaseDelay: Duration = .seconds(12)
     /// Attempts in all (the first included) while the API answers 429.
     public var rateLimitAttempts: Int = 5
+    /// The most time a run spends backing off from rate-limit replies before it gives up with
+    /// ``FetchError/Code-swift.struct/rateLimited`` (its checkpoint intact). Ignored with
+    /// ``waitForQuota``.
+    public var rateLimitGiveUp: Duration = .seconds(30)
+    /// Wait out rate limits and a spent daily quota instead of stopping (for long-running jobs).
+    public var waitForQuota: Bool = false
     /// The first back-off after a 5xx or a transport failure.
     public var transientBaseDelay: Duration = .seconds(1)
     /// Attempts in all (the first included) for 5xx and transport failures.
@@ -64,14 +74,20 @@ public struct RetryPolicy: Sendable, Hashable {
     public func delay(
         after reason: Reason, failedAttempts: Int, random: inout some RandomNumberGenerator
     ) -> Duration? {
-        guard failedAttempts < attempts(for: reason) else { return nil }
-        let base = reason == .rateLimited ? rateLimitBaseDelay : transientBaseDelay
+        let limited = reason == .rateLimited
+        guard (limited && waitForQuota) || failedAttempts < attempts(for: reason) else { return nil }
+        let base = limited ? rateLimitBaseDelay : transientBaseDelay
         var seconds = base.seconds
-        for _ in 1..<max(1, failedAttempts) { seconds *= multiplier }
+        // A per-minute limit frees up at the same pace: only a job that waits for the quota backs
+        // off further and further.
+        if !limited || waitForQuota {
+            for _ in 1..<max(1, min(failedAttempts, 64)) { seconds *= multiplier }
+        }
         seconds = min(seconds, maxDelay.seconds)
         if jitter > 0 {
             let unit = Double(random.next() >> 11) / Double(1 << 53)  // uniform in [0, 1)
-            seconds *= 1 + jitter * (unit * 2 - 1)
+            // A rate limit's wait is a floor (the API asks for 12 s): jitter only lengthens it.
+            seconds *= limited ? 1 + jitter * unit : 1 + jitter * (unit * 2 - 1)
         }
         return .milliseconds(Int((seconds * 1000).rounded()))
     }

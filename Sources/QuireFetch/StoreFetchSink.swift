@@ -3,8 +3,9 @@ import Quire
 import QuireNews
 
 /// The fetch service's sink on a Quire store: each page's articles, lists, query index
-/// entries, raw documents and the source's checkpoint commit in one transaction, so a process
-/// killed at any instant resumes at the first uncommitted page with nothing lost or doubled.
+/// entries, raw documents, rejected documents and the source's checkpoint commit in one
+/// transaction, so a process killed at any instant resumes at the first uncommitted page with
+/// nothing lost or doubled.
 ///
 /// It is also the offline reader: what a query fetched stays readable when the network fails.
 public struct StoreFetchSink: FetchSink, OfflineReader {
@@ -21,6 +22,13 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
     public static let rawDocuments = StoreCollection<RawDocument>(
         name: "raw", key: { .string($0.id) }, compressed: true)
 
+    /// Documents that could not be mapped (the quarantine), by ``RejectedDocument/id``.
+    public static let rejects = StoreCollection<RejectedDocument>(
+        name: "rejects", key: { .string($0.id) }, compressed: true)
+
+    /// The requests of the last day by budget (API host), so the daily quota survives restarts.
+    public static let budgets = StoreCollection<RequestBudget>(name: "budgets", key: { .string($0.id) })
+
     /// A sink on `store`; registers the news schema and the sink's own collections.
     public init(store: Store, retainRawDocuments: Bool = false) throws {
         self.store = store
@@ -29,16 +37,39 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         try store.register(Self.sources)
         try store.register(Self.tags)
         try store.register(Self.rawDocuments)
+        try store.register(Self.rejects)
+        try store.register(Self.budgets)
+    }
+
+    public func requestTimes(budget: String) async throws -> [Date] {
+        try store.read { try $0.get(.string(budget), from: Self.budgets) }?.times ?? []
+    }
+
+    public func recordRequests(_ times: [Date], budget: String) async throws {
+        try await store.write { txn in try txn.put(RequestBudget(id: budget, times: times), in: Self.budgets) }
     }
 
     public func checkpoint(for sourceID: String) async throws -> Data? {
         try store.read { try $0.get(.string(sourceID), from: Self.sources) }?.checkpoint
     }
 
-    public func commit(_ page: FetchedPage) async throws {
+    public func commit(_ page: FetchedPage) async throws -> PageCommit {
         let retain = retainRawDocuments
-        try await store.write { txn in
-            for article in page.articles { try txn.put(article, in: NewsSchema.articles) }
+        return try await store.write { txn in
+            var outcome = PageCommit(rejects: page.rejects.count)
+            var seen: Set<String> = []
+            for article in page.articles {
+                if try txn.insert(article, in: NewsSchema.articles) {
+                    outcome.newArticles += 1
+                } else {
+                    try txn.put(article, in: NewsSchema.articles)
+                    if !seen.contains(article.id) { outcome.updatedArticles += 1 }
+                }
+                seen.insert(article.id)
+            }
+            for reject in page.rejects {
+                try txn.put(RejectedDocument(reject, of: page), in: Self.rejects)
+            }
             for list in page.lists {
                 try txn.put(list, in: NewsSchema.lists)
                 try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)
@@ -49,12 +80,18 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             }
             if retain {
                 for (article, raw) in zip(page.articles, page.rawDocuments) {
-                    try txn.put(RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt), in: Self.rawDocuments)
+                    try txn.put(
+                        RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind),
+                        in: Self.rawDocuments)
                 }
+            }
+            if let budget = page.budget {
+                try txn.put(RequestBudget(id: budget, times: page.requestTimes), in: Self.budgets)
             }
             try txn.put(
                 SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
                 in: Self.sources)
+            return outcome
         }
     }
 
@@ -84,7 +121,21 @@ public struct TagState: Codable, Sendable, Hashable {
 
 /// A fetched document's raw JSON, kept to re-map articles later without refetching.
 public struct RawDocument: Codable, Sendable, Hashable {
+    /// The article's id.
     public var id: String
+    /// The document's JSON, with the API key scrubbed.
     public var json: Data
+    /// When it was fetched.
     public var fetchedAt: Date
+    /// The mapping it needs (`nyt`, `feedzilla`); `nil` in stores written before it was kept
+    /// (then inferred from the id).
+    public var mapping: String?
+}
+
+/// The requests made against one API's quota in the last day.
+public struct RequestBudget: Codable, Sendable, Hashable {
+    /// The budget: the API host (``FetchSource/budgetID``).
+    public var id: String
+    /// When each request was made, oldest first.
+    public var times: [Date]
 }

@@ -27,7 +27,7 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             let args = ["fetch", "nyt", "--query", "mars rover", "--base-url", api.baseURL, "--rate", "100000/min"]
             let result = try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
             #expect(result.status == 0, "\(result)")
-            #expect(result.stderr.contains("quire: fetch nyt: 5 pages, 45 articles"), "\(result)")
+            #expect(result.stderr.contains("quire: fetch nyt: stored 45, rejected 0 (45 new, 0 updated) from 5 pages"), "\(result)")
             #expect(!result.stdout.contains(secretKey) && !result.stderr.contains(secretKey))
             let dump = try runQuire(["dump"], directory: dir)
             #expect(lines(dump.stdout).count == 45)

@@ -1,12 +1,10 @@
 import Foundation
 import QuireLMDB
+import QuireTestSupport
 
 /// A fresh directory for one test, removed afterwards (tests run in parallel).
 func withScratchDirectory<R>(_ body: (String) throws -> R) throws -> R {
-    let path = NSTemporaryDirectory() + "quire-cli-lmdb-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try body(path)
+    try withTemporaryDirectory("cli-lmdb", body)
 }
 
 /// A database's persistent flags and its pairs in order (duplicates included).

@@ -1,6 +1,7 @@
 import Foundation
 import QuireFixtures
 import QuireNews
+import QuireTestSupport
 import Testing
 
 /// JSON Lines of generated articles (hard unicode included), as a user's file would hold them.
@@ -18,10 +19,7 @@ func generatedJSONL(count: Int, seed: UInt64 = 42) throws -> Data {
 
 /// A scratch directory holding `quire.db`, removed afterwards.
 func withScratch<R>(_ body: (URL) throws -> R) throws -> R {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("quire-cmd-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    return try body(dir)
+    try withTemporaryDirectoryURL("cmd", body)
 }
 
 func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
@@ -149,8 +147,8 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let load = try runQuire(["load", "-", "--quiet"], stdin: bad, directory: dir)
             #expect(load.status == 1)
             #expect(load.stderr.contains("quire: load: line 3:"), "\(load)")
-            let noURL = try runQuire(["load", "-", "--quiet"], stdin: Data("{\"id\":\"y\"}\n".utf8), directory: dir)
-            #expect(noURL.stderr.contains("line 1: missing field 'url'"), "\(noURL)")
+            let noID = try runQuire(["load", "-", "--quiet"], stdin: Data("{\"url\":\"y\"}\n".utf8), directory: dir)
+            #expect(noID.status == 1 && noID.stderr.contains("line 1: missing field 'id'"), "\(noID)")
             let missingFile = try runQuire(["load", "nope.jsonl"], directory: dir)
             #expect(missingFile.status == 1)
             #expect(missingFile.stderr.hasPrefix("quire: load: nope.jsonl: No such file"))

@@ -3,29 +3,68 @@ import QuireFetch
 import QuireFixtures
 import QuireHTTP
 import QuireNews
+import Synchronization
 import Testing
 
 @Suite struct FaultTests {
-    @Test func rateLimitBurstBacksOffFromTwelveSecondsThenSucceeds() async throws {
+    @Test func rateLimitBurstBacksOffTwelveSecondsThenSucceeds() async throws {
         let api = try makeAPI {
             $0.nytArticlesPerQuery = 25
-            $0.faults = [.init(.nytPage(1), .rateLimited, times: 3)]
+            $0.faults = [.init(.nytPage(1), .rateLimited, times: 2)]
         }
         let clock = TestClock()
         let sink = InMemoryFetchSink()
         let log = ProgressLog()
         let summary = try await makeService(clock: clock).run(nytSource(api), into: sink, progress: log.handler)
 
-        #expect(clock.sleptSeconds == [12, 24, 48])
-        #expect(summary.retries == 3)
-        #expect(summary.backoffSeconds == 84)
+        #expect(clock.sleptSeconds == [12, 12])
+        #expect(summary.retries == 2)
+        #expect(summary.backoffSeconds == 24)
         #expect(sink.articles.count == 25)
-        #expect(api.requestCount == 6)
+        #expect(api.requestCount == 5)
         let retries = log.all.compactMap { event -> Int? in
             if case .retrying(.rateLimited, let attempt, _) = event { return attempt }
             return nil
         }
-        #expect(retries == [2, 3, 4])
+        #expect(retries == [2, 3])
+    }
+
+    @Test func aJobThatWaitsForTheQuotaBacksOffFurtherAndHonoursRetryAfter() async throws {
+        let served = Mutex(0)
+        let server = try LoopbackServer { _ in
+            let number = served.withLock { count in
+                count += 1
+                return count
+            }
+            if number <= 4 {
+                // The last refusal names its own wait, longer than the back-off.
+                let headers = number == 4 ? [("Retry-After", "300")] : []
+                return FixtureResponse(status: 429, headers: headers, body: NYTErrorBody.rateLimited.body)
+            }
+            return .json(body: #"{"status":"OK","response":{"docs":[{"_id":"a"}],"meta":{"hits":1,"offset":0}}}"#)
+        }
+        var policy = exactRetries()
+        policy.waitForQuota = true
+        let clock = TestClock()
+        let sink = InMemoryFetchSink()
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let summary = try await makeService(clock: clock, retryPolicy: policy).run(source, into: sink)
+        #expect(clock.sleptSeconds == [12, 24, 48, 300])
+        #expect(summary.articles == 1 && sink.articles.map(\.id) == ["a"])
+    }
+
+    @Test func theOldGatewaysDeveloperOverRateIsARateLimitNotAnAuthenticationFailure() async throws {
+        let server = try LoopbackServer { _ in
+            FixtureResponse(
+                status: 403, headers: [("Content-Type", "text/xml"), ("X-Mashery-Error-Code", "ERR_403_DEVELOPER_OVER_RATE")],
+                body: Array("<h1>Developer Over Rate</h1>".utf8))
+        }
+        let clock = TestClock()
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let error = try #require(await runExpectingFailure(makeService(clock: clock), source, into: InMemoryFetchSink()))
+        #expect(error.code == .rateLimited)
+        #expect(error.description.contains("quota likely exhausted") && error.description.contains("resume later"))
+        #expect(clock.sleptSeconds == [12, 12])
     }
 
     @Test func jitterIsSeededAndBounded() async throws {
@@ -37,14 +76,19 @@ import Testing
             let first = try #require(policy.delay(after: .rateLimited, failedAttempts: attempt, random: &a))
             let second = try #require(policy.delay(after: .rateLimited, failedAttempts: attempt, random: &b))
             #expect(first == second)
-            let base = 12.0 * Double(1 << (attempt - 1))
+                // A rate-limit wait never drops below the API's 12 s; jitter only lengthens it.
             let seconds = Double(first.components.seconds) + Double(first.components.attoseconds) / 1e18
-            #expect(seconds >= base * 0.8 && seconds <= base * 1.2)
+            #expect(seconds >= 12 && seconds <= 12 * 1.2)
+            var c = JitterRandom(seed: UInt64(attempt))
+            let transient = try #require(policy.delay(after: .serverError(500), failedAttempts: min(attempt, 3), random: &c))
+            let base = Double(1 << (min(attempt, 3) - 1))
+            let transientSeconds = Double(transient.components.seconds) + Double(transient.components.attoseconds) / 1e18
+            #expect(transientSeconds >= base * 0.8 && transientSeconds <= base * 1.2)
         }
         #expect(policy.delay(after: .rateLimited, failedAttempts: 5, random: &a) == nil)
         var capped = RetryPolicy()
         capped.jitter = 0
-        capped.rateLimitAttempts = 20
+        capped.waitForQuota = true
         #expect(capped.delay(after: .rateLimited, failedAttempts: 10, random: &a) == .seconds(120))
     }
 
@@ -85,8 +129,11 @@ import Testing
         let error = try #require(await runExpectingFailure(makeService(clock: clock), nytSource(api), into: sink))
         #expect(error.code == .rateLimited)
         #expect(error.httpStatus == 429)
-        #expect(error.attempts == 5)
-        #expect(clock.sleptSeconds == [12, 24, 48, 96])
+        // Gives up within about half a minute of waiting (two 12 s waits), checkpoint untouched.
+        #expect(error.attempts == 3)
+        #expect(clock.sleptSeconds == [12, 12])
+        #expect(error.description.contains("rate limited (quota likely exhausted); resume later"))
+        #expect(!error.description.contains(testKey))
         #expect(sink.commitCount == 0)
     }
 
@@ -174,19 +221,25 @@ import Testing
         #expect(api.requestCount == 2)
     }
 
-    @Test func aBadDocumentNamesItsJSONPath() async throws {
-        // A 200 body whose third document has a date that is not a date.
+    @Test func aBadDocumentIsQuarantinedWithItsJSONPathAndThePageCommits() async throws {
+        // A 200 body whose third document has a date that is not a date, and echoes the key.
         let body = #"{"status":"OK","response":{"docs":[{"_id":"a","web_url":"u"},{"_id":"b","web_url":"u"},"#
-            + #"{"_id":"c","web_url":"u","pub_date":"yesterday"}],"meta":{"hits":3,"offset":0}}}"#
+            + #"{"_id":"c","web_url":"u?api-key="# + testKey.lowercased() + #"","pub_date":"yesterday"}],"meta":{"hits":3,"offset":0}}}"#
         let server = try LoopbackServer { _ in .json(body: body) }
         let sink = InMemoryFetchSink()
         let source = NYTSource(
             query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/search")
-        let error = try #require(await runExpectingFailure(makeService(), source, into: sink))
-        #expect(error.code == .mapping)
-        #expect(error.jsonPath == "response.docs[2].pub_date")
-        #expect(error.description.contains("response.docs[2].pub_date"))
-        #expect(sink.commitCount == 0)
+        let log = ProgressLog()
+        let summary = try await makeService().run(source, into: sink, progress: log.handler)
+        #expect(summary.isComplete && summary.articles == 2 && summary.rejected == 1 && summary.documents == 3)
+        #expect(sink.articles.map(\.id) == ["a", "b"])
+        let page = try #require(sink.committedPages.first)
+        #expect(page.rejects.map(\.index) == [2])
+        #expect(page.rejects.first?.error.path == "response.docs[2].pub_date")
+        // The key is scrubbed from the kept bytes, in every case form.
+        let raw = String(decoding: try #require(page.rejects.first).rawDocument, as: UTF8.self)
+        #expect(!raw.lowercased().contains(testKey.lowercased()) && raw.contains("REDACTED"))
+        #expect(log.all.contains { if case .rejected(_, 2, "response.docs[2].pub_date", _) = $0 { true } else { false } })
     }
 
     @Test func anHTMLBodyWithStatus200IsAnHTMLError() async throws {

@@ -30,7 +30,7 @@ import Testing
         #expect(expectedIDs.count < 40)
         // Each stored article is the last category's rendering (upsert by id), query string removed.
         for article in sink.articles {
-            #expect(!article.url.contains("?"))
+            #expect(!(article.url ?? "?").contains("?"))
             #expect(article.id.hasPrefix("feedzilla:"))
         }
         #expect(api.requestLog.first == "/v1/categories.json")

@@ -3,21 +3,14 @@ import Quire
 import QuireFetch
 import QuireFixtures
 import QuireNews
+import QuireTestSupport
 import Testing
 
 /// The fetch service against the real store sink (one transaction per page and checkpoint).
 @Suite struct StoreSinkTests {
-    private func withStore<R>(_ body: (Store) async throws -> R) async throws -> R {
-        let path = NSTemporaryDirectory() + "quire-sink-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(path: path)
-        defer { store.close() }
-        return try await body(store)
-    }
-
     @Test func pagesCheckpointsAndOfflineFallbackLiveInTheStore() async throws {
         let api = try makeAPI { $0.nytArticlesPerQuery = 35 }
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store, retainRawDocuments: true)
             let clock = TestClock()
             let service = makeService(clock: clock, retryPolicy: exactRetries(transientAttempts: 2))
@@ -47,7 +40,7 @@ import Testing
 
     @Test func feedzillaListsResolveTheirArticles() async throws {
         let api = try makeAPI()
-        try await withStore { store in
+        try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store)
             let source = FeedzillaSource(baseURL: api.feedzillaBaseURL)
             let summary = try await makeService().run(source, into: sink)

@@ -1,4 +1,6 @@
 import Foundation
+import Quire
+import QuireTestSupport
 import QuireFetch
 import QuireFixtures
 import QuireHTTP
@@ -105,3 +107,12 @@ func everythingStored(in sink: InMemoryFetchSink) throws -> String {
 }
 
 func day(_ text: String) -> NYTDay { NYTDay(string: text)! }
+
+/// A store in a fresh directory for one test, closed and removed afterwards.
+func withTemporaryStore<R>(_ body: (Store) async throws -> R) async throws -> R {
+    try await withTemporaryDirectory("fetch", create: false) { path in
+        let store = try Store(path: path)
+        defer { store.close() }
+        return try await body(store)
+    }
+}

@@ -26,11 +26,12 @@ import Testing
         let body = feedzillaArticleListBody(categoryID: 1314, articles: articles, requestQuery: "count=20&client_source=api&format=json")
         #expect(String(decoding: body, as: UTF8.self).contains(#"http:\/\/news.feedzilla.com\/en_us\/stories\/"#))
         #expect(String(decoding: body, as: UTF8.self).contains(" +0100\""))
-        let (list, parsed) = try Feedzilla.parseArticleList(body, categoryID: 1314)
+        let page = try Feedzilla.parseArticleList(body, categoryID: 1314)
+        let (list, parsed) = (page.list, page.articles)
         #expect(parsed == articles.map { feedzillaRoundTrip($0, categoryID: 1314) })
         #expect(list == feedzillaExpectedList(categoryID: 1314, articles: articles))
         #expect(list.articleIDs == parsed.map(\.id))
-        #expect(parsed.allSatisfy { !$0.url.contains("?") })
+        #expect(parsed.allSatisfy { !($0.url ?? "?").contains("?") })
     }
 
     @Test func identityIgnoresQueryStringAndCategory() throws {
@@ -51,16 +52,20 @@ import Testing
 
     @Test func duplicateStoriesInOneListAppearOnce() throws {
         let text = #"{"articles":[{"url":"http:\/\/news.feedzilla.com\/en_us\/stories\/a\/1?x=1","title":"T"},{"url":"http://news.feedzilla.com/en_us/stories/b/1?x=2","title":"T2"}],"title":"L"}"#
-        let (list, articles) = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 3)
+        let page = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 3)
+        let (list, articles) = (page.list, page.articles)
         #expect(articles.count == 1 && articles[0].headline == "T")
         #expect(list.articleIDs == ["feedzilla:1"] && list.title == "L" && list.url == nil)
     }
 
-    @Test func rfc822OffsetIsHonouredAndBadDateNamesPath() throws {
+    @Test func rfc822OffsetIsHonouredAndBadDateIsQuarantinedWithItsPath() throws {
         let text = #"{"articles":[{"url":"http://x/stories/a/1","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100"},{"url":"http://x/stories/a/2","publish_date":"Tue, 05 Oct 2010 14:11"}]}"#
-        #expect(throws: NewsMappingError(.invalidDate("Tue, 05 Oct 2010 14:11"), at: [.key("articles"), .index(1), .key("publish_date")])) {
-            try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 1)
-        }
+        let mixed = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 1)
+        #expect(mixed.articles.map(\.id) == ["feedzilla:1"])
+        #expect(mixed.rejects.map(\.error) == [
+            NewsMappingError(.invalidDate("Tue, 05 Oct 2010 14:11"), at: [.key("articles"), .index(1), .key("publish_date")])
+        ])
+        #expect(mixed.rejects.first?.rawDocument == Array(#"{"url":"http://x/stories/a/2","publish_date":"Tue, 05 Oct 2010 14:11"}"#.utf8))
         let good = #"{"articles":[{"url":"http://x/stories/a/1","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100"}]}"#
         let article = try #require(try Feedzilla.parseArticleList(Array(good.utf8), categoryID: 1).articles.first)
         #expect(article.publishedAt == Date(timeIntervalSince1970: 1_286_284_260))

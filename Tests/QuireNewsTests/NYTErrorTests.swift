@@ -29,33 +29,69 @@ import Testing
         #expect(error([])?.kind == .emptyBody)
     }
 
-    @Test func badPubDateNamesItsPath() throws {
+    /// The page's rejects, or the envelope error.
+    func rejects(_ body: [UInt8]) throws -> [NewsMappingError] {
+        try NYTArticleSearch.parsePage(body).rejects.map(\.error)
+    }
+
+    @Test func badPubDateIsQuarantinedWithItsPathAndTheRestMaps() throws {
         var docs = (0..<5).map { _ in doc(#""pub_date":"2012-01-01T18:46:02Z""#) }
         docs[3] = doc(#""pub_date":"2012-13-45T18:46:02Z""#)
-        let failure = try #require(error(page(docs)))
-        #expect(failure.kind == .invalidDate("2012-13-45T18:46:02Z"))
-        #expect(failure.path == "response.docs[3].pub_date")
-        #expect(failure.description.contains("response.docs[3].pub_date"))
+        let parsed = try NYTArticleSearch.parsePage(page(docs))
+        #expect(parsed.articles.count == 4)
+        let failure = try #require(parsed.rejects.first)
+        #expect(parsed.rejects.count == 1 && failure.index == 3)
+        #expect(failure.error.kind == .invalidDate("2012-13-45T18:46:02Z"))
+        #expect(failure.error.path == "response.docs[3].pub_date")
+        #expect(failure.error.description.contains("response.docs[3].pub_date"))
+        #expect(String(decoding: failure.rawDocument, as: UTF8.self).contains("2012-13-45T18:46:02Z"))
     }
 
     @Test(arguments: [
         (#"{"response":{"docs":{}}}"#, NewsMappingError.Kind.typeMismatch(expected: "array", found: "object"), "response.docs"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},"x"]}}"#, .typeMismatch(expected: "object", found: "string"), "response.docs[1]"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"web_url":"u"}]}}"#, .missingField, "response.docs[1]._id"),
-        (#"{"response":{"docs":[{"_id":"a"}]}}"#, .missingField, "response.docs[0].web_url"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":"many"}]}}"#, .invalidValue(#""many" is not an integer"#), "response.docs[0].word_count"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u","headline":"flat"}]}}"#, .typeMismatch(expected: "object", found: "string"), "response.docs[0].headline"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u","keywords":[{"name":"s","value":"v","rank":"x1"}]}]}}"#, .invalidValue(#""x1" is not an integer"#), "response.docs[0].keywords[0].rank"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u","multimedia":"img"}]}}"#, .typeMismatch(expected: "array or object", found: "string"), "response.docs[0].multimedia"),
-        (#"{"response":{"docs":[{"_id":"a","web_url":"u","pub_date":17}]}}"#, .typeMismatch(expected: "date string", found: "number"), "response.docs[0].pub_date"),
         (#"{"status":"OK"}"#, .missingField, "response"),
         (#"{"response":{"meta":{"hits":1}}}"#, .missingField, "response.docs"),
         (#"[1,2]"#, .typeMismatch(expected: "object", found: "array"), ""),
     ])
-    func wrongShapesNameTheirPath(text: String, kind: NewsMappingError.Kind, path: String) throws {
+    func brokenEnvelopesNameTheirPath(text: String, kind: NewsMappingError.Kind, path: String) throws {
         let failure = try #require(error(Array(text.utf8)))
         #expect(failure.kind == kind)
         #expect(failure.path == path)
+    }
+
+    @Test(arguments: [
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},"x"]}}"#, NewsMappingError.Kind.typeMismatch(expected: "object", found: "string"), "response.docs[1]"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"headline":{"main":"no identity"}}]}}"#, .missingField, "response.docs[1].web_url"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"_id":17,"web_url":"u"}]}}"#, .typeMismatch(expected: "string", found: "number"), "response.docs[1]._id"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":"many"}]}}"#, .invalidValue(#""many" is not an integer"#), "response.docs[0].word_count"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","keywords":[{"name":"s","value":"v","rank":"x1"}]}]}}"#, .invalidValue(#""x1" is not an integer"#), "response.docs[0].keywords[0].rank"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","multimedia":"img"}]}}"#, .typeMismatch(expected: "array or object", found: "string"), "response.docs[0].multimedia"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","pub_date":17}]}}"#, .typeMismatch(expected: "date string", found: "number"), "response.docs[0].pub_date"),
+    ])
+    func unmappableDocumentsAreRejectedWithTheirPath(text: String, kind: NewsMappingError.Kind, path: String) throws {
+        let failures = try rejects(Array(text.utf8))
+        #expect(failures.map(\.kind) == [kind])
+        #expect(failures.map(\.path) == [path])
+    }
+
+    @Test func oddButMappableDocumentsAreStoredWithAbsentValues() throws {
+        let text = #"""
+            {"response":{"docs":[
+              {"_id":"a"},
+              {"web_url":"https://www.nytimes.com/x.html","headline":{"main":"","print_headline":"  Printed <strong>Title</strong> "}},
+              {"uri":"nyt://article/u","headline":"flat","pub_date":null,"abstract":null,"snippet":""},
+              {"_id":"b","byline":{"original":null,"person":[{"firstname":"Ann","lastname":"Lee"},{"firstname":"Bo","lastname":"Ng"}]}},
+              {"_id":"c","byline":{"person":[],"organization":"Reuters"}}
+            ]}}
+            """#
+        let parsed = try NYTArticleSearch.parsePage(Array(text.utf8))
+        #expect(parsed.rejects.isEmpty)
+        #expect(parsed.articles.map(\.id) == ["a", "https://www.nytimes.com/x.html", "nyt://article/u", "b", "c"])
+        #expect(parsed.articles[0].url == nil && parsed.articles[0].headline == nil && parsed.articles[0].publishedAt == nil)
+        #expect(parsed.articles[1].headline == "Printed Title")
+        #expect(parsed.articles[2].headline == "flat" && parsed.articles[2].abstract == nil && parsed.articles[2].snippet == nil)
+        #expect(parsed.articles[3].byline == "By Ann Lee and Bo Ng" && parsed.articles[3].authors == ["Ann Lee", "Bo Ng"])
+        #expect(parsed.articles[4].byline == "By Reuters" && parsed.articles[4].authors == ["Reuters"])
     }
 
     @Test func truncatedPageNamesWhereItStopped() throws {

@@ -155,20 +155,22 @@ func doc(_ extra: String = "", id: String = #""_id":"4fd2ba9a8eb7c8105d8b0a8b""#
         #expect(articles[4].publishedAt == nil && articles[4].documentType == "topic")
     }
 
-    @Test func idPrefersURIAndKeepsItByteExact() throws {
+    @Test func idPrefersIDThenURIThenWebURLAndKeepsItByteExact() throws {
         let body = page([
             doc(id: #""_id":"nyt://article/0b0f1b5e-aaaa-5bbb-8ccc-0123456789ab","uri":"nyt://article/0b0f1b5e-aaaa-5bbb-8ccc-0123456789ab""#),
             doc(id: #""uri":"nyt://article/X","_id":"other""#),
+            doc(id: #""uri":"nyt://article/Y","_id":"""#),
             doc(id: #""uri":"","_id":"5786a15c38f0d80e646b3a0b""#),
         ])
         let ids = try NYTArticleSearch.parsePage(body).articles.map(\.id)
-        #expect(ids == ["nyt://article/0b0f1b5e-aaaa-5bbb-8ccc-0123456789ab", "nyt://article/X", "5786a15c38f0d80e646b3a0b"])
+        #expect(ids == ["nyt://article/0b0f1b5e-aaaa-5bbb-8ccc-0123456789ab", "other", "nyt://article/Y", "5786a15c38f0d80e646b3a0b"])
     }
 
-    @Test func highlightTagsAndEntitiesAndSurrogatesAreKept() throws {
-        let body = page([doc(#""headline":{"main":"The <strong>Pulitzer Prize<\/strong> \ud83c\udf89"},"snippet":"caf\u00e9 &rsquo; \u2014""#)])
+    @Test func highlightTagsAreRemovedAndEntitiesSurrogatesAndControlsKept() throws {
+        let body = page([doc(#""headline":{"main":"  The <strong>Pulitzer Prize<\/strong> \ud83c\udf89 a < b\n"},"snippet":"<strong>caf\u00e9<\/strong> &rsquo; \u2014 \u001b[2J","lead_paragraph":"x\ty\u0007""#)])
         let article = try #require(try NYTArticleSearch.parsePage(body).articles.first)
-        #expect(article.headline == "The <strong>Pulitzer Prize</strong> 🎉")
-        #expect(article.snippet == "café &rsquo; —")
+        #expect(article.headline == "The Pulitzer Prize 🎉 a < b")
+        #expect(article.snippet == "café &rsquo; — \u{1b}[2J")
+        #expect(article.leadParagraph == "x\ty\u{07}")
     }
 }

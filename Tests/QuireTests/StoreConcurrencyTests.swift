@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Quire
+import QuireLMDB  // white-box: reaches under the store on purpose
 import QuireNews
 
 @Suite struct StoreConcurrencyTests {
@@ -26,7 +27,7 @@ import QuireNews
         try await withTemporaryStorePath { path in
             let store = try openStore(path)
             var sample = generatedArticles(50)
-            sample[10].id = String(repeating: "z", count: 700)
+            sample[10].id = ""  // an empty key is refused
             let batch = sample
             let failures = await withTaskGroup(of: Int.self) { group in
                 for article in batch {
@@ -67,7 +68,7 @@ import QuireNews
                             guard indexed.count == count else { return false }
                             for group in 0..<4 {
                                 let g = StoreKey.int(Int64(group)).bytes
-                                for key in try snap.keys(in: rows.indexes[0], of: rows, range: .closed(g, g)) {
+                                for key in try snap.keys(in: rows.indexes[0], of: rows, range: .exactly(StoreKey(bytes: g))) {
                                     guard let row = try snap.get(key, from: rows), row.group == group else { return false }
                                 }
                             }
@@ -144,7 +145,7 @@ import QuireNews
             #expect(report.appendedChunks == 0)
             try store.read { snap throws in
                 #expect(try snap.count(of: articles) == 3_000)
-                let reloaded = try snap.keys(in: articles.indexes[1], of: articles, range: .prefix(Array("Reloaded".utf8)))
+                let reloaded = try snap.keys(in: articles.indexes[1], of: articles, range: .prefix(.string("Reloaded")))
                 #expect(reloaded.count == 3_000)
                 #expect(try snap.keys(in: articles.indexes[1], of: articles).count == 3_000)
             }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Quire
+import QuireLMDB  // white-box: reaches under the store on purpose
 import QuireNews
 
 @Suite struct StoreMetadataTests {
@@ -68,7 +69,7 @@ import QuireNews
             #expect(definitions.map(\.name) == ["rows"])
             #expect(definitions.first?.indexes == [IndexDefinition(name: "group", kind: .int, field: "group")])
             let g = StoreKey.int(2).bytes
-            let inGroup2 = try store.read { try $0.keys(in: rows.indexes[0], of: rows, range: .closed(g, g)) }
+            let inGroup2 = try store.read { try $0.keys(in: rows.indexes[0], of: rows, range: .exactly(StoreKey(bytes: g))) }
             #expect(inGroup2.count == 33)
         }
     }
@@ -119,7 +120,7 @@ private func readWhileAnotherProcessWrites(_ path: String) throws {
 }
 
 /// Writes (or deletes, with a nil value) one raw key in a named database of a closed store.
-private func rawWrite(_ path: String, _ database: String, key: [UInt8], value: [UInt8]?) throws {
+func rawWrite(_ path: String, _ database: String, key: [UInt8], value: [UInt8]?) throws {
     let env = try Environment(path: path)
     defer { env.close() }
     let db = try env.openDatabase(database)

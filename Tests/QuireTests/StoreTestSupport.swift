@@ -2,12 +2,11 @@ import Foundation
 import Quire
 import QuireFixtures
 import QuireNews
+import QuireTestSupport
 
-/// A fresh directory for one test, removed afterwards.
+/// A fresh store directory for one test (left for the store to create), removed afterwards.
 func withTemporaryStorePath<R>(_ body: (String) async throws -> R) async throws -> R {
-    let path = NSTemporaryDirectory() + "quire-store-\(UUID().uuidString)"
-    defer { try? FileManager.default.removeItem(atPath: path) }
-    return try await body(path)
+    try await withTemporaryDirectory("store", create: false, body)
 }
 
 /// Articles keyed by id, indexed by publication date and section.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Quire
+import QuireLMDB  // white-box: reaches under the store on purpose
 import QuireNews
 
 @Suite struct StoreVerifyTests {

@@ -49,6 +49,10 @@ public final class FixtureAPI: Sendable {
     /// Every request so far as `path?query`, in arrival order, with the `api-key` value removed.
     public var requestLog: [String] { state.requestLog }
 
+    /// Every document served so far, with its mutation and what a correct client stores or
+    /// quarantines, in serving order.
+    public var servedDocuments: [ServedDocument] { state.servedDocuments }
+
     /// Adds a fault rule while the server runs (after the configured ones).
     public func inject(_ rule: FixtureAPIFaultRule) { state.inject(rule) }
 

@@ -24,6 +24,8 @@ extension FixtureAPI {
         public var feedzillaArticlesPerCategory: Int = 20
         /// Injected faults, checked in order; the first live matching rule fires.
         public var faults: [FixtureAPIFaultRule] = []
+        /// Damage to single documents (odd shapes a real API sends), or none.
+        public var mutations: DocumentMutationPlan?
 
         /// The defaults: 120 articles a query, 2019-era bodies, pages 0…99, no key, no faults.
         public init() {}

@@ -15,6 +15,7 @@ final class FixtureAPIState: Sendable {
         var rules: [(rule: FixtureAPIFaultRule, remaining: Int?)] = []
         var corpora: [String: [Article]] = [:]
         var feedzillaPool: [Article]?
+        var served: [ServedDocument] = []
     }
 
     init(configuration: FixtureAPI.Configuration) {
@@ -25,6 +26,7 @@ final class FixtureAPIState: Sendable {
     }
 
     var requestCount: Int { mutable.withLock { $0.requestCount } }
+    var servedDocuments: [ServedDocument] { mutable.withLock { $0.served } }
     var requestLog: [String] { mutable.withLock { $0.log } }
 
     func inject(_ rule: FixtureAPIFaultRule) { mutable.withLock { $0.rules.append((rule, rule.times)) } }
@@ -194,7 +196,39 @@ final class FixtureAPIState: Sendable {
         case .exact: hits = matches.count
         case .fixed(let number): hits = number
         }
-        return .json(bytes: nytPageBody(articles: docs, hits: hits, page: page, era: configuration.era))
+        let line = Self.logLine(request)
+        let documents = mutated(docs.map { nytDocument($0, era: configuration.era) }, api: "nyt", request: line) { plan in plan.nyt }
+        return .json(bytes: nytPageBody(documents: documents, hits: hits, page: page, era: configuration.era))
+    }
+
+    /// `documents` with the configured share mutated, each logged with what a client makes of it.
+    /// The choice depends only on the seed, the request and the index, so a repeated request gets
+    /// the same documents.
+    private func mutated(
+        _ documents: [FixtureJSON], api: String, request: String, kinds: (DocumentMutationPlan) -> [DocumentMutation]
+    ) -> [FixtureJSON] {
+        var out: [FixtureJSON] = []
+        var log: [ServedDocument] = []
+        for (index, document) in documents.enumerated() {
+            var mutation: DocumentMutation?
+            var result = document
+            if let plan = configuration.mutations, !kinds(plan).isEmpty {
+                var random = SplitMix64(seed: plan.seed ^ Self.fnv1a(request) ^ UInt64(index) &* 0x9E37_79B9)
+                if random.chance(plan.percent) {
+                    let kind = random.pick(kinds(plan))
+                    mutation = kind
+                    result = kind.apply(to: document, random: &random)
+                }
+            }
+            let rejectedAt = mutation?.rejectedAt
+            log.append(ServedDocument(
+                api: api, request: request, index: index, mutation: mutation,
+                storedID: rejectedAt == nil ? DocumentMutation.storedID(of: result, api: api) : nil,
+                rejectedAt: rejectedAt))
+            out.append(result)
+        }
+        mutable.withLock { $0.served += log }
+        return out
     }
 
     /// Oldest first, ties broken by id, so every sort is a total order.
@@ -243,9 +277,9 @@ final class FixtureAPIState: Sendable {
         let count = request.queryValue("count").flatMap { Int($0) }.map { min(100, max(0, $0)) } ?? 20
         let echo = request.query.filter { $0.0 != "api-key" }.map { "\($0.0)=\($0.1)" }
             + ["category=\(id)", "client_source=api", "format=json"]
-        let body = feedzillaArticleListBody(
-            categoryID: id, articles: feedzillaArticles(categoryID: id, count: count),
-            requestQuery: echo.joined(separator: "&"))
-        return .json(bytes: body)
+        let stories = feedzillaStoryDocuments(
+            categoryID: id, articles: feedzillaArticles(categoryID: id, count: count), requestQuery: echo.joined(separator: "&"))
+        let documents = mutated(stories, api: "feedzilla", request: Self.logLine(request)) { plan in plan.feedzilla }
+        return .json(bytes: feedzillaArticleListBody(categoryID: id, documents: documents))
     }
 }

@@ -29,14 +29,31 @@ public func feedzillaStoryURL(_ article: Article, categoryID: Int, requestQuery:
 /// `+0000`, both honoured), titles with the source appended in parentheses, story URLs that repeat
 /// `requestQuery`, slashes escaped as `\/`, images as `enclosures`.
 public func feedzillaArticleListBody(categoryID: Int, articles: [Article], requestQuery: String) -> [UInt8] {
-    let items = articles.enumerated().map { (index: Int, a: Article) -> FixtureJSON in
+    feedzillaArticleListBody(
+        categoryID: categoryID, documents: feedzillaStoryDocuments(categoryID: categoryID, articles: articles, requestQuery: requestQuery))
+}
+
+/// A category body around already rendered stories (some possibly mutated).
+func feedzillaArticleListBody(categoryID: Int, documents items: [FixtureJSON]) -> [UInt8] {
+    let root = FixtureJSON.object([
+        ("articles", .array(items)),
+        ("description", .string("Feedzilla: news in category \(categoryID)")),
+        ("syndication_url", .string("http://www.feedzilla.com/rss/category-\(categoryID)")),
+        ("title", .string("Feedzilla - Category \(categoryID)")),
+    ])
+    return root.bytes(style: .init(escapeSlashes: true))
+}
+
+/// Each article as a story object of a category list.
+func feedzillaStoryDocuments(categoryID: Int, articles: [Article], requestQuery: String) -> [FixtureJSON] {
+    articles.enumerated().map { (index: Int, a: Article) -> FixtureJSON in
         var members: [(String, FixtureJSON)] = []
         if let date = a.publishedAt {
             members.append(("publish_date", .string(NewsDate.format(date, offsetMinutes: index % 2 == 0 ? 60 : 0, style: .rfc822))))
         }
         members += [
             ("source", .text(a.source)), ("source_url", .text(a.sourceURL ?? feedzillaSourceURL)),
-            ("summary", .string(a.abstract ?? "")), ("title", .string(feedzillaTitle(a) ?? "")),
+            ("summary", .string(entityEncoded(a.abstract ?? ""))), ("title", .string(feedzillaTitle(a) ?? "")),
             ("url", .string(feedzillaStoryURL(a, categoryID: categoryID, requestQuery: requestQuery))),
         ]
         if let byline = a.byline { members.append(("author", .string(byline))) }
@@ -47,16 +64,27 @@ public func feedzillaArticleListBody(categoryID: Int, articles: [Article], reque
         }
         return .object(members)
     }
-    let root = FixtureJSON.object([
-        ("articles", .array(items)),
-        ("description", .string("Feedzilla: news in category \(categoryID)")),
-        ("syndication_url", .string("http://www.feedzilla.com/rss/category-\(categoryID)")),
-        ("title", .string("Feedzilla - Category \(categoryID)")),
-    ])
-    return root.bytes(style: .init(escapeSlashes: true))
 }
 
 private let feedzillaSourceURL = "http://www.nytimes.com"
+
+/// Text as Feedzilla sent summaries: HTML-escaped, typographic quotes as named references.
+func entityEncoded(_ text: String) -> String {
+    var out = ""
+    for character in text {
+        switch character {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\u{2019}": out += "&rsquo;"
+        case "\u{201C}": out += "&ldquo;"
+        case "\u{201D}": out += "&rdquo;"
+        case "é": out += "&eacute;"
+        default: out.append(character)
+        }
+    }
+    return out
+}
 
 private func feedzillaTitle(_ a: Article) -> String? {
     guard let headline = a.headline else { return nil }
@@ -70,8 +98,9 @@ private func feedzillaTitle(_ a: Article) -> String? {
 public func feedzillaRoundTrip(_ article: Article, categoryID: Int) -> Article {
     let url = feedzillaStoryURL(article, categoryID: categoryID, requestQuery: "")
     return Article(
-        id: "feedzilla:\(feedzillaStoryNumber(article))", url: url, headline: feedzillaTitle(article),
-        abstract: article.abstract, source: article.source, sourceURL: article.sourceURL ?? feedzillaSourceURL,
+        id: "feedzilla:\(feedzillaStoryNumber(article))", url: url,
+        headline: feedzillaTitle(article).map { NewsText.trimmed(NewsText.plainTextFromEncodedHTML($0)) },
+        abstract: article.abstract.map(NewsText.plainTextFromEncodedHTML), source: article.source, sourceURL: article.sourceURL ?? feedzillaSourceURL,
         publishedAt: article.publishedAt, byline: article.byline,
         multimedia: article.multimedia.map { $0.map { Media(url: $0.url, kind: "image/jpeg") } })
 }

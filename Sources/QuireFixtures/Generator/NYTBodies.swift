@@ -7,7 +7,11 @@ public import QuireNews
 /// is `"docs": null`. See ``NYTEra`` for each era's quirks and ``nytRoundTrip(_:era:)`` for what
 /// survives the trip.
 public func nytPageBody(articles: [Article], hits: Int, page: Int, era: NYTEra) -> [UInt8] {
-    let docs = articles.map { nytDocument($0, era: era) }
+    nytPageBody(documents: articles.map { nytDocument($0, era: era) }, hits: hits, page: page, era: era)
+}
+
+/// A page body around already rendered documents (some possibly mutated).
+func nytPageBody(documents docs: [FixtureJSON], hits: Int, page: Int, era: NYTEra) -> [UInt8] {
     let counters = FixtureJSON.object([("hits", .int(hits)), ("offset", .int(page * 10)), ("time", .int(17 + page))])
     let response: FixtureJSON
     let copyright: String
@@ -56,7 +60,7 @@ func nytDocument(_ a: Article, era: NYTEra) -> FixtureJSON {
     switch era {
     case .era2012:
         doc = [
-            ("web_url", .string(a.url)), ("snippet", .string(a.snippet ?? "")),
+            ("web_url", .text(a.url)), ("snippet", .string(a.snippet ?? "")),
             ("lead_paragraph", .string(a.leadParagraph ?? "")), ("abstract", .string(a.abstract ?? "")),
             ("print_page", .text(a.printPage)), ("blog", .array([])), ("source", .text(a.source)),
             ("multimedia", .array(media.map { (m: Media) -> FixtureJSON in
@@ -83,7 +87,7 @@ func nytDocument(_ a: Article, era: NYTEra) -> FixtureJSON {
             ? .array([])
             : .object([("person", .array(authors.enumerated().map { (i: Int, n: String) -> FixtureJSON in person(n, rank: i + 1, era2019: false) })), ("original", .text(a.byline))])
         doc = [
-            ("web_url", .string(a.url)), ("snippet", .string(a.snippet ?? "")), ("lead_paragraph", .text(a.leadParagraph)),
+            ("web_url", .text(a.url)), ("snippet", .string(a.snippet ?? "")), ("lead_paragraph", .text(a.leadParagraph)),
             ("abstract", .text(a.abstract)), ("print_page", .text(a.printPage)), ("blog", .array([])),
             ("source", .text(a.source)),
             ("multimedia", .array(media.map { (m: Media) -> FixtureJSON in
@@ -136,7 +140,7 @@ func nytDocument(_ a: Article, era: NYTEra) -> FixtureJSON {
             ("news_desk", .string(a.newsDesk ?? "")), ("print_page", .text(a.printPage)), ("print_section", .text(a.printSection)),
             ("pub_date", date(.iso8601Offset)), ("section_name", .text(a.section)), ("snippet", .string(a.snippet ?? "")),
             ("source", .text(a.source)), ("subsection_name", .text(a.subsection)), ("type_of_material", .text(a.typeOfMaterial)),
-            ("uri", .string(a.id)), ("web_url", .string(a.url)), ("word_count", a.wordCount.map { FixtureJSON.int($0) } ?? .null),
+            ("uri", .string(a.id)), ("web_url", .text(a.url)), ("word_count", a.wordCount.map { FixtureJSON.int($0) } ?? .null),
         ]
     case .era2025:
         let (main, thumbnail) = renditions2025(media)
@@ -160,7 +164,7 @@ func nytDocument(_ a: Article, era: NYTEra) -> FixtureJSON {
             ("news_desk", .string(a.newsDesk ?? "")), ("print_page", .text(a.printPage)), ("print_section", .text(a.printSection)),
             ("pub_date", date(seconds % 2 == 0 ? .iso8601Z : .iso8601OffsetColon)), ("section_name", .text(a.section)),
             ("snippet", .string(a.snippet ?? "")), ("source", .text(a.source)), ("subsection_name", .string(a.subsection ?? "")),
-            ("type_of_material", .text(a.typeOfMaterial)), ("uri", .string(a.id)), ("web_url", .string(a.url)),
+            ("type_of_material", .text(a.typeOfMaterial)), ("uri", .string(a.id)), ("web_url", .text(a.url)),
             ("word_count", a.wordCount.map { FixtureJSON.int($0) } ?? .null),
         ]
         if let lead = a.leadParagraph { doc.append(("lead_paragraph", .string(lead))) }

@@ -29,6 +29,9 @@ public enum NYTEra: String, CaseIterable, Sendable {
 /// `article` after ``nytPageBody(articles:hits:page:era:)``.
 public func nytRoundTrip(_ article: Article, era: NYTEra) -> Article {
     var expected = article
+    // The mapping trims headlines and removes search highlighting from headlines and snippets.
+    expected.headline = article.headline.map { NewsText.trimmed(NewsText.removingHighlightTags($0)) }.flatMap { $0.isEmpty ? nil : $0 }
+    expected.snippet = article.snippet.map(NewsText.removingHighlightTags).flatMap { $0.isEmpty ? nil : $0 }
     switch era {
     case .era2012:
         expected.printSection = nil

@@ -22,23 +22,24 @@ public enum Feedzilla {
         return categories
     }
 
-    /// Parses a category's article list into the list and its articles.
+    /// Parses a category's article list into the list, its articles and the stories that could
+    /// not be mapped.
     ///
     /// Article identity ignores the story URL's query string (which echoes the request) and its
     /// category segment, so the same story fetched in two categories or by two requests is one
     /// article (see ``storyID(forURL:)``); the stored `url` has the query removed. A story listed
-    /// twice appears once.
+    /// twice appears once. Each story is mapped on its own: one without a `url`, or with a value
+    /// of a type that makes no sense, is a reject (`articles[2].publish_date`), and the rest of
+    /// the list is still returned.
     ///
-    /// - Throws: ``NewsMappingError`` naming the path (`articles[2].publish_date`); nothing is returned
-    ///   partially.
-    public static func parseArticleList(
-        _ body: [UInt8], categoryID: Int
-    ) throws(NewsMappingError) -> (list: ArticleList, articles: [Article]) {
+    /// - Throws: ``NewsMappingError`` for a body that is not a list: not JSON, truncated, HTML, an
+    ///   error object, no `articles`, or `articles` that is not an array.
+    public static func parseArticleList(_ body: [UInt8], categoryID: Int) throws(NewsMappingError) -> FeedzillaPage {
         let root = try ResponseBody.parse(body)
         guard case .object(let object) = root else { throw .mismatch("object", root) }
         try ResponseBody.rejectErrorShapes(object)
         let m = JSONMapper(object: object)
-        var articles: [Article] = []
+        var page = FeedzillaPage(list: ArticleList(id: listID(categoryID: categoryID)))
         var seen: Set<String> = []
         switch object["articles"] {
         case nil:
@@ -47,23 +48,33 @@ public enum Feedzilla {
             break
         case .array(let elements)?:
             for (index, element) in elements.enumerated() {
+                let location: [JSONPathComponent] = [.key("articles"), .index(index)]
+                let raw: [UInt8] = if case .object(let story) = element { Array(body[story.byteRange]) } else { element.jsonBytes }
                 do throws(NewsMappingError) {
                     guard let article = try articleMapping.map(element) else { throw NewsMappingError(.missingField) }
-                    if seen.insert(article.id).inserted { articles.append(article) }
+                    if seen.insert(article.id).inserted {
+                        page.articles.append(article)
+                        page.rawDocuments.append(raw)
+                    }
                 } catch {
-                    throw error.prefixed(by: [.key("articles"), .index(index)])
+                    page.rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
                 }
             }
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: [.key("articles")])
         }
-        let list = ArticleList(
-            id: listID(categoryID: categoryID),
-            title: try m(.string("title")),
-            url: try m(.string("syndication_url")),
-            articleDescription: try m(.string("description")),
-            articleIDs: articles.map(\.id))
-        return (list, articles)
+        // The list's own fields are optional: a bad one is left out rather than losing the stories.
+        page.list.title = (try? m(.string("title"))).flatMap { $0.map(cleanTitle) } ?? nil
+        page.list.url = (try? m(.string("syndication_url"))) ?? nil
+        page.list.articleDescription = (try? m(.string("description"))).flatMap { $0.map(NewsText.plainTextFromEncodedHTML) } ?? nil
+        page.list.articleIDs = page.articles.map(\.id)
+        return page
+    }
+
+    /// A title as readers expect it: references decoded, markup removed, trimmed.
+    static func cleanTitle(_ text: String) -> String? {
+        let clean = NewsText.trimmed(NewsText.plainTextFromEncodedHTML(text))
+        return clean.isEmpty ? nil : clean
     }
 
     /// The identity of a category's article list: `feedzilla:category:<id>`.
@@ -80,13 +91,15 @@ public enum Feedzilla {
     /// Feedzilla story URLs look like `http://news.feedzilla.com/en_us/stories/<category>/<story>?<echo>`:
     /// the id is `feedzilla:<story>`, the last path segment, so neither the echoed query nor the
     /// category matters. Other URLs give `feedzilla:<host><path>` without scheme, query or fragment
-    /// (host lowercased).
+    /// (host lowercased, a trailing `/` dropped), so `http` and `https`, `WWW.X.COM` and
+    /// `www.x.com` give one id.
     public static func storyID(forURL url: String) -> String {
-        var rest = Substring(canonicalURL(url))
+        var rest = Substring(canonicalURL(NewsText.trimmed(url)))
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let host = rest[..<slash].lowercased()
-        let path = rest[slash...]
+        var path = rest[slash...]
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         if path.contains("/stories/"), let last = path.split(separator: "/").last, !last.isEmpty {
             return "feedzilla:\(last)"
         }
@@ -107,9 +120,9 @@ public enum Feedzilla {
         let url = try m(.requiredString("url"))
         return Article(
             id: storyID(forURL: url),
-            url: canonicalURL(url),
-            headline: try m(.string("title")),
-            abstract: try m(.string("summary")),
+            url: canonicalURL(NewsText.trimmed(url)),
+            headline: try m(.string("title")).flatMap(cleanTitle),
+            abstract: try m(.string("summary")).map(NewsText.plainTextFromEncodedHTML),
             source: try m(.string("source")),
             sourceURL: try m(.string("source_url")),
             publishedAt: try m(.date("publish_date")),
@@ -121,5 +134,25 @@ public enum Feedzilla {
     public static let enclosureMapping = JSONMapping<Media> { m throws(NewsMappingError) in
         guard let uri = try m(.string("uri")) else { return nil }
         return Media(url: uri, kind: try m(.string("media_type")))
+    }
+}
+
+/// One parsed Feedzilla category page.
+public struct FeedzillaPage: Sendable, Hashable {
+    /// The category's list; its `articleIDs` are those of ``articles``.
+    public var list: ArticleList
+    /// The stories that mapped, each once, in list order.
+    public var articles: [Article]
+    /// Each mapped story's exact JSON bytes, parallel to ``articles``.
+    public var rawDocuments: [[UInt8]]
+    /// The stories that could not be mapped.
+    public var rejects: [DocumentReject]
+
+    /// Creates a page.
+    public init(list: ArticleList, articles: [Article] = [], rawDocuments: [[UInt8]] = [], rejects: [DocumentReject] = []) {
+        self.list = list
+        self.articles = articles
+        self.rawDocuments = rawDocuments
+        self.rejects = rejects
     }
 }

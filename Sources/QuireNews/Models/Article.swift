@@ -4,14 +4,17 @@ public import Foundation
 ///
 /// Property names are the field names of the CLI dump, and the synthesized `Codable` conformance
 /// omits `nil` values: an absent value is never written as an empty string. The mappings turn the
-/// APIs' empty strings and empty arrays into `nil`; all other text is kept byte-exact (no trimming,
-/// no HTML-entity decoding, `<strong>` highlight tags kept).
+/// APIs' empty strings and empty arrays into `nil`, trim headlines, remove search highlighting
+/// (`<strong>`) from headlines and snippets and decode the entity-encoded HTML of Feedzilla titles
+/// and summaries; all other text is kept exactly (nothing truncated, control characters kept).
 public struct Article: Codable, Sendable, Hashable {
-    /// The identification attribute. NYT: `uri`, else `_id`, byte-exact (`nyt://article/<uuid>` or
-    /// 24 hex digits). Feedzilla: `feedzilla:<story id>`, derived from the story URL without its query.
+    /// The identification attribute. NYT: `_id`, else `uri`, else `web_url`, byte-exact
+    /// (`nyt://article/<uuid>` or 24 hex digits). Feedzilla: `feedzilla:<story id>`, derived from
+    /// the story URL without its query.
     public var id: String
-    /// The article's web address (NYT `web_url`; Feedzilla's story URL without the request's query).
-    public var url: String
+    /// The article's web address (NYT `web_url`; Feedzilla's story URL without the request's
+    /// query); absent when the API left it out (an `fl=` response without `web_url`).
+    public var url: String?
     /// The main headline (`headline.main`; Feedzilla `title`).
     public var headline: String?
     /// The kicker above the headline (`headline.kicker`).
@@ -56,8 +59,9 @@ public struct Article: Codable, Sendable, Hashable {
     /// Lets `init(id:url:…)` build the article in place (see ``InPlace``).
     private var inPlace = InPlace()
 
-    /// The synthesized coding keys, minus `inPlace`.
-    enum CodingKeys: String, CodingKey {
+    /// The coding keys, minus `inPlace`: the one declaration of the fields' names (the case
+    /// names) and their compact positions (the raw values), in property order.
+    enum CodingKeys: Int, CodingKey, CaseIterable {
         case id, url, headline, kicker, abstract, snippet, leadParagraph, source, sourceURL, publishedAt, section
         case subsection, newsDesk, printSection, printPage, documentType, typeOfMaterial, wordCount, byline
         case authors, keywords, multimedia
@@ -65,9 +69,9 @@ public struct Article: Codable, Sendable, Hashable {
 }
 
 extension Article {
-    /// Creates an article; only `id` and `url` are required.
+    /// Creates an article; only `id` is required.
     public init(
-        id: String, url: String, headline: String? = nil, kicker: String? = nil, abstract: String? = nil,
+        id: String, url: String? = nil, headline: String? = nil, kicker: String? = nil, abstract: String? = nil,
         snippet: String? = nil, leadParagraph: String? = nil, source: String? = nil, sourceURL: String? = nil,
         publishedAt: Date? = nil, section: String? = nil, subsection: String? = nil, newsDesk: String? = nil,
         printSection: String? = nil, printPage: String? = nil, documentType: String? = nil,

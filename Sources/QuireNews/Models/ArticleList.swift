@@ -22,4 +22,9 @@ public struct ArticleList: Codable, Sendable, Hashable {
         self.articleDescription = articleDescription
         self.articleIDs = articleIDs
     }
+
+    /// The coding keys: names (the case names) and compact positions (the raw values).
+    enum CodingKeys: Int, CodingKey, CaseIterable {
+        case id, title, url, articleDescription, articleIDs
+    }
 }

@@ -5,14 +5,8 @@ public import QuireCodec
 extension Keyword: CompactCodable {
     /// Field names in the order of the synthesized `Encodable` conformance; the keyword kind
     /// (`subject`, `persons`, …) is interned.
-    public static let compactKeys = CompactKeySet(["name", "value", "rank"], interned: ["name"])
+    public static let compactKeys = CompactKeySet(CodingKeys.self, interned: [.name])
 
-    /// Positions in ``compactKeys``.
-    private enum Keys {
-        static let name: CompactKey = 0
-        static let value: CompactKey = 1
-        static let rank: CompactKey = 2
-    }
 
     public func warm(_ writer: inout CompactObjectWriter) {
         writer.warm(name)
@@ -20,9 +14,9 @@ extension Keyword: CompactCodable {
     }
 
     public func encode(to writer: inout CompactObjectWriter) throws {
-        writer.write(name, for: Keys.name)
-        writer.write(value, for: Keys.value)
-        writer.writeIfPresent(rank, for: Keys.rank)
+        writer.write(name, for: CompactKey(CodingKeys.name))
+        writer.write(value, for: CompactKey(CodingKeys.value))
+        writer.writeIfPresent(rank, for: CompactKey(CodingKeys.rank))
     }
 
     public init(from reader: inout CompactObjectReader) throws {
@@ -30,13 +24,13 @@ extension Keyword: CompactCodable {
         var value: String?
         var rank: Int?
         while let key = try reader.next() {
-            switch key {
-            case Keys.name: name = try reader.readString()
-            case Keys.value: value = try reader.readString()
-            case Keys.rank: rank = try reader.readInt()
+            switch CodingKeys(rawValue: key.index) {
+            case .name?: name = try reader.readString()
+            case .value?: value = try reader.readString()
+            case .rank?: rank = try reader.readInt()
             default: break
             }
         }
-        self.init(name: try reader.require(name, Keys.name), value: try reader.require(value, Keys.value), rank: rank)
+        self.init(name: try reader.require(name, CompactKey(CodingKeys.name)), value: try reader.require(value, CompactKey(CodingKeys.value)), rank: rank)
     }
 }

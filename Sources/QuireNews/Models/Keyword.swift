@@ -13,4 +13,9 @@ public struct Keyword: Codable, Sendable, Hashable {
         self.value = value
         self.rank = rank
     }
+
+    /// The coding keys: names (the case names) and compact positions (the raw values).
+    enum CodingKeys: Int, CodingKey, CaseIterable {
+        case name, value, rank
+    }
 }

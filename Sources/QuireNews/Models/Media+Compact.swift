@@ -5,17 +5,8 @@ public import QuireCodec
 extension Media: CompactCodable {
     /// Field names in the order of the synthesized `Encodable` conformance; the image kind
     /// (`thumbnail`, `xlarge`, …) is interned.
-    public static let compactKeys = CompactKeySet(["url", "width", "height", "caption", "credit", "kind"], interned: ["kind"])
+    public static let compactKeys = CompactKeySet(CodingKeys.self, interned: [.kind])
 
-    /// Positions in ``compactKeys``.
-    private enum Keys {
-        static let url: CompactKey = 0
-        static let width: CompactKey = 1
-        static let height: CompactKey = 2
-        static let caption: CompactKey = 3
-        static let credit: CompactKey = 4
-        static let kind: CompactKey = 5
-    }
 
     public func warm(_ writer: inout CompactObjectWriter) {
         writer.warm(url)
@@ -25,12 +16,12 @@ extension Media: CompactCodable {
     }
 
     public func encode(to writer: inout CompactObjectWriter) throws {
-        writer.write(url, for: Keys.url)
-        writer.writeIfPresent(width, for: Keys.width)
-        writer.writeIfPresent(height, for: Keys.height)
-        writer.writeIfPresent(caption, for: Keys.caption)
-        writer.writeIfPresent(credit, for: Keys.credit)
-        writer.writeIfPresent(kind, for: Keys.kind)
+        writer.write(url, for: CompactKey(CodingKeys.url))
+        writer.writeIfPresent(width, for: CompactKey(CodingKeys.width))
+        writer.writeIfPresent(height, for: CompactKey(CodingKeys.height))
+        writer.writeIfPresent(caption, for: CompactKey(CodingKeys.caption))
+        writer.writeIfPresent(credit, for: CompactKey(CodingKeys.credit))
+        writer.writeIfPresent(kind, for: CompactKey(CodingKeys.kind))
     }
 
     public init(from reader: inout CompactObjectReader) throws {
@@ -41,19 +32,19 @@ extension Media: CompactCodable {
         var credit: String?
         var kind: String?
         while let key = try reader.next() {
-            switch key {
-            case Keys.url: url = try reader.readString()
-            case Keys.width: width = try reader.readInt()
-            case Keys.height: height = try reader.readInt()
-            case Keys.caption: caption = try reader.readString()
-            case Keys.credit: credit = try reader.readString()
-            case Keys.kind: kind = try reader.readString()
+            switch CodingKeys(rawValue: key.index) {
+            case .url?: url = try reader.readString()
+            case .width?: width = try reader.readInt()
+            case .height?: height = try reader.readInt()
+            case .caption?: caption = try reader.readString()
+            case .credit?: credit = try reader.readString()
+            case .kind?: kind = try reader.readString()
             default: break
             }
         }
         // One init from locals, built in place (see `InPlace`).
         self.init(
-            url: try reader.require(url, Keys.url), width: width, height: height, caption: caption, credit: credit,
+            url: try reader.require(url, CompactKey(CodingKeys.url)), width: width, height: height, caption: caption, credit: credit,
             kind: kind)
     }
 }

@@ -18,8 +18,9 @@ public struct Media: Codable, Sendable, Hashable {
     /// Lets `init(url:…)` build the image in place (see ``InPlace``).
     private var inPlace = InPlace()
 
-    /// The synthesized coding keys, minus `inPlace`.
-    enum CodingKeys: String, CodingKey {
+    /// The coding keys, minus `inPlace`: names (the case names) and compact positions (the raw
+    /// values), in property order.
+    enum CodingKeys: Int, CodingKey, CaseIterable {
         case url, width, height, caption, credit, kind
     }
 }

@@ -6,13 +6,15 @@ extension NYTArticleSearch {
     ///
     /// | property | key path | tolerance |
     /// |---|---|---|
-    /// | `id` | `uri`, else `_id` | required, byte-exact |
-    /// | `url` | `web_url` | required |
-    /// | `headline`, `kicker` | `headline.main`, `headline.kicker` | `<strong>` kept |
+    /// | `id` | `_id`, else `uri`, else `web_url` | required (else the document is quarantined), byte-exact |
+    /// | `url` | `web_url` | absent in `fl=` responses that leave it out |
+    /// | `headline` | `headline.main`, else `headline.print_headline` | trimmed, highlight tags removed; a bare string accepted |
+    /// | `kicker` | `headline.kicker` | |
+    /// | `snippet` | `snippet` | highlight tags (`hl=true`) removed |
     /// | `printPage` | `print_page` | string or number |
     /// | `wordCount` | `word_count` | number or numeric string |
     /// | `publishedAt` | `pub_date` | `Z`, `+0000`, `+00:00`, fractions; missing on topic pages |
-    /// | `byline`, `authors` | `byline.original`, `byline.person[]` | `byline` may be `[]` |
+    /// | `byline`, `authors` | `byline.original`, `byline.person[]`, `byline.organization` | `byline` may be `[]`; without `original`, derived from the persons or the organization |
     /// | `keywords` | `keywords[]` | `rank` string or number |
     /// | `multimedia` | `multimedia` | array (relative urls) or the 2025 object |
     public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
@@ -30,12 +32,20 @@ extension NYTArticleSearch {
     /// The rules of ``articleMapping``, built once (key paths are split and transformers composed
     /// here, not for every document on the fetch path).
     enum ArticleRules {
-        static let id: MappingRule<String> = .firstOf("uri", "_id")
-        static let url: MappingRule<String> = .requiredString("web_url")
-        static let headline: MappingRule<String?> = .string("headline.main")
-        static let kicker: MappingRule<String?> = .string("headline.kicker")
+        static let id: MappingRule<String> = .firstOf("_id", "uri", "web_url")
+        static let url: MappingRule<String?> = .string("web_url")
+        static let headline = MappingRule<String?> { m throws(NewsMappingError) in
+            if case .string(let text)? = try m.raw("headline") { return cleanHeadline(text) }
+            if let main = try m(headlineText("headline.main")) { return main }
+            return try m(headlineText("headline.print_headline"))
+        }
+        static let kicker = MappingRule<String?> { m throws(NewsMappingError) in
+            if case .string? = try m.raw("headline") { return nil }
+            return try m(.string("headline.kicker"))
+        }
         static let abstract: MappingRule<String?> = .string("abstract")
-        static let snippet: MappingRule<String?> = .string("snippet")
+        static let snippet: MappingRule<String?> = .optional(
+            ["snippet"], ValueTransformer.string.map { text in nonEmpty(NewsText.removingHighlightTags(text)) })
         static let leadParagraph: MappingRule<String?> = .string("lead_paragraph")
         static let source: MappingRule<String?> = .string("source")
         static let publishedAt: MappingRule<Date?> = .date("pub_date")
@@ -47,8 +57,36 @@ extension NYTArticleSearch {
         static let documentType: MappingRule<String?> = .string("document_type")
         static let typeOfMaterial: MappingRule<String?> = .string("type_of_material")
         static let wordCount: MappingRule<Int?> = .int("word_count", lenient: true)
-        static let byline: MappingRule<String?> = .string("byline.original")
-        static let authors: MappingRule<[String]?> = .array("byline.person", of: personNameMapping)
+        static let authors = MappingRule<[String]?> { m throws(NewsMappingError) in
+            if case .string? = try m.raw("byline") { return nil }
+            if let people = try m(.array("byline.person", of: personNameMapping)) { return people }
+            guard let organization = try m(.string("byline.organization")) else { return nil }
+            return [organization]
+        }
+        static let byline = MappingRule<String?> { m throws(NewsMappingError) in
+            if case .string(let text)? = try m.raw("byline") { return nonEmpty(NewsText.trimmed(text)) }
+            if let original = try m(.string("byline.original")) { return original }
+            guard let names = try m(authors) else { return nil }
+            return derivedByline(names)
+        }
+
+        static func headlineText(_ path: JSONKeyPath) -> MappingRule<String?> {
+            .optional([path], ValueTransformer.string.map { cleanHeadline($0) })
+        }
+
+        /// Trimmed, without `hl=true` highlighting; `nil` when nothing is left.
+        static func cleanHeadline(_ text: String) -> String? {
+            nonEmpty(NewsText.trimmed(NewsText.removingHighlightTags(text)))
+        }
+
+        static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
+
+        /// A byline as the NYT prints one: `By A`, `By A and B`, `By A, B and C`.
+        static func derivedByline(_ names: [String]) -> String? {
+            guard let last = names.last else { return nil }
+            let head = names.dropLast()
+            return "By " + (head.isEmpty ? last : head.joined(separator: ", ") + " and " + last)
+        }
         static let keywords: MappingRule<[Keyword]?> = .array("keywords", of: keywordMapping)
         static let multimedia: MappingRule<[Media]?> = .optional(["multimedia"], multimediaTransformer)
     }

@@ -7,9 +7,13 @@ public enum NYTArticleSearch {
     /// `response.docs` may be `null` (an empty page); the counters are read from `response.meta`
     /// or, since 2025, `response.metadata`.
     ///
-    /// All or nothing: if any document fails, the whole page throws and no article is returned.
+    /// Each document is mapped on its own: one that cannot be mapped (no `_id`, `uri` or
+    /// `web_url`; a value of a type that makes no sense) becomes a ``DocumentReject`` naming its
+    /// JSON path, such as `response.docs[3].pub_date`, and the others are still returned. Only a
+    /// broken envelope throws.
     ///
-    /// - Throws: ``NewsMappingError`` naming the JSON path, such as `response.docs[3].pub_date`.
+    /// - Throws: ``NewsMappingError`` for a body that is not a page: not JSON, truncated, HTML, an
+    ///   API error object, no `response`, or `docs` that is not an array.
     public static func parsePage(_ body: [UInt8]) throws(NewsMappingError) -> NYTPage {
         let root = try ResponseBody.parse(body)
         guard case .object(let rootObject) = root else { throw .mismatch("object", root) }
@@ -24,6 +28,7 @@ public enum NYTArticleSearch {
         let docsPath: [JSONPathComponent] = [.key("response"), .key("docs")]
         var articles: [Article] = []
         var rawDocuments: [[UInt8]] = []
+        var rejects: [DocumentReject] = []
         switch response["docs"] {
         case nil:
             throw NewsMappingError(.missingField, at: docsPath)
@@ -33,19 +38,22 @@ public enum NYTArticleSearch {
             articles.reserveCapacity(docs.count)
             rawDocuments.reserveCapacity(docs.count)
             for (index, doc) in docs.enumerated() {
+                let location = docsPath + [.index(index)]
                 guard case .object(let object) = doc else {
-                    throw NewsMappingError.mismatch("object", doc).prefixed(by: docsPath + [.index(index)])
+                    rejects.append(DocumentReject(
+                        index: index, error: NewsMappingError.mismatch("object", doc).prefixed(by: location),
+                        rawDocument: doc.jsonBytes))
+                    continue
                 }
+                let raw = Array(body[object.byteRange])
                 do throws(NewsMappingError) {
-                    // The article mapping never skips a document: `id` and `url` are required.
-                    guard let article = try articleMapping.map(object) else {
-                        throw NewsMappingError(.missingField)
-                    }
+                    // The article mapping never skips a document: `id` is required.
+                    guard let article = try articleMapping.map(object) else { throw NewsMappingError(.missingField) }
                     articles.append(article)
+                    rawDocuments.append(raw)
                 } catch {
-                    throw error.prefixed(by: docsPath + [.index(index)])
+                    rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
                 }
-                rawDocuments.append(Array(body[object.byteRange]))
             }
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: docsPath)
@@ -60,6 +68,6 @@ public enum NYTArticleSearch {
         } catch {
             throw error.prefixed(by: [.key("response")])
         }
-        return NYTPage(articles: articles, hits: hits, offset: offset, rawDocuments: rawDocuments)
+        return NYTPage(articles: articles, hits: hits, offset: offset, rawDocuments: rawDocuments, rejects: rejects)
     }
 }

@@ -8,12 +8,21 @@ public struct NYTPage: Sendable, Hashable {
     public var offset: Int?
     /// Each document's exact JSON bytes, parallel to `articles`, for raw-payload retention.
     public var rawDocuments: [[UInt8]]
+    /// The documents that could not be mapped, in page order.
+    public var rejects: [DocumentReject]
+
+    /// How many documents the page held: mapped plus rejected.
+    public var documentCount: Int { articles.count + rejects.count }
 
     /// Creates a page.
-    public init(articles: [Article], hits: Int? = nil, offset: Int? = nil, rawDocuments: [[UInt8]] = []) {
+    public init(
+        articles: [Article], hits: Int? = nil, offset: Int? = nil, rawDocuments: [[UInt8]] = [],
+        rejects: [DocumentReject] = []
+    ) {
         self.articles = articles
         self.hits = hits
         self.offset = offset
         self.rawDocuments = rawDocuments
+        self.rejects = rejects
     }
 }

@@ -13,6 +13,8 @@ enum CommandTable {
         ["stats"]: StatsOptions.self,
         ["copy"]: CopyOptions.self,
         ["verify"]: VerifyOptions.self,
+        ["rejects"]: RejectsOptions.self,
+        ["remap"]: RemapOptions.self,
     ]
 
     static let root = CommandSpec(
@@ -28,7 +30,7 @@ enum CommandTable {
             """,
         subcommands: [
             DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, LoadOptions.spec,
-            StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec,
+            StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec, RejectsOptions.spec, RemapOptions.spec,
         ])
 
     static let parser = CommandLineParser(root: root, globalOptions: GlobalOptions.all)

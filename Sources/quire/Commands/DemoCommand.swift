@@ -29,6 +29,7 @@ enum DemoCommand {
         defer { api.stop() }
         let store = try OpenStore.readWrite(context.storePath, command: "demo")
         defer { store.close() }
+        try await DemoMarker.claim(store)
         let client = HTTPClient()
         defer { client.shutdown() }
         let service = FetchService(client: client, rateLimiter: .unlimited)
@@ -39,12 +40,12 @@ enum DemoCommand {
         let start = ContinuousClock.now
         let nyt = NYTSource(query: NYTQuery(query: query, sort: .newest), key: APIKey(demoKey), endpoint: api.nytSearchURL)
         let nytSummary = try await FetchRunner.run(
-            nyt, store: store, service: service, command: "demo", quiet: options.quiet, startOver: true, context: context)
+            nyt, store: store, service: service, command: "demo", quiet: options.quiet, mode: .restart, context: context)
         let nytSeconds = seconds(since: start)
         let feedzilla = FeedzillaSource(baseURL: api.feedzillaBaseURL)
         let feedStart = ContinuousClock.now
         let feedSummary = try await FetchRunner.run(
-            feedzilla, store: store, service: service, command: "demo", quiet: true, startOver: true, context: context)
+            feedzilla, store: store, service: service, command: "demo", quiet: true, mode: .restart, context: context)
         let feedSeconds = seconds(since: feedStart)
 
         let rate = Double(nytSummary.records) / max(nytSeconds, 0.001)
@@ -56,7 +57,7 @@ enum DemoCommand {
         for c in stats.collections where c.records > 0 {
             try out.line("stored \(c.name): \(c.records) records, \(c.bytes) bytes")
         }
-        try out.line("store: \(store.environment.path)")
+        try out.line("store: \(store.path)")
         try out.line("")
         try out.line("newest stored articles (publication-date index, newest first):")
         let newest = try store.read { snap in

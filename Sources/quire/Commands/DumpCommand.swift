@@ -1,6 +1,7 @@
 import Foundation
 import Quire
 import QuireCodec
+import QuireLMDB  // --format mdb is an LMDB tool: it reads the environment itself
 
 /// What `quire dump` does, given valid options (see `DumpOptions.swift`).
 enum DumpCommand {
@@ -55,18 +56,17 @@ enum DumpCommand {
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
                 throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
             }
-            let lower = options.since.map { KeyRange.Bound.inclusive(StoreKey.date($0).bytes) }
+            let lower = options.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
             // --until names a whole day: stop before the next midnight.
-            let upper = options.until.map { KeyRange.Bound.exclusive(StoreKey.date($0.addingTimeInterval(86_400)).bytes) }
-            try snap.forEachIndexEntry(collection, index.name, range: KeyRange(lower: lower, upper: upper)) { _, key in
+            let upper = options.until.map { StoreKeyRange.Bound.exclusive(.date($0.addingTimeInterval(86_400))) }
+            try snap.forEachIndexEntry(collection, index.name, range: StoreKeyRange(lower: lower, upper: upper)) { _, key in
                 guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
                 return try emit(key, value)
             }
         } else if let section = options.section,
             let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
         {
-            let bytes = Array(section.utf8)
-            try snap.forEachIndexEntry(collection, index.name, range: .closed(bytes, bytes)) { _, key in
+            try snap.forEachIndexEntry(collection, index.name, range: .exactly(.string(section))) { _, key in
                 guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
                 return try emit(key, value)
             }

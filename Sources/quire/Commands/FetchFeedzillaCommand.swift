@@ -23,7 +23,8 @@ enum FetchFeedzillaCommand {
         let service = FetchService(client: client, rateLimiter: RateLimiter(perMinute: 60, perDay: 100_000))
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(
-            source, store: store, service: service, command: "fetch feedzilla", quiet: options.quiet, context: context)
+            source, store: store, service: service, command: "fetch feedzilla", quiet: options.quiet, mode: options.mode,
+            context: context)
         if !options.quiet {
             Diagnostics.write("quire: fetch feedzilla: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
         }

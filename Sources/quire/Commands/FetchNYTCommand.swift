@@ -24,11 +24,16 @@ enum FetchNYTCommand {
         defer { store.close() }
         let client = HTTPClient()
         defer { client.shutdown() }
-        let service = FetchService(client: client, rateLimiter: RateLimiter(perMinute: options.ratePerMinute))
+        var retry = RetryPolicy()
+        retry.waitForQuota = options.waitForQuota
+        let service = FetchService(
+            client: client,
+            rateLimiter: RateLimiter(perMinute: options.ratePerMinute, perDay: FetchNYTOptions.defaultRatePerDay),
+            retryPolicy: retry)
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(
-            source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, keepRaw: options.keepRaw,
-            context: context)
+            source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, mode: options.mode,
+            keepRaw: options.keepRaw, context: context)
         if !options.quiet {
             Diagnostics.write("quire: fetch nyt: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
         }

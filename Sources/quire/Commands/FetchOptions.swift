@@ -1,4 +1,5 @@
 import Foundation
+import QuireFetch
 
 /// `quire fetch`: only groups its sources.
 enum FetchGroup {
@@ -6,6 +7,18 @@ enum FetchGroup {
         name: "fetch",
         abstract: "Fetch articles from a news API into the store.",
         subcommands: [FetchNYTOptions.spec, FetchFeedzillaOptions.spec])
+}
+
+/// `--refresh` and `--restart`, which exclude each other.
+enum FetchModeFlags {
+    static func parse(_ arguments: ParsedArguments) throws(UsageError) -> FetchMode {
+        let refresh = arguments.flag("refresh")
+        let restart = arguments.flag("restart")
+        if refresh && restart {
+            throw UsageError(command: arguments.commandName, message: "'--refresh' and '--restart' exclude each other")
+        }
+        return restart ? .restart : refresh ? .refresh : .resume
+    }
 }
 
 /// The order of NYT results.
@@ -29,8 +42,11 @@ struct FetchNYTOptions: CommandOptions {
     var apiKey: String?
     var keepRaw: Bool
     var quiet: Bool
+    var mode: FetchMode
+    var waitForQuota: Bool
 
     static let defaultRatePerMinute = 5
+    static let defaultRatePerDay = 500
 
     static let spec = CommandSpec(
         name: "nyt",
@@ -41,6 +57,11 @@ struct FetchNYTOptions: CommandOptions {
 
             Each page is stored with the query's checkpoint in one transaction, so an interrupted
             fetch (Ctrl-C, a crash) resumes where it stopped when run again with the same query.
+            A document that cannot be mapped is quarantined (one stderr line each; see
+            'quire rejects' and 'quire remap') and the rest of its page is stored. A query fetched
+            to the end does nothing until --refresh (only what is newer) or --restart. When the
+            API keeps answering 429, the run stops after about half a minute with its checkpoint
+            intact; the daily budget (500 requests) is kept in the store. --wait waits instead.
 
             EXAMPLE:
               NYT_API_KEY=... quire fetch nyt --query "election" --begin 2016-11-01 --end 20161110
@@ -56,6 +77,9 @@ struct FetchNYTOptions: CommandOptions {
             .value("rate", "n/min", help: "Requests a minute at most.", default: "\(defaultRatePerMinute)/min"),
             .value("api-key", "key", help: "The API key; prefer $NYT_API_KEY (a command line is visible to others)."),
             .flag("keep-raw", help: "Keep each document's raw JSON (compressed), to re-map later without refetching."),
+            .flag("refresh", help: "For a query fetched to the end: fetch only what is newer than its last run."),
+            .flag("restart", help: "Ignore the stored checkpoint and fetch the query from the start."),
+            .flag("wait", help: "Wait out rate limits and a spent daily quota instead of stopping."),
             CommonOptions.quiet,
         ])
 
@@ -77,6 +101,8 @@ struct FetchNYTOptions: CommandOptions {
         apiKey = arguments.value("api-key")
         keepRaw = arguments.flag("keep-raw")
         quiet = arguments.flag("quiet")
+        mode = try FetchModeFlags.parse(arguments)
+        waitForQuota = arguments.flag("wait")
     }
 
     /// Accepts `N/min` or a bare `N`.
@@ -105,6 +131,7 @@ struct FetchFeedzillaOptions: CommandOptions {
     var categories: [String]
     var baseURL: URL?
     var quiet: Bool
+    var mode: FetchMode
 
     static let spec = CommandSpec(
         name: "feedzilla",
@@ -115,6 +142,8 @@ struct FetchFeedzillaOptions: CommandOptions {
         options: [
             .repeated("category", "id", help: "A category id to fetch."),
             .value("base-url", "url", help: "The API's base URL."),
+            .flag("refresh", help: "After a complete run: fetch the categories again."),
+            .flag("restart", help: "Ignore the stored checkpoint and fetch from the start."),
             CommonOptions.quiet,
         ])
 
@@ -125,6 +154,7 @@ struct FetchFeedzillaOptions: CommandOptions {
         }
         baseURL = try arguments.url("base-url")
         quiet = arguments.flag("quiet")
+        mode = try FetchModeFlags.parse(arguments)
     }
 
     func run(_ context: CommandContext) async throws { try await FetchFeedzillaCommand.run(self, context: context) }

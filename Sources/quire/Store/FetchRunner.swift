@@ -8,20 +8,23 @@ import Synchronization
 /// between pages (everything committed stays), errors as `quire: <command>: <why>`.
 enum FetchRunner {
     static func run<Source: FetchSource>(
-        _ source: Source, store: Store, service: FetchService, command: String, quiet: Bool, startOver: Bool = false,
+        _ source: Source, store: Store, service: FetchService, command: String, quiet: Bool, mode: FetchMode = .resume,
         keepRaw: Bool = false, context: CommandContext
     ) async throws -> FetchSummary {
         let sink: StoreFetchSink
         do {
             sink = try StoreFetchSink(store: store, retainRawDocuments: keepRaw)
         } catch {
-            throw RuntimeError(command, "\(store.environment.path): \(OpenStore.reason(error))")
+            throw RuntimeError(command, "\(store.path): \(OpenStore.reason(error))")
         }
         let progress = context.progress(command == "demo" ? "fetching" : command, unit: "articles", quiet: quiet)
         let task = Task {
-            try await service.run(source, into: sink, startOver: startOver) { event in
+            try await service.run(source, into: sink, mode: mode) { event in
                 switch event {
                 case .pageFetched(_, let records, _, _): progress.advance(by: records)
+                case .rejected(let label, let index, _, let message):
+                    // Always shown, even with --quiet: each is a document that was not stored.
+                    Diagnostics.write("quire: \(command): rejected document \(index) of \(label): \(message)\n")
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
                     Diagnostics.write("quire: \(command): waiting \(Int(seconds.rounded()))s for the rate limit\n")
                 case .retrying(let reason, let attempt, let seconds) where !quiet:
@@ -52,13 +55,23 @@ enum FetchRunner {
         }
     }
 
-    /// `12 pages, 120 articles in 3.1s (resumed)`.
+    /// `stored 118, rejected 2 (110 new, 8 updated) from 12 pages in 3.1s (resumed)`, plus a
+    /// sentence for a query window the API caps, or for a query that was already complete.
     static func describe(_ summary: FetchSummary, seconds: Double) -> String {
-        var text = "\(summary.pages) pages, \(summary.records) articles in \(String(format: "%.1f", seconds))s"
+        if summary.alreadyComplete {
+            return "already fetched to the end; nothing requested (--refresh fetches what is newer, --restart fetches it all again)"
+        }
+        var text = "stored \(summary.articles), rejected \(summary.rejected)"
+        text += " (\(summary.newArticles) new, \(summary.updatedArticles) updated)"
+        text += " from \(summary.pages) pages in \(String(format: "%.1f", seconds))s"
         if summary.retries > 0 { text += ", \(summary.retries) retries" }
         if summary.waits > 0 { text += ", waited \(Int(summary.waitedSeconds))s for the rate limit" }
         if summary.resumed { text += " (resumed)" }
         if !summary.isComplete { text += " (stopped before the end)" }
+        if summary.rejected > 0 { text += "; see quire rejects, and quire remap after a fix" }
+        if summary.unreachable > 0 {
+            text += "; \(summary.unreachable) results the API reported are unreachable (more than 1,000 in a single day): narrow the query with --fq or a search term to reach them"
+        }
         return text
     }
 }

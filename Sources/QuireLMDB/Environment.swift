@@ -70,6 +70,9 @@ public final class Environment: @unchecked Sendable {
         }
         let opened: (handle: OpaquePointer, lockless: Bool)
         do throws(LMDBError) {
+            if !options.readOnly && access(canonical + "/data.mdb", F_OK) != 0 {
+                try Environment.createDataFile(in: canonical, options)
+            }
             try DataFileCheck.check(directory: canonical)
             opened = try Environment.openWithFallback(canonical, options)
         } catch {
@@ -83,6 +86,37 @@ public final class Environment: @unchecked Sendable {
         // Leave a few slots of the shared reader table to other processes.
         self.gate = ReaderGate(limit: max(1, options.maxReaders - 8))
         self.readerPool = ReadTransactionPool(capacity: 64)
+    }
+
+    /// The prefix of the directory a new environment is made in before its data file is linked
+    /// into place.
+    public static let creationPrefix = ".lmdb-create-"
+
+    /// Makes a new environment's data file atomically: LMDB initializes it (its two meta pages)
+    /// in a temporary directory inside `path`, it is synced and then linked to `path/data.mdb`.
+    /// A process killed meanwhile leaves no `data.mdb` (an empty or half-written one could not
+    /// be told from a damaged store), only the temporary directory. When another process linked
+    /// its file first, that one is used.
+    private static func createDataFile(in path: String, _ options: EnvironmentOptions) throws(LMDBError) {
+        var template = Array((path + "/" + creationPrefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        guard made else { throw LMDBError(code: errno, operation: "mkdtemp", path: path) }
+        let temporary = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer {
+            unlink(temporary + "/data.mdb")
+            unlink(temporary + "/lock.mdb")
+            rmdir(temporary)
+        }
+        var creating = options
+        creating.readOnly = false
+        let env = try openHandle(temporary, creating, lockless: false)
+        let synced = mdb_env_sync(env, 1)
+        mdb_env_close(env)
+        try check(synced, "mdb_env_sync", path: path)
+        if link(temporary + "/data.mdb", path + "/data.mdb") != 0 && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "link", path: path)
+        }
+        Environment.syncDirectory(path)
     }
 
     /// Opens the handle; read-only, when the lock file cannot be opened for writing (a store

@@ -1,3 +1,5 @@
+import QuireLMDB
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -30,8 +32,9 @@ enum StoreDirectoryCheck {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            // A lock file alone is what an interrupted first open leaves; it holds no data.
-            if name != "." && name != ".." && name != "lock.mdb" {
+            // A lock file alone, or the directory a new store's file is made in, is what an
+            // interrupted first open leaves; neither holds data.
+            if name != "." && name != ".." && name != "lock.mdb" && !name.hasPrefix(Environment.creationPrefix) {
                 throw RuntimeError(
                     command,
                     "\(path): is not a store and not empty; refusing to create a store in it (use a new or empty directory)"

@@ -51,6 +51,12 @@ private func truncate(_ path: String, to size: Int) throws {
             }
             let names = try FileManager.default.contentsOfDirectory(atPath: dir.path)
             #expect(names == ["notes.txt"])
+            // What a first open killed midway leaves does not count as foreign.
+            let killed = dir.appendingPathComponent("killed")
+            try FileManager.default.createDirectory(
+                at: killed.appendingPathComponent(".lmdb-create-Ab12Cd"), withIntermediateDirectories: true)
+            let resumed = try runQuire(["--store", killed.path, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 2))
+            #expect(resumed.status == 0, "\(resumed)")
             // A missing or empty directory becomes a store.
             let empty = dir.appendingPathComponent("empty")
             try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)

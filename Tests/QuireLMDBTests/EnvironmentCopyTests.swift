@@ -39,3 +39,22 @@ import Testing
         }
     }
 }
+
+/// A new environment's data file appears whole or not at all.
+@Suite struct EnvironmentCreationTests {
+    @Test func aNewEnvironmentLeavesOnlyItsTwoFiles() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/fresh"
+            let env = try Environment(path: path)
+            let db = try env.openDatabase("x")
+            try env.write { txn in try txn.put([1], forKey: [1], in: db) }
+            env.close()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path).sorted() == ["data.mdb", "lock.mdb"])
+            let size = try #require(FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int)
+            #expect(size >= 2 * 4096)
+            // An empty data file is never taken for a new environment.
+            try Data().write(to: URL(fileURLWithPath: path + "/data.mdb"))
+            #expect(throws: LMDBError.corrupted) { _ = try Environment(path: path) }
+        }
+    }
+}

@@ -47,3 +47,30 @@ import Testing
         }
     }
 }
+
+/// The last line of defence: a fault inside LMDB (here sent from outside, since a damaged page
+/// that makes LMDB fault depends on its version) ends `quire` with one line and status 1.
+@Suite struct FaultHandlerTests {
+    @Test(arguments: [SIGSEGV, SIGBUS, SIGABRT])
+    func aFaultEndsWithTheCorruptionMessageAndStatus1(signalNumber: Int32) throws {
+        try withScratch { dir in
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["--store", dir.appendingPathComponent("s.db").path, "load", "-"]
+            let input = Pipe()
+            let errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            Thread.sleep(forTimeInterval: 0.5)
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            try input.fileHandleForWriting.close()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit, "\(stderr)")
+            #expect(process.terminationStatus == 1, "\(stderr)")
+            #expect(stderr == "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n")
+        }
+    }
+}

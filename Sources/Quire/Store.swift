@@ -52,6 +52,18 @@ public final class Store: Sendable {
     ///   `.corrupted` for damaged metadata or field table; `LMDBError` for I/O problems.
     public init(path: String, options: StoreOptions = StoreOptions()) throws {
         self.options = options
+        if !options.readOnly {
+            // A new store appears whole: its metadata databases and format stamp are written
+            // before its data file is linked into place, so no process ever opens half a store.
+            try Environment.create(at: path, options: options.environmentOptions) { env in
+                let meta = try env.openDatabase(StoreLayout.meta)
+                _ = try env.openDatabase(StoreLayout.fields)
+                _ = try env.openDatabase(StoreLayout.longKeys)
+                try env.write { txn in
+                    try txn.put(Array(String(StoreLayout.formatVersion).utf8), forKey: StoreLayout.formatKey, in: meta)
+                }
+            }
+        }
         let env = try Environment(path: path, options: options.environmentOptions)
         do {
             let meta: Database

@@ -98,6 +98,34 @@ public final class Environment: @unchecked Sendable {
     /// be told from a damaged store), only the temporary directory. When another process linked
     /// its file first, that one is used.
     private static func createDataFile(in path: String, _ options: EnvironmentOptions) throws(LMDBError) {
+        do {
+            try createDataFile(in: path, options, initialize: { _ in }, rawOnly: true)
+        } catch let error as LMDBError {
+            throw error
+        } catch {
+            throw LMDBError(code: EINVAL, operation: "create", path: path, hint: "\(error)")
+        }
+    }
+
+    /// Creates the environment at `path` when it has no data file yet, running `initialize` on
+    /// it before it appears there: it is built in a temporary directory inside `path` (created
+    /// if missing) and linked into place, so what `initialize` writes (a store's metadata) is
+    /// there from the first moment any process can open the file. Does nothing when `path`
+    /// already holds a data file, or when another process links one first.
+    public static func create(
+        at path: String, options: EnvironmentOptions = EnvironmentOptions(),
+        initialize: (Environment) throws -> Void
+    ) throws {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "mkdir", path: path)
+        }
+        guard access(path + "/data.mdb", F_OK) != 0 else { return }
+        try createDataFile(in: path, options, initialize: initialize, rawOnly: false)
+    }
+
+    private static func createDataFile(
+        in path: String, _ options: EnvironmentOptions, initialize: (Environment) throws -> Void, rawOnly: Bool
+    ) throws {
         var template = Array((path + "/" + creationPrefix + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
         guard made else { throw LMDBError(code: errno, operation: "mkdtemp", path: path) }
@@ -109,10 +137,26 @@ public final class Environment: @unchecked Sendable {
         }
         var creating = options
         creating.readOnly = false
-        let env = try openHandle(temporary, creating, lockless: false)
-        let synced = mdb_env_sync(env, 1)
-        mdb_env_close(env)
-        try check(synced, "mdb_env_sync", path: path)
+        if !rawOnly {
+            // A full environment on the temporary directory (it has a data file by then, so
+            // this open does not come back here).
+            let handle = try openHandle(temporary, creating, lockless: false)
+            mdb_env_close(handle)
+            let env = try Environment(path: temporary, options: creating)
+            do {
+                try initialize(env)
+                try env.sync(force: true)
+            } catch {
+                env.close()
+                throw error
+            }
+            env.close()
+        } else {
+            let env = try openHandle(temporary, creating, lockless: false)
+            let synced = mdb_env_sync(env, 1)
+            mdb_env_close(env)
+            try check(synced, "mdb_env_sync", path: path)
+        }
         if link(temporary + "/data.mdb", path + "/data.mdb") != 0 && errno != EEXIST {
             throw LMDBError(code: errno, operation: "link", path: path)
         }

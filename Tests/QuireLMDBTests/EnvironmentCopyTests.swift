@@ -57,4 +57,29 @@ import Testing
             #expect(throws: LMDBError.corrupted) { _ = try Environment(path: path) }
         }
     }
+
+    struct Stop: Error {}
+
+    @Test func createShowsTheFileOnlyOnceInitialized() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/store"
+            // An initializer that fails leaves nothing behind.
+            #expect(throws: Stop.self) {
+                try Environment.create(at: path) { env in
+                    _ = try env.openDatabase("meta")
+                    throw Stop()
+                }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path).isEmpty)
+            try Environment.create(at: path) { env in
+                let meta = try env.openDatabase("meta")
+                try env.write { txn in try txn.put(bytes("2"), forKey: bytes("format"), in: meta) }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["data.mdb"])
+            let env = try Environment(path: path)
+            defer { env.close() }
+            let meta = try env.openDatabase("meta", flags: [])
+            #expect(try env.read { txn in try txn.get(bytes("format"), in: meta) } == bytes("2"))
+        }
+    }
 }

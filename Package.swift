@@ -29,10 +29,12 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Header only: the processor's CRC-32C instruction for record checksums.
+        .systemLibrary(name: "CChecksum"),
 
         // The library, bottom up (DESIGN.md "Architecture").
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
-        .target(name: "QuireCodec", dependencies: ["CZstd"], swiftSettings: strict),
+        .target(name: "QuireCodec", dependencies: ["CZstd", "CChecksum"], swiftSettings: strict),
         .target(name: "QuireText", swiftSettings: strict),
         .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec"], swiftSettings: strict),
         .target(name: "QuireNews", dependencies: ["QuireCodec"], swiftSettings: strict),

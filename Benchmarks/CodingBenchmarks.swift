@@ -7,6 +7,9 @@ enum EncodingFormat: String, CaseIterable {
     case json, plist, hand, quire
     /// Quire's format compressed with zstd and a dictionary trained on the corpus.
     case quireZstd = "quire.zstd"
+    /// Quire's format with record checksums (version 2, as the store writes), each checked on
+    /// decode (as `verify` and the CLI do; embedders' reads skip the check by default).
+    case quireChecked = "quire.checked"
 }
 
 /// The per-format codec calls, made once per case so the timed loops only encode or decode.
@@ -31,6 +34,9 @@ private struct Codecs {
             let dictionary = try corpus.zstdDictionary()
             compact = CompactEncoder(options: .init(compression: .init(dictionary: dictionary)))
             compactDecoder = CompactDecoder(options: .init(dictionary: dictionary))
+        } else if format == .quireChecked {
+            compact = CompactEncoder(options: .init(checksum: true))
+            compactDecoder = CompactDecoder(options: .init(verifyChecksums: true))
         } else {
             compact = CompactEncoder()
             compactDecoder = CompactDecoder()
@@ -48,7 +54,7 @@ private struct Codecs {
             buffer.removeAll(keepingCapacity: true)
             HandCodec.encode(article, into: &buffer)
             return buffer.count
-        case .quire, .quireZstd: return try compact.encode(article, fields: &table).count
+        case .quire, .quireZstd, .quireChecked: return try compact.encode(article, fields: &table).count
         }
     }
 
@@ -57,7 +63,7 @@ private struct Codecs {
         case .json: return Array(try json.encode(article))
         case .plist: return Array(try plist.encode(article))
         case .hand: return HandCodec.encode(article)
-        case .quire, .quireZstd:
+        case .quire, .quireZstd, .quireChecked:
             var table = fields
             return try compact.encode(article, fields: &table)
         }
@@ -68,7 +74,7 @@ private struct Codecs {
         case .json: return try jsonDecoder.decode(Article.self, from: Data(bytes))
         case .plist: return try plistDecoder.decode(Article.self, from: Data(bytes))
         case .hand: return try bytes.withUnsafeBytes { try HandCodec.decode($0) }
-        case .quire, .quireZstd: return try compactDecoder.decode(Article.self, from: bytes, fields: fields)
+        case .quire, .quireZstd, .quireChecked: return try compactDecoder.decode(Article.self, from: bytes, fields: fields)
         }
     }
 }

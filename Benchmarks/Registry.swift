@@ -21,10 +21,13 @@ enum Registry {
             EncodeBenchmark(corpus: corpus, format: .hand),
             EncodeBenchmark(corpus: corpus, format: .quire),
             EncodeBenchmark(corpus: corpus, format: .quireZstd),
+            EncodeBenchmark(corpus: corpus, format: .quireChecked),
+            ManyStringsEncodeBenchmark(),
             DecodeBenchmark(corpus: corpus, format: .json),
             DecodeBenchmark(corpus: corpus, format: .hand),
             DecodeBenchmark(corpus: corpus, format: .quire),
             DecodeBenchmark(corpus: corpus, format: .quireZstd),
+            DecodeBenchmark(corpus: corpus, format: .quireChecked),
             PointGetBenchmark(corpus: corpus, threads: 1),
             PointGetBenchmark(corpus: corpus, threads: 2),
             ScanBenchmark(corpus: corpus, threads: 1),
@@ -50,6 +53,7 @@ enum Registry {
         ("insert.quire.random", "insert.quire.sorted"),
         ("encode.quire", "encode.hand"),
         ("decode.quire", "decode.hand"),
+        ("decode.quire.checked", "decode.quire"),
         ("read.scan.quire.1t", "read.scan.1t"),
     ]
 

@@ -17,7 +17,7 @@ extra=("$@")
 
 case "$target" in
     codec) module=QuireCodec; sources=(Sources/QuireCodec/*.swift); harness=(Fuzz/CodecFuzz.swift)
-           cflags=(-Xcc -fmodule-map-file=Sources/CZstd/module.modulemap); libs=(-lzstd) ;;
+           cflags=(-Xcc -fmodule-map-file=Sources/CZstd/module.modulemap -Xcc -fmodule-map-file=Sources/CChecksum/module.modulemap); libs=(-lzstd) ;;
     nyt)   module=QuireNews; sources=($(find Sources/QuireNews -name '*.swift' | sort))
            harness=(Fuzz/NYTFuzz.swift Sources/QuireFixtures/Generator/*.swift); cflags=(); libs=() ;;
     text)  module=QuireText; sources=(Sources/QuireText/*.swift); harness=(Fuzz/TextFuzz.swift); cflags=(); libs=() ;;

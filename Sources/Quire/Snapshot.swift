@@ -239,7 +239,7 @@ extension StoreReading where Self: ~Copyable {
             return try body(current)
         } catch {
             guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
-            let fresh = try Store.loadFieldTable(lmdb, store.fieldsDB, path: store.environment.path)
+            let fresh = try Store.loadFieldTable(lmdb, store.fieldsDB, meta: store.metaDB, path: store.environment.path)
             guard fresh.count > current.count else { throw error }
             store.adoptFields(fresh)
             table = fresh

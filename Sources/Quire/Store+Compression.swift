@@ -48,7 +48,8 @@ extension Store {
         let meta = metaDB
         try await write { txn in try txn.put(dictionary, forKey: key, in: meta) }
         let updated = RegisteredCollection(
-            definition: c.definition, records: c.records, indexes: c.indexes, dictionary: dictionary)
+            definition: c.definition, records: c.records, indexes: c.indexes, dictionary: dictionary,
+            verifyChecksums: options.verifyChecksums)
         registry.withLock { $0[collection.name] = updated }
         return dictionary.count
     }

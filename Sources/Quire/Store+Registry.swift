@@ -17,17 +17,21 @@ struct RegisteredCollection: Sendable {
 
     /// Coders for the definition: zstd (with the collection's dictionary, once trained) when
     /// the collection is compressed.
-    init(definition: CollectionDefinition, records: Database, indexes: [Database], dictionary: [UInt8]?) {
+    init(
+        definition: CollectionDefinition, records: Database, indexes: [Database], dictionary: [UInt8]?,
+        verifyChecksums: Bool
+    ) {
         self.definition = definition
         self.records = records
         self.indexes = indexes
-        var encoderOptions = CompactEncoder.Options()
+        // Records carry a CRC-32C (format version 2), checked by `Store.verify()`.
+        var encoderOptions = CompactEncoder.Options(checksum: true)
         if definition.compressed { encoderOptions.compression = .init(dictionary: dictionary) }
         encoder = CompactEncoder(options: encoderOptions)
         sliceEncoders = (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
             CompactEncoder(options: encoderOptions)
         }
-        decoder = CompactDecoder(options: .init(dictionary: dictionary))
+        decoder = CompactDecoder(options: .init(dictionary: dictionary, verifyChecksums: verifyChecksums))
     }
 }
 
@@ -127,7 +131,9 @@ extension Store {
             try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
         let dictionary = definition.compressed ? try storedDictionary(definition.name) : nil
-        return RegisteredCollection(definition: definition, records: records, indexes: indexes, dictionary: dictionary)
+        return RegisteredCollection(
+            definition: definition, records: records, indexes: indexes, dictionary: dictionary,
+            verifyChecksums: options.verifyChecksums)
     }
 
     private func openCollectionDatabase(_ name: String, _ flags: DatabaseFlags, _ collection: String) throws -> Database {

@@ -19,17 +19,45 @@ public struct VerificationReport: Sendable, Hashable {
 }
 
 extension Store {
-    /// Checks the whole store in one snapshot: every record decodes; every index entry points to a
+    /// Checks the whole store in one snapshot: every record decodes and matches its checksum (any
+    /// changed byte of a format 2 record is found); every index entry points to a
     /// record, and (for indexes over one field) every record has exactly its expected entries;
     /// every relation member exists; every long key's stored form matches the key `_longkeys`
     /// maps it to. Works without the Swift types.
     ///
-    /// - Parameter progress: called with the number of records checked so far.
-    public func verify(progress: ((Int) -> Void)? = nil) throws -> VerificationReport {
+    /// - Parameters:
+    ///   - progress: called with the number of records checked so far.
+    ///   - isCancelled: polled every thousand records; true stops the walk with `CancellationError`.
+    ///   - reading: when given, told which part of the store the walk reads, record by record
+    ///     (`collection 'articles', records, after key …`), for a caller that must say where it
+    ///     was if the process faults on a damaged page.
+    /// - Throws: `StoreError(.corrupted)` naming the collection and key range being read when
+    ///   LMDB meets a damaged page; `CancellationError`.
+    public func verify(
+        progress: ((Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil, reading: ((String) -> Void)? = nil
+    ) throws -> VerificationReport {
         let registered = registry.withLock { $0 }
         let relationDBs = relations.withLock { $0 }
         let relationTargets = try storedRelationTargets()
-        return try read { snap in
+        // Where the walk is, for the error when LMDB meets a damaged page.
+        var position = VerifyPosition()
+        do {
+            return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, reading, &position)
+        } catch let error as StoreError where error.code == .corrupted {
+            guard let lmdb = error.underlying as? LMDBError else { throw error }
+            throw StoreError.corrupted(lmdb, path: environment.path, context: "while reading \(position.description)")
+        } catch let error as LMDBError where error.isCorruption {
+            throw StoreError.corrupted(error, path: environment.path, context: "while reading \(position.description)")
+        }
+    }
+
+    /// The walk of ``verify(progress:)``; `at` follows which part of the store it reads.
+    private func verifyWalk(
+        _ registered: [String: RegisteredCollection], _ relationDBs: [String: Database],
+        _ relationTargets: [String: String], _ progress: ((Int) -> Void)?, _ isCancelled: (() -> Bool)?,
+        _ reading: ((String) -> Void)?, _ at: inout VerifyPosition
+    ) throws -> VerificationReport {
+        try read { snap in
             var report = VerificationReport()
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
@@ -37,14 +65,20 @@ extension Store {
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)
+                var checked = c.decoder.options
+                checked.verifyChecksums = true
+                at = VerifyPosition(part: "collection '\(name)', records")
                 for entry in snap.entries(in: c.records) {
                     let (key, keySound) = try snap.verifiedLogicalKey(entry.key)
                     if !keySound { problem(Store.longKeyProblem(name, key)) }
+                    at.lastKey = key
+                    reading?(at.description)
                     report.records += 1
                     if report.records % 10_000 == 0 { progress?(report.records) }
+                    if report.records % 1_000 == 0, isCancelled?() == true { throw CancellationError() }
                     let value: CompactValue
                     do {
-                        value = try snap.genericValue(entry.value, options: c.decoder.options)
+                        value = try snap.genericValue(entry.value, options: checked)
                     } catch {
                         problem("\(name): record \(key): does not decode: \(error)")
                         continue
@@ -54,24 +88,32 @@ extension Store {
                         for indexKey in Store.indexKeys(of: value[field], kind: index.kind) {
                             expected[i] += 1
                             let stored = longKeys.physical(indexKey.bytes)
+                            at.indexKey = indexKey
                             let found = snap.duplicates(of: stored, in: c.indexes[i]).contains {
                                 $0.value.elementsEqual(entry.key)
                             }
+                            try snap.checkIntact()
+                            at.indexKey = nil
                             if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }
                         }
                     }
                 }
+                try snap.checkIntact()
                 for (i, index) in c.definition.indexes.enumerated() {
                     var entries = 0
+                    at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
                         let (indexKey, indexKeySound) = try snap.verifiedLogicalKey(entry.key)
                         if !indexKeySound { problem(Store.longKeyProblem("\(name): index '\(index.name)'", indexKey)) }
+                        at.lastKey = indexKey
+                        reading?(at.description)
                         if try !snap.contains(entry.valueBytes, in: c.records) {
                             let key = try snap.logicalKey(entry.value)
                             problem("\(name): index '\(index.name)' points to missing record \(key)")
                         }
                     }
+                    try snap.checkIntact()
                     report.indexEntries += entries
                     if index.field != nil && entries != expected[i] {
                         problem("\(name): index '\(index.name)' has \(entries) entries, the records imply \(expected[i])")
@@ -80,7 +122,10 @@ extension Store {
             }
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { registered[$0] }
+                at = VerifyPosition(part: "relation '\(name)'")
                 for entry in snap.entries(in: relationDBs[name]!) {
+                    at.lastKey = StoreKey(bytes: entry.keyBytes)
+                    reading?(at.description)
                     report.relationEntries += 1
                     let (owner, ownerSound) = try snap.verifiedLogicalKey(entry.key)
                     if !ownerSound { problem(Store.longKeyProblem("relation '\(name)'", owner)) }
@@ -91,6 +136,7 @@ extension Store {
                     }
                 }
             }
+            try snap.checkIntact()
             progress?(report.records)
             return report
         }
@@ -126,5 +172,20 @@ extension Store {
             }
             return out
         }
+    }
+}
+
+/// Which part of the store `verify` reads, described only when LMDB fails there.
+struct VerifyPosition {
+    var part = "the metadata"
+    /// The last key read in `part`.
+    var lastKey: StoreKey?
+    /// The index entry being looked up for the record at `lastKey`.
+    var indexKey: StoreKey?
+
+    var description: String {
+        var text = part + (lastKey.map { ", after key \($0)" } ?? ", from the first key")
+        if let indexKey { text += ", looking up index key \(indexKey)" }
+        return text
     }
 }

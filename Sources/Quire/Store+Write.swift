@@ -117,7 +117,7 @@ extension Store {
             // Another process may have added field names since we loaded the table.
             var table = fields
             if try txn.count(of: fieldsDB) > table.count {
-                table = try Store.loadFieldTable(txn, fieldsDB, path: environment.path)
+                table = try Store.loadFieldTable(txn, fieldsDB, meta: metaDB, path: environment.path)
             }
             let writeState = WriteState(fields: table)
             box.state = writeState

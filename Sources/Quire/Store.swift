@@ -61,6 +61,18 @@ public final class Store: Sendable {
     ///   `.corrupted` for damaged metadata or field table; `LMDBError` for I/O problems.
     public init(path: String, options: StoreOptions = StoreOptions()) throws {
         self.options = options
+        if !options.readOnly {
+            // A new store appears whole: its metadata databases and format stamp are written
+            // before its data file is linked into place, so no process ever opens half a store.
+            try Environment.create(at: path, options: options.environmentOptions) { env in
+                let meta = try env.openDatabase(StoreLayout.meta)
+                _ = try env.openDatabase(StoreLayout.fields)
+                _ = try env.openDatabase(StoreLayout.longKeys)
+                try env.write { txn in
+                    try txn.put(Array(String(StoreLayout.formatVersion).utf8), forKey: StoreLayout.formatKey, in: meta)
+                }
+            }
+        }
         let env = try Environment(path: path, options: options.environmentOptions)
         do {
             let meta: Database
@@ -79,7 +91,7 @@ public final class Store: Sendable {
                 longKeyNames = try env.openDatabase(StoreLayout.longKeys)
             }
             try Store.checkFormat(env, meta, readOnly: options.readOnly)
-            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, path: env.path) }
+            let table = try env.read { txn in try Store.loadFieldTable(txn, fieldNames, meta: meta, path: env.path) }
             metaDB = meta
             fieldsDB = fieldNames
             fieldCache = Mutex(table)
@@ -127,11 +139,19 @@ public final class Store: Sendable {
                 "\(env.path): store format \(version) is newer than this Quire reads (\(StoreLayout.formatVersion)); upgrade Quire"
             )
         }
+        if version < StoreLayout.formatVersion && !readOnly {
+            try env.write { txn in
+                try txn.put(Array(String(StoreLayout.formatVersion).utf8), forKey: StoreLayout.formatKey, in: meta)
+            }
+        }
     }
 
     /// Reads the whole field table from a snapshot, checking that ids are dense and names unique.
+    ///
+    /// With `meta`, the table must match the checksum stored there (stores that never appended a
+    /// name since checksums came have none).
     static func loadFieldTable<T: ReadableTransaction & ~Copyable>(
-        _ txn: borrowing T, _ fields: Database, path: String
+        _ txn: borrowing T, _ fields: Database, meta: Database, path: String
     ) throws -> FieldTable {
         var names: [String] = []
         var seen = Set<String>()
@@ -147,6 +167,9 @@ public final class Store: Sendable {
                 throw StoreError(.corrupted, "\(path): field table: invalid or repeated name for id \(id)")
             }
             names.append(name)
+        }
+        if let stored = try txn.get(StoreLayout.fieldsChecksumKey, in: meta), stored != StoreLayout.fieldsChecksum(names) {
+            throw StoreError(.corrupted, "\(path): field table: names do not match their checksum; \(StoreError.corruptionMessage)")
         }
         return FieldTable(names: names)
     }
@@ -166,8 +189,15 @@ public final class Store: Sendable {
     /// Many reads run at once, and alongside the writer; each sees the store as of its start.
     /// Values handed out as raw bytes are valid only inside `body`.
     @discardableResult
+    ///
+    /// - Throws: whatever `body` throws; `StoreError(.corrupted)` "the store is corrupted; run
+    ///   quire verify" when LMDB met a damaged page (wrapping the `LMDBError`).
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
-        try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
+        do {
+            return try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
+        } catch let error as LMDBError where error.isCorruption {
+            throw StoreError.corrupted(error, path: environment.path)
+        }
     }
 
 

@@ -72,9 +72,21 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         return message
     }
 
+    /// The words every damaged-page error carries.
+    public static let corruptionMessage = "the store is corrupted; run quire verify"
+
+    /// A damaged page met by LMDB, as a store error naming the store.
+    static func corrupted(_ error: LMDBError, path: String, context: String? = nil) -> StoreError {
+        let whereText = context.map { " (\($0))" } ?? ""
+        return StoreError(.corrupted, "\(path): \(corruptionMessage)\(whereText)", underlying: error)
+    }
+
     /// Wraps any error from below as a store error, keeping LMDB errors' context.
     static func wrap(_ error: any Error, _ what: String) -> any Error {
         if error is StoreError { return error }
+        if let lmdb = error as? LMDBError, lmdb.isCorruption {
+            return corrupted(lmdb, path: lmdb.path ?? what)
+        }
         if let lmdb = error as? LMDBError { return StoreError(.storage, what, underlying: lmdb) }
         return error
     }

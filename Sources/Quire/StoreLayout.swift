@@ -1,3 +1,5 @@
+import QuireCodec
+
 /// Names of the LMDB databases inside a store's environment (visible to `mdb_stat -a`).
 ///
 /// - `_meta`: format version and the definitions of collections, indexes and relations;
@@ -13,8 +15,26 @@ enum StoreLayout {
     static let changes = "_changes"
     static let longKeys = "_longkeys"
     /// The format this library writes; stores with a higher number are refused.
-    static let formatVersion = 1
+    ///
+    /// 2: records are codec version 2 payloads, with a CRC-32C (version 1 records, from stores of
+    /// format 1, stay readable). A format 1 store opened for writing is stamped 2, since the
+    /// records it gets from then on need a reader that knows version 2.
+    static let formatVersion = 2
     static let formatKey = Array("format".utf8)
+    /// The CRC-32C of the whole field table (each name as a 4-byte little-endian length and its
+    /// UTF-8), rewritten in the transaction that appends names; checked when the table loads.
+    static let fieldsChecksumKey = Array("fields-crc32c".utf8)
+
+    /// The checksum stored under ``fieldsChecksumKey`` for `names`.
+    static func fieldsChecksum(_ names: [String]) -> [UInt8] {
+        var crc: UInt32 = 0
+        for name in names {
+            var length = UInt32(name.utf8.count).littleEndian
+            crc = withUnsafeBytes(of: &length) { Checksum.crc32c($0, continuing: crc) }
+            crc = Array(name.utf8).withUnsafeBytes { Checksum.crc32c($0, continuing: crc) }
+        }
+        return Array(String(crc, radix: 16).utf8)
+    }
 
     static func records(_ collection: String) -> String { "c:" + collection }
     static func index(_ collection: String, _ index: String) -> String { "i:\(collection):\(index)" }

@@ -36,6 +36,10 @@ public struct StoreOptions: Sendable {
     public var changeRetention: Int = 100_000
     /// The most collections, indexes and relations the store can hold in all.
     public var maxDatabases: Int = 128
+    /// Checks every record's CRC-32C as it is read, so a damaged record throws
+    /// (`CompactDecodingError.checksumMismatch`) instead of reading as other data. Off by
+    /// default (a read then costs nothing more); `verify()` always checks. The CLI turns it on.
+    public var verifyChecksums: Bool = false
 
     /// Replaces the long-key hash (tests use it to force collisions); nil for the store's own.
     var longKeyDigest: (@Sendable ([UInt8]) -> [UInt8])?

@@ -151,6 +151,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
                 throw StoreError(.corrupted, "field table: id \(id) already taken; refusing to fork the table")
             }
         }
+        try put(StoreLayout.fieldsChecksum(names), forKey: StoreLayout.fieldsChecksumKey, in: store.metaDB)
     }
 }
 

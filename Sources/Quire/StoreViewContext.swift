@@ -64,4 +64,9 @@ extension StoreReading where Self: ~Copyable {
     func cursor(in database: Database) throws(LMDBError) -> Cursor {
         try lmdb.cursor(in: database)
     }
+
+    /// Throws the LMDB error a sequence met on a damaged page (sequences end early instead).
+    func checkIntact() throws(LMDBError) {
+        try lmdb.checkIntact()
+    }
 }

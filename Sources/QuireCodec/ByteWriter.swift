@@ -8,6 +8,9 @@ import Foundation
     /// How many maps are open: strings inside maps are neither numbered nor references, because
     /// sorting a map's entries would change their order.
     var mapDepth = 0
+    /// Built once a record has ``NumberedStringIndex/threshold`` numbered strings: from then on
+    /// references are found by hash, not by scanning every earlier string.
+    var index: NumberedStringIndex?
 
     init(capacity: Int = 512) {
         bytes = []
@@ -21,6 +24,7 @@ import Foundation
         bytes.removeAll(keepingCapacity: true)
         numbered.removeAll(keepingCapacity: true)
         mapDepth = 0
+        index = nil
     }
 
     @inlinable @inline(__always) mutating func byte(_ value: UInt8) { bytes.append(value) }
@@ -90,6 +94,87 @@ import Foundation
         guard count >= minimumNumberedStringLength, mapDepth == 0 else { return plainText(utf8) }
         let source = utf8.baseAddress!
         let head = NumberedString.head(source, count: count)
+        var best = -1
+        var bestLength = 0
+        var equal = -1
+        var hash = 0
+        if index != nil {
+            hash = NumberedStringIndex.hash(source, count: count)
+            (equal, best, bestLength) = indexedMatch(source, count: count, head: head, hash: hash)
+        } else {
+            (equal, best, bestLength) = scannedMatch(source, count: count, head: head)
+        }
+        if equal >= 0 {
+            kind(.stringRef)
+            varint(UInt64(equal))
+            return
+        }
+        if best >= 0 {
+            kind(.stringPrefixRef)
+            varint(UInt64(best))
+            varint(UInt64(bestLength))
+            varint(UInt64(count - bestLength))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[bestLength...]))
+            return
+        }
+        plainText(utf8)
+        numbered.append(NumberedString(offset: bytes.count - count, length: count, head: head))
+        if index != nil {
+            index!.insert(index: numbered.count - 1, hash: hash, head: head, length: count)
+        } else if numbered.count == NumberedStringIndex.threshold {
+            buildIndex()
+        }
+    }
+
+    /// Indexes the numbered strings written so far (when their number reaches the threshold).
+    private mutating func buildIndex() {
+        var built = NumberedStringIndex()
+        bytes.withUnsafeBufferPointer { buffer in
+            for (i, string) in numbered.enumerated() {
+                let hash = NumberedStringIndex.hash(buffer.baseAddress! + string.offset, count: string.length)
+                built.insert(index: i, hash: hash, head: string.head, length: string.length)
+            }
+        }
+        index = built
+    }
+
+    /// The equal string, else the best shared prefix, found through the index.
+    private func indexedMatch(_ source: UnsafePointer<UInt8>, count: Int, head: UInt64, hash: Int)
+        -> (equal: Int, best: Int, bestLength: Int)
+    {
+        guard let index else { return (-1, -1, 0) }
+        var equal = -1
+        var best = -1
+        var bestLength = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            index.sameHash(hash) { i in
+                let candidate = numbered[i]
+                guard candidate.length == count && memcmp(base + candidate.offset, source, count) == 0 else { return false }
+                equal = i
+                return true
+            }
+            guard equal < 0, count >= minimumSharedPrefixLength else { return }
+            // Most recent first: `>=` lets an earlier string win a tie, as in the scan.
+            index.sameHead(head) { i in
+                let candidate = numbered[i]
+                let other = base + candidate.offset
+                let limit = min(candidate.length, count)
+                var shared = minimumSharedPrefixLength
+                while shared < limit && other[shared] == source[shared] { shared += 1 }
+                if shared >= bestLength {
+                    best = i
+                    bestLength = shared
+                }
+            }
+        }
+        return (equal, best, bestLength)
+    }
+
+    /// The equal string, else the best shared prefix, found by scanning every numbered string.
+    private func scannedMatch(_ source: UnsafePointer<UInt8>, count: Int, head: UInt64)
+        -> (equal: Int, best: Int, bestLength: Int)
+    {
         let canSharePrefix = count >= minimumSharedPrefixLength
         var best = -1
         var bestLength = 0
@@ -117,21 +202,7 @@ import Foundation
                 }
             }
         }
-        if equal >= 0 {
-            kind(.stringRef)
-            varint(UInt64(equal))
-            return
-        }
-        if best >= 0 {
-            kind(.stringPrefixRef)
-            varint(UInt64(best))
-            varint(UInt64(bestLength))
-            varint(UInt64(count - bestLength))
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[bestLength...]))
-            return
-        }
-        plainText(utf8)
-        numbered.append(NumberedString(offset: bytes.count - count, length: count, head: head))
+        return (equal, best, bestLength)
     }
 
     /// The bytes of a string: short strings carry their length in the tag.

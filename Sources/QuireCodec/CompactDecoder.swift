@@ -24,22 +24,29 @@ public struct CompactDecoder: Sendable {
         private(set) var decompressor: ZstdDecompressor?
         /// Passed to `Decodable` implementations as `Decoder.userInfo`.
         public var userInfo: [CodingUserInfoKey: any Sendable]
+        /// Checks the CRC-32C of version 2 payloads before reading them (version 1 payloads have
+        /// none). Off by default: reads skip the check, `Store.verify()` makes it.
+        public var verifyChecksums: Bool
 
         /// Creates options.
         public init(
-            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, userInfo: [CodingUserInfoKey: any Sendable] = [:]
+            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, userInfo: [CodingUserInfoKey: any Sendable] = [:],
+            verifyChecksums: Bool = false
         ) {
             self.depthLimit = max(1, depthLimit)
             self.maxDecompressedSize = maxDecompressedSize
             self.userInfo = userInfo
+            self.verifyChecksums = verifyChecksums
         }
 
         /// Options for records compressed with `dictionary` (digested here, once).
         package init(
             depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, dictionary: [UInt8]?,
-            userInfo: [CodingUserInfoKey: any Sendable] = [:]
+            userInfo: [CodingUserInfoKey: any Sendable] = [:], verifyChecksums: Bool = false
         ) {
-            self.init(depthLimit: depthLimit, maxDecompressedSize: maxDecompressedSize, userInfo: userInfo)
+            self.init(
+                depthLimit: depthLimit, maxDecompressedSize: maxDecompressedSize, userInfo: userInfo,
+                verifyChecksums: verifyChecksums)
             self.dictionary = dictionary
         }
     }
@@ -52,6 +59,13 @@ public struct CompactDecoder: Sendable {
     public init(options: Options = .init()) {
         self.options = options
         self.decompressor = options.decompressor
+    }
+
+    /// Checks a payload's header byte and, for version 2, its checksum, without decoding it (for
+    /// tools that copy records as bytes, such as `quire dump --format mdb`).
+    /// - Throws: ``CompactDecodingError`` (`checksumMismatch`, `unsupportedVersion`, `truncated`).
+    package static func checkIntegrity(_ bytes: UnsafeRawBufferPointer) throws(CompactDecodingError) {
+        _ = try Payload.checkHeader(bytes, verifyChecksum: true)
     }
 
     /// Decodes a record whose field ids come from `fields`.
@@ -89,7 +103,8 @@ public struct CompactDecoder: Sendable {
         _ bytes: UnsafeRawBufferPointer, fields: FieldTable?, _ body: (DecoderState, Int, Int) throws -> T
     ) throws -> T {
         try Payload.open(
-            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor
+            bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize, decompressor: decompressor,
+            verifyChecksum: options.verifyChecksums
         ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }

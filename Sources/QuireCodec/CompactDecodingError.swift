@@ -28,6 +28,9 @@ public struct CompactDecodingError: Error, Sendable, Hashable, CustomStringConve
         case typeMismatch(expected: String, found: String)
         /// A compressed payload could not be decompressed (bad frame, wrong or missing dictionary, size mismatch).
         case decompressionFailed(String)
+        /// A version 2 payload's bytes do not match its CRC-32C: the record was changed after it
+        /// was written (a damaged disk page, a flipped bit).
+        case checksumMismatch(stored: UInt32, computed: UInt32)
     }
 
     /// What went wrong.
@@ -64,6 +67,8 @@ public struct CompactDecodingError: Error, Sendable, Hashable, CustomStringConve
         case .unsupportedVersion(let byte): what = "unsupported format version/flags byte 0x\(String(byte, radix: 16))"
         case .typeMismatch(let expected, let found): what = "expected \(expected), found \(found)"
         case .decompressionFailed(let reason): what = "decompression failed: \(reason)"
+        case .checksumMismatch(let stored, let computed):
+            what = "checksum mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16))): the record is damaged"
         }
         let place = codingPath.isEmpty ? "<root>" : codingPath
         return "compact decoding error at \(place) (byte \(offset)): \(what)"

@@ -32,15 +32,20 @@ public struct CompactEncoder: Sendable {
         public var initialCapacity: Int
         /// Passed to `Encodable` implementations as `Encoder.userInfo`.
         public var userInfo: [CodingUserInfoKey: any Sendable]
+        /// Writes format version 2: a CRC-32C of the payload after its header byte, so that any
+        /// changed byte is detected (docs/FORMAT.md, "Checksum"). Off by default (version 1);
+        /// the store turns it on for its records.
+        public var checksum: Bool
 
         /// Creates options.
         public init(
             compression: Compression? = nil, initialCapacity: Int = 1024,
-            userInfo: [CodingUserInfoKey: any Sendable] = [:]
+            userInfo: [CodingUserInfoKey: any Sendable] = [:], checksum: Bool = false
         ) {
             self.compression = compression
             self.initialCapacity = initialCapacity
             self.userInfo = userInfo
+            self.checksum = checksum
         }
     }
 
@@ -66,7 +71,7 @@ public struct CompactEncoder: Sendable {
         let state = EncoderState(
             fields: fields, capacity: memo.capacity(atLeast: options.initialCapacity), userInfo: options.userInfo,
             keyCaches: memo.take(for: fields.names))
-        state.writer.byte(FormatHeader.version)
+        startPayload(&state.writer)
         try state.encodeValue(value)
         state.closeContainers(downTo: 0)
         if let error = state.deferredError { throw error }
@@ -85,7 +90,7 @@ public struct CompactEncoder: Sendable {
         let state = EncoderState(
             fields: fields, capacity: memo.capacity(atLeast: options.initialCapacity), userInfo: options.userInfo,
             keyCaches: memo.take(for: fields.names))
-        state.writer.byte(FormatHeader.version)
+        startPayload(&state.writer)
         try state.encodeCompact(value)
         if let error = state.deferredError { throw error }
         fields = state.fields
@@ -135,19 +140,20 @@ public struct CompactEncoder: Sendable {
             ?? EncoderState(
                 fields: fields, capacity: memo.capacity(atLeast: options.initialCapacity), userInfo: options.userInfo,
                 keyCaches: memo.take(for: fields.names))
-        state.writer.byte(FormatHeader.version)
+        startPayload(&state.writer)
         try encode(state)
         if let error = state.deferredError { throw error }
         fields = state.fields
         memo.noteSize(state.writer.bytes.count)
         defer { memo.putSpare(state, names: fields.names) }
+        if options.checksum { Checksum.seal(&state.writer.bytes) }
         return try state.writer.bytes.withUnsafeBytes(body)
     }
 
     /// Encodes a generic value tree, interning its object keys into `fields`.
     public func encode(_ value: CompactValue, fields: inout FieldTable) throws -> [UInt8] {
         let state = EncoderState(fields: fields, capacity: options.initialCapacity, userInfo: options.userInfo)
-        state.writer.byte(FormatHeader.version)
+        startPayload(&state.writer)
         try state.writeGeneric(value)
         fields = state.fields
         return finish(state.writer.bytes, headerFlags: 0)
@@ -160,27 +166,38 @@ public struct CompactEncoder: Sendable {
         state.closeContainers(downTo: 0)
         if let error = state.deferredError { throw error }
         var names = ByteWriter(capacity: state.writer.bytes.count + 64)
-        names.byte(FormatHeader.version | FormatHeader.standalone)
+        startPayload(&names, flags: FormatHeader.standalone)
         names.varint(UInt64(state.fields.count))
         for name in state.fields.names { names.rawString(name) }
         names.bytes.append(contentsOf: state.writer.bytes)
         return finish(names.bytes, headerFlags: FormatHeader.standalone)
     }
 
-    /// Compresses the body (everything after the header byte) when configured and worthwhile.
+    /// Writes the header byte (version 1, or 2 with room for the checksum) of a payload.
+    private func startPayload(_ writer: inout ByteWriter, flags: UInt8 = 0) {
+        writer.byte((options.checksum ? FormatHeader.checkedVersion : FormatHeader.version) | flags)
+        if options.checksum { writer.bytes.append(contentsOf: repeatElement(0, count: 4)) }
+    }
+
+    /// Compresses the body (everything after the header byte and checksum) when configured and
+    /// worthwhile, then fills in the checksum.
     private func finish(_ bytes: [UInt8], headerFlags: UInt8) -> [UInt8] {
-        guard let compressor, let compression = options.compression, bytes.count - 1 >= compression.threshold
-        else { return bytes }
-        let compressed = bytes.withUnsafeBytes { raw in
-            compressor.compress(UnsafeRawBufferPointer(rebasing: raw[1...]))
+        let bodyStart = options.checksum ? FormatHeader.checkedBodyStart : 1
+        var result = bytes
+        if let compressor, let compression = options.compression, bytes.count - bodyStart >= compression.threshold,
+            let compressed = bytes.withUnsafeBytes({ raw in
+                compressor.compress(UnsafeRawBufferPointer(rebasing: raw[bodyStart...]))
+            })
+        {
+            var out = ByteWriter(capacity: compressed.count + 16)
+            var flags = headerFlags | FormatHeader.compressed
+            if compressor.hasDictionary { flags |= FormatHeader.dictionary }
+            startPayload(&out, flags: flags)
+            out.varint(UInt64(bytes.count - bodyStart))
+            out.bytes.append(contentsOf: compressed)
+            if out.bytes.count < bytes.count { result = out.bytes }
         }
-        guard let compressed else { return bytes }
-        var out = ByteWriter(capacity: compressed.count + 12)
-        var header = FormatHeader.version | headerFlags | FormatHeader.compressed
-        if compressor.hasDictionary { header |= FormatHeader.dictionary }
-        out.byte(header)
-        out.varint(UInt64(bytes.count - 1))
-        out.bytes.append(contentsOf: compressed)
-        return out.bytes.count < bytes.count ? out.bytes : bytes
+        if options.checksum { Checksum.seal(&result) }
+        return result
     }
 }

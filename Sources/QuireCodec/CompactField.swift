@@ -35,7 +35,7 @@ public enum CompactField {
     ) throws -> CompactValue? {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
-            decompressor: options.decompressor
+            decompressor: options.decompressor, verifyChecksum: options.verifyChecksums
         ) { reader, start, table in
             var position = start
             var end = try reader.skip(start, end: reader.count)

@@ -85,17 +85,41 @@ func writeJSONString(_ string: String, into out: inout [UInt8]) {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` in UTC, computed directly (no formatter, no locale).
+///
+/// The fraction has the fewest digits (at most 9) that read back as exactly this `Date`, when
+/// read as whole seconds since 2001 plus digits ÷ 10ⁿ (as `NewsDate.parse` and `quire load` do):
+/// a Date holds about 100 ns for today's dates, so text with 7 fraction digits or fewer comes
+/// back as written, and dump → load → dump changes nothing.
 func iso8601(_ date: Date) -> String {
-    let seconds = date.timeIntervalSince1970
-    guard seconds.isFinite, seconds.magnitude < 1e14 else { return String(seconds) }
-    var whole = seconds.rounded(.down)
-    // Nanoseconds, rounded; a fraction that rounds up to a full second carries.
-    var nanos = Int64(((seconds - whole) * 1e9).rounded())
-    if nanos >= 1_000_000_000 {
-        nanos -= 1_000_000_000
-        whole += 1
+    let sinceReference = date.timeIntervalSinceReferenceDate
+    guard sinceReference.isFinite, sinceReference.magnitude < 1e14 else { return String(date.timeIntervalSince1970) }
+    var whole = sinceReference.rounded(.down)
+    let fraction = sinceReference - whole  // exact, but within a second before 2001 (the check below holds)
+    var nanos: Int64 = 0
+    var digits = 0
+    if fraction != 0 {
+        var scale = 1.0
+        for count in 1...9 {
+            scale *= 10
+            let scaled = (fraction * scale).rounded()
+            if scaled < scale, whole + scaled / scale == sinceReference {
+                nanos = Int64(scaled)
+                digits = count
+                break
+            }
+        }
+        if digits == 0 {
+            // No 9-digit fraction reads back exactly (only for dates far from 2001): round.
+            nanos = Int64((fraction * 1e9).rounded())
+            digits = 9
+            if nanos >= 1_000_000_000 {
+                nanos -= 1_000_000_000
+                whole += 1
+                digits = 0
+            }
+        }
     }
-    let total = Int64(whole)
+    let total = Int64(whole) + 978_307_200
     let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
     let secondOfDay = total - days * 86_400
     // Civil date from days since 1970-01-01 (proleptic Gregorian).
@@ -116,10 +140,10 @@ func iso8601(_ date: Date) -> String {
     }
     var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
     out += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-    if nanos != 0 {
-        var fraction = pad(nanos, 9)
-        while fraction.hasSuffix("0") { fraction.removeLast() }
-        out += "." + fraction
+    if nanos != 0 && digits > 0 {
+        var text = pad(nanos, digits)
+        while text.hasSuffix("0") { text.removeLast() }
+        out += "." + text
     }
     return out + "Z"
 }

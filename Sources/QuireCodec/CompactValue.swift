@@ -39,7 +39,7 @@ public enum CompactValue: Sendable, Hashable {
     ) throws -> CompactValue {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
-            decompressor: options.decompressor
+            decompressor: options.decompressor, verifyChecksum: options.verifyChecksums
         ) { reader, start, table in
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }

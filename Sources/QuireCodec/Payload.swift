@@ -8,21 +8,21 @@ struct IDTable {
 enum Payload {
     /// Checks the header, decompresses when flagged, reads embedded names when flagged, and calls
     /// `body` with the bytes of the root value and the table to resolve field ids and interned values with.
+    ///
+    /// Version 2 payloads carry a CRC-32C; `verifyChecksum` checks it first (``CompactDecodingError/Kind/checksumMismatch``).
     static func open<R>(
         _ bytes: UnsafeRawBufferPointer, fields: FieldTable?, maxDecompressedSize: Int,
-        decompressor: ZstdDecompressor?,
+        decompressor: ZstdDecompressor?, verifyChecksum: Bool = false,
         _ body: (ByteReader, Int, IDTable) throws -> R
     ) throws -> R {
         let reader = ByteReader(bytes)
-        let header = try reader.byte(at: 0, end: reader.count)
-        guard header & FormatHeader.versionMask == FormatHeader.version, header & FormatHeader.reserved == 0,
-            header & FormatHeader.dictionary == 0 || header & FormatHeader.compressed != 0
-        else { throw CompactDecodingError(.unsupportedVersion(header)) }
+        let bodyStart = try checkHeader(bytes, verifyChecksum: verifyChecksum)
+        let header = bytes[0]
         let standalone = header & FormatHeader.standalone != 0
         guard header & FormatHeader.compressed != 0 else {
-            return try openBody(reader, at: 1, standalone: standalone, fields: fields, body)
+            return try openBody(reader, at: bodyStart, standalone: standalone, fields: fields, body)
         }
-        var position = 1
+        var position = bodyStart
         let size = try reader.varint(&position, end: reader.count)
         guard size <= UInt64(maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
         let frame = UnsafeRawBufferPointer(rebasing: bytes[position...])
@@ -31,6 +31,27 @@ enum Payload {
         return try inflated.withUnsafeBytes { raw in
             try openBody(ByteReader(raw), at: 0, standalone: standalone, fields: fields, body)
         }
+    }
+
+    /// Checks the header byte (and, when asked, a version 2 checksum); returns where the body starts.
+    static func checkHeader(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool) throws(CompactDecodingError) -> Int {
+        let reader = ByteReader(bytes)
+        let header = try reader.byte(at: 0, end: reader.count)
+        let version = header & FormatHeader.versionMask
+        guard version == FormatHeader.version || version == FormatHeader.checkedVersion,
+            header & FormatHeader.reserved == 0,
+            header & FormatHeader.dictionary == 0 || header & FormatHeader.compressed != 0
+        else { throw CompactDecodingError(.unsupportedVersion(header)) }
+        guard version == FormatHeader.checkedVersion else { return 1 }
+        guard bytes.count > FormatHeader.checkedBodyStart else { throw CompactDecodingError(.truncated, offset: bytes.count) }
+        if verifyChecksum {
+            let stored = Checksum.stored(in: bytes)
+            let computed = Checksum.payloadChecksum(bytes)
+            guard stored == computed else {
+                throw CompactDecodingError(.checksumMismatch(stored: stored, computed: computed), offset: 1)
+            }
+        }
+        return FormatHeader.checkedBodyStart
     }
 
     private static func openBody<R>(

@@ -73,6 +73,10 @@
 /// The leading version/flags byte.
 enum FormatHeader {
     static let version: UInt8 = 1
+    /// Version 2: version 1 with a CRC-32C in the four bytes after the header byte.
+    static let checkedVersion: UInt8 = 2
+    /// Where a version 2 payload continues after its header and checksum.
+    static let checkedBodyStart = 5
     static let versionMask: UInt8 = 0x0F
     static let compressed: UInt8 = 0x10
     static let standalone: UInt8 = 0x20

@@ -37,3 +37,13 @@ func percentEncoded(_ text: String) -> String {
     }
     return out
 }
+
+extension APIKey {
+    /// `text` with this key replaced by `REDACTED` in every form a server or a document could
+    /// carry it: literal, either letter case, percent-encoded (once or twice), `+` for spaces,
+    /// JSON `\u00XX` escapes, or a mix.
+    package func scrub(_ text: String) -> String { URLRedaction.scrubSecret(value, from: text) }
+
+    /// Raw bytes (a document kept for remapping, a response body) scrubbed like ``scrub(_:)``.
+    package func scrub(bytes: [UInt8]) -> [UInt8] { URLRedaction.scrubSecret(value, fromBytes: bytes) }
+}

@@ -137,16 +137,17 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     }
 
     /// This error with every occurrence of `secret` blanked in its texts, the cause included
-    /// (the cause is replaced by its scrubbed description when it would show the secret).
+    /// (the cause is replaced by its scrubbed description when it would show the secret), in
+    /// any of its percent-encoded, JSON-escaped or case-folded forms.
     func scrubbing(_ secret: String?) -> FetchError {
         guard let secret, !secret.isEmpty else { return self }
-        func scrub(_ text: String) -> String { text.replacingOccurrences(of: secret, with: URLRedaction.placeholder) }
+        func scrub(_ text: String) -> String { URLRedaction.scrubSecret(secret, from: text) }
         var copy = self
         copy.message = scrub(message)
         copy.location.sourceID = scrub(location.sourceID)
         copy.location.request = location.request.map(scrub)
         copy.jsonPath = jsonPath.map(scrub)
-        if let cause, String(describing: cause).contains(secret) {
+        if let cause, URLRedaction.containsSecret(secret, in: String(describing: cause)) {
             copy.cause = ScrubbedError(description: scrub(String(describing: cause)))
         }
         return copy

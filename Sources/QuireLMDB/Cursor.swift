@@ -24,9 +24,25 @@ extension Entry: Sendable {}
 public final class Cursor {
     private let handle: TransactionHandle
     private let cursor: OpaquePointer
+    private let database: Database
+    /// In a read transaction, the walk since the cursor was last positioned: entries seen, in
+    /// which direction, and whether it started at an end of the database. The data cannot
+    /// change under a read cursor, so a walk that sees more entries than the database holds (or,
+    /// end to end, fewer) has met damaged pages; without this, a cycle of pages loops forever.
+    private var walk = Walk()
+    /// The database's entry count, read when the first read-only move needs it.
+    private var entryCount: Int?
+
+    private struct Walk {
+        var seen = 0
+        var forward = true
+        var wholeDatabase = false
+    }
 
     init(handle: TransactionHandle, database: Database) throws(LMDBError) {
+        handle.checkLive()
         self.handle = handle
+        self.database = database
         var c: OpaquePointer?
         try handle.check(mdb_cursor_open(handle.txn, database.dbi, &c), "mdb_cursor_open")
         guard let c else { preconditionFailure("mdb_cursor_open returned no cursor") }
@@ -54,9 +70,42 @@ public final class Cursor {
         } else {
             rc = mdb_cursor_get(cursor, &k, &v, op)
         }
+        if handle.token.isReadOnly && op != MDB_GET_CURRENT {
+            try follow(op, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND)
+        }
         if rc == MDB_NOTFOUND { return nil }
         try handle.check(rc, "mdb_cursor_get")
         return Entry(key: k.buffer, value: v.buffer)
+    }
+
+    /// Counts a read cursor's walk (see `walk`) and throws `MDB_CORRUPTED` when it cannot be right.
+    private func follow(_ op: MDB_cursor_op, found: Bool, notFound: Bool) throws(LMDBError) {
+        switch op {
+        case MDB_FIRST, MDB_LAST:
+            walk = Walk(seen: 0, forward: op == MDB_FIRST, wholeDatabase: true)
+        case MDB_SET_RANGE, MDB_SET_KEY:
+            walk = Walk(seen: 0, forward: true, wholeDatabase: false)
+        case MDB_NEXT, MDB_PREV:
+            if walk.forward != (op == MDB_NEXT) { walk.wholeDatabase = false }
+        default:
+            walk.wholeDatabase = false
+        }
+        if entryCount == nil { entryCount = try handle.entryCount(of: database) }
+        let limit = entryCount ?? .max
+        if found {
+            walk.seen += 1
+            if walk.seen > limit { throw damaged("a walk found more than the \(limit) entries the database holds") }
+        } else if notFound && walk.wholeDatabase && walk.seen != limit {
+            throw damaged("a walk of the database found \(walk.seen) entries where it holds \(limit)")
+        }
+    }
+
+    private func damaged(_ what: String) -> LMDBError {
+        let error = LMDBError(
+            code: MDB_CORRUPTED, operation: "mdb_cursor_get", path: handle.environment.path,
+            reason: "\(what): its pages are damaged")
+        if handle.token.failure == nil { handle.token.failure = error }
+        return error
     }
 
     /// Moves to the first entry. The corresponding C op is `MDB_FIRST`.
@@ -95,8 +144,10 @@ public final class Cursor {
 
 /// Entries of a database in key order, from a range or the duplicates of one key.
 ///
-/// Iteration errors (which LMDB reports only for corruption or misuse) trap; use a `Cursor`
-/// to handle them yourself.
+/// LMDB reports iteration errors only for a damaged file (or misuse): the sequence then ends
+/// early and keeps the error in its transaction, which `Environment.read`/`write` throw when
+/// their closure returns (``ReadableTransaction/checkIntact()`` throws it sooner). Use a
+/// `Cursor` to handle them step by step.
 public struct EntrySequence: Sequence {
     enum Mode {
         case range(KeyRange, reverse: Bool)
@@ -122,7 +173,7 @@ public struct EntrySequence: Sequence {
 
         public mutating func next() -> Entry? {
             if finished { return nil }
-            do {
+            do throws(LMDBError) {
                 let entry: Entry?
                 if !started {
                     started = true
@@ -139,7 +190,10 @@ public struct EntrySequence: Sequence {
                 }
                 return entry
             } catch {
-                preconditionFailure("LMDB cursor failed: \(error)")
+                if sequence.handle.token.failure == nil { sequence.handle.token.failure = error }
+                finished = true
+                cursor = nil
+                return nil
             }
         }
 

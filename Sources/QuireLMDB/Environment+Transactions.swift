@@ -18,13 +18,22 @@ extension Environment {
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try ensureOpen("read")
         let txn = try enterRead()
-        let token = TransactionToken()
+        let token = TransactionToken(readOnly: true)
         defer {
             token.end()
             readerPool.recycle(txn)
             gate.leaveShared()
         }
-        return try body(ReadTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
+        let result: R
+        do {
+            result = try body(ReadTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
+        } catch {
+            // A damaged page explains whatever failed after it.
+            if let failure = token.failure { throw failure }
+            throw error
+        }
+        if let failure = token.failure { throw failure }
+        return result
     }
 
     /// Enters the gate and returns an active read transaction; on error the gate is left.
@@ -87,7 +96,7 @@ extension Environment {
                 }
                 try check(rc, "mdb_txn_begin", path: path)
                 guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
-                let token = TransactionToken()
+                let token = TransactionToken(readOnly: false)
                 let result: R
                 do {
                     result = try body(WriteTransaction(raw: TransactionHandle(txn: txn, token: token, environment: self)))
@@ -99,9 +108,14 @@ extension Environment {
                         try growMap()
                         continue
                     }
+                    if let failure = token.failure { throw failure }
                     throw error
                 }
                 token.end()
+                if let failure = token.failure {
+                    mdb_txn_abort(txn)
+                    throw failure
+                }
                 // > mdb_txn_commit: "The transaction handle is freed. It and its cursors must not
                 // > be used again after this call" — also on failure, so never abort after it.
                 let commit = mdb_txn_commit(txn)

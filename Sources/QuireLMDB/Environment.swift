@@ -26,6 +26,9 @@ public final class Environment: @unchecked Sendable {
     public let path: String
     /// The options it was opened with.
     public let options: EnvironmentOptions
+    /// True when a read-only open could not use the lock file and reads without LMDB's reader
+    /// table (`MDB_NOLOCK`): a writer in another process may then reuse pages this one reads.
+    public let isLockless: Bool
 
     let handle: OpaquePointer
     let gate: ReaderGate
@@ -65,39 +68,163 @@ public final class Environment: @unchecked Sendable {
                 code: EBUSY, operation: "open", path: canonical,
                 hint: "the environment is already open in this process; share the open instance")
         }
-        var env: OpaquePointer?
+        let opened: (handle: OpaquePointer, lockless: Bool)
         do throws(LMDBError) {
-            try check(mdb_env_create(&env), "mdb_env_create", path: canonical)
-            guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
-            do throws(LMDBError) {
-                try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: canonical)
-                try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
-                try check(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders")
-                var flags = UInt32(MDB_NOTLS)
-                if options.readOnly { flags |= UInt32(MDB_RDONLY) }
-                switch options.durability {
-                case .durable: break
-                case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
-                case .relaxed: flags |= UInt32(MDB_NOSYNC)
-                }
-                // > If this function fails, mdb_env_close() must be called to discard the MDB_env handle.
-                try check(mdb_env_open(env, canonical, flags, options.fileMode), "mdb_env_open", path: canonical)
-                var dead: Int32 = 0
-                try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: canonical)
-            } catch {
-                mdb_env_close(env)
-                throw error
+            if !options.readOnly && access(canonical + "/data.mdb", F_OK) != 0 {
+                try Environment.createDataFile(in: canonical, options)
             }
-            self.handle = env
+            try DataFileCheck.check(directory: canonical)
+            opened = try Environment.openWithFallback(canonical, options)
         } catch {
             OpenRegistry.release(canonical)
-            throw error
+            throw Environment.explain(error, canonical, readOnly: options.readOnly)
         }
+        self.handle = opened.handle
+        self.isLockless = opened.lockless
         self.path = canonical
         self.options = options
         // Leave a few slots of the shared reader table to other processes.
         self.gate = ReaderGate(limit: max(1, options.maxReaders - 8))
         self.readerPool = ReadTransactionPool(capacity: 64)
+    }
+
+    /// The prefix of the directory a new environment is made in before its data file is linked
+    /// into place.
+    public static let creationPrefix = ".lmdb-create-"
+
+    /// Makes a new environment's data file atomically: LMDB initializes it (its two meta pages)
+    /// in a temporary directory inside `path`, it is synced and then linked to `path/data.mdb`.
+    /// A process killed meanwhile leaves no `data.mdb` (an empty or half-written one could not
+    /// be told from a damaged store), only the temporary directory. When another process linked
+    /// its file first, that one is used.
+    private static func createDataFile(in path: String, _ options: EnvironmentOptions) throws(LMDBError) {
+        do {
+            try createDataFile(in: path, options, initialize: { _ in }, rawOnly: true)
+        } catch let error as LMDBError {
+            throw error
+        } catch {
+            throw LMDBError(code: EINVAL, operation: "create", path: path, hint: "\(error)")
+        }
+    }
+
+    /// Creates the environment at `path` when it has no data file yet, running `initialize` on
+    /// it before it appears there: it is built in a temporary directory inside `path` (created
+    /// if missing) and linked into place, so what `initialize` writes (a store's metadata) is
+    /// there from the first moment any process can open the file. Does nothing when `path`
+    /// already holds a data file, or when another process links one first.
+    public static func create(
+        at path: String, options: EnvironmentOptions = EnvironmentOptions(),
+        initialize: (Environment) throws -> Void
+    ) throws {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "mkdir", path: path)
+        }
+        guard access(path + "/data.mdb", F_OK) != 0 else { return }
+        try createDataFile(in: path, options, initialize: initialize, rawOnly: false)
+    }
+
+    private static func createDataFile(
+        in path: String, _ options: EnvironmentOptions, initialize: (Environment) throws -> Void, rawOnly: Bool
+    ) throws {
+        var template = Array((path + "/" + creationPrefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
+        guard made else { throw LMDBError(code: errno, operation: "mkdtemp", path: path) }
+        let temporary = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer {
+            unlink(temporary + "/data.mdb")
+            unlink(temporary + "/lock.mdb")
+            rmdir(temporary)
+        }
+        var creating = options
+        creating.readOnly = false
+        if !rawOnly {
+            // A full environment on the temporary directory (it has a data file by then, so
+            // this open does not come back here).
+            let handle = try openHandle(temporary, creating, lockless: false)
+            mdb_env_close(handle)
+            let env = try Environment(path: temporary, options: creating)
+            do {
+                try initialize(env)
+                try env.sync(force: true)
+            } catch {
+                env.close()
+                throw error
+            }
+            env.close()
+        } else {
+            let env = try openHandle(temporary, creating, lockless: false)
+            let synced = mdb_env_sync(env, 1)
+            mdb_env_close(env)
+            try check(synced, "mdb_env_sync", path: path)
+        }
+        if link(temporary + "/data.mdb", path + "/data.mdb") != 0 && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "link", path: path)
+        }
+        Environment.syncDirectory(path)
+    }
+
+    /// Opens the handle; read-only, when the lock file cannot be opened for writing (a store
+    /// owned by someone else, a read-only copy), reads without LMDB's reader table (`MDB_NOLOCK`).
+    private static func openWithFallback(_ path: String, _ options: EnvironmentOptions)
+        throws(LMDBError) -> (handle: OpaquePointer, lockless: Bool)
+    {
+        do {
+            return (try openHandle(path, options, lockless: false), false)
+        } catch where error.code == EACCES && options.readOnly && canRead(path) {
+            return (try openHandle(path, options, lockless: true), true)
+        }
+    }
+
+    /// Creates and opens one `MDB_env`; closes it again when opening fails.
+    private static func openHandle(_ path: String, _ options: EnvironmentOptions, lockless: Bool)
+        throws(LMDBError) -> OpaquePointer
+    {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create", path: path)
+        guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
+        LMDBAssertionHook.attach(to: env)
+        do throws(LMDBError) {
+            try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
+            try check(mdb_env_set_maxdbs(env, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
+            try check(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders")
+            var flags = UInt32(MDB_NOTLS)
+            if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+            if lockless { flags |= UInt32(MDB_NOLOCK) }
+            switch options.durability {
+            case .durable: break
+            case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+            case .relaxed: flags |= UInt32(MDB_NOSYNC)
+            }
+            // > If this function fails, mdb_env_close() must be called to discard the MDB_env handle.
+            try check(mdb_env_open(env, path, flags, options.fileMode), "mdb_env_open", path: path)
+            var dead: Int32 = 0
+            try check(mdb_reader_check(env, &dead), "mdb_reader_check", path: path)
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        return env
+    }
+
+    /// True when the data file can be read (so only the lock file stands in the way).
+    private static func canRead(_ path: String) -> Bool {
+        access(path + "/data.mdb", R_OK) == 0
+    }
+
+    /// Gives a permission error a hint naming the file that is in the way.
+    private static func explain(_ error: LMDBError, _ path: String, readOnly: Bool) -> LMDBError {
+        guard error.code == EACCES else { return error }
+        let hint: String
+        if access(path + "/data.mdb", F_OK) == 0 && access(path + "/data.mdb", readOnly ? R_OK : R_OK | W_OK) != 0 {
+            hint = "permission denied: data.mdb is not \(readOnly ? "readable" : "readable and writable") for this user"
+        } else if access(path + "/lock.mdb", F_OK) == 0 && access(path + "/lock.mdb", R_OK | W_OK) != 0 {
+            hint = "permission denied: lock.mdb is not writable for this user; read-only commands still work"
+        } else if access(path, W_OK) != 0 && !readOnly {
+            hint = "permission denied: the directory is not writable for this user"
+        } else {
+            return error
+        }
+        return LMDBError(code: error.code, operation: error.operation, path: error.path, hint: hint)
     }
 
     deinit {
@@ -258,28 +385,5 @@ public final class Environment: @unchecked Sendable {
     public func setRelaxedDurability(_ relaxed: Bool) throws(LMDBError) {
         try ensureOpen("mdb_env_set_flags")
         try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), relaxed ? 1 : 0), "mdb_env_set_flags", path: path)
-    }
-
-    /// Writes a consistent copy of the environment into the directory `destination` (created
-    /// if missing; it must not hold an environment), while reads and writes go on.
-    ///
-    /// - Parameter compact: omits free pages and renumbers pages (`MDB_CP_COMPACT`).
-    /// The corresponding C function is `mdb_env_copy2`.
-    public func copy(to destination: String, compact: Bool = false) throws(LMDBError) {
-        try ensureOpen("mdb_env_copy2")
-        if mkdir(destination, 0o700) != 0 && errno != EEXIST {
-            throw LMDBError(code: errno, operation: "mkdir", path: destination)
-        }
-        if access(destination + "/data.mdb", F_OK) == 0 {
-            throw LMDBError(
-                code: EEXIST, operation: "mdb_env_copy2", path: destination,
-                hint: "the destination already holds an environment")
-        }
-        // The copy runs its own read transaction: keep the map still meanwhile.
-        gate.enterShared()
-        defer { gate.leaveShared() }
-        try check(
-            mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2",
-            path: destination)
     }
 }

@@ -20,17 +20,28 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     public let path: String?
     /// Advice for the caller, when the code has a known remedy.
     public let hint: String?
+    /// What this package found itself, shown instead of `mdb_strerror`'s text (for example a
+    /// truncated data file, found before LMDB maps it).
+    public let reason: String?
 
     /// Creates an error for `code` raised by `operation`.
-    public init(code: Int32, operation: String = "", path: String? = nil, hint: String? = nil) {
+    public init(code: Int32, operation: String = "", path: String? = nil, hint: String? = nil, reason: String? = nil) {
         self.code = code
         self.operation = operation
         self.path = path
-        self.hint = hint ?? LMDBError.defaultHint(for: code)
+        self.reason = reason
+        self.hint = hint ?? (reason == nil ? LMDBError.defaultHint(for: code) : nil)
     }
 
-    /// The text of `mdb_strerror` for the code.
-    public var message: String { String(cString: mdb_strerror(code)) }
+    /// The reason, else the text of `mdb_strerror` for the code.
+    public var message: String { reason ?? String(cString: mdb_strerror(code)) }
+
+    /// True for the codes LMDB returns when it meets a damaged page (`MDB_CORRUPTED`,
+    /// `MDB_PAGE_NOTFOUND`, `MDB_INVALID`, `MDB_BAD_TXN` after one of those) — never for a
+    /// full disk, a full map or a missing key.
+    public var isCorruption: Bool {
+        code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND || code == MDB_INVALID || code == MDB_BAD_TXN
+    }
 
     /// `operation: path: message (hint)`, in the style of the LMDB tools.
     public var description: String {
@@ -62,6 +73,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case ENOSPC: "the disk is full: free space; committed data is intact"
         case EIO: "an I/O error: the disk may be full or failing; committed data is intact"
         case EACCES: "permission denied: check the directory's permissions"
+        case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: "the file is damaged: verify it and restore a backup"
         default: nil
         }
     }
@@ -98,13 +110,17 @@ extension LMDBError {
     public static let noSuchFile = LMDBError(code: ENOENT)
     /// Permission denied. The corresponding C error is `EACCES`.
     public static let accessDenied = LMDBError(code: EACCES)
+    /// A page was damaged or of the wrong type. The corresponding C error is `MDB_CORRUPTED`.
+    public static let corrupted = LMDBError(code: MDB_CORRUPTED)
+    /// A page number points outside the file. The corresponding C error is `MDB_PAGE_NOTFOUND`.
+    public static let pageNotFound = LMDBError(code: MDB_PAGE_NOTFOUND)
 }
 
 /// The one place that turns an LMDB return code into a thrown error.
 @inline(__always)
 func check(_ rc: Int32, _ operation: StaticString, path: String? = nil) throws(LMDBError) {
     guard rc != MDB_SUCCESS else { return }
-    // Argument errors and a blocked txn mean our own code misused the C API: trap, don't throw.
-    precondition(rc != MDB_BAD_TXN, "\(operation): transaction used after an error or in the wrong state")
+    // MDB_BAD_TXN follows any earlier failure in the transaction, such as a damaged page met by
+    // a cursor: it is thrown like the first error, never trapped on, since bytes on disk cause it.
     throw LMDBError(code: rc, operation: String(describing: operation), path: path)
 }

@@ -12,8 +12,17 @@ import Darwin
 /// traps instead of reading freed memory.
 final class TransactionToken {
     var isLive = true
+    /// True for read transactions: their data cannot change while a cursor walks it, so a walk
+    /// that sees more (or, over a whole database, fewer) entries than the database holds has
+    /// met a damaged page.
+    let isReadOnly: Bool
     var sawMapFull = false
+    /// The first error LMDB returned in this transaction for a damaged page. Sequences, which
+    /// cannot throw, end early and leave it here; the transaction's closure then throws it.
+    var failure: LMDBError?
     var openCursors: [ObjectIdentifier: OpaquePointer] = [:]
+
+    init(readOnly: Bool) { isReadOnly = readOnly }
 
     /// Closes cursors that are still open. lmdb.h: "A cursor in a read-only transaction must be
     /// closed explicitly, before or after its transaction ends."
@@ -49,10 +58,23 @@ public struct TransactionHandle {
         return true
     }
 
+    /// The number of entries `mdb_stat` reports for the database in this transaction.
+    func entryCount(of database: Database) throws(LMDBError) -> Int {
+        var st = MDB_stat()
+        try check(mdb_stat(txn, database.dbi, &st), "mdb_stat")
+        return st.ms_entries
+    }
+
     @inline(__always)
     func check(_ rc: Int32, _ operation: StaticString) throws(LMDBError) {
+        guard rc != MDB_SUCCESS else { return }
         if rc == MDB_MAP_FULL { token.sawMapFull = true }
-        try QuireLMDB.check(rc, operation, path: environment.path)
+        do {
+            try QuireLMDB.check(rc, operation, path: environment.path)
+        } catch {
+            if error.isCorruption && token.failure == nil { token.failure = error }
+            throw error
+        }
     }
 }
 
@@ -178,6 +200,13 @@ extension ReadableTransaction where Self: ~Copyable {
     public func duplicates(of key: [UInt8], in database: Database) -> EntrySequence {
         raw.checkLive()
         return EntrySequence(handle: raw, database: database, mode: .duplicates(key))
+    }
+
+    /// Throws the error a sequence met (``EntrySequence`` ends early on a damaged page, since
+    /// iteration cannot throw). `Environment.read` and `write` call this when their closure
+    /// returns; call it sooner to say where the damage is.
+    public func checkIntact() throws(LMDBError) {
+        if let failure = raw.token.failure { throw failure }
     }
 
     /// A cursor for step-by-step positioning. Valid only inside the transaction's closure.

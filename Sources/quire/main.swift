@@ -9,6 +9,7 @@ import Foundation
 // `quire dump | head -1` ends quietly with status 0.
 signal(SIGPIPE, SIG_IGN)
 InterruptFlag.install()
+FaultHandler.install()
 
 let status = await EntryPoint.run(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

@@ -5,8 +5,12 @@ struct QuireResult: Sendable, CustomStringConvertible {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// True when a signal ended the process (`status` is then the signal number).
+    var signaled = false
+    /// True when the run took longer than its timeout and was killed.
+    var timedOut = false
 
-    var description: String { "status \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+    var description: String { "\(signaled ? "signal" : "status") \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 }
 
 /// Why the binary could not be run at all.
@@ -23,8 +27,11 @@ struct QuireRunError: Error, CustomStringConvertible {
 ///     own settings never leak into a test.
 ///   - directory: the working directory (where the default `./quire.db` would be); a fresh
 ///     temporary directory when nil, so no test touches the package directory.
+///   - executable: another program to run instead of `quire` (a shell wrapping it).
+///   - timeout: seconds after which the process is killed (`timedOut`); nil waits for ever.
 func runQuire(
-    _ args: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil
+    _ args: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
+    executable: URL? = nil, timeout: TimeInterval? = nil
 ) throws -> QuireResult {
     let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("quire-cli-\(UUID().uuidString)", isDirectory: true)
@@ -44,7 +51,7 @@ func runQuire(
     }
 
     let process = Process()
-    process.executableURL = try QuireBinary.url()
+    process.executableURL = try executable ?? QuireBinary.url()
     process.arguments = args
     process.currentDirectoryURL = directory ?? scratch
     var env = ProcessInfo.processInfo.environment
@@ -62,6 +69,15 @@ func runQuire(
         process.standardInput = FileHandle.nullDevice
     }
     try process.run()
+    var timedOut = false
+    if let timeout {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        if process.isRunning {
+            timedOut = true
+            kill(process.processIdentifier, SIGKILL)
+        }
+    }
     process.waitUntilExit()
 
     let out = try Data(contentsOf: outURL)
@@ -69,7 +85,8 @@ func runQuire(
     return QuireResult(
         status: process.terminationStatus,
         stdout: String(decoding: out, as: UTF8.self),
-        stderr: String(decoding: err, as: UTF8.self))
+        stderr: String(decoding: err, as: UTF8.self),
+        signaled: process.terminationReason == .uncaughtSignal, timedOut: timedOut)
 }
 
 /// Finds the `quire` executable built alongside these tests.

@@ -151,10 +151,37 @@ import Testing
         }
     }
 
+    @Test func checksummedPayloadsDetectEveryChangedByte() throws {
+        struct Note: Codable, Equatable { var id: Int; var title: String; var tags: [String] }
+        let note = Note(id: 7, title: "A headline long enough to be numbered", tags: ["news", "world", "news"])
+        var table = FieldTable()
+        let bytes = try CompactEncoder(options: .init(checksum: true)).encode(note, fields: &table)
+        #expect(bytes[0] == 0x02)
+        let plain = try CompactEncoder().encode(note, fields: &table)
+        // Version 2 is version 1 with four checksum bytes after the header.
+        #expect(Array(bytes[5...]) == Array(plain[1...]))
+        let checking = CompactDecoder(options: .init(verifyChecksums: true))
+        #expect(try checking.decode(Note.self, from: bytes, fields: table) == note)
+        #expect(try CompactDecoder().decode(Note.self, from: bytes, fields: table) == note)
+        for index in bytes.indices {
+            for flip: UInt8 in [0x01, 0x80, 0xFF] {
+                var damaged = bytes
+                damaged[index] ^= flip
+                #expect(throws: CompactDecodingError.self, "byte \(index) ^ \(flip)") {
+                    try damaged.withUnsafeBytes {
+                        _ = try CompactValue.decode(from: $0, fields: table, options: .init(verifyChecksums: true))
+                    }
+                }
+            }
+        }
+    }
+
     @Test func errors() {
         #expect(kind([]) == .truncated)
         #expect(kind([0x01]) == .truncated)
-        #expect(kind([0x02, 0x00]) == .unsupportedVersion(0x02))
+        #expect(kind([0x03, 0x00]) == .unsupportedVersion(0x03))
+        // Version 2 needs its four checksum bytes and a root value after them.
+        #expect(kind([0x02, 0x00]) == .truncated)
         #expect(kind([0x81, 0x00]) == .unsupportedVersion(0x81))
         #expect(kind([0x01, 0x00, 0x00]) == .trailingBytes)
         #expect(kind([0x01, 0x3F]) == .badKind(0x3F))

@@ -178,3 +178,38 @@ struct Misc: Codable, Hashable {
         try roundTrip(Wrapper(base: Base(x: 5), y: 6))
     }
 }
+
+/// Documents with very many strings encode in linear time (string references are found by hash
+/// past a few dozen strings) and still read back exactly.
+@Suite struct ManyStringsTests {
+    struct Item: Codable, Equatable {
+        var id: String
+        var text: String
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func oneDocumentWithManyDistinctStringsRoundTrips() throws {
+        // 400,000 strings; half share a long head, the worst case for prefix references.
+        let items = (0..<200_000).map { i in
+            Item(id: "urn:feed:item:\(String(i, radix: 16))", text: "entry \(i) of a document that never ends")
+        }
+        var table = FieldTable()
+        let bytes = try CompactEncoder().encode(items, fields: &table)
+        #expect(try CompactDecoder().decode([Item].self, from: bytes, fields: table) == items)
+    }
+
+    @Test(arguments: [10, 31, 32, 33, 200, 2_000])
+    func referencesPastTheIndexThresholdMatchAScan(count: Int) throws {
+        // Repeats and shared prefixes before and after the index is built.
+        let strings = (0..<count).flatMap { i in
+            ["https://example.com/a/\(i % 37)", "word\(i % 11)", "https://example.com/a/\(i % 37)/x\(i)"]
+        }
+        var table = FieldTable()
+        let bytes = try CompactEncoder().encode(strings, fields: &table)
+        #expect(try CompactDecoder().decode([String].self, from: bytes, fields: table) == strings)
+        let generic = try CompactValue.decode(from: bytes, fields: table)
+        #expect(generic == .array(strings.map { .string($0) }))
+        // References keep the encoding far below the text's size.
+        #expect(bytes.count < strings.reduce(0) { $0 + $1.utf8.count } / 2)
+    }
+}

@@ -51,6 +51,28 @@ import Testing
         #expect(error.description.contains(URLRedaction.placeholder))
     }
 
+    @Test(arguments: ["lowercased", "uppercased", "percent-encoded", "json-escaped"])
+    func aKeyEchoedInAnotherFormIsScrubbedFromTheError(form: String) async throws {
+        let server = try LoopbackServer { request in
+            let key = request.queryValue("api-key") ?? ""
+            let echoed: String
+            switch form {
+            case "lowercased": echoed = key.lowercased()
+            case "uppercased": echoed = key.uppercased()
+            case "percent-encoded": echoed = key.utf8.map { "%" + String($0, radix: 16) }.joined()
+            default: echoed = key.utf8.map { "\\u00" + String($0, radix: 16) }.joined()
+            }
+            return .json(status: 400, body: #"{"status":"ERROR","errors":["bad key "# + echoed + #""]}"#)
+        }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let error = try #require(await runExpectingFailure(makeService(), source, into: InMemoryFetchSink()))
+        #expect(error.code == .badRequest)
+        for text in [error.description, String(reflecting: error), error.cause.map { "\($0)" } ?? ""] {
+            #expect(!URLRedaction.containsSecret(testKey, in: text), "leaked in: \(text.prefix(300))")
+        }
+        #expect(error.description.contains(URLRedaction.placeholder))
+    }
+
     @Test func theKeyIsHiddenInItsOwnDescriptions() {
         let key = APIKey(testKey)
         var dumped = ""

@@ -1,4 +1,5 @@
 import Foundation
+import QuireCodec
 import QuireNews
 import Testing
 
@@ -46,5 +47,34 @@ import Testing
         #expect(NewsDate.parse(rfc) == reference)
         let before1970 = Date(timeIntervalSince1970: -86_401)
         #expect(NewsDate.parse(NewsDate.iso8601String(before1970)) == before1970)
+    }
+}
+
+/// Sub-second dates keep every digit a `Date` can hold through text, the codec and back.
+@Suite struct DatePrecisionTests {
+    struct Holder: Codable, Equatable { var at: Date }
+
+    @Test(arguments: [
+        "2026-03-01T12:34:56.123456789Z", "2026-03-01T12:34:56.1234567Z", "2026-03-01T12:34:56.000123Z",
+        "1999-12-31T23:59:59.000001Z", "2015-07-04T00:00:00.5Z", "1970-01-01T00:00:00.000000100Z",
+        "2030-01-19T03:14:07.9999999Z", "2026-03-01T12:34:56.654321Z", "2100-12-31T23:59:59.999999Z",
+    ])
+    func subSecondDatesSurviveTheCodecAndText(text: String) throws {
+        let date = try #require(NewsDate.parse(text))
+        var table = FieldTable()
+        let bytes = try CompactEncoder(options: .init(checksum: true)).encode(Holder(at: date), fields: &table)
+        #expect(try CompactDecoder().decode(Holder.self, from: bytes, fields: table).at == date)
+        // What `quire dump` writes reads back as the very same instant (dump → load is exact).
+        let json = CompactValue.date(date).jsonString()
+        let printed = String(json.dropFirst().dropLast())
+        #expect(NewsDate.parse(printed) == date, "\(text) printed as \(printed)")
+        // Microseconds come back as written; finer text, within the spacing of Date's values
+        // (119 ns in 2018–2035, 238 ns up to 2069, 477 ns up to 2137).
+        let digits = text.split(separator: ".").last.map { $0.dropLast().count } ?? 0
+        if digits <= 6 { #expect(printed == text) }
+        func fraction(_ s: String) -> Double { Double("0." + (s.split(separator: ".").last.map { String($0.dropLast()) } ?? "0")) ?? -1 }
+        let spacing = date.timeIntervalSinceReferenceDate.ulp
+        let difference = abs(fraction(printed) - fraction(text))
+        #expect(min(difference, 1 - difference) <= spacing, "\(text) printed as \(printed)")
     }
 }

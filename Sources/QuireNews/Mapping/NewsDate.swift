@@ -125,7 +125,9 @@ public enum NewsDate {
     ) -> Date? {
         guard isValid(year: year, month: month, day: day), hour < 24, minute < 60, second <= 60 else { return nil }
         let total = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(total) + fraction)
+        // Whole seconds since 2001 (Date's own epoch) are exact; adding the fraction rounds once,
+        // to the nearest instant a Date holds (about 100 ns apart for today's dates).
+        return Date(timeIntervalSinceReferenceDate: Double(total - 978_307_200) + fraction)
     }
 
     // MARK: - Parsers
@@ -205,14 +207,22 @@ public enum NewsDate {
 
         mutating func fraction() -> Double? {
             guard expect(UInt8(ascii: ".")) || expect(UInt8(ascii: ",")) else { return 0 }
-            var value = 0.0, scale = 0.1, count = 0
+            // The digits as an integer over a power of ten: one correctly rounded division, where
+            // summing digit × 0.1ⁿ would add an error per digit. Digits past the 18th are read
+            // and dropped (they are far below any Date's resolution).
+            var numerator: Int64 = 0, used = 0, count = 0
             while let byte = peek, byte &- UInt8(ascii: "0") < 10 {
-                value += Double(byte - UInt8(ascii: "0")) * scale
-                scale /= 10
+                if used < 18 {
+                    numerator = numerator * 10 + Int64(byte - UInt8(ascii: "0"))
+                    used += 1
+                }
                 count += 1
                 index += 1
             }
-            return count > 0 ? value : nil
+            guard count > 0 else { return nil }
+            var scale = 1.0
+            for _ in 0..<used { scale *= 10 }
+            return Double(numerator) / scale
         }
     }
 

@@ -4,6 +4,10 @@
     import Darwin
 #endif
 
+import Quire
+import QuireCodec
+import QuireLMDB
+
 /// Parses the command line, runs the command, and maps every outcome to output and an exit status.
 enum EntryPoint {
     static func run(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -82,6 +86,13 @@ enum EntryPoint {
             return ExitStatus.failure
         case let error as UsageError:
             return usageFailure(error)
+        case let error as LMDBError where error.isCorruption:
+            Diagnostics.error("\(prefix)\(error.path.map { "\($0): " } ?? "")\(OpenStore.reason(error))")
+            return ExitStatus.failure
+        case let error as CompactDecodingError:
+            // Stored records are checked as they are read: damage never prints as other data.
+            Diagnostics.error("\(prefix)\(StoreError.corruptionMessage) (a record does not decode: \(error))")
+            return ExitStatus.failure
         case let error as InterruptedError:
             Diagnostics.error("\(error.command): interrupted; the store is consistent")
             return ExitStatus.interrupted

@@ -85,9 +85,10 @@ enum Diagnostics {
         }
     }
 
-    /// Prints `quire: <message>` on stderr.
+    /// Prints `quire: <message>` on stderr, one line: control characters in `message` (which
+    /// often quotes a server or a record) are shown escaped (see ``TerminalText``).
     static func error(_ message: String) {
-        write("quire: \(message)\n")
+        write("quire: \(TerminalText.escaped(message))\n")
     }
 }
 

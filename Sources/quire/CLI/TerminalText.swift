@@ -1,22 +1,36 @@
-/// Text from outside (API messages, article fields) made safe to print on a terminal: control
-/// characters (ESC, CR, LF, DEL, C1) are shown as `\u001b`-style escapes, so nothing printed can
-/// retitle or clear the terminal or forge a line.
+/// Makes text from outside (server messages, headlines, ids, paths) inert on a terminal.
+///
+/// A server's error text or a stored headline may hold escape sequences (`ESC]0;…` retitles a
+/// terminal, `ESC[2J` clears it) or a carriage return that overwrites the line with a forged
+/// `quire: …` message. Diagnostics and table cells show such characters as `\u001b`-style
+/// escapes instead: C0 controls, DEL, C1 controls and the bidirectional overrides and
+/// isolates (which reorder what a terminal shows). A backslash stays as it is. JSON output
+/// needs none of this: its encoder already escapes control characters, and stays exact.
 enum TerminalText {
-    static func inert(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var out = ""
+    /// `text` with every character that could steer a terminal written as `\uXXXX`.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
+            guard isUnsafe(scalar) else {
+                out.append(scalar)
+                continue
             }
+            let hex = String(scalar.value, radix: 16)
+            out.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
         }
-        return out
+        return String(out)
     }
 
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    /// The same as ``escaped(_:)`` (the name the `rejects` table uses).
+    static func inert(_ text: String) -> String { escaped(text) }
+
+    /// True for the scalars ``escaped(_:)`` rewrites.
+    static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi marks, overrides, isolates
+        default: false
+        }
     }
 }

@@ -16,10 +16,13 @@ enum CopyCommand {
 
         let createdDirectory = access(destination, F_OK) != 0
         do {
-            try environment.copy(to: destination, compact: options.compact)
+            try environment.copy(to: destination, compact: options.compact, isCancelled: { context.isInterrupted })
         } catch {
-            // Leave nothing half-written behind: a partial data file is not a store.
-            unlink(destination + "/data.mdb")
+            if error.code == ECANCELED {
+                if createdDirectory { rmdir(destination) }
+                throw InterruptedError(command: "copy")
+            }
+            // The copy removed its temporary file; a directory it created goes too.
             if createdDirectory { rmdir(destination) }
             throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")
         }
@@ -52,7 +55,8 @@ enum CopyCommand {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if name != "." && name != ".." {
+            // A killed copy's temporary file does not count: the next copy replaces it.
+            if name != "." && name != ".." && !name.hasPrefix(Environment.partialCopyPrefix) {
                 throw RuntimeError("copy", "\(destination): the directory is not empty")
             }
         }

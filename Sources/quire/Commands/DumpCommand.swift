@@ -7,6 +7,12 @@ import QuireLMDB  // --format mdb is an LMDB tool: it reads the environment itse
 enum DumpCommand {
     static func run(_ options: DumpOptions, context: CommandContext) async throws {
         if options.format == .mdb {
+            // A Quire store is opened as one first, which checks its format and field table (the
+            // dump copies bytes); any other LMDB environment is dumped as it is, like mdb_dump.
+            let probe = try ReadOnlyStore.open(context.storePath, command: "dump")
+            let isQuireStore = (try? probe.openDatabase("_meta", flags: [])) != nil
+            probe.close()
+            if isQuireStore { try OpenStore.readOnly(context.storePath, command: "dump").close() }
             let env = try ReadOnlyStore.open(context.storePath, command: "dump")
             defer { env.close() }
             try writeMDBDump(environment: env, to: context.output)

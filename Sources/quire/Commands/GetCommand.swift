@@ -24,7 +24,8 @@ enum GetCommand {
             }
             let width = fields.map(\.key.count).max() ?? 0
             for field in fields {
-                try context.output.line(field.key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + RecordWriter.text(field.value))
+                let name = RecordWriter.cell(field.key).padding(toLength: width, withPad: " ", startingAt: 0)
+                try context.output.line(name + "  " + RecordWriter.cell(RecordWriter.text(field.value)))
             }
         }
     }

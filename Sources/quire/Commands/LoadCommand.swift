@@ -35,7 +35,7 @@ enum LoadCommand {
             progress.advance(by: chunk.count)
             chunk.removeAll(keepingCapacity: true)
         }
-        while let raw = reader.next() {
+        while let raw = try nextLine(reader, loaded: total, progress: progress) {
             guard let line = record(in: raw) else { continue }
             do {
                 chunk.append(try decoder.decode(Article.self, from: Data(line)))
@@ -58,6 +58,19 @@ enum LoadCommand {
                 JSONSummary.object([("records", .int(total)), ("seconds", .seconds(ContinuousClock.now - start))]))
         } else if !options.quiet {
             Diagnostics.write("quire: load: \(total) records\n")
+        }
+    }
+
+    /// The reader's next line; Ctrl-C or a read error ends the load (the chunks committed stay).
+    private static func nextLine(_ reader: LineReader, loaded: Int, progress: ProgressReporter) throws -> [UInt8]? {
+        do {
+            return try reader.next()
+        } catch let error as RuntimeError {
+            progress.finish()
+            throw RuntimeError(error.what, "\(error.why) (\(loaded) records loaded before it)")
+        } catch {
+            progress.finish()
+            throw error
         }
     }
 

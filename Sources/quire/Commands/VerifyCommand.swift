@@ -3,13 +3,21 @@ import Quire
 /// What `quire verify` does, given valid options (see `VerifyOptions.swift`).
 enum VerifyCommand {
     static func run(_ options: VerifyOptions, context: CommandContext) async throws {
+        FaultHandler.setContext(.verifying)
         let store = try OpenStore.readOnly(context.storePath, command: "verify")
         defer { store.close() }
         let progress = context.progress("verifying", quiet: options.quiet)
         var done = 0
-        let report = try store.verify { checked in
-            progress.advance(by: checked - done)
-            done = checked
+        let report: VerificationReport
+        do {
+            report = try store.verify(
+                progress: { checked in
+                    progress.advance(by: checked - done)
+                    done = checked
+                }, isCancelled: { context.isInterrupted }, reading: { FaultHandler.setDetail($0) })
+        } catch is CancellationError {
+            progress.finish()
+            throw InterruptedError(command: "verify")
         }
         progress.finish()
         if options.json {

@@ -28,7 +28,7 @@ enum FetchRunner {
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
                     Diagnostics.write("quire: \(command): waiting \(Int(seconds.rounded()))s for the rate limit\n")
                 case .retrying(let reason, let attempt, let seconds) where !quiet:
-                    Diagnostics.write("quire: \(command): \(reason), retry \(attempt) in \(Int(seconds.rounded()))s\n")
+                    Diagnostics.write("quire: \(command): \(TerminalText.escaped("\(reason)")), retry \(attempt) in \(Int(seconds.rounded()))s\n")
                 default: break
                 }
             }

@@ -1,3 +1,4 @@
+import QuireCodec
 import QuireLMDB
 
 /// Writes every named database of `environment` to `output` in the text format of
@@ -86,7 +87,10 @@ struct MDBDumpWriter {
         var count = 0
         let cursor = try txn.cursor(in: database)
         var entry = try cursor.first()
+        // Records are copied as bytes, but a damaged one must not be copied as if it were sound.
+        let holdsRecords = database.name?.hasPrefix("c:") == true
         while let current = entry {
+            if holdsRecords { try CompactDecoder.checkIntegrity(current.value) }
             line.removeAll(keepingCapacity: true)
             Self.appendHexLine(current.key, to: &line)
             Self.appendHexLine(current.value, to: &line)

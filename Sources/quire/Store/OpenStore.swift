@@ -10,11 +10,13 @@ enum OpenStore {
         var options = StoreOptions()
         options.readOnly = true
         options.initialMapSize = 0  // adopt the size recorded in the file
+        options.verifyChecksums = true  // a damaged record fails the command, never prints as other data
         return try open(path, options, command: command)
     }
 
     /// Opens (creating if needed) the store for writing, with the news collections registered.
     static func readWrite(_ path: String, command: String) throws(RuntimeError) -> Store {
+        try StoreDirectoryCheck.checkWritable(path, command: command)
         let store = try open(path, StoreOptions(), command: command)
         do {
             try NewsSchema.register(in: store)
@@ -35,7 +37,13 @@ enum OpenStore {
 
     /// The reason of an error below the CLI, without repeating the path.
     static func reason(_ error: any Error) -> String {
-        if let lmdb = error as? LMDBError { return ReadOnlyStore.describe(lmdb) }
+        if let lmdb = error as? LMDBError {
+            if lmdb.isCorruption && lmdb.reason == nil { return "\(StoreError.corruptionMessage) (\(lmdb.message))" }
+            return ReadOnlyStore.describe(lmdb)
+        }
+        if let store = error as? StoreError, store.code == .corrupted, let lmdb = store.underlying as? LMDBError {
+            return "\(store.message) (\(lmdb.message))"
+        }
         if let store = error as? StoreError {
             if let lmdb = store.underlying as? LMDBError { return "\(store.message): \(ReadOnlyStore.describe(lmdb))" }
             return store.description

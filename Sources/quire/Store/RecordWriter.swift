@@ -52,12 +52,21 @@ final class RecordWriter {
         return json.hasPrefix("\"") && json.hasSuffix("\"") ? String(json.dropFirst().dropLast()) : json
     }
 
-    /// Fixed-width columns (id 40, date 10, section 16), the headline last; no tabs or newlines.
+    /// A table cell: tabs and line breaks become spaces, other control characters are escaped
+    /// (`\u001b`), so a stored value can neither break the row nor steer the terminal.
+    static func cell(_ text: String) -> String {
+        let spaced = String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }))
+        return TerminalText.escaped(spaced)
+    }
+
+    /// Fixed-width columns (id 40, date 10, section 16), the headline last; one line, inert.
     static func tableRow(_ cells: [String]) -> String {
         let widths = [40, 10, 16]
         var parts: [String] = []
         for (i, cell) in cells.enumerated() {
-            let clean = cell.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\t", with: " ")
+            let clean = Self.cell(cell)
             if i < widths.count {
                 let cut = clean.count > widths[i] ? String(clean.prefix(widths[i] - 1)) + "…" : clean
                 parts.append(cut.padding(toLength: widths[i], withPad: " ", startingAt: 0))

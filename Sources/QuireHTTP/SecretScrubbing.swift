@@ -1,0 +1,105 @@
+/// Removes every form of a secret from text that came from outside: the literal value and its
+/// encoded spellings a server might echo back.
+///
+/// A secret is matched byte by byte, where each byte of the secret may appear
+/// - as itself, ASCII letters in either case (a server that lower- or upper-cases the query);
+/// - percent-encoded, `%4b` or `%4B`, and double-encoded, `%254B` (a URL quoted in a URL);
+/// - as `+` for a space (form encoding);
+/// - JSON-escaped, `\u004b` (a document that quotes the request).
+///
+/// Each form may be mixed with the others inside one occurrence. Matches are replaced by
+/// ``URLRedaction/placeholder``. The scan is linear in the text for a fixed secret.
+extension URLRedaction {
+    /// `text` with every occurrence of `secret`, in any of its encoded or case-folded forms,
+    /// replaced by ``placeholder``. An empty secret leaves the text unchanged.
+    package static func scrubSecret(_ secret: String, from text: String) -> String {
+        guard !secret.isEmpty, !text.isEmpty else { return text }
+        let scrubbed = scrubSecret(secret, fromBytes: Array(text.utf8))
+        return String(decoding: scrubbed, as: UTF8.self)
+    }
+
+    /// `bytes` (a raw document, a response body) with every form of `secret` replaced by
+    /// ``placeholder``, as ``scrubSecret(_:from:)`` does for text.
+    package static func scrubSecret(_ secret: String, fromBytes bytes: [UInt8]) -> [UInt8] {
+        let key = Array(secret.utf8)
+        guard !key.isEmpty, !bytes.isEmpty else { return bytes }
+        var output: [UInt8] = []
+        var index = 0
+        var copiedUpTo = 0
+        while index < bytes.count {
+            if let end = matchEnd(of: key, in: bytes, at: index) {
+                if output.isEmpty { output.reserveCapacity(bytes.count) }
+                output.append(contentsOf: bytes[copiedUpTo..<index])
+                output.append(contentsOf: placeholder.utf8)
+                index = end
+                copiedUpTo = end
+            } else {
+                index += 1
+            }
+        }
+        if copiedUpTo == 0 { return bytes }
+        output.append(contentsOf: bytes[copiedUpTo...])
+        return output
+    }
+
+    /// True when `text` holds `secret` in any form ``scrubSecret(_:from:)`` removes.
+    package static func containsSecret(_ secret: String, in text: String) -> Bool {
+        let key = Array(secret.utf8)
+        let bytes = Array(text.utf8)
+        guard !key.isEmpty else { return false }
+        for index in bytes.indices where matchEnd(of: key, in: bytes, at: index) != nil { return true }
+        return false
+    }
+
+    /// Where an occurrence of `key` starting at `start` ends, or nil when none starts there.
+    private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int) -> Int? {
+        var position = start
+        for expected in key {
+            guard let next = matchByte(expected, in: bytes, at: position) else { return nil }
+            position = next
+        }
+        return position
+    }
+
+    /// Where one encoded or literal form of `byte` starting at `at` ends, or nil.
+    private static func matchByte(_ byte: UInt8, in bytes: [UInt8], at index: Int) -> Int? {
+        guard index < bytes.count else { return nil }
+        let found = bytes[index]
+        if foldCase(found) == foldCase(byte) { return index + 1 }
+        if found == UInt8(ascii: "+") && byte == UInt8(ascii: " ") { return index + 1 }
+        if found == UInt8(ascii: "%") {
+            if hexByte(bytes, at: index + 1) == byte { return index + 3 }
+            // %25 is an encoded '%': a double-encoded byte.
+            if hexByte(bytes, at: index + 1) == UInt8(ascii: "%"), hexByte(bytes, at: index + 3) == byte {
+                return index + 5
+            }
+        }
+        if found == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "u"),
+            hexByte(bytes, at: index + 2) == 0, hexByte(bytes, at: index + 4) == byte
+        {
+            return index + 6
+        }
+        return nil
+    }
+
+    /// The byte spelled by two hex digits at `index`, either case, or nil.
+    private static func hexByte(_ bytes: [UInt8], at index: Int) -> UInt8? {
+        guard index + 1 < bytes.count, let high = hexValue(bytes[index]), let low = hexValue(bytes[index + 1]) else {
+            return nil
+        }
+        return high << 4 | low
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func foldCase(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}

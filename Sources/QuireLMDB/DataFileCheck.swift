@@ -1,0 +1,94 @@
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks an environment's data file against its own meta pages before LMDB maps it.
+///
+/// LMDB maps the whole file and trusts the meta page: a file cut short (a full disk in a copy, a
+/// killed copy, a truncated restore) ends the process with SIGBUS at the first read beyond its
+/// end, and a zero-length file is silently initialized as a new, empty environment. Reading the
+/// two meta pages with `pread` first turns both into an error.
+enum DataFileCheck {
+    /// The smallest environment LMDB writes: two meta pages of the smallest page size.
+    static let minimumFileSize = 2 * 4096
+
+    /// What the meta pages of a data file say.
+    struct Meta: Equatable {
+        /// The page size recorded in the meta page.
+        var pageSize: Int
+        /// The last page in use.
+        var lastPage: UInt64
+        /// The transaction id of the meta page.
+        var transactionID: UInt64
+
+        /// The bytes the environment needs: every page up to `lastPage`.
+        var requiredSize: UInt64 { (lastPage + 1) * UInt64(pageSize) }
+    }
+
+    // MDB_page header (16 bytes on 64-bit), then MDB_meta: magic, version, address, mapsize,
+    // two MDB_db of 48 bytes (the free DB's md_pad holds the page size), last_pg, txnid.
+    private static let magic: UInt32 = 0xBEEF_C0DE
+    private static let metaOffset = 16
+    private static let pageSizeOffset = metaOffset + 24
+    private static let lastPageOffset = metaOffset + 24 + 96
+    private static let transactionIDOffset = lastPageOffset + 8
+
+    /// Throws when `directory/data.mdb` exists but is shorter than its meta pages require (or
+    /// empty). Does nothing when the file is missing (a new environment) or the meta pages are
+    /// not LMDB's (LMDB reports those itself).
+    static func check(directory: String, lockless: Bool = false) throws(LMDBError) {
+        let path = directory + "/data.mdb"
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { return }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+        let size = UInt64(info.st_size)
+        guard let meta = newestMeta(fd: fd, fileSize: size) else {
+            if size < UInt64(minimumFileSize) {
+                throw truncated(path: directory, size: size, required: UInt64(minimumFileSize))
+            }
+            return
+        }
+        if size < meta.requiredSize {
+            throw truncated(path: directory, size: size, required: meta.requiredSize)
+        }
+    }
+
+    static func truncated(path: String, size: UInt64, required: UInt64) -> LMDBError {
+        LMDBError(
+            code: MDB_CORRUPTED, operation: "open", path: path,
+            reason: "store file truncated (\(size) of \(required) bytes); restore a backup")
+    }
+
+    /// The valid meta page with the highest transaction id, as LMDB would pick it.
+    static func newestMeta(fd: Int32, fileSize: UInt64) -> Meta? {
+        guard let first = readMeta(fd: fd, at: 0) else { return nil }
+        // LMDB requires both meta pages to be valid; the second sits one page further.
+        guard fileSize >= UInt64(2 * first.pageSize), let second = readMeta(fd: fd, at: first.pageSize) else {
+            return first
+        }
+        return second.transactionID > first.transactionID ? second : first
+    }
+
+    private static func readMeta(fd: Int32, at offset: Int) -> Meta? {
+        var bytes = [UInt8](repeating: 0, count: transactionIDOffset + 8)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard n == bytes.count else { return nil }
+        func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+            var value: T = 0
+            for i in (0..<MemoryLayout<T>.size).reversed() { value = value << 8 | T(bytes[at + i]) }
+            return value
+        }
+        guard load(metaOffset, UInt32.self) == magic else { return nil }
+        let pageSize = Int(load(pageSizeOffset, UInt32.self))
+        guard pageSize >= 512, pageSize <= 1 << 16, pageSize & (pageSize - 1) == 0 else { return nil }
+        let lastPage = load(lastPageOffset, UInt64.self)
+        guard lastPage < UInt64(Int64.max) / UInt64(pageSize) else { return nil }
+        return Meta(pageSize: pageSize, lastPage: lastPage, transactionID: load(transactionIDOffset, UInt64.self))
+    }
+}

@@ -1,0 +1,183 @@
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Environment {
+    /// The prefix of the temporary file a copy writes before renaming it to `data.mdb`.
+    public static let partialCopyPrefix = ".data.mdb.partial-"
+
+    /// Writes a consistent copy of the environment into the directory `destination` (created
+    /// if missing; it must not hold an environment), while reads and writes go on.
+    ///
+    /// The copy is atomic: it is written to a temporary file in `destination` (mode 0600, or
+    /// `options.fileMode`), synced, and renamed to `data.mdb`, and the directory is synced. A
+    /// copy that fails or is killed leaves no `data.mdb` behind, only a temporary file whose
+    /// name starts with ``partialCopyPrefix``, which a later copy removes.
+    ///
+    /// - Parameters:
+    ///   - compact: omits free pages and renumbers pages (`MDB_CP_COMPACT`).
+    ///   - isCancelled: polled about every 0.1 s while the copy runs; true stops it, removes the
+    ///     temporary file and throws `ECANCELED`. With it, LMDB writes into a pipe that this
+    ///     thread drains into the file, so that the copy can be stopped midway.
+    /// The corresponding C function is `mdb_env_copyfd2`.
+    public func copy(to destination: String, compact: Bool = false, isCancelled: (() -> Bool)? = nil)
+        throws(LMDBError)
+    {
+        try ensureOpen("mdb_env_copyfd2")
+        if mkdir(destination, 0o700) != 0 && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "mkdir", path: destination)
+        }
+        let target = destination + "/data.mdb"
+        if access(target, F_OK) == 0 {
+            throw LMDBError(
+                code: EEXIST, operation: "mdb_env_copyfd2", path: destination,
+                hint: "the destination already holds an environment")
+        }
+        Environment.removePartialCopies(in: destination)
+        var template = Array((destination + "/" + Environment.partialCopyPrefix + "XXXXXX").utf8CString)
+        // mkstemp creates the file 0600 whatever the umask; fchmod applies a wider fileMode.
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw LMDBError(code: errno, operation: "mkstemp", path: destination) }
+        let temporary = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary) }
+        }
+        if let isCancelled {
+            try writeCancellableCopy(to: fd, compact: compact, destination: destination, isCancelled: isCancelled)
+        } else {
+            try writeCopy(to: fd, compact: compact, destination: destination)
+        }
+        // rename(2) would replace a data.mdb created meanwhile; link(2) refuses to.
+        if link(temporary, target) != 0 {
+            let code = errno
+            throw LMDBError(
+                code: code, operation: "link", path: destination,
+                hint: code == EEXIST ? "the destination already holds an environment" : nil)
+        }
+        unlink(temporary)
+        renamed = true
+        Environment.syncDirectory(destination)
+    }
+
+    /// Copies into `fd`, syncs and closes it.
+    private func writeCopy(to fd: Int32, compact: Bool, destination: String) throws(LMDBError) {
+        defer { Glibc.close(fd) }
+        if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
+        // The copy runs its own read transaction: keep the map still meanwhile.
+        gate.enterShared()
+        let rc = mdb_env_copyfd2(handle, fd, compact ? UInt32(MDB_CP_COMPACT) : 0)
+        gate.leaveShared()
+        try check(rc, "mdb_env_copyfd2", path: destination)
+        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
+    }
+
+    /// Copies through a pipe: a thread runs `mdb_env_copyfd2` into its write end while this one
+    /// moves the bytes into `fd`, checking `isCancelled` between reads. Closing the read end
+    /// makes LMDB's next write fail (`EPIPE`; SIGPIPE must be ignored, as `quire` does), which
+    /// ends its copy.
+    private func writeCancellableCopy(
+        to fd: Int32, compact: Bool, destination: String, isCancelled: () -> Bool
+    ) throws(LMDBError) {
+        defer { Glibc.close(fd) }
+        if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
+        var ends: [Int32] = [0, 0]
+        if pipe(&ends) != 0 { throw LMDBError(code: errno, operation: "pipe", path: destination) }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let job = CopyJob(environment: handle, fd: writeEnd, flags: compact ? UInt32(MDB_CP_COMPACT) : 0)
+        gate.enterShared()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { raw in
+            let job = Unmanaged<CopyJob>.fromOpaque(raw!).takeRetainedValue()
+            job.rc = mdb_env_copyfd2(job.environment, job.fd, job.flags)
+            Glibc.close(job.fd)
+            return nil
+        }, Unmanaged.passRetained(job).toOpaque())
+        if started != 0 {
+            gate.leaveShared()
+            Glibc.close(readEnd)
+            Glibc.close(writeEnd)
+            throw LMDBError(code: started, operation: "pthread_create", path: destination)
+        }
+        var failure: LMDBError?
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            if isCancelled() {
+                failure = LMDBError(code: ECANCELED, operation: "copy", path: destination, hint: "the copy was cancelled")
+                break
+            }
+            var descriptor = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, 100)
+            if ready < 0 && errno != EINTR {
+                failure = LMDBError(code: errno, operation: "poll", path: destination)
+                break
+            }
+            if ready <= 0 { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = LMDBError(code: errno, operation: "read", path: destination)
+                break
+            }
+            var offset = 0
+            while offset < n {
+                let w = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, n - offset) }
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    failure = LMDBError(code: errno, operation: "write", path: destination)
+                    break
+                }
+                offset += w
+            }
+            if failure != nil { break }
+        }
+        Glibc.close(readEnd)
+        pthread_join(thread, nil)
+        gate.leaveShared()
+        if let failure { throw failure }
+        try check(job.rc, "mdb_env_copyfd2", path: destination)
+        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
+    }
+
+    /// What the copying thread needs, and what it returns.
+    private final class CopyJob: @unchecked Sendable {
+        // @unchecked: written by the copying thread before it ends, read after pthread_join.
+        let environment: OpaquePointer
+        let fd: Int32
+        let flags: UInt32
+        var rc: Int32 = 0
+
+        init(environment: OpaquePointer, fd: Int32, flags: UInt32) {
+            self.environment = environment
+            self.fd = fd
+            self.flags = flags
+        }
+    }
+
+    /// Removes temporary files that a killed copy left in `directory`.
+    static func removePartialCopies(in directory: String) {
+        guard let dir = opendir(directory) else { return }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(partialCopyPrefix) { names.append(name) }
+        }
+        closedir(dir)
+        for name in names { unlink(directory + "/" + name) }
+    }
+
+    /// Makes a new directory entry durable (`fsync` of the directory).
+    static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        Glibc.close(fd)
+    }
+}

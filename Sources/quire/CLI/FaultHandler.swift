@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import QuireLMDB
+import Synchronization
+
+/// Which message the fault handler writes; set by commands before they read the store.
+private let faultMessageIndex = Atomic<Int>(0)
+
+/// The messages, fixed at compile time: a signal handler may only call async-signal-safe code.
+private let faultMessages: [StaticString] = [
+    "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n",
+    "quire: verify: the store is corrupted: LMDB stopped on a damaged page it cannot read",
+]
+private let faultMessageEnd: StaticString = "; restore a backup\n"
+private let faultDetailLead: StaticString = " (while reading "
+private let faultDetailEnd: StaticString = ")"
+
+/// Where `verify` was reading, for the fault message: a fixed buffer (allocated once, never
+/// freed) and the length of its text; written by the thread that can fault, read by its handler.
+private let faultDetailCapacity = 480
+nonisolated(unsafe) private let faultDetail = UnsafeMutablePointer<UInt8>.allocate(capacity: 480)
+private let faultDetailLength = Atomic<Int>(0)
+
+/// The last line of defence against a damaged store file.
+///
+/// LMDB trusts the pages it maps: on some damaged pages it fails an internal assertion
+/// (`abort()`, SIGABRT) or follows a bad pointer (SIGSEGV, SIGBUS) instead of returning an
+/// error. The handlers installed here turn those into the store's corruption message and exit
+/// status 1, so `quire` never ends with a bare signal. They only call `write(2)` and `_exit(2)`.
+enum FaultHandler {
+    /// Which message a fault prints.
+    enum Context: Int {
+        /// Any command reading the store.
+        case reading = 0
+        /// `quire verify`, which should not advise running itself.
+        case verifying = 1
+    }
+
+    /// Installs the handlers on an alternate stack (a fault may come from a corrupted stack).
+    static func install() {
+        // Globals initialize lazily: touch them here, never first in the handler.
+        _ = faultMessages.count
+        faultMessageIndex.store(0, ordering: .relaxed)
+        faultDetailLength.store(0, ordering: .relaxed)
+        _ = faultDetail
+        let size = max(Int(SIGSTKSZ), 64 * 1024)
+        if let memory = malloc(size) {
+            var stack = stack_t()
+            stack.ss_sp = memory
+            stack.ss_size = size
+            stack.ss_flags = 0
+            sigaltstack(&stack, nil)
+        }
+        // LMDB's own assertions on damaged pages end the same way, without its `mdb.c:` line.
+        LMDBAssertionHook.install { _ in handleFault(SIGABRT) }
+        for signalNumber in [SIGSEGV, SIGBUS, SIGABRT] {
+            var action = sigaction()
+            #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = handleFault
+            #else
+                action.__sigaction_u.__sa_handler = handleFault
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = Int32(SA_ONSTACK)
+            sigaction(signalNumber, &action, nil)
+        }
+    }
+
+    /// Chooses the message a fault prints from now on.
+    static func setContext(_ context: Context) {
+        faultMessageIndex.store(context.rawValue, ordering: .relaxed)
+    }
+
+    /// Says what `verify` reads now (`collection 'articles', records, after key …`), shown by the
+    /// message of a fault; control characters of keys are escaped, long text is cut.
+    static func setDetail(_ text: String) {
+        faultDetailLength.store(0, ordering: .relaxed)
+        var count = 0
+        for byte in TerminalText.escaped(text).utf8 where count < faultDetailCapacity {
+            faultDetail[count] = byte
+            count += 1
+        }
+        faultDetailLength.store(count, ordering: .releasing)
+    }
+}
+
+private func handleFault(_ signalNumber: Int32) {
+    func put(_ text: StaticString) {
+        _ = text.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+    guard faultMessageIndex.load(ordering: .relaxed) == FaultHandler.Context.verifying.rawValue else {
+        put(faultMessages[0])
+        _exit(1)
+    }
+    put(faultMessages[1])
+    let length = faultDetailLength.load(ordering: .acquiring)
+    if length > 0 {
+        put(faultDetailLead)
+        _ = write(STDERR_FILENO, faultDetail, length)
+        put(faultDetailEnd)
+    }
+    put(faultMessageEnd)
+    _exit(1)
+}

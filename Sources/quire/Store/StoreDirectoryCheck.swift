@@ -1,0 +1,45 @@
+import QuireLMDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Decides whether a write command may create a store at a path.
+///
+/// Only a missing path or an empty directory becomes a new store; a directory holding a store
+/// opens as that store (its data file is checked when opened). Anything else — a file, a
+/// directory with other files in it (`--store .`, `--store /`, a home directory) — is refused,
+/// so a mistyped path never scatters LMDB files among someone's own.
+enum StoreDirectoryCheck {
+    /// Throws `RuntimeError` "`command`: `path`: …" when `path` may not become or be a store.
+    static func checkWritable(_ path: String, command: String) throws(RuntimeError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw RuntimeError(command, "\(path): \(errorString(errno))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw RuntimeError(command, "\(path): exists and is not a store directory")
+        }
+        if access(path + "/data.mdb", F_OK) == 0 { return }
+        guard let directory = opendir(path) else {
+            throw RuntimeError(command, "\(path): \(errorString(errno))")
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            // A lock file alone, or the directory a new store's file is made in, is what an
+            // interrupted first open leaves; neither holds data.
+            if name != "." && name != ".." && name != "lock.mdb" && !name.hasPrefix(Environment.creationPrefix) {
+                throw RuntimeError(
+                    command,
+                    "\(path): is not a store and not empty; refusing to create a store in it (use a new or empty directory)"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+@testable import quire
+
+/// Text from servers and stores never steers the terminal; JSON stays exact.
+@Suite struct HostileTextTests {
+    static let hostile = "Title\u{1B}]0;owned\u{07} \u{1B}[2J\r\nquire: forged\u{9B}\u{202E}end"
+
+    @Test func diagnosticsShowControlCharactersEscaped() throws {
+        let result = try withScratch { dir in
+            _ = try makeStore(in: dir, count: 2)
+            return try runQuire(["get", Self.hostile], directory: dir)
+        }
+        #expect(result.status == 1, "\(result)")
+        #expect(!result.stderr.utf8.contains(0x1B))
+        #expect(!result.stderr.utf8.contains(0x0D))
+        #expect(result.stderr.contains("\\u001b]0;owned\\u0007 \\u001b[2J\\u000d\\u000aquire: forged\\u009b\\u202eend"))
+        // One line: nothing can start a forged `quire:` line of its own.
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
+    }
+
+    @Test func tablesAreInertAndJSONIsExact() throws {
+        try withScratch { dir in
+            var line = String(decoding: try generatedJSONL(count: 1), as: UTF8.self)
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            object["headline"] = Self.hostile
+            object["section"] = "A\u{1B}[31mred"
+            line = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) + "\n"
+            let load = try runQuire(["load", "-", "--quiet"], stdin: Data(line.utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let id = try #require(object["id"] as? String)
+
+            for args in [["dump", "--format", "table"], ["get", id, "--format", "table"]] {
+                let table = try runQuire(args, directory: dir)
+                #expect(table.status == 0, "\(table)")
+                let bytes = Array(table.stdout.utf8)
+                #expect(!bytes.contains(0x1B) && !bytes.contains(0x0D) && !bytes.contains(0x07), "\(args)")
+                #expect(table.stdout.contains("\\u001b[2J"), "\(args): \(table)")
+            }
+            let json = try runQuire(["get", id], directory: dir)
+            let back = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(back["headline"] as? String == Self.hostile)
+            #expect(back["section"] as? String == "A\u{1B}[31mred")
+        }
+    }
+
+    @Test func escapingKeepsOrdinaryText() {
+        #expect(TerminalText.escaped("façade — “quoted” \\ back") == "façade — “quoted” \\ back")
+        #expect(TerminalText.escaped("a\u{0}b\u{7F}") == "a\\u0000b\\u007f")
+        #expect(RecordWriter.cell("a\tb\nc\rd\u{1B}") == "a b c d\\u001b")
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// `quire load` treats its input as input: read errors fail, Ctrl-C is prompt.
+@Suite struct LoadInputTests {
+    @Test func loadingADirectoryFails() throws {
+        try withScratch { dir in
+            let input = dir.appendingPathComponent("somedir")
+            try FileManager.default.createDirectory(at: input, withIntermediateDirectories: false)
+            let result = try runQuire(["load", input.path + "/"], directory: dir)
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("is a directory"), "\(result)")
+            #expect(!result.stderr.contains("0 records"), "\(result)")
+            // Nothing was created for a load that read nothing.
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("quire.db").path))
+        }
+    }
+
+    @Test func firstInterruptStopsALoadWaitingOnASlowPipe() throws {
+        try withScratch { dir in
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["--store", dir.appendingPathComponent("s.db").path, "load", "-"]
+            process.currentDirectoryURL = dir
+            let input = Pipe()
+            let errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            // A few lines, then the writer goes quiet without closing the pipe.
+            input.fileHandleForWriting.write(try generatedJSONL(count: 3))
+            Thread.sleep(forTimeInterval: 1.0)
+            let sent = Date()
+            kill(process.processIdentifier, SIGINT)
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            let waited = Date().timeIntervalSince(sent)
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            try input.fileHandleForWriting.close()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(waited < 1.5, "still running \(waited) s after SIGINT")
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 130, "\(stderr)")
+            #expect(stderr.contains("load: interrupted"), "\(stderr)")
+        }
+    }
+}
+
+/// The last line of defence: a fault inside LMDB (here sent from outside, since a damaged page
+/// that makes LMDB fault depends on its version) ends `quire` with one line and status 1.
+@Suite struct FaultHandlerTests {
+    @Test(arguments: [SIGSEGV, SIGBUS, SIGABRT])
+    func aFaultEndsWithTheCorruptionMessageAndStatus1(signalNumber: Int32) throws {
+        try withScratch { dir in
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["--store", dir.appendingPathComponent("s.db").path, "load", "-"]
+            let input = Pipe()
+            let errors = Pipe()
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            Thread.sleep(forTimeInterval: 0.5)
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            try input.fileHandleForWriting.close()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit, "\(stderr)")
+            #expect(process.terminationStatus == 1, "\(stderr)")
+            #expect(stderr == "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n")
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import QuireLMDB
+
+/// `Environment.copy` is atomic and can be stopped midway.
+@Suite struct EnvironmentCopyTests {
+    private func filledEnvironment(_ path: String) throws -> Environment {
+        let env = try Environment(path: path)
+        let db = try env.openDatabase("data")
+        try env.write { txn in
+            for i in 0..<3_000 { try txn.put(Array(repeating: UInt8(i % 251), count: 400), forKey: bytes("k\(i)"), in: db) }
+        }
+        return env
+    }
+
+    @Test(arguments: [false, true])
+    func cancelledCopyLeavesNothingBehind(compact: Bool) throws {
+        signal(SIGPIPE, SIG_IGN)  // as `quire` does: LMDB's write into the closed pipe fails instead
+        try withTemporaryDirectory { dir in
+            let env = try filledEnvironment(dir + "/source")
+            defer { env.close() }
+            let destination = dir + "/backup"
+            #expect(throws: LMDBError(code: ECANCELED)) {
+                try env.copy(to: destination, compact: compact, isCancelled: { true })
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: destination).isEmpty)
+            // Not cancelled, the same path copies everything.
+            var polls = 0
+            try env.copy(to: destination, compact: compact, isCancelled: { polls += 1; return false })
+            #expect(polls > 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: destination) == ["data.mdb"])
+            let attributes = try FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            let copy = try Environment(path: destination)
+            defer { copy.close() }
+            let db = try copy.openDatabase("data", flags: [])
+            #expect(try copy.read { txn in try txn.count(of: db) } == 3_000)
+        }
+    }
+}
+
+/// A new environment's data file appears whole or not at all.
+@Suite struct EnvironmentCreationTests {
+    @Test func aNewEnvironmentLeavesOnlyItsTwoFiles() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/fresh"
+            let env = try Environment(path: path)
+            let db = try env.openDatabase("x")
+            try env.write { txn in try txn.put([1], forKey: [1], in: db) }
+            env.close()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path).sorted() == ["data.mdb", "lock.mdb"])
+            let size = try #require(FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int)
+            #expect(size >= 2 * 4096)
+            // An empty data file is never taken for a new environment.
+            try Data().write(to: URL(fileURLWithPath: path + "/data.mdb"))
+            #expect(throws: LMDBError.corrupted) { _ = try Environment(path: path) }
+        }
+    }
+
+    struct Stop: Error {}
+
+    @Test func createShowsTheFileOnlyOnceInitialized() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/store"
+            // An initializer that fails leaves nothing behind.
+            #expect(throws: Stop.self) {
+                try Environment.create(at: path) { env in
+                    _ = try env.openDatabase("meta")
+                    throw Stop()
+                }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path).isEmpty)
+            try Environment.create(at: path) { env in
+                let meta = try env.openDatabase("meta")
+                try env.write { txn in try txn.put(bytes("2"), forKey: bytes("format"), in: meta) }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["data.mdb"])
+            let env = try Environment(path: path)
+            defer { env.close() }
+            let meta = try env.openDatabase("meta", flags: [])
+            #expect(try env.read { txn in try txn.get(bytes("format"), in: meta) } == bytes("2"))
+        }
+    }
+}

@@ -106,40 +106,10 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
-    /// Index lookups by collection and index name (for tools that don't know the Swift types).
-    public func indexKeys(
-        _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
-    ) throws -> [StoreKey] {
-        let db = try store.indexDatabase(collection, index)
-        var out: [StoreKey] = []
-        guard limit > 0 else { return out }
-        // In reverse, duplicates of one index key come back in descending order too.
-        // Index keys are mapped back only to filter by a long bound: the walk hands out values.
-        let (physical, filter) = LongKeys.physicalRange(range.lmdb)
-        for entry in entries(in: db, range: physical, reverse: reverse) {
-            if let filter, !LongKeys.contains(try logicalKey(entry.key).bytes, in: filter) { continue }
-            out.append(try logicalKey(entry.value))
-            if out.count >= limit { break }
-        }
-        return out
-    }
-
     /// One field of a stored value, read without decoding the rest (a path like
     /// `keywords.0.value`), or nil when the record or the field is absent.
     public func field<V>(_ path: String, of key: StoreKey, in collection: StoreCollection<V>) throws -> CompactValue? {
         try field(path, of: key, inCollectionNamed: collection.name)
-    }
-
-    /// `field(_:of:in:)` by collection name.
-    public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
-        let c = try store.resolved(name)
-        guard let stored = try storedKey(key) else { return nil }
-        let found: CompactValue?? = try withValue(forKey: stored, in: c.records) { bytes in
-            try withFieldRetry { table in
-                try CompactField.value(at: path, in: bytes, fields: table, options: c.decoder.options)
-            }
-        }
-        return found ?? nil
     }
 
     /// Calls `body` with the stored bytes of a record, zero-copy from the memory map; nil when absent.
@@ -155,48 +125,11 @@ extension StoreReading where Self: ~Copyable {
         return try withValue(forKey: stored, in: records) { buffer in try body(buffer.bytes) }
     }
 
-    /// A stored record as a generic value tree, by collection name (no Swift type needed).
-    public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
-        let c = try store.resolved(name)
-        guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: c.records) { bytes in
-            try genericValue(bytes, options: c.decoder.options)
-        }
-    }
-
-    /// Walks a collection by name as generic values, in key order, until `body` returns false.
-    public func forEachGeneric(
-        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
-        _ body: (StoreKey, CompactValue) throws -> Bool
-    ) throws {
-        let c = try store.resolved(name)
-        var table: FieldTable?  // fetched once for the walk, not per record
-        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
-            let value = try withFieldRetry(&table) { table in
-                try CompactValue.decode(from: entry.value, fields: table, options: c.decoder.options)
-            }
-            return try body(key, value)
-        }
-    }
-
-    /// Decodes record bytes into a generic value tree with the store's field table (and the
-    /// collection's decoder options, which carry its compression dictionary).
-    public func genericValue(_ bytes: UnsafeRawBufferPointer, options: CompactDecoder.Options = .init()) throws
-        -> CompactValue
-    {
-        try withFieldRetry { table in try CompactValue.decode(from: bytes, fields: table, options: options) }
-    }
-
     /// The member keys of `owner` in a to-many relation, in member key order.
     public func members(of owner: StoreKey, in relation: StoreRelation) throws -> [StoreKey] {
         let db = try store.relationDatabase(relation)
         guard let stored = try storedKey(owner) else { return [] }
         return try duplicates(of: stored, in: db).map { try logicalKey($0.value) }
-    }
-
-    /// The number of records in the collection named `name`.
-    public func count(ofCollectionNamed name: String) throws -> Int {
-        try count(of: store.resolved(name).records)
     }
 
     func decode<V>(
@@ -245,24 +178,5 @@ extension StoreReading where Self: ~Copyable {
             table = fresh
             return try body(fresh)
         }
-    }
-}
-
-extension StoreReading where Self: ~Copyable {
-    /// Walks an index by collection and index name in index order (or reverse), handing each
-    /// index key and the identification key it points to, until `body` returns false.
-    /// Streams: nothing is collected in memory.
-    public func forEachIndexEntry(
-        _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false,
-        _ body: (_ indexKey: StoreKey, _ key: StoreKey) throws -> Bool
-    ) throws {
-        try forEachEntry(in: try store.indexDatabase(collection, index), range: range.lmdb, reverse: reverse) { key, entry in
-            try body(key, try logicalKey(entry.value))
-        }
-    }
-
-    /// The definition of a stored collection.
-    public func definition(ofCollectionNamed name: String) throws -> CollectionDefinition {
-        try store.resolved(name).definition
     }
 }

@@ -46,3 +46,21 @@ private func handleInterrupt(_ signalNumber: Int32) {
     let message: StaticString = "\nquire: interrupted; finishing the current chunk (press Ctrl-C again to quit now)\n"
     _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
+
+extension InterruptFlag {
+    /// The value of `task`, which is cancelled when Ctrl-C (or SIGTERM) arrives: a long command's
+    /// work stops at its next cancellation point (between pages, chunks or transactions).
+    static func value<T: Sendable>(of task: Task<T, any Error>) async throws -> T {
+        let watcher = Task {
+            while !Task.isCancelled {
+                if isRaised {
+                    task.cancel()
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        defer { watcher.cancel() }
+        return try await task.value
+    }
+}

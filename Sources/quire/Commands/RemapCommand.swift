@@ -14,19 +14,9 @@ enum RemapCommand {
             throw RuntimeError("remap", "\(store.path): \(OpenStore.reason(error))")
         }
         let task = Task { try await sink.remap() }
-        let watcher = Task {
-            while !Task.isCancelled {
-                if InterruptFlag.isRaised {
-                    task.cancel()
-                    return
-                }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
-        defer { watcher.cancel() }
         let summary: RemapSummary
         do {
-            summary = try await task.value
+            summary = try await InterruptFlag.value(of: task)
         } catch {
             throw RuntimeError("remap", OpenStore.reason(error))
         }

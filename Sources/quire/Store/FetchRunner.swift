@@ -33,19 +33,9 @@ enum FetchRunner {
                 }
             }
         }
-        // Poll for Ctrl-C: cancelling stops the service between pages (or aborts the transfer).
-        let watcher = Task {
-            while !Task.isCancelled {
-                if InterruptFlag.isRaised {
-                    task.cancel()
-                    return
-                }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-        }
-        defer { watcher.cancel() }
         do {
-            let summary = try await task.value
+            // Ctrl-C cancels the run: it stops between pages (or aborts the transfer).
+            let summary = try await InterruptFlag.value(of: task)
             progress.finish()
             return summary
         } catch let error as FetchError {

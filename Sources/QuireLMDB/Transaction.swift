@@ -173,6 +173,26 @@ extension ReadableTransaction where Self: ~Copyable {
         }
     }
 
+    /// True when the pair (`key`, `value`) is stored in a `duplicateSort` database: one
+    /// descent of the tree, however many duplicates `key` has. The corresponding C call is
+    /// `mdb_cursor_get` with `MDB_GET_BOTH`.
+    public func contains(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        raw.checkLive()
+        var cursor: OpaquePointer?
+        try raw.check(mdb_cursor_open(raw.txn, database.dbi, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
+            try withBytes(value) { (valueBytes) throws(LMDBError) -> Bool in
+                var k = MDB_val(keyBytes)
+                var v = MDB_val(valueBytes)
+                let rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH)
+                if rc == MDB_NOTFOUND { return false }
+                try raw.check(rc, "mdb_cursor_get(MDB_GET_BOTH)")
+                return true
+            }
+        }
+    }
+
     /// The database's statistics in this snapshot. The corresponding C function is `mdb_stat`.
     public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
         raw.checkLive()

@@ -49,6 +49,10 @@ extension StoreReading where Self: ~Copyable {
         try lmdb.statistics(of: database)
     }
 
+    func contains(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+        try lmdb.contains(key, value: value, in: database)
+    }
+
     func count(of database: Database) throws(LMDBError) -> Int {
         try lmdb.count(of: database)
     }

@@ -15,7 +15,7 @@ public struct StoreViewContext {
 extension StoreViewContext: Sendable {}
 
 /// The raw LMDB operations of a store view, for Quire's own code only.
-struct RawView: WritableTransaction, ~Copyable {
+struct RawView: WritableTransaction {
     let raw: TransactionHandle
 }
 

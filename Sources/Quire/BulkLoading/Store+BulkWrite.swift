@@ -27,10 +27,13 @@ extension Store {
             if options.changeRetention > 0 {
                 var logical: [[UInt8]: [UInt8]] = [:]
                 for pair in chunk.longKeys { logical[pair.physical] = pair.logical }
+                var keys: [StoreKey] = []
+                keys.reserveCapacity(chunk.entries.count)
                 for entry in chunk.entries {
                     let key = entry.key.array
-                    txn.state.changes.record(collection.name, .upsert, StoreKey(bytes: logical[key] ?? key))
+                    keys.append(StoreKey(bytes: logical.isEmpty ? key : logical[key] ?? key))
                 }
+                txn.state.changes.record(collection.name, .upsert, keys: keys)
             }
             return canAppend
         }

@@ -18,23 +18,30 @@ public struct StoreChange: Sendable, Hashable {
     public let keys: [StoreKey]
 }
 
-/// Collects the changes of one transaction, merged per collection and kind.
+/// Collects the changes of one transaction, merged per collection and kind (in first-seen order).
 struct ChangeLog {
-    private var order: [String] = []
-    private var keys: [String: (StoreChange.Kind, String, [StoreKey])] = [:]
+    private var entries: [(kind: StoreChange.Kind, collection: String, keys: [StoreKey])] = []
+
+    /// The entry for `collection` and `kind`: usually the last one (writes come in runs).
+    private mutating func slot(_ collection: String, _ kind: StoreChange.Kind) -> Int {
+        if let last = entries.indices.last, entries[last].kind == kind, entries[last].collection == collection { return last }
+        if let found = entries.firstIndex(where: { $0.kind == kind && $0.collection == collection }) { return found }
+        entries.append((kind, collection, []))
+        return entries.count - 1
+    }
 
     mutating func record(_ collection: String, _ kind: StoreChange.Kind, _ key: StoreKey) {
-        let slot = "\(kind):\(collection)"
-        if keys[slot] == nil {
-            order.append(slot)
-            keys[slot] = (kind, collection, [])
-        }
-        keys[slot]!.2.append(key)
+        entries[slot(collection, kind)].keys.append(key)
     }
 
-    var isEmpty: Bool { order.isEmpty }
-
-    var changes: [StoreChange] {
-        order.compactMap { slot in keys[slot].map { StoreChange(collection: $0.1, kind: $0.0, keys: $0.2) } }
+    /// A bulk chunk's keys at once.
+    mutating func record(_ collection: String, _ kind: StoreChange.Kind, keys: [StoreKey]) {
+        let i = slot(collection, kind)
+        entries[i].keys.reserveCapacity(entries[i].keys.count + keys.count)
+        entries[i].keys += keys
     }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    var changes: [StoreChange] { entries.map { StoreChange(collection: $0.collection, kind: $0.kind, keys: $0.keys) } }
 }

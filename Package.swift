@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "QuireCodec", dependencies: ["CZstd", "CChecksum"], swiftSettings: strict),
         .target(name: "QuireText", swiftSettings: strict),
-        .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec"], swiftSettings: strict),
+        .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec", "QuireText"], swiftSettings: strict),
         .target(name: "QuireNews", dependencies: ["QuireCodec"], swiftSettings: strict),
         .target(name: "QuireHTTP", dependencies: ["CCurl"], swiftSettings: strict),
         .target(

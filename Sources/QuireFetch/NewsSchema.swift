@@ -10,9 +10,11 @@ import QuireNews
 /// - `list-articles`: list id → its articles (a to-many relationship);
 /// - `query-articles`: the query or category tag that fetched an article → the article.
 public enum NewsSchema {
-    /// Articles keyed by their id, indexed by date and section.
+    /// Articles keyed by their id, indexed by date and section, with a full-text index
+    /// (``articleSearch``).
     public static let articles = StoreCollection<Article>(
-        name: "articles", key: { .string($0.id) }, indexes: [StoreIndex(\Article.publishedAt), StoreIndex(\Article.section)])
+        name: "articles", key: { .string($0.id) }, indexes: [StoreIndex(\Article.publishedAt), StoreIndex(\Article.section)]
+    ).searchable(articleSearch)
 
     /// The publication-date index of `articles`.
     public static var byDate: StoreIndex<Article> { articles.indexes[0] }

@@ -61,7 +61,7 @@ import Testing
             #expect(Set(try complete(script, ["quire", "fetch", ""])).isSuperset(of: ["nyt", "feedzilla"]))
             #expect(try complete(script, ["quire", "dump", "--f"]) == ["--format"])
             #expect(try complete(script, ["quire", "fetch", "nyt", "--be"]) == ["--begin"])
-            #expect(try complete(script, ["quire", "--store", "x.db", "se"]) == ["serve"])
+            #expect(try complete(script, ["quire", "--store", "x.db", "se"]) == ["search", "serve"])
             #expect(try complete(script, ["quire", "serve", "--p"]) == ["--port"])
         }
     }

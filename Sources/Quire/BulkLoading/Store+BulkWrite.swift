@@ -24,6 +24,7 @@ extension Store {
             } else {
                 try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
             }
+            try txn.indexChunkForSearch(chunk, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
             if options.changeRetention > 0 {
                 var logical: [[UInt8]: [UInt8]] = [:]
                 for pair in chunk.longKeys { logical[pair.physical] = pair.logical }

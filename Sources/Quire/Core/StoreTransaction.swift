@@ -52,6 +52,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
             for k in list { try delete(k, value: stored, in: c.indexes[i]) }
         }
         try delete(stored, in: c.records)
+        try removeFromSearch(storedKey: stored, c)  // full-text index (Search/Store+SearchWrite.swift)
         state.changes.record(collection.name, .delete, key)
         return true
     }
@@ -121,6 +122,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         for (i, list) in newKeys.enumerated() {
             for k in list { try put(stored, forKey: k, in: c.indexes[i], flags: .noDuplicateData) }
         }
+        try indexForSearch(value, storedKey: stored, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
         state.changes.record(collection.name, .upsert, key)
         return true
     }

@@ -63,7 +63,9 @@ extension Store {
                     let ist = try snap.statistics(of: db)
                     return CollectionStatistics.Index(name: definition.name, entries: ist.entries, bytes: ist.bytes)
                 }
-                return CollectionStatistics(name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes)
+                let search = try searchStatistics(snap, c)  // Search/Store+SearchVerify.swift
+                return CollectionStatistics(
+                    name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search)
             }
             let relations = try relationDBs.keys.sorted().map { name -> RelationStatistics in
                 let st = try snap.statistics(of: relationDBs[name]!)

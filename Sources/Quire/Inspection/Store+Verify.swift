@@ -11,6 +11,8 @@ public struct VerificationReport: Sendable, Hashable {
     public var indexEntries = 0
     /// Relation entries checked.
     public var relationEntries = 0
+    /// Full-text postings checked.
+    public var postings = 0
     /// Each problem found, in words (empty when the store is sound).
     public var problems: [String] = []
 
@@ -120,6 +122,7 @@ extension Store {
                     }
                 }
             }
+            report.postings = try verifySearch(snap, registered, problem)  // Search/Store+SearchVerify.swift
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { registered[$0] }
                 at = VerifyPosition(part: "relation '\(name)'")

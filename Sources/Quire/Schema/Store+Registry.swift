@@ -14,6 +14,8 @@ struct RegisteredCollection: Sendable {
     /// calls only when calls don't overlap, so concurrent slices each need their own.
     let sliceEncoders: [CompactEncoder]
     let decoder: CompactDecoder
+    /// The full-text index's databases, when the definition has one.
+    var search: SearchDatabases? = nil
 
     /// Coders for the definition: zstd (with the collection's dictionary, once trained) when
     /// the collection is compressed.
@@ -77,6 +79,9 @@ extension Store {
                 if rebuild {
                     try rebuildIndexes(collection, opened, txn)
                 }
+                if storedDefinition != nil, storedDefinition?.search != definition.search {
+                    try rebuildSearchIndex(collection, opened, previous: storedDefinition?.search, txn)
+                }
                 for index in dropped {
                     let db = try environment.openDatabase(StoreLayout.index(definition.name, index.name), flags: [.duplicateSort])
                     try txn.dropDatabase(db)
@@ -131,9 +136,11 @@ extension Store {
             try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
         let dictionary = definition.compressed ? try storedDictionary(definition.name) : nil
-        return RegisteredCollection(
+        var opened = RegisteredCollection(
             definition: definition, records: records, indexes: indexes, dictionary: dictionary,
             verifyChecksums: options.verifyChecksums)
+        if let search = definition.search { opened.search = try openSearchDatabases(definition.name, search) }
+        return opened
     }
 
     private func openCollectionDatabase(_ name: String, _ flags: DatabaseFlags, _ collection: String) throws -> Database {

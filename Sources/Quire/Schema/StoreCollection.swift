@@ -22,6 +22,8 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     /// How values become bytes: the codec's Codable path, or the fast path of `CompactCodable`
     /// types (picked at compile time by the initializer that matches `Value`).
     let coder: RecordCoder<Value>
+    /// The full-text index, when the collection has one (``searchable(_:)``).
+    public internal(set) var search: StoreSearchIndex<Value>? = nil
 
     /// Declares a collection.
     public init(
@@ -47,7 +49,7 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     var definition: CollectionDefinition {
         CollectionDefinition(
             name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field) },
-            compressed: compressed, valueType: String(reflecting: Value.self))
+            compressed: compressed, valueType: String(reflecting: Value.self), search: search?.definition)
     }
 }
 
@@ -151,6 +153,8 @@ public struct CollectionDefinition: Codable, Sendable, Hashable {
     /// declaration of another type over it is refused. `nil` in stores written before types were
     /// recorded (the first registration records it).
     public var valueType: String?
+    /// The full-text index, when the collection has one (nil in stores written before search).
+    public var search: SearchDefinition? = nil
 }
 
 /// The stored description of an index.

@@ -9,6 +9,7 @@ enum CommandTable {
         ["fetch", "feedzilla"]: FetchFeedzillaOptions.self,
         ["dump"]: DumpOptions.self,
         ["get"]: GetOptions.self,
+        ["search"]: SearchOptions.self,
         ["load"]: LoadOptions.self,
         ["stats"]: StatsOptions.self,
         ["copy"]: CopyOptions.self,
@@ -34,7 +35,7 @@ enum CommandTable {
               0 success, 1 runtime failure, 64 usage error, 130 interrupted (the store is consistent).
             """,
         subcommands: [
-            DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, LoadOptions.spec,
+            DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, SearchOptions.spec, LoadOptions.spec,
             StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec, RejectsOptions.spec, RemapOptions.spec,
             WatchOptions.spec, ServeOptions.spec, CompletionsOptions.spec, ManpageOptions.spec, HelpOptions.spec,
         ])

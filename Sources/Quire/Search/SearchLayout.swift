@@ -1,0 +1,207 @@
+internal import QuireLMDB
+import QuireText
+
+/// The databases of a collection's full-text index:
+///
+/// - `s:<c>:post`: term bytes, `0x00`, big-endian `UInt32` document number → the term's
+///   occurrences in that document (``SearchOccurrences``); a term's postings are one key range;
+/// - `s:<c>:doc`: physical record key → document number and the document's distinct terms (what
+///   an upsert or a delete removes, without decoding the old record);
+/// - `s:<c>:num`: document number → the document's field lengths and its physical record key;
+/// - `s:<c>:stat`: `state` → the next document number, the document count and the token totals
+///   per field (BM25's average lengths).
+struct SearchDatabases: Sendable {
+    let definition: SearchDefinition
+    let postings: Database
+    let documents: Database
+    let numbers: Database
+    let state: Database
+
+    static func names(_ collection: String) -> [String] {
+        ["s:\(collection):post", "s:\(collection):doc", "s:\(collection):num", "s:\(collection):stat"]
+    }
+
+    static let stateKey = Array("state".utf8)
+
+    /// `term 0x00 number`.
+    static func postingKey(_ term: UnsafeBufferPointer<UInt8>, _ number: UInt32) -> [UInt8] {
+        var key = [UInt8]()
+        key.reserveCapacity(term.count + 5)
+        key.append(contentsOf: term)
+        key.append(0)
+        appendNumber(number, to: &key)
+        return key
+    }
+
+    static func appendNumber(_ number: UInt32, to out: inout [UInt8]) {
+        withUnsafeBytes(of: number.bigEndian) { out.append(contentsOf: $0) }
+    }
+
+    static func number(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
+        guard bytes.count >= offset + 4 else { return nil }
+        var n: UInt32 = 0
+        for i in 0..<4 { n = n << 8 | UInt32(bytes[offset + i]) }
+        return n
+    }
+
+    /// The document number at the end of a posting key.
+    static func postingNumber(_ key: UnsafeRawBufferPointer) -> UInt32? {
+        guard key.count >= 6, key[key.count - 5] == 0 else { return nil }
+        return number(key, at: key.count - 4)
+    }
+}
+
+/// Unsigned LEB128, as QuireText's posting lists.
+enum SearchVarint {
+    static func append(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    static func read(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) throws -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+            if shift > 63 { break }
+        }
+        throw StoreError(.corrupted, "search index: truncated or overlong varint at byte \(offset)")
+    }
+}
+
+/// One document's occurrences of one term: the `group+` of QuireText's posting format
+/// (docs/SEARCH.md, "Posting lists"): `header = count << 5 | field << 1 | isLastGroup`, then the
+/// positions, the first absolute and the others as deltas.
+enum SearchOccurrences {
+    static func encode(_ occurrences: UnsafeBufferPointer<Occurrence>, into out: inout [UInt8]) {
+        var i = 0
+        while i < occurrences.count {
+            let field = occurrences[i].field
+            var end = i
+            while end < occurrences.count && occurrences[end].field == field { end += 1 }
+            let last: UInt64 = end == occurrences.count ? 1 : 0
+            SearchVarint.append(UInt64(end - i) << 5 | UInt64(field & 15) << 1 | last, to: &out)
+            var previous: UInt32 = 0
+            for j in i..<end {
+                let p = occurrences[j].position
+                SearchVarint.append(UInt64(j == i ? p : p - previous), to: &out)
+                previous = p
+            }
+            i = end
+        }
+    }
+
+    /// Calls `body` with each field and its count of occurrences.
+    static func forEachField(_ bytes: UnsafeRawBufferPointer, _ body: (UInt8, UInt32) -> Void) throws {
+        var offset = 0
+        while true {
+            let header = try SearchVarint.read(bytes, &offset)
+            let count = header >> 5
+            guard count > 0, count < 1 << 32 else { throw StoreError(.corrupted, "search index: empty occurrence group") }
+            for _ in 0..<count { _ = try SearchVarint.read(bytes, &offset) }
+            body(UInt8((header >> 1) & 15), UInt32(count))
+            if header & 1 == 1 { break }
+        }
+        guard offset == bytes.count else { throw StoreError(.corrupted, "search index: bytes after the last group") }
+    }
+
+    /// Appends each occurrence, in (field, position) order.
+    static func decode(_ bytes: UnsafeRawBufferPointer, into out: inout [Occurrence]) throws {
+        var offset = 0
+        while true {
+            let header = try SearchVarint.read(bytes, &offset)
+            let count = header >> 5
+            guard count > 0, count < 1 << 32 else { throw StoreError(.corrupted, "search index: empty occurrence group") }
+            let field = UInt8((header >> 1) & 15)
+            var position: UInt64 = 0
+            for j in 0..<count {
+                let v = try SearchVarint.read(bytes, &offset)
+                position = j == 0 ? v : position + v
+                guard position <= UInt64(UInt32.max) else { throw StoreError(.corrupted, "search index: position overflow") }
+                out.append(Occurrence(field: field, position: UInt32(position)))
+            }
+            if header & 1 == 1 { break }
+        }
+        guard offset == bytes.count else { throw StoreError(.corrupted, "search index: bytes after the last group") }
+    }
+}
+
+/// The `state` entry of `s:<c>:stat`.
+struct SearchState: Sendable, Hashable {
+    var nextNumber: UInt32 = 0
+    var documents: UInt64 = 0
+    /// Token totals per field id.
+    var totals = [UInt64](repeating: 0, count: 16)
+
+    init() {}
+
+    init(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        nextNumber = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
+        documents = try SearchVarint.read(bytes, &offset)
+        for f in 0..<16 { totals[f] = try SearchVarint.read(bytes, &offset) }
+    }
+
+    var bytes: [UInt8] {
+        var out = [UInt8]()
+        SearchVarint.append(UInt64(nextNumber), to: &out)
+        SearchVarint.append(documents, to: &out)
+        for t in totals { SearchVarint.append(t, to: &out) }
+        return out
+    }
+
+    func averageLengths(count: Int) -> [Double] {
+        (0..<count).map { documents == 0 ? 0 : Double(totals[$0]) / Double(documents) }
+    }
+}
+
+/// A tokenized document: its field lengths and, per distinct term, the term and its encoded
+/// occurrences.
+struct SearchDocument {
+    var lengths = [UInt32](repeating: 0, count: 16)
+    var terms: [[UInt8]] = []
+    var values: [[UInt8]] = []
+}
+
+/// Tokenizes values into ``SearchDocument``s; one per write transaction or bulk chunk.
+struct SearchAnalyzer {
+    static let valueGap: UInt32 = 8
+    private var tokenizer = Tokenizer()
+    private var buffer = TokenBuffer()
+    private var table: TermTable
+
+    init(capacity: Int = 256) {
+        table = TermTable(capacity: capacity)
+    }
+
+    mutating func analyze(_ texts: [SearchText]) -> SearchDocument {
+        buffer.removeAll()
+        var next = [UInt32](repeating: 0, count: 16)
+        var used = [Bool](repeating: false, count: 16)
+        for piece in texts {
+            let f = Int(piece.field & 15)
+            let start = used[f] ? next[f] + Self.valueGap : 0
+            next[f] = tokenizer.tokenize(piece.text, field: piece.field & 15, startingAt: start, into: &buffer)
+            used[f] = true
+        }
+        var document = SearchDocument()
+        for f in 0..<16 where used[f] { document.lengths[f] = buffer.length(of: UInt8(f)) }
+        // Keep the table small: a long-lived table would grow with the vocabulary.
+        if table.count > 1 << 16 { table = TermTable(capacity: 256) }
+        buffer.forEachTerm(interning: &table) { _, term, occurrences in
+            document.terms.append(Array(term))
+            var value = [UInt8]()
+            SearchOccurrences.encode(occurrences, into: &value)
+            document.values.append(value)
+        }
+        return document
+    }
+}

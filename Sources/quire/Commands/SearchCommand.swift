@@ -1,0 +1,78 @@
+import Foundation
+import Quire
+import QuireCodec
+
+/// What `quire search` does, given valid options (see `SearchOptions.swift`).
+enum SearchCommand {
+    static func run(_ options: SearchOptions, context: CommandContext) async throws {
+        let store = try OpenStore.readOnly(context.storePath, command: "search")
+        defer { store.close() }
+        let collection = options.collection ?? "articles"
+        guard let definition = try store.storedCollections().first(where: { $0.name == collection }) else {
+            throw RuntimeError("search", "the store has no '\(collection)' collection")
+        }
+        guard let search = definition.search else {
+            throw RuntimeError("search", "collection '\(collection)' has no search index")
+        }
+        var query = options.query
+        if let section = options.section {
+            let quoted = "\"" + section.replacingOccurrences(of: "\"", with: "") + "\""
+            query = "(\(query)) section:\(quoted)"
+        }
+        let results: [(SearchHit, CompactValue?)]
+        do {
+            results = try store.read { snap in
+                try snap.search(
+                    query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
+                    since: options.since, until: options.until
+                ).map { hit in (hit, try snap.genericValue(hit.key, inCollectionNamed: collection)) }
+            }
+        } catch let error as SearchError {
+            throw UsageError(command: "search", message: "malformed query: \(error.description)")
+        }
+        var highlighter = try SearchHighlighter(query: query, definition: search)
+        let snippetFields = ["abstract", "snippet", "leadParagraph", "headline"]
+        for (hit, value) in results {
+            guard let value else { continue }
+            var snippet: String?
+            for field in snippetFields {
+                if case .string(let text)? = value[field], let s = highlighter.snippet(of: text) {
+                    snippet = s
+                    break
+                }
+            }
+            switch options.format {
+            case .jsonl:
+                var fields: [CompactValue.Field] = []
+                if case .object(let existing) = value { fields = existing }
+                fields.append(CompactValue.Field(key: "score", value: .double(hit.score)))
+                fields.append(CompactValue.Field(key: "snippet", value: snippet.map { .string($0) } ?? .null))
+                try context.output.write(bytes: CompactValue.object(fields).jsonBytes())
+                try context.output.write("\n")
+            case .table:
+                let cells = [
+                    value["publishedAt"].map(RecordWriter.text).map { String($0.prefix(10)) } ?? "",
+                    value["section"].map(RecordWriter.text) ?? "",
+                    value["headline"].map(RecordWriter.text) ?? "",
+                    snippet ?? "",
+                ].map(TerminalText.inert)
+                try context.output.line(tableRow(cells))
+            }
+        }
+    }
+
+    /// Date 10, section 16, headline 60, then the snippet; control characters already escaped.
+    static func tableRow(_ cells: [String]) -> String {
+        let widths = [10, 16, 60]
+        var parts: [String] = []
+        for (i, cell) in cells.enumerated() {
+            if i < widths.count {
+                let cut = cell.count > widths[i] ? String(cell.prefix(widths[i] - 1)) + "…" : cell
+                parts.append(cut.padding(toLength: widths[i], withPad: " ", startingAt: 0))
+            } else {
+                parts.append(cell)
+            }
+        }
+        return parts.joined(separator: "  ")
+    }
+}

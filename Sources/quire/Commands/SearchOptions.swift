@@ -1,0 +1,53 @@
+import Foundation
+import Quire
+
+/// How `quire search` prints its hits.
+enum SearchFormat: String, CaseIterable, Sendable {
+    case jsonl, table
+}
+
+/// `quire search QUERY [--since DATE] [--until DATE] [--section NAME] [--sort relevance|newest|oldest]
+/// [--limit N] [--format jsonl|table]`
+struct SearchOptions: CommandOptions {
+    var query: String
+    var since: Date?
+    var until: Date?
+    var section: String?
+    var sort: SearchSort
+    var limit: Int
+    var format: SearchFormat
+    var collection: String?
+
+    static let spec = CommandSpec(
+        name: "search",
+        abstract: "Full-text search of the articles, ranked by BM25F or by date.",
+        discussion: """
+            QUERY: words (all must match), OR, NOT or -word, "a phrase", prefix*, field:word
+            (headline, abstract, snippet, lead, keywords, byline), section:Name, (groups).
+            jsonl prints each hit's record with its score and a snippet; table prints date,
+            section, headline and snippet. A malformed query exits with status 64 and its position.
+            """,
+        options: [
+            .value("since", "date", help: "Only articles published on or after this date (YYYY-MM-DD or ISO 8601)."),
+            .value("until", "date", help: "Only articles published on or before this date."),
+            .value("section", "name", help: "Only articles of this section (exact)."),
+            .value("sort", "order", help: "relevance, newest or oldest.", default: "relevance"),
+            .value("limit", "n", help: "At most this many hits.", default: "20"),
+            .value("format", "format", help: "jsonl or table.", default: "jsonl"),
+            CommonOptions.collection,
+        ],
+        arguments: [ArgumentSpec("query", help: "The query, e.g. 'storm surge -rain' or '\"climate change\"'.")])
+
+    init(parsing arguments: ParsedArguments) throws(UsageError) {
+        query = try arguments.requiredPositional(0, "query")
+        since = try arguments.date("since")
+        until = try arguments.date("until")
+        section = arguments.value("section")
+        sort = try arguments.choice("sort", as: SearchSort.self) ?? .relevance
+        limit = try arguments.integer("limit", in: 1...100_000) ?? 20
+        format = try arguments.choice("format", as: SearchFormat.self) ?? .jsonl
+        collection = arguments.value("collection")
+    }
+
+    func run(_ context: CommandContext) async throws { try await SearchCommand.run(self, context: context) }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+@testable import Quire
+import QuireLMDB  // white-box: plants a bad posting under the store
+
+/// A small searchable record: two text fields, a section and a date.
+struct Note: Codable, Sendable, Hashable {
+    var id: String
+    var title: String
+    var body: String
+    var section: String
+    var day: Date
+}
+
+let notes = StoreCollection<Note>(
+    name: "notes", key: { .string($0.id) },
+    indexes: [StoreIndex(name: "section", kind: .string, field: "section") { [.string($0.section)] }]
+).searchable(
+    StoreSearchIndex(
+        fields: [
+            StoreSearchField(name: "title", id: 0, weight: 2, path: "title"),
+            StoreSearchField(name: "body", id: 1, weight: 1, path: "body"),
+        ],
+        filters: [StoreSearchFilter(name: "section", index: "section")], dateField: "day"
+    ) { [SearchText(field: 0, $0.title), SearchText(field: 1, $0.body)] })
+
+func note(_ id: String, _ title: String, _ body: String = "", section: String = "World", day: Int = 0) -> Note {
+    Note(id: id, title: title, body: body, section: section, day: Date(timeIntervalSince1970: Double(day) * 86_400))
+}
+
+func withNotes<R>(_ values: [Note], _ body: (Store) async throws -> R) async throws -> R {
+    try await withTemporaryStorePath { path in
+        let store = try Store(path: path)
+        defer { store.close() }
+        try store.register(notes)
+        for value in values { try await store.put(value, in: notes) }
+        return try await body(store)
+    }
+}
+
+func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: Date? = nil, until: Date? = nil)
+    throws -> [String]
+{
+    try store.read { snap in
+        try snap.search(query, in: notes, limit: 1000, sort: sort, since: since, until: until).map { $0.key.description }
+    }
+}
+
+@Suite struct SearchStoreTests {
+    @Test func aWriteSeesItsOwnPostingsAndReadersSeeThemAfterCommit() async throws {
+        try await withNotes([]) { store in
+            let inside = try await store.write { txn in
+                try txn.put(note("a", "Storm surge floods the coast"), in: notes)
+                return try txn.search("storm", in: notes).map(\.key)
+            }
+            #expect(inside == [.string("a")])
+            #expect(try ids(store, "storm") == ["a"])
+            #expect(try ids(store, "flood*") == ["a"])
+        }
+    }
+
+    @Test func anUpsertMovesThePostingsAndADeleteRemovesThem() async throws {
+        try await withNotes([note("a", "storm warning"), note("b", "storm over the hills")]) { store in
+            try await store.put(note("a", "flood warning"), in: notes)
+            #expect(try ids(store, "storm") == ["b"])
+            #expect(try ids(store, "flood") == ["a"])
+            #expect(try ids(store, "warning") == ["a"])
+            try await store.delete(.string("b"), from: notes)
+            #expect(try ids(store, "storm").isEmpty)
+            #expect(try ids(store, "hills").isEmpty)
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+            #expect(report.postings == 2)  // flood, warning
+            let stats = try store.storeStatistics().collections.first { $0.name == "notes" }
+            #expect(stats?.indexes.first { $0.name == "search:post" }?.entries == 2)
+        }
+    }
+
+    @Test func bulkInsertBuildsThePostingsChunkByChunk() async throws {
+        let words = ["storm", "flood", "rain", "sun", "wind", "snow", "heat", "cold"]
+        let values = (0..<450).map { i in
+            note(
+                String(format: "n%04d", (i * 7919) % 450), "\(words[i % 8]) \(words[(i / 8) % 8])",
+                "day \(i) of \(words[(i * 3) % 8])", section: i % 3 == 0 ? "Science" : "World", day: i)
+        }
+        try await withNotes([]) { store in
+            try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 100, sortWindow: 0))
+            // Again, replacing every record (the chunks' upsert path).
+            try await store.bulkInsert(values.reversed(), into: notes, options: BulkInsertOptions(chunkSize: 64))
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+            let expected = Set(
+                values.filter {
+                    let words = Set(($0.title + " " + $0.body).split(separator: " "))
+                    return words.contains("storm") && words.contains("rain")
+                }.map(\.id))
+            #expect(try Set(ids(store, "storm rain")) == expected)
+            #expect(!expected.isEmpty)
+            let science = Set(values.filter { $0.section == "Science" && $0.title.hasPrefix("sun") }.map(\.id))
+            #expect(try Set(ids(store, "title:\"sun\" section:Science")).isSuperset(of: science))
+        }
+    }
+
+    @Test func longKeysComeBackWhole() async throws {
+        let long = String(repeating: "k", count: 700) + "1"
+        let other = String(repeating: "k", count: 700) + "2"
+        try await withNotes([note(long, "aurora borealis"), note(other, "aurora australis")]) { store in
+            #expect(try ids(store, "borealis") == [long])
+            #expect(try Set(ids(store, "aurora")) == [long, other])
+            try await store.delete(.string(long), from: notes)
+            #expect(try ids(store, "aurora") == [other])
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func queryOperatorsPhrasesPrefixesFieldsAndFilters() async throws {
+        let corpus = [
+            note("a", "storm surge", "the coast braces", section: "Science", day: 3),
+            note("b", "surge of storm chasers", "storms everywhere", day: 1),
+            note("c", "quiet weather", "no storm today", section: "Science", day: 2),
+            note("d", "covid-19 update", "cases fall", day: 4),
+        ]
+        try await withNotes(corpus) { try checkOperators($0) }
+    }
+
+    @Test func aMalformedQueryIsATypedErrorWithItsPosition() async throws {
+        try await withNotes([note("a", "storm")]) { store in
+            #expect {
+                try store.read { snap in try snap.search("storm \"surge", in: notes) }
+            } throws: { error in
+                guard let e = error as? SearchError else { return false }
+                return e.position == 6 && e.reason.contains("unterminated phrase")
+            }
+            #expect(throws: SearchError.self) { try store.read { snap in try snap.search("headlin:storm", in: notes) } }
+            #expect(throws: SearchError.self) { try store.read { snap in try snap.search("-storm", in: notes) } }
+        }
+    }
+
+    /// BM25F against scores computed by hand from the formula in docs/SEARCH.md.
+    @Test func rankingFollowsHandComputedBM25F() async throws {
+        // title weight 2, body weight 1; k1 = 1.2, b = 0.75.
+        let corpus = [
+            note("a", "storm", "calm calm calm"),  // title tf 1 (len 1), body len 3
+            note("b", "calm", "storm storm calm"),  // body tf 2 (len 3), title len 1
+            note("c", "calm day", "calm"),  // no storm
+        ]
+        try await withNotes(corpus) { store in
+            let hits = try store.read { snap in try snap.search("storm", in: notes) }
+            #expect(hits.map(\.key) == [.string("a"), .string("b")])
+            let n = 3.0
+            let df = 2.0
+            let idf = log(1 + (n - df + 0.5) / (df + 0.5))
+            let avgTitle = (1.0 + 1 + 2) / 3
+            let avgBody = (3.0 + 3 + 1) / 3
+            func score(_ tf: Double) -> Double { idf * tf * 2.2 / (tf + 1.2) }
+            let tfA = 2 * 1 / (0.25 + 0.75 * 1 / avgTitle)
+            let tfB = 1 * 2 / (0.25 + 0.75 * 3 / avgBody)
+            #expect(abs(hits[0].score - score(tfA)) < 1e-9)
+            #expect(abs(hits[1].score - score(tfB)) < 1e-9)
+            // Two terms: the scores add.
+            let both = try store.read { snap in try snap.search("storm OR calm", in: notes) }
+            #expect(both.count == 3)
+        }
+    }
+
+    @Test func verifyFindsAPlantedPostingAndAMissingOne() async throws {
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                try await store.put(note("a", "storm surge"), in: notes)
+                #expect(try store.verify().isSound)
+                store.close()
+            }
+            try plantBadPostings(path)
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.contains("posting of 'ghost' for missing document 42") })
+            #expect(report.problems.contains { $0.contains("no posting for 'surge'") })
+        }
+    }
+}
+
+/// Adds a posting of a document that does not exist and removes one a record needs.
+private func plantBadPostings(_ path: String) throws {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let postings = try env.openDatabase("s:notes:post")
+    try env.write { txn in
+        try txn.put([1], forKey: Array("ghost".utf8) + [0, 0, 0, 0, 42], in: postings)
+        _ = try txn.delete(Array("surge".utf8) + [0, 0, 0, 0, 0], in: postings)
+    }
+}
+
+/// The query language over the four notes of `queryOperatorsPhrasesPrefixesFieldsAndFilters`.
+private func checkOperators(_ store: Store) throws {
+        #expect(try Set(ids(store, "storm")) == ["a", "b", "c"])
+        #expect(try Set(ids(store, "storm surge")) == ["a", "b"])
+        #expect(try ids(store, "\"storm surge\"") == ["a"])
+        #expect(try Set(ids(store, "storm -surge")) == ["c"])
+        #expect(try Set(ids(store, "storm NOT surge")) == ["c"])
+        #expect(try Set(ids(store, "quiet OR chasers")) == ["b", "c"])
+        #expect(try Set(ids(store, "storm*")) == ["a", "b", "c"])
+        #expect(try Set(ids(store, "\"storm chas*\"")) == ["b"])
+        #expect(try Set(ids(store, "title:storm")) == ["a", "b"])
+        #expect(try Set(ids(store, "body:storm")) == ["c"])
+        #expect(try Set(ids(store, "storm section:Science")) == ["a", "c"])
+        #expect(try ids(store, "covid19") == ["d"])
+        #expect(try ids(store, "\"covid 19\"") == ["d"])
+        #expect(try ids(store, "storm", sort: .newest) == ["a", "c", "b"])
+        #expect(try ids(store, "storm", sort: .oldest) == ["b", "c", "a"])
+        let day2 = Date(timeIntervalSince1970: 2 * 86_400)
+        #expect(try ids(store, "storm", sort: .oldest, since: day2) == ["c", "a"])
+        #expect(try ids(store, "storm", sort: .oldest, until: day2) == ["b", "c"])
+        #expect(try ids(store, "nothinghere").isEmpty)
+}

@@ -20,13 +20,14 @@ final class QuireBulkInsertBenchmark: Benchmark {
     private var storedBytes: Double?
     private(set) var note: String?
 
-    init(corpus: Corpus, sorted: Bool, indexed: Bool = false, relaxed: Bool = false) {
+    init(corpus: Corpus, sorted: Bool, indexed: Bool = false, relaxed: Bool = false, searchable: Bool = false) {
         self.corpus = corpus
         self.sorted = sorted
-        collection = indexed ? BenchCollections.indexed : BenchCollections.plain
+        collection = searchable ? BenchCollections.searchable : indexed ? BenchCollections.indexed : BenchCollections.plain
         options = BulkInsertOptions(relaxedDurability: relaxed)
-        name = "insert.quire" + (indexed ? ".indexed" : "") + (sorted ? ".sorted" : ".random") + (relaxed ? ".relaxed" : "")
-        group = sorted ? "insert.sorted" : "insert.random"
+        name = "insert.quire" + (searchable ? ".search" : indexed ? ".indexed" : "") + (sorted ? ".sorted" : ".random")
+            + (relaxed ? ".relaxed" : "")
+        group = searchable ? "insert.search" : sorted ? "insert.sorted" : "insert.random"
     }
 
     var records: Int { corpus.count }

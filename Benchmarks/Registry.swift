@@ -15,6 +15,8 @@ enum Registry {
             QuireBulkInsertBenchmark(corpus: corpus, sorted: false),
             QuireBulkInsertBenchmark(corpus: corpus, sorted: false, indexed: true),
             SQLiteInsertBenchmark(corpus: corpus, sorted: false),
+            SQLiteInsertBenchmark(corpus: corpus, sorted: true, fullText: true),
+            QuireBulkInsertBenchmark(corpus: corpus, sorted: true, searchable: true),
             GroupCommitBenchmark(corpus: corpus),
             EncodeBenchmark(corpus: corpus, format: .json),
             EncodeBenchmark(corpus: corpus, format: .plist),

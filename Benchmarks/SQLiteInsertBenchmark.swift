@@ -9,7 +9,6 @@ import QuireNews
 final class SQLiteInsertBenchmark: Benchmark {
     let name: String
     let group: String
-    let isBaseline = false
     private let corpus: Corpus
     private let sorted: Bool
     /// The articles in insertion order (`Corpus.sortedArticles` when sorted).
@@ -23,12 +22,19 @@ final class SQLiteInsertBenchmark: Benchmark {
     /// SQLite copies bound text at bind time when given this destructor (`SQLITE_TRANSIENT`).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(corpus: Corpus, sorted: Bool) {
+    /// With `fullText`, the same rows also go into an FTS5 table over the searchable text
+    /// (`unicode61 remove_diacritics 2`, the tokenizer QuireText matches): `insert.sqlite.fts5`.
+    private let fullText: Bool
+
+    init(corpus: Corpus, sorted: Bool, fullText: Bool = false) {
         self.corpus = corpus
         self.sorted = sorted
-        name = sorted ? "insert.sqlite.sorted" : "insert.sqlite.random"
-        group = sorted ? "insert.sorted" : "insert.random"
+        self.fullText = fullText
+        name = fullText ? "insert.sqlite.fts5" : sorted ? "insert.sqlite.sorted" : "insert.sqlite.random"
+        group = fullText ? "insert.search" : sorted ? "insert.sorted" : "insert.random"
     }
+
+    var isBaseline: Bool { fullText }
 
     var records: Int { corpus.count }
     /// The database file's size over the record count (rows plus the primary key index).
@@ -58,6 +64,13 @@ final class SQLiteInsertBenchmark: Benchmark {
                 print_section TEXT, print_page TEXT, document_type TEXT, type_of_material TEXT, byline TEXT,
                 published_at REAL, word_count INTEGER, authors TEXT, keywords TEXT, multimedia TEXT)
             """)
+        if fullText {
+            try execute(
+                """
+                CREATE VIRTUAL TABLE articles_fts USING fts5(headline, abstract, snippet, lead_paragraph, keywords, byline,
+                    tokenize = 'unicode61 remove_diacritics 2')
+                """)
+        }
     }
 
     func run() throws -> Int {
@@ -67,6 +80,13 @@ final class SQLiteInsertBenchmark: Benchmark {
                 database, "INSERT INTO articles VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &statement, nil),
             "prepare")
         defer { sqlite3_finalize(statement) }
+        var fts: OpaquePointer?
+        if fullText {
+            try sqliteCheck(
+                sqlite3_prepare_v2(database, "INSERT INTO articles_fts(rowid, headline, abstract, snippet, lead_paragraph, keywords, byline) VALUES (last_insert_rowid(),?,?,?,?,?,?)", -1, &fts, nil),
+                "prepare fts")
+        }
+        defer { sqlite3_finalize(fts) }
         try execute("BEGIN")
         for index in articles.indices {
             let article = articles[index]
@@ -90,6 +110,12 @@ final class SQLiteInsertBenchmark: Benchmark {
             bindTexts(statement, nestedJSON[index], from: 20)
             guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError("sqlite step: \(message())") }
             sqlite3_reset(statement)
+            if let fts {
+                let keywords = article.keywords.map { $0.map(\.value).joined(separator: " ") }
+                bindTexts(fts, [article.headline, article.abstract, article.snippet, article.leadParagraph, keywords, article.byline], from: 1)
+                guard sqlite3_step(fts) == SQLITE_DONE else { throw BenchError("sqlite fts step: \(message())") }
+                sqlite3_reset(fts)
+            }
         }
         try execute("COMMIT")
         return articles.count

@@ -119,19 +119,50 @@ final class StoreAccess: Sendable {
 
     // MARK: Full-text search seam (issue 20)
 
-    /// Whether the store has a full-text index that `q` can query. False until the store's
-    /// search (issue 20, `snapshot.search(…)`) exists; then this asks the collection's
-    /// definition for a full-text index, and ``page(_:)`` answers `q` with it.
-    var hasSearchIndex: Bool { false }
+    /// Whether the store's articles have a full-text index that `q` can query.
+    var hasSearchIndex: Bool {
+        (try? reading { store in
+            try store.storedCollections().first { $0.name == Self.collection }?.search != nil
+        }) ?? false
+    }
+
+    /// The articles matching a full-text query: one page of at most `limit` hits, ranked (or by
+    /// date for `sort=newest|oldest`), filtered by `since`, `until` and `section`.
+    private func searchPage(_ query: ArticleQuery, _ text: String) throws(AccessFailure) -> ArticlePage {
+        guard hasSearchIndex else { throw .unsupported("this store has no search index") }
+        let sort: SearchSort =
+            switch query.sort {
+            case .newest: .newest
+            case .oldest: .oldest
+            case .id: .relevance
+            }
+        return try reading { store in
+            do {
+                return try store.read { snap in
+                    // A section filter is applied to the records, so ask for a few more hits.
+                    let wanted = query.section == nil ? query.limit : min(query.limit * 4, ArticleQuery.maxLimit * 4)
+                    let hits = try snap.search(
+                        text, inCollectionNamed: Self.collection, limit: wanted, sort: sort, since: query.since,
+                        until: query.untilExclusive.map { $0.addingTimeInterval(-0.001) })
+                    var records: [[UInt8]] = []
+                    for hit in hits where records.count < query.limit {
+                        guard let value = try Self.value(snap, hit.key, query) else { continue }
+                        if let section = query.section, value["section"] != .string(section) { continue }
+                        records.append(Self.json(value, fields: query.fields))
+                    }
+                    return ArticlePage(records: records, next: nil)
+                }
+            } catch let error as SearchError {
+                throw AccessFailure.unsupported("malformed query: \(error)")
+            }
+        }
+    }
 
     // MARK: Lists
 
     /// One page of articles: by publication date (newest or oldest first) or by id.
     func page(_ query: ArticleQuery) throws(AccessFailure) -> ArticlePage {
-        if query.text != nil {
-            // Seam for issue 20: search the full-text index here when `hasSearchIndex`.
-            throw .unsupported("this store has no search index")
-        }
+        if let text = query.text { return try searchPage(query, text) }
         return try reading { store in
             do {
                 return try store.read { snap in try Self.page(snap, query) }

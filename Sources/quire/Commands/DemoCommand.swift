@@ -75,6 +75,6 @@ enum DemoCommand {
             }
         }
         try out.line("")
-        try out.line("next: quire dump --format table | head, quire stats, quire verify, quire serve (then open http://127.0.0.1:8080/)")
+        try out.line("next: quire dump --format table | head, quire search climate, quire watch, quire stats, quire verify, quire serve (then open http://127.0.0.1:8080/)")
     }
 }

@@ -103,9 +103,7 @@ public struct NYTSource: FetchSource {
             nothing.completedAt = now
             return nothing
         }
-        var next = NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
-        next.pagesFetched = 0
-        return next
+        return NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
     }
 
     public var initialCheckpoint: NYTCheckpoint {

@@ -59,11 +59,13 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             var outcome = PageCommit(rejects: page.rejects.count)
             var seen: Set<String> = []
             for article in page.articles {
-                if try txn.insert(article, in: NewsSchema.articles) {
+                // One lookup, one upsert: an insert attempt would encode an updated article twice.
+                let stored = try txn.contains(.string(article.id), in: NewsSchema.articles)
+                try txn.put(article, in: NewsSchema.articles)
+                if !stored {
                     outcome.newArticles += 1
-                } else {
-                    try txn.put(article, in: NewsSchema.articles)
-                    if !seen.contains(article.id) { outcome.updatedArticles += 1 }
+                } else if !seen.contains(article.id) {
+                    outcome.updatedArticles += 1
                 }
                 seen.insert(article.id)
             }

@@ -48,7 +48,7 @@ public struct KeyRange: Sendable, Hashable {
 
     /// The smallest key greater than every key starting with `prefix`, or nil when there is none
     /// (an empty prefix or one of all 0xFF bytes).
-    static func successor(ofPrefix prefix: [UInt8]) -> [UInt8]? {
+    package static func successor(ofPrefix prefix: [UInt8]) -> [UInt8]? {
         var next = prefix
         while let last = next.last {
             if last < 0xFF {

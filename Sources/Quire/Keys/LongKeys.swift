@@ -68,7 +68,7 @@ struct LongKeys: Sendable {
         }
         if upperLong, let upper = range.upper {
             let prefix = Array(Self.bytes(of: upper).prefix(prefixLength))
-            widened.upper = successor(ofPrefix: prefix).map { .exclusive($0) }
+            widened.upper = KeyRange.successor(ofPrefix: prefix).map { .exclusive($0) }
         }
         return (widened, range)
     }
@@ -96,19 +96,6 @@ struct LongKeys: Sendable {
         switch bound {
         case .inclusive(let key), .exclusive(let key): key
         }
-    }
-
-    /// The smallest key above every key starting with `prefix`, or nil (all 0xFF bytes).
-    private static func successor(ofPrefix prefix: [UInt8]) -> [UInt8]? {
-        var next = prefix
-        while let last = next.last {
-            if last < 0xFF {
-                next[next.count - 1] = last + 1
-                return next
-            }
-            next.removeLast()
-        }
-        return nil
     }
 }
 

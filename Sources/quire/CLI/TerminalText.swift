@@ -22,9 +22,6 @@ enum TerminalText {
         return String(out)
     }
 
-    /// The same as ``escaped(_:)`` (the name the `rejects` table uses).
-    static func inert(_ text: String) -> String { escaped(text) }
-
     /// True for the scalars ``escaped(_:)`` rewrites.
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

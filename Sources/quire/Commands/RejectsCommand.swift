@@ -25,7 +25,7 @@ enum RejectsCommand {
                     try out.write(bytes: jsonLine(reject))
                 case .table:
                     try out.line(
-                        [reject.page, String(reject.index), reject.path, reject.message].map(TerminalText.inert)
+                        [reject.page, String(reject.index), reject.path, reject.message].map(TerminalText.escaped)
                             .joined(separator: "  "))
                 }
                 count += 1

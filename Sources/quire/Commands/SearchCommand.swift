@@ -55,7 +55,7 @@ enum SearchCommand {
                     value["section"].map(RecordWriter.text) ?? "",
                     value["headline"].map(RecordWriter.text) ?? "",
                     snippet ?? "",
-                ].map(TerminalText.inert)
+                ].map(TerminalText.escaped)
                 try context.output.line(tableRow(cells))
             }
         }

@@ -24,7 +24,8 @@ enum FetchRunner {
                 case .pageFetched(_, let records, _, _): progress.advance(by: records)
                 case .rejected(let label, let index, _, let message):
                     // Always shown, even with --quiet: each is a document that was not stored.
-                    Diagnostics.write("quire: \(command): rejected document \(index) of \(label): \(message)\n")
+                    // The message quotes the document: written escaped, like every diagnostic.
+                    Diagnostics.error("\(command): rejected document \(index) of \(label): \(message)")
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
                     Diagnostics.write("quire: \(command): waiting \(Int(seconds.rounded()))s for the rate limit\n")
                 case .retrying(let reason, let attempt, let seconds) where !quiet:

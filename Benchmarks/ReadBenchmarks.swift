@@ -84,9 +84,8 @@ final class QuireScanBenchmark: Benchmark {
             var sum = 0
             for _ in 0..<passes {
                 try store.read { snapshot in
-                    try snapshot.forEach(in: collection) { _, article in
-                        sum &+= article.wordCount ?? 1
-                        return true
+                    for record in snapshot.records(in: collection) {
+                        sum &+= try record.get().value.wordCount ?? 1
                     }
                 }
             }

@@ -75,10 +75,11 @@ extension StoreFetchSink {
                 var out: [RawDocument] = []
                 var lastKey: StoreKey?
                 let range = after.map { StoreKeyRange.after($0) } ?? .all
-                try snap.forEach(in: Self.rawDocuments, range: range) { key, raw in
+                for record in snap.records(in: Self.rawDocuments, range: range) {
+                    let (key, raw) = try record.get()
                     out.append(raw)
                     lastKey = key
-                    return out.count < 1_000
+                    if out.count >= 1_000 { break }
                 }
                 return (out, lastKey)
             }

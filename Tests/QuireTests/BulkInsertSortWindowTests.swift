@@ -30,11 +30,11 @@ import Testing
             #expect(committed.withLock { $0 } == Array(stride(from: 250, through: 2_000, by: 250)))
             try store.read { snap throws in
                 var expected = 0
-                try snap.forEach(in: rows) { key, row in
+                for record in snap.records(in: rows) {
+                    let (key, row) = try record.get()
                     guard key == .int(Int64(expected)), row == Row(id: expected, name: "v1 \(expected)", group: expected % 5)
-                    else { return false }
+                    else { break }
                     expected += 1
-                    return true
                 }
                 #expect(expected == 2_000)
                 #expect(try snap.keys(in: rows.indexes[0], of: rows).count == 2_000)

@@ -118,10 +118,10 @@ private func sampleDocs() -> [Doc] {
             }
             try store.read { snap throws in
                 var walked: [String] = []
-                try snap.forEach(in: docs) { key, doc in
+                for record in snap.records(in: docs) {
+                    let (key, doc) = try record.get()
                     #expect(key == .string(doc.id))
                     walked.append(doc.id)
-                    return true
                 }
                 #expect(Set(walked) == Set(sample.map(\.id)))
                 // Keys that differ before byte 495 come in their own order; the two that share
@@ -358,10 +358,7 @@ private func sampleDocs() -> [Doc] {
                 #expect(try snap.get(.string(legacy), from: docs)?.n == 5)
                 #expect(try snap.contains(.string(legacy), in: docs))
                 var keys: [StoreKey] = []
-                try snap.forEach(in: docs) { key, _ in
-                    keys.append(key)
-                    return true
-                }
+                for record in snap.records(in: docs) { keys.append(try record.get().key) }
                 #expect(keys == [.string(legacy)])
             }
         }

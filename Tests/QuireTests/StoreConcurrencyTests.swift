@@ -119,10 +119,10 @@ import QuireNews
             try store.read { snap throws in
                 #expect(try snap.count(of: rows) == 100_000)
                 var expected = 0
-                try snap.forEach(in: rows) { key, row in
-                    guard row.id == expected, key == .int(Int64(expected)) else { return false }
+                for record in snap.records(in: rows) {
+                    let (key, row) = try record.get()
+                    guard row.id == expected, key == .int(Int64(expected)) else { break }
                     expected += 1
-                    return true
                 }
                 #expect(expected == 100_000)
                 #expect(try snap.keys(in: rows.indexes[0], of: rows).count == 100_000)
@@ -167,9 +167,9 @@ import QuireNews
                             // Chunks are atomic: counts are whole chunks, and every record decodes.
                             let n = try snap.count(of: articles)
                             var seen = 0
-                            try snap.forEach(in: articles) { _, _ in
+                            for record in snap.records(in: articles) {
+                                _ = try record.get()
                                 seen += 1
-                                return true
                             }
                             return n % 500 == 0 && seen == n
                         }) ?? false

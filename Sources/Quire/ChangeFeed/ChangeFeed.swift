@@ -118,11 +118,13 @@ extension Store {
     }
 
     /// The sequence number of the last commit in the feed (0 when there is none).
-    public func lastChangeSequence() throws -> UInt64 {
-        guard let db = changesDatabase else { return 0 }
-        return try environment.read { txn in
-            let cursor = try txn.cursor(in: db)
-            return try cursor.last().flatMap { ChangeFeedRecord.sequence(of: $0.key) } ?? 0
+    public func lastChangeSequence() throws(StoreError) -> UInt64 {
+        try StoreError.boundary("\(path): reading the change feed") {
+            guard let db = changesDatabase else { return 0 }
+            return try environment.read { txn in
+                let cursor = try txn.cursor(in: db)
+                return try cursor.last().flatMap { ChangeFeedRecord.sequence(of: $0.key) } ?? 0
+            }
         }
     }
 

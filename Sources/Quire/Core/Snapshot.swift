@@ -25,64 +25,75 @@ extension Snapshot: Sendable {}
 
 extension StoreReading where Self: ~Copyable {
     /// The value stored under `key`, or nil.
-    public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> V? {
-        let c = try store.resolved(for: collection)
-        guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c, key: key) }
+    public func get<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws(StoreError) -> V? {
+        try StoreError.boundary("\(store.path): reading \(key) of '\(collection.name)'") {
+            let c = try store.resolved(for: collection)
+            guard let stored = try storedKey(key) else { return nil }
+            return try withValue(forKey: stored, in: c.records) { bytes in try decode(collection, bytes, c, key: key) }
+        }
     }
 
     /// The values stored under `keys`, in the same order (nil where none is stored): one
     /// resolution of the collection and one field table for the whole batch.
-    public func get<V>(_ keys: [StoreKey], from collection: StoreCollection<V>) throws -> [V?] {
-        let c = try store.resolved(for: collection)
-        var table: FieldTable?
-        return try keys.map { key in
-            guard let stored = try storedKey(key) else { return nil }
-            return try withValue(forKey: stored, in: c.records) { bytes in
-                try Self.naming(collection, key) {
-                    try withFieldRetry(&table) { table in try collection.coder.decode(bytes, c.decoder, table) }
+    public func get<V>(_ keys: [StoreKey], from collection: StoreCollection<V>) throws(StoreError) -> [V?] {
+        try StoreError.boundary("\(store.path): reading \(keys.count) keys of '\(collection.name)'") {
+            let c = try store.resolved(for: collection)
+            var table: FieldTable?
+            return try keys.map { key in
+                guard let stored = try storedKey(key) else { return nil }
+                return try withValue(forKey: stored, in: c.records) { bytes in
+                    try Self.naming(collection, key) {
+                        try withFieldRetry(&table) { table in try collection.coder.decode(bytes, c.decoder, table) }
+                    }
                 }
             }
         }
     }
 
     /// True when a value is stored under `key`.
-    public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws -> Bool {
-        let records = try store.resolved(for: collection).records
-        guard let stored = try storedKey(key) else { return false }
-        return try contains(stored, in: records)
+    public func contains<V>(_ key: StoreKey, in collection: StoreCollection<V>) throws(StoreError) -> Bool {
+        try StoreError.boundary("\(store.path): looking up \(key) in '\(collection.name)'") {
+            let records = try store.resolved(for: collection).records
+            guard let stored = try storedKey(key) else { return false }
+            return try contains(stored, in: records)
+        }
     }
 
     /// The number of values in the collection.
-    public func count<V>(of collection: StoreCollection<V>) throws -> Int {
-        try count(of: store.resolved(for: collection).records)
+    public func count<V>(of collection: StoreCollection<V>) throws(StoreError) -> Int {
+        try StoreError.boundary("\(store.path): counting '\(collection.name)'") {
+            try count(of: store.resolved(for: collection).records)
+        }
     }
 
-    /// Calls `body` for each value whose key is in `range`, in key order (or reverse), until
-    /// `body` returns false. Decodes one value at a time: memory stays flat on big collections.
-    public func forEach<V>(
-        in collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
-        _ body: (StoreKey, V) throws -> Bool
-    ) throws {
-        let c = try store.resolved(for: collection)
-        var table: FieldTable?  // fetched once for the walk, not per record
-        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
-            let value = try Self.naming(collection, key) {
-                try withFieldRetry(&table) { table in try collection.coder.decode(entry.value, c.decoder, table) }
-            }
-            return try body(key, value)
-        }
+    /// The records whose keys are in `range`, in key order (or reverse), decoded one at a time
+    /// as the loop asks for them: memory stays flat on big collections.
+    ///
+    /// ```swift
+    /// try store.read { snapshot in
+    ///     for record in snapshot.records(in: articles, range: .prefix("2024")) {
+    ///         let (key, article) = try record.get()
+    ///     }
+    /// }
+    /// ```
+    /// Each element is a `Result`, because a record may fail to decode; the walk itself stops
+    /// at the first error (which is its last element). The sequence belongs to the snapshot's
+    /// read: iterating it after `read` returned traps.
+    public func records<V>(
+        in collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false
+    ) -> StoreRecords<V> {
+        StoreRecords(collection: collection, range: range, reverse: reverse, view: self)
     }
 
     /// The values whose keys are in `range`, in key order (or reverse), at most `limit`.
     public func values<V>(
         of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
-    ) throws -> [V] {
+    ) throws(StoreError) -> [V] {
         var out: [V] = []
         guard limit > 0 else { return out }
-        try forEach(in: collection, range: range, reverse: reverse) { _, value in
-            out.append(value)
-            return out.count < limit
+        for record in records(in: collection, range: range, reverse: reverse) {
+            out.append(try record.get().value)
+            if out.count >= limit { break }
         }
         return out
     }
@@ -92,23 +103,26 @@ extension StoreReading where Self: ~Copyable {
     public func keys<V>(
         in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
-    ) throws -> [StoreKey] {
-        try indexKeys(collection.name, index.name, range: range, reverse: reverse, limit: limit)
+    ) throws(StoreError) -> [StoreKey] {
+        try StoreError.boundary("\(store.path): reading index '\(index.name)' of '\(collection.name)'") {
+            try indexKeys(collection.name, index.name, range: range, reverse: reverse, limit: limit)
+        }
     }
 
     /// The values an index range resolves to, in index order (or reverse).
     public func values<V>(
         in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
-    ) throws -> [V] {
-        try keys(in: index, of: collection, range: range, reverse: reverse, limit: limit).compactMap {
-            try get($0, from: collection)
-        }
+    ) throws(StoreError) -> [V] {
+        let keys = try keys(in: index, of: collection, range: range, reverse: reverse, limit: limit)
+        return try get(keys, from: collection).compactMap { $0 }
     }
 
     /// One field of a stored value, read without decoding the rest (a path like
     /// `keywords.0.value`), or nil when the record or the field is absent.
-    public func field<V>(_ path: String, of key: StoreKey, in collection: StoreCollection<V>) throws -> CompactValue? {
+    public func field<V>(_ path: String, of key: StoreKey, in collection: StoreCollection<V>) throws(StoreError)
+        -> CompactValue?
+    {
         try field(path, of: key, inCollectionNamed: collection.name)
     }
 
@@ -117,19 +131,28 @@ extension StoreReading where Self: ~Copyable {
     /// The bytes are a `RawSpan`, which cannot outlive `body`: returning it, storing it or
     /// capturing it in an escaping closure does not compile, so no one reads the map after the
     /// snapshot ends (when LMDB may reuse the page).
+    ///
+    /// - Throws: a ``StoreError`` of the store, or what `body` throws.
     public func withRecordBytes<V, R>(
         _ key: StoreKey, in collection: StoreCollection<V>, _ body: (RawSpan) throws -> R
     ) throws -> R? {
-        let records = try store.resolved(for: collection).records
-        guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: records) { buffer in try body(buffer.bytes) }
+        let what = "\(store.path): reading \(key) of '\(collection.name)'"
+        let (records, stored) = try StoreError.boundary(what) { (try store.resolved(for: collection).records, try storedKey(key)) }
+        guard let stored else { return nil }
+        do {
+            return try withValue(forKey: stored, in: records) { buffer in try body(buffer.bytes) }
+        } catch let error as LMDBError {
+            throw StoreError.wrap(error, what)
+        }
     }
 
     /// The member keys of `owner` in a to-many relation, in member key order.
-    public func members(of owner: StoreKey, in relation: StoreRelation) throws -> [StoreKey] {
-        let db = try store.relationDatabase(relation)
-        guard let stored = try storedKey(owner) else { return [] }
-        return try duplicates(of: stored, in: db).map { try logicalKey($0.value) }
+    public func members(of owner: StoreKey, in relation: StoreRelation) throws(StoreError) -> [StoreKey] {
+        try StoreError.boundary("\(store.path): reading relation '\(relation.name)'") {
+            let db = try store.relationDatabase(relation)
+            guard let stored = try storedKey(owner) else { return [] }
+            return try duplicates(of: stored, in: db).map { try logicalKey($0.value) }
+        }
     }
 
     func decode<V>(

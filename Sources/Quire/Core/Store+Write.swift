@@ -16,25 +16,33 @@ extension Store {
     /// Stores `value` (an upsert), batched with other concurrent single writes into one
     /// transaction (group commit). Returns once committed — and on disk in durable mode.
     /// An error concerns this value only; the others in the batch still commit.
-    public func put<V>(_ value: V, in collection: StoreCollection<V>) async throws {
-        try await enqueue { txn in try txn.put(value, in: collection) }
+    public func put<V>(_ value: V, in collection: StoreCollection<V>) async throws(StoreError) {
+        try await enqueue("\(path): writing into '\(collection.name)'") { txn in try txn.put(value, in: collection) }
     }
 
     /// Deletes the value under `key`, batched like `put`.
-    public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) async throws {
-        try await enqueue { txn in _ = try txn.delete(key, from: collection) }
-    }
-
-    private func enqueue(_ apply: @escaping @Sendable (borrowing StoreTransaction) throws -> Void) async throws {
-        try ensureWritable()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            if commitQueue.append(.init(apply: apply, continuation: continuation)) {
-                Task { try? await self.writer.run { self.flushPending() } }
-            }
+    public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) async throws(StoreError) {
+        try await enqueue("\(path): deleting \(key) from '\(collection.name)'") { txn in
+            _ = try txn.delete(key, from: collection)
         }
     }
 
-    func ensureWritable() throws {
+    private func enqueue(
+        _ what: @autoclosure () -> String, _ apply: @escaping @Sendable (borrowing StoreTransaction) throws -> Void
+    ) async throws(StoreError) {
+        try ensureWritable()
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if commitQueue.append(.init(apply: apply, continuation: continuation)) {
+                    Task { try? await self.writer.run { self.flushPending() } }
+                }
+            }
+        } catch {
+            throw StoreError.wrap(error, what())
+        }
+    }
+
+    func ensureWritable() throws(StoreError) {
         if options.readOnly { throw StoreError(.readOnly, "\(environment.path): the store is open read-only") }
     }
 
@@ -53,8 +61,9 @@ extension Store {
                         for (i, item) in batch.enumerated() where outcome.failed[i] == nil {
                             do {
                                 try item.apply(txn)
-                            } catch let error as LMDBError {
-                                outcome.storageFailure = (i, StoreError.wrap(error, "write failed"))
+                            } catch let error as StoreError where error.underlying is LMDBError {
+                                // LMDB failed inside the transaction: it cannot commit.
+                                outcome.storageFailure = (i, error)
                                 throw error
                             } catch {
                                 outcome.failed[i] = error  // nothing was written for it (validation, encoding)

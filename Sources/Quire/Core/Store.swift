@@ -58,8 +58,17 @@ public final class Store: Sendable {
     /// Opens (creating unless read-only) the store at `path`.
     ///
     /// - Throws: `StoreError` with `.newerFormat` for a store written by a newer Quire,
-    ///   `.corrupted` for damaged metadata or field table; `LMDBError` for I/O problems.
-    public init(path: String, options: StoreOptions = StoreOptions()) throws {
+    ///   `.corrupted` for damaged metadata or field table, `.storage` (wrapping the LMDB error)
+    ///   for I/O problems.
+    public convenience init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+        do {
+            try self.init(opening: path, options: options)
+        } catch {
+            throw StoreError.wrap(error, "\(path): cannot open the store")
+        }
+    }
+
+    private init(opening path: String, options: StoreOptions) throws {
         self.options = options
         if !options.readOnly {
             // A new store appears whole: its metadata databases and format stamp are written
@@ -188,15 +197,17 @@ public final class Store: Sendable {
     ///
     /// Many reads run at once, and alongside the writer; each sees the store as of its start.
     /// Values handed out as raw bytes are valid only inside `body`.
-    @discardableResult
     ///
     /// - Throws: whatever `body` throws; `StoreError(.corrupted)` "the store is corrupted; run
     ///   quire verify" when LMDB met a damaged page (wrapping the `LMDBError`).
+    @discardableResult
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
         do {
             return try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
         } catch let error as LMDBError where error.isCorruption {
-            throw StoreError.corrupted(error, path: environment.path)
+            throw StoreError.corruption(error, path: environment.path)
+        } catch let error as LMDBError {
+            throw StoreError.wrap(error, "\(environment.path): reading")
         }
     }
 

@@ -1,4 +1,5 @@
 internal import QuireLMDB
+import QuireCodec
 
 /// An error of the store layer, with what went wrong and where.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
@@ -7,7 +8,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
             case newerFormat, corrupted, invalidKey, keyCollision, codec, unknownCollection, definitionMismatch
-            case readOnly, storage
+            case readOnly, storage, mapFull, cancelled
         }
 
         private let wrapped: Wrapped
@@ -32,6 +33,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let readOnly = Code(.readOnly)
         /// An I/O or LMDB operation failed (see `underlying`; a full disk shows up here).
         public static let storage = Code(.storage)
+        /// The memory map could not grow further (the disk or the address space is exhausted);
+        /// nothing of the failed write was committed.
+        public static let mapFull = Code(.mapFull)
+        /// The task was cancelled before the operation committed.
+        public static let cancelled = Code(.cancelled)
 
         public var description: String {
             switch wrapped {
@@ -44,6 +50,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case .definitionMismatch: "definition mismatch"
             case .readOnly: "read-only"
             case .storage: "storage"
+            case .mapFull: "map full"
+            case .cancelled: "cancelled"
             }
         }
 
@@ -76,18 +84,71 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public static let corruptionMessage = "the store is corrupted; run quire verify"
 
     /// A damaged page met by LMDB, as a store error naming the store.
-    static func corrupted(_ error: LMDBError, path: String, context: String? = nil) -> StoreError {
+    static func corruption(_ error: LMDBError, path: String, context: String? = nil) -> StoreError {
         let whereText = context.map { " (\($0))" } ?? ""
         return StoreError(.corrupted, "\(path): \(corruptionMessage)\(whereText)", underlying: error)
     }
 
-    /// Wraps any error from below as a store error, keeping LMDB errors' context.
-    static func wrap(_ error: any Error, _ what: String) -> any Error {
-        if error is StoreError { return error }
-        if let lmdb = error as? LMDBError, lmdb.isCorruption {
-            return corrupted(lmdb, path: lmdb.path ?? what)
+    /// Wraps any error from below as a store error, keeping LMDB errors' context: damaged pages
+    /// are `.corrupted`, other LMDB and I/O failures `.storage`, codec failures `.codec`.
+    static func wrap(_ error: any Error, _ what: @autoclosure () -> String) -> StoreError {
+        switch error {
+        case let store as StoreError: return store
+        case let lmdb as LMDBError where lmdb.isCorruption: return corruption(lmdb, path: lmdb.path ?? what())
+        case let lmdb as LMDBError where lmdb == .mapFull: return StoreError(.mapFull, what(), underlying: lmdb)
+        case let lmdb as LMDBError: return StoreError(.storage, what(), underlying: lmdb)
+        case let decoding as CompactDecodingError: return StoreError(.codec, what(), underlying: decoding)
+        case let coding as DecodingError: return StoreError(.codec, what(), underlying: coding)
+        case let coding as EncodingError: return StoreError(.codec, what(), underlying: coding)
+        case is CancellationError: return StoreError(.cancelled, what(), underlying: CancellationError())
+        default: return StoreError(.storage, what(), underlying: error)
         }
-        if let lmdb = error as? LMDBError { return StoreError(.storage, what, underlying: lmdb) }
-        return error
     }
+
+    /// Runs `body` at the store's boundary: whatever it throws comes out as a `StoreError`, so
+    /// every public operation has one typed error.
+    static func boundary<R>(_ what: @autoclosure () -> String, _ body: () throws -> R) throws(StoreError) -> R {
+        do {
+            return try body()
+        } catch {
+            throw wrap(error, what())
+        }
+    }
+
+    /// ``boundary(_:_:)`` for asynchronous work.
+    static func boundary<R>(
+        _ what: @autoclosure () -> String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    ) async throws(StoreError) -> R {
+        do {
+            return try await body()
+        } catch {
+            throw wrap(error, what())
+        }
+    }
+}
+
+// `catch StoreError.corrupted` reads as well as `catch StoreError.Code.corrupted`.
+extension StoreError {
+    /// See ``Code-swift.struct/newerFormat``.
+    public static var newerFormat: Code { .newerFormat }
+    /// See ``Code-swift.struct/corrupted``.
+    public static var corrupted: Code { .corrupted }
+    /// See ``Code-swift.struct/invalidKey``.
+    public static var invalidKey: Code { .invalidKey }
+    /// See ``Code-swift.struct/keyCollision``.
+    public static var keyCollision: Code { .keyCollision }
+    /// See ``Code-swift.struct/codec``.
+    public static var codec: Code { .codec }
+    /// See ``Code-swift.struct/unknownCollection``.
+    public static var unknownCollection: Code { .unknownCollection }
+    /// See ``Code-swift.struct/definitionMismatch``.
+    public static var definitionMismatch: Code { .definitionMismatch }
+    /// See ``Code-swift.struct/readOnly``.
+    public static var readOnly: Code { .readOnly }
+    /// See ``Code-swift.struct/storage``.
+    public static var storage: Code { .storage }
+    /// See ``Code-swift.struct/mapFull``.
+    public static var mapFull: Code { .mapFull }
+    /// See ``Code-swift.struct/cancelled``.
+    public static var cancelled: Code { .cancelled }
 }

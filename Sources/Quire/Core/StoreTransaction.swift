@@ -30,61 +30,73 @@ public struct StoreTransaction: StoreReading, ~Copyable {
 
     /// Stores `value`, replacing the value with the same identification key (an upsert), and
     /// moves its index entries.
-    public func put<V>(_ value: V, in collection: StoreCollection<V>) throws {
-        _ = try write(value, in: collection, replacing: true)
+    public func put<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) {
+        try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
+            _ = try write(value, in: collection, replacing: true)
+        }
     }
 
     /// Stores `value` only when its key is new.
     /// - Returns: false (and changes nothing) when the key is already present.
     @discardableResult
-    public func insert<V>(_ value: V, in collection: StoreCollection<V>) throws -> Bool {
-        try write(value, in: collection, replacing: false)
+    public func insert<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) -> Bool {
+        try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
+            try write(value, in: collection, replacing: false)
+        }
     }
 
     /// Deletes the value under `key` and its index entries.
     /// - Returns: false when there was none.
     @discardableResult
-    public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws -> Bool {
-        let c = try registered(collection)
-        guard let stored = try storedKey(key), let old = try get(stored, in: c.records) else { return false }
-        let oldKeys = try indexKeys(of: old, collection, c)
-        for (i, list) in oldKeys.enumerated() {
-            for k in list { try delete(k, value: stored, in: c.indexes[i]) }
+    public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws(StoreError) -> Bool {
+        try StoreError.boundary("\(store.path): deleting \(key) from '\(collection.name)'") {
+            let c = try registered(collection)
+            guard let stored = try storedKey(key), let old = try get(stored, in: c.records) else { return false }
+            let oldKeys = try indexKeys(of: old, collection, c)
+            for (i, list) in oldKeys.enumerated() {
+                for k in list { try delete(k, value: stored, in: c.indexes[i]) }
+            }
+            try delete(stored, in: c.records)
+            try removeFromSearch(storedKey: stored, c)  // full-text index (Search/Store+SearchWrite.swift)
+            state.changes.record(collection.name, .delete, key)
+            return true
         }
-        try delete(stored, in: c.records)
-        try removeFromSearch(storedKey: stored, c)  // full-text index (Search/Store+SearchWrite.swift)
-        state.changes.record(collection.name, .delete, key)
-        return true
     }
 
     /// Replaces the members of `owner` in a relation. Members themselves are never deleted.
-    public func setMembers(_ members: [StoreKey], of owner: StoreKey, in relation: StoreRelation) throws {
-        let db = try store.relationDatabase(relation)
-        let stored = try store.writableKey(owner.bytes, in: lmdb)
-        _ = try delete(stored, in: db)
-        try addMembers(members, to: owner, in: relation)
+    public func setMembers(_ members: [StoreKey], of owner: StoreKey, in relation: StoreRelation) throws(StoreError) {
+        try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
+            let db = try store.relationDatabase(relation)
+            let stored = try store.writableKey(owner.bytes, in: lmdb)
+            _ = try delete(stored, in: db)
+            try addMembers(members, to: owner, in: relation)
+        }
     }
 
     /// Adds members to `owner` in a relation (present ones are kept once).
-    public func addMembers(_ members: [StoreKey], to owner: StoreKey, in relation: StoreRelation) throws {
-        let db = try store.relationDatabase(relation)
-        let stored = try store.writableKey(owner.bytes, in: lmdb)
-        // Every key is checked (and a long one recorded) before the first entry is written.
-        let storedMembers = try members.map { try store.writableKey($0.bytes, in: lmdb) }
-        for member in storedMembers {
-            try put(member, forKey: stored, in: db, flags: .noDuplicateData)
+    public func addMembers(_ members: [StoreKey], to owner: StoreKey, in relation: StoreRelation) throws(StoreError) {
+        try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
+            let db = try store.relationDatabase(relation)
+            let stored = try store.writableKey(owner.bytes, in: lmdb)
+            // Every key is checked (and a long one recorded) before the first entry is written.
+            let storedMembers = try members.map { try store.writableKey($0.bytes, in: lmdb) }
+            for member in storedMembers {
+                try put(member, forKey: stored, in: db, flags: .noDuplicateData)
+            }
+            state.changes.record(relation.name, .relation, owner)
         }
-        state.changes.record(relation.name, .relation, owner)
     }
 
     /// Removes one member from `owner`. - Returns: false when it was not a member.
     @discardableResult
-    public func removeMember(_ member: StoreKey, from owner: StoreKey, in relation: StoreRelation) throws -> Bool {
-        let db = try store.relationDatabase(relation)
-        guard let storedOwner = try storedKey(owner), let storedMember = try storedKey(member) else { return false }
-        let removed = try delete(storedOwner, value: storedMember, in: db)
-        if removed { state.changes.record(relation.name, .relation, owner) }
-        return removed
+    public func removeMember(_ member: StoreKey, from owner: StoreKey, in relation: StoreRelation) throws(StoreError) -> Bool {
+        try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
+            let db = try store.relationDatabase(relation)
+            guard let storedOwner = try storedKey(owner), let storedMember = try storedKey(member) else { return false }
+            let removed = try delete(storedOwner, value: storedMember, in: db)
+            if removed { state.changes.record(relation.name, .relation, owner) }
+            return removed
+        }
     }
 
     private func registered<V>(_ collection: StoreCollection<V>) throws -> RegisteredCollection {

@@ -49,34 +49,36 @@ public struct StoreStatistics: Sendable, Hashable, Codable {
 
 extension Store {
     /// Counts and sizes of every stored collection, index and relation, from one snapshot.
-    public func storeStatistics() throws -> StoreStatistics {
-        let info = try environment.info()
-        let attributes = try? FileManager.default.attributesOfItem(atPath: environment.path + "/data.mdb")
-        let fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        let registered = registry.withLock { $0 }
-        let relationDBs = relations.withLock { $0 }
-        return try read { snap in
-            let collections = try registered.keys.sorted().map { name -> CollectionStatistics in
-                let c = registered[name]!
-                let st = try snap.statistics(of: c.records)
-                let indexes = try zip(c.definition.indexes, c.indexes).map { definition, db in
-                    let ist = try snap.statistics(of: db)
-                    return CollectionStatistics.Index(name: definition.name, entries: ist.entries, bytes: ist.bytes)
+    public func storeStatistics() throws(StoreError) -> StoreStatistics {
+        try StoreError.boundary("\(path): reading statistics") {
+            let info = try environment.info()
+            let attributes = try? FileManager.default.attributesOfItem(atPath: environment.path + "/data.mdb")
+            let fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+            let registered = registry.withLock { $0 }
+            let relationDBs = relations.withLock { $0 }
+            return try read { snap in
+                let collections = try registered.keys.sorted().map { name -> CollectionStatistics in
+                    let c = registered[name]!
+                    let st = try snap.statistics(of: c.records)
+                    let indexes = try zip(c.definition.indexes, c.indexes).map { definition, db in
+                        let ist = try snap.statistics(of: db)
+                        return CollectionStatistics.Index(name: definition.name, entries: ist.entries, bytes: ist.bytes)
+                    }
+                    let search = try searchStatistics(snap, c)  // Search/Store+SearchVerify.swift
+                    return CollectionStatistics(
+                        name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search)
                 }
-                let search = try searchStatistics(snap, c)  // Search/Store+SearchVerify.swift
-                return CollectionStatistics(
-                    name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search)
+                let relations = try relationDBs.keys.sorted().map { name -> RelationStatistics in
+                    let st = try snap.statistics(of: relationDBs[name]!)
+                    return RelationStatistics(name: name, entries: st.entries, bytes: st.bytes)
+                }
+                return StoreStatistics(
+                    path: environment.path, formatVersion: StoreLayout.formatVersion,
+                    fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,
+                    collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
+                    usedBytes: info.usedBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
+                    maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)
             }
-            let relations = try relationDBs.keys.sorted().map { name -> RelationStatistics in
-                let st = try snap.statistics(of: relationDBs[name]!)
-                return RelationStatistics(name: name, entries: st.entries, bytes: st.bytes)
-            }
-            return StoreStatistics(
-                path: environment.path, formatVersion: StoreLayout.formatVersion,
-                fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,
-                collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
-                usedBytes: info.usedBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
-                maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)
         }
     }
 }

@@ -47,9 +47,9 @@ extension Store {
             return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, reading, &position)
         } catch let error as StoreError where error.code == .corrupted {
             guard let lmdb = error.underlying as? LMDBError else { throw error }
-            throw StoreError.corrupted(lmdb, path: environment.path, context: "while reading \(position.description)")
+            throw StoreError.corruption(lmdb, path: environment.path, context: "while reading \(position.description)")
         } catch let error as LMDBError where error.isCorruption {
-            throw StoreError.corrupted(error, path: environment.path, context: "while reading \(position.description)")
+            throw StoreError.corruption(error, path: environment.path, context: "while reading \(position.description)")
         }
     }
 

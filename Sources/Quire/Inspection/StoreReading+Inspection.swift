@@ -8,39 +8,45 @@ extension StoreReading where Self: ~Copyable {
     /// Index lookups by collection and index name (for tools that don't know the Swift types).
     public func indexKeys(
         _ collection: String, _ index: String, range: StoreKeyRange = .all, reverse: Bool = false, limit: Int = .max
-    ) throws -> [StoreKey] {
-        let db = try store.indexDatabase(collection, index)
-        var out: [StoreKey] = []
-        guard limit > 0 else { return out }
-        // In reverse, duplicates of one index key come back in descending order too.
-        // Index keys are mapped back only to filter by a long bound: the walk hands out values.
-        let (physical, filter) = LongKeys.physicalRange(range.lmdb)
-        for entry in entries(in: db, range: physical, reverse: reverse) {
-            if let filter, !LongKeys.contains(try logicalKey(entry.key).bytes, in: filter) { continue }
-            out.append(try logicalKey(entry.value))
-            if out.count >= limit { break }
+    ) throws(StoreError) -> [StoreKey] {
+        try StoreError.boundary("\(store.path): reading index \(index) of \(collection)") {
+            let db = try store.indexDatabase(collection, index)
+            var out: [StoreKey] = []
+            guard limit > 0 else { return out }
+            // In reverse, duplicates of one index key come back in descending order too.
+            // Index keys are mapped back only to filter by a long bound: the walk hands out values.
+            let (physical, filter) = LongKeys.physicalRange(range.lmdb)
+            for entry in entries(in: db, range: physical, reverse: reverse) {
+                if let filter, !LongKeys.contains(try logicalKey(entry.key).bytes, in: filter) { continue }
+                out.append(try logicalKey(entry.value))
+                if out.count >= limit { break }
+            }
+            return out
         }
-        return out
     }
 
     /// `field(_:of:in:)` by collection name.
-    public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
-        let c = try store.resolved(name)
-        guard let stored = try storedKey(key) else { return nil }
-        let found: CompactValue?? = try withValue(forKey: stored, in: c.records) { bytes in
-            try withFieldRetry { table in
-                try CompactField.value(at: path, in: bytes, fields: table, options: c.decoder.options)
+    public func field(_ path: String, of key: StoreKey, inCollectionNamed name: String) throws(StoreError) -> CompactValue? {
+        try StoreError.boundary("\(store.path): reading \(key) of \(name)") {
+            let c = try store.resolved(name)
+            guard let stored = try storedKey(key) else { return nil }
+            let found: CompactValue?? = try withValue(forKey: stored, in: c.records) { bytes in
+                try withFieldRetry { table in
+                    try CompactField.value(at: path, in: bytes, fields: table, options: c.decoder.options)
+                }
             }
+            return found ?? nil
         }
-        return found ?? nil
     }
 
     /// A stored record as a generic value tree, by collection name (no Swift type needed).
-    public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws -> CompactValue? {
-        let c = try store.resolved(name)
-        guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: c.records) { bytes in
-            try genericValue(bytes, options: c.decoder.options)
+    public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws(StoreError) -> CompactValue? {
+        try StoreError.boundary("\(store.path): reading \(key) of \(name)") {
+            let c = try store.resolved(name)
+            guard let stored = try storedKey(key) else { return nil }
+            return try withValue(forKey: stored, in: c.records) { bytes in
+                try genericValue(bytes, options: c.decoder.options)
+            }
         }
     }
 
@@ -61,15 +67,19 @@ extension StoreReading where Self: ~Copyable {
 
     /// Decodes record bytes into a generic value tree with the store's field table (and the
     /// collection's decoder options, which carry its compression dictionary).
-    public func genericValue(_ bytes: UnsafeRawBufferPointer, options: CompactDecoder.Options = .init()) throws
+    public func genericValue(_ bytes: UnsafeRawBufferPointer, options: CompactDecoder.Options = .init()) throws(StoreError)
         -> CompactValue
     {
-        try withFieldRetry { table in try CompactValue.decode(from: bytes, fields: table, options: options) }
+        try StoreError.boundary("\(store.path): decoding a record") {
+            try withFieldRetry { table in try CompactValue.decode(from: bytes, fields: table, options: options) }
+        }
     }
 
     /// The number of records in the collection named `name`.
-    public func count(ofCollectionNamed name: String) throws -> Int {
-        try count(of: store.resolved(name).records)
+    public func count(ofCollectionNamed name: String) throws(StoreError) -> Int {
+        try StoreError.boundary("\(store.path): counting \(name)") {
+            try count(of: store.resolved(name).records)
+        }
     }
 
     /// Walks an index by collection and index name in index order (or reverse), handing each
@@ -85,7 +95,9 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The definition of a stored collection.
-    public func definition(ofCollectionNamed name: String) throws -> CollectionDefinition {
-        try store.resolved(name).definition
+    public func definition(ofCollectionNamed name: String) throws(StoreError) -> CollectionDefinition {
+        try StoreError.boundary("\(store.path): reading \(name)") {
+            try store.resolved(name).definition
+        }
     }
 }

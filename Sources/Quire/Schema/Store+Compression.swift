@@ -29,9 +29,9 @@ extension Store {
         let samples: [[UInt8]] = try read { snap in
             var table = fields
             var out: [[UInt8]] = []
-            try snap.forEach(in: collection) { _, value in
-                out.append(try plain.encode(value, fields: &table))
-                return out.count < sampleSize
+            for record in snap.records(in: collection) {
+                out.append(try plain.encode(record.get().value, fields: &table))
+                if out.count >= sampleSize { break }
             }
             return out
         }

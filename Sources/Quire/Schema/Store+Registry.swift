@@ -47,11 +47,13 @@ extension Store {
     ///
     /// The definition is written on the writer's thread, like every write. Calling this inside
     /// a write transaction is a programming error and traps (it would wait for itself).
-    public func register<V>(_ collection: StoreCollection<V>) throws {
-        let definition = collection.definition
-        if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
-        precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare collections before writing, or in Store(path:schema:)")
-        try writer.runSync { try registerNow(collection, definition) }
+    public func register<V>(_ collection: StoreCollection<V>) throws(StoreError) {
+        try StoreError.boundary("\(path): registering '\(collection.name)'") {
+            let definition = collection.definition
+            if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
+            precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare collections before writing, or in Store(path:schema:)")
+            try writer.runSync { try registerNow(collection, definition) }
+        }
     }
 
     private func registerNow<V>(_ collection: StoreCollection<V>, _ definition: CollectionDefinition) throws {
@@ -92,10 +94,12 @@ extension Store {
     }
 
     /// Declares a to-many relation and opens its database.
-    public func register(_ relation: StoreRelation) throws {
-        if relations.withLock({ $0[relation.name] }) != nil { return }
-        precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare relations before writing, or in Store(path:schema:)")
-        try writer.runSync { try registerNow(relation) }
+    public func register(_ relation: StoreRelation) throws(StoreError) {
+        try StoreError.boundary("\(path): registering '\(relation.name)'") {
+            if relations.withLock({ $0[relation.name] }) != nil { return }
+            precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare relations before writing, or in Store(path:schema:)")
+            try writer.runSync { try registerNow(relation) }
+        }
     }
 
     private func registerNow(_ relation: StoreRelation) throws {
@@ -108,24 +112,28 @@ extension Store {
     }
 
     /// The definitions of every collection stored, whether or not this process registered it.
-    public func storedCollections() throws -> [CollectionDefinition] {
-        try environment.read { txn in
-            var out: [CollectionDefinition] = []
-            for entry in txn.entries(in: metaDB, range: .prefix(Array("collection:".utf8))) {
-                guard let def = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(entry.value)) else {
-                    throw StoreError(.corrupted, "\(environment.path): unreadable collection definition")
+    public func storedCollections() throws(StoreError) -> [CollectionDefinition] {
+        try StoreError.boundary("\(path): reading the collections") {
+            try environment.read { txn in
+                var out: [CollectionDefinition] = []
+                for entry in txn.entries(in: metaDB, range: .prefix(Array("collection:".utf8))) {
+                    guard let def = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(entry.value)) else {
+                        throw StoreError(.corrupted, "\(environment.path): unreadable collection definition")
+                    }
+                    out.append(def)
                 }
-                out.append(def)
+                return out
             }
-            return out
         }
     }
 
     /// The names of every relation stored.
-    public func storedRelations() throws -> [String] {
-        try environment.read { txn in
-            txn.entries(in: metaDB, range: .prefix(Array("relation:".utf8))).map {
-                String(decoding: $0.key.dropFirst("relation:".utf8.count), as: UTF8.self)
+    public func storedRelations() throws(StoreError) -> [String] {
+        try StoreError.boundary("\(path): reading the relations") {
+            try environment.read { txn in
+                txn.entries(in: metaDB, range: .prefix(Array("relation:".utf8))).map {
+                    String(decoding: $0.key.dropFirst("relation:".utf8.count), as: UTF8.self)
+                }
             }
         }
     }
@@ -187,8 +195,10 @@ extension Store {
 
     /// Picks up collections and relations that another process created since this store opened.
     /// Call it outside of reads and writes.
-    public func refreshCollections() throws {
-        try openStoredDatabases()
+    public func refreshCollections() throws(StoreError) {
+        try StoreError.boundary("\(path): reading the collections") {
+            try openStoredDatabases()
+        }
     }
 
     /// The collection `collection` names, checked against the registered definition: a typed read

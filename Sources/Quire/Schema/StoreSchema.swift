@@ -49,8 +49,10 @@ public struct StoreSchema: Sendable {
     }
 
     /// Declares everything in `store`, in order (what opening a store with the schema does).
-    public func declare(in store: Store) throws {
-        for declaration in declarations { try declaration(store) }
+    public func declare(in store: Store) throws(StoreError) {
+        try StoreError.boundary("\(store.path): declaring the schema") {
+            for declaration in declarations { try declaration(store) }
+        }
     }
 }
 

@@ -18,8 +18,9 @@ enum RejectsCommand {
             try out.line(["page", "index", "path", "message"].joined(separator: "  "))
         }
         try store.read { snap in
-            try snap.forEach(in: StoreFetchSink.rejects) { _, reject in
-                if context.isInterrupted { return false }
+            for record in snap.records(in: StoreFetchSink.rejects) {
+                if context.isInterrupted { break }
+                let reject = try record.get().value
                 switch options.format {
                 case .jsonl:
                     try out.write(bytes: jsonLine(reject))
@@ -29,7 +30,6 @@ enum RejectsCommand {
                             .joined(separator: "  "))
                 }
                 count += 1
-                return true
             }
         }
         if context.isInterrupted { throw InterruptedError(command: "rejects") }

@@ -6,6 +6,9 @@ final class WriteState {
     var fields: FieldTable
     let committedFieldCount: Int
     var changes = ChangeLog()
+    /// Per collection: whether its index keys can be read from record fields (see
+    /// `StoreTransaction.fieldKeysHold`).
+    var fieldKeysHold: [String: Bool] = [:]
 
     init(fields: FieldTable) {
         self.fields = fields
@@ -124,7 +127,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         } else if try !put(bytes, forKey: stored, in: c.records, flags: .noOverwrite) {
             guard replacing else { return false }
             if let old = try get(stored, in: c.records) {
-                let oldKeys = try indexKeys(of: old, collection, c)
+                let oldKeys = try indexKeys(of: old, collection, c, newValue: value, newBytes: bytes)
                 for (i, list) in oldKeys.enumerated() {
                     for k in list where !newKeys[i].contains(k) { try delete(k, value: stored, in: c.indexes[i]) }
                 }
@@ -139,14 +142,52 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         return true
     }
 
-    /// The index keys an old record had, from its decoded value, in their stored form.
-    private func indexKeys<V>(of bytes: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection) throws
-        -> [[[UInt8]]]
-    {
+    /// The index keys an old record had, in their stored form: read from its indexed fields
+    /// when every index is a field's value (the record is not decoded), else from its decoded
+    /// value.
+    private func indexKeys<V>(
+        of bytes: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection, newValue: V? = nil,
+        newBytes: [UInt8]? = nil
+    ) throws -> [[[UInt8]]] {
         guard !collection.indexes.isEmpty else { return [] }
-        let old = try bytes.withUnsafeBytes { try decode(collection, $0, c) }
         let longKeys = store.longKeys
+        if try fieldKeysHold(collection, c, newValue, newBytes) {
+            let keys = try fieldIndexKeys(of: bytes, collection, c)
+            return keys.map { list in list.map { longKeys.physical($0.bytes) } }
+        }
+        let old = try bytes.withUnsafeBytes { try decode(collection, $0, c) }
         return collection.indexes.map { index in index.keys(old).map { longKeys.physical($0.bytes) } }
+    }
+
+    /// The keys of every index read from a record's fields (for indexes that are a field's value).
+    private func fieldIndexKeys<V>(of bytes: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
+        throws -> [[StoreKey]]
+    {
+        let table = state.fields
+        return try bytes.withUnsafeBytes { raw in
+            try collection.indexes.map { index in
+                let value = try CompactField.value(
+                    at: [.key(index.field ?? "")], in: raw, fields: table, options: c.decoder.options)
+                return Store.indexKeys(of: value, kind: index.kind)
+            }
+        }
+    }
+
+    /// Whether old index keys can be read from fields: every index is a key-path index, and
+    /// in this transaction a written value's fields gave the keys its index closures give (a
+    /// type whose coding renames a property fails this and keeps decoding old records).
+    private func fieldKeysHold<V>(
+        _ collection: StoreCollection<V>, _ c: RegisteredCollection, _ value: V?, _ bytes: [UInt8]?
+    ) throws -> Bool {
+        guard collection.indexes.allSatisfy(\.keysAreFieldValue) else { return false }
+        if let known = state.fieldKeysHold[collection.name] { return known }
+        guard let value, let bytes else { return false }
+        let expected = collection.indexes.map { $0.keys(value) }
+        // A sample with no keys at all says nothing about the field names: decide on a later one.
+        guard expected.contains(where: { !$0.isEmpty }) else { return false }
+        let holds = try fieldIndexKeys(of: bytes, collection, c) == expected
+        state.fieldKeysHold[collection.name] = holds
+        return holds
     }
 
     /// Refuses empty keys (keys of any length are stored: see `LongKeys`).

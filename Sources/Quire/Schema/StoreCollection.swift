@@ -105,15 +105,26 @@ public struct StoreIndex<Value: Sendable>: Sendable {
     public let field: String?
     /// Computes the index keys of a value (none to leave it out of the index).
     public let keys: @Sendable (Value) -> [StoreKey]
+    /// True when the keys are exactly the stored field's value (a key-path index): an upsert
+    /// then reads the old keys from the old record's field instead of decoding the record.
+    let keysAreFieldValue: Bool
 
     /// Declares an index.
     public init(
         name: String, kind: IndexKind, field: String? = nil, keys: @escaping @Sendable (Value) -> [StoreKey]
     ) {
+        self.init(name: name, kind: kind, field: field, keysAreFieldValue: false, keys: keys)
+    }
+
+    init(
+        name: String, kind: IndexKind, field: String?, keysAreFieldValue: Bool,
+        keys: @escaping @Sendable (Value) -> [StoreKey]
+    ) {
         precondition(!name.isEmpty && !name.contains(":"), "index names must be non-empty and free of ':'")
         self.name = name
         self.kind = kind
         self.field = field
+        self.keysAreFieldValue = keysAreFieldValue && field != nil
         self.keys = keys
     }
 }

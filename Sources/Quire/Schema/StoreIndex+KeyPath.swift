@@ -58,7 +58,9 @@ extension StoreIndex {
         precondition(
             !field.isEmpty && field.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" },
             "StoreIndex: cannot name the index of \(keyPath); pass name:")
-        self.init(name: field, kind: T.indexKind, field: field) { value in value[keyPath: keyPath].indexKeys }
+        self.init(name: field, kind: T.indexKind, field: field, keysAreFieldValue: true) { value in
+            value[keyPath: keyPath].indexKeys
+        }
     }
 
     /// `publishedAt` of `\Article.publishedAt`.

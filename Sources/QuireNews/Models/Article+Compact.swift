@@ -106,8 +106,7 @@ extension Article: CompactCodable {
             default: break
             }
         }
-        // One init from locals, built in place (see `InPlace`): filling `self` field by field released
-        // each field's old value.
+        // One init from locals: filling `self` field by field would release each field's old value.
         self.init(
             id: try reader.require(id, CompactKey(CodingKeys.id)), url: url, headline: headline,
             kicker: kicker, abstract: abstract, snippet: snippet, leadParagraph: leadParagraph, source: source,

@@ -56,19 +56,14 @@ public struct Article: Codable, Sendable, Hashable {
     /// The images.
     public var multimedia: [Media]?
 
-    /// Lets `init(id:url:…)` build the article in place (see ``InPlace``).
-    private var inPlace = InPlace()
-
-    /// The coding keys, minus `inPlace`: the one declaration of the fields' names (the case
-    /// names) and their compact positions (the raw values), in property order.
+    /// The coding keys: the one declaration of the fields' names (the case names) and their
+    /// compact positions (the raw values), in property order.
     enum CodingKeys: Int, CodingKey, CaseIterable {
         case id, url, headline, kicker, abstract, snippet, leadParagraph, source, sourceURL, publishedAt, section
         case subsection, newsDesk, printSection, printPage, documentType, typeOfMaterial, wordCount, byline
         case authors, keywords, multimedia
     }
-}
 
-extension Article {
     /// Creates an article; only `id` is required.
     public init(
         id: String, url: String? = nil, headline: String? = nil, kicker: String? = nil, abstract: String? = nil,
@@ -78,12 +73,27 @@ extension Article {
         typeOfMaterial: String? = nil, wordCount: Int? = nil, byline: String? = nil, authors: [String]? = nil,
         keywords: [Keyword]? = nil, multimedia: [Media]? = nil
     ) {
-        self.init(
-            id: id, url: url, headline: headline, kicker: kicker, abstract: abstract,
-            snippet: snippet, leadParagraph: leadParagraph, source: source, sourceURL: sourceURL,
-            publishedAt: publishedAt, section: section, subsection: subsection, newsDesk: newsDesk,
-            printSection: printSection, printPage: printPage, documentType: documentType,
-            typeOfMaterial: typeOfMaterial, wordCount: wordCount, byline: byline, authors: authors,
-            keywords: keywords, multimedia: multimedia, inPlace: InPlace())
+        self.id = id
+        self.url = url
+        self.headline = headline
+        self.kicker = kicker
+        self.abstract = abstract
+        self.snippet = snippet
+        self.leadParagraph = leadParagraph
+        self.source = source
+        self.sourceURL = sourceURL
+        self.publishedAt = publishedAt
+        self.section = section
+        self.subsection = subsection
+        self.newsDesk = newsDesk
+        self.printSection = printSection
+        self.printPage = printPage
+        self.documentType = documentType
+        self.typeOfMaterial = typeOfMaterial
+        self.wordCount = wordCount
+        self.byline = byline
+        self.authors = authors
+        self.keywords = keywords
+        self.multimedia = multimedia
     }
 }

@@ -42,7 +42,7 @@ extension Media: CompactCodable {
             default: break
             }
         }
-        // One init from locals, built in place (see `InPlace`).
+        // One init from locals (see `Article.init(compact:)`).
         self.init(
             url: try reader.require(url, CompactKey(CodingKeys.url)), width: width, height: height, caption: caption, credit: credit,
             kind: kind)

@@ -15,22 +15,22 @@ public struct Media: Codable, Sendable, Hashable {
     /// the 2025 object shape, or a Feedzilla enclosure's media type.
     public var kind: String?
 
-    /// Lets `init(url:…)` build the image in place (see ``InPlace``).
-    private var inPlace = InPlace()
-
-    /// The coding keys, minus `inPlace`: names (the case names) and compact positions (the raw
-    /// values), in property order.
+    /// The coding keys: names (the case names) and compact positions (the raw values), in
+    /// property order.
     enum CodingKeys: Int, CodingKey, CaseIterable {
         case url, width, height, caption, credit, kind
     }
-}
 
-extension Media {
     /// Creates an image.
     public init(
         url: String, width: Int? = nil, height: Int? = nil, caption: String? = nil, credit: String? = nil,
         kind: String? = nil
     ) {
-        self.init(url: url, width: width, height: height, caption: caption, credit: credit, kind: kind, inPlace: InPlace())
+        self.url = url
+        self.width = width
+        self.height = height
+        self.caption = caption
+        self.credit = credit
+        self.kind = kind
     }
 }

@@ -4,35 +4,55 @@
 /// ``HTTPResponse`` and the caller decides. Every URL in an error is redacted with
 /// ``URLRedaction/redact(_:)``, and so is the message.
 public struct HTTPError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong, in terms a caller can act on.
-    public enum Code: Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, in terms a caller can act on: a struct over a private enum (as
+    /// swift-nio's error codes), so new codes do not break a caller's `switch`. Match one with
+    /// `error.code == .timeout` or `catch HTTPError.Code.timeout`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Wrapped: Sendable, Hashable {
+            case timeout, connectionFailed, connectionLost, tooManyRedirects, unsupportedProtocol, responseTooLarge
+            case cancelled, tls, badURL, invalidRequest
+            case transport(Int32)
+        }
+
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
         /// The connect, total or low-speed timeout expired (`CURLE_OPERATION_TIMEDOUT`).
-        case timeout
+        public static let timeout = Code(.timeout)
         /// The host could not be resolved or the connection was refused (`CURLE_COULDNT_CONNECT`,
         /// `CURLE_COULDNT_RESOLVE_HOST`).
-        case connectionFailed
+        public static let connectionFailed = Code(.connectionFailed)
         /// The connection broke before the response was complete: a truncated body, an empty
         /// reply, a reset (`CURLE_PARTIAL_FILE`, `CURLE_GOT_NOTHING`, `CURLE_RECV_ERROR`…).
-        case connectionLost
+        public static let connectionLost = Code(.connectionLost)
         /// More redirects than ``HTTPClientConfiguration/maxRedirects`` (`CURLE_TOO_MANY_REDIRECTS`).
-        case tooManyRedirects
+        public static let tooManyRedirects = Code(.tooManyRedirects)
         /// The URL or a redirect used a scheme other than http or https (`CURLE_UNSUPPORTED_PROTOCOL`).
-        case unsupportedProtocol
+        public static let unsupportedProtocol = Code(.unsupportedProtocol)
         /// The decoded body would exceed ``HTTPClientConfiguration/maxResponseBytes``.
-        case responseTooLarge
+        public static let responseTooLarge = Code(.responseTooLarge)
         /// The task was cancelled or the client was shut down; the transfer was aborted.
-        case cancelled
+        public static let cancelled = Code(.cancelled)
         /// TLS handshake or certificate verification failed.
-        case tls
+        public static let tls = Code(.tls)
         /// The URL could not be parsed (`CURLE_URL_MALFORMAT`).
-        case badURL
+        public static let badURL = Code(.badURL)
         /// A request header contained a line break or the request could not be built.
-        case invalidRequest
+        public static let invalidRequest = Code(.invalidRequest)
         /// Any other libcurl failure, with its `CURLcode`.
-        case transport(Int32)
+        public static func transport(_ curlCode: Int32) -> Code { Code(.transport(curlCode)) }
+
+        /// Whether repeating the same request later may succeed (see ``HTTPError/isRetryable``).
+        var isRetryable: Bool {
+            switch wrapped {
+            case .timeout, .connectionFailed, .connectionLost, .transport: true
+            case .tooManyRedirects, .unsupportedProtocol, .responseTooLarge, .cancelled, .tls, .badURL, .invalidRequest:
+                false
+            }
+        }
 
         public var description: String {
-            switch self {
+            switch wrapped {
             case .timeout: "timeout"
             case .connectionFailed: "connection failed"
             case .connectionLost: "connection lost"
@@ -45,6 +65,11 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
             case .invalidRequest: "invalid request"
             case .transport(let code): "transport error \(code)"
             }
+        }
+
+        /// Lets `catch HTTPError.Code.timeout` match an HTTP error by its code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? HTTPError)?.code == code
         }
     }
 
@@ -68,15 +93,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// Whether repeating the same request later may succeed: timeouts, refused or broken
     /// connections and transient transport failures. Redirect loops, size caps, TLS failures,
     /// bad URLs and cancellation are not retryable.
-    public var isRetryable: Bool {
-        switch code {
-        case .timeout, .connectionFailed, .connectionLost: true
-        case .transport: true
-        case .tooManyRedirects, .unsupportedProtocol, .responseTooLarge, .cancelled, .tls, .badURL,
-            .invalidRequest:
-            false
-        }
-    }
+    public var isRetryable: Bool { code.isRetryable }
 
     public var description: String {
         let curl = curlCode.map { " (curl \($0))" } ?? ""

@@ -173,6 +173,29 @@ public struct CompactEncoder: Sendable {
         return finish(names.bytes, headerFlags: FormatHeader.standalone)
     }
 
+    /// A stored payload rewritten the way this encoder writes new ones (compressed, with its
+    /// dictionary), or nil when it already is (or this encoder does not compress). The value is
+    /// unchanged: only the framing and the compression of the body change.
+    ///
+    /// - Throws: ``CompactDecodingError`` for a malformed payload.
+    package func recompressed(_ payload: UnsafeRawBufferPointer, decompressor: CompactDecoder.Options) throws
+        -> [UInt8]?
+    {
+        guard let compressor else { return nil }
+        let header = try ByteReader(payload).byte(at: 0, end: payload.count)
+        let alreadyDone =
+            header & FormatHeader.compressed != 0
+            && (header & FormatHeader.dictionary != 0) == compressor.hasDictionary
+        if alreadyDone { return nil }
+        let body = try Payload.plainBody(payload, options: decompressor)
+        var plain = ByteWriter(capacity: body.count + 8)
+        let standalone = header & FormatHeader.standalone
+        startPayload(&plain, flags: standalone)
+        plain.bytes.append(contentsOf: body)
+        let rewritten = finish(plain.bytes, headerFlags: standalone)
+        return rewritten.elementsEqual(payload) ? nil : rewritten
+    }
+
     /// Writes the header byte (version 1, or 2 with room for the checksum) of a payload.
     private func startPayload(_ writer: inout ByteWriter, flags: UInt8 = 0) {
         writer.byte((options.checksum ? FormatHeader.checkedVersion : FormatHeader.version) | flags)

@@ -33,6 +33,21 @@ enum Payload {
         }
     }
 
+    /// The body of a payload (everything after its header and checksum) as the compressor
+    /// sees it: decompressed when the payload is compressed. What dictionaries train on.
+    static func plainBody(_ bytes: UnsafeRawBufferPointer, options: CompactDecoder.Options) throws -> [UInt8] {
+        let bodyStart = try checkHeader(bytes, verifyChecksum: options.verifyChecksums)
+        let header = bytes[0]
+        guard header & FormatHeader.compressed != 0 else { return Array(bytes[bodyStart...]) }
+        let reader = ByteReader(bytes)
+        var position = bodyStart
+        let size = try reader.varint(&position, end: reader.count)
+        guard size <= UInt64(options.maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
+        return try (options.decompressor ?? ZstdDecompressor.plain).decompress(
+            UnsafeRawBufferPointer(rebasing: bytes[position...]), expectedSize: Int(size),
+            needsDictionary: header & FormatHeader.dictionary != 0)
+    }
+
     /// Checks the header byte (and, when asked, a version 2 checksum); returns where the body starts.
     static func checkHeader(_ bytes: UnsafeRawBufferPointer, verifyChecksum: Bool) throws(CompactDecodingError) -> Int {
         let reader = ByteReader(bytes)
@@ -72,5 +87,13 @@ enum Payload {
             position += length
         }
         return try body(reader, position, IDTable(names: names, values: FieldTable.values(of: names)))
+    }
+}
+
+extension CompactDecoder {
+    /// The body of a stored payload as the compressor sees it (decompressed when compressed):
+    /// what dictionaries are trained on.
+    package func plainBody(_ payload: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try Payload.plainBody(payload, options: options)
     }
 }

@@ -11,9 +11,11 @@ import QuireNews
 /// - `query-articles`: the query or category tag that fetched an article → the article.
 public enum NewsSchema {
     /// Articles keyed by their id, indexed by date and section, with a full-text index
-    /// (``articleSearch``).
+    /// (``articleSearch``), compressed with zstd and a dictionary the store trains once it
+    /// holds ``StoreOptions/dictionaryTrainingThreshold`` articles (docs/FORMAT.md, "Compression").
     public static let articles = StoreCollection<Article>(
-        name: "articles", key: { .string($0.id) }, indexes: [StoreIndex(\Article.publishedAt), StoreIndex(\Article.section)]
+        name: "articles", key: { .string($0.id) }, indexes: [StoreIndex(\Article.publishedAt), StoreIndex(\Article.section)],
+        compressed: true
     ).searchable(articleSearch)
 
     /// The publication-date index of `articles`.

@@ -51,3 +51,78 @@ private func size(_ store: Store, _ articles: [Article]) throws -> Int {
         }
     }
 }
+
+/// Dictionaries trained by the store itself, records of before and after side by side, and
+/// backups that rewrite the older ones.
+@Suite struct AutomaticCompressionTests {
+    static let packed = StoreCollection<Article>(name: "packed", key: { .string($0.id) }, compressed: true)
+    static let plain = StoreCollection<Article>(name: "packed", key: { .string($0.id) })
+
+    /// The header byte of a stored record: 0x10 compressed, 0x40 with the dictionary.
+    static func headers(_ store: Store, _ sample: ArraySlice<Article>) throws -> [UInt8] {
+        try store.read { snap in
+            try sample.map { article in
+                try #require(try snap.withRecordBytes(.string(article.id), in: packed) { bytes in bytes.unsafeLoad(as: UInt8.self) })
+            }
+        }
+    }
+
+    @Test func theStoreTrainsTheDictionaryOnceACollectionHoldsEnoughRecords() async throws {
+        try await withTemporaryStorePath { path in
+            let sample = generatedArticles(400, seed: 5)
+            var options = StoreOptions()
+            options.dictionaryTrainingThreshold = 200
+            let store = try Store(path: path, options: options)
+            defer { store.close() }
+            try store.register(Self.packed)
+            for article in sample[..<150] { try await store.put(article, in: Self.packed) }
+            #expect(try Self.headers(store, sample[..<150]).allSatisfy { $0 & 0x10 != 0 && $0 & 0x40 == 0 })
+            _ = try await store.bulkInsert(Array(sample[150..<300]), into: Self.packed)  // reaches 200: trains after this commit
+            try await store.write { txn in
+                for article in sample[300...] { try txn.put(article, in: Self.packed) }
+            }
+            #expect(try Self.headers(store, sample[300...]).allSatisfy { $0 & 0x50 == 0x50 })
+            try store.read { snap throws in
+                for article in [sample[0], sample[149], sample[299], sample[399]] {
+                    #expect(try snap.get(.string(article.id), from: Self.packed) == article)
+                }
+            }
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func aCompactBackupRewritesRecordsWrittenBeforeTheDictionary() async throws {
+        try await withTemporaryStorePath { path in
+            try await withTemporaryStorePath { copy in
+                let sample = generatedArticles(300, seed: 6)
+                do {
+                    // First uncompressed, then declared compressed: both kinds of old records.
+                    let store = try Store(path: path)
+                    try store.register(Self.plain)
+                    _ = try await store.bulkInsert(Array(sample[..<100]), into: Self.plain)
+                    store.close()
+                }
+                var options = StoreOptions()
+                options.dictionaryTrainingThreshold = 250
+                let store = try Store(path: path, options: options)
+                defer { store.close() }
+                try store.register(Self.packed)
+                _ = try await store.bulkInsert(Array(sample[100..<260]), into: Self.packed)
+                _ = try await store.bulkInsert(Array(sample[260...]), into: Self.packed)
+                let before = try Self.headers(store, sample[...])
+                #expect(before[0] & 0x10 == 0 && before[150] & 0x50 == 0x10 && before[299] & 0x50 == 0x50)
+                try store.backup(to: copy)
+                let restored = try Store(path: copy)
+                defer { restored.close() }
+                try restored.register(Self.packed)
+                #expect(try Self.headers(restored, sample[...]).allSatisfy { $0 & 0x50 == 0x50 })
+                let values = try restored.read { snap in try snap.values(of: Self.packed) }
+                #expect(values == sample.sorted { $0.id < $1.id })
+                #expect(try restored.verify().isSound)
+                let sourceBytes = try #require(FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int)
+                let copyBytes = try #require(FileManager.default.attributesOfItem(atPath: copy + "/data.mdb")[.size] as? Int)
+                #expect(copyBytes < sourceBytes)
+            }
+        }
+    }
+}

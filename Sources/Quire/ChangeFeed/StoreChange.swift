@@ -30,6 +30,12 @@ struct ChangeLog {
         return entries.count - 1
     }
 
+    /// The collections (and relations) changed, each once.
+    var collections: [String] {
+        var seen = Set<String>()
+        return entries.compactMap { seen.insert($0.collection).inserted ? $0.collection : nil }
+    }
+
     mutating func record(_ collection: String, _ kind: StoreChange.Kind, _ key: StoreKey) {
         entries[slot(collection, kind)].keys.append(key)
     }

@@ -100,6 +100,15 @@ extension Store {
     /// new field names persisted with the records, changes published after the commit.
     @available(*, noasync)
     func writeNow<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
+        let (result, changed) = try writeCommitting(body)
+        // Compression dictionaries are trained after the commit that gave them enough records.
+        if !changed.isEmpty { trainDueDictionaries(changed) }
+        return result
+    }
+
+    /// ``writeNow(_:)`` without what follows a commit; also returns the collections it changed.
+    @available(*, noasync)
+    private func writeCommitting<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> (R, [String]) {
         try ensureWritable()
         precondition(!isInsideWrite, "Quire: a write transaction inside a write transaction would wait for itself")
         writeDepth.withLock { $0 += 1 }
@@ -113,12 +122,11 @@ extension Store {
             // code and hint, with the store named.
             throw StoreError(.storage, "\(environment.path): write failed", underlying: error)
         }
-        if let state = box.state {
-            adoptFields(state.fields)
-            counters.withLock { $0.commits += 1 }
-            commitEpoch.add(1, ordering: .releasing)
-        }
-        return result
+        guard let state = box.state else { return (result, []) }
+        adoptFields(state.fields)
+        counters.withLock { $0.commits += 1 }
+        commitEpoch.add(1, ordering: .releasing)
+        return (result, state.changes.collections)
     }
 
     private func runWrite<R>(_ body: (borrowing StoreTransaction) throws -> R, _ box: StateBox) throws -> R {

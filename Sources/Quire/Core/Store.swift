@@ -44,6 +44,8 @@ public final class Store: Sendable {
     let counters = Locked<StoreCounters>(StoreCounters())
     /// Bulk loads running with relaxed durability (group commits then sync explicitly).
     let relaxedBulkLoads = Locked<Int>(0)
+    /// Compressed collections whose automatic dictionary training failed in this process.
+    let dictionaryTrainingFailed = Mutex<Set<String>>([])
     /// The durable change feed's database; nil in a read-only store that has none yet.
     let changesStore = Mutex<Database?>(nil)
     /// Bumped after every commit, to wake change feed iterators of this process.

@@ -41,6 +41,13 @@ public struct StoreOptions: Sendable {
     /// default (a read then costs nothing more); `verify()` always checks. The CLI turns it on.
     public var verifyChecksums: Bool = false
 
+    /// How many records a compressed collection must hold before the store trains its zstd
+    /// dictionary by itself (after the commit that reached it); 0 leaves training to
+    /// ``Store/trainCompressionDictionary(for:sampleSize:capacity:)``. Records written before
+    /// stay readable; `copy --compact` (``Store/backup(to:compact:isCancelled:)``) rewrites them
+    /// with the dictionary.
+    public var dictionaryTrainingThreshold: Int = 1_000
+
     /// Replaces the long-key hash (tests use it to force collisions); nil for the store's own.
     var longKeyDigest: (@Sendable ([UInt8]) -> [UInt8])?
 

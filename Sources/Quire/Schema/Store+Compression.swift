@@ -8,6 +8,8 @@ extension Store {
     /// in the store; records written afterwards use it (typically 2–4× smaller than zstd alone
     /// for short articles). Readers, including the CLI, pick it up transparently.
     ///
+    /// Stores train it by themselves once a compressed collection holds
+    /// ``StoreOptions/dictionaryTrainingThreshold`` records; call this to train earlier.
     /// A collection has at most one dictionary, fixed once trained: records compressed with it
     /// must stay readable.
     /// - Returns: the dictionary's size in bytes.
@@ -16,42 +18,113 @@ extension Store {
     @discardableResult
     public func trainCompressionDictionary<V>(
         for collection: StoreCollection<V>, sampleSize: Int = 2_000, capacity: Int = 32 << 10
-    ) async throws -> Int {
-        let c = try resolvedForWrite(collection)
+    ) async throws(StoreError) -> Int {
+        _ = try StoreError.boundary("\(path): training '\(collection.name)'") { try resolvedForWrite(collection) }
+        return try await StoreError.boundary("\(path): training '\(collection.name)'") {
+            try await writer.run {
+                try self.trainDictionary(collection.name, sampleSize: sampleSize, capacity: capacity)
+            }
+        }
+    }
+
+    /// Trains and stores the dictionary of the compressed collection `name` from the plain
+    /// bodies of its first records (what the compressor sees). Runs on the writer.
+    @discardableResult
+    func trainDictionary(_ name: String, sampleSize: Int = 2_000, capacity: Int = 32 << 10) throws -> Int {
+        let c = try resolved(name)
         guard c.definition.compressed else {
-            throw StoreError(.definitionMismatch, "collection '\(collection.name)' is not compressed")
+            throw StoreError(.definitionMismatch, "collection '\(name)' is not compressed")
         }
-        if try storedDictionary(collection.name) != nil {
-            throw StoreError(.definitionMismatch, "collection '\(collection.name)' already has a compression dictionary")
+        let stored = try storedDictionary(name)
+        if c.hasDictionary || stored != nil {
+            throw StoreError(.definitionMismatch, "collection '\(name)' already has a compression dictionary")
         }
-        // Samples are the uncompressed payloads, as the dictionary will see them.
-        let plain = CompactEncoder()
+        let decoder = c.decoder
         let samples: [[UInt8]] = try read { snap in
-            var table = fields
             var out: [[UInt8]] = []
-            for record in snap.records(in: collection) {
-                out.append(try plain.encode(record.get().value, fields: &table))
+            for entry in snap.entries(in: c.records) {
+                out.append(try decoder.plainBody(entry.value))
                 if out.count >= sampleSize { break }
             }
+            try snap.checkIntact()
             return out
         }
         guard samples.count >= 8 else {
-            throw StoreError(.codec, "collection '\(collection.name)' has \(samples.count) records; at least 8 are needed to train")
+            throw StoreError(.codec, "collection '\(name)' has \(samples.count) records; at least 8 are needed to train")
         }
         let dictionary: [UInt8]
         do {
             dictionary = try ZstdDictionary.train(samples: samples, capacity: capacity)
         } catch {
-            throw StoreError(.codec, "training a dictionary for '\(collection.name)' failed", underlying: error)
+            throw StoreError(.codec, "training a dictionary for '\(name)' failed", underlying: error)
         }
-        let key = StoreLayout.dictionaryKey(collection.name)
+        let key = StoreLayout.dictionaryKey(name)
         let meta = metaDB
-        try await write { txn in try txn.put(dictionary, forKey: key, in: meta) }
-        let updated = RegisteredCollection(
+        _ = try writeNow { txn in try txn.put(dictionary, forKey: key, in: meta) }
+        var updated = RegisteredCollection(
             definition: c.definition, records: c.records, indexes: c.indexes, dictionary: dictionary,
-            verifyChecksums: options.verifyChecksums)
-        registry.withLock { $0[collection.name] = updated }
+            verifyChecksums: self.options.verifyChecksums)
+        updated.search = c.search
+        registry.withLock { $0[name] = updated }
         return dictionary.count
+    }
+
+    /// After a commit on the writer: trains the dictionary of each compressed collection among
+    /// `names` that has none and now holds enough records. A failed training changes nothing
+    /// (records stay compressed without a dictionary) and is not retried in this process.
+    func trainDueDictionaries(_ names: some Sequence<String>) {
+        let threshold = options.dictionaryTrainingThreshold
+        guard threshold > 0, !options.readOnly else { return }
+        for name in Set(names) {
+            guard let c = registry.withLock({ $0[name] }), c.definition.compressed, !c.hasDictionary,
+                !dictionaryTrainingFailed.withLock({ $0.contains(name) })
+            else { continue }
+            guard let count = try? read({ snap in try snap.count(of: c.records) }), count >= threshold else { continue }
+            do {
+                try trainDictionary(name)
+            } catch {
+                dictionaryTrainingFailed.withLock { _ = $0.insert(name) }
+            }
+        }
+    }
+
+    /// Rewrites the records of every compressed collection that are not compressed with its
+    /// dictionary (written before it was trained, or while the collection was uncompressed),
+    /// in transactions of `batch` records. Values, keys and index entries are unchanged.
+    /// - Returns: how many records were rewritten.
+    func recompressRecords(batch: Int = 2_000, isCancelled: (() -> Bool)? = nil) throws -> Int {
+        var rewritten = 0
+        for name in registry.withLock({ $0.keys.sorted() }) {
+            guard let c = registry.withLock({ $0[name] }), c.definition.compressed else { continue }
+            var after: [UInt8]?
+            repeat {
+                if isCancelled?() == true { throw CancellationError() }
+                let (changes, last) = try read { snap in
+                    var changes: [(key: [UInt8], value: [UInt8])] = []
+                    var last: [UInt8]?
+                    let range: KeyRange = after.map { KeyRange(lower: .exclusive($0), upper: nil) } ?? .all
+                    var seen = 0
+                    for entry in snap.entries(in: c.records, range: range) {
+                        last = entry.keyBytes
+                        if let payload = try c.encoder.recompressed(entry.value, decompressor: c.decoder.options) {
+                            changes.append((entry.keyBytes, payload))
+                        }
+                        seen += 1
+                        if seen >= batch { break }
+                    }
+                    try snap.checkIntact()
+                    return (changes, seen < batch ? nil : last)
+                }
+                if !changes.isEmpty {
+                    try writeNow { txn in
+                        for change in changes { try txn.put(change.value, forKey: change.key, in: c.records) }
+                    }
+                    rewritten += changes.count
+                }
+                after = last
+            } while after != nil
+        }
+        return rewritten
     }
 
     /// The dictionary stored for a collection, if any.

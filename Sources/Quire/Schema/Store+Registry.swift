@@ -17,8 +17,12 @@ struct RegisteredCollection: Sendable {
     /// The full-text index's databases, when the definition has one.
     var search: SearchDatabases? = nil
 
+    /// Whether the collection has a trained zstd dictionary.
+    let hasDictionary: Bool
+
     /// Coders for the definition: zstd (with the collection's dictionary, once trained) when
-    /// the collection is compressed.
+    /// the collection is compressed; the decoder has the dictionary whenever one is stored, so
+    /// records written while the collection was compressed stay readable if it no longer is.
     init(
         definition: CollectionDefinition, records: Database, indexes: [Database], dictionary: [UInt8]?,
         verifyChecksums: Bool
@@ -26,6 +30,7 @@ struct RegisteredCollection: Sendable {
         self.definition = definition
         self.records = records
         self.indexes = indexes
+        hasDictionary = dictionary != nil
         // Records carry a CRC-32C (format version 2), checked by `Store.verify()`.
         var encoderOptions = CompactEncoder.Options(checksum: true)
         if definition.compressed { encoderOptions.compression = .init(dictionary: dictionary) }
@@ -143,7 +148,7 @@ extension Store {
         let indexes = try definition.indexes.map {
             try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
-        let dictionary = definition.compressed ? try storedDictionary(definition.name) : nil
+        let dictionary = try storedDictionary(definition.name)
         var opened = RegisteredCollection(
             definition: definition, records: records, indexes: indexes, dictionary: dictionary,
             verifyChecksums: options.verifyChecksums)

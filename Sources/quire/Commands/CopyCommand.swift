@@ -1,3 +1,4 @@
+import Quire
 import QuireLMDB
 
 #if canImport(Glibc)
@@ -26,11 +27,28 @@ enum CopyCommand {
             if createdDirectory { rmdir(destination) }
             throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")
         }
+        if options.compact {
+            // Records written before their collection's dictionary are rewritten with it.
+            do {
+                try Store.recompress(at: destination, isCancelled: { context.isInterrupted })
+            } catch {
+                removeCopy(destination, directory: createdDirectory)
+                if error.code == .cancelled { throw InterruptedError(command: "copy") }
+                throw RuntimeError("copy", "\(destination): \(OpenStore.reason(error))")
+            }
+        }
         if !options.quiet {
             let pageSize = try environment.info().pageSize
             let bytes = fileSize(destination + "/data.mdb") ?? 0
             Diagnostics.write(summary(bytes: bytes, pageSize: pageSize, destination: destination, compact: options.compact))
         }
+    }
+
+    /// Removes a copy that did not finish (and its directory when the copy created it).
+    private static func removeCopy(_ destination: String, directory: Bool) {
+        unlink(destination + "/data.mdb")
+        unlink(destination + "/lock.mdb")
+        if directory { rmdir(destination) }
     }
 
     /// The destination must be absent or an empty directory, so a copy never mixes with or

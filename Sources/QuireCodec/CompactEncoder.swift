@@ -173,6 +173,14 @@ public struct CompactEncoder: Sendable {
         return finish(names.bytes, headerFlags: FormatHeader.standalone)
     }
 
+    /// Whether ``recompressed(_:decompressor:)`` may change a payload, from its header byte
+    /// alone: it is not compressed the way this encoder compresses (small payloads that stay
+    /// uncompressed answer true too).
+    package func mayRecompress(_ payload: UnsafeRawBufferPointer) -> Bool {
+        guard let compressor, let header = payload.first else { return false }
+        return header & FormatHeader.compressed == 0 || (header & FormatHeader.dictionary != 0) != compressor.hasDictionary
+    }
+
     /// A stored payload rewritten the way this encoder writes new ones (compressed, with its
     /// dictionary), or nil when it already is (or this encoder does not compress). The value is
     /// unchanged: only the framing and the compression of the body change.
@@ -181,12 +189,8 @@ public struct CompactEncoder: Sendable {
     package func recompressed(_ payload: UnsafeRawBufferPointer, decompressor: CompactDecoder.Options) throws
         -> [UInt8]?
     {
-        guard let compressor else { return nil }
+        guard mayRecompress(payload) else { return nil }
         let header = try ByteReader(payload).byte(at: 0, end: payload.count)
-        let alreadyDone =
-            header & FormatHeader.compressed != 0
-            && (header & FormatHeader.dictionary != 0) == compressor.hasDictionary
-        if alreadyDone { return nil }
         let body = try Payload.plainBody(payload, options: decompressor)
         var plain = ByteWriter(capacity: body.count + 8)
         let standalone = header & FormatHeader.standalone

@@ -33,6 +33,9 @@ extension Store {
     @discardableResult
     public static func recompress(at path: String, isCancelled: (() -> Bool)? = nil) throws(StoreError) -> Int {
         let rewritten = try StoreError.boundary("\(path): recompressing") { () throws -> Int in
+            // A plain LMDB environment (not a Quire store), or one without compressed
+            // collections, is left exactly as copied.
+            guard try hasCompressedCollections(path) else { return 0 }
             let store = try Store(path: path)
             defer { store.close() }
             return try store.writer.runSync { try store.recompressRecords(isCancelled: isCancelled) }
@@ -50,5 +53,25 @@ extension Store {
             }
         }
         return rewritten
+    }
+
+    /// Whether the environment at `path` is a Quire store with a compressed collection.
+    private static func hasCompressedCollections(_ path: String) throws -> Bool {
+        var options = StoreOptions()
+        options.readOnly = true
+        let env = try Environment(path: path, options: options.environmentOptions)
+        defer { env.close() }
+        guard let meta = try? env.openDatabase(StoreLayout.meta, flags: []) else { return false }
+        return try env.read { txn in
+            for entry in txn.entries(in: meta, range: .prefix(StoreLayout.collectionKey(""))) {
+                if let definition = try? JSONDecoder().decode(CollectionDefinition.self, from: Data(entry.value)),
+                    definition.compressed
+                {
+                    return true
+                }
+            }
+            try txn.checkIntact()
+            return false
+        }
     }
 }

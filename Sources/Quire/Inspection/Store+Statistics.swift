@@ -17,6 +17,13 @@ public struct CollectionStatistics: Sendable, Hashable, Codable {
     public var bytes: Int
     public var depth: Int
     public var indexes: [Index]
+    /// How new records are stored: `none`, `zstd` (no dictionary yet) or `zstd+dictionary`.
+    public var compression: String
+    /// The size of the collection's zstd dictionary (0 when it has none).
+    public var dictionaryBytes: Int
+
+    /// Bytes of the records' pages per record, rounded (0 for an empty collection).
+    public var bytesPerRecord: Int
 }
 
 /// Sizes and counts of one relation.
@@ -65,8 +72,12 @@ extension Store {
                         return CollectionStatistics.Index(name: definition.name, entries: ist.entries, bytes: ist.bytes)
                     }
                     let search = try searchStatistics(snap, c)  // Search/Store+SearchVerify.swift
+                    let dictionary = try storedDictionary(name)?.count ?? 0
+                    let compression = !c.definition.compressed ? "none" : dictionary > 0 ? "zstd+dictionary" : "zstd"
                     return CollectionStatistics(
-                        name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search)
+                        name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search,
+                        compression: compression, dictionaryBytes: dictionary,
+                        bytesPerRecord: st.entries > 0 ? (st.bytes + st.entries / 2) / st.entries : 0)
                 }
                 let relations = try relationDBs.keys.sorted().map { name -> RelationStatistics in
                     let st = try snap.statistics(of: relationDBs[name]!)

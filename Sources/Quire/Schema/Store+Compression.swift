@@ -89,42 +89,60 @@ extension Store {
     }
 
     /// Rewrites the records of every compressed collection that are not compressed with its
-    /// dictionary (written before it was trained, or while the collection was uncompressed),
-    /// in transactions of `batch` records. Values, keys and index entries are unchanged.
+    /// dictionary (written before it was trained, or while the collection was uncompressed).
+    /// Values, keys and index entries are unchanged. For a private copy only (`backup`): the
+    /// records go through a scratch database and come back appended in key order, so their
+    /// pages end full (rewriting in place would keep every page and shrink none).
     /// - Returns: how many records were rewritten.
     func recompressRecords(batch: Int = 2_000, isCancelled: (() -> Bool)? = nil) throws -> Int {
         var rewritten = 0
         for name in registry.withLock({ $0.keys.sorted() }) {
-            guard let c = registry.withLock({ $0[name] }), c.definition.compressed else { continue }
-            var after: [UInt8]?
-            repeat {
-                if isCancelled?() == true { throw CancellationError() }
-                let (changes, last) = try read { snap in
-                    var changes: [(key: [UInt8], value: [UInt8])] = []
-                    var last: [UInt8]?
-                    let range: KeyRange = after.map { KeyRange(lower: .exclusive($0), upper: nil) } ?? .all
-                    var seen = 0
-                    for entry in snap.entries(in: c.records, range: range) {
-                        last = entry.keyBytes
-                        if let payload = try c.encoder.recompressed(entry.value, decompressor: c.decoder.options) {
-                            changes.append((entry.keyBytes, payload))
-                        }
-                        seen += 1
-                        if seen >= batch { break }
-                    }
-                    try snap.checkIntact()
-                    return (changes, seen < batch ? nil : last)
-                }
-                if !changes.isEmpty {
-                    try writeNow { txn in
-                        for change in changes { try txn.put(change.value, forKey: change.key, in: c.records) }
-                    }
-                    rewritten += changes.count
-                }
-                after = last
-            } while after != nil
+            guard let c = registry.withLock({ $0[name] }), c.definition.compressed, c.hasDictionary else { continue }
+            let needing = try read { snap in
+                var count = 0
+                for entry in snap.entries(in: c.records) where c.encoder.mayRecompress(entry.value) { count += 1 }
+                try snap.checkIntact()
+                return count
+            }
+            guard needing > 0 else { continue }
+            let scratch = try environment.openDatabase(StoreLayout.recompressScratch(name), flags: [.create])
+            try copyRecords(from: c.records, to: scratch, batch: batch, isCancelled: isCancelled) { value in
+                try c.encoder.recompressed(value, decompressor: c.decoder.options) ?? Array(value)
+            }
+            _ = try writeNow { txn in try txn.removeAll(in: c.records) }
+            try copyRecords(from: scratch, to: c.records, batch: batch, isCancelled: isCancelled) { Array($0) }
+            _ = try writeNow { txn in try txn.lmdb.dropDatabase(scratch) }
+            rewritten += needing
         }
         return rewritten
+    }
+
+    /// Appends every entry of `source` (in key order) to the empty `target`, transformed, in
+    /// transactions of `batch` entries.
+    private func copyRecords(
+        from source: Database, to target: Database, batch: Int, isCancelled: (() -> Bool)?,
+        _ transform: (UnsafeRawBufferPointer) throws -> [UInt8]
+    ) throws {
+        var after: [UInt8]?
+        repeat {
+            if isCancelled?() == true { throw CancellationError() }
+            let (entries, last) = try read { snap in
+                var entries: [(key: [UInt8], value: [UInt8])] = []
+                let range: KeyRange = after.map { KeyRange(lower: .exclusive($0), upper: nil) } ?? .all
+                for entry in snap.entries(in: source, range: range) {
+                    entries.append((entry.keyBytes, try transform(entry.value)))
+                    if entries.count >= batch { break }
+                }
+                try snap.checkIntact()
+                return (entries, entries.count < batch ? nil : entries.last?.key)
+            }
+            if !entries.isEmpty {
+                _ = try writeNow { txn in
+                    for entry in entries { try txn.put(entry.value, forKey: entry.key, in: target, flags: .append) }
+                }
+            }
+            after = last
+        } while after != nil
     }
 
     /// The dictionary stored for a collection, if any.

@@ -42,6 +42,8 @@ enum StoreLayout {
     static func collectionKey(_ name: String) -> [UInt8] { Array("collection:\(name)".utf8) }
     static func relationKey(_ name: String) -> [UInt8] { Array("relation:\(name)".utf8) }
     static func dictionaryKey(_ name: String) -> [UInt8] { Array("dictionary:\(name)".utf8) }
+    /// Where a backup's recompression holds a collection's records for a moment.
+    static func recompressScratch(_ name: String) -> String { "_recompress:\(name)" }
 
     static func fieldKey(_ id: Int) -> [UInt8] {
         withUnsafeBytes(of: UInt32(id).bigEndian) { Array($0) }

@@ -25,7 +25,11 @@ enum StatsCommand {
         let total = stats.collections.reduce(0) { $0 + $1.records }
         try out.line("records      \(g(total))")
         for c in stats.collections {
-            try out.line("collection   \(c.name): \(g(c.records)) records, \(g(c.bytes)) bytes, depth \(c.depth)")
+            let perRecord = c.records > 0 ? ", \(g(c.bytesPerRecord)) bytes/record" : ""
+            let dictionary = c.dictionaryBytes > 0 ? " (\(g(c.dictionaryBytes)) bytes)" : ""
+            try out.line(
+                "collection   \(c.name): \(g(c.records)) records, \(g(c.bytes)) bytes\(perRecord), depth \(c.depth), "
+                    + "compression \(c.compression)\(dictionary)")
             for i in c.indexes {
                 try out.line("  index      \(i.name): \(g(i.entries)) entries, \(g(i.bytes)) bytes")
             }

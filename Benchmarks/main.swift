@@ -10,6 +10,7 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 ServeFixedBody.runIfAsked(Array(CommandLine.arguments.dropFirst()))  // scripts/bench-serve.sh's baseline
+ScaleRun.runIfAsked(Array(CommandLine.arguments.dropFirst()))  // --scale: cost against store size
 
 let options: BenchOptions
 do {

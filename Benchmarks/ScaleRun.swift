@@ -22,6 +22,8 @@ enum ScaleRun {
         var verify: Double
         var storeBytes: Int
         var jsonLinesBytes: Int
+        /// The peak anonymous resident memory during the bulk insert.
+        var insertAnonymousBytes: Int
         var peakMemoryBytes: Int
         var seconds: Double
     }
@@ -89,9 +91,12 @@ enum ScaleRun {
         let store = scratch.store
         try store.register(collection)
 
-        let insertSeconds = try time {
-            _ = try blockingAwait {
-                try await store.bulkInsert(ArticleStream(count: size), into: collection)
+        var insertSeconds = 0.0
+        let insertAnonymous = try AnonymousMemory.peak {
+            insertSeconds = try time {
+                _ = try blockingAwait {
+                    try await store.bulkInsert(ArticleStream(count: size), into: collection)
+                }
             }
         }
 
@@ -124,7 +129,7 @@ enum ScaleRun {
         return Row(
             records: size, bulkInsert: Double(size) / insertSeconds, pointGets: Double(lookups) / getSeconds,
             scan: Double(size) / scanSeconds, verify: Double(size) / verifySeconds, storeBytes: storeBytes,
-            jsonLinesBytes: Int(meanJSONLineBytes * Double(size)),
+            jsonLinesBytes: Int(meanJSONLineBytes * Double(size)), insertAnonymousBytes: insertAnonymous,
             peakMemoryBytes: BenchmarkRunner.peakMemoryBytes(), seconds: Date().timeIntervalSince(started))
     }
 
@@ -153,14 +158,15 @@ enum ScaleRun {
     }
 
     static func table(_ rows: [Row]) -> String {
-        var out = "records     insert/s    gets/s     scan/s   verify/s  disk/JSONL  peak MB  seconds\n"
+        var out = "records     insert/s    gets/s     scan/s   verify/s  disk/JSONL  insert anon MB  peak RSS MB  seconds\n"
         for row in rows {
             let ratio = Double(row.storeBytes) / Double(max(1, row.jsonLinesBytes))
             out += [
                 pad(Report.compact(Double(row.records)), 7), pad(Report.compact(row.bulkInsert), 11),
                 pad(Report.compact(row.pointGets), 9), pad(Report.compact(row.scan), 10),
                 pad(Report.compact(row.verify), 10), pad(Report.fixed(ratio, 2) + "×", 11),
-                pad(String(row.peakMemoryBytes >> 20), 8), pad(Report.fixed(row.seconds, 1), 8),
+                pad(String(row.insertAnonymousBytes >> 20), 15), pad(String(row.peakMemoryBytes >> 20), 12),
+                pad(Report.fixed(row.seconds, 1), 8),
             ].joined(separator: " ") + "\n"
         }
         if let first = rows.first, let last = rows.last, rows.count > 1 {

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "QuireFixtures", targets: ["QuireFixtures"]),
         .library(name: "QuireText", targets: ["QuireText"]),
         .library(name: "QuireServe", targets: ["QuireServe"]),
+        .library(name: "QuireCluster", targets: ["QuireCluster"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
     ],
@@ -43,6 +44,10 @@ let package = Package(
             name: "QuireFetch", dependencies: ["Quire", "QuireNews", "QuireHTTP"], swiftSettings: strict),
         .target(name: "QuireFixtures", dependencies: ["QuireNews"], swiftSettings: strict),
         .target(name: "QuireServe", dependencies: ["Quire", "CMicroHTTPD", "CZlib"], swiftSettings: strict),
+        .target(
+            name: "QuireCluster",
+            dependencies: ["Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireServe", "CZstd"],
+            swiftSettings: strict),
 
         // Executables.
         .executableTarget(

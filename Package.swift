@@ -83,6 +83,10 @@ let package = Package(
             name: "QuireServeTests", dependencies: ["QuireServe", "Quire", "QuireNews", "QuireFetch"],
             swiftSettings: strict),
         .testTarget(
+            name: "QuireClusterTests",
+            dependencies: ["QuireCluster", "Quire", "QuireFetch", "QuireFixtures", "QuireHTTP", "QuireNews", "QuireTestSupport"],
+            swiftSettings: strict),
+        .testTarget(
             name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures", "QuireTestSupport"],
             swiftSettings: strict),
     ],

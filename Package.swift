@@ -54,7 +54,7 @@ let package = Package(
             name: "quire",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "QuireServe",
+                "QuireServe", "QuireCluster",
             ],
             swiftSettings: strict),
         .executableTarget(

@@ -156,7 +156,7 @@ public final class ClusterNode: Sendable {
                     try await publishStatus()
                 }
             } catch {
-                events(.retrying("renewing the lease: \(error)"))
+                if !Task.isCancelled { events(.retrying("renewing the lease: \(error)")) }
             }
         }
     }
@@ -182,6 +182,7 @@ public final class ClusterNode: Sendable {
             } catch is CancellationError {
                 return
             } catch {
+                if Task.isCancelled { return }
                 events(.retrying("applying the log: \(error)"))
                 try? await Task.sleep(for: .milliseconds(500))
             }
@@ -252,7 +253,7 @@ public final class ClusterNode: Sendable {
                 let deleted = try await LogCompactor.compact(upTo: lowest, client: client, keys: keys)
                 events(.compacted(revision: lowest, deleted: deleted))
             } catch {
-                events(.retrying("compacting: \(error)"))
+                if !Task.isCancelled { events(.retrying("compacting: \(error)")) }
             }
         }
     }
@@ -307,6 +308,7 @@ public final class ClusterNode: Sendable {
             } catch let error as FetchError where error.code == .cancelled {
                 return
             } catch {
+                if Task.isCancelled { return }
                 events(.retrying("fetching \(id): \(error)"))
                 try? await Task.sleep(for: .milliseconds(500))
             }

@@ -61,7 +61,7 @@ let package = Package(
             name: "quire-bench",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "QuireServe", "CLMDB", "CSQLite",
+                "QuireServe", "QuireCluster", "CLMDB", "CSQLite",
             ],
             path: "Benchmarks", exclude: ["README.md", "latest.svg"], swiftSettings: strict),
 

@@ -35,6 +35,25 @@ public struct LogEntry: Codable, Sendable, Hashable {
     /// This part's quarantined documents.
     public var rejects: [RejectedDocument]
 
+    /// Creates an entry.
+    public init(
+        source: String, version: Int64, part: Int, parts: Int, label: String, mappingKind: String, queryTag: String?,
+        fetchedAt: Date, checkpoint: Data, articles: [Article], lists: [ArticleList], rejects: [RejectedDocument]
+    ) {
+        self.source = source
+        self.version = version
+        self.part = part
+        self.parts = parts
+        self.label = label
+        self.mappingKind = mappingKind
+        self.queryTag = queryTag
+        self.fetchedAt = fetchedAt
+        self.checkpoint = checkpoint
+        self.articles = articles
+        self.lists = lists
+        self.rejects = rejects
+    }
+
     /// The page as the store's fetch sink writes it.
     public var page: FetchedPage {
         FetchedPage(

@@ -125,7 +125,8 @@ final class ReplicaApplyBenchmark: Benchmark {
         self.etcd = etcd
         let (client, keys, articles) = (etcd.client, keys, articles)
         let pages = stride(from: 0, to: articles.count, by: 10).map { Array(articles[$0..<min($0 + 10, articles.count)]) }
-        try blockingAwait {
+        let bytes = try blockingAwait {
+            var bytes = 0
             let fetchedAt = Date(timeIntervalSince1970: 1_700_000_000)
             for start in stride(from: 0, to: pages.count, by: 20) {
                 var operations: [EtcdOperation] = []
@@ -134,12 +135,16 @@ final class ReplicaApplyBenchmark: Benchmark {
                         source: "bench", version: Int64(index + 1), part: 0, parts: 1, label: "page \(index)",
                         mappingKind: "nyt", queryTag: nil, fetchedAt: fetchedAt, checkpoint: Data("\(index)".utf8),
                         articles: pages[index], lists: [], rejects: [])
-                    operations.append(.put(keys.logEntry(source: "bench", version: Int64(index + 1), part: 0), try entry.encoded()))
+                    let encoded = try entry.encoded()
+                    bytes += encoded.count
+                    operations.append(.put(keys.logEntry(source: "bench", version: Int64(index + 1), part: 0), encoded))
                 }
                 _ = try await client.txn(compare: [], success: operations)
             }
+            return bytes
         }
-        note = "\(pages.count) pages of 10 in \((pages.count + 19) / 20) etcd transactions; one LMDB transaction per poll of 128 entries"
+        note = "\(pages.count) log entries of 10 articles, \(bytes / max(1, pages.count)) bytes each compressed; "
+            + "one LMDB transaction per poll of 128 entries"
     }
 
     func prepareSample() throws {

@@ -43,7 +43,9 @@ final class ClusterIngestBenchmark: Benchmark {
     func prepareSample() throws { scratch = try ScratchStore() }
 
     func run() throws -> Int {
-        guard let api, let http, let client = etcd?.client, let store = scratch?.store else { throw BenchError("not set up") }
+        guard let api, let http, let client = etcd?.client, let store = scratch?.store else {
+            throw BenchError("not set up")
+        }
         sample += 1
         // Each sample writes under its own prefix: a fresh log and checkpoint.
         let keys = ClusterKeys(prefix: "/bench/\(sample)/")
@@ -76,7 +78,8 @@ final class ClusterIngestBenchmark: Benchmark {
         if !sorted.isEmpty {
             let p50 = sorted[sorted.count / 2] * 1000
             let p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)] * 1000
-            note = "\(summary.pages) pages through etcd; replication lag p50 \(Report.fixed(p50, 1)) ms, p99 \(Report.fixed(p99, 1)) ms (fetch to applied, last sample)"
+            note =
+                "\(summary.pages) pages through etcd; replication lag p50 \(Report.fixed(p50, 1)) ms, p99 \(Report.fixed(p99, 1)) ms (fetch to applied, last sample)"
         }
         return try store.read { try $0.values(of: NewsSchema.articles).count }
     }
@@ -124,7 +127,9 @@ final class ReplicaApplyBenchmark: Benchmark {
         let etcd = try LocalEtcd()
         self.etcd = etcd
         let (client, keys, articles) = (etcd.client, keys, articles)
-        let pages = stride(from: 0, to: articles.count, by: 10).map { Array(articles[$0..<min($0 + 10, articles.count)]) }
+        let pages = stride(from: 0, to: articles.count, by: 10).map {
+            Array(articles[$0..<min($0 + 10, articles.count)])
+        }
         let bytes = try blockingAwait {
             var bytes = 0
             let fetchedAt = Date(timeIntervalSince1970: 1_700_000_000)
@@ -143,7 +148,8 @@ final class ReplicaApplyBenchmark: Benchmark {
             }
             return bytes
         }
-        note = "\(pages.count) log entries of 10 articles, \(bytes / max(1, pages.count)) bytes each compressed; "
+        note =
+            "\(pages.count) log entries of 10 articles, \(bytes / max(1, pages.count)) bytes each compressed; "
             + "one LMDB transaction per poll of 128 entries"
     }
 

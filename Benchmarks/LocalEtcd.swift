@@ -13,7 +13,9 @@ final class LocalEtcd {
     let client: EtcdClient
 
     init() throws {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":").map { "\($0)/etcd" }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":").map {
+            "\($0)/etcd"
+        }
         guard let binary = (path + ["/usr/bin/etcd"]).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { throw BenchError("etcd is not installed: run scripts/install-deps.sh (Debian's etcd-server)") }
         directory = NSTemporaryDirectory() + "quire-bench-etcd-\(UUID().uuidString)"
@@ -21,7 +23,8 @@ final class LocalEtcd {
         let peer = "http://127.0.0.1:\(try Self.freePort())"
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
-            "--name", "bench", "--data-dir", directory, "--listen-client-urls", client, "--advertise-client-urls", client,
+            "--name", "bench", "--data-dir", directory, "--listen-client-urls", client, "--advertise-client-urls",
+            client,
             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer, "--initial-cluster", "bench=\(peer)",
             "--log-level", "error", "--quota-backend-bytes", String(8 << 30),
         ]
@@ -58,7 +61,9 @@ final class LocalEtcd {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw BenchError("no free port") }
         return Int(UInt16(bigEndian: address.sin_port))

@@ -233,7 +233,8 @@ public final class ClusterNode: Sendable {
             events(.bootstrapped(from: peer.id, appliedRevision: now))
             return replica
         }
-        throw ClusterError(.behindCompaction, "no live peer offers a snapshot at or above the compaction floor \(floor)")
+        throw ClusterError(
+            .behindCompaction, "no live peer offers a snapshot at or above the compaction floor \(floor)")
     }
 
     // MARK: Compaction
@@ -315,7 +316,9 @@ public final class ClusterNode: Sendable {
         }
     }
 
-    private func fetch<Source: FetchSource>(_ source: Source, service: FetchService, ownership: SourceOwnership?)
+    private func fetch<Source: FetchSource>(
+        _ source: Source, service: FetchService, ownership: SourceOwnership?
+    )
         async throws -> FetchSummary
     {
         let sink = ClusterFetchSink(client: client, keys: configuration.keys, ownership: ownership)

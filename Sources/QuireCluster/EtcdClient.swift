@@ -61,7 +61,8 @@ public final class EtcdClient: Sendable {
     ///   - limit: At most this many keys (0: all).
     ///   - keysOnly: Leave the values out.
     public func range(
-        _ range: EtcdKeyRange, minModRevision: Int64 = 0, maxModRevision: Int64 = 0, sortBy: EtcdSortTarget = .key, limit: Int = 0,
+        _ range: EtcdKeyRange, minModRevision: Int64 = 0, maxModRevision: Int64 = 0, sortBy: EtcdSortTarget = .key,
+        limit: Int = 0,
         keysOnly: Bool = false
     ) async throws(EtcdError) -> EtcdRangeResult {
         var body = Self.rangeBody(range)
@@ -113,13 +114,15 @@ public final class EtcdClient: Sendable {
         let path = "/v3/kv/txn"
         guard max(success.count, failure.count) <= maxTxnOperations else {
             throw EtcdError(
-                code: .tooLarge, message: "\(max(success.count, failure.count)) operations (etcd allows \(maxTxnOperations))",
+                code: .tooLarge,
+                message: "\(max(success.count, failure.count)) operations (etcd allows \(maxTxnOperations))",
                 path: path)
         }
         // base64 grows bytes by 4/3; the JSON around them is small.
         let bytes = (success + failure).reduce(0) { $0 + $1.payloadBytes } * 4 / 3 + 1024
         guard bytes <= maxRequestBytes else {
-            throw EtcdError(code: .tooLarge, message: "about \(bytes) bytes (etcd allows \(maxRequestBytes))", path: path)
+            throw EtcdError(
+                code: .tooLarge, message: "about \(bytes) bytes (etcd allows \(maxRequestBytes))", path: path)
         }
         let body: [String: Any] = [
             "compare": compare.map(Self.compareBody), "success": success.map(Self.operationBody),

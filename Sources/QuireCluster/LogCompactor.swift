@@ -18,7 +18,9 @@ public enum LogCompactor {
     ///
     /// - Returns: How many entries were deleted (0 when the floor was already there).
     @discardableResult
-    public static func compact(upTo revision: Int64, client: EtcdClient, keys: ClusterKeys) async throws(EtcdError)
+    public static func compact(
+        upTo revision: Int64, client: EtcdClient, keys: ClusterKeys
+    ) async throws(EtcdError)
         -> Int
     {
         let current = try await client.get(keys.compacted)

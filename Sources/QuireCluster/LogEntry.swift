@@ -102,7 +102,8 @@ public struct LogEntry: Codable, Sendable, Hashable {
                 pending.append((articles[..<middle], first))
             } else {
                 throw ClusterError(
-                    .pageTooLarge, "\(page.pageLabel) of \(page.sourceID): one record exceeds \(maxBytes) bytes compressed")
+                    .pageTooLarge,
+                    "\(page.pageLabel) of \(page.sourceID): one record exceeds \(maxBytes) bytes compressed")
             }
         }
         return try pieces.enumerated().map { index, piece in

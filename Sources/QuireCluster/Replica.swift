@@ -78,7 +78,8 @@ public final class Replica: Sendable {
             }
         }
         // The limit may cut a page's parts (one revision); apply only whole pages.
-        if answer.more, groups.count > 1, let last = groups.last, last.entries.count < (last.entries.first?.parts ?? 0) {
+        if answer.more, groups.count > 1, let last = groups.last, last.entries.count < (last.entries.first?.parts ?? 0)
+        {
             groups.removeLast()
         }
         guard let newRevision = groups.last?.revision else {
@@ -88,7 +89,9 @@ public final class Replica: Sendable {
         let articles = try await store.write { txn in
             var written = 0
             for group in pages {
-                for entry in group.entries.sorted(by: { ($0.source, $0.version, $0.part) < ($1.source, $1.version, $1.part) }) {
+                for entry in group.entries.sorted(by: {
+                    ($0.source, $0.version, $0.part) < ($1.source, $1.version, $1.part)
+                }) {
                     _ = try StoreFetchSink.write(entry.page, rejects: entry.rejects, retainRawDocuments: false, in: txn)
                     written += entry.articles.count
                     if entry.part == 0 {

@@ -36,7 +36,8 @@ public enum StoreSnapshot {
         options.readOnly = true
         let copy = try Store(path: staging, options: options)
         defer { copy.close() }
-        return try copy.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }?.appliedRevision ?? 0
+        return try copy.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }?.appliedRevision
+            ?? 0
     }
 
     /// Replaces the store directory at `path` by the downloaded `<path>.bootstrap`. The store at

@@ -25,7 +25,8 @@ public final class SnapshotServer: Sendable {
         limits.threads = 1
         daemon = try HTTPDaemon(address: address, port: port, limits: limits) { request in
             guard request.method == "GET", request.rawPath == "/snapshot" else {
-                return HTTPResponse(status: 404, headers: [("Content-Type", "text/plain")], body: Array("not found\n".utf8))
+                return HTTPResponse(
+                    status: 404, headers: [("Content-Type", "text/plain")], body: Array("not found\n".utf8))
             }
             guard let bytes = provider() else {
                 return HTTPResponse(

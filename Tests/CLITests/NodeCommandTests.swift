@@ -20,7 +20,8 @@ import Testing
     }
 
     @Test func anNYTSourceNeedsTheKey() throws {
-        let result = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "nyt:q"], environment: ["NYT_API_KEY": ""])
+        let result = try runQuire(
+            ["node", "--etcd", "http://127.0.0.1:1", "--fetch", "nyt:q"], environment: ["NYT_API_KEY": ""])
         #expect(result.status == 1 && result.stderr.contains("NYT_API_KEY"), "\(result)")
     }
 

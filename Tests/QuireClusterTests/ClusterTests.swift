@@ -29,7 +29,9 @@ import Testing
 
     /// Every log entry, decoded.
     static func log(_ client: EtcdClient, _ keys: ClusterKeys) async throws -> [(revision: Int64, entry: LogEntry)] {
-        try await client.range(keys.log, sortBy: .modRevision).kvs.map { ($0.modRevision, try LogEntry.decode($0.value)) }
+        try await client.range(keys.log, sortBy: .modRevision).kvs.map {
+            ($0.modRevision, try LogEntry.decode($0.value))
+        }
     }
 
     @Test func aPageCommitsOnlyAgainstTheCheckpointItsFetcherRead() async throws {
@@ -98,16 +100,22 @@ import Testing
             let keys = ClusterKeys(prefix: "/t/")
             let leaseA = try await client.grantLease(ttl: 2)
             let leaseB = try await client.grantLease(ttl: 10)
-            let ownerA = try #require(try await SourceOwnership.acquire("s", member: "a", lease: leaseA.id, client: client, keys: keys))
-            #expect(try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys) == nil)
+            let ownerA = try #require(
+                try await SourceOwnership.acquire("s", member: "a", lease: leaseA.id, client: client, keys: keys))
+            #expect(
+                try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys) == nil
+            )
             // While A renews its lease, B cannot take the source.
             #expect(try await client.keepAlive(leaseA.id) > 0)
-            #expect(try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys) == nil)
+            #expect(
+                try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys) == nil
+            )
             // A stops renewing (it died): B polls until it owns the source (bounded, not timed).
             var ownerB: SourceOwnership?
             for _ in 0..<100 where ownerB == nil {
                 try await Task.sleep(for: .milliseconds(100))
-                ownerB = try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys)
+                ownerB = try await SourceOwnership.acquire(
+                    "s", member: "b", lease: leaseB.id, client: client, keys: keys)
             }
             #expect(ownerB != nil)
             // B got it because A's lease expired, not before: etcd reports A's lease gone.
@@ -136,7 +144,8 @@ import Testing
                 defer { api.stop() }
                 let (service, http) = Self.service()
                 defer { http.shutdown() }
-                _ = try await service.run(Self.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                _ = try await service.run(
+                    Self.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
                 let entries = try await Self.log(client, keys)
 
                 var store = try Store(path: path)
@@ -176,7 +185,8 @@ import Testing
                 defer { api.stop() }
                 let (service, http) = Self.service()
                 defer { http.shutdown() }
-                _ = try await service.run(Self.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                _ = try await service.run(
+                    Self.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
                 let last = try #require(try await Self.log(client, keys).last?.revision)
 
                 func node(_ id: String, _ events: Events) -> ClusterNode {

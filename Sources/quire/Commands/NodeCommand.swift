@@ -34,7 +34,9 @@ enum NodeCommand {
         let client = EtcdClient(endpoints: options.endpoints)
         defer { client.shutdown() }
         let (events, continuation) = AsyncStream<ClusterEvent>.makeStream()
-        let node = ClusterNode(configuration: configuration, client: client, sources: sources) { continuation.yield($0) }
+        let node = ClusterNode(configuration: configuration, client: client, sources: sources) {
+            continuation.yield($0)
+        }
         Diagnostics.error("node: member \(member) on \(options.endpoints.joined(separator: ",")) (Ctrl-C stops)")
         let task = Task {
             defer { continuation.finish() }

@@ -61,7 +61,9 @@ struct NodeOptions: CommandOptions {
             .value("member", "id", help: "This member's id (default: host name and store path)."),
             .value("lease-ttl", "seconds", help: "How long a dead member keeps its sources.", default: "5"),
             .value("prefix", "key", help: "The etcd key prefix of the cluster.", default: "/quire/"),
-            .value("compact-after", "n", help: "Revisions every member applied before the log is compacted.", default: "500"),
+            .value(
+                "compact-after", "n", help: "Revisions every member applied before the log is compacted.",
+                default: "500"),
             .value("snapshot-host", "address", help: "Where peers get snapshots of this store.", default: "127.0.0.1"),
             .value("rate", "n", help: "News API requests a minute.", default: "5"),
             .value("max-pages", "n", help: "Stop each NYT source after this many pages."),

@@ -139,7 +139,8 @@ final class ReplicaApplyBenchmark: Benchmark {
                     let entry = LogEntry(
                         source: "bench", version: Int64(index + 1), part: 0, parts: 1, label: "page \(index)",
                         mappingKind: "nyt", queryTag: nil, fetchedAt: fetchedAt, checkpoint: Data("\(index)".utf8),
-                        articles: pages[index], lists: [], rejects: [])
+                        articles: pages[index], lists: [], rejects: [],
+                        transactionEntries: min(start + 20, pages.count) - start)
                     let encoded = try entry.encoded()
                     bytes += encoded.count
                     operations.append(.put(keys.logEntry(source: "bench", version: Int64(index + 1), part: 0), encoded))
@@ -166,7 +167,7 @@ final class ReplicaApplyBenchmark: Benchmark {
         }
         guard let client = etcd?.client else { throw BenchError("no etcd") }
         let replica = try Replica(store: store, client: client, keys: keys)
-        return try blockingAwait {
+        let applied = try blockingAwait {
             var applied = 0
             while true {
                 let batch = try await replica.applyOnce()
@@ -174,6 +175,11 @@ final class ReplicaApplyBenchmark: Benchmark {
                 applied += batch.articles
             }
         }
+        let stored = try store.read { try $0.values(of: NewsSchema.articles).count }
+        guard applied == articles.count, stored == Set(articles.map(\.id)).count else {
+            throw BenchError("replica.apply: applied \(applied) of \(articles.count) articles, \(stored) stored")
+        }
+        return applied
     }
 
     func finishSample() throws {

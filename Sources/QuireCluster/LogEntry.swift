@@ -34,11 +34,16 @@ public struct LogEntry: Codable, Sendable, Hashable {
     public var lists: [ArticleList]
     /// This part's quarantined documents.
     public var rejects: [RejectedDocument]
+    /// How many log entries the etcd transaction that wrote this one put (every part of every
+    /// page it committed), so a replica can tell a revision it read whole from one cut by its
+    /// read limit; nil means ``parts``.
+    public var transactionEntries: Int?
 
     /// Creates an entry.
     public init(
         source: String, version: Int64, part: Int, parts: Int, label: String, mappingKind: String, queryTag: String?,
-        fetchedAt: Date, checkpoint: Data, articles: [Article], lists: [ArticleList], rejects: [RejectedDocument]
+        fetchedAt: Date, checkpoint: Data, articles: [Article], lists: [ArticleList], rejects: [RejectedDocument],
+        transactionEntries: Int? = nil
     ) {
         self.source = source
         self.version = version
@@ -52,7 +57,11 @@ public struct LogEntry: Codable, Sendable, Hashable {
         self.articles = articles
         self.lists = lists
         self.rejects = rejects
+        self.transactionEntries = transactionEntries
     }
+
+    /// The entries of the transaction that wrote this one.
+    var entriesInTransaction: Int { transactionEntries ?? parts }
 
     /// The page as the store's fetch sink writes it.
     public var page: FetchedPage {
@@ -110,6 +119,7 @@ public struct LogEntry: Codable, Sendable, Hashable {
             var piece = piece
             piece.part = index
             piece.parts = pieces.count
+            piece.transactionEntries = pieces.count
             return try piece.encoded()
         }
     }

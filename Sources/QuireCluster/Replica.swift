@@ -68,19 +68,20 @@ public final class Replica: Sendable {
             throw ClusterError(
                 .behindCompaction, "applied revision \(applied) is below the log's compaction floor \(floor)")
         }
-        var groups: [(revision: Int64, entries: [LogEntry])] = []
-        for kv in answer.kvs {
-            let entry = try LogEntry.decode(kv.value)
-            if groups.last?.revision == kv.modRevision {
-                groups[groups.count - 1].entries.append(entry)
+        var groups = try Self.group(answer.kvs)
+        // The limit may cut the entries of the last revision (one transaction): the applied
+        // revision must only move past whole transactions.
+        if answer.more, let last = groups.last, last.entries.count < (last.entries.first?.entriesInTransaction ?? 0) {
+            if groups.count > 1 {
+                groups.removeLast()
             } else {
-                groups.append((kv.modRevision, [entry]))
+                let whole = try await client.range(
+                    keys.log, minModRevision: last.revision, maxModRevision: last.revision)
+                groups = try Self.group(whole.kvs)
+                if try await LogCompactor.floor(client: client, keys: keys) > applied {
+                    throw ClusterError(.behindCompaction, "the log was compacted past \(applied) while it was read")
+                }
             }
-        }
-        // The limit may cut a page's parts (one revision); apply only whole pages.
-        if answer.more, groups.count > 1, let last = groups.last, last.entries.count < (last.entries.first?.parts ?? 0)
-        {
-            groups.removeLast()
         }
         guard let newRevision = groups.last?.revision else {
             return Batch(pages: 0, articles: 0, appliedRevision: applied, more: false, lags: [])
@@ -117,5 +118,19 @@ public final class Replica: Sendable {
         return Batch(
             pages: pageCount, articles: articles, appliedRevision: newRevision,
             more: answer.more, lags: lags)
+    }
+
+    /// Log entries in revision order, grouped by the revision (transaction) that wrote them.
+    static func group(_ kvs: [EtcdKeyValue]) throws(ClusterError) -> [(revision: Int64, entries: [LogEntry])] {
+        var groups: [(revision: Int64, entries: [LogEntry])] = []
+        for kv in kvs {
+            let entry = try LogEntry.decode(kv.value)
+            if groups.last?.revision == kv.modRevision {
+                groups[groups.count - 1].entries.append(entry)
+            } else {
+                groups.append((kv.modRevision, [entry]))
+            }
+        }
+        return groups
     }
 }

@@ -98,8 +98,9 @@ import Testing
     @Test func aDeadOwnersSourceIsTakenOverWhenItsLeaseExpires() async throws {
         try await withEtcd { client, _ in
             let keys = ClusterKeys(prefix: "/t/")
-            let leaseA = try await client.grantLease(ttl: 2)
-            let leaseB = try await client.grantLease(ttl: 10)
+            let leaseB = try await client.grantLease(ttl: 120)
+            // Long enough for a loaded machine to make the claims below before it lapses.
+            let leaseA = try await client.grantLease(ttl: 5)
             let ownerA = try #require(
                 try await SourceOwnership.acquire("s", member: "a", lease: leaseA.id, client: client, keys: keys))
             #expect(
@@ -112,7 +113,7 @@ import Testing
             )
             // A stops renewing (it died): B polls until it owns the source (bounded, not timed).
             var ownerB: SourceOwnership?
-            for _ in 0..<100 where ownerB == nil {
+            for _ in 0..<600 where ownerB == nil {
                 try await Task.sleep(for: .milliseconds(100))
                 ownerB = try await SourceOwnership.acquire(
                     "s", member: "b", lease: leaseB.id, client: client, keys: keys)
@@ -202,7 +203,7 @@ import Testing
                 let runA = Task { try await a.run() }
                 defer { runA.cancel() }
                 // A alone applies everything, then compacts the log under it.
-                try await eventsA.wait(for: .seconds(20)) { if case .compacted = $0 { true } else { false } }
+                try await eventsA.wait(for: .seconds(90)) { if case .compacted = $0 { true } else { false } }
                 #expect(try await LogCompactor.floor(client: client, keys: keys) == last)
                 #expect(try await client.range(keys.log).kvs.isEmpty)
 
@@ -216,7 +217,7 @@ import Testing
                 let eventsB = Events()
                 let b = node("b", eventsB)
                 let runB = Task { try await b.run() }
-                try await eventsB.wait(for: .seconds(20)) { if case .bootstrapped = $0 { true } else { false } }
+                try await eventsB.wait(for: .seconds(90)) { if case .bootstrapped = $0 { true } else { false } }
                 let storeB = try #require(b.currentStore)
                 #expect(try Replica(store: storeB, client: client, keys: keys).appliedRevision() == last)
                 let ids = try storeB.read { try $0.values(of: NewsSchema.articles) }.map(\.id)

@@ -53,6 +53,39 @@ import Testing
         }
     }
 
+    @Test func aPollCutInsideARevisionAppliesOnlyWholeRevisions() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("cut", create: false) { path in
+                let keys = ClusterKeys(prefix: "/t/")
+                let articles = Self.articles(40)
+                func entry(_ version: Int64, of transaction: Int) throws -> EtcdOperation {
+                    let slice = Array(articles[Int(version - 1) * 10..<Int(version) * 10])
+                    let log = LogEntry(
+                        source: "s", version: version, part: 0, parts: 1, label: "page \(version)", mappingKind: "nyt",
+                        queryTag: nil, fetchedAt: Date(timeIntervalSince1970: 0), checkpoint: Data("\(version)".utf8),
+                        articles: slice, lists: [], rejects: [], transactionEntries: transaction)
+                    return .put(keys.logEntry(source: "s", version: version, part: 0), try log.encoded())
+                }
+                // One revision with one page, then one revision with three pages.
+                _ = try await client.txn(compare: [], success: [try entry(1, of: 1)])
+                _ = try await client.txn(
+                    compare: [], success: [try entry(2, of: 3), try entry(3, of: 3), try entry(4, of: 3)])
+                let store = try Store(path: path)
+                defer { store.close() }
+                let replica = try Replica(store: store, client: client, keys: keys, batchLimit: 2)
+                // The first poll sees page 1 and one of the three: it applies page 1 only.
+                let first = try await replica.applyOnce()
+                #expect(first.pages == 1)
+                // The next poll sees two of the three (one revision): it reads that revision whole.
+                let second = try await replica.applyOnce()
+                #expect(second.pages == 3)
+                #expect(try await replica.applyOnce().pages == 0)
+                let stored = try store.read { try $0.values(of: NewsSchema.articles) }
+                #expect(Set(stored.map(\.id)) == Set(articles.map(\.id)))
+            }
+        }
+    }
+
     @Test func aRecordLargerThanAnEntryIsRefusedAndNothingIsCommitted() async throws {
         try await withEtcd { client, _ in
             let keys = ClusterKeys(prefix: "/t/")

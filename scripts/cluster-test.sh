@@ -130,6 +130,7 @@ port=$(etcd_leader_index) || true
 for i in 0 1 2; do
     if [ "${CLIENT[i]##*:}" = "$port" ]; then
         kill -KILL "${PIDS[etcd$i]}"
+        wait "${PIDS[etcd$i]}" 2>/dev/null || true
         unset "PIDS[etcd$i]"
         killed_etcd=$i
         say "killed the etcd leader e$i (SIGKILL)"
@@ -143,6 +144,7 @@ owner=$(owner_of_any)
 [[ $owner == n[123] ]] || fail "no owner found (got '$owner')"
 victim=${owner#n}
 kill -KILL "${PIDS[node$victim]}"
+wait "${PIDS[node$victim]}" 2>/dev/null || true
 unset "PIDS[node$victim]"
 kill_time=$(python3 -c 'import time; print(time.time())')
 echo "$kill_time" >"$WORK/kill-time"

@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "QuireFixtures", targets: ["QuireFixtures"]),
         .library(name: "QuireText", targets: ["QuireText"]),
         .library(name: "QuireServe", targets: ["QuireServe"]),
+        .library(name: "QuireCluster", targets: ["QuireCluster"]),
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
     ],
@@ -43,20 +44,24 @@ let package = Package(
             name: "QuireFetch", dependencies: ["Quire", "QuireNews", "QuireHTTP"], swiftSettings: strict),
         .target(name: "QuireFixtures", dependencies: ["QuireNews"], swiftSettings: strict),
         .target(name: "QuireServe", dependencies: ["Quire", "CMicroHTTPD", "CZlib"], swiftSettings: strict),
+        .target(
+            name: "QuireCluster",
+            dependencies: ["Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireServe", "CZstd"],
+            swiftSettings: strict),
 
         // Executables.
         .executableTarget(
             name: "quire",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "QuireServe",
+                "QuireServe", "QuireCluster",
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "quire-bench",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "QuireServe", "CLMDB", "CSQLite",
+                "QuireServe", "QuireCluster", "CLMDB", "CSQLite",
             ],
             path: "Benchmarks", exclude: ["README.md", "latest.svg"], swiftSettings: strict),
 
@@ -76,6 +81,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "QuireServeTests", dependencies: ["QuireServe", "Quire", "QuireNews", "QuireFetch"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "QuireClusterTests",
+            dependencies: ["QuireCluster", "Quire", "QuireFetch", "QuireFixtures", "QuireHTTP", "QuireNews", "QuireTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures", "QuireTestSupport"],

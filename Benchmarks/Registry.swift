@@ -39,6 +39,9 @@ enum Registry {
             FieldReadBenchmark(corpus: corpus, lazy: false),
             FieldReadBenchmark(corpus: corpus, lazy: true),
             FetchBenchmark(corpus: corpus),
+            ClusterIngestBenchmark(corpus: corpus),
+            ReplicaApplyBenchmark(corpus: corpus, bulk: true),
+            ReplicaApplyBenchmark(corpus: corpus, bulk: false),
         ]
     }
 

@@ -49,7 +49,7 @@ public struct RejectedDocument: Codable, Sendable, Hashable {
     }
 
     /// The record of `reject`, one of `page`'s documents.
-    init(_ reject: DocumentReject, of page: FetchedPage) {
+    public init(_ reject: DocumentReject, of page: FetchedPage) {
         self.init(
             id: Self.identity(
                 source: reject.rawDocument.first == UInt8(ascii: "{")

@@ -55,46 +55,59 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
 
     public func commit(_ page: FetchedPage) async throws -> PageCommit {
         let retain = retainRawDocuments
+        let rejects = page.rejects.map { RejectedDocument($0, of: page) }
         return try await store.write { txn in
-            var outcome = PageCommit(rejects: page.rejects.count)
-            var seen: Set<String> = []
-            for article in page.articles {
-                // One lookup, one upsert: an insert attempt would encode an updated article twice.
-                let stored = try txn.contains(.string(article.id), in: NewsSchema.articles)
-                try txn.put(article, in: NewsSchema.articles)
-                if !stored {
-                    outcome.newArticles += 1
-                } else if !seen.contains(article.id) {
-                    outcome.updatedArticles += 1
-                }
-                seen.insert(article.id)
-            }
-            for reject in page.rejects {
-                try txn.put(RejectedDocument(reject, of: page), in: Self.rejects)
-            }
-            for list in page.lists {
-                try txn.put(list, in: NewsSchema.lists)
-                try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)
-            }
-            if let tag = page.queryTag {
-                try txn.addMembers(page.articles.map { .string($0.id) }, to: .string(tag), in: NewsSchema.queryArticles)
-                try txn.put(TagState(tag: tag, fetchedAt: page.fetchedAt), in: Self.tags)
-            }
-            if retain {
-                for (article, raw) in zip(page.articles, page.rawDocuments) {
-                    try txn.put(
-                        RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind),
-                        in: Self.rawDocuments)
-                }
-            }
-            if let budget = page.budget {
-                try txn.put(RequestBudget(id: budget, times: page.requestTimes), in: Self.budgets)
-            }
-            try txn.put(
-                SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
-                in: Self.sources)
-            return outcome
+            try Self.write(page, rejects: rejects, retainRawDocuments: retain, in: txn)
         }
+    }
+
+    /// Writes `page` (its articles, lists, query index entries, `rejects`, raw documents and
+    /// checkpoint) in `txn`: what ``commit(_:)`` does, for callers that add their own records to
+    /// the same transaction (a cluster replica adds the log revision it applied).
+    ///
+    /// The sink's collections must be registered (``init(store:retainRawDocuments:)``).
+    public static func write(
+        _ page: FetchedPage, rejects: [RejectedDocument], retainRawDocuments retain: Bool,
+        in txn: borrowing StoreTransaction
+    ) throws -> PageCommit {
+        var outcome = PageCommit(rejects: rejects.count)
+        var seen: Set<String> = []
+        for article in page.articles {
+            // One lookup, one upsert: an insert attempt would encode an updated article twice.
+            let stored = try txn.contains(.string(article.id), in: NewsSchema.articles)
+            try txn.put(article, in: NewsSchema.articles)
+            if !stored {
+                outcome.newArticles += 1
+            } else if !seen.contains(article.id) {
+                outcome.updatedArticles += 1
+            }
+            seen.insert(article.id)
+        }
+        for reject in rejects {
+            try txn.put(reject, in: Self.rejects)
+        }
+        for list in page.lists {
+            try txn.put(list, in: NewsSchema.lists)
+            try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)
+        }
+        if let tag = page.queryTag {
+            try txn.addMembers(page.articles.map { .string($0.id) }, to: .string(tag), in: NewsSchema.queryArticles)
+            try txn.put(TagState(tag: tag, fetchedAt: page.fetchedAt), in: Self.tags)
+        }
+        if retain {
+            for (article, raw) in zip(page.articles, page.rawDocuments) {
+                try txn.put(
+                    RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind),
+                    in: Self.rawDocuments)
+            }
+        }
+        if let budget = page.budget {
+            try txn.put(RequestBudget(id: budget, times: page.requestTimes), in: Self.budgets)
+        }
+        try txn.put(
+            SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
+            in: Self.sources)
+        return outcome
     }
 
     public func storedArticles(for queryTag: String) throws -> (articles: [Article], fetchedAt: Date?) {

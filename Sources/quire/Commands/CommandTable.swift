@@ -18,6 +18,8 @@ enum CommandTable {
         ["remap"]: RemapOptions.self,
         ["watch"]: WatchOptions.self,
         ["serve"]: ServeOptions.self,
+        ["node"]: NodeOptions.self,
+        ["fixtures"]: FixturesOptions.self,
         ["completions"]: CompletionsOptions.self,
         ["manpage"]: ManpageOptions.self,
         ["help"]: HelpOptions.self,
@@ -37,7 +39,7 @@ enum CommandTable {
         subcommands: [
             DemoOptions.spec, FetchGroup.spec, DumpOptions.spec, GetOptions.spec, SearchOptions.spec, LoadOptions.spec,
             StatsOptions.spec, CopyOptions.spec, VerifyOptions.spec, RejectsOptions.spec, RemapOptions.spec,
-            WatchOptions.spec, ServeOptions.spec, CompletionsOptions.spec, ManpageOptions.spec, HelpOptions.spec,
+            WatchOptions.spec, ServeOptions.spec, NodeOptions.spec, FixturesOptions.spec, CompletionsOptions.spec, ManpageOptions.spec, HelpOptions.spec,
         ])
 
     static let parser = CommandLineParser(root: root, globalOptions: GlobalOptions.all)

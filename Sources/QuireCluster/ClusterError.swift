@@ -1,0 +1,41 @@
+/// A cluster operation that failed for a reason other than etcd being unreachable.
+public struct ClusterError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Code: Sendable, Hashable, CustomStringConvertible {
+        /// Another fetcher committed the source's checkpoint since this one read it, or this
+        /// member no longer owns the source: the page was not committed (by anyone twice).
+        case checkpointMoved
+        /// A page is larger than one etcd transaction can carry, even split.
+        case pageTooLarge
+        /// A log entry could not be decoded.
+        case corruptLogEntry
+        /// The member's applied revision lies below the log's compaction floor and no peer
+        /// offered a snapshot.
+        case behindCompaction
+        /// A snapshot from a peer could not be installed.
+        case bootstrapFailed
+
+        public var description: String {
+            switch self {
+            case .checkpointMoved: "checkpoint moved"
+            case .pageTooLarge: "page too large"
+            case .corruptLogEntry: "corrupt log entry"
+            case .behindCompaction: "behind the log compaction"
+            case .bootstrapFailed: "bootstrap failed"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The details.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,48 @@
+/// Where a cluster keeps its state in etcd: every key under one prefix, so several clusters
+/// (or tests) can share one etcd.
+///
+/// | key | value |
+/// |---|---|
+/// | `<prefix>log/<source>/<version>/<part>` | a compressed ``LogEntry`` (one page, or part of one) |
+/// | `<prefix>checkpoint/<source>` | the source's checkpoint after its last committed page |
+/// | `<prefix>owner/<source>` | the member that fetches the source, on that member's lease |
+/// | `<prefix>member/<id>` | a ``MemberStatus`` (applied revision, snapshot URL), on the member's lease |
+/// | `<prefix>compacted` | the revision up to which the log was deleted (decimal text) |
+public struct ClusterKeys: Sendable, Hashable {
+    /// The prefix of every key (`/quire/`).
+    public let prefix: String
+
+    /// The keys of the cluster under `prefix`; a trailing `/` is added when missing.
+    public init(prefix: String = "/quire/") {
+        self.prefix = prefix.hasSuffix("/") ? prefix : prefix + "/"
+    }
+
+    /// Every log entry.
+    public var log: EtcdKeyRange { .prefix(prefix + "log/") }
+
+    /// The key of part `part` of the page that takes `source`'s checkpoint to `version`.
+    public func logEntry(source: String, version: Int64, part: Int) -> String {
+        prefix + "log/" + source + "/" + Self.padded(version, width: 12) + "/" + Self.padded(Int64(part), width: 3)
+    }
+
+    /// The checkpoint of `source`.
+    public func checkpoint(_ source: String) -> String { prefix + "checkpoint/" + source }
+
+    /// The owner of `source`.
+    public func owner(_ source: String) -> String { prefix + "owner/" + source }
+
+    /// Every member's status.
+    public var members: EtcdKeyRange { .prefix(prefix + "member/") }
+
+    /// The status of member `id`.
+    public func member(_ id: String) -> String { prefix + "member/" + id }
+
+    /// The compaction floor.
+    public var compacted: String { prefix + "compacted" }
+
+    /// Zero-padded decimal, so keys sort as numbers.
+    static func padded(_ value: Int64, width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+public import Quire
+public import QuireFetch
+import QuireHTTP
+public import QuireServe
+import Synchronization
+
+/// One member of a cluster: it keeps a full local replica of the log in its store, competes for
+/// the ownership of the sources it is given and fetches those it owns, exactly once.
+///
+/// ``run()`` runs until its task is cancelled, then revokes the member's lease (its sources are
+/// free for the others at once) and closes the store. Everything it does is reported through
+/// the `events` closure; nothing is printed.
+public final class ClusterNode: Sendable {
+    /// How a node runs.
+    public struct Configuration: Sendable {
+        /// The member's id, unique in the cluster (`quire node` uses the host name and the store path).
+        public var memberID: String
+        /// The local store's directory.
+        public var storePath: String
+        /// Where the cluster's keys live in etcd.
+        public var keys = ClusterKeys()
+        /// The lease TTL in seconds: how long a dead member keeps its sources.
+        public var leaseTTL: Int64 = 5
+        /// How often an idle replica polls the log, and a non-owner retries a source.
+        public var pollInterval: Duration = .milliseconds(200)
+        /// Revisions applied by every member above the compaction floor before the log is compacted.
+        public var compactionThreshold: Int64 = 500
+        /// How often the compaction is considered.
+        public var compactionInterval: Duration = .seconds(1)
+        /// The address the node serves snapshots of its store on (port 0: any free port); nil
+        /// serves none.
+        public var snapshotAddress: SocketAddress? = .loopback
+        /// The options the store is opened with.
+        public var storeOptions = StoreOptions()
+        /// Requests a minute the node makes to the news API.
+        public var fetchRatePerMinute = 6_000
+
+        /// A configuration for member `memberID` with its store at `storePath`.
+        public init(memberID: String, storePath: String) {
+            self.memberID = memberID
+            self.storePath = storePath
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The cluster's etcd.
+    public let client: EtcdClient
+    /// The sources this member competes for.
+    public let sources: [any FetchSource]
+    private let events: @Sendable (ClusterEvent) -> Void
+    private let store = Mutex<Store?>(nil)
+    private let lease = Atomic<Int64>(0)
+    private let applied = Atomic<Int64>(0)
+    private let snapshotURL = Mutex<String?>(nil)
+
+    /// A node; nothing happens before ``run()``.
+    public init(
+        configuration: Configuration, client: EtcdClient, sources: [any FetchSource],
+        events: @escaping @Sendable (ClusterEvent) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.client = client
+        self.sources = sources
+        self.events = events
+    }
+
+    /// The store the node currently applies the log to (replaced when it bootstraps), for reads.
+    public var currentStore: Store? { store.withLock { $0 } }
+
+    /// Runs the member until the task is cancelled.
+    ///
+    /// - Throws: When the store cannot be opened or etcd never answers the first lease grant;
+    ///   later failures are reported as ``ClusterEvent/retrying(_:)`` and retried.
+    public func run() async throws {
+        let path = configuration.storePath
+        StoreSnapshot.recover(path: path)
+        let opened = try Store(path: path, options: configuration.storeOptions)
+        store.withLock { $0 = opened }
+        var replica = try Replica(store: opened, client: client, keys: configuration.keys)
+        applied.store(try replica.appliedRevision(), ordering: .relaxed)
+        let server = try configuration.snapshotAddress.map { address in
+            try SnapshotServer(address: address) { [self] in
+                self.store.withLock { current in current.flatMap { try? StoreSnapshot.bytes(of: $0) } }
+            }
+        }
+        snapshotURL.withLock { $0 = server?.url }
+        defer {
+            server?.stop()
+            store.withLock { current in
+                current?.close()
+                current = nil
+            }
+        }
+        try await grantLease()
+
+        let replicaTask = Task { [self] in
+            await self.replicate(&replica)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.keepLeaseAlive() }
+            group.addTask { await self.compactWhenPossible() }
+            for source in sources {
+                group.addTask { await self.fetchWhenOwned(source) }
+            }
+            await withTaskCancellationHandler {
+                await replicaTask.value
+            } onCancel: {
+                replicaTask.cancel()
+            }
+            group.cancelAll()
+        }
+        // Frees this member's sources at once instead of after the TTL.
+        try? await client.revoke(lease.load(ordering: .relaxed))
+    }
+
+    // MARK: The lease
+
+    private func grantLease() async throws {
+        while true {
+            do {
+                let granted = try await client.grantLease(ttl: configuration.leaseTTL)
+                lease.store(granted.id, ordering: .relaxed)
+                events(.leaseGranted(id: granted.id, ttl: granted.ttl))
+                try await publishStatus()
+                return
+            } catch {
+                guard error.isRetryable else { throw error }
+                events(.retrying("granting the lease: \(error)"))
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func publishStatus() async throws(EtcdError) {
+        let status = MemberStatus(
+            id: configuration.memberID, appliedRevision: applied.load(ordering: .relaxed),
+            snapshotURL: snapshotURL.withLock { $0 })
+        try await client.put(
+            configuration.keys.member(configuration.memberID), status.encoded, lease: lease.load(ordering: .relaxed))
+    }
+
+    private func keepLeaseAlive() async {
+        let interval = Duration.milliseconds(max(200, configuration.leaseTTL * 1000 / 3))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { return }
+            do {
+                let current = lease.load(ordering: .relaxed)
+                if try await client.keepAlive(current) == 0 {
+                    // Paused or cut off past the TTL: the old claims are gone; start a new lease.
+                    events(.leaseExpired(id: current))
+                    try await grantLease()
+                } else {
+                    try await publishStatus()
+                }
+            } catch {
+                if !Task.isCancelled { events(.retrying("renewing the lease: \(error)")) }
+            }
+        }
+    }
+
+    // MARK: Replication
+
+    private func replicate(_ replica: inout Replica) async {
+        while !Task.isCancelled {
+            do {
+                let batch = try await replica.applyOnce()
+                if batch.pages > 0 {
+                    applied.store(batch.appliedRevision, ordering: .relaxed)
+                    events(.applied(batch))
+                }
+                if !batch.more { try await Task.sleep(for: configuration.pollInterval) }
+            } catch let error as ClusterError where error.code == .behindCompaction {
+                do {
+                    replica = try await bootstrap()
+                } catch {
+                    events(.retrying("bootstrapping: \(error)"))
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                events(.retrying("applying the log: \(error)"))
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    /// Replaces the store by the snapshot of the most advanced peer that has applied at least
+    /// up to the compaction floor.
+    private func bootstrap() async throws -> Replica {
+        let keys = configuration.keys
+        let floor = try await LogCompactor.floor(client: client, keys: keys)
+        let peers = try await MemberStatus.all(client: client, keys: keys)
+            .filter { $0.id != configuration.memberID && $0.snapshotURL != nil && $0.appliedRevision >= floor }
+            .sorted { $0.appliedRevision > $1.appliedRevision }
+        var httpConfiguration = HTTPClientConfiguration()
+        httpConfiguration.maxResponseBytes = Int.max
+        httpConfiguration.totalTimeout = .seconds(600)
+        let http = HTTPClient(configuration: httpConfiguration)
+        defer { http.shutdown() }
+        let path = self.configuration.storePath
+        for peer in peers {
+            guard let url = peer.snapshotURL else { continue }
+            let revision: Int64
+            do {
+                revision = try await StoreSnapshot.download(from: url, for: path, client: http)
+            } catch {
+                events(.retrying("snapshot from \(peer.id): \(error)"))
+                continue
+            }
+            guard revision >= floor else { continue }
+            let installed: Store = try store.withLock { current in
+                current?.close()
+                current = nil
+                defer { StoreSnapshot.recover(path: path) }
+                do {
+                    try StoreSnapshot.install(at: path)
+                } catch {
+                    current = try Store(path: path, options: self.configuration.storeOptions)
+                    throw error
+                }
+                let fresh = try Store(path: path, options: self.configuration.storeOptions)
+                current = fresh
+                return fresh
+            }
+            let replica = try Replica(store: installed, client: client, keys: keys)
+            let now = try replica.appliedRevision()
+            applied.store(now, ordering: .relaxed)
+            events(.bootstrapped(from: peer.id, appliedRevision: now))
+            return replica
+        }
+        throw ClusterError(
+            .behindCompaction, "no live peer offers a snapshot at or above the compaction floor \(floor)")
+    }
+
+    // MARK: Compaction
+
+    /// The member with the smallest id compacts, below the lowest revision the live members applied.
+    private func compactWhenPossible() async {
+        let keys = configuration.keys
+        while !Task.isCancelled {
+            try? await Task.sleep(for: configuration.compactionInterval)
+            do {
+                let members = try await MemberStatus.all(client: client, keys: keys)
+                guard members.map(\.id).min() == configuration.memberID,
+                    let lowest = members.map(\.appliedRevision).min()
+                else { continue }
+                let floor = try await LogCompactor.floor(client: client, keys: keys)
+                guard lowest - floor >= configuration.compactionThreshold else { continue }
+                let deleted = try await LogCompactor.compact(upTo: lowest, client: client, keys: keys)
+                events(.compacted(revision: lowest, deleted: deleted))
+            } catch {
+                if !Task.isCancelled { events(.retrying("compacting: \(error)")) }
+            }
+        }
+    }
+
+    // MARK: Fetching
+
+    private func fetchWhenOwned(_ source: any FetchSource) async {
+        let keys = configuration.keys
+        let id = source.sourceID
+        let http = HTTPClient()
+        defer { http.shutdown() }
+        let service = FetchService(
+            client: http, rateLimiter: RateLimiter(perMinute: configuration.fetchRatePerMinute, perDay: 10_000_000))
+        var owned: SourceOwnership?
+        var finished = false
+        while !Task.isCancelled {
+            let currentLease = lease.load(ordering: .relaxed)
+            do {
+                if let claim = owned, claim.lease != currentLease {
+                    owned = nil
+                    events(.lost(source: id, reason: "the member's lease expired"))
+                }
+                if owned == nil {
+                    owned = try await SourceOwnership.acquire(
+                        id, member: configuration.memberID, lease: currentLease, client: client, keys: keys)
+                    if owned == nil {
+                        try await Task.sleep(for: configuration.pollInterval)
+                        continue
+                    }
+                    finished = false
+                    events(.owned(source: id))
+                }
+                if finished {
+                    // Keep the claim; notice if it was lost.
+                    try await Task.sleep(for: .seconds(1))
+                    if let claim = owned, try await !claim.isHeld(client: client, keys: keys) {
+                        owned = nil
+                        events(.lost(source: id, reason: "the owner key is gone"))
+                    }
+                    continue
+                }
+                let summary = try await fetch(source, service: service, ownership: owned)
+                if summary.isComplete {
+                    finished = true
+                    events(.fetched(source: id, pages: summary.pages, articles: summary.articles))
+                }
+            } catch let error as FetchError where (error.cause as? ClusterError)?.code == .checkpointMoved {
+                owned = nil
+                events(.lost(source: id, reason: "\((error.cause as? ClusterError)?.message ?? error.message)"))
+            } catch is CancellationError {
+                return
+            } catch let error as FetchError where error.code == .cancelled {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                events(.retrying("fetching \(id): \(error)"))
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    private func fetch<Source: FetchSource>(
+        _ source: Source, service: FetchService, ownership: SourceOwnership?
+    )
+        async throws -> FetchSummary
+    {
+        let sink = ClusterFetchSink(client: client, keys: configuration.keys, ownership: ownership)
+        let events = self.events
+        let id = source.sourceID
+        return try await service.run(source, into: sink) { progress in
+            if case .pageFetched(let label, _, _, _) = progress { events(.committed(source: id, label: label)) }
+        }
+    }
+}

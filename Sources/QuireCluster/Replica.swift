@@ -1,0 +1,136 @@
+import Foundation
+public import Quire
+import QuireFetch
+
+/// Applies the replicated log to a local store, in revision order, and serves reads locally.
+///
+/// Each poll reads the log entries written after the applied revision (sorted by revision) and
+/// writes all of them in one LMDB write transaction together with the new applied revision
+/// (``ReplicaState``), so a replica killed at any instant resumes after exactly the last
+/// revision it committed, and never applies an entry twice or skips one.
+///
+/// The log is compacted (``LogCompactor``) below the revision every live member has applied;
+/// a replica whose applied revision lies below the compaction floor cannot catch up from the
+/// log and gets ``ClusterError/Code/behindCompaction`` (the node then installs a peer's snapshot).
+public final class Replica: Sendable {
+    /// The local store.
+    public let store: Store
+    /// The cluster's etcd.
+    public let client: EtcdClient
+    /// The cluster's keys.
+    public let keys: ClusterKeys
+    /// Log entries read per poll.
+    public let batchLimit: Int
+
+    /// A replica of the cluster into `store`; registers the news schema, the fetch sink's
+    /// collections and the replica's own.
+    public init(store: Store, client: EtcdClient, keys: ClusterKeys, batchLimit: Int = 128) throws {
+        self.store = store
+        self.client = client
+        self.keys = keys
+        self.batchLimit = batchLimit
+        _ = try StoreFetchSink(store: store)
+        try store.register(ReplicaState.collection)
+        try store.register(AppliedPage.collection)
+    }
+
+    /// The revision applied so far (0 for a new store).
+    public func appliedRevision() throws -> Int64 {
+        try store.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }?.appliedRevision ?? 0
+    }
+
+    /// What one poll applied.
+    public struct Batch: Sendable, Hashable {
+        /// Pages applied.
+        public var pages: Int
+        /// Articles written.
+        public var articles: Int
+        /// The applied revision after the batch.
+        public var appliedRevision: Int64
+        /// Whether more entries were waiting (poll again at once).
+        public var more: Bool
+        /// How long after its fetch each page was applied, in seconds.
+        public var lags: [Double]
+    }
+
+    /// Applies the entries written after the applied revision (at most ``batchLimit``).
+    ///
+    /// - Throws: ``ClusterError/Code/behindCompaction`` when entries this replica needs were
+    ///   compacted away; ``EtcdError``; store errors (nothing of the batch is then applied).
+    public func applyOnce() async throws -> Batch {
+        let applied = try appliedRevision()
+        let answer = try await client.range(
+            keys.log, minModRevision: applied + 1, sortBy: .modRevision, limit: batchLimit)
+        // Read after the range: the floor is raised before any entry is deleted, so a floor at
+        // or below `applied` here means nothing this replica needs was gone when it read.
+        let floor = try await LogCompactor.floor(client: client, keys: keys)
+        if floor > applied {
+            throw ClusterError(
+                .behindCompaction, "applied revision \(applied) is below the log's compaction floor \(floor)")
+        }
+        var groups = try Self.group(answer.kvs)
+        // The limit may cut the entries of the last revision (one transaction): the applied
+        // revision must only move past whole transactions.
+        if answer.more, let last = groups.last, last.entries.count < (last.entries.first?.entriesInTransaction ?? 0) {
+            if groups.count > 1 {
+                groups.removeLast()
+            } else {
+                let whole = try await client.range(
+                    keys.log, minModRevision: last.revision, maxModRevision: last.revision)
+                groups = try Self.group(whole.kvs)
+                if try await LogCompactor.floor(client: client, keys: keys) > applied {
+                    throw ClusterError(.behindCompaction, "the log was compacted past \(applied) while it was read")
+                }
+            }
+        }
+        guard let newRevision = groups.last?.revision else {
+            return Batch(pages: 0, articles: 0, appliedRevision: applied, more: false, lags: [])
+        }
+        let pages = groups
+        let articles = try await store.write { txn in
+            var written = 0
+            for group in pages {
+                for entry in group.entries.sorted(by: {
+                    ($0.source, $0.version, $0.part) < ($1.source, $1.version, $1.part)
+                }) {
+                    _ = try StoreFetchSink.write(entry.page, rejects: entry.rejects, retainRawDocuments: false, in: txn)
+                    written += entry.articles.count
+                    if entry.part == 0 {
+                        let id = entry.source + " " + ClusterKeys.padded(entry.version, width: 12)
+                        let articles = group.entries.filter { $0.source == entry.source && $0.version == entry.version }
+                            .reduce(0) { $0 + $1.articles.count }
+                        try txn.put(
+                            AppliedPage(
+                                id: id, source: entry.source, version: entry.version, label: entry.label,
+                                revision: group.revision, parts: entry.parts, articles: articles),
+                            in: AppliedPage.collection)
+                    }
+                }
+            }
+            try txn.put(ReplicaState(id: ReplicaState.key, appliedRevision: newRevision), in: ReplicaState.collection)
+            return written
+        }
+        let now = Date()
+        let lags = pages.flatMap { group in
+            group.entries.filter { $0.part == 0 }.map { now.timeIntervalSince($0.fetchedAt) }
+        }
+        let pageCount = lags.count
+        return Batch(
+            pages: pageCount, articles: articles, appliedRevision: newRevision,
+            more: answer.more, lags: lags)
+    }
+
+    /// Log entries in revision order, grouped by the revision (transaction) that wrote them.
+    static func group(_ kvs: [EtcdKeyValue]) throws(ClusterError) -> [(revision: Int64, entries: [LogEntry])] {
+        var groups: [(revision: Int64, entries: [LogEntry])] = []
+        for kv in kvs {
+            let entry = try LogEntry.decode(kv.value)
+            if groups.last?.revision == kv.modRevision {
+                groups[groups.count - 1].entries.append(entry)
+            } else {
+                groups.append((kv.modRevision, [entry]))
+            }
+        }
+        return groups
+    }
+}

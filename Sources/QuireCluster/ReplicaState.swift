@@ -1,0 +1,38 @@
+public import Quire
+
+/// What a replica has applied, kept in its own store.
+public struct ReplicaState: Codable, Sendable, Hashable {
+    /// Always ``key``: one record.
+    public var id: String
+    /// The etcd revision of the last log entries applied; written in the same LMDB transaction
+    /// as their records, so a member killed at any instant resumes after exactly this revision.
+    public var appliedRevision: Int64
+
+    /// The record's key.
+    public static let key = "applied"
+
+    /// The collection that holds it.
+    public static let collection = StoreCollection<ReplicaState>(name: "cluster", key: { .string($0.id) })
+}
+
+/// One page a replica applied: the log's account of what was committed, kept after the log is
+/// compacted (so "no page committed twice" can still be checked).
+public struct AppliedPage: Codable, Sendable, Hashable {
+    /// `<source> <version>` (zero-padded version).
+    public var id: String
+    /// The source.
+    public var source: String
+    /// The checkpoint version the page took the source to.
+    public var version: Int64
+    /// The request the page answered.
+    public var label: String
+    /// The etcd revision that committed it.
+    public var revision: Int64
+    /// How many log entries it took.
+    public var parts: Int
+    /// How many articles it carried.
+    public var articles: Int
+
+    /// The collection that holds them.
+    public static let collection = StoreCollection<AppliedPage>(name: "cluster_pages", key: { .string($0.id) })
+}

@@ -1,0 +1,68 @@
+import Foundation
+public import Quire
+import QuireHTTP
+import QuireLMDB
+
+/// Consistent copies of a member's store, and their installation on a member that fell behind
+/// the log's compaction.
+///
+/// A copy is `mdb_env_copy` of the environment: one read transaction, so the records and the
+/// applied revision (``ReplicaState``) in it belong to one commit. A member that installs it
+/// resumes the log right after that revision.
+public enum StoreSnapshot {
+    /// The bytes of a compacted copy of `store`'s environment (its `data.mdb`).
+    public static func bytes(of store: Store) throws -> [UInt8] {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("quire-snapshot-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try store.environment.copy(to: directory, compact: true)
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/data.mdb")))
+    }
+
+    /// Downloads a peer's snapshot into `<path>.bootstrap` and checks that it opens as a store.
+    ///
+    /// - Returns: The applied revision the snapshot holds.
+    static func download(from url: String, for path: String, client: HTTPClient) async throws -> Int64 {
+        let response = try await client.get(url)
+        guard response.isSuccess, !response.body.isEmpty else {
+            throw ClusterError(.bootstrapFailed, "\(url) answered \(response.status)")
+        }
+        let staging = path + ".bootstrap"
+        try? FileManager.default.removeItem(atPath: staging)
+        try FileManager.default.createDirectory(
+            atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try Data(response.body).write(to: URL(fileURLWithPath: staging + "/data.mdb"))
+        var options = StoreOptions()
+        options.readOnly = true
+        let copy = try Store(path: staging, options: options)
+        defer { copy.close() }
+        return try copy.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }?.appliedRevision
+            ?? 0
+    }
+
+    /// Replaces the store directory at `path` by the downloaded `<path>.bootstrap`. The store at
+    /// `path` must be closed. A crash midway leaves either directory in place, and
+    /// ``recover(path:)`` finishes or undoes the swap at the next start.
+    static func install(at path: String) throws {
+        let manager = FileManager.default
+        let previous = path + ".replaced"
+        try? manager.removeItem(atPath: previous)
+        try manager.moveItem(atPath: path, toPath: previous)
+        try manager.moveItem(atPath: path + ".bootstrap", toPath: path)
+        try manager.removeItem(atPath: previous)
+    }
+
+    /// Cleans up after a bootstrap interrupted by a crash.
+    static func recover(path: String) {
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: path), manager.fileExists(atPath: path + ".replaced") {
+            if manager.fileExists(atPath: path + ".bootstrap") {
+                try? manager.moveItem(atPath: path + ".bootstrap", toPath: path)
+            } else {
+                try? manager.moveItem(atPath: path + ".replaced", toPath: path)
+            }
+        }
+        try? manager.removeItem(atPath: path + ".replaced")
+        try? manager.removeItem(atPath: path + ".bootstrap")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+/// `quire node` and `quire fixtures` as a user meets them: usage errors exit 64 naming the
+/// option, a missing key is a runtime error, and an unreachable etcd is reported without
+/// touching anything but the store. (The cluster itself: Tests/QuireClusterTests and
+/// scripts/cluster-test.sh.)
+@Suite struct NodeCommandTests {
+    @Test func badOptionsAreUsageErrors() throws {
+        let missing = try runQuire(["node"])
+        #expect(missing.status == 64 && missing.stderr.contains("--etcd"), "\(missing)")
+        let scheme = try runQuire(["node", "--etcd", "127.0.0.1:2379"])
+        #expect(scheme.status == 64 && scheme.stderr.contains("--etcd"), "\(scheme)")
+        let source = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "rss:x"])
+        #expect(source.status == 64 && source.stderr.contains("nyt:QUERY"), "\(source)")
+        let ttl = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--lease-ttl", "1"])
+        #expect(ttl.status == 64 && ttl.stderr.contains("--lease-ttl"), "\(ttl)")
+        let member = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--member", "a/b"])
+        #expect(member.status == 64 && member.stderr.contains("--member"), "\(member)")
+    }
+
+    @Test func anNYTSourceNeedsTheKey() throws {
+        let result = try runQuire(
+            ["node", "--etcd", "http://127.0.0.1:1", "--fetch", "nyt:q"], environment: ["NYT_API_KEY": ""])
+        #expect(result.status == 1 && result.stderr.contains("NYT_API_KEY"), "\(result)")
+    }
+
+    @Test func helpListsTheClusterCommands() throws {
+        let help = try runQuire(["help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("node") && help.stdout.contains("fixtures"), "\(help)")
+        let node = try runQuire(["node", "--help"])
+        #expect(node.stdout.contains("--fetch") && node.stdout.contains("docs/CLUSTER.md"), "\(node)")
+    }
+}

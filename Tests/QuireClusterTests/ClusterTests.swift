@@ -1,0 +1,251 @@
+import Foundation
+import Quire
+import QuireCluster
+import QuireFetch
+import QuireFixtures
+import QuireHTTP
+import QuireNews
+import QuireTestSupport
+import Synchronization
+import Testing
+
+/// The cluster against a real etcd on loopback (started by each test, stopped by PID).
+@Suite struct ClusterTests {
+    /// A fixture API serving `articles` NYT articles for the query "cluster" (10 a page).
+    static func fixture(articles: Int) throws -> FixtureAPI {
+        var configuration = FixtureAPI.Configuration()
+        configuration.nytArticlesPerQuery = articles
+        return try FixtureAPI(configuration: configuration)
+    }
+
+    static func source(_ api: FixtureAPI) -> NYTSource {
+        NYTSource(query: NYTQuery(query: "cluster", sort: .oldest), key: APIKey("test-key"), endpoint: api.nytSearchURL)
+    }
+
+    static func service() -> (FetchService, HTTPClient) {
+        let http = HTTPClient()
+        return (FetchService(client: http, rateLimiter: RateLimiter(perMinute: 100_000, perDay: 10_000_000)), http)
+    }
+
+    /// Every log entry, decoded.
+    static func log(_ client: EtcdClient, _ keys: ClusterKeys) async throws -> [(revision: Int64, entry: LogEntry)] {
+        try await client.range(keys.log, sortBy: .modRevision).kvs.map {
+            ($0.modRevision, try LogEntry.decode($0.value))
+        }
+    }
+
+    @Test func aPageCommitsOnlyAgainstTheCheckpointItsFetcherRead() async throws {
+        try await withEtcd { client, _ in
+            let keys = ClusterKeys(prefix: "/t/")
+            let api = try Self.fixture(articles: 30)
+            defer { api.stop() }
+            let first = ClusterFetchSink(client: client, keys: keys, ownership: nil)
+            let second = ClusterFetchSink(client: client, keys: keys, ownership: nil)
+            let id = Self.source(api).sourceID
+            #expect(try await first.checkpoint(for: id) == nil)
+            #expect(try await second.checkpoint(for: id) == nil)
+            let page = FetchedPage(
+                sourceID: id, articles: [], pageLabel: "page 0", queryTag: nil, checkpoint: Data("1".utf8),
+                fetchedAt: Date(timeIntervalSince1970: 0))
+            _ = try await first.commit(page)
+            // The second read the same (absent) checkpoint: its commit of the same page is refused.
+            await #expect {
+                try await second.commit(page)
+            } throws: { ($0 as? ClusterError)?.code == .checkpointMoved }
+            let entries = try await Self.log(client, keys)
+            #expect(entries.map(\.entry.version) == [1])
+            #expect(try await client.get(keys.checkpoint(id))?.value == Array("1".utf8))
+        }
+    }
+
+    @Test func twoCompetingFetchersCommitEveryPageOnce() async throws {
+        try await withEtcd { client, _ in
+            let keys = ClusterKeys(prefix: "/t/")
+            let api = try Self.fixture(articles: 80)
+            defer { api.stop() }
+            let source = Self.source(api)
+            let (service, http) = Self.service()
+            defer { http.shutdown() }
+            // Each fetcher walks the source from the checkpoint it reads; when the other one
+            // committed first its commit is refused and it starts again from the new checkpoint.
+            @Sendable func fetcher() async throws -> Int {
+                var refused = 0
+                while true {
+                    do {
+                        let sink = ClusterFetchSink(client: client, keys: keys, ownership: nil)
+                        let summary = try await service.run(source, into: sink)
+                        if summary.isComplete { return refused }
+                    } catch {
+                        guard (error.cause as? ClusterError)?.code == .checkpointMoved else { throw error }
+                        refused += 1
+                    }
+                }
+            }
+            async let a = fetcher()
+            async let b = fetcher()
+            _ = try await (a, b)
+            let entries = try await Self.log(client, keys)
+            let versions = entries.map(\.entry.version)
+            // 80 articles are 8 pages; the walk ends with a page past the end (no articles).
+            #expect(versions == Array(1...Int64(versions.count)))
+            #expect(Set(entries.map(\.entry.label)).count == entries.count, "a page was committed twice")
+            let ids = entries.flatMap { $0.entry.articles.map(\.id) }
+            #expect(ids.count == 80)
+            #expect(Set(ids) == Set(api.nytArticles(query: "cluster").map(\.id)))
+        }
+    }
+
+    @Test func aDeadOwnersSourceIsTakenOverWhenItsLeaseExpires() async throws {
+        try await withEtcd { client, _ in
+            let keys = ClusterKeys(prefix: "/t/")
+            let leaseB = try await client.grantLease(ttl: 120)
+            // Long enough for a loaded machine to make the claims below before it lapses.
+            let leaseA = try await client.grantLease(ttl: 5)
+            let ownerA = try #require(
+                try await SourceOwnership.acquire("s", member: "a", lease: leaseA.id, client: client, keys: keys))
+            #expect(
+                try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys) == nil
+            )
+            // While A renews its lease, B cannot take the source.
+            #expect(try await client.keepAlive(leaseA.id) > 0)
+            #expect(
+                try await SourceOwnership.acquire("s", member: "b", lease: leaseB.id, client: client, keys: keys) == nil
+            )
+            // A stops renewing (it died): B polls until it owns the source (bounded, not timed).
+            var ownerB: SourceOwnership?
+            for _ in 0..<600 where ownerB == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                ownerB = try await SourceOwnership.acquire(
+                    "s", member: "b", lease: leaseB.id, client: client, keys: keys)
+            }
+            #expect(ownerB != nil)
+            // B got it because A's lease expired, not before: etcd reports A's lease gone.
+            #expect(try await client.keepAlive(leaseA.id) == 0)
+            #expect(try await client.get(keys.owner("s"))?.lease == leaseB.id)
+            // A's old claim is fenced: a commit with it is refused even though it read the checkpoint.
+            let stale = ClusterFetchSink(client: client, keys: keys, ownership: ownerA)
+            _ = try await stale.checkpoint(for: "s")
+            let page = FetchedPage(
+                sourceID: "s", articles: [], queryTag: nil, checkpoint: Data("x".utf8), fetchedAt: Date())
+            await #expect {
+                try await stale.commit(page)
+            } throws: { ($0 as? ClusterError)?.code == .checkpointMoved }
+            let current = ClusterFetchSink(client: client, keys: keys, ownership: ownerB)
+            _ = try await current.checkpoint(for: "s")
+            _ = try await current.commit(page)
+            #expect(try await Self.log(client, keys).count == 1)
+        }
+    }
+
+    @Test func aReplicaResumesAfterARestartFromItsStoredRevision() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("replica", create: false) { path in
+                let keys = ClusterKeys(prefix: "/t/")
+                let api = try Self.fixture(articles: 60)
+                defer { api.stop() }
+                let (service, http) = Self.service()
+                defer { http.shutdown() }
+                _ = try await service.run(
+                    Self.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                let entries = try await Self.log(client, keys)
+
+                var store = try Store(path: path)
+                var replica = try Replica(store: store, client: client, keys: keys, batchLimit: 2)
+                let first = try await replica.applyOnce()
+                #expect(first.pages == 2)
+                #expect(first.appliedRevision == entries[1].revision)
+                store.close()
+
+                // Restarted: it reads its applied revision back and goes on from the next entry.
+                store = try Store(path: path)
+                defer { store.close() }
+                replica = try Replica(store: store, client: client, keys: keys, batchLimit: 2)
+                #expect(try replica.appliedRevision() == entries[1].revision)
+                var applied = first.pages
+                while true {
+                    let batch = try await replica.applyOnce()
+                    if batch.pages == 0 { break }
+                    applied += batch.pages
+                }
+                #expect(applied == entries.count)
+                #expect(try replica.appliedRevision() == entries.last?.revision)
+                let pages = try store.read { snapshot in try snapshot.values(of: AppliedPage.collection) }
+                #expect(pages.map(\.version).sorted() == entries.map(\.entry.version))
+                let stored = try store.read { try $0.values(of: NewsSchema.articles) }
+                #expect(Set(stored.map(\.id)) == Set(api.nytArticles(query: "cluster").map(\.id)))
+                #expect(stored.count == 60)
+            }
+        }
+    }
+
+    @Test func aMemberBehindTheCompactionBootstrapsFromAPeersSnapshot() async throws {
+        try await withEtcd { client, server in
+            try await withTemporaryDirectory("bootstrap") { directory in
+                let keys = ClusterKeys(prefix: "/t/")
+                let api = try Self.fixture(articles: 50)
+                defer { api.stop() }
+                let (service, http) = Self.service()
+                defer { http.shutdown() }
+                _ = try await service.run(
+                    Self.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                let last = try #require(try await Self.log(client, keys).last?.revision)
+
+                func node(_ id: String, _ events: Events) -> ClusterNode {
+                    var configuration = ClusterNode.Configuration(memberID: id, storePath: directory + "/" + id)
+                    configuration.keys = keys
+                    configuration.leaseTTL = 2
+                    configuration.compactionThreshold = 1
+                    configuration.compactionInterval = .milliseconds(200)
+                    return ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
+                }
+                let eventsA = Events()
+                let a = node("a", eventsA)
+                let runA = Task { try await a.run() }
+                defer { runA.cancel() }
+                // A alone applies everything, then compacts the log under it.
+                try await eventsA.wait(for: .seconds(90)) { if case .compacted = $0 { true } else { false } }
+                #expect(try await LogCompactor.floor(client: client, keys: keys) == last)
+                #expect(try await client.range(keys.log).kvs.isEmpty)
+
+                let fresh = try Store(path: directory + "/c")
+                let behind = try Replica(store: fresh, client: client, keys: keys)
+                await #expect {
+                    try await behind.applyOnce()
+                } throws: { ($0 as? ClusterError)?.code == .behindCompaction }
+                fresh.close()
+
+                let eventsB = Events()
+                let b = node("b", eventsB)
+                let runB = Task { try await b.run() }
+                try await eventsB.wait(for: .seconds(90)) { if case .bootstrapped = $0 { true } else { false } }
+                let storeB = try #require(b.currentStore)
+                #expect(try Replica(store: storeB, client: client, keys: keys).appliedRevision() == last)
+                let ids = try storeB.read { try $0.values(of: NewsSchema.articles) }.map(\.id)
+                #expect(Set(ids) == Set(api.nytArticles(query: "cluster").map(\.id)))
+                runB.cancel()
+                _ = await runB.result
+                runA.cancel()
+                _ = await runA.result
+                _ = server
+            }
+        }
+    }
+}
+
+/// Events of a node, collected for a test to wait on.
+final class Events: Sendable {
+    private let events = Mutex<[ClusterEvent]>([])
+
+    func append(_ event: ClusterEvent) { events.withLock { $0.append(event) } }
+
+    struct Timeout: Error {}
+
+    func wait(for limit: Duration, until matches: (ClusterEvent) -> Bool) async throws {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit {
+            if events.withLock({ $0.contains(where: matches) }) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw Timeout()
+    }
+}

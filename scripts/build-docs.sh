@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC documentation of Quire, QuireCodec and QuireFetch with the toolchain's own
+# Builds the DocC documentation of Quire, QuireCodec, QuireFetch and QuireCluster with the toolchain's own
 # `docc` (no plugin): symbol graphs from SwiftPM, then one archive per module under .build/docs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,7 +7,7 @@ swift package dump-symbol-graph --minimum-access-level public >/dev/null
 graphs=$(find .build -type d -name symbolgraph | head -n 1)
 out=.build/docs
 mkdir -p "$out"
-for module in Quire QuireCodec QuireFetch; do
+for module in Quire QuireCodec QuireFetch QuireCluster; do
     staging=$(mktemp -d)
     cp "$graphs/$module".symbols.json "$staging"/
     status=0

@@ -29,6 +29,8 @@ public final class EtcdClient: Sendable {
     /// - Parameters:
     ///   - endpoints: Client URLs of the members, e.g. `["http://127.0.0.1:2379"]`.
     ///   - requestTimeout: How long one request may take on one member before the next is tried.
+    ///   - maxRequestBytes: The cluster's `--max-request-bytes` (1.5 MiB by default).
+    ///   - maxTxnOperations: The cluster's `--max-txn-ops` (128 by default).
     public init(
         endpoints: [String], requestTimeout: Duration = .seconds(5), maxRequestBytes: Int = 1_572_864,
         maxTxnOperations: Int = 128

@@ -16,6 +16,9 @@ extension CompactValue {
         return out
     }
 
+    /// Appends ``jsonBytes()`` to `out`.
+    func appendJSON(to out: inout [UInt8]) { writeJSON(into: &out) }
+
     private func writeJSON(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
@@ -55,32 +58,35 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 
 /// Writes a JSON string, escaping only `"`, `\` and control characters.
 func writeJSONString(_ string: String, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
     var string = string
-    string.withUTF8 { bytes in
-        // Runs of bytes that need no escape (nearly all of them) are copied whole.
-        var run = 0
-        for i in 0..<bytes.count {
-            let byte = bytes[i]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
-            run = i + 1
-            out.append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "t"))
-            case 0x08: out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(UInt8(ascii: "f"))
-            default:
-                out.append(contentsOf: "u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            }
+    string.withUTF8 { bytes in writeJSONString(bytes, into: &out) }
+}
+
+/// Writes valid UTF-8 bytes as a JSON string, escaping only `"`, `\` and control characters.
+func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    // Runs of bytes that need no escape (nearly all of them) are copied whole.
+    var run = 0
+    for i in 0..<bytes.count {
+        let byte = bytes[i]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
+        run = i + 1
+        out.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        case 0x08: out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(UInt8(ascii: "f"))
+        default:
+            out.append(contentsOf: "u00".utf8)
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0xF)])
         }
-        if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
     }
+    if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
     out.append(UInt8(ascii: "\""))
 }
 

@@ -22,6 +22,10 @@ enum LoadCommand {
         let progress = context.progress("loading", quiet: options.quiet)
         var loader = ArticleLoader()
         loader.isInterrupted = { InterruptFlag.isRaised }
+        // Smaller blocks (more, smaller commits) for tests that need several chunks of little input.
+        if let text = context.environment["QUIRE_LOAD_BLOCK_BYTES"], let bytes = Int(text), bytes > 0 {
+            loader.blockBytes = bytes
+        }
         loader.progress = { [progress] committed in progress.setCompleted(committed) }
         let report: ArticleLoader.Report
         do {

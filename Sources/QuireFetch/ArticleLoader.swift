@@ -7,8 +7,8 @@ import QuireNews
 ///
 /// Blocks of lines are read whole, parsed into articles on every core at once
 /// (`Article(jsonLine:)`, no `JSONDecoder`), and submitted as chunks to one ``BulkLoader``,
-/// which encodes each chunk in parallel and commits it on the writer while the next block is
-/// read and parsed. Memory stays bounded by a few blocks and the sort window, whatever the
+/// which encodes each chunk in parallel and commits it on the writer; the next block is read
+/// and parses meanwhile. Memory stays bounded by a few blocks and the sort window, whatever the
 /// input's size.
 ///
 /// A line that is not a storable article stops the load before anything of it is written: the
@@ -56,8 +56,17 @@ public struct ArticleLoader: Sendable {
         do {
             let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
                 loader in
-                while let block = try reader.next(targetBytes: blockBytes) {
-                    let result = Self.parse(block, parts: max(1, parsers))
+                // One block parses while the one before it encodes and commits: the parse of the
+                // next block also fills the time the writer spends on a merged sort window.
+                let parts = max(1, parsers)
+                func parsing(_ block: LineBlockReader.Block?) -> Task<ParsedBlock, Never>? {
+                    block.map { block in Task { Self.parse(block, parts: parts) } }
+                }
+                var next = parsing(try reader.next(targetBytes: blockBytes))
+                while let current = next {
+                    let result = await current.value
+                    next = nil
+                    if result.failure == nil { next = parsing(try reader.next(targetBytes: blockBytes)) }
                     if !result.articles.isEmpty { try await loader.submit(result.articles) }
                     parsed += result.articles.count
                     if let failure = result.failure {
@@ -82,7 +91,7 @@ public struct ArticleLoader: Sendable {
     }
 
     /// A block's articles up to its first bad line, and that line's error.
-    struct ParsedBlock {
+    struct ParsedBlock: Sendable {
         var articles: [Article]
         var failure: (line: Int, error: NewsMappingError)?
     }

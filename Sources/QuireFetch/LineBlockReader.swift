@@ -33,7 +33,7 @@ public final class LineBlockReader {
     private var pending: [UInt8] = []
     private var atEnd = false
     /// The number of the first line in `pending`.
-    private var nextLine = 1
+    private var lineCounter = 1
 
     private static let readSize = 1 << 20
     private static let pollMilliseconds: Int32 = 100
@@ -78,7 +78,7 @@ public final class LineBlockReader {
             searched = buffer.count
             if atEnd || (cut != nil && buffer.count >= targetBytes) { break }
             if cut == nil && buffer.count > Self.maximumLineLength {
-                throw LoadError(.input, "line \(nextLine) is longer than \(Self.maximumLineLength >> 20) MiB")
+                throw LoadError(.input, "line \(lineCounter) is longer than \(Self.maximumLineLength >> 20) MiB")
             }
             try fill(&buffer)
         }
@@ -88,10 +88,48 @@ public final class LineBlockReader {
             pending = Array(buffer[end...])
             buffer.removeSubrange(end...)
         }
-        let block = Block(bytes: buffer, firstLine: nextLine)
-        nextLine += buffer.reduce(into: 0) { count, byte in if byte == 10 { count += 1 } }
+        let block = Block(bytes: buffer, firstLine: lineCounter)
+        lineCounter += buffer.reduce(into: 0) { count, byte in if byte == 10 { count += 1 } }
         return block
     }
+
+    /// The next line without its line break (nor a `\r` before it), or nil at the end: for input
+    /// read a line at a time (the small sections of a whole-store dump) before or between blocks.
+    /// - Throws: ``LoadError`` as ``next(targetBytes:)`` does.
+    public func nextLine() throws(LoadError) -> [UInt8]? {
+        var searched = 0
+        while true {
+            if let newline = pending[searched...].firstIndex(of: 10) {
+                var end = newline
+                while end > 0, pending[end - 1] == 13 { end -= 1 }
+                let line = Array(pending[..<end])
+                pending.removeSubrange(...newline)
+                lineCounter += 1
+                return line
+            }
+            searched = pending.count
+            if atEnd {
+                guard !pending.isEmpty else { return nil }
+                let line = pending
+                pending = []
+                lineCounter += 1
+                return line
+            }
+            if pending.count > Self.maximumLineLength {
+                throw LoadError(.input, "line \(lineCounter) is longer than \(Self.maximumLineLength >> 20) MiB")
+            }
+            try fill(&pending)
+        }
+    }
+
+    /// The first `count` bytes still to be read (fewer at the end of the input), not consumed.
+    public func peek(_ count: Int) throws(LoadError) -> [UInt8] {
+        while pending.count < count && !atEnd { try fill(&pending) }
+        return Array(pending.prefix(count))
+    }
+
+    /// The number (1-based) of the next line to be read.
+    public var nextLineNumber: Int { lineCounter }
 
     /// Appends up to `readSize` bytes, waiting in short polls so that an interrupt is noticed.
     private func fill(_ buffer: inout [UInt8]) throws(LoadError) {

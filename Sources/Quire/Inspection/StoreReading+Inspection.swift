@@ -118,6 +118,18 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// Walks a to-many relation by name in owner order, handing each owner and one of its
+    /// members (members in key order), until `body` returns false: what a whole-store dump
+    /// writes. Streams: nothing is collected in memory.
+    public func forEachRelationEntry(
+        named name: String, _ body: (_ owner: StoreKey, _ member: StoreKey) throws -> Bool
+    ) throws {
+        try forEachEntry(in: try store.relationDatabase(named: name), range: StoreKeyRange.all.lmdb, reverse: false) {
+            owner, entry in
+            try body(owner, try logicalKey(entry.value))
+        }
+    }
+
     /// The definition of a stored collection.
     public func definition(ofCollectionNamed name: String) throws -> CollectionDefinition {
         try store.resolved(name).definition

@@ -20,6 +20,10 @@ enum DumpCommand {
         }
         let store = try OpenStore.readOnly(context.storePath, command: "dump")
         defer { store.close() }
+        if options.all {
+            try WholeStoreDump.run(store, context: context)
+            return
+        }
         let names = try store.storedCollections().map(\.name)
         let collection = options.collection ?? "articles"
         guard names.contains(collection) else {

@@ -41,6 +41,8 @@ enum Registry {
             QuireScanBenchmark(corpus: corpus, threads: 2),
             FieldReadBenchmark(corpus: corpus, lazy: false),
             FieldReadBenchmark(corpus: corpus, lazy: true),
+            DumpBenchmark(corpus: corpus, direct: false),
+            DumpBenchmark(corpus: corpus, direct: true),
             FetchBenchmark(corpus: corpus),
         ]
     }

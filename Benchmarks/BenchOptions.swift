@@ -1,6 +1,8 @@
 /// The command line of `quire-bench`.
 struct BenchOptions {
     var records: Int?
+    /// Articles in the load cases' JSON Lines file (they generate it, not from the corpus).
+    var loadRecords: Int?
     var samples: Int?
     var filters: [String] = []
     var quick = false
@@ -14,14 +16,17 @@ struct BenchOptions {
     static let quickSamples = 3
 
     var effectiveRecords: Int { records ?? (quick ? Self.quickRecords : Self.defaultRecords) }
+    var effectiveLoadRecords: Int { loadRecords ?? effectiveRecords }
     var effectiveSamples: Int { samples ?? (quick ? Self.quickSamples : Self.defaultSamples) }
 
     static let usage = """
-        USAGE: quire-bench [--records N] [--samples N] [--filter SUBSTRING ...] [--quick]
+        USAGE: quire-bench [--records N] [--load-records N] [--samples N] [--filter SUBSTRING ...] [--quick]
                            [--json FILE] [--chart FILE] [--list]
 
         OPTIONS:
           --records N          Records per case (default: \(defaultRecords); --quick: \(quickRecords)).
+          --load-records N     Articles in the load cases' generated JSON Lines file (default: --records);
+                               they stream it to a temporary file, so 1000000 needs no corpus of that size.
           --samples N          Timed samples per case after one warm-up (default: \(defaultSamples); --quick: \(quickSamples)).
           --filter SUBSTRING   Run only cases whose name contains it (repeatable; any match runs).
           --quick              Fewer records and samples: a run in under a minute.
@@ -61,6 +66,7 @@ struct BenchOptions {
             }
             switch name {
             case "--records": options.records = try positive(name, value(name, inline: inline))
+            case "--load-records": options.loadRecords = try positive(name, value(name, inline: inline))
             case "--samples": options.samples = try positive(name, value(name, inline: inline))
             case "--filter": options.filters.append(try value(name, inline: inline))
             case "--json": options.jsonPath = try value(name, inline: inline)

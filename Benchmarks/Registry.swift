@@ -3,7 +3,7 @@
 /// To add a case: write a `Benchmark`, give it a stable name and the group it compares in, and
 /// list it here.
 enum Registry {
-    static func all(corpus: Corpus) -> [any Benchmark] {
+    static func all(corpus: Corpus, loadRecords: Int) -> [any Benchmark] {
         [
             RawLMDBInsertBenchmark(corpus: corpus, sorted: true),
             QuireBulkInsertBenchmark(corpus: corpus, sorted: true),
@@ -18,6 +18,9 @@ enum Registry {
             SQLiteInsertBenchmark(corpus: corpus, sorted: true, fullText: true),
             QuireBulkInsertBenchmark(corpus: corpus, sorted: true, searchable: true),
             GroupCommitBenchmark(corpus: corpus),
+            SQLiteLoadBenchmark(count: loadRecords),
+            QuireLoadBenchmark(count: loadRecords, searchable: false),
+            QuireLoadBenchmark(count: loadRecords, searchable: true),
             EncodeBenchmark(corpus: corpus, format: .json),
             EncodeBenchmark(corpus: corpus, format: .plist),
             EncodeBenchmark(corpus: corpus, format: .hand),
@@ -38,6 +41,8 @@ enum Registry {
             QuireScanBenchmark(corpus: corpus, threads: 2),
             FieldReadBenchmark(corpus: corpus, lazy: false),
             FieldReadBenchmark(corpus: corpus, lazy: true),
+            DumpBenchmark(corpus: corpus, direct: false),
+            DumpBenchmark(corpus: corpus, direct: true),
             FetchBenchmark(corpus: corpus),
             ClusterIngestBenchmark(corpus: corpus),
             ReplicaApplyBenchmark(corpus: corpus, bulk: true),

@@ -39,7 +39,7 @@ do {
 // Generating the corpus is cheap next to the cases; it is shared so every case sees the same data.
 if options.list {
     do {
-        for benchmark in Registry.all(corpus: try Corpus(count: 1)) { print(benchmark.name) }
+        for benchmark in Registry.all(corpus: try Corpus(count: 1), loadRecords: 1) { print(benchmark.name) }
     } catch {
         fail("cannot generate the corpus: \(error)", status: 1)
     }
@@ -51,7 +51,7 @@ do {
 } catch {
     fail("cannot generate the corpus: \(error)", status: 1)
 }
-let cases = Registry.all(corpus: corpus).filter { options.selects($0.name) }
+let cases = Registry.all(corpus: corpus, loadRecords: options.effectiveLoadRecords).filter { options.selects($0.name) }
 guard !cases.isEmpty else { fail("no case matches \(options.filters)", status: 64) }
 
 let machine = MachineInfo.current

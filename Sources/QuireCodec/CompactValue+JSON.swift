@@ -16,6 +16,9 @@ extension CompactValue {
         return out
     }
 
+    /// Appends ``jsonBytes()`` to `out`.
+    func appendJSON(to out: inout [UInt8]) { writeJSON(into: &out) }
+
     private func writeJSON(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
@@ -30,7 +33,10 @@ extension CompactValue {
             }
         case .string(let value), .url(let value): writeJSONString(value, into: &out)
         case .bytes(let value): writeJSONString(Data(value).base64EncodedString(), into: &out)
-        case .date(let value): writeJSONString(iso8601(value), into: &out)
+        case .date(let value):
+            out.append(UInt8(ascii: "\""))
+            appendISO8601(value, to: &out)
+            out.append(UInt8(ascii: "\""))
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
@@ -55,32 +61,35 @@ private let hexDigits = Array("0123456789abcdef".utf8)
 
 /// Writes a JSON string, escaping only `"`, `\` and control characters.
 func writeJSONString(_ string: String, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
     var string = string
-    string.withUTF8 { bytes in
-        // Runs of bytes that need no escape (nearly all of them) are copied whole.
-        var run = 0
-        for i in 0..<bytes.count {
-            let byte = bytes[i]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
-            run = i + 1
-            out.append(UInt8(ascii: "\\"))
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "t"))
-            case 0x08: out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(UInt8(ascii: "f"))
-            default:
-                out.append(contentsOf: "u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            }
+    string.withUTF8 { bytes in writeJSONString(bytes, into: &out) }
+}
+
+/// Writes valid UTF-8 bytes as a JSON string, escaping only `"`, `\` and control characters.
+func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    // Runs of bytes that need no escape (nearly all of them) are copied whole.
+    var run = 0
+    for i in 0..<bytes.count {
+        let byte = bytes[i]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
+        run = i + 1
+        out.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        case 0x08: out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(UInt8(ascii: "f"))
+        default:
+            out.append(contentsOf: "u00".utf8)
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0xF)])
         }
-        if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
     }
+    if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
     out.append(UInt8(ascii: "\""))
 }
 
@@ -91,8 +100,18 @@ func writeJSONString(_ string: String, into out: inout [UInt8]) {
 /// a Date holds about 100 ns for today's dates, so text with 7 fraction digits or fewer comes
 /// back as written, and dump → load → dump changes nothing.
 func iso8601(_ date: Date) -> String {
+    var out: [UInt8] = []
+    appendISO8601(date, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// ``iso8601(_:)``'s text appended to `out` as bytes, without making strings (a dump writes one per record).
+func appendISO8601(_ date: Date, to out: inout [UInt8]) {
     let sinceReference = date.timeIntervalSinceReferenceDate
-    guard sinceReference.isFinite, sinceReference.magnitude < 1e14 else { return String(date.timeIntervalSince1970) }
+    guard sinceReference.isFinite, sinceReference.magnitude < 1e14 else {
+        out.append(contentsOf: String(date.timeIntervalSince1970).utf8)
+        return
+    }
     var whole = sinceReference.rounded(.down)
     let fraction = sinceReference - whole  // exact, but within a second before 2001 (the check below holds)
     var nanos: Int64 = 0
@@ -133,19 +152,44 @@ func iso8601(_ date: Date) -> String {
     let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
     let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
 
-    func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value.magnitude)
-        let sign = value < 0 ? "-" : ""
-        return sign + String(repeating: "0", count: max(0, width - digits.count)) + digits
+    /// `value` in decimal, zero-padded to `width` digits, a sign first when negative.
+    func pad(_ value: Int64, _ width: Int) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var count = 0
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in  // Int64 has at most 19 digits
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for _ in count..<max(count, width) { out.append(UInt8(ascii: "0")) }
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+        }
     }
-    var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
-    out += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+    pad(year, 4)
+    out.append(UInt8(ascii: "-"))
+    pad(month, 2)
+    out.append(UInt8(ascii: "-"))
+    pad(day, 2)
+    out.append(UInt8(ascii: "T"))
+    pad(secondOfDay / 3600, 2)
+    out.append(UInt8(ascii: ":"))
+    pad(secondOfDay / 60 % 60, 2)
+    out.append(UInt8(ascii: ":"))
+    pad(secondOfDay % 60, 2)
     if nanos != 0 && digits > 0 {
-        var text = pad(nanos, digits)
-        while text.hasSuffix("0") { text.removeLast() }
-        out += "." + text
+        // The fraction's `digits` digits without their trailing zeros.
+        var fraction = nanos
+        var kept = digits
+        while kept > 0, fraction % 10 == 0 {
+            fraction /= 10
+            kept -= 1
+        }
+        out.append(UInt8(ascii: "."))
+        pad(fraction, kept)
     }
-    return out + "Z"
+    out.append(UInt8(ascii: "Z"))
 }
 
 extension CompactValue {

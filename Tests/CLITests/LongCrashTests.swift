@@ -6,9 +6,11 @@ import Testing
 private let crashKey = "k3y-CRASH-77d1e0"
 private let crashRounds = Int(ProcessInfo.processInfo.environment["QUIRE_CRASH_ROUNDS"] ?? "")
 
-/// Records in the load file: more than two of `quire load`'s 5,000-record chunks.
-private let loadRecords = 12_000
-private let loadChunk = 5_000
+/// Records in the load file: more than two of `quire load`'s 16 MiB blocks (about 10,600 articles
+/// each). Their ids are random, so the blocks are held in the sort window and written merged, in
+/// commits of `ArticleLoader`'s 12,000-record chunks: a kill leaves a whole number of them.
+private let loadRecords = 30_000
+private let loadChunk = 12_000
 private let fetchArticles = 1_200
 
 /// The long crash harness, run by `scripts/crash-test.sh` (off unless `QUIRE_CRASH_ROUNDS` is set).

@@ -100,7 +100,7 @@ extension Store {
         slicing values: ArraySlice<V>, into collection: StoreCollection<V>, options: BulkInsertOptions,
         progress: (@Sendable (BulkInsertProgress) -> Void)?
     ) async throws -> BulkInsertReport {
-        try await withBulkRun(into: collection, options: options, progress: progress) { run in
+        try await withBulkLoader(into: collection, options: options, progress: progress) { run in
             var start = values.startIndex
             while start < values.endIndex {
                 let end = min(values.endIndex, start + options.chunkSize)
@@ -115,7 +115,7 @@ extension Store {
         into collection: StoreCollection<V>, options: BulkInsertOptions,
         progress: (@Sendable (BulkInsertProgress) -> Void)?, next: () async throws -> V?
     ) async throws -> BulkInsertReport {
-        try await withBulkRun(into: collection, options: options, progress: progress) { run in
+        try await withBulkLoader(into: collection, options: options, progress: progress) { run in
             var chunk: [V] = []
             chunk.reserveCapacity(options.chunkSize)
             while let value = try await next() {
@@ -129,15 +129,22 @@ extension Store {
         }
     }
 
-    /// Begins a bulk run, lets `submitChunks` submit its chunks, and finishes the run (waiting for
-    /// the last chunk and restoring durability), or abandons it when anything throws: the
-    /// chunks held for sorting are still written (they came before the failure) unless the
-    /// task was cancelled.
-    private func withBulkRun<V>(
-        into collection: StoreCollection<V>, options: BulkInsertOptions,
-        progress: (@Sendable (BulkInsertProgress) -> Void)?, _ submitChunks: (BulkRun<V>) async throws -> Void
+    /// Runs a bulk load whose chunks `submitChunks` makes itself, through the machinery of
+    /// `bulkInsert` (parallel encoding, one chunk committing while the next encodes, sorting
+    /// across the window, `MDB_APPEND`).
+    ///
+    /// When `submitChunks` returns, the load finishes: the last chunk is committed and durability
+    /// restored. When it throws, the chunks it submitted before are still written (they came
+    /// before the failure) unless the task was cancelled, and the error goes up.
+    /// Each submitted array is encoded as one chunk; `options.chunkSize` sizes the chunks written
+    /// from a merged sort window.
+    @discardableResult
+    public func withBulkLoader<V>(
+        into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
+        progress: (@Sendable (BulkInsertProgress) -> Void)? = nil,
+        _ submitChunks: (BulkLoader<V>) async throws -> Void
     ) async throws -> BulkInsertReport {
-        let run = BulkRun(store: self, collection: collection, options: options, progress: progress)
+        let run = BulkLoader(store: self, collection: collection, options: options, progress: progress)
         try await run.begin()
         do {
             try await submitChunks(run)

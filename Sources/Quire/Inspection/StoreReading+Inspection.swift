@@ -65,6 +65,40 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// A stored record as JSON (what ``CompactValue/jsonBytes()`` writes), by collection name,
+    /// written straight from its bytes without a value tree.
+    public func jsonValue(_ key: StoreKey, inCollectionNamed name: String) throws -> [UInt8]? {
+        let c = try store.resolved(name)
+        guard let stored = try storedKey(key) else { return nil }
+        return try withValue(forKey: stored, in: c.records) { bytes in
+            try withFieldRetry { table in
+                var out: [UInt8] = []
+                try CompactValue.appendJSON(from: bytes, fields: table, options: c.decoder.options, to: &out)
+                return out
+            }
+        }
+    }
+
+    /// Walks a collection by name as JSON records, in key order, until `body` returns false: the
+    /// dump's fast path. Each record's JSON is written straight from its bytes into one reused
+    /// buffer, valid only during the call of `body`.
+    public func forEachJSON(
+        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, [UInt8]) throws -> Bool
+    ) throws {
+        let c = try store.resolved(name)
+        var table: FieldTable?  // fetched once for the walk, not per record
+        var json: [UInt8] = []
+        json.reserveCapacity(4096)
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
+            try withFieldRetry(&table) { table in
+                json.removeAll(keepingCapacity: true)
+                try CompactValue.appendJSON(from: entry.value, fields: table, options: c.decoder.options, to: &json)
+            }
+            return try body(key, json)
+        }
+    }
+
     /// Decodes record bytes into a generic value tree with the store's field table (and the
     /// collection's decoder options, which carry its compression dictionary).
     public func genericValue(_ bytes: UnsafeRawBufferPointer, options: CompactDecoder.Options = .init()) throws(StoreError)
@@ -91,6 +125,18 @@ extension StoreReading where Self: ~Copyable {
     ) throws {
         try forEachEntry(in: try store.indexDatabase(collection, index), range: range.lmdb, reverse: reverse) { key, entry in
             try body(key, try logicalKey(entry.value))
+        }
+    }
+
+    /// Walks a to-many relation by name in owner order, handing each owner and one of its
+    /// members (members in key order), until `body` returns false: what a whole-store dump
+    /// writes. Streams: nothing is collected in memory.
+    public func forEachRelationEntry(
+        named name: String, _ body: (_ owner: StoreKey, _ member: StoreKey) throws -> Bool
+    ) throws {
+        try forEachEntry(in: try store.relationDatabase(named: name), range: StoreKeyRange.all.lmdb, reverse: false) {
+            owner, entry in
+            try body(owner, try logicalKey(entry.value))
         }
     }
 

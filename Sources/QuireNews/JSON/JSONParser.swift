@@ -18,7 +18,7 @@ public enum JSONParser {
     ///   `.depthLimitExceeded`.
     public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(NewsMappingError) -> JSONValue {
         let result: Result<JSONValue, NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
-            var reader = ByteReader(bytes: buffer, maxDepth: maxDepth)
+            var reader = JSONByteReader(bytes: buffer, maxDepth: maxDepth)
             do throws(NewsMappingError) {
                 reader.skipWhitespace()
                 if reader.position == buffer.count { throw NewsMappingError(.emptyBody) }
@@ -36,8 +36,8 @@ public enum JSONParser {
     }
 }
 
-/// The parser's cursor. One per parse, never shared.
-private struct ByteReader {
+/// The parser's cursor (also read member by member, see `JSONByteReader+Members.swift`). One per parse, never shared.
+struct JSONByteReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var position = 0

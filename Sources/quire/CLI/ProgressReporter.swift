@@ -96,6 +96,13 @@ final class ProgressReporter: Sendable {
         if let text { write(text) }
     }
 
+    /// Sets the completed units to `completed` (a running total reported by a loader) and redraws
+    /// if enough time has passed.
+    func setCompleted(_ completed: Int) {
+        let delta = state.withLock { completed - $0.completed }
+        advance(by: delta)
+    }
+
     /// Draws the final figures (ending the bar's line). Later calls do nothing.
     func finish() {
         guard style != .quiet else { return }

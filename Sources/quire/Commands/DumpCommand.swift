@@ -20,6 +20,10 @@ enum DumpCommand {
         }
         let store = try OpenStore.readOnly(context.storePath, command: "dump")
         defer { store.close() }
+        if options.all {
+            try WholeStoreDump.run(store, context: context)
+            return
+        }
         let names = try store.storedCollections().map(\.name)
         let collection = options.collection ?? "articles"
         guard names.contains(collection) else {
@@ -29,13 +33,70 @@ enum DumpCommand {
         let writer = RecordWriter(format: options.format, output: context.output)
         try writer.begin()
         try store.read { snap throws in
-            try DumpCommand.walk(snap, collection, options) { key, value in
-                try writer.write(key: key, value: value)
-                return !context.isInterrupted
+            if try DumpCommand.canWriteJSONDirectly(snap, collection, options) {
+                try DumpCommand.walkJSON(snap, collection, options) { json in
+                    try writer.write(json: json)
+                    return !context.isInterrupted
+                }
+            } else {
+                try DumpCommand.walk(snap, collection, options) { key, value in
+                    try writer.write(key: key, value: value)
+                    return !context.isInterrupted
+                }
             }
         }
         try writer.end()
         if context.isInterrupted { throw InterruptedError(command: "dump") }
+    }
+
+    /// Whether the records can go out as JSON written straight from their bytes: JSON formats,
+    /// and no section filter that needs each record's value (one without a section index).
+    static func canWriteJSONDirectly(_ snap: borrowing Snapshot, _ collection: String, _ options: DumpOptions) throws -> Bool {
+        guard options.format == .jsonl || options.format == .json else { return false }
+        guard options.section != nil else { return true }
+        let definition = try snap.definition(ofCollectionNamed: collection)
+        guard definition.indexes.contains(where: { $0.field == "section" && $0.kind == .string }) else { return false }
+        // With both a date range and a section, the date index walks and each record's section is checked.
+        return options.since == nil && options.until == nil
+    }
+
+    /// ``walk(_:_:_:_:)`` for the JSON formats: each record's JSON made from its bytes, by the
+    /// date index for a date range, by the section index for a section, else in key order.
+    static func walkJSON(
+        _ snap: borrowing Snapshot, _ collection: String, _ options: DumpOptions, _ body: ([UInt8]) throws -> Bool
+    ) throws {
+        let definition = try snap.definition(ofCollectionNamed: collection)
+        var remaining = options.limit ?? .max
+        guard remaining > 0 else { return }
+        func emit(_ json: [UInt8]) throws -> Bool {
+            remaining -= 1
+            return try body(json) && remaining > 0
+        }
+        if options.since != nil || options.until != nil {
+            guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
+                throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
+            }
+            try snap.forEachIndexEntry(collection, index.name, range: dateRange(options)) { _, key in
+                guard let json = try snap.jsonValue(key, inCollectionNamed: collection) else { return true }
+                return try emit(json)
+            }
+        } else if let section = options.section,
+            let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
+        {
+            try snap.forEachIndexEntry(collection, index.name, range: .exactly(.string(section))) { _, key in
+                guard let json = try snap.jsonValue(key, inCollectionNamed: collection) else { return true }
+                return try emit(json)
+            }
+        } else {
+            try snap.forEachJSON(inCollectionNamed: collection) { _, json in try emit(json) }
+        }
+    }
+
+    /// The date index range of `--since` and `--until` (a whole day: before the next midnight).
+    static func dateRange(_ options: DumpOptions) -> StoreKeyRange {
+        let lower = options.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
+        let upper = options.until.map { StoreKeyRange.Bound.exclusive(.date($0.addingTimeInterval(86_400))) }
+        return StoreKeyRange(lower: lower, upper: upper)
     }
 
     /// Visits the records the filters select: by date index when a date is given, else by
@@ -56,10 +117,7 @@ enum DumpCommand {
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
                 throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
             }
-            let lower = options.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
-            // --until names a whole day: stop before the next midnight.
-            let upper = options.until.map { StoreKeyRange.Bound.exclusive(.date($0.addingTimeInterval(86_400))) }
-            try snap.forEachIndexEntry(collection, index.name, range: StoreKeyRange(lower: lower, upper: upper)) { _, key in
+            try snap.forEachIndexEntry(collection, index.name, range: dateRange(options)) { _, key in
                 guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
                 return try emit(key, value)
             }

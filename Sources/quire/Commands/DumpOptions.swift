@@ -20,6 +20,8 @@ struct DumpOptions: CommandOptions {
     var until: Date?
     var section: String?
     var limit: Int?
+    /// The whole store: every collection and relation, for `quire load` to rebuild it.
+    var all: Bool
 
     static let spec = CommandSpec(
         name: "dump",
@@ -32,6 +34,7 @@ struct DumpOptions: CommandOptions {
               quire dump --format jsonl > backup.jsonl
               quire dump --format table --section Opinion --since 2016-01-01 --limit 20
               quire dump --format mdb > store.txt && mdb_load -f store.txt restored.db
+              quire --store old.db dump --all | quire --store new.db load -
             """,
         options: [
             .value("format", "format", help: "jsonl, json, table or mdb (mdb_dump's format).", default: "jsonl"),
@@ -40,6 +43,7 @@ struct DumpOptions: CommandOptions {
             .value("until", "date", help: "Only records published on or before this day."),
             .value("section", "name", help: "Only records of this section."),
             .value("limit", "n", help: "Print at most this many records."),
+            .flag("all", help: "The whole store (every collection and relation) as JSON Lines, for 'quire load'."),
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
@@ -52,6 +56,15 @@ struct DumpOptions: CommandOptions {
         }
         section = arguments.value("section")
         limit = try arguments.integer("limit", in: 0...Int.max)
+        all = arguments.flag("all")
+        if all {
+            if format != .jsonl {
+                throw UsageError(command: arguments.commandName, message: "'--all' writes JSON Lines only")
+            }
+            if collection != nil || since != nil || until != nil || section != nil || limit != nil {
+                throw UsageError(command: arguments.commandName, message: "'--all' dumps everything: it takes no filter")
+            }
+        }
     }
 
     func run(_ context: CommandContext) async throws { try await DumpCommand.run(self, context: context) }

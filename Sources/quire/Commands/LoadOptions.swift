@@ -9,11 +9,16 @@ struct LoadOptions: CommandOptions {
         name: "load",
         abstract: "Load records from a JSON Lines dump into the store (upserting by id).",
         discussion: """
-            Reads what 'quire dump --format jsonl' writes. Records are written in chunks, each one
-            transaction; Ctrl-C stops after the current chunk and leaves the store consistent.
+            Reads what 'quire dump' writes: JSON Lines, the JSON array of --format json, or the
+            whole-store form of --all (every collection and relation). Lines are parsed on every
+            core and written in chunks, each one transaction. A line that cannot be stored (a
+            fraction where a whole number belongs, a number for a string, an empty id, a field an
+            article lacks) stops the load with its line number and field; every record before it
+            is committed. Ctrl-C stops after the current chunk and leaves the store consistent.
 
-            EXAMPLE:
+            EXAMPLES:
               quire --store old.db dump | quire --store new.db load -
+              quire --store old.db dump --all | quire --store new.db load -
             """,
         options: [CommonOptions.quiet, CommonOptions.json],
         arguments: [ArgumentSpec("file", help: "The dump to read, or - for stdin.")])

@@ -41,6 +41,15 @@ final class RecordWriter {
         count += 1
     }
 
+    /// A record already written as JSON (the JSON formats only).
+    func write(json: [UInt8]) throws(OutputError) {
+        precondition(format == .jsonl || format == .json, "JSON bytes for the \(format) format")
+        if format == .json { try output.write(count == 0 ? "\n" : ",\n") }
+        try output.write(bytes: json)
+        if format == .jsonl { try output.write("\n") }
+        count += 1
+    }
+
     func end() throws(OutputError) {
         if format == .json { try output.write(count == 0 ? "]\n" : "\n]\n") }
     }

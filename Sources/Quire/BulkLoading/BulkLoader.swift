@@ -3,16 +3,19 @@ import QuireCodec
 internal import QuireLMDB
 import Synchronization
 
-/// The state of one bulk insert: the chunk being written while the next one encodes, and the
-/// chunks held back to be sorted together.
+/// One bulk load: it owns the chunk being written while the next one encodes, the chunks held
+/// back to be sorted together, their arenas and the order they are written in. `bulkInsert` and
+/// any loader that produces its values in chunks of its own (`quire load` parses lines into
+/// chunks) submit through it; get one from `Store.withBulkLoader(into:options:progress:_:)`.
 ///
 /// Chunks that arrive in key order are written as they come. Once a chunk arrives out of order,
 /// it and every chunk after it are held (encoded, each sorted) until they fill the sort window
 /// or the input ends, then merged into one sorted run and written in chunks: random keys become
 /// one long ascending run instead of one per chunk. Everything after the first held chunk is
 /// held too, so that a later value for a key is always written after an earlier one.
-final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
-    // @unchecked: used by one task at a time (the inserting caller), never concurrently.
+public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
+    // @unchecked: used by one task at a time (the loading caller); `submit` traps on overlapping
+    // calls instead of racing (see `busy`).
     let store: Store
     let collection: StoreCollection<V>
     let options: BulkInsertOptions
@@ -30,6 +33,8 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
     private var backgroundFlush: Task<Void, Never>?
     private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
     private let start = ContinuousClock.now
+    /// Set while a `submit` runs: two at once would interleave chunks and corrupt the held state.
+    private let busy = Atomic<Bool>(false)
 
     init(
         store: Store, collection: StoreCollection<V>, options: BulkInsertOptions,
@@ -50,7 +55,18 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    func submit(_ values: ArraySlice<V>) async throws {
+    /// Encodes `values` as one chunk (in parallel over the cores) and writes it once the chunk
+    /// before it is committed; returns while it commits, so the caller can prepare the next one.
+    ///
+    /// Chunks are committed in the order submitted; a key given again replaces the earlier value.
+    /// Call it from one task at a time: overlapping calls trap.
+    /// - Throws: `StoreError` when a value cannot be encoded or a commit fails; nothing of the
+    ///   failing chunk is written, the chunks before it stay committed.
+    public func submit(_ values: ArraySlice<V>) async throws {
+        guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            preconditionFailure("BulkLoader.submit called while another submit of the same loader runs")
+        }
+        defer { busy.store(false, ordering: .releasing) }
         let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
         lastFields = encoded.fields
         if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks || continuesInOrder(encoded)) {
@@ -61,6 +77,12 @@ final class BulkRun<V: Codable & Sendable>: @unchecked Sendable {
         heldBytes += encoded.byteCount
         if heldBytes >= options.sortWindow { try await writeHeld() }
     }
+
+    /// `submit` of a whole array.
+    public func submit(_ values: [V]) async throws { try await submit(values[...]) }
+
+    /// Input values committed so far (a key given twice counts twice).
+    public var committedRecords: Int { report.records }
 
     /// True when the chunk arrived sorted and begins above every key written before it.
     private func continuesInOrder(_ chunk: EncodedChunk<V>) -> Bool {

@@ -1,0 +1,51 @@
+import Foundation
+import Quire
+
+/// `dump.quire.tree` (baseline: each record decoded to a `CompactValue` tree, then written as
+/// JSON, what `quire dump` did) and `dump.quire.json` (JSON written straight from the record
+/// bytes, `snapshot.forEachJSON`, what it does now): every article of the shared read store,
+/// in key order, in one snapshot. Records/s is what `quire dump` can reach before its output.
+final class DumpBenchmark: Benchmark {
+    let name: String
+    let group = "dump"
+    private let corpus: Corpus
+    private let direct: Bool
+    private var readStore: ReadStore?
+
+    init(corpus: Corpus, direct: Bool) {
+        self.corpus = corpus
+        self.direct = direct
+        name = direct ? "dump.quire.json" : "dump.quire.tree"
+    }
+
+    var isBaseline: Bool { !direct }
+    var records: Int { corpus.count }
+    var bytesPerRecord: Double? { corpus.meanValueBytes }
+
+    func setUp() throws { readStore = try corpus.readStore() }
+
+    func run() throws -> Int {
+        guard let readStore else { throw BenchError("no store") }
+        let name = readStore.collection.name
+        let direct = self.direct
+        return try readStore.store.read { snapshot in
+            var bytes = 0
+            var count = 0
+            if direct {
+                try snapshot.forEachJSON(inCollectionNamed: name) { _, json in
+                    bytes += json.count
+                    count += 1
+                    return true
+                }
+            } else {
+                try snapshot.forEachGeneric(inCollectionNamed: name) { _, value in
+                    bytes += value.jsonBytes().count
+                    count += 1
+                    return true
+                }
+            }
+            precondition(count == corpus.count, "dumped \(count) of \(corpus.count)")
+            return bytes
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import CSQLite
+import Foundation
+import Quire
+import QuireCodec
+import QuireFetch
+import QuireFixtures
+import QuireNews
+
+/// A JSON Lines file of generated news articles as `quire dump` writes them (members in stored
+/// order, dates ISO 8601), in generation order (random ids), under the temporary directory.
+/// Written streaming, so `--load-records 1000000` does not hold a million articles in memory.
+final class JSONLinesInput {
+    let url: URL
+    let count: Int
+    let bytes: Int
+
+    init(count: Int) throws {
+        self.count = count
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bench-load-\(UUID().uuidString).jsonl")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw BenchError("cannot create \(url.path)")
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var generator = ArticleGenerator(seed: Corpus.seed)
+        var table = FieldTable()
+        let encoder = CompactEncoder()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(8 << 20)
+        var total = 0
+        for index in 0..<count {
+            let encoded = try encoder.encode(generator.article(index: index), fields: &table)
+            buffer += try CompactValue.decode(from: encoded, fields: table).jsonBytes()
+            buffer.append(10)
+            if buffer.count >= 8 << 20 || index == count - 1 {
+                try handle.write(contentsOf: buffer)
+                total += buffer.count
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        bytes = total
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// `load.quire.jsonl` (into `NewsSchema.articles`, its indexes and full-text index: what
+/// `quire load` writes) and `load.quire.jsonl.indexed` (date and section indexes only): the
+/// `ArticleLoader` that `quire load` runs, from the file to a durable store.
+final class QuireLoadBenchmark: Benchmark {
+    let name: String
+    let group = "load"
+    let isBaseline = false
+    private let count: Int
+    private let collection: StoreCollection<Article>
+    private var input: JSONLinesInput?
+    private var scratch: ScratchStore?
+    private(set) var note: String?
+
+    init(count: Int, searchable: Bool) {
+        self.count = count
+        collection = searchable ? BenchCollections.searchable : BenchCollections.indexed
+        name = "load.quire.jsonl" + (searchable ? "" : ".indexed")
+    }
+
+    var records: Int { count }
+    var bytesPerRecord: Double? { input.map { Double($0.bytes) / Double($0.count) } }
+
+    func setUp() throws { input = try JSONLinesInput(count: count) }
+
+    func prepareSample() throws {
+        let scratch = try ScratchStore()
+        try scratch.store.register(collection)
+        self.scratch = scratch
+    }
+
+    func run() throws -> Int {
+        guard let store = scratch?.store, let input else { throw BenchError("no store") }
+        let collection = self.collection
+        let path = input.url.path
+        let report = try blockingAwait {
+            let reader = try LineBlockReader(path: path)
+            return try await ArticleLoader().run(from: reader, into: store, collection: collection)
+        }
+        note = "\(report.chunks) chunk commits; bytes/record is the JSON line's"
+        return report.records
+    }
+
+    func finishSample() throws {
+        scratch?.close()
+        scratch = nil
+    }
+
+    func tearDown() { input?.remove() }
+}
+
+/// `load.sqlite.jsonl`, the baseline: what `sqlite3`'s `.import` and an `INSERT … SELECT
+/// json_extract(…)` do with the same file, through the system libsqlite3 in this process: each
+/// line into a staging table (one transaction, WAL), then into a table keyed by id with the
+/// date and section extracted (the indexes `quire load` writes), the document kept whole.
+final class SQLiteLoadBenchmark: Benchmark {
+    let name = "load.sqlite.jsonl"
+    let group = "load"
+    let isBaseline = true
+    private let count: Int
+    private var input: JSONLinesInput?
+    private var directory: URL?
+    private var database: OpaquePointer?
+
+    init(count: Int) { self.count = count }
+
+    var records: Int { count }
+    var bytesPerRecord: Double? { input.map { Double($0.bytes) / Double($0.count) } }
+
+    func setUp() throws { input = try JSONLinesInput(count: count) }
+
+    func prepareSample() throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("quire-bench-sqlite-load-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.directory = directory
+        try check(sqlite3_open(directory.appendingPathComponent("load.sqlite").path, &database), "open")
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("CREATE TABLE staging (doc TEXT)")
+        try execute("CREATE TABLE articles (id TEXT PRIMARY KEY, published_at TEXT, section TEXT, doc TEXT)")
+        try execute("CREATE INDEX articles_date ON articles(published_at)")
+        try execute("CREATE INDEX articles_section ON articles(section)")
+    }
+
+    func run() throws -> Int {
+        guard let input else { throw BenchError("no input") }
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v2(database, "INSERT INTO staging VALUES (?)", -1, &statement, nil), "prepare")
+        defer { sqlite3_finalize(statement) }
+        try execute("BEGIN")
+        let reader = try LineBlockReader(path: input.url.path)
+        var lines = 0
+        while let block = try reader.next(targetBytes: 4 << 20) {
+            try block.bytes.withUnsafeBufferPointer { bytes in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count, bytes[end] != 10 { end += 1 }
+                    if end > start {
+                        // SQLITE_STATIC (nil): the bytes stay alive until the step below.
+                        sqlite3_bind_text(statement, 1, UnsafeRawPointer(bytes.baseAddress! + start).assumingMemoryBound(to: CChar.self), Int32(end - start), nil)
+                        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError("sqlite step: \(message())") }
+                        sqlite3_reset(statement)
+                        lines += 1
+                    }
+                    start = end + 1
+                }
+            }
+        }
+        try execute(
+            """
+            INSERT OR REPLACE INTO articles SELECT json_extract(doc, '$.id'), json_extract(doc, '$.publishedAt'),
+                json_extract(doc, '$.section'), doc FROM staging
+            """)
+        try execute("DROP TABLE staging")
+        try execute("COMMIT")
+        return lines
+    }
+
+    func finishSample() throws {
+        sqlite3_close(database)
+        database = nil
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+        directory = nil
+    }
+
+    func tearDown() { input?.remove() }
+
+    private func execute(_ sql: String) throws { try check(sqlite3_exec(database, sql, nil, nil, nil), sql) }
+
+    private func message() -> String { String(cString: sqlite3_errmsg(database)) }
+
+    private func check(_ rc: Int32, _ operation: String) throws {
+        guard rc == SQLITE_OK else { throw BenchError("sqlite \(operation): \(message())") }
+    }
+}

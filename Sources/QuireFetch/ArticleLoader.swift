@@ -1,0 +1,209 @@
+import Foundation
+import Quire
+import QuireNews
+
+/// Loads articles from JSON Lines (what `quire dump --format jsonl` or `--format json` writes)
+/// into a store, at the speed of the bulk path.
+///
+/// Blocks of lines are read whole, parsed into articles on every core at once
+/// (`Article(jsonLine:)`, no `JSONDecoder`), and submitted as chunks to one ``BulkLoader``,
+/// which encodes each chunk in parallel and commits it on the writer; the next block is read
+/// and parses meanwhile. Memory stays bounded by a few blocks and the sort window, whatever the
+/// input's size.
+///
+/// A line that is not a storable article stops the load before anything of it is written: the
+/// error names the line and the field, and every record before that line is committed. An
+/// interrupt (the `isInterrupted` check of the reader and of ``run(from:into:)``) stops at a
+/// chunk boundary with the chunks before it committed. Records are upserted by id, so loading
+/// a file twice leaves each record once.
+public struct ArticleLoader: Sendable {
+    /// What a load did.
+    public struct Report: Sendable, Hashable {
+        /// Records committed (a line for an id seen before replaces it and counts again).
+        public var records: Int
+        /// Transactions committed.
+        public var chunks: Int
+        /// Seconds from the first read to the last commit.
+        public var seconds: Double
+    }
+
+    /// Bytes of input parsed and committed as one chunk (about 11,000 news articles).
+    public var blockBytes = 16 << 20
+    /// How the chunks commit. The sort window is smaller than `bulkInsert`'s default: a held
+    /// chunk keeps its parsed articles too, and a load keeps peak memory near 200 MiB.
+    public var bulkOptions = BulkInsertOptions(chunkSize: 12_000, sortWindow: 48 << 20)
+    /// Parallel parsers (the machine's cores by default).
+    public var parsers = ProcessInfo.processInfo.activeProcessorCount
+    /// Checked after each chunk: true stops the load (``LoadError/Kind/interrupted``).
+    public var isInterrupted: @Sendable () -> Bool = { false }
+    /// Called after each committed chunk with the records committed so far.
+    public var progress: (@Sendable (Int) -> Void)?
+
+    /// A loader with the default settings.
+    public init() {}
+
+    /// Reads `reader` to its end into `collection` (the news store's articles by default).
+    /// - Throws: ``LoadError``; what was committed before it stays.
+    @discardableResult
+    public func run(
+        from reader: LineBlockReader, into store: Store, collection: StoreCollection<Article> = NewsSchema.articles
+    ) async throws(LoadError) -> Report {
+        let start = ContinuousClock.now
+        var parsed = 0
+        let progress = self.progress
+        var onProgress: (@Sendable (BulkInsertProgress) -> Void)?
+        if let progress { onProgress = { progress($0.records) } }
+        do {
+            let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
+                loader in
+                // One block parses while the one before it encodes and commits: the parse of the
+                // next block also fills the time the writer spends on a merged sort window.
+                let parts = max(1, parsers)
+                func parsing(_ block: LineBlockReader.Block?) -> Task<ParsedBlock, Never>? {
+                    block.map { block in Task { Self.parse(block, parts: parts) } }
+                }
+                var next = parsing(try reader.next(targetBytes: blockBytes))
+                while let current = next {
+                    let result = await current.value
+                    next = nil
+                    if result.failure == nil { next = parsing(try reader.next(targetBytes: blockBytes)) }
+                    if !result.articles.isEmpty { try await loader.submit(result.articles) }
+                    parsed += result.articles.count
+                    if let failure = result.failure {
+                        throw LoadError(
+                            .record, Self.message(failure.error), line: failure.line, field: failure.error.path,
+                            recordsBefore: parsed)
+                    }
+                    if isInterrupted() { throw LoadError(.interrupted, "interrupted", recordsBefore: parsed) }
+                }
+            }
+            let elapsed = ContinuousClock.now - start
+            return Report(
+                records: report.records, chunks: report.chunks,
+                seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        } catch let error as LoadError {
+            var error = error
+            if error.kind == .input || error.kind == .interrupted { error.recordsBefore = parsed }
+            throw error
+        } catch {
+            throw LoadError(.store, String(describing: error), recordsBefore: parsed, underlying: error)
+        }
+    }
+
+    /// A block's articles up to its first bad line, and that line's error.
+    struct ParsedBlock: Sendable {
+        var articles: [Article]
+        var failure: (line: Int, error: NewsMappingError)?
+    }
+
+    /// Parses a block in `parts` pieces at once, each a run of whole lines.
+    static func parse(_ block: LineBlockReader.Block, parts: Int) -> ParsedBlock {
+        let bytes = block.bytes
+        // Piece boundaries just after a line break, so no line is cut.
+        var bounds = [0]
+        for p in 1..<max(1, parts) {
+            var cut = bytes.count * p / parts
+            while cut < bytes.count, cut > bounds.last!, bytes[cut - 1] != 10 { cut += 1 }
+            bounds.append(max(cut, bounds.last!))
+        }
+        bounds.append(bytes.count)
+        let cuts = bounds
+        let pieces = bounds.count - 1
+        let results = UnsafeMutableBufferPointer<PieceResult>.allocate(capacity: pieces)
+        results.initialize(repeating: PieceResult())
+        defer { results.deinitialize().deallocate() }
+        let slots = SendableBuffer(results)
+        bytes.withUnsafeBufferPointer { all in
+            let input = SendableBytes(all)
+            DispatchQueue.concurrentPerform(iterations: pieces) { piece in
+                slots.buffer[piece] = parsePiece(input.buffer, cuts[piece]..<cuts[piece + 1])
+            }
+        }
+        var out = ParsedBlock(articles: [])
+        out.articles.reserveCapacity(results.reduce(0) { $0 + $1.articles.count })
+        var line = block.firstLine
+        for piece in results {
+            out.articles += piece.articles
+            if let failure = piece.failure {
+                out.failure = (line + failure.line, failure.error)
+                break
+            }
+            line += piece.lines
+        }
+        return out
+    }
+
+    /// What one piece of a block gave: its articles up to a bad line, the lines it read, and
+    /// the bad line's index in the piece.
+    struct PieceResult {
+        var articles: [Article] = []
+        var lines = 0
+        var failure: (line: Int, error: NewsMappingError)?
+    }
+
+    /// Parses the lines of `range`: one article per line holding an object, nothing for the
+    /// brackets and commas of `dump --format json` or for blank lines.
+    static func parsePiece(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> PieceResult {
+        var out = PieceResult()
+        out.articles.reserveCapacity(range.count / 1_200 + 1)
+        var start = range.lowerBound
+        while start < range.upperBound {
+            var end = start
+            while end < range.upperBound, bytes[end] != 10 { end += 1 }
+            defer {
+                out.lines += 1
+                start = end + 1
+            }
+            guard let record = recordBytes(bytes, start..<end) else { continue }
+            do throws(NewsMappingError) {
+                out.articles.append(try Article(jsonLine: UnsafeBufferPointer(rebasing: bytes[record])))
+            } catch {
+                out.failure = (out.lines, error)
+                return out
+            }
+        }
+        return out
+    }
+
+    /// The JSON object on a line, or nil for a line without one. Besides JSON Lines this reads
+    /// what `dump --format json` writes: `[` and `]` on their own lines, a comma between records.
+    static func recordBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Range<Int>? {
+        func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
+        var lower = line.lowerBound
+        var upper = line.upperBound
+        while lower < upper, isSpace(bytes[lower]) { lower += 1 }
+        while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
+        if upper - lower == 1, bytes[lower] == UInt8(ascii: "[") || bytes[lower] == UInt8(ascii: "]") { return nil }
+        if lower < upper, bytes[lower] == UInt8(ascii: ",") { lower += 1 }
+        if upper > lower, bytes[upper - 1] == UInt8(ascii: ",") { upper -= 1 }
+        return lower < upper ? lower..<upper : nil
+    }
+
+    /// A bad record's reason, naming the field: `wordCount: 3.7 is not a whole number`.
+    static func message(_ error: NewsMappingError) -> String {
+        let field = error.path
+        let prefix = field.isEmpty ? "" : "\(field): "
+        switch error.kind {
+        case .missingField: return "missing field '\(field)'"
+        case .typeMismatch(let expected, let found): return "\(prefix)expected \(expected), found \(found)"
+        case .invalidValue(let text): return prefix + text
+        case .invalidDate(let text): return "\(prefix)not a date: \"\(text)\""
+        case .malformedJSON(let offset, let reason): return "not valid JSON at byte \(offset + 1)\(field.isEmpty ? "" : " (in \(field))"): \(reason)"
+        case .truncated: return "not valid JSON: the line ends inside \(field.isEmpty ? "the record" : field)"
+        case .depthLimitExceeded: return "not valid JSON: nested too deeply\(field.isEmpty ? "" : " (in \(field))")"
+        case .emptyBody, .html, .apiFault, .apiError: return "not a JSON record"
+        }
+    }
+}
+
+/// A block's bytes shared by its parsers, read only while the block is alive (`withUnsafeBufferPointer`).
+private struct SendableBytes: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt8>
+    init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+}
+
+/// The parsers' result slots: each parser writes only its own index.
+private struct SendableBuffer: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<ArticleLoader.PieceResult>
+    init(_ buffer: UnsafeMutableBufferPointer<ArticleLoader.PieceResult>) { self.buffer = buffer }
+}

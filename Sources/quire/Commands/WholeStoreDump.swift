@@ -1,0 +1,74 @@
+import Foundation
+import Quire
+import QuireCodec
+
+/// `quire dump --all`: every collection and relation as JSON Lines that `quire load` reads back
+/// into an identical store.
+///
+/// Sections, each opened by a header line: `{"@quire":"collection","name":"lists"}` followed by
+/// the collection's records as `dump` writes them, or `{"@quire":"relation","name":"list-articles"}`
+/// followed by `{"owner":"…","member":"…"}` lines. Collections come in name order, then the
+/// relations, then `articles` last: `load` hands the rest of its input to the fast article
+/// loader once it reaches that header.
+enum WholeStoreDump {
+    /// The header's first bytes, how `load` recognises a whole-store dump.
+    static let headerPrefix = #"{"@quire":"#
+
+    static func header(_ kind: String, _ name: String) -> [UInt8] {
+        var out = Array(headerPrefix.utf8)
+        out += CompactValue.string(kind).jsonBytes()
+        out += Array(#","name":"#.utf8)
+        out += CompactValue.string(name).jsonBytes()
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    static func run(_ store: Store, context: CommandContext) throws {
+        let output = context.output
+        let names = try store.storedCollections().map(\.name).sorted()
+        let ordered = names.filter { $0 != "articles" } + names.filter { $0 == "articles" }
+        let relations = try store.storedRelations().sorted()
+        try store.read { snap throws in
+            for name in ordered where name != "articles" {
+                try output.write(bytes: header("collection", name))
+                try output.write("\n")
+                try snap.forEachJSON(inCollectionNamed: name) { _, json in
+                    try output.write(bytes: json)
+                    try output.write("\n")
+                    return !context.isInterrupted
+                }
+            }
+            for name in relations {
+                try output.write(bytes: header("relation", name))
+                try output.write("\n")
+                try snap.forEachRelationEntry(named: name) { owner, member in
+                    try output.write(bytes: try relationLine(owner, member, name))
+                    try output.write("\n")
+                    return !context.isInterrupted
+                }
+            }
+            if ordered.last == "articles" {
+                try output.write(bytes: header("collection", "articles"))
+                try output.write("\n")
+                try snap.forEachJSON(inCollectionNamed: "articles") { _, json in
+                    try output.write(bytes: json)
+                    try output.write("\n")
+                    return !context.isInterrupted
+                }
+            }
+        }
+        if context.isInterrupted { throw InterruptedError(command: "dump") }
+    }
+
+    /// `{"owner":"…","member":"…"}`; relation keys are text (list ids, query tags, article ids).
+    static func relationLine(_ owner: StoreKey, _ member: StoreKey, _ relation: String) throws -> [UInt8] {
+        func text(_ key: StoreKey) throws -> CompactValue {
+            guard let string = String(validating: key.bytes, as: UTF8.self) else {
+                throw RuntimeError("dump", "relation '\(relation)' has a key that is not text; --all cannot write it")
+            }
+            return .string(string)
+        }
+        return CompactValue.object([.init(key: "owner", value: try text(owner)), .init(key: "member", value: try text(member))])
+            .jsonBytes()
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireNews
+
+/// `quire load` of a whole-store dump (`quire dump --all`): each section's records go into the
+/// collection or relation its header names, in transactions of up to 1,000; the `articles`
+/// section, last in the dump, goes through the fast `ArticleLoader`.
+enum WholeStoreLoad {
+    /// Records of one section, decoded and waiting for their transaction.
+    private protocol Section: AnyObject {
+        var pending: Int { get }
+        func add(_ line: [UInt8]) throws
+        func commit(_ store: Store) async throws -> Int
+    }
+
+    private final class CollectionSection<V: Codable & Sendable>: Section {
+        let collection: StoreCollection<V>
+        var values: [V] = []
+        let decoder: JSONDecoder
+
+        init(_ collection: StoreCollection<V>) {
+            self.collection = collection
+            decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .custom { decoder in
+                let text = try decoder.singleValueContainer().decode(String.self)
+                guard let date = NewsDate.parse(text) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a date: \(text)"))
+                }
+                return date
+            }
+        }
+
+        var pending: Int { values.count }
+        func add(_ line: [UInt8]) throws { values.append(try decoder.decode(V.self, from: Data(line))) }
+
+        func commit(_ store: Store) async throws -> Int {
+            let (batch, collection) = (values, self.collection)
+            values.removeAll(keepingCapacity: true)
+            guard !batch.isEmpty else { return 0 }
+            try await store.write { txn in for value in batch { try txn.put(value, in: collection) } }
+            return batch.count
+        }
+    }
+
+    private final class RelationSection: Section {
+        struct Entry: Codable, Sendable {
+            var owner: String
+            var member: String
+        }
+        let relation: StoreRelation
+        var entries: [Entry] = []
+
+        init(_ relation: StoreRelation) { self.relation = relation }
+
+        var pending: Int { entries.count }
+        func add(_ line: [UInt8]) throws { entries.append(try JSONDecoder().decode(Entry.self, from: Data(line))) }
+
+        func commit(_ store: Store) async throws -> Int {
+            let (batch, relation) = (entries, self.relation)
+            entries.removeAll(keepingCapacity: true)
+            guard !batch.isEmpty else { return 0 }
+            try await store.write { txn in
+                for entry in batch { try txn.addMembers([.string(entry.member)], to: .string(entry.owner), in: relation) }
+            }
+            return batch.count
+        }
+    }
+
+    private struct Header: Decodable {
+        var kind: String
+        var name: String
+        enum CodingKeys: String, CodingKey {
+            case kind = "@quire", name
+        }
+    }
+
+    /// Whether the input is a whole-store dump (its first line is a section header).
+    static func isWholeStoreDump(_ reader: LineBlockReader) throws(LoadError) -> Bool {
+        let prefix = Array(WholeStoreDump.headerPrefix.utf8)
+        return try reader.peek(prefix.count) == prefix
+    }
+
+    private static func section(_ header: Header, _ store: Store) throws -> (any Section)? {
+        switch (header.kind, header.name) {
+        case ("collection", DemoMarker.collection.name):
+            try store.register(DemoMarker.collection)
+            return CollectionSection(DemoMarker.collection)
+        case ("collection", NewsSchema.lists.name): return CollectionSection(NewsSchema.lists)
+        case ("collection", NewsSchema.categories.name): return CollectionSection(NewsSchema.categories)
+        case ("collection", StoreFetchSink.sources.name): return CollectionSection(StoreFetchSink.sources)
+        case ("collection", StoreFetchSink.tags.name): return CollectionSection(StoreFetchSink.tags)
+        case ("collection", StoreFetchSink.rawDocuments.name): return CollectionSection(StoreFetchSink.rawDocuments)
+        case ("collection", StoreFetchSink.rejects.name): return CollectionSection(StoreFetchSink.rejects)
+        case ("collection", StoreFetchSink.budgets.name): return CollectionSection(StoreFetchSink.budgets)
+        case ("relation", NewsSchema.listArticles.name): return RelationSection(NewsSchema.listArticles)
+        case ("relation", NewsSchema.queryArticles.name): return RelationSection(NewsSchema.queryArticles)
+        default: return nil
+        }
+    }
+
+    /// Loads the dump; returns the records and relation entries written.
+    static func run(
+        _ reader: LineBlockReader, into store: Store, loader: ArticleLoader, progress: ProgressReporter
+    ) async throws -> Int {
+        _ = try StoreFetchSink(store: store)  // registers the fetch service's collections
+        var total = 0
+        var current: (any Section)?
+        func flush() async throws {
+            guard let section = current else { return }
+            let written = try await section.commit(store)
+            total += written
+            progress.advance(by: written)
+        }
+        while true {
+            let number = reader.nextLineNumber
+            guard let line = try reader.nextLine() else { break }
+            let text = line.drop { $0 == 32 || $0 == 9 }
+            if text.isEmpty { continue }
+            if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
+                try await flush()
+                guard let header = try? JSONDecoder().decode(Header.self, from: Data(text)) else {
+                    throw RuntimeError("load", "line \(number): not a section header (\(total) records loaded before it)")
+                }
+                if header.kind == "collection" && header.name == NewsSchema.articles.name {
+                    var loader = loader
+                    let before = total
+                    loader.progress = { [progress] committed in progress.setCompleted(before + committed) }
+                    do {
+                        return total + (try await loader.run(from: reader, into: store)).records
+                    } catch {
+                        var counted = error
+                        counted.recordsBefore += total
+                        throw counted
+                    }
+                }
+                guard let next = try section(header, store) else {
+                    throw RuntimeError(
+                        "load", "line \(number): this quire cannot load the \(header.kind) '\(header.name)' (\(total) records loaded before it)")
+                }
+                current = next
+                continue
+            }
+            guard let section = current else {
+                throw RuntimeError("load", "line \(number): a record before any section header")
+            }
+            do {
+                try section.add(Array(text))
+            } catch {
+                throw RuntimeError("load", "line \(number): \(describe(error)) (\(total) records loaded before it)")
+            }
+            if section.pending >= 1_000 { try await flush() }
+            if InterruptFlag.isRaised {
+                try await flush()
+                throw InterruptedError(command: "load")
+            }
+        }
+        try await flush()
+        return total
+    }
+
+    /// A decoding error of one line, naming the field.
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+        }
+        switch decoding {
+        case .dataCorrupted(let c): return c.codingPath.isEmpty ? "not valid JSON" : "\(path(c)): \(c.debugDescription)"
+        case .keyNotFound(let key, let c):
+            let prefix = path(c)
+            return "missing field '\(prefix.isEmpty ? key.stringValue : prefix + "." + key.stringValue)'"
+        case .typeMismatch(let type, let c): return "\(path(c)): expected \(type)"
+        case .valueNotFound(let type, let c): return "\(path(c)): expected \(type), found null"
+        @unknown default: return "\(error)"
+        }
+    }
+}

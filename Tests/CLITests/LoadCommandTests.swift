@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// `quire load`: bad records named by line and field with the records before them committed,
+/// records loaded twice stored once, and a signal that stops a load at a chunk boundary.
+@Suite struct LoadCommandTests {
+    private func dumpCount(_ dir: URL) throws -> Int {
+        let dump = try runQuire(["dump"], directory: dir)
+        #expect(dump.status == 0, "\(dump)")
+        return lines(dump.stdout).count
+    }
+
+    @Test(arguments: [
+        (#"{"id":"bad","wordCount":3.7}"#, "wordCount: 3.7 is not a whole number"),
+        (#"{"id":"bad","headline":12}"#, "headline: expected a string, found the number 12"),
+        (#"{"id":""}"#, "id: the id is empty"),
+        (#"{"id":"list-1","title":"A list","articleIDs":["a","b"]}"#, "title: unknown field, not an article"),
+        (#"{"id":"bad","publishedAt":"last week"}"#, "publishedAt: not a date"),
+    ])
+    func aBadRecordNamesLineAndFieldAndKeepsTheRecordsBefore(line: String, message: String) throws {
+        try withScratch { dir in
+            var input = try generatedJSONL(count: 7)
+            input.append(Data((line + "\n").utf8))
+            input.append(try generatedJSONL(count: 3, seed: 5))
+            let load = try runQuire(["load", "-", "--quiet"], stdin: input, directory: dir)
+            #expect(load.status == 1, "\(load)")
+            #expect(load.stderr.hasPrefix("quire: load: line 8: \(message)"), "\(load)")
+            #expect(load.stderr.contains("(7 records loaded before it)"), "\(load)")
+            #expect(try dumpCount(dir) == 7)
+            let verify = try runQuire(["verify"], directory: dir)
+            #expect(verify.status == 0, "\(verify)")
+        }
+    }
+
+    @Test func recordsLoadedTwiceAreStoredOnce() throws {
+        try withScratch { dir in
+            let input = try generatedJSONL(count: 60)
+            for _ in 0..<2 {
+                let load = try runQuire(["load", "-", "--json"], stdin: input, directory: dir)
+                #expect(load.status == 0, "\(load)")
+                #expect(load.stdout.contains("\"records\":60"), "\(load)")
+            }
+            #expect(try dumpCount(dir) == 60)
+            // The same line twice in one input: one record, the later line's value.
+            let first = try #require(lines(String(decoding: input, as: UTF8.self)).first)
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+            object["headline"] = "the second copy"
+            let second = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            let twice = try runQuire(["load", "-", "--quiet"], stdin: Data((first + "\n" + second + "\n").utf8), directory: dir)
+            #expect(twice.status == 0, "\(twice)")
+            #expect(try dumpCount(dir) == 60)
+            let id = try #require(object["id"] as? String)
+            let get = try runQuire(["get", id], directory: dir)
+            #expect(get.stdout.contains("the second copy"), "\(get)")
+            let stats = try runQuire(["stats"], directory: dir)
+            #expect(stats.stdout.contains("collection   articles: 60 records,"), "\(stats)")
+        }
+    }
+
+    @Test func aSignalStopsALoadAtAChunkBoundaryWithTheChunksBeforeItCommitted() throws {
+        try withScratch { dir in
+            // Several 64 KiB blocks, then the writer keeps the pipe open and sends nothing.
+            let input = try generatedJSONL(count: 400)
+            let sent = lines(String(decoding: input, as: UTF8.self)).count
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["load", "-", "--quiet"]
+            process.currentDirectoryURL = dir
+            var environment = ProcessInfo.processInfo.environment
+            environment["QUIRE_LOAD_BLOCK_BYTES"] = "65536"
+            environment["QUIRE_STORE"] = nil
+            process.environment = environment
+            let pipe = Pipe()
+            let errors = Pipe()
+            process.standardInput = pipe
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            // All but the last tenth: the load then waits in a block it cannot finish.
+            pipe.fileHandleForWriting.write(input.prefix(input.count * 9 / 10))
+            // Until the first chunk is committed (a reader sees articles), then a little longer:
+            // the load is waiting for the rest of its second block.
+            let deadline = Date().addingTimeInterval(90)
+            while Date() < deadline {
+                let stats = try runQuire(["stats"], directory: dir)
+                if stats.stdout.contains("collection   articles: "), !stats.stdout.contains("articles: 0 records") { break }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            kill(process.processIdentifier, SIGTERM)
+            let stop = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < stop { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            try pipe.fileHandleForWriting.close()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit)
+            #expect(process.terminationStatus == 130, "\(stderr)")
+            #expect(stderr.contains("load: interrupted"), "\(stderr)")
+            let committed = try dumpCount(dir)
+            #expect(committed > 0 && committed < sent, "\(committed) of \(sent)")
+            let verify = try runQuire(["verify"], directory: dir)
+            #expect(verify.status == 0, "\(verify)")
+            // Loading the whole input again completes the store, without duplicates.
+            let again = try runQuire(
+                ["load", "-", "--quiet"], stdin: input, environment: ["QUIRE_LOAD_BLOCK_BYTES": "65536"], directory: dir)
+            #expect(again.status == 0, "\(again)")
+            #expect(try dumpCount(dir) == sent)
+        }
+    }
+}

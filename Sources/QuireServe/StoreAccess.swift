@@ -109,7 +109,7 @@ final class StoreAccess: Sendable {
         try reading { store in
             do {
                 return try store.read { snap in
-                    try snap.genericValue(.string(id), inCollectionNamed: Self.collection)?.jsonBytes()
+                    try snap.jsonValue(.string(id), inCollectionNamed: Self.collection)
                 }
             } catch let error as StoreError where error.code == .unknownCollection {
                 return nil  // a store with no articles yet
@@ -179,13 +179,14 @@ final class StoreAccess: Sendable {
         let filters = query.filterTag
         // Collects up to `limit` matching records, then looks for one more to know whether a
         // next page exists.
-        func take(_ indexKey: StoreKey?, _ key: StoreKey, _ value: CompactValue) -> Bool {
-            if let section = query.section, value["section"] != .string(section) { return true }
+        func take(_ indexKey: StoreKey?, _ key: StoreKey, _ json: () throws -> [UInt8]?) rethrows -> Bool {
             if records.count == query.limit {
-                more = true
-                return false
+                // One more match means a next page: only whether it passes the filter counts.
+                if try json() != nil { more = true }
+                return !more
             }
-            records.append(Self.json(value, fields: query.fields))
+            guard let record = try json() else { return true }
+            records.append(record)
             last = PageCursor(sort: query.sort, indexKey: indexKey?.bytes, key: key.bytes, filters: filters)
             return true
         }
@@ -193,8 +194,8 @@ final class StoreAccess: Sendable {
         case .id:
             var range = StoreKeyRange.all
             if let after = query.after { range = .after(StoreKey(bytes: after.key)) }
-            try snap.forEachGeneric(inCollectionNamed: collection, range: range) { key, value in
-                take(nil, key, value)
+            try snap.forEachKey(inCollectionNamed: collection, range: range) { key in
+                try take(nil, key) { try Self.record(snap, key, query) }
             }
         case .newest, .oldest:
             let definition = try snap.definition(ofCollectionNamed: collection)
@@ -218,11 +219,21 @@ final class StoreAccess: Sendable {
                     let order = key == resumeKey ? 0 : key < resumeKey ? -1 : 1
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
-                guard let value = try Self.value(snap, key, query) else { return true }
-                return take(indexKey, key, value)
+                return try take(indexKey, key) { try Self.record(snap, key, query) }
             }
         }
         return ArticlePage(records: records, next: more ? last : nil)
+    }
+
+    /// The record's JSON for a page, or nil when the section filter leaves it out. Without a
+    /// field list the JSON is written straight from the record's bytes (no value tree); the
+    /// section is read on its own from the bytes.
+    private static func record(_ snap: borrowing Snapshot, _ key: StoreKey, _ query: ArticleQuery) throws -> [UInt8]? {
+        if let section = query.section, try snap.field("section", of: key, inCollectionNamed: collection) != .string(section) {
+            return nil
+        }
+        guard query.fields != nil else { return try snap.jsonValue(key, inCollectionNamed: collection) }
+        return try value(snap, key, query).map { json($0, fields: query.fields) }
     }
 
     /// The record, or with `fields` only those fields (and `section` for the filter), each read

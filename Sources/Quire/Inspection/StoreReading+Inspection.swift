@@ -67,16 +67,28 @@ extension StoreReading where Self: ~Copyable {
 
     /// A stored record as JSON (what ``CompactValue/jsonBytes()`` writes), by collection name,
     /// written straight from its bytes without a value tree.
-    public func jsonValue(_ key: StoreKey, inCollectionNamed name: String) throws -> [UInt8]? {
-        let c = try store.resolved(name)
-        guard let stored = try storedKey(key) else { return nil }
-        return try withValue(forKey: stored, in: c.records) { bytes in
-            try withFieldRetry { table in
-                var out: [UInt8] = []
-                try CompactValue.appendJSON(from: bytes, fields: table, options: c.decoder.options, to: &out)
-                return out
+    public func jsonValue(_ key: StoreKey, inCollectionNamed name: String) throws(StoreError) -> [UInt8]? {
+        try StoreError.boundary("\(store.path): reading \(key) of \(name)") {
+            let c = try store.resolved(name)
+            guard let stored = try storedKey(key) else { return nil }
+            return try withValue(forKey: stored, in: c.records) { bytes in
+                try withFieldRetry { table in
+                    var out: [UInt8] = []
+                    try CompactValue.appendJSON(from: bytes, fields: table, options: c.decoder.options, to: &out)
+                    return out
+                }
             }
         }
+    }
+
+    /// Walks the keys of a collection by name, in key order (or reverse), until `body` returns
+    /// false; no record is decoded.
+    public func forEachKey(
+        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey) throws -> Bool
+    ) throws {
+        let c = try StoreError.boundary("\(store.path): reading \(name)") { try store.resolved(name) }
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, _ in try body(key) }
     }
 
     /// Walks a collection by name as JSON records, in key order, until `body` returns false: the

@@ -70,8 +70,26 @@ func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8
     out.append(UInt8(ascii: "\""))
     // Runs of bytes that need no escape (nearly all of them) are copied whole.
     var run = 0
-    for i in 0..<bytes.count {
+    var i = 0
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    while i < bytes.count {
+        // Eight bytes at a time while none needs an escape: a byte below 0x20 (the subtraction
+        // borrows into its high bit) or one that is '"' or '\\' (zero after the XOR).
+        if i + 8 <= bytes.count {
+            let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let below = (word &- ones &* 0x20) & ~word
+            let isQuote = (quote &- ones) & ~quote
+            let isBackslash = (backslash &- ones) & ~backslash
+            if (below | isQuote | isBackslash) & highs == 0 {
+                i += 8
+                continue
+            }
+        }
         let byte = bytes[i]
+        defer { i += 1 }
         guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
         if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
         run = i + 1

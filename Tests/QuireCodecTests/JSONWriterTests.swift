@@ -36,6 +36,10 @@ import Testing
             try bytes.withUnsafeBytes { try CompactValue.appendJSON(from: $0, fields: table, to: &direct) }
             let viaTree = try CompactValue.decode(from: bytes, fields: table).jsonBytes()
             #expect(direct == viaTree, "record \(index): \(String(decoding: direct, as: UTF8.self))")
+            // And it is JSON that reads back as the record's text (escapes included).
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(direct)) as? [String: Any])
+            #expect(object["text"] as? String == record.text, "record \(index)")
+            #expect(object["tags"] as? [String] == record.tags, "record \(index)")
         }
     }
 

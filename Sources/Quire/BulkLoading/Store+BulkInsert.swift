@@ -72,17 +72,21 @@ extension Store {
     public func bulkInsert<V, S: Sequence>(
         _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),
         progress: (@Sendable (BulkInsertProgress) -> Void)? = nil
-    ) async throws -> BulkInsertReport where S.Element == V {
-        // An array is cut into slices of itself: copying each value into a chunk would retain
-        // every string of it, a cost as large as the value's encoding.
-        if let array = values as? [V] {
-            return try await bulkInsert(slicing: array[...], into: collection, options: options, progress: progress)
+    ) async throws(StoreError) -> BulkInsertReport where S.Element == V {
+        do {
+            // An array is cut into slices of itself: copying each value into a chunk would retain
+            // every string of it, a cost as large as the value's encoding.
+            if let array = values as? [V] {
+                return try await bulkInsert(slicing: array[...], into: collection, options: options, progress: progress)
+            }
+            if let slice = values as? ArraySlice<V> {
+                return try await bulkInsert(slicing: slice, into: collection, options: options, progress: progress)
+            }
+            var iterator = values.makeIterator()
+            return try await bulkInsert(into: collection, options: options, progress: progress) { iterator.next() }
+        } catch {
+            throw StoreError.wrap(error, "\(path): bulk insert into '\(collection.name)'")
         }
-        if let slice = values as? ArraySlice<V> {
-            return try await bulkInsert(slicing: slice, into: collection, options: options, progress: progress)
-        }
-        var iterator = values.makeIterator()
-        return try await bulkInsert(into: collection, options: options, progress: progress) { iterator.next() }
     }
 
     /// Inserts every value of an async sequence, like `bulkInsert(_:into:options:progress:)`.

@@ -34,22 +34,24 @@ extension Store {
     ///     (`collection 'articles', records, after key …`), for a caller that must say where it
     ///     was if the process faults on a damaged page.
     /// - Throws: `StoreError(.corrupted)` naming the collection and key range being read when
-    ///   LMDB meets a damaged page; `CancellationError`.
+    ///   LMDB meets a damaged page; `StoreError(.cancelled)` when `isCancelled` said so.
     public func verify(
         progress: ((Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil, reading: ((String) -> Void)? = nil
-    ) throws -> VerificationReport {
+    ) throws(StoreError) -> VerificationReport {
         let registered = registry.withLock { $0 }
         let relationDBs = relations.withLock { $0 }
-        let relationTargets = try storedRelationTargets()
         // Where the walk is, for the error when LMDB meets a damaged page.
         var position = VerifyPosition()
         do {
+            let relationTargets = try storedRelationTargets()
             return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, reading, &position)
         } catch let error as StoreError where error.code == .corrupted {
             guard let lmdb = error.underlying as? LMDBError else { throw error }
             throw StoreError.corruption(lmdb, path: environment.path, context: "while reading \(position.description)")
         } catch let error as LMDBError where error.isCorruption {
             throw StoreError.corruption(error, path: environment.path, context: "while reading \(position.description)")
+        } catch {
+            throw StoreError.wrap(error, "\(environment.path): verify, while reading \(position.description)")
         }
     }
 

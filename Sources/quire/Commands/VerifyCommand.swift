@@ -15,9 +15,10 @@ enum VerifyCommand {
                     progress.advance(by: checked - done)
                     done = checked
                 }, isCancelled: { context.isInterrupted }, reading: { FaultHandler.setDetail($0) })
-        } catch is CancellationError {
+        } catch {
             progress.finish()
-            throw InterruptedError(command: "verify")
+            if error.code == .cancelled { throw InterruptedError(command: "verify") }
+            throw error
         }
         progress.finish()
         if options.json {

@@ -33,6 +33,10 @@ struct BenchOptions {
           --json FILE          Write machine-readable results (schema in Benchmarks/README.md).
           --chart FILE         Write an SVG bar chart of the ratios.
           --list               List the case names and exit.
+
+        quire-bench --scale [--sizes N,N,...] [--scale-chart FILE] [--scale-json FILE]
+          How bulk insert, point gets, scans and verify grow with the store (default sizes
+          100000,1000000,10000000; 10M takes about ten minutes and some 15 GB of temporary disk).
           -h, --help           Show this help.
 
         Build in release mode for meaningful figures: swift run -c release quire-bench

@@ -183,13 +183,16 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
     }
 }
 
-/// Adds a posting of a document that does not exist and removes one a record needs.
+/// Adds a posting block of a document that does not exist and removes the block a record needs.
 private func plantBadPostings(_ path: String) throws {
     let env = try Environment(path: path)
     defer { env.close() }
     let postings = try env.openDatabase("s:notes:post")
+    // A posting list (docs/SEARCH.md): 1 document in 1 block; the skip entry (last document 42,
+    // 3 bytes); the posting: document 42, one group of 1 occurrence in field 0 (33), position 0.
+    let ghost: [UInt8] = [1, 1, 42, 3, 42, 33, 0]
     try env.write { txn in
-        try txn.put([1], forKey: Array("ghost".utf8) + [0, 0, 0, 0, 42], in: postings)
+        try txn.put(ghost, forKey: Array("ghost".utf8) + [0, 0, 0, 0, 42], in: postings)
         _ = try txn.delete(Array("surge".utf8) + [0, 0, 0, 0, 0], in: postings)
     }
 }

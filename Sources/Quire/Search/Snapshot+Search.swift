@@ -234,29 +234,41 @@ extension StoreReading where Self: ~Copyable {
         var leaf = SearchLeaf()
         let stride = e.weights.count
         var count = 0
-        var prefix = term
-        prefix.append(0)
         var row = [UInt32](repeating: 0, count: stride)
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard let number = SearchDatabases.postingNumber(entry.key), entry.key.count == prefix.count + 4 else {
-                continue
-            }
-            count += 1
-            for f in 0..<stride { row[f] = 0 }
-            var any = false
-            try SearchOccurrences.forEachField(entry.value) { field, n in
-                if fields.allows(field), Int(field) < stride {
-                    row[Int(field)] += n
-                    any = true
+        try forEachBlock(of: term, e) { cursor in
+            count += cursor.documentCount
+            while let number = try cursor.next() {
+                for f in 0..<stride { row[f] = 0 }
+                var any = false
+                cursor.forEachField { field, n in
+                    if fields.allows(field), Int(field) < stride {
+                        row[Int(field)] += n
+                        any = true
+                    }
                 }
-            }
-            if any {
-                leaf.documents.append(number)
-                leaf.frequencies.append(contentsOf: row)
+                if any {
+                    leaf.documents.append(number)
+                    leaf.frequencies.append(contentsOf: row)
+                }
             }
         }
         leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: count)
         return leaf
+    }
+
+    /// Calls `body` with a cursor over each of `term`'s posting blocks, in document order.
+    private func forEachBlock(of term: [UInt8], _ e: SearchEvaluation, _ body: (inout PostingCursor) throws -> Void) throws {
+        var prefix = term
+        prefix.append(0)
+        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
+            do {
+                var cursor = try PostingCursor(entry.value)
+                try body(&cursor)
+            } catch let error as PostingFormatError {
+                throw StoreError(.corrupted, "search index: '\(String(decoding: term, as: UTF8.self))': \(error)")
+            }
+        }
+        try checkIntact()
     }
 
     /// Each distinct stored term starting with `prefix`, in order.
@@ -274,20 +286,17 @@ extension StoreReading where Self: ~Copyable {
         for t in terms { try body(t) }
     }
 
-    /// The occurrences of `term` per document (`[number: occurrences]`), in document order.
+    /// The occurrences of `term` per document, in document order.
     private func occurrences(of term: [UInt8], _ e: SearchEvaluation) throws -> (numbers: [UInt32], lists: [[Occurrence]], count: Int) {
         var numbers: [UInt32] = []
         var lists: [[Occurrence]] = []
-        var prefix = term
-        prefix.append(0)
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard let number = SearchDatabases.postingNumber(entry.key), entry.key.count == prefix.count + 4 else {
-                continue
+        try forEachBlock(of: term, e) { cursor in
+            while let number = try cursor.next() {
+                var list: [Occurrence] = []
+                cursor.forEachOccurrence { list.append($0) }
+                numbers.append(number)
+                lists.append(list)
             }
-            var list: [Occurrence] = []
-            try SearchOccurrences.decode(entry.value, into: &list)
-            numbers.append(number)
-            lists.append(list)
         }
         return (numbers, lists, numbers.count)
     }

@@ -66,5 +66,7 @@ enum Registry {
         ("encode.quire", "encode.json"),
         ("encode.quire.zstd", "encode.json"),
         ("encode.quire", "encode.hand"),
+        // Full-text index bytes (issue 20: ≤ FTS5's).
+        ("insert.quire.search.sorted", "insert.sqlite.fts5"),
     ]
 }

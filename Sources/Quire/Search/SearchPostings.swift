@@ -11,6 +11,13 @@ enum SearchPostings {
     /// block stays on its leaf page instead of taking whole overflow pages.
     static func blockLimit(term: Int) -> Int { 2_000 - 8 - (term + 5) }
 
+    /// A bulk run of a term at least this long is written as large blocks (of about
+    /// ``largeBlock`` bytes) on overflow pages: LMDB gives such a value whole pages of its own,
+    /// filled but for the last, where a leaf page that splits is left half empty. A frequent
+    /// term's postings, most of the index's bytes, are packed that way.
+    static let largeRun = 8 << 10
+    static let largeBlock = 24 << 10
+
     /// The block holding, or due to hold, `number`: the term's entry with the greatest key at or
     /// below `term 0x00 number`; nil when the term has none there.
     static func block<T: ReadableTransaction & ~Copyable>(
@@ -69,7 +76,9 @@ enum SearchPostings {
             return
         }
         block.set(number, groups: groups)
-        try store(block, under: found.key, term: term, in: database, txn)
+        // A large block splits when it doubles; a leaf-sized one when it leaves its leaf.
+        let cap = found.value.count > limit ? 2 * largeBlock : limit
+        try store(block, under: found.key, term: term, cap: cap, in: database, txn)
     }
 
     /// Removes `number`'s posting of `term`; returns whether there was one.
@@ -91,10 +100,10 @@ enum SearchPostings {
     /// Writes `block` under `key`, or as two halves when it grew past the limit (the second half
     /// keyed by its first document).
     private static func store<T: WritableTransaction & ~Copyable>(
-        _ block: PostingBlock, under key: [UInt8], term: [UInt8], in database: Database, _ txn: borrowing T
+        _ block: PostingBlock, under key: [UInt8], term: [UInt8], cap: Int, in database: Database, _ txn: borrowing T
     ) throws {
         let value = block.encoded()
-        guard value.count > blockLimit(term: term.count), block.documents.count > 1 else {
+        guard value.count > cap, block.documents.count > 1 else {
             try txn.put(value, forKey: key, in: database)
             return
         }
@@ -108,17 +117,22 @@ enum SearchPostings {
         try txn.put(second.encoded(), forKey: secondKey, in: database)
     }
 
-    /// Appends a bulk run of `term`'s postings, all above every document the term has: first
-    /// into the term's last block while it is small, then in new blocks of up to the limit.
-    /// `next` yields the run's documents in ascending order with their groups.
+    /// Appends a bulk run of `term`'s postings (about `runBytes` long), all above every
+    /// document the term has: a long run in large blocks, a short one first into the term's
+    /// last block while that is small, then in leaf-sized blocks. `forEach` yields the run's
+    /// documents in ascending order with their groups.
     static func appendRun<T: WritableTransaction & ~Copyable>(
-        _ term: [UInt8], in database: Database, _ txn: borrowing T, scratch: inout [UInt8],
+        _ term: [UInt8], runBytes: Int, in database: Database, _ txn: borrowing T, scratch: inout [UInt8],
         _ forEach: ((UInt32, UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
-        let limit = blockLimit(term: term.count)
+        var limit = blockLimit(term: term.count)
         var writer = PostingListWriter()
         var key: [UInt8]?
-        if let last = try lastBlock(term, in: database, txn), last.value.count < limit / 2 {
+        if runBytes >= largeRun {
+            // Blocks of equal size, each at least largeBlock / 2 when there are several.
+            let count = max(1, runBytes / largeBlock)
+            limit = runBytes / count + 64
+        } else if let last = try lastBlock(term, in: database, txn), last.value.count < limit / 2 {
             try last.value.withUnsafeBytes { try PostingBlock($0) }.write(to: &writer)
             key = last.key
         }

@@ -75,7 +75,8 @@ struct SearchIndexWriter {
         key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, _ txn: borrowing T
     ) throws {
         let number: UInt32
-        if let old = try forget(key: key, txn) {
+        let old = try forget(key: key, txn)
+        if let old {
             number = old.number
             let kept = Set(terms)
             for term in old.terms where !kept.contains(term) {
@@ -92,7 +93,8 @@ struct SearchIndexWriter {
             SearchVarint.append(UInt64(term.count), to: &list)
             list.append(contentsOf: term)
         }
-        try list.withUnsafeBytes { try putEntries(key: key, number: number, termList: $0, lengths: lengths, txn, appending: false) }
+        try list.withUnsafeBytes { try putEntries(key: key, number: number, termList: $0, lengths: lengths, txn, appending: false, newNumber: old == nil)
+        }
     }
 
     private mutating func nextNumber() throws -> UInt32 {
@@ -106,13 +108,13 @@ struct SearchIndexWriter {
     /// Puts a document's `s:<c>:doc` and `s:<c>:num` entries and counts it.
     private mutating func putEntries<T: WritableTransaction & ~Copyable>(
         key: [UInt8], number: UInt32, termList: UnsafeRawBufferPointer, lengths: ArraySlice<UInt32>,
-        _ txn: borrowing T, appending: Bool
+        _ txn: borrowing T, appending: Bool, newNumber: Bool = true
     ) throws {
         var docValue = [UInt8]()
         docValue.reserveCapacity(4 + termList.count)
         SearchDatabases.appendNumber(number, to: &docValue)
         docValue.append(contentsOf: termList)
-        try txn.put(docValue, forKey: key, in: dbs.documents)
+        try txn.put(docValue, forKey: key, in: dbs.documents, flags: appending ? .append : [])
         var numValue = [UInt8]()
         for (f, length) in lengths.enumerated() {
             SearchVarint.append(UInt64(length), to: &numValue)
@@ -121,8 +123,8 @@ struct SearchIndexWriter {
         numValue.append(contentsOf: key)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(number, to: &numberKey)
-        // New numbers are above every stored one: appended.
-        try txn.put(numValue, forKey: numberKey, in: dbs.numbers, flags: appending ? .append : [])
+        // A new number is above every stored one: appended.
+        try txn.put(numValue, forKey: numberKey, in: dbs.numbers, flags: newNumber ? .append : [])
         state.documents += 1
     }
 
@@ -176,12 +178,18 @@ struct SearchIndexWriter {
         let parts = SearchBatchPart.analyse(count: keys.count, parts: SearchBatchPart.cores, texts)
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
         var numbers = [UInt32](repeating: .max, count: keys.count)
+        // Keys in order past the last indexed one (a load in key order): all new, appended, so
+        // the documents' pages are filled instead of split in halves.
+        let lastKey = try txn.cursor(in: dbs.documents).last()?.keyBytes
+        let appending =
+            zip(keys, keys.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }
+            && lastKey.map { $0.lexicographicallyPrecedes(keys[0]) } ?? true
         for part in parts {
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
                 let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
                 let listStart = j == 0 ? 0 : part.termListEnds[j - 1]
-                if try txn.contains(keys[i], in: dbs.documents) {
+                if try !appending && txn.contains(keys[i], in: dbs.documents) {
                     let postings = part.postings[(j == 0 ? 0 : part.postingEnds[j - 1])..<part.postingEnds[j]]
                     let terms = postings.map { p in part.table.withTerm(p.term) { Array($0) } }
                     let groups = postings.map { Array(part.groups[Int($0.start)..<Int($0.end)]) }
@@ -192,7 +200,7 @@ struct SearchIndexWriter {
                 numbers[i] = number
                 try part.termLists.withUnsafeBytes { all in
                     let list = UnsafeRawBufferPointer(rebasing: all[listStart..<part.termListEnds[j]])
-                    try putEntries(key: keys[i], number: number, termList: list, lengths: lengths, txn, appending: true)
+                    try putEntries(key: keys[i], number: number, termList: list, lengths: lengths, txn, appending: appending)
                 }
             }
         }
@@ -224,7 +232,16 @@ struct SearchIndexWriter {
                 }
             }
             guard let term = smallest else { return }
-            try SearchPostings.appendRun(term, in: dbs.postings, txn, scratch: &scratch) { emit in
+            var runBytes = 0
+            for p in holders {
+                let part = parts[p]
+                let id = Int(part.termOrder[next[p]])
+                for index in part.byTerm[part.termStarts[id]..<part.termStarts[id + 1]] {
+                    let posting = part.postings[Int(index)]
+                    runBytes += Int(posting.end - posting.start) + 2
+                }
+            }
+            try SearchPostings.appendRun(term, runBytes: runBytes, in: dbs.postings, txn, scratch: &scratch) { emit in
                 for p in holders {
                     let part = parts[p]
                     let id = Int(part.termOrder[next[p]])

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import QuireText
+import Synchronization
 
 /// The tokenized text of a contiguous range of a batch's documents, grouped by term for a bulk
 /// build: per document its field lengths, its distinct terms (the `s:<c>:doc` list) and its
@@ -8,27 +9,30 @@ import QuireText
 ///
 /// Built off the writer's own work: a batch is cut in as many parts as there are cores (two on
 /// the machines we measure) and each part is analysed on its own thread with its own term table.
-final class SearchBatchPart {
+final class SearchBatchPart: Sendable {
     let range: Range<Int>
-    private(set) var table: TermTable
     /// 16 field lengths per document.
-    private(set) var lengths: [UInt32] = []
+    let lengths: [UInt32]
     /// Each document's distinct terms as varint length + bytes, concatenated; `termListEnds[i]`
     /// ends document `i`'s.
-    private(set) var termLists: [UInt8] = []
-    private(set) var termListEnds: [Int] = []
+    let termLists: [UInt8]
+    let termListEnds: [Int]
     /// All occurrence groups (``SearchOccurrences``), concatenated.
-    private(set) var groups: [UInt8] = []
+    let groups: [UInt8]
     /// Postings in document order; `postingEnds[i]` ends document `i`'s.
-    private(set) var postings: [Posting] = []
-    private(set) var postingEnds: [Int] = []
-    /// Local term ids in byte order of their terms.
-    private(set) var termOrder: [UInt32] = []
-    /// Per local term id, its postings' indexes (into `postings`) are `byTerm[termStarts[id]..<termStarts[id + 1]]`.
-    private(set) var termStarts: [Int] = []
-    private(set) var byTerm: [Int32] = []
+    let postings: [Posting]
+    let postingEnds: [Int]
+    /// The distinct terms in byte order: term `k`'s bytes are `terms[termEnds[k - 1]..<termEnds[k]]`
+    /// (from 0 for the first).
+    let terms: [UInt8]
+    let termEnds: [Int]
+    /// Term `k`'s postings' indexes (into `postings`, in document order) are
+    /// `byTerm[termStarts[k]..<termStarts[k + 1]]`.
+    let termStarts: [Int]
+    let byTerm: [Int32]
 
     struct Posting {
+        /// The term's rank in byte order (its `k`).
         var term: UInt32
         /// The document's index in the part.
         var document: Int32
@@ -36,22 +40,29 @@ final class SearchBatchPart {
         var end: Int32
     }
 
-    init(range: Range<Int>) {
+    /// Tokenizes the documents of `range` (`texts(i)` for each `i`) and groups their postings by term.
+    init(range: Range<Int>, _ texts: (Int) -> [SearchText]) {
         self.range = range
-        table = TermTable(capacity: 1 << 15)
-    }
-
-    /// Tokenizes the documents of the part (`texts(i)` for each `i` in `range`) and groups them.
-    func analyse(_ texts: (Int) -> [SearchText]) {
+        var table = TermTable(capacity: 1 << 16)
         var tokenizer = Tokenizer()
         var buffer = TokenBuffer()
+        var lengths: [UInt32] = []
+        var termLists: [UInt8] = []
+        var termListEnds: [Int] = []
+        var groups: [UInt8] = []
+        var postings: [Posting] = []
+        var postingEnds: [Int] = []
         lengths.reserveCapacity(range.count * 16)
         termListEnds.reserveCapacity(range.count)
         postingEnds.reserveCapacity(range.count)
+        var next = [UInt32](repeating: 0, count: 16)
+        var used = [Bool](repeating: false, count: 16)
         for i in range {
             buffer.removeAll()
-            var next = [UInt32](repeating: 0, count: 16)
-            var used = [Bool](repeating: false, count: 16)
+            for f in 0..<16 {
+                next[f] = 0
+                used[f] = false
+            }
             for piece in texts(i) {
                 let f = Int(piece.field & 15)
                 let start = used[f] ? next[f] + SearchAnalyzer.valueGap : 0
@@ -70,41 +81,83 @@ final class SearchBatchPart {
             termListEnds.append(termLists.count)
             postingEnds.append(postings.count)
         }
-        group()
-    }
-
-    /// Counting sort of the postings by term (stable: document order within a term), and the
-    /// terms in byte order.
-    private func group() {
-        var starts = [Int](repeating: 0, count: table.count + 1)
-        for p in postings { starts[Int(p.term) + 1] += 1 }
-        for t in 0..<table.count { starts[t + 1] += starts[t] }
-        termStarts = starts
-        byTerm = [Int32](repeating: 0, count: postings.count)
+        // The terms in byte order, copied flat (sorting through the table's closures costs more).
+        var flat: [UInt8] = []
+        var flatEnds: [Int] = []
+        flat.reserveCapacity(table.byteCount)
+        flatEnds.reserveCapacity(table.count)
+        for id in 0..<UInt32(table.count) {
+            table.withTerm(id) { flat.append(contentsOf: $0) }
+            flatEnds.append(flat.count)
+        }
+        var order = Array(0..<Int32(table.count))
+        flat.withUnsafeBufferPointer { bytes in
+            flatEnds.withUnsafeBufferPointer { ends in
+                func term(_ id: Int32) -> UnsafeBufferPointer<UInt8> {
+                    let i = Int(id)
+                    return UnsafeBufferPointer(rebasing: bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
+                }
+                order.sort { term($0).lexicographicallyPrecedes(term($1)) }
+            }
+        }
+        var rank = [UInt32](repeating: 0, count: order.count)
+        var terms: [UInt8] = []
+        var termEnds: [Int] = []
+        terms.reserveCapacity(flat.count)
+        termEnds.reserveCapacity(order.count)
+        for (k, id) in order.enumerated() {
+            let i = Int(id)
+            rank[i] = UInt32(k)
+            terms.append(contentsOf: flat[(i == 0 ? 0 : flatEnds[i - 1])..<flatEnds[i]])
+            termEnds.append(terms.count)
+        }
+        // Counting sort of the postings by rank (stable: document order within a term).
+        var starts = [Int](repeating: 0, count: order.count + 1)
+        for index in postings.indices {
+            postings[index].term = rank[Int(postings[index].term)]
+            starts[Int(postings[index].term) + 1] += 1
+        }
+        for k in 0..<order.count { starts[k + 1] += starts[k] }
+        var byTerm = [Int32](repeating: 0, count: postings.count)
         var fill = starts
         for (index, p) in postings.enumerated() {
             byTerm[fill[Int(p.term)]] = Int32(index)
             fill[Int(p.term)] += 1
         }
-        let table = self.table
-        termOrder = (0..<UInt32(table.count)).sorted { a, b in
-            table.withTerm(a) { x in table.withTerm(b) { y in x.lexicographicallyPrecedes(y) } }
-        }
+        self.lengths = lengths
+        self.termLists = termLists
+        self.termListEnds = termListEnds
+        self.groups = groups
+        self.postings = postings
+        self.postingEnds = postingEnds
+        self.terms = terms
+        self.termEnds = termEnds
+        self.termStarts = starts
+        self.byTerm = byTerm
     }
+
+    /// The number of distinct terms.
+    var termCount: Int { termEnds.count }
+
+    /// Term `k`'s bytes.
+    func term(_ k: Int) -> ArraySlice<UInt8> { terms[(k == 0 ? 0 : termEnds[k - 1])..<termEnds[k]] }
 
     /// Cuts `count` documents into `parts` contiguous parts and analyses them concurrently.
     static func analyse(count: Int, parts: Int, _ texts: @Sendable (Int) -> [SearchText]) -> [SearchBatchPart] {
         let n = max(1, min(parts, count / 256 + 1))
-        let result = (0..<n).map { SearchBatchPart(range: (count * $0 / n)..<(count * ($0 + 1) / n)) }
-        let box = PartsBox(result)
-        DispatchQueue.concurrentPerform(iterations: n) { box.parts[$0].analyse(texts) }
-        return result
+        let slots = PartSlots(n)
+        DispatchQueue.concurrentPerform(iterations: n) { i in
+            slots.set(i, SearchBatchPart(range: (count * i / n)..<(count * (i + 1) / n), texts))
+        }
+        return slots.parts
     }
 
-    /// Hands the parts to the concurrent iterations: each touches only its own part.
-    private final class PartsBox: @unchecked Sendable {
-        let parts: [SearchBatchPart]
-        init(_ parts: [SearchBatchPart]) { self.parts = parts }
+    /// Where the concurrent iterations leave their parts, each in its own slot.
+    private final class PartSlots: Sendable {
+        private let slots: Mutex<[SearchBatchPart?]>
+        init(_ n: Int) { slots = Mutex([SearchBatchPart?](repeating: nil, count: n)) }
+        func set(_ i: Int, _ part: SearchBatchPart) { slots.withLock { $0[i] = part } }
+        var parts: [SearchBatchPart] { slots.withLock { $0.map { $0! } } }
     }
 
     /// Cores to spread a batch over.

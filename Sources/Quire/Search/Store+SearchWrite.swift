@@ -191,7 +191,7 @@ struct SearchIndexWriter {
                 let listStart = j == 0 ? 0 : part.termListEnds[j - 1]
                 if try !appending && txn.contains(keys[i], in: dbs.documents) {
                     let postings = part.postings[(j == 0 ? 0 : part.postingEnds[j - 1])..<part.postingEnds[j]]
-                    let terms = postings.map { p in part.table.withTerm(p.term) { Array($0) } }
+                    let terms = postings.map { Array(part.term(Int($0.term))) }
                     let groups = postings.map { Array(part.groups[Int($0.start)..<Int($0.end)]) }
                     try upsert(key: keys[i], terms: terms, groups: groups, lengths: lengths, txn)
                     continue
@@ -211,42 +211,39 @@ struct SearchIndexWriter {
     private func appendRuns<T: WritableTransaction & ~Copyable>(
         _ parts: [SearchBatchPart], _ numbers: [UInt32], _ txn: borrowing T
     ) throws {
-        var next = [Int](repeating: 0, count: parts.count)  // position in each part's termOrder
+        var next = [Int](repeating: 0, count: parts.count)  // each part's current term
         var scratch: [UInt8] = []
+        var holders: [Int] = []
         while true {
             // The smallest current term, and the parts that have it.
-            var smallest: [UInt8]?
-            var holders: [Int] = []
-            for p in parts.indices where next[p] < parts[p].termOrder.count {
-                let id = parts[p].termOrder[next[p]]
-                let order: Int = parts[p].table.withTerm(id) { term in
-                    guard let s = smallest else { return -1 }
-                    if term.elementsEqual(s) { return 0 }
-                    return term.lexicographicallyPrecedes(s) ? -1 : 1
-                }
-                if order < 0 {
-                    smallest = parts[p].table.withTerm(id) { Array($0) }
+            var smallest: ArraySlice<UInt8>?
+            holders.removeAll(keepingCapacity: true)
+            for p in parts.indices where next[p] < parts[p].termCount {
+                let term = parts[p].term(next[p])
+                if let s = smallest, !term.lexicographicallyPrecedes(s) {
+                    if term.elementsEqual(s) { holders.append(p) }
+                } else {
+                    smallest = term
                     holders = [p]
-                } else if order == 0 {
-                    holders.append(p)
                 }
             }
-            guard let term = smallest else { return }
+            guard let term = smallest.map(Array.init) else { return }
             var runBytes = 0
             for p in holders {
                 let part = parts[p]
-                let id = Int(part.termOrder[next[p]])
-                for index in part.byTerm[part.termStarts[id]..<part.termStarts[id + 1]] {
+                let k = next[p]
+                runBytes += part.termStarts[k + 1] - part.termStarts[k]
+                for index in part.byTerm[part.termStarts[k]..<part.termStarts[k + 1]] {
                     let posting = part.postings[Int(index)]
-                    runBytes += Int(posting.end - posting.start) + 2
+                    runBytes += Int(posting.end - posting.start) + 1
                 }
             }
             try SearchPostings.appendRun(term, runBytes: runBytes, in: dbs.postings, txn, scratch: &scratch) { emit in
                 for p in holders {
                     let part = parts[p]
-                    let id = Int(part.termOrder[next[p]])
+                    let k = next[p]
                     try part.groups.withUnsafeBytes { all in
-                        for index in part.byTerm[part.termStarts[id]..<part.termStarts[id + 1]] {
+                        for index in part.byTerm[part.termStarts[k]..<part.termStarts[k + 1]] {
                             let posting = part.postings[Int(index)]
                             let number = numbers[part.range.lowerBound + Int(posting.document)]
                             guard number != .max else { continue }  // re-indexed in place already

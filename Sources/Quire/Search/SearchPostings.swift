@@ -23,7 +23,11 @@ enum SearchPostings {
     static func block<T: ReadableTransaction & ~Copyable>(
         _ term: [UInt8], at number: UInt32, in database: Database, _ txn: borrowing T
     ) throws -> (key: [UInt8], value: [UInt8])? {
-        let cursor = try txn.cursor(in: database)
+        try block(term, at: number, cursor: try txn.cursor(in: database))
+    }
+
+    /// ``block(_:at:in:_:)`` through an open cursor of the postings.
+    static func block(_ term: [UInt8], at number: UInt32, cursor: Cursor) throws -> (key: [UInt8], value: [UInt8])? {
         let target = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
         let atLeast = try cursor.seek(atLeast: target)
         if let exact = atLeast, exact.key.elementsEqual(target) {
@@ -33,13 +37,6 @@ enum SearchPostings {
         let before = atLeast == nil ? try cursor.last() : try cursor.previous()
         guard let entry = before, isBlockKey(entry.key, of: term) else { return nil }
         return (entry.keyBytes, entry.valueBytes)
-    }
-
-    /// The term's last block.
-    static func lastBlock<T: ReadableTransaction & ~Copyable>(
-        _ term: [UInt8], in database: Database, _ txn: borrowing T
-    ) throws -> (key: [UInt8], value: [UInt8])? {
-        try block(term, at: UInt32.max, in: database, txn)
     }
 
     static func isBlockKey(_ key: UnsafeRawBufferPointer, of term: [UInt8]) -> Bool {
@@ -121,9 +118,14 @@ enum SearchPostings {
     /// document the term has: a long run in large blocks, a short one first into the term's
     /// last block while that is small, then in leaf-sized blocks. `forEach` yields the run's
     /// documents in ascending order with their groups.
+    ///
+    /// `cursor` is a cursor of the postings (reused across runs: opening one costs more than a
+    /// seek); with `appending`, the run's keys are above every stored key (the term sorts after
+    /// every stored term): they are put with `MDB_APPEND`, which fills pages instead of splitting
+    /// them in halves.
     static func appendRun<T: WritableTransaction & ~Copyable>(
-        _ term: [UInt8], runBytes: Int, in database: Database, _ txn: borrowing T, scratch: inout [UInt8],
-        _ forEach: ((UInt32, UnsafeRawBufferPointer) throws -> Void) throws -> Void
+        _ term: [UInt8], runBytes: Int, in database: Database, _ txn: borrowing T, cursor: Cursor, appending: Bool,
+        scratch: inout [UInt8], _ forEach: ((UInt32, UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
         var limit = blockLimit(term: term.count)
         var writer = PostingListWriter()
@@ -132,14 +134,14 @@ enum SearchPostings {
             // Blocks of equal size, each at least largeBlock / 2 when there are several.
             let count = max(1, runBytes / largeBlock)
             limit = runBytes / count + 64
-        } else if let last = try lastBlock(term, in: database, txn), last.value.count < limit / 2 {
+        } else if !appending, let last = try block(term, at: .max, cursor: cursor), last.value.count < limit / 2 {
             try last.value.withUnsafeBytes { try PostingBlock($0) }.write(to: &writer)
             key = last.key
         }
         func flush() throws {
             guard let k = key, writer.documentCount > 0 else { return }
             writer.finish(into: &scratch)
-            try txn.put(scratch, forKey: k, in: database)
+            try txn.put(scratch, forKey: k, in: database, flags: appending ? .append : [])
             key = nil
         }
         try forEach { number, groups in

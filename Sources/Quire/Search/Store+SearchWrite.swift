@@ -213,6 +213,9 @@ struct SearchIndexWriter {
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
         var scratch: [UInt8] = []
+        let cursor = try txn.cursor(in: dbs.postings)
+        // Terms after the last stored one are appended (all of them in a first load).
+        let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
         var holders: [Int] = []
         while true {
             // The smallest current term, and the parts that have it.
@@ -238,7 +241,10 @@ struct SearchIndexWriter {
                     runBytes += Int(posting.end - posting.start) + 1
                 }
             }
-            try SearchPostings.appendRun(term, runBytes: runBytes, in: dbs.postings, txn, scratch: &scratch) { emit in
+            let appending = lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true
+            try SearchPostings.appendRun(
+                term, runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, scratch: &scratch
+            ) { emit in
                 for p in holders {
                     let part = parts[p]
                     let k = next[p]

@@ -116,19 +116,24 @@ extension StoreReading where Self: ~Copyable {
         if needDates && dateField == nil {
             throw StoreError(.unknownCollection, "collection '\(name)' has no date field for search by date")
         }
-        var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
-        hits.reserveCapacity(matched.count)
-        var frequencies = [UInt32](repeating: 0, count: evaluation.weights.count)
-        var lengths = [UInt32](repeating: 0, count: evaluation.weights.count)
+        // Each match's field lengths, key and (when needed) date; those outside the dates dropped.
+        let stride = evaluation.weights.count
+        var kept: [UInt32] = []
+        var physicals: [[UInt8]] = []
+        var dates: [Date?] = []
+        var lengths: [UInt32] = []
+        kept.reserveCapacity(matched.count)
+        lengths.reserveCapacity(matched.count * stride)
+        var numberKey = [UInt8](repeating: 0, count: 4)
         for number in matched {
-            var numberKey = [UInt8]()
-            SearchDatabases.appendNumber(number, to: &numberKey)
+            for i in 0..<4 { numberKey[i] = UInt8(truncatingIfNeeded: number >> (24 - 8 * UInt32(i))) }
+            var row = [UInt32](repeating: 0, count: stride)
             guard
                 let physical = try withValue(forKey: numberKey, in: dbs.numbers, { bytes -> [UInt8] in
                     var offset = 0
                     for f in 0..<16 {
                         let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
-                        if f < lengths.count { lengths[f] = l }
+                        if f < stride { row[f] = l }
                     }
                     return Array(bytes[offset...])
                 })
@@ -147,22 +152,33 @@ extension StoreReading where Self: ~Copyable {
                     if let until, d > until { continue }
                 }
             }
-            var score = 0.0
-            for leaf in evaluation.leaves {
-                guard let at = leaf.index(of: number) else { continue }
-                let stride = evaluation.weights.count
-                for f in 0..<stride { frequencies[f] = leaf.frequencies[at * stride + f] }
-                score += frequencies.withUnsafeBufferPointer { fr in
-                    lengths.withUnsafeBufferPointer { le in
-                        averages.withUnsafeBufferPointer { av in
+            kept.append(number)
+            physicals.append(physical)
+            dates.append(date)
+            lengths.append(contentsOf: row)
+        }
+        // Scores leaf by leaf: each leaf's documents are looked up among the kept ones, so a
+        // prefix of many expansions costs its postings, not expansions × matches.
+        var scores = [Double](repeating: 0, count: kept.count)
+        var frequencies = [UInt32](repeating: 0, count: stride)
+        averages.withUnsafeBufferPointer { av in
+            lengths.withUnsafeBufferPointer { allLengths in
+                for leaf in evaluation.leaves {
+                    for (k, number) in leaf.documents.enumerated() {
+                        guard let at = SearchSets.index(of: number, in: kept) else { continue }
+                        for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
+                        let le = UnsafeBufferPointer(rebasing: allLengths[(at * stride)..<(at * stride + stride)])
+                        scores[at] += frequencies.withUnsafeBufferPointer { fr in
                             scorer.termScore(
                                 idf: leaf.idf, weightedFrequency: scorer.weightedFrequency(frequencies: fr, lengths: le, averageLengths: av))
                         }
                     }
                 }
             }
-            hits.append((physical, score, date))
         }
+        var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
+        hits.reserveCapacity(kept.count)
+        for i in kept.indices { hits.append((physicals[i], scores[i], dates[i])) }
         switch sort {
         case .relevance:
             hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.physical.lexicographicallyPrecedes($1.physical) }
@@ -192,13 +208,21 @@ extension StoreReading where Self: ~Copyable {
             if !negated { e.leaves.append(leaf) }
             return leaf.documents
         case .prefix(let prefix, let fields):
-            var union: [UInt32] = []
-            try forEachExpansion(of: Array(prefix.utf8), e) { term in
-                let leaf = try termLeaf(term, fields: fields, &e)
+            var documents: [UInt32] = []
+            for var postings in try expansions(of: Array(prefix.utf8), e) {
+                let leaf = try leaf(&postings, fields: fields, e)
+                documents.append(contentsOf: leaf.documents)
                 if !negated { e.leaves.append(leaf) }
-                union = SearchSets.union(union, leaf.documents)
             }
-            return union
+            // One sort of all the expansions' documents, not a merge per expansion.
+            documents.sort()
+            var distinct = 0
+            for d in documents where distinct == 0 || documents[distinct - 1] != d {
+                documents[distinct] = d
+                distinct += 1
+            }
+            documents.removeLast(documents.count - distinct)
+            return documents
         case .phrase(let terms, let lastIsPrefix, let fields):
             let leaf = try phraseLeaf(terms.map { Array($0.utf8) }, lastIsPrefix: lastIsPrefix, fields: fields, &e)
             if !negated { e.leaves.append(leaf) }
@@ -231,116 +255,142 @@ extension StoreReading where Self: ~Copyable {
     }
 
     private func termLeaf(_ term: [UInt8], fields: FieldSet, _ e: inout SearchEvaluation) throws -> SearchLeaf {
+        var postings = try termPostings(term, e)
+        return try leaf(&postings, fields: fields, e)
+    }
+
+    /// The scoring leaf of one term's postings: its documents with a count in `fields`, their
+    /// per-field counts and its idf.
+    private func leaf(_ postings: inout TermPostings, fields: FieldSet, _ e: SearchEvaluation) throws -> SearchLeaf {
         var leaf = SearchLeaf()
         let stride = e.weights.count
-        var count = 0
         var row = [UInt32](repeating: 0, count: stride)
-        try forEachBlock(of: term, e) { cursor in
-            count += cursor.documentCount
-            while let number = try cursor.next() {
-                for f in 0..<stride { row[f] = 0 }
-                var any = false
-                cursor.forEachField { field, n in
-                    if fields.allows(field), Int(field) < stride {
-                        row[Int(field)] += n
-                        any = true
-                    }
-                }
-                if any {
-                    leaf.documents.append(number)
-                    leaf.frequencies.append(contentsOf: row)
+        while let number = try postings.next() {
+            for f in 0..<stride { row[f] = 0 }
+            var any = false
+            postings.forEachField { field, n in
+                if fields.allows(field), Int(field) < stride {
+                    row[Int(field)] += n
+                    any = true
                 }
             }
+            if any {
+                leaf.documents.append(number)
+                leaf.frequencies.append(contentsOf: row)
+            }
         }
-        leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: count)
+        leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: postings.documentCount)
         return leaf
     }
 
-    /// Calls `body` with a cursor over each of `term`'s posting blocks, in document order.
-    private func forEachBlock(of term: [UInt8], _ e: SearchEvaluation, _ body: (inout PostingCursor) throws -> Void) throws {
+    /// `term`'s posting blocks.
+    private func termPostings(_ term: [UInt8], _ e: SearchEvaluation) throws -> TermPostings {
         var prefix = term
         prefix.append(0)
+        var bounds: [UInt32] = []
+        var values: [UnsafeRawBufferPointer] = []
         for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
-            do {
-                var cursor = try PostingCursor(entry.value)
-                try body(&cursor)
-            } catch let error as PostingFormatError {
-                throw StoreError(.corrupted, "search index: '\(String(decoding: term, as: UTF8.self))': \(error)")
-            }
+            guard let bound = SearchDatabases.postingNumber(entry.key) else { continue }
+            bounds.append(bound)
+            values.append(entry.value)
         }
         try checkIntact()
+        return try TermPostings(term: term, bounds: bounds, values: values)
     }
 
-    /// Each distinct stored term starting with `prefix`, in order.
-    private func forEachExpansion(of prefix: [UInt8], _ e: SearchEvaluation, _ body: ([UInt8]) throws -> Void) throws {
-        var last: [UInt8]?
-        var terms: [[UInt8]] = []
+    /// The posting blocks of each distinct stored term starting with `prefix`, in term order, in
+    /// one pass over the prefix's key range.
+    private func expansions(of prefix: [UInt8], _ e: SearchEvaluation) throws -> [TermPostings] {
+        var out: [TermPostings] = []
+        var term: [UInt8] = []
+        var bounds: [UInt32] = []
+        var values: [UnsafeRawBufferPointer] = []
         for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard let zero = entry.key.firstIndex(of: 0) else { continue }
-            let term = entry.key[..<zero]
-            if let l = last, l.elementsEqual(term) { continue }
-            let t = Array(term)
-            last = t
-            terms.append(t)
-        }
-        for t in terms { try body(t) }
-    }
-
-    /// The occurrences of `term` per document, in document order.
-    private func occurrences(of term: [UInt8], _ e: SearchEvaluation) throws -> (numbers: [UInt32], lists: [[Occurrence]], count: Int) {
-        var numbers: [UInt32] = []
-        var lists: [[Occurrence]] = []
-        try forEachBlock(of: term, e) { cursor in
-            while let number = try cursor.next() {
-                var list: [Occurrence] = []
-                cursor.forEachOccurrence { list.append($0) }
-                numbers.append(number)
-                lists.append(list)
+            guard entry.key.count >= 5, entry.key[entry.key.count - 5] == 0,
+                let bound = SearchDatabases.postingNumber(entry.key)
+            else { continue }
+            let entryTerm = entry.key.prefix(entry.key.count - 5)
+            if !entryTerm.elementsEqual(term) {
+                if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values)) }
+                term = Array(entryTerm)
+                bounds.removeAll()
+                values.removeAll()
             }
+            bounds.append(bound)
+            values.append(entry.value)
         }
-        return (numbers, lists, numbers.count)
+        if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values)) }
+        try checkIntact()
+        return out
     }
 
+    /// A phrase: the documents where its terms occur at consecutive positions (the last one
+    /// may be a prefix, standing for any of its expansions). Candidates come from a leapfrog of
+    /// the terms' postings, rarest first (`advance(to:)` skips blocks); only they are read for
+    /// occurrences.
     private func phraseLeaf(_ terms: [[UInt8]], lastIsPrefix: Bool, fields: FieldSet, _ e: inout SearchEvaluation) throws
         -> SearchLeaf
     {
         let stride = e.weights.count
-        var perTerm: [(numbers: [UInt32], lists: [[Occurrence]])] = []
-        var idf = 0.0
         let documentCount = Int(e.state.documents)
-        for (i, term) in terms.enumerated() {
-            if lastIsPrefix && i == terms.count - 1 {
-                var merged: [UInt32: [Occurrence]] = [:]
-                try forEachExpansion(of: term, e) { expanded in
-                    let found = try occurrences(of: expanded, e)
-                    for (n, list) in zip(found.numbers, found.lists) { merged[n, default: []].append(contentsOf: list) }
-                }
-                let numbers = merged.keys.sorted()
-                perTerm.append((numbers, numbers.map { merged[$0]!.sorted() }))
-                idf += BM25.idf(documentCount: documentCount, documentFrequency: numbers.count)
-            } else {
-                let found = try occurrences(of: term, e)
-                perTerm.append((found.numbers, found.lists))
-                idf += BM25.idf(documentCount: documentCount, documentFrequency: found.count)
-            }
-        }
         var leaf = SearchLeaf()
-        leaf.idf = idf
-        guard !perTerm.isEmpty else { return leaf }
-        var candidates = perTerm[0].numbers
-        for t in perTerm.dropFirst() { candidates = SearchSets.intersection(candidates, t.numbers) }
-        var cursors = [Int](repeating: 0, count: perTerm.count)
+        guard !terms.isEmpty else { return leaf }
+        let exactCount = lastIsPrefix ? terms.count - 1 : terms.count
+        var exact = try terms.prefix(exactCount).map { try termPostings($0, e) }
+        var expanded: [TermPostings] = []
+        var expandedDocuments: [UInt32] = []  // the union of the expansions' documents
+        if lastIsPrefix {
+            expanded = try expansions(of: terms[terms.count - 1], e)
+            for var postings in expanded {
+                while let d = try postings.next() { expandedDocuments.append(d) }
+            }
+            expandedDocuments.sort()
+            var distinct = 0
+            for d in expandedDocuments where distinct == 0 || expandedDocuments[distinct - 1] != d {
+                expandedDocuments[distinct] = d
+                distinct += 1
+            }
+            expandedDocuments.removeLast(expandedDocuments.count - distinct)
+        }
+        leaf.idf = exact.reduce(0) { $0 + BM25.idf(documentCount: documentCount, documentFrequency: $1.documentCount) }
+        if lastIsPrefix { leaf.idf += BM25.idf(documentCount: documentCount, documentFrequency: expandedDocuments.count) }
+        let order = exact.indices.sorted { exact[$0].documentCount < exact[$1].documentCount }
+        var lists = [[Occurrence]](repeating: [], count: terms.count)
         var counts: [UInt32] = []
-        for number in candidates {
-            var lists: [[Occurrence]] = []
-            for (i, t) in perTerm.enumerated() {
-                while t.numbers[cursors[i]] < number { cursors[i] += 1 }
-                lists.append(t.lists[cursors[i]])
+        var expandedAt = -1
+        candidates: while true {
+            // The candidates: the rarest exact term's documents, or the expansions' union.
+            let candidate: UInt32
+            if let first = order.first {
+                guard let d = try exact[first].next() else { break }
+                candidate = d
+            } else {
+                expandedAt += 1
+                guard expandedAt < expandedDocuments.count else { break }
+                candidate = expandedDocuments[expandedAt]
+            }
+            for i in order.dropFirst() {
+                guard try exact[i].advance(to: candidate) == candidate else { continue candidates }
+            }
+            if lastIsPrefix {
+                guard SearchSets.index(of: candidate, in: expandedDocuments) != nil else { continue }
+            }
+            for i in 0..<exactCount {
+                lists[i].removeAll(keepingCapacity: true)
+                exact[i].forEachOccurrence { lists[i].append($0) }
+            }
+            if lastIsPrefix {
+                let last = terms.count - 1
+                lists[last].removeAll(keepingCapacity: true)
+                for j in expanded.indices where try expanded[j].advance(to: candidate) == candidate {
+                    expanded[j].forEachOccurrence { lists[last].append($0) }
+                }
+                lists[last].sort()
             }
             counts.removeAll(keepingCapacity: true)
             withBuffers(lists) { buffers in PhraseMatcher.frequencies(buffers, fields: fields, into: &counts) }
             guard counts.contains(where: { $0 > 0 }) else { continue }
-            leaf.documents.append(number)
+            leaf.documents.append(candidate)
             for f in 0..<stride { leaf.frequencies.append(f < counts.count ? counts[f] : 0) }
         }
         return leaf
@@ -416,6 +466,17 @@ struct SearchLeaf {
 
 /// Set operations on sorted, distinct document numbers.
 enum SearchSets {
+    /// The position of `number` in the sorted `numbers`, if there.
+    static func index(of number: UInt32, in numbers: [UInt32]) -> Int? {
+        var low = 0
+        var high = numbers.count
+        while low < high {
+            let mid = (low + high) / 2
+            if numbers[mid] < number { low = mid + 1 } else { high = mid }
+        }
+        return low < numbers.count && numbers[low] == number ? low : nil
+    }
+
     static func intersection(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
         var out: [UInt32] = []
         var i = 0

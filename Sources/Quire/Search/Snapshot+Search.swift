@@ -230,7 +230,13 @@ extension StoreReading where Self: ~Copyable {
         case .and(let children):
             var result: [UInt32]?
             var excluded: [[UInt32]] = []
+            let terms = children.compactMap { child -> (String, FieldSet)? in
+                if case .term(let t, let fields) = child { return (t, fields) }
+                return nil
+            }
+            if terms.count >= 2 { result = try intersectTerms(terms, negated: negated, &e) }
             for child in children {
+                if terms.count >= 2, case .term = child { continue }  // intersected above
                 if case .not(let inner) = child {
                     excluded.append(try evaluate(inner, negated: true, &e, c))
                 } else {
@@ -281,6 +287,46 @@ extension StoreReading where Self: ~Copyable {
         }
         leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: postings.documentCount)
         return leaf
+    }
+
+    /// The documents holding every one of `terms` (each in its fields), by a leapfrog from the
+    /// rarest (the others `advance(to:)` each candidate, skipping blocks); each term's scoring
+    /// leaf keeps only those documents (the only ones an AND can match).
+    private func intersectTerms(_ terms: [(String, FieldSet)], negated: Bool, _ e: inout SearchEvaluation) throws -> [UInt32] {
+        var postings = try terms.map { try termPostings(Array($0.0.utf8), e) }
+        let stride = e.weights.count
+        var leaves = postings.map { p -> SearchLeaf in
+            var leaf = SearchLeaf()
+            leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: p.documentCount)
+            return leaf
+        }
+        let order = postings.indices.sorted { postings[$0].documentCount < postings[$1].documentCount }
+        var result: [UInt32] = []
+        var rows = [UInt32](repeating: 0, count: stride * terms.count)
+        candidates: while let candidate = try postings[order[0]].next() {
+            for i in order.dropFirst() {
+                guard try postings[i].advance(to: candidate) == candidate else { continue candidates }
+            }
+            for i in postings.indices {
+                var any = false
+                for f in 0..<stride { rows[i * stride + f] = 0 }
+                let fields = terms[i].1
+                postings[i].forEachField { field, n in
+                    if fields.allows(field), Int(field) < stride {
+                        rows[i * stride + Int(field)] += n
+                        any = true
+                    }
+                }
+                guard any else { continue candidates }
+            }
+            result.append(candidate)
+            for i in postings.indices {
+                leaves[i].documents.append(candidate)
+                leaves[i].frequencies.append(contentsOf: rows[(i * stride)..<(i * stride + stride)])
+            }
+        }
+        if !negated { e.leaves.append(contentsOf: leaves) }
+        return result
     }
 
     /// `term`'s posting blocks.

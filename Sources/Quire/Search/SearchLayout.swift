@@ -33,6 +33,11 @@ struct SearchDatabases: Sendable {
         return key
     }
 
+    /// Overwrites the 4 bytes of `key` with `number`, big-endian.
+    static func setNumber(_ number: UInt32, in key: inout [UInt8]) {
+        for i in 0..<4 { key[i] = UInt8(truncatingIfNeeded: number >> (24 - 8 * UInt32(i))) }
+    }
+
     static func appendNumber(_ number: UInt32, to out: inout [UInt8]) {
         withUnsafeBytes(of: number.bigEndian) { out.append(contentsOf: $0) }
     }

@@ -116,46 +116,45 @@ extension StoreReading where Self: ~Copyable {
         if needDates && dateField == nil {
             throw StoreError(.unknownCollection, "collection '\(name)' has no date field for search by date")
         }
-        // Each match's field lengths, key and (when needed) date; those outside the dates dropped.
+        // Each match's field lengths and (when needed) date; those outside the dates dropped.
         let stride = evaluation.weights.count
         var kept: [UInt32] = []
-        var physicals: [[UInt8]] = []
         var dates: [Date?] = []
         var lengths: [UInt32] = []
         kept.reserveCapacity(matched.count)
         lengths.reserveCapacity(matched.count * stride)
         var numberKey = [UInt8](repeating: 0, count: 4)
-        for number in matched {
-            for i in 0..<4 { numberKey[i] = UInt8(truncatingIfNeeded: number >> (24 - 8 * UInt32(i))) }
-            var row = [UInt32](repeating: 0, count: stride)
-            guard
-                let physical = try withValue(forKey: numberKey, in: dbs.numbers, { bytes -> [UInt8] in
-                    var offset = 0
-                    for f in 0..<16 {
-                        let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
-                        if f < stride { row[f] = l }
-                    }
-                    return Array(bytes[offset...])
-                })
-            else { continue }
+        for number in try withinDates(matched, since: since, until: until, dbs, c) {
+            SearchDatabases.setNumber(number, in: &numberKey)
+            let start = lengths.count
+            lengths.append(contentsOf: repeatElement(0, count: stride))
             var date: Date?
-            if needDates, let dateField {
-                let value = try withValue(forKey: physical, in: c.records) { bytes in
+            let inRange = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> Bool in
+                var offset = 0
+                for f in 0..<16 {
+                    let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
+                    if f < stride { lengths[start + f] = l }
+                }
+                guard needDates, let dateField else { return true }
+                let physical = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+                let value = try withValue(forKey: physical, in: c.records) { record in
                     try withFieldRetry { table in
-                        try CompactField.value(at: dateField, in: bytes, fields: table, options: c.decoder.options)
+                        try CompactField.value(at: dateField, in: record, fields: table, options: c.decoder.options)
                     }
                 }
                 if case .date(let d)?? = value { date = d }
-                if since != nil || until != nil {
-                    guard let d = date else { continue }
-                    if let since, d < since { continue }
-                    if let until, d > until { continue }
-                }
+                guard since != nil || until != nil else { return true }
+                guard let d = date else { return false }
+                if let since, d < since { return false }
+                if let until, d > until { return false }
+                return true
+            }
+            guard inRange == true else {
+                lengths.removeLast(stride)
+                continue
             }
             kept.append(number)
-            physicals.append(physical)
             dates.append(date)
-            lengths.append(contentsOf: row)
         }
         // Scores leaf by leaf: each leaf's documents are looked up among the kept ones, so a
         // prefix of many expansions costs its postings, not expansions × matches.
@@ -176,9 +175,25 @@ extension StoreReading where Self: ~Copyable {
                 }
             }
         }
+        // Record keys only for the hits that can make the page: by relevance, those scoring at
+        // least the limit-th best score (ties are ordered by key); by date, all of them.
+        var shortlist = Array(kept.indices)
+        if sort == .relevance, kept.count > limit {
+            let threshold = SearchSets.largest(limit, of: scores)
+            shortlist = shortlist.filter { scores[$0] >= threshold }
+        }
         var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
-        hits.reserveCapacity(kept.count)
-        for i in kept.indices { hits.append((physicals[i], scores[i], dates[i])) }
+        hits.reserveCapacity(shortlist.count)
+        for i in shortlist {
+            SearchDatabases.setNumber(kept[i], in: &numberKey)
+            let physical = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> [UInt8] in
+                var offset = 0
+                for _ in 0..<16 { _ = try SearchVarint.read(bytes, &offset) }
+                return Array(bytes[offset...])
+            }
+            guard let physical else { continue }
+            hits.append((physical, scores[i], dates[i]))
+        }
         switch sort {
         case .relevance:
             hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.physical.lexicographicallyPrecedes($1.physical) }
@@ -196,6 +211,32 @@ extension StoreReading where Self: ~Copyable {
         return try hits.prefix(limit).map { hit in
             SearchHit(key: try hit.physical.withUnsafeBytes { try logicalKey($0) }, score: hit.score, date: hit.date)
         }
+    }
+
+    /// `matched` narrowed to the documents the collection's date index holds in `since...until`,
+    /// when the collection has a date index on the date field and that range holds fewer entries
+    /// than `matched` (it is read up to that count only); else `matched`. The exact dates are
+    /// still checked per hit (index keys are whole milliseconds).
+    private func withinDates(
+        _ matched: [UInt32], since: Date?, until: Date?, _ dbs: SearchDatabases, _ c: RegisteredCollection
+    ) throws -> [UInt32] {
+        guard since != nil || until != nil, let dateField = dbs.definition.dateField,
+            let position = c.definition.indexes.firstIndex(where: { $0.kind == .date && $0.field == dateField })
+        else { return matched }
+        let range = KeyRange(
+            lower: since.map { .inclusive(StoreKey.date($0).bytes) }, upper: until.map { .inclusive(StoreKey.date($0).bytes) })
+        var inRange: [UInt32] = []
+        for entry in entries(in: c.indexes[position], range: range) {
+            guard inRange.count < matched.count else { return matched }  // the words are more selective
+            if let number = try withValue(forKey: entry.value, in: dbs.documents, { SearchDatabases.number($0, at: 0) }),
+                let number
+            {
+                inRange.append(number)
+            }
+        }
+        try checkIntact()
+        inRange.sort()
+        return SearchSets.intersection(matched, inRange)
     }
 
     /// The sorted document numbers matching `query`; records the scoring leaves (those not under a NOT).
@@ -512,6 +553,39 @@ struct SearchLeaf {
 
 /// Set operations on sorted, distinct document numbers.
 enum SearchSets {
+    /// The `k`-th largest of `values` (`k` ≥ 1, at most the count), through a min-heap of `k`.
+    static func largest(_ k: Int, of values: [Double]) -> Double {
+        var heap: [Double] = []
+        heap.reserveCapacity(k)
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1
+                let r = l + 1
+                var m = i
+                if l < heap.count && heap[l] < heap[m] { m = l }
+                if r < heap.count && heap[r] < heap[m] { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for v in values {
+            if heap.count < k {
+                heap.append(v)
+                var i = heap.count - 1
+                while i > 0 && heap[(i - 1) / 2] > heap[i] {
+                    heap.swapAt(i, (i - 1) / 2)
+                    i = (i - 1) / 2
+                }
+            } else if v > heap[0] {
+                heap[0] = v
+                siftDown(0)
+            }
+        }
+        return heap.first ?? -.infinity
+    }
+
     /// The position of `number` in the sorted `numbers`, if there.
     static func index(of number: UInt32, in numbers: [UInt32]) -> Int? {
         var low = 0

@@ -17,6 +17,11 @@ struct PostingListWriter {
     /// The last document appended.
     var lastDocument: UInt32 { previous }
 
+    /// Makes room for about `bytes` of postings.
+    mutating func reserve(_ bytes: Int) {
+        blocks.reserveCapacity(bytes)
+    }
+
     /// About the bytes ``finish(into:)`` would write.
     var byteCount: Int { blocks.count + skips.count + 8 }
 
@@ -25,7 +30,12 @@ struct PostingListWriter {
         precondition(documentCount == 0 || document > previous, "documents must ascend")
         if inBlock == Self.skipBlockSize { closeBlock() }
         SearchVarint.append(UInt64(document - (inBlock == 0 ? previousBlockLast : previous)), to: &blocks)
-        blocks.append(contentsOf: groups)
+        if groups.count <= 8 {
+            // Most postings are a few bytes: a call to memmove each costs more than the bytes.
+            for byte in groups { blocks.append(byte) }
+        } else {
+            blocks.append(contentsOf: groups)
+        }
         previous = document
         inBlock += 1
         documentCount += 1

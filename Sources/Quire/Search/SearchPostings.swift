@@ -26,16 +26,19 @@ enum SearchPostings {
         try block(term, at: number, cursor: try txn.cursor(in: database))
     }
 
-    /// ``block(_:at:in:_:)`` through an open cursor of the postings.
-    static func block(_ term: [UInt8], at number: UInt32, cursor: Cursor) throws -> (key: [UInt8], value: [UInt8])? {
+    /// ``block(_:at:in:_:)`` through an open cursor of the postings; nil also when the block's
+    /// value is `maximumBytes` or longer (not copied: a bulk run only extends small blocks).
+    static func block(_ term: [UInt8], at number: UInt32, cursor: Cursor, maximumBytes: Int = .max) throws
+        -> (key: [UInt8], value: [UInt8])?
+    {
         let target = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
         let atLeast = try cursor.seek(atLeast: target)
         if let exact = atLeast, exact.key.elementsEqual(target) {
-            return (target, exact.valueBytes)
+            return exact.value.count < maximumBytes ? (target, exact.valueBytes) : nil
         }
         // Past the target (or at the end): the entry before it, if it is this term's.
         let before = atLeast == nil ? try cursor.last() : try cursor.previous()
-        guard let entry = before, isBlockKey(entry.key, of: term) else { return nil }
+        guard let entry = before, isBlockKey(entry.key, of: term), entry.value.count < maximumBytes else { return nil }
         return (entry.keyBytes, entry.valueBytes)
     }
 
@@ -129,12 +132,13 @@ enum SearchPostings {
     ) throws {
         var limit = blockLimit(term: term.count)
         var writer = PostingListWriter()
+        writer.reserve(min(runBytes, largeBlock) + 64)
         var key: [UInt8]?
         if runBytes >= largeRun {
             // Blocks of equal size, each at least largeBlock / 2 when there are several.
             let count = max(1, runBytes / largeBlock)
             limit = runBytes / count + 64
-        } else if !appending, let last = try block(term, at: .max, cursor: cursor), last.value.count < limit / 2 {
+        } else if !appending, let last = try block(term, at: .max, cursor: cursor, maximumBytes: limit / 2) {
             try last.value.withUnsafeBytes { try PostingBlock($0) }.write(to: &writer)
             key = last.key
         }

@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB", "QuireTestSupport"], swiftSettings: strict),
         .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
         .testTarget(
-            name: "QuireTextTests", dependencies: ["QuireText", "QuireFixtures", "QuireNews", "CSQLite"],
+            name: "QuireTextTests", dependencies: ["QuireText", "QuireFixtures", "QuireNews", "CSQLite", "Quire", "QuireTestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "QuireNewsTests", dependencies: ["QuireNews", "QuireFixtures", "QuireCodec"], swiftSettings: strict),

@@ -81,9 +81,14 @@ final class Corpus: @unchecked Sendable {
         return store
     }
 
-    /// Closes and removes the shared read store.
+    /// The search cases' store and FTS5 database (`searchFixture()`); made on first use.
+    var searchFixtureStorage: SearchFixture?
+
+    /// Closes and removes the shared read store and search fixture.
     func cleanUp() {
         readStoreStorage?.close()
         readStoreStorage = nil
+        searchFixtureStorage?.close()
+        searchFixtureStorage = nil
     }
 }

@@ -19,9 +19,13 @@ final class QuireBulkInsertBenchmark: Benchmark {
     private var scratch: ScratchStore?
     private var storedBytes: Double?
     private(set) var note: String?
+    private let searchable: Bool
+    /// The full-text index's databases after the first sample: name → bytes per record.
+    private var searchBytes: [(String, Double)] = []
 
     init(corpus: Corpus, sorted: Bool, indexed: Bool = false, relaxed: Bool = false, searchable: Bool = false) {
         self.corpus = corpus
+        self.searchable = searchable
         self.sorted = sorted
         collection = searchable ? BenchCollections.searchable : indexed ? BenchCollections.indexed : BenchCollections.plain
         options = BulkInsertOptions(relaxedDurability: relaxed)
@@ -31,8 +35,12 @@ final class QuireBulkInsertBenchmark: Benchmark {
     }
 
     var records: Int { corpus.count }
-    /// The stored value size, read back from the store after the first sample.
-    var bytesPerRecord: Double? { storedBytes }
+    /// The stored value size, read back from the store after the first sample; for the
+    /// searchable case, the full-text index's bytes (all its databases' pages) per record, what
+    /// compares with FTS5's index.
+    var bytesPerRecord: Double? {
+        searchable ? (searchBytes.isEmpty ? nil : searchBytes.reduce(0) { $0 + $1.1 }) : storedBytes
+    }
 
     func setUp() throws {
         articles = sorted ? corpus.sortedArticles : corpus.articles
@@ -49,12 +57,21 @@ final class QuireBulkInsertBenchmark: Benchmark {
         let (articles, collection, options) = (self.articles, self.collection, self.options)
         let report = try blockingAwait { try await store.bulkInsert(articles, into: collection, options: options) }
         note = "\(report.chunks) chunk commits (up to \(options.chunkSize) records each), \(report.appendedChunks) appended"
+        if !searchBytes.isEmpty {
+            let parts = searchBytes.map { "\($0.0) \(Report.fixed($0.1, 0))" }.joined(separator: ", ")
+            note! += "; index B/record: " + parts + "; records \(Report.fixed(storedBytes ?? 0, 0)) B/record"
+        }
         return report.records
     }
 
     func finishSample() throws {
         guard let scratch else { return }
         if storedBytes == nil { storedBytes = try scratch.meanStoredBytes(corpus.keys, in: collection) }
+        if searchable, searchBytes.isEmpty {
+            let stats = try scratch.store.storeStatistics().collections.first { $0.name == collection.name }
+            let count = Double(max(1, corpus.count))
+            searchBytes = (stats?.indexes ?? []).filter { $0.name.hasPrefix("search:") }.map { ($0.name, Double($0.bytes) / count) }
+        }
         scratch.close()
         self.scratch = nil
     }

@@ -47,7 +47,11 @@ enum Registry {
             ClusterIngestBenchmark(corpus: corpus),
             ReplicaApplyBenchmark(corpus: corpus, bulk: true),
             ReplicaApplyBenchmark(corpus: corpus, bulk: false),
-        ]
+        ] + SearchQueryClass.allCases.flatMap { kind in
+            [(true, 1), (false, 1), (true, 2), (false, 2)].map { fts5, threads in
+                SearchQueryBenchmark(corpus: corpus, kind: kind, threads: threads, fts5: fts5) as any Benchmark
+            }
+        }
     }
 
     /// Comparisons beyond "each case over its group's baseline", as (subject, reference):
@@ -65,7 +69,14 @@ enum Registry {
         ("decode.quire", "decode.hand"),
         ("decode.quire.checked", "decode.quire"),
         ("read.scan.quire.1t", "read.scan.1t"),
-    ]
+    ] + SearchQueryClass.allCases.flatMap { kind in
+        // Issue 20: Quire ≥ 2× FTS5 on each thread count, and 2 threads ≥ 1.7× one.
+        [
+            ("search.quire.\(kind.rawValue).2t", "search.fts5.\(kind.rawValue).2t"),
+            ("search.quire.\(kind.rawValue).2t", "search.quire.\(kind.rawValue).1t"),
+            ("search.fts5.\(kind.rawValue).2t", "search.fts5.\(kind.rawValue).1t"),
+        ]
+    }
 
     /// Size comparisons (bytes per record over the reference's), as (subject, reference).
     static let sizeComparisons: [(String, String)] = [
@@ -74,5 +85,7 @@ enum Registry {
         ("encode.quire", "encode.json"),
         ("encode.quire.zstd", "encode.json"),
         ("encode.quire", "encode.hand"),
+        // Full-text index bytes (issue 20: ≤ FTS5's).
+        ("insert.quire.search.sorted", "insert.sqlite.fts5"),
     ]
 }

@@ -183,13 +183,52 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
     }
 }
 
-/// Adds a posting of a document that does not exist and removes one a record needs.
+/// Notes with a date index on the search index's date field: `since`/`until` read it first
+/// when the dates are more selective than the words.
+let datedNotes = StoreCollection<Note>(
+    name: "dated", key: { .string($0.id) },
+    indexes: [StoreIndex(\Note.day), StoreIndex(name: "section", kind: .string, field: "section") { [.string($0.section)] }]
+).searchable(
+    StoreSearchIndex(
+        fields: [StoreSearchField(name: "title", id: 0, weight: 1, path: "title")],
+        filters: [StoreSearchFilter(name: "section", index: "section")], dateField: "day"
+    ) { [SearchText(field: 0, $0.title)] })
+
+@Suite struct SearchDateIndexTests {
+    @Test func sinceAndUntilGiveTheSameHitsThroughTheDateIndex() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(datedNotes)
+            let values = (0..<300).map { note(String(format: "d%03d", $0), $0 % 3 == 0 ? "storm rain" : "storm", day: $0) }
+            try await store.bulkInsert(values, into: datedNotes)
+            func day(_ d: Int) -> Date { Date(timeIntervalSince1970: Double(d) * 86_400) }
+            func hits(_ query: String, _ since: Int?, _ until: Int?) throws -> [String] {
+                try store.read { snap in
+                    try snap.search(query, in: datedNotes, limit: 1000, sort: .oldest, since: since.map(day), until: until.map(day))
+                        .map { $0.key.description }
+                }
+            }
+            // A narrow range (the index is read), a wide one (the words are more selective), open ends.
+            #expect(try hits("storm", 100, 109) == (100...109).map { String(format: "d%03d", $0) })
+            #expect(try hits("rain", 0, 299) == stride(from: 0, to: 300, by: 3).map { String(format: "d%03d", $0) })
+            #expect(try hits("rain", 290, nil) == ["d291", "d294", "d297"])
+            #expect(try hits("storm", nil, 2) == ["d000", "d001", "d002"])
+            #expect(try hits("storm", 200, 100).isEmpty)
+        }
+    }
+}
+
+/// Adds a posting block of a document that does not exist and removes the block a record needs.
 private func plantBadPostings(_ path: String) throws {
     let env = try Environment(path: path)
     defer { env.close() }
     let postings = try env.openDatabase("s:notes:post")
+    // A posting list (docs/SEARCH.md): 1 document in 1 block; the skip entry (last document 42,
+    // 3 bytes); the posting: document 42, one group of 1 occurrence in field 0 (33), position 0.
+    let ghost: [UInt8] = [1, 1, 42, 3, 42, 33, 0]
     try env.write { txn in
-        try txn.put([1], forKey: Array("ghost".utf8) + [0, 0, 0, 0, 42], in: postings)
+        try txn.put(ghost, forKey: Array("ghost".utf8) + [0, 0, 0, 0, 42], in: postings)
         _ = try txn.delete(Array("surge".utf8) + [0, 0, 0, 0, 0], in: postings)
     }
 }

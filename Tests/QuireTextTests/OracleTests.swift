@@ -4,7 +4,7 @@ import QuireNews
 import QuireText
 
 /// A generated query, rendered both in Quire's query language and in FTS5's.
-private indirect enum OracleQuery {
+indirect enum OracleQuery {
     case term(String)
     case prefix(String)
     case phrase([String], prefix: Bool)
@@ -76,7 +76,7 @@ private let deaccent: [Character: Character] = [
 ]
 
 /// Generates queries whose words come from the corpus (so most match something).
-private struct QueryGenerator {
+struct QueryGenerator {
     let articles: [Article]
     var rng: TestRandom
 

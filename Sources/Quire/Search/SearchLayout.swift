@@ -33,6 +33,11 @@ struct SearchDatabases: Sendable {
         return key
     }
 
+    /// Overwrites the 4 bytes of `key` with `number`, big-endian.
+    static func setNumber(_ number: UInt32, in key: inout [UInt8]) {
+        for i in 0..<4 { key[i] = UInt8(truncatingIfNeeded: number >> (24 - 8 * UInt32(i))) }
+    }
+
     static func appendNumber(_ number: UInt32, to out: inout [UInt8]) {
         withUnsafeBytes(of: number.bigEndian) { out.append(contentsOf: $0) }
     }
@@ -44,7 +49,21 @@ struct SearchDatabases: Sendable {
         return n
     }
 
-    /// The document number at the end of a posting key.
+    /// A `s:<c>:doc` value: the document number and its distinct terms.
+    static func documentEntry(_ bytes: UnsafeRawBufferPointer) throws -> (number: UInt32, terms: [[UInt8]]) {
+        guard let number = number(bytes, at: 0) else { throw StoreError(.corrupted, "search index: short document entry") }
+        var offset = 4
+        var terms: [[UInt8]] = []
+        while offset < bytes.count {
+            let length = Int(try SearchVarint.read(bytes, &offset))
+            guard length <= bytes.count - offset else { throw StoreError(.corrupted, "search index: short term") }
+            terms.append(Array(bytes[offset..<(offset + length)]))
+            offset += length
+        }
+        return (number, terms)
+    }
+
+    /// The block bound at the end of a posting key.
     static func postingNumber(_ key: UnsafeRawBufferPointer) -> UInt32? {
         guard key.count >= 6, key[key.count - 5] == 0 else { return nil }
         return number(key, at: key.count - 4)

@@ -116,52 +116,83 @@ extension StoreReading where Self: ~Copyable {
         if needDates && dateField == nil {
             throw StoreError(.unknownCollection, "collection '\(name)' has no date field for search by date")
         }
-        var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
-        hits.reserveCapacity(matched.count)
-        var frequencies = [UInt32](repeating: 0, count: evaluation.weights.count)
-        var lengths = [UInt32](repeating: 0, count: evaluation.weights.count)
-        for number in matched {
-            var numberKey = [UInt8]()
-            SearchDatabases.appendNumber(number, to: &numberKey)
-            guard
-                let physical = try withValue(forKey: numberKey, in: dbs.numbers, { bytes -> [UInt8] in
-                    var offset = 0
-                    for f in 0..<16 {
-                        let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
-                        if f < lengths.count { lengths[f] = l }
-                    }
-                    return Array(bytes[offset...])
-                })
-            else { continue }
+        // Each match's field lengths and (when needed) date; those outside the dates dropped.
+        let stride = evaluation.weights.count
+        var kept: [UInt32] = []
+        var dates: [Date?] = []
+        var lengths: [UInt32] = []
+        kept.reserveCapacity(matched.count)
+        lengths.reserveCapacity(matched.count * stride)
+        var numberKey = [UInt8](repeating: 0, count: 4)
+        for number in try withinDates(matched, since: since, until: until, dbs, c) {
+            SearchDatabases.setNumber(number, in: &numberKey)
+            let start = lengths.count
+            lengths.append(contentsOf: repeatElement(0, count: stride))
             var date: Date?
-            if needDates, let dateField {
-                let value = try withValue(forKey: physical, in: c.records) { bytes in
+            let inRange = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> Bool in
+                var offset = 0
+                for f in 0..<16 {
+                    let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
+                    if f < stride { lengths[start + f] = l }
+                }
+                guard needDates, let dateField else { return true }
+                let physical = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+                let value = try withValue(forKey: physical, in: c.records) { record in
                     try withFieldRetry { table in
-                        try CompactField.value(at: dateField, in: bytes, fields: table, options: c.decoder.options)
+                        try CompactField.value(at: dateField, in: record, fields: table, options: c.decoder.options)
                     }
                 }
                 if case .date(let d)?? = value { date = d }
-                if since != nil || until != nil {
-                    guard let d = date else { continue }
-                    if let since, d < since { continue }
-                    if let until, d > until { continue }
-                }
+                guard since != nil || until != nil else { return true }
+                guard let d = date else { return false }
+                if let since, d < since { return false }
+                if let until, d > until { return false }
+                return true
             }
-            var score = 0.0
-            for leaf in evaluation.leaves {
-                guard let at = leaf.index(of: number) else { continue }
-                let stride = evaluation.weights.count
-                for f in 0..<stride { frequencies[f] = leaf.frequencies[at * stride + f] }
-                score += frequencies.withUnsafeBufferPointer { fr in
-                    lengths.withUnsafeBufferPointer { le in
-                        averages.withUnsafeBufferPointer { av in
+            guard inRange == true else {
+                lengths.removeLast(stride)
+                continue
+            }
+            kept.append(number)
+            dates.append(date)
+        }
+        // Scores leaf by leaf: each leaf's documents are looked up among the kept ones, so a
+        // prefix of many expansions costs its postings, not expansions × matches.
+        var scores = [Double](repeating: 0, count: kept.count)
+        var frequencies = [UInt32](repeating: 0, count: stride)
+        averages.withUnsafeBufferPointer { av in
+            lengths.withUnsafeBufferPointer { allLengths in
+                for leaf in evaluation.leaves {
+                    for (k, number) in leaf.documents.enumerated() {
+                        guard let at = SearchSets.index(of: number, in: kept) else { continue }
+                        for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
+                        let le = UnsafeBufferPointer(rebasing: allLengths[(at * stride)..<(at * stride + stride)])
+                        scores[at] += frequencies.withUnsafeBufferPointer { fr in
                             scorer.termScore(
                                 idf: leaf.idf, weightedFrequency: scorer.weightedFrequency(frequencies: fr, lengths: le, averageLengths: av))
                         }
                     }
                 }
             }
-            hits.append((physical, score, date))
+        }
+        // Record keys only for the hits that can make the page: by relevance, those scoring at
+        // least the limit-th best score (ties are ordered by key); by date, all of them.
+        var shortlist = Array(kept.indices)
+        if sort == .relevance, kept.count > limit {
+            let threshold = SearchSets.largest(limit, of: scores)
+            shortlist = shortlist.filter { scores[$0] >= threshold }
+        }
+        var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
+        hits.reserveCapacity(shortlist.count)
+        for i in shortlist {
+            SearchDatabases.setNumber(kept[i], in: &numberKey)
+            let physical = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> [UInt8] in
+                var offset = 0
+                for _ in 0..<16 { _ = try SearchVarint.read(bytes, &offset) }
+                return Array(bytes[offset...])
+            }
+            guard let physical else { continue }
+            hits.append((physical, scores[i], dates[i]))
         }
         switch sort {
         case .relevance:
@@ -182,6 +213,32 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// `matched` narrowed to the documents the collection's date index holds in `since...until`,
+    /// when the collection has a date index on the date field and that range holds fewer entries
+    /// than `matched` (it is read up to that count only); else `matched`. The exact dates are
+    /// still checked per hit (index keys are whole milliseconds).
+    private func withinDates(
+        _ matched: [UInt32], since: Date?, until: Date?, _ dbs: SearchDatabases, _ c: RegisteredCollection
+    ) throws -> [UInt32] {
+        guard since != nil || until != nil, let dateField = dbs.definition.dateField,
+            let position = c.definition.indexes.firstIndex(where: { $0.kind == .date && $0.field == dateField })
+        else { return matched }
+        let range = KeyRange(
+            lower: since.map { .inclusive(StoreKey.date($0).bytes) }, upper: until.map { .inclusive(StoreKey.date($0).bytes) })
+        var inRange: [UInt32] = []
+        for entry in entries(in: c.indexes[position], range: range) {
+            guard inRange.count < matched.count else { return matched }  // the words are more selective
+            if let number = try withValue(forKey: entry.value, in: dbs.documents, { SearchDatabases.number($0, at: 0) }),
+                let number
+            {
+                inRange.append(number)
+            }
+        }
+        try checkIntact()
+        inRange.sort()
+        return SearchSets.intersection(matched, inRange)
+    }
+
     /// The sorted document numbers matching `query`; records the scoring leaves (those not under a NOT).
     private func evaluate(_ query: Query, negated: Bool, _ e: inout SearchEvaluation, _ c: RegisteredCollection) throws
         -> [UInt32]
@@ -192,13 +249,21 @@ extension StoreReading where Self: ~Copyable {
             if !negated { e.leaves.append(leaf) }
             return leaf.documents
         case .prefix(let prefix, let fields):
-            var union: [UInt32] = []
-            try forEachExpansion(of: Array(prefix.utf8), e) { term in
-                let leaf = try termLeaf(term, fields: fields, &e)
+            var documents: [UInt32] = []
+            for var postings in try expansions(of: Array(prefix.utf8), e) {
+                let leaf = try leaf(&postings, fields: fields, e)
+                documents.append(contentsOf: leaf.documents)
                 if !negated { e.leaves.append(leaf) }
-                union = SearchSets.union(union, leaf.documents)
             }
-            return union
+            // One sort of all the expansions' documents, not a merge per expansion.
+            documents.sort()
+            var distinct = 0
+            for d in documents where distinct == 0 || documents[distinct - 1] != d {
+                documents[distinct] = d
+                distinct += 1
+            }
+            documents.removeLast(documents.count - distinct)
+            return documents
         case .phrase(let terms, let lastIsPrefix, let fields):
             let leaf = try phraseLeaf(terms.map { Array($0.utf8) }, lastIsPrefix: lastIsPrefix, fields: fields, &e)
             if !negated { e.leaves.append(leaf) }
@@ -206,7 +271,13 @@ extension StoreReading where Self: ~Copyable {
         case .and(let children):
             var result: [UInt32]?
             var excluded: [[UInt32]] = []
+            let terms = children.compactMap { child -> (String, FieldSet)? in
+                if case .term(let t, let fields) = child { return (t, fields) }
+                return nil
+            }
+            if terms.count >= 2 { result = try intersectTerms(terms, negated: negated, &e) }
             for child in children {
+                if terms.count >= 2, case .term = child { continue }  // intersected above
                 if case .not(let inner) = child {
                     excluded.append(try evaluate(inner, negated: true, &e, c))
                 } else {
@@ -231,20 +302,20 @@ extension StoreReading where Self: ~Copyable {
     }
 
     private func termLeaf(_ term: [UInt8], fields: FieldSet, _ e: inout SearchEvaluation) throws -> SearchLeaf {
+        var postings = try termPostings(term, e)
+        return try leaf(&postings, fields: fields, e)
+    }
+
+    /// The scoring leaf of one term's postings: its documents with a count in `fields`, their
+    /// per-field counts and its idf.
+    private func leaf(_ postings: inout TermPostings, fields: FieldSet, _ e: SearchEvaluation) throws -> SearchLeaf {
         var leaf = SearchLeaf()
         let stride = e.weights.count
-        var count = 0
-        var prefix = term
-        prefix.append(0)
         var row = [UInt32](repeating: 0, count: stride)
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard let number = SearchDatabases.postingNumber(entry.key), entry.key.count == prefix.count + 4 else {
-                continue
-            }
-            count += 1
+        while let number = try postings.next() {
             for f in 0..<stride { row[f] = 0 }
             var any = false
-            try SearchOccurrences.forEachField(entry.value) { field, n in
+            postings.forEachField { field, n in
                 if fields.allows(field), Int(field) < stride {
                     row[Int(field)] += n
                     any = true
@@ -255,83 +326,158 @@ extension StoreReading where Self: ~Copyable {
                 leaf.frequencies.append(contentsOf: row)
             }
         }
-        leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: count)
+        leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: postings.documentCount)
         return leaf
     }
 
-    /// Each distinct stored term starting with `prefix`, in order.
-    private func forEachExpansion(of prefix: [UInt8], _ e: SearchEvaluation, _ body: ([UInt8]) throws -> Void) throws {
-        var last: [UInt8]?
-        var terms: [[UInt8]] = []
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard let zero = entry.key.firstIndex(of: 0) else { continue }
-            let term = entry.key[..<zero]
-            if let l = last, l.elementsEqual(term) { continue }
-            let t = Array(term)
-            last = t
-            terms.append(t)
+    /// The documents holding every one of `terms` (each in its fields), by a leapfrog from the
+    /// rarest (the others `advance(to:)` each candidate, skipping blocks); each term's scoring
+    /// leaf keeps only those documents (the only ones an AND can match).
+    private func intersectTerms(_ terms: [(String, FieldSet)], negated: Bool, _ e: inout SearchEvaluation) throws -> [UInt32] {
+        var postings = try terms.map { try termPostings(Array($0.0.utf8), e) }
+        let stride = e.weights.count
+        var leaves = postings.map { p -> SearchLeaf in
+            var leaf = SearchLeaf()
+            leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: p.documentCount)
+            return leaf
         }
-        for t in terms { try body(t) }
+        let order = postings.indices.sorted { postings[$0].documentCount < postings[$1].documentCount }
+        var result: [UInt32] = []
+        var rows = [UInt32](repeating: 0, count: stride * terms.count)
+        candidates: while let candidate = try postings[order[0]].next() {
+            for i in order.dropFirst() {
+                guard try postings[i].advance(to: candidate) == candidate else { continue candidates }
+            }
+            for i in postings.indices {
+                var any = false
+                for f in 0..<stride { rows[i * stride + f] = 0 }
+                let fields = terms[i].1
+                postings[i].forEachField { field, n in
+                    if fields.allows(field), Int(field) < stride {
+                        rows[i * stride + Int(field)] += n
+                        any = true
+                    }
+                }
+                guard any else { continue candidates }
+            }
+            result.append(candidate)
+            for i in postings.indices {
+                leaves[i].documents.append(candidate)
+                leaves[i].frequencies.append(contentsOf: rows[(i * stride)..<(i * stride + stride)])
+            }
+        }
+        if !negated { e.leaves.append(contentsOf: leaves) }
+        return result
     }
 
-    /// The occurrences of `term` per document (`[number: occurrences]`), in document order.
-    private func occurrences(of term: [UInt8], _ e: SearchEvaluation) throws -> (numbers: [UInt32], lists: [[Occurrence]], count: Int) {
-        var numbers: [UInt32] = []
-        var lists: [[Occurrence]] = []
+    /// `term`'s posting blocks.
+    private func termPostings(_ term: [UInt8], _ e: SearchEvaluation) throws -> TermPostings {
         var prefix = term
         prefix.append(0)
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard let number = SearchDatabases.postingNumber(entry.key), entry.key.count == prefix.count + 4 else {
-                continue
-            }
-            var list: [Occurrence] = []
-            try SearchOccurrences.decode(entry.value, into: &list)
-            numbers.append(number)
-            lists.append(list)
+        var bounds: [UInt32] = []
+        var values: [UnsafeRawBufferPointer] = []
+        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
+            guard let bound = SearchDatabases.postingNumber(entry.key) else { continue }
+            bounds.append(bound)
+            values.append(entry.value)
         }
-        return (numbers, lists, numbers.count)
+        try checkIntact()
+        return try TermPostings(term: term, bounds: bounds, values: values)
     }
 
+    /// The posting blocks of each distinct stored term starting with `prefix`, in term order, in
+    /// one pass over the prefix's key range.
+    private func expansions(of prefix: [UInt8], _ e: SearchEvaluation) throws -> [TermPostings] {
+        var out: [TermPostings] = []
+        var term: [UInt8] = []
+        var bounds: [UInt32] = []
+        var values: [UnsafeRawBufferPointer] = []
+        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
+            guard entry.key.count >= 5, entry.key[entry.key.count - 5] == 0,
+                let bound = SearchDatabases.postingNumber(entry.key)
+            else { continue }
+            let entryTerm = entry.key.prefix(entry.key.count - 5)
+            if !entryTerm.elementsEqual(term) {
+                if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values)) }
+                term = Array(entryTerm)
+                bounds.removeAll()
+                values.removeAll()
+            }
+            bounds.append(bound)
+            values.append(entry.value)
+        }
+        if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values)) }
+        try checkIntact()
+        return out
+    }
+
+    /// A phrase: the documents where its terms occur at consecutive positions (the last one
+    /// may be a prefix, standing for any of its expansions). Candidates come from a leapfrog of
+    /// the terms' postings, rarest first (`advance(to:)` skips blocks); only they are read for
+    /// occurrences.
     private func phraseLeaf(_ terms: [[UInt8]], lastIsPrefix: Bool, fields: FieldSet, _ e: inout SearchEvaluation) throws
         -> SearchLeaf
     {
         let stride = e.weights.count
-        var perTerm: [(numbers: [UInt32], lists: [[Occurrence]])] = []
-        var idf = 0.0
         let documentCount = Int(e.state.documents)
-        for (i, term) in terms.enumerated() {
-            if lastIsPrefix && i == terms.count - 1 {
-                var merged: [UInt32: [Occurrence]] = [:]
-                try forEachExpansion(of: term, e) { expanded in
-                    let found = try occurrences(of: expanded, e)
-                    for (n, list) in zip(found.numbers, found.lists) { merged[n, default: []].append(contentsOf: list) }
-                }
-                let numbers = merged.keys.sorted()
-                perTerm.append((numbers, numbers.map { merged[$0]!.sorted() }))
-                idf += BM25.idf(documentCount: documentCount, documentFrequency: numbers.count)
-            } else {
-                let found = try occurrences(of: term, e)
-                perTerm.append((found.numbers, found.lists))
-                idf += BM25.idf(documentCount: documentCount, documentFrequency: found.count)
-            }
-        }
         var leaf = SearchLeaf()
-        leaf.idf = idf
-        guard !perTerm.isEmpty else { return leaf }
-        var candidates = perTerm[0].numbers
-        for t in perTerm.dropFirst() { candidates = SearchSets.intersection(candidates, t.numbers) }
-        var cursors = [Int](repeating: 0, count: perTerm.count)
+        guard !terms.isEmpty else { return leaf }
+        let exactCount = lastIsPrefix ? terms.count - 1 : terms.count
+        var exact = try terms.prefix(exactCount).map { try termPostings($0, e) }
+        var expanded: [TermPostings] = []
+        var expandedDocuments: [UInt32] = []  // the union of the expansions' documents
+        if lastIsPrefix {
+            expanded = try expansions(of: terms[terms.count - 1], e)
+            for var postings in expanded {
+                while let d = try postings.next() { expandedDocuments.append(d) }
+            }
+            expandedDocuments.sort()
+            var distinct = 0
+            for d in expandedDocuments where distinct == 0 || expandedDocuments[distinct - 1] != d {
+                expandedDocuments[distinct] = d
+                distinct += 1
+            }
+            expandedDocuments.removeLast(expandedDocuments.count - distinct)
+        }
+        leaf.idf = exact.reduce(0) { $0 + BM25.idf(documentCount: documentCount, documentFrequency: $1.documentCount) }
+        if lastIsPrefix { leaf.idf += BM25.idf(documentCount: documentCount, documentFrequency: expandedDocuments.count) }
+        let order = exact.indices.sorted { exact[$0].documentCount < exact[$1].documentCount }
+        var lists = [[Occurrence]](repeating: [], count: terms.count)
         var counts: [UInt32] = []
-        for number in candidates {
-            var lists: [[Occurrence]] = []
-            for (i, t) in perTerm.enumerated() {
-                while t.numbers[cursors[i]] < number { cursors[i] += 1 }
-                lists.append(t.lists[cursors[i]])
+        var expandedAt = -1
+        candidates: while true {
+            // The candidates: the rarest exact term's documents, or the expansions' union.
+            let candidate: UInt32
+            if let first = order.first {
+                guard let d = try exact[first].next() else { break }
+                candidate = d
+            } else {
+                expandedAt += 1
+                guard expandedAt < expandedDocuments.count else { break }
+                candidate = expandedDocuments[expandedAt]
+            }
+            for i in order.dropFirst() {
+                guard try exact[i].advance(to: candidate) == candidate else { continue candidates }
+            }
+            if lastIsPrefix {
+                guard SearchSets.index(of: candidate, in: expandedDocuments) != nil else { continue }
+            }
+            for i in 0..<exactCount {
+                lists[i].removeAll(keepingCapacity: true)
+                exact[i].forEachOccurrence { lists[i].append($0) }
+            }
+            if lastIsPrefix {
+                let last = terms.count - 1
+                lists[last].removeAll(keepingCapacity: true)
+                for j in expanded.indices where try expanded[j].advance(to: candidate) == candidate {
+                    expanded[j].forEachOccurrence { lists[last].append($0) }
+                }
+                lists[last].sort()
             }
             counts.removeAll(keepingCapacity: true)
             withBuffers(lists) { buffers in PhraseMatcher.frequencies(buffers, fields: fields, into: &counts) }
             guard counts.contains(where: { $0 > 0 }) else { continue }
-            leaf.documents.append(number)
+            leaf.documents.append(candidate)
             for f in 0..<stride { leaf.frequencies.append(f < counts.count ? counts[f] : 0) }
         }
         return leaf
@@ -407,6 +553,50 @@ struct SearchLeaf {
 
 /// Set operations on sorted, distinct document numbers.
 enum SearchSets {
+    /// The `k`-th largest of `values` (`k` ≥ 1, at most the count), through a min-heap of `k`.
+    static func largest(_ k: Int, of values: [Double]) -> Double {
+        var heap: [Double] = []
+        heap.reserveCapacity(k)
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1
+                let r = l + 1
+                var m = i
+                if l < heap.count && heap[l] < heap[m] { m = l }
+                if r < heap.count && heap[r] < heap[m] { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for v in values {
+            if heap.count < k {
+                heap.append(v)
+                var i = heap.count - 1
+                while i > 0 && heap[(i - 1) / 2] > heap[i] {
+                    heap.swapAt(i, (i - 1) / 2)
+                    i = (i - 1) / 2
+                }
+            } else if v > heap[0] {
+                heap[0] = v
+                siftDown(0)
+            }
+        }
+        return heap.first ?? -.infinity
+    }
+
+    /// The position of `number` in the sorted `numbers`, if there.
+    static func index(of number: UInt32, in numbers: [UInt32]) -> Int? {
+        var low = 0
+        var high = numbers.count
+        while low < high {
+            let mid = (low + high) / 2
+            if numbers[mid] < number { low = mid + 1 } else { high = mid }
+        }
+        return low < numbers.count && numbers[low] == number ? low : nil
+    }
+
     static func intersection(_ a: [UInt32], _ b: [UInt32]) -> [UInt32] {
         var out: [UInt32] = []
         var i = 0

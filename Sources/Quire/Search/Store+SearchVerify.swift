@@ -34,25 +34,24 @@ extension Store {
             let recomputable = dbs.definition.fields.allSatisfy { $0.path != nil }
             var analyzer = SearchAnalyzer(capacity: 1 << 12)
             var expectedPostings = 0
+            var collectionPostings = 0
             var documents = 0
+            // Per document, what its postings must add up to: their count, a sum of their terms'
+            // hashes and (recomputed from the record) of their terms' and occurrences' hashes.
+            // One pass over the postings then checks every document, however long its terms' lists.
+            var expected: [UInt32: SearchPostingDigest] = [:]
             for entry in snap.entries(in: dbs.documents) {
                 documents += 1
                 let key = entry.keyBytes
                 let logical = try snap.logicalKey(entry.key)
-                guard let number = SearchDatabases.number(entry.value, at: 0), keys[number] == key else {
+                guard let parsed = try? SearchDatabases.documentEntry(entry.value), keys[parsed.number] == key else {
                     problem("\(place): record \(logical): document entry and number entry disagree")
                     continue
                 }
-                var terms: [[UInt8]] = []
-                var offset = 4
-                while offset < entry.value.count {
-                    let length = Int(try SearchVarint.read(entry.value, &offset))
-                    guard length <= entry.value.count - offset else { break }
-                    terms.append(Array(entry.value[offset..<(offset + length)]))
-                    offset += length
-                }
+                let (number, terms) = parsed
                 expectedPostings += terms.count
-                var expected: [[UInt8]: [UInt8]] = [:]
+                var digest = SearchPostingDigest()
+                for term in terms { digest.add(term, nil) }
                 if recomputable {
                     let found: CompactValue?? = try snap.withValue(forKey: key, in: c.records) { bytes in
                         try? snap.genericValue(bytes, options: c.decoder.options)
@@ -62,21 +61,15 @@ extension Store {
                         continue
                     }
                     let document = analyzer.analyze(Self.searchTexts(of: value, dbs.definition))
-                    for (t, v) in zip(document.terms, document.values) { expected[t] = v }
                     if Set(document.terms) != Set(terms) {
                         problem("\(place): record \(logical): indexed terms differ from its text")
                     }
+                    var occurrences = SearchPostingDigest()
+                    for (t, v) in zip(document.terms, document.values) { occurrences.add(t, v) }
+                    digest.occurrences = occurrences.occurrences
+                    digest.checksOccurrences = true
                 }
-                for term in terms {
-                    let postingKey = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
-                    let value = try snap.get(postingKey, in: dbs.postings)
-                    let word = String(decoding: term, as: UTF8.self)
-                    if value == nil {
-                        problem("\(place): record \(logical): no posting for '\(word)'")
-                    } else if let want = expected[term], want != value {
-                        problem("\(place): record \(logical): wrong occurrences of '\(word)'")
-                    }
-                }
+                expected[number] = digest
             }
             let records = try snap.count(of: c.records)
             if documents != records {
@@ -85,25 +78,78 @@ extension Store {
             if keys.count != documents {
                 problem("\(place): \(keys.count) document numbers for \(documents) documents")
             }
+            var seen: [UInt32: SearchPostingDigest] = [:]
+            var previous: (term: [UInt8], last: UInt32)?
             for entry in snap.entries(in: dbs.postings) {
-                postings += 1
-                guard let number = SearchDatabases.postingNumber(entry.key) else {
+                guard let bound = SearchDatabases.postingNumber(entry.key) else {
                     problem("\(place): malformed posting key")
                     continue
                 }
-                if keys[number] == nil {
-                    let word = String(decoding: entry.key.prefix(entry.key.count - 5), as: UTF8.self)
-                    problem("\(place): posting of '\(word)' for missing document \(number)")
-                }
+                let term = Array(entry.key.prefix(entry.key.count - 5))
+                let word = String(decoding: term, as: UTF8.self)
+                let block: PostingBlock
                 do {
-                    try SearchOccurrences.forEachField(entry.value) { _, _ in }
+                    block = try PostingBlock(entry.value)
                 } catch {
-                    problem("\(place): unreadable posting: \(error)")
+                    problem("\(place): unreadable posting block of '\(word)': \(error)")
+                    continue
                 }
+                let overlaps = previous.map { $0.term == term && $0.last >= bound } ?? false
+                if let first = block.documents.first, first < bound || overlaps {
+                    problem("\(place): posting block of '\(word)' at \(bound) overlaps its neighbours")
+                }
+                if block.isEmpty { problem("\(place): empty posting block of '\(word)'") }
+                for number in block.documents {
+                    collectionPostings += 1
+                    guard keys[number] != nil else {
+                        problem("\(place): posting of '\(word)' for missing document \(number)")
+                        continue
+                    }
+                    seen[number, default: SearchPostingDigest()].add(term, block.groups(of: number).map(Array.init))
+                }
+                if let last = block.documents.last { previous = (term, last) }
             }
-            if postings != expectedPostings {
-                problem("\(place): \(postings) postings, the documents list \(expectedPostings)")
+            for (number, want) in expected {
+                let got = seen[number] ?? SearchPostingDigest()
+                guard got.count != want.count || got.terms != want.terms || (want.checksOccurrences && got.occurrences != want.occurrences)
+                else { continue }
+                // Name what is wrong: look the document's terms up one by one.
+                let logical = try keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
+                let name = logical.map { "\($0)" } ?? "\(number)"
+                let terms = try snap.withValue(forKey: keys[number] ?? [], in: dbs.documents) {
+                    try SearchDatabases.documentEntry($0).terms
+                } ?? []
+                var record: [[UInt8]: [UInt8]] = [:]
+                if want.checksOccurrences, let k = keys[number] {
+                    let found: CompactValue?? = try snap.withValue(forKey: k, in: c.records) { bytes in
+                        try? snap.genericValue(bytes, options: c.decoder.options)
+                    }
+                    if let value = found ?? nil {
+                        let document = analyzer.analyze(Self.searchTexts(of: value, dbs.definition))
+                        for (t, v) in zip(document.terms, document.values) { record[t] = v }
+                    }
+                }
+                var named = false
+                for term in terms {
+                    let word = String(decoding: term, as: UTF8.self)
+                    let found = try SearchPostings.block(term, at: number, in: dbs.postings, snap.lmdb)
+                    let block = try found.map { f in try f.value.withUnsafeBytes { try PostingBlock($0) } }
+                    guard let groups = block?.groups(of: number) else {
+                        problem("\(place): record \(name): no posting for '\(word)'")
+                        named = true
+                        continue
+                    }
+                    if let occurrences = record[term], occurrences != Array(groups) {
+                        problem("\(place): record \(name): wrong occurrences of '\(word)'")
+                        named = true
+                    }
+                }
+                if !named { problem("\(place): record \(name): its postings differ from its text or its term list") }
             }
+            if collectionPostings != expectedPostings {
+                problem("\(place): \(collectionPostings) postings, the documents list \(expectedPostings)")
+            }
+            postings += collectionPostings
             let state = try snap.withValue(forKey: SearchDatabases.stateKey, in: dbs.state) { try SearchState($0) } ?? SearchState()
             if state.documents != UInt64(documents) || state.totals != totals {
                 problem("\(place): counters (\(state.documents) documents) disagree with the documents (\(documents))")
@@ -146,5 +192,28 @@ extension Store {
             let st = try snap.statistics(of: db)
             return CollectionStatistics.Index(name: "search:" + name, entries: st.entries, bytes: st.bytes)
         }
+    }
+}
+
+/// What a document's postings add up to, compared without holding them: their count and
+/// order-independent sums of hashes of their terms and of their terms with their occurrences.
+struct SearchPostingDigest: Equatable {
+    var count = 0
+    var terms: UInt64 = 0
+    var occurrences: UInt64 = 0
+    var checksOccurrences = false
+
+    mutating func add(_ term: [UInt8], _ groups: [UInt8]?) {
+        count += 1
+        let h = Self.hash(term, 0xcbf2_9ce4_8422_2325)
+        terms &+= h
+        if let groups { occurrences &+= Self.hash(groups, h ^ 0xff) }
+    }
+
+    /// FNV-1a, 64 bits.
+    static func hash(_ bytes: [UInt8], _ seed: UInt64) -> UInt64 {
+        var h = seed
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
     }
 }

@@ -25,23 +25,33 @@ extension Store {
         for db in [dbs.postings, dbs.documents, dbs.numbers, dbs.state] { try txn.removeAll(in: db) }
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, txn))
         let table = fields
-        for entry in txn.entries(in: opened.records) {
-            let value = try collection.coder.decode(entry.value, opened.decoder, table)
-            try writer.index(key: entry.keyBytes, index.text(value), txn)
+        var keys: [[UInt8]] = []
+        var values: [V] = []
+        func indexBatch() throws {
+            let batch = values
+            try writer.indexBatch(keys: keys, texts: { index.text(batch[$0]) }, txn)
+            keys.removeAll(keepingCapacity: true)
+            values.removeAll(keepingCapacity: true)
         }
+        for entry in txn.entries(in: opened.records) {
+            values.append(try collection.coder.decode(entry.value, opened.decoder, table))
+            keys.append(entry.keyBytes)
+            if keys.count == 25_000 { try indexBatch() }
+        }
+        try indexBatch()
         try writer.flush(txn)
     }
 }
 
-/// Writes documents into one collection's full-text index inside one write transaction:
-/// postings are buffered and put in key order at ``flush(_:)``, with the state entry.
+/// Writes documents into one collection's full-text index inside one write transaction: one
+/// document at a time (``index(key:_:_:)``, ``remove(key:_:)``: `put`, `insert`, `delete`,
+/// changing the posting blocks they touch in place), or a batch at a time
+/// (``indexBatch(keys:texts:_:)``: bulk chunks and rebuilds, tokenized on every core, the new
+/// documents' postings appended term by term as merged blocks). ``flush(_:)`` writes the counters.
 struct SearchIndexWriter {
     let dbs: SearchDatabases
     var state: SearchState
     var analyzer = SearchAnalyzer()
-    /// Posting puts not yet written, and the documents they belong to.
-    private var pending: [(key: [UInt8], value: [UInt8])] = []
-    private var pendingNumbers: Set<UInt32> = []
 
     init(_ dbs: SearchDatabases, _ state: SearchState) {
         self.dbs = dbs
@@ -52,76 +62,93 @@ struct SearchIndexWriter {
         try txn.withValue(forKey: SearchDatabases.stateKey, in: dbs.state) { try SearchState($0) } ?? SearchState()
     }
 
-    /// Indexes (or re-indexes) the record stored under the physical `key`: removes the postings
-    /// of terms its old text had and the new one lacks, and writes the new postings.
+    /// Indexes (or re-indexes) the record stored under the physical `key`.
     mutating func index<T: WritableTransaction & ~Copyable>(key: [UInt8], _ texts: [SearchText], _ txn: borrowing T) throws {
         let document = analyzer.analyze(texts)
-        let old = try remove(key: key, txn, keepNumber: true)
+        try upsert(key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], txn)
+    }
+
+    /// Writes one document's postings and entries: a known document keeps its number, loses the
+    /// postings of terms its old text had and the new one lacks (the old terms come from its
+    /// `s:<c>:doc` entry: the old record is not decoded), and has the others set in place.
+    private mutating func upsert<T: WritableTransaction & ~Copyable>(
+        key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, _ txn: borrowing T
+    ) throws {
         let number: UInt32
+        let old = try forget(key: key, txn)
         if let old {
             number = old.number
-            if pendingNumbers.contains(number) { try writePending(txn) }  // the same key twice in a batch
-            let kept = Set(document.terms)
+            let kept = Set(terms)
             for term in old.terms where !kept.contains(term) {
-                let postingKey = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
-                try txn.delete(postingKey, in: dbs.postings)
+                try SearchPostings.remove(term, number, in: dbs.postings, txn)
             }
         } else {
-            guard state.nextNumber < UInt32.max else {
-                throw StoreError(.corrupted, "search index: document numbers exhausted (rebuild the index)")
-            }
-            number = state.nextNumber
-            state.nextNumber += 1
+            number = try nextNumber()
         }
-        state.documents += 1
+        for (term, value) in zip(terms, groups) {
+            try value.withUnsafeBytes { try SearchPostings.set(term, number, groups: $0, in: dbs.postings, txn) }
+        }
+        var list: [UInt8] = []
+        for term in terms {
+            SearchVarint.append(UInt64(term.count), to: &list)
+            list.append(contentsOf: term)
+        }
+        try list.withUnsafeBytes { try putEntries(key: key, number: number, termList: $0, lengths: lengths, txn, appending: false, newNumber: old == nil)
+        }
+    }
+
+    private mutating func nextNumber() throws -> UInt32 {
+        guard state.nextNumber < UInt32.max else {
+            throw StoreError(.corrupted, "search index: document numbers exhausted (rebuild the index)")
+        }
+        defer { state.nextNumber += 1 }
+        return state.nextNumber
+    }
+
+    /// Puts a document's `s:<c>:doc` and `s:<c>:num` entries and counts it.
+    private mutating func putEntries<T: WritableTransaction & ~Copyable>(
+        key: [UInt8], number: UInt32, termList: UnsafeRawBufferPointer, lengths: ArraySlice<UInt32>,
+        _ txn: borrowing T, appending: Bool, newNumber: Bool = true
+    ) throws {
         var docValue = [UInt8]()
+        docValue.reserveCapacity(4 + termList.count)
         SearchDatabases.appendNumber(number, to: &docValue)
-        for term in document.terms {
-            SearchVarint.append(UInt64(term.count), to: &docValue)
-            docValue.append(contentsOf: term)
-        }
-        try txn.put(docValue, forKey: key, in: dbs.documents)
+        docValue.append(contentsOf: termList)
+        try txn.put(docValue, forKey: key, in: dbs.documents, flags: appending ? .append : [])
         var numValue = [UInt8]()
-        for f in 0..<16 {
-            SearchVarint.append(UInt64(document.lengths[f]), to: &numValue)
-            state.totals[f] += UInt64(document.lengths[f])
+        for (f, length) in lengths.enumerated() {
+            SearchVarint.append(UInt64(length), to: &numValue)
+            state.totals[f] += UInt64(length)
         }
         numValue.append(contentsOf: key)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(number, to: &numberKey)
-        try txn.put(numValue, forKey: numberKey, in: dbs.numbers)
-        for (term, value) in zip(document.terms, document.values) {
-            let postingKey = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
-            pending.append((postingKey, value))
-        }
-        pendingNumbers.insert(number)
-        if pending.count > 200_000 { try writePending(txn) }
+        // A new number is above every stored one: appended.
+        try txn.put(numValue, forKey: numberKey, in: dbs.numbers, flags: newNumber ? .append : [])
+        state.documents += 1
     }
 
-    /// Removes the record under the physical `key` from the index; returns its number and terms.
-    /// With `keepNumber`, only its counts and length totals are undone (it is about to be
-    /// re-indexed under the same number).
+    /// Removes the record under the physical `key` from the index; returns whether it was there.
     @discardableResult
-    mutating func remove<T: WritableTransaction & ~Copyable>(key: [UInt8], _ txn: borrowing T, keepNumber: Bool = false) throws
+    mutating func remove<T: WritableTransaction & ~Copyable>(key: [UInt8], _ txn: borrowing T) throws -> Bool {
+        guard let old = try forget(key: key, txn) else { return false }
+        for term in old.terms { try SearchPostings.remove(term, old.number, in: dbs.postings, txn) }
+        try txn.delete(key, in: dbs.documents)
+        var numberKey = [UInt8]()
+        SearchDatabases.appendNumber(old.number, to: &numberKey)
+        try txn.delete(numberKey, in: dbs.numbers)
+        return true
+    }
+
+    /// The number and terms of the document under `key`, its lengths and count undone in the
+    /// counters; nil when it is not indexed.
+    private mutating func forget<T: WritableTransaction & ~Copyable>(key: [UInt8], _ txn: borrowing T) throws
         -> (number: UInt32, terms: [[UInt8]])?
     {
-        guard let doc = try txn.get(key, in: dbs.documents) else { return nil }
-        let parsed = try doc.withUnsafeBytes { bytes -> (UInt32, [[UInt8]]) in
-            guard let number = SearchDatabases.number(bytes, at: 0) else {
-                throw StoreError(.corrupted, "search index: short document entry")
-            }
-            var offset = 4
-            var terms: [[UInt8]] = []
-            while offset < bytes.count {
-                let length = Int(try SearchVarint.read(bytes, &offset))
-                guard length <= bytes.count - offset else { throw StoreError(.corrupted, "search index: short term") }
-                terms.append(Array(bytes[offset..<(offset + length)]))
-                offset += length
-            }
-            return (number, terms)
-        }
+        guard let parsed = try txn.withValue(forKey: key, in: dbs.documents, { try SearchDatabases.documentEntry($0) })
+        else { return nil }
         var numberKey = [UInt8]()
-        SearchDatabases.appendNumber(parsed.0, to: &numberKey)
+        SearchDatabases.appendNumber(parsed.number, to: &numberKey)
         if let lengths = try txn.get(numberKey, in: dbs.numbers) {
             try lengths.withUnsafeBytes { bytes in
                 var offset = 0
@@ -132,29 +159,111 @@ struct SearchIndexWriter {
             }
         }
         if state.documents > 0 { state.documents -= 1 }
-        if !keepNumber {
-            if pendingNumbers.contains(parsed.0) { try writePending(txn) }
-            for term in parsed.1 {
-                let postingKey = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, parsed.0) }
-                try txn.delete(postingKey, in: dbs.postings)
-            }
-            try txn.delete(key, in: dbs.documents)
-            try txn.delete(numberKey, in: dbs.numbers)
+        return parsed
+    }
+
+    /// Indexes a batch of records (physical keys, the text of each by index), the bulk way:
+    /// tokenized on every core; records already indexed are re-indexed one by one; the new
+    /// ones get consecutive numbers and their postings are appended term by term, in term
+    /// order, as blocks (extending each term's last block while it is small).
+    mutating func indexBatch<T: WritableTransaction & ~Copyable>(
+        keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], _ txn: borrowing T
+    ) throws {
+        guard !keys.isEmpty else { return }
+        if Set(keys).count != keys.count {
+            // The same key twice (an unsorted chunk): in order, the last text wins.
+            for (i, key) in keys.enumerated() { try index(key: key, texts(i), txn) }
+            return
         }
-        return (parsed.0, parsed.1)
+        let parts = SearchBatchPart.analyse(count: keys.count, parts: SearchBatchPart.cores, texts)
+        // Numbers of the new documents (UInt32.max: already indexed, done in place).
+        var numbers = [UInt32](repeating: .max, count: keys.count)
+        // Keys in order past the last indexed one (a load in key order): all new, appended, so
+        // the documents' pages are filled instead of split in halves.
+        let lastKey = try txn.cursor(in: dbs.documents).last()?.keyBytes
+        let appending =
+            zip(keys, keys.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }
+            && lastKey.map { $0.lexicographicallyPrecedes(keys[0]) } ?? true
+        for part in parts {
+            for j in 0..<part.range.count {
+                let i = part.range.lowerBound + j
+                let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
+                let listStart = j == 0 ? 0 : part.termListEnds[j - 1]
+                if try !appending && txn.contains(keys[i], in: dbs.documents) {
+                    let postings = part.postings[(j == 0 ? 0 : part.postingEnds[j - 1])..<part.postingEnds[j]]
+                    let terms = postings.map { Array(part.term(Int($0.term))) }
+                    let groups = postings.map { Array(part.groups[Int($0.start)..<Int($0.end)]) }
+                    try upsert(key: keys[i], terms: terms, groups: groups, lengths: lengths, txn)
+                    continue
+                }
+                let number = try nextNumber()
+                numbers[i] = number
+                try part.termLists.withUnsafeBytes { all in
+                    let list = UnsafeRawBufferPointer(rebasing: all[listStart..<part.termListEnds[j]])
+                    try putEntries(key: keys[i], number: number, termList: list, lengths: lengths, txn, appending: appending)
+                }
+            }
+        }
+        try appendRuns(parts, numbers, txn)
     }
 
-    private mutating func writePending<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws {
-        guard !pending.isEmpty else { return }
-        pending.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        for (key, value) in pending { try txn.put(value, forKey: key, in: dbs.postings) }
-        pending.removeAll(keepingCapacity: true)
-        pendingNumbers.removeAll(keepingCapacity: true)
+    /// Merges the parts' term lists (each in byte order) and appends each term's new postings.
+    private func appendRuns<T: WritableTransaction & ~Copyable>(
+        _ parts: [SearchBatchPart], _ numbers: [UInt32], _ txn: borrowing T
+    ) throws {
+        var next = [Int](repeating: 0, count: parts.count)  // each part's current term
+        var scratch: [UInt8] = []
+        let cursor = try txn.cursor(in: dbs.postings)
+        // Terms after the last stored one are appended (all of them in a first load).
+        let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
+        var holders: [Int] = []
+        while true {
+            // The smallest current term, and the parts that have it.
+            var smallest: ArraySlice<UInt8>?
+            holders.removeAll(keepingCapacity: true)
+            for p in parts.indices where next[p] < parts[p].termCount {
+                let term = parts[p].term(next[p])
+                if let s = smallest, !term.lexicographicallyPrecedes(s) {
+                    if term.elementsEqual(s) { holders.append(p) }
+                } else {
+                    smallest = term
+                    holders = [p]
+                }
+            }
+            guard let term = smallest.map(Array.init) else { return }
+            var runBytes = 0
+            for p in holders {
+                let part = parts[p]
+                let k = next[p]
+                runBytes += part.termStarts[k + 1] - part.termStarts[k]
+                for index in part.byTerm[part.termStarts[k]..<part.termStarts[k + 1]] {
+                    let posting = part.postings[Int(index)]
+                    runBytes += Int(posting.end - posting.start) + 1
+                }
+            }
+            let appending = lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true
+            try SearchPostings.appendRun(
+                term, runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, scratch: &scratch
+            ) { emit in
+                for p in holders {
+                    let part = parts[p]
+                    let k = next[p]
+                    try part.groups.withUnsafeBytes { all in
+                        for index in part.byTerm[part.termStarts[k]..<part.termStarts[k + 1]] {
+                            let posting = part.postings[Int(index)]
+                            let number = numbers[part.range.lowerBound + Int(posting.document)]
+                            guard number != .max else { continue }  // re-indexed in place already
+                            try emit(number, UnsafeRawBufferPointer(rebasing: all[Int(posting.start)..<Int(posting.end)]))
+                        }
+                    }
+                }
+            }
+            for p in holders { next[p] += 1 }
+        }
     }
 
-    /// Writes the buffered postings (in key order) and the state entry.
+    /// Writes the state entry (the counters).
     mutating func flush<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws {
-        try writePending(txn)
         try txn.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
     }
 }
@@ -178,17 +287,22 @@ extension StoreTransaction {
         try writer.flush(lmdb)
     }
 
-    /// Indexes a bulk chunk's records in the chunk's transaction, postings sorted per chunk.
+    /// Indexes a bulk chunk's records in the chunk's transaction, the bulk way
+    /// (``SearchIndexWriter/indexBatch(keys:texts:_:)``): tokenized on every core, postings
+    /// appended as merged blocks term by term.
     func indexChunkForSearch<V>(_ chunk: EncodedChunk<V>, _ collection: StoreCollection<V>, _ c: RegisteredCollection)
         throws
     {
         guard let index = collection.search, let dbs = c.search else { return }
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
-        writer.analyzer = SearchAnalyzer(capacity: 1 << 14)
-        for (i, origin) in chunk.origins.enumerated() {
-            let texts = chunk.sources[origin.source].withUnsafeBufferPointer { index.text($0[origin.position]) }
-            try writer.index(key: chunk.entries[i].key.array, texts, lmdb)
-        }
+        let (sources, origins) = (chunk.sources, chunk.origins)
+        try writer.indexBatch(
+            keys: chunk.entries.map { $0.key.array },
+            texts: { i in
+                let origin = origins[i]
+                let slice = sources[origin.source]
+                return index.text(slice[slice.startIndex + origin.position])
+            }, lmdb)
         try writer.flush(lmdb)
     }
 }

@@ -1,0 +1,191 @@
+/// Writes one stored posting block in QuireText's posting list format (docs/SEARCH.md, "Posting
+/// lists") from documents whose occurrence groups are already encoded (``SearchOccurrences``), so
+/// a bulk build concatenates bytes instead of decoding and re-encoding occurrences.
+/// `PostingCursor` reads what it writes.
+struct PostingListWriter {
+    /// Documents per skip block inside the list, as `PostingListEncoder`'s default.
+    static let skipBlockSize = 128
+    private var blocks: [UInt8] = []
+    private var skips: [UInt8] = []
+    private var blockCount = 0
+    private var inBlock = 0
+    private var blockStart = 0
+    private var previous: UInt32 = 0
+    private var previousBlockLast: UInt32 = 0
+    /// Documents appended since the last ``finish(into:)``.
+    private(set) var documentCount = 0
+    /// The last document appended.
+    var lastDocument: UInt32 { previous }
+
+    /// Makes room for about `bytes` of postings.
+    mutating func reserve(_ bytes: Int) {
+        blocks.reserveCapacity(bytes)
+    }
+
+    /// About the bytes ``finish(into:)`` would write.
+    var byteCount: Int { blocks.count + skips.count + 8 }
+
+    /// Appends `document` (greater than the previous one) with its `group+` bytes.
+    mutating func append(document: UInt32, groups: UnsafeRawBufferPointer) {
+        precondition(documentCount == 0 || document > previous, "documents must ascend")
+        if inBlock == Self.skipBlockSize { closeBlock() }
+        SearchVarint.append(UInt64(document - (inBlock == 0 ? previousBlockLast : previous)), to: &blocks)
+        if groups.count <= 8 {
+            // Most postings are a few bytes: a call to memmove each costs more than the bytes.
+            for byte in groups { blocks.append(byte) }
+        } else {
+            blocks.append(contentsOf: groups)
+        }
+        previous = document
+        inBlock += 1
+        documentCount += 1
+    }
+
+    private mutating func closeBlock() {
+        guard inBlock > 0 else { return }
+        SearchVarint.append(UInt64(previous - previousBlockLast), to: &skips)
+        SearchVarint.append(UInt64(blocks.count - blockStart), to: &skips)
+        previousBlockLast = previous
+        blockStart = blocks.count
+        blockCount += 1
+        inBlock = 0
+    }
+
+    /// Appends the list to `output` (cleared first) and resets the writer.
+    mutating func finish(into output: inout [UInt8]) {
+        closeBlock()
+        output.removeAll(keepingCapacity: true)
+        SearchVarint.append(UInt64(documentCount), to: &output)
+        SearchVarint.append(UInt64(blockCount), to: &output)
+        output.append(contentsOf: skips)
+        output.append(contentsOf: blocks)
+        blocks.removeAll(keepingCapacity: true)
+        skips.removeAll(keepingCapacity: true)
+        blockCount = 0
+        blockStart = 0
+        inBlock = 0
+        previous = 0
+        previousBlockLast = 0
+        documentCount = 0
+    }
+}
+
+/// One stored posting block of a term, decoded for a change in place (an upsert or a delete
+/// touching a document inside it, or a bulk run extending a small last block): the documents and
+/// each one's raw occurrence groups.
+struct PostingBlock {
+    private(set) var documents: [UInt32] = []
+    /// `groups[ranges[i]]` are document `i`'s `group+` bytes.
+    private var groups: [UInt8] = []
+    private var ranges: [Range<Int>] = []
+
+    init() {}
+
+    /// Decodes a stored list; throws `StoreError.corrupted` on malformed bytes.
+    init(_ bytes: UnsafeRawBufferPointer) throws {
+        var at = 0
+        let count = try SearchVarint.read(bytes, &at)
+        let blockCount = try SearchVarint.read(bytes, &at)
+        guard count < 1 << 32, blockCount <= count else { throw Self.corrupt("a count of \(count) in \(blockCount) blocks") }
+        var skips: [(last: UInt64, length: Int)] = []
+        for _ in 0..<blockCount {
+            let last = try SearchVarint.read(bytes, &at)
+            let length = try SearchVarint.read(bytes, &at)
+            guard length <= UInt64(bytes.count) else { throw Self.corrupt("a block of \(length) bytes") }
+            skips.append((last, Int(length)))
+        }
+        var previousLast: UInt64 = 0
+        var document: UInt64 = 0
+        for skip in skips {
+            let end = at + skip.length
+            guard end <= bytes.count else { throw Self.corrupt("a block past the end") }
+            var first = true
+            while at < end {
+                let delta = try SearchVarint.read(bytes, &at)
+                document = (first ? previousLast : document) + delta
+                guard document <= UInt64(UInt32.max), documents.isEmpty || UInt32(document) > documents[documents.count - 1]
+                else { throw Self.corrupt("documents out of order") }
+                first = false
+                let start = at
+                while true {
+                    let header = try SearchVarint.read(bytes, &at)
+                    let n = header >> 5
+                    guard n > 0, n <= UInt64(end - at) else { throw Self.corrupt("an occurrence group of \(n)") }
+                    for _ in 0..<n { _ = try SearchVarint.read(bytes, &at) }
+                    if header & 1 == 1 { break }
+                }
+                guard at <= end else { throw Self.corrupt("a posting across blocks") }
+                documents.append(UInt32(document))
+                ranges.append(groups.count..<(groups.count + at - start))
+                groups.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<at]))
+            }
+            guard document == previousLast + skip.last else { throw Self.corrupt("a skip entry that disagrees") }
+            previousLast = document
+        }
+        guard at == bytes.count, documents.count == Int(count) else { throw Self.corrupt("a wrong document count") }
+    }
+
+    private static func corrupt(_ what: String) -> StoreError {
+        StoreError(.corrupted, "search index: posting block with \(what)")
+    }
+
+    var isEmpty: Bool { documents.isEmpty }
+
+    /// The position of `document`, or where it would go.
+    private func slot(_ document: UInt32) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = documents.count
+        while low < high {
+            let mid = (low + high) / 2
+            if documents[mid] < document { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < documents.count && documents[low] == document)
+    }
+
+    /// Adds `document` with its groups, or replaces its groups when present.
+    mutating func set(_ document: UInt32, groups bytes: UnsafeRawBufferPointer) {
+        let (index, found) = slot(document)
+        let range = groups.count..<(groups.count + bytes.count)
+        groups.append(contentsOf: bytes)  // old bytes stay as garbage until encoded
+        if found {
+            ranges[index] = range
+        } else {
+            documents.insert(document, at: index)
+            ranges.insert(range, at: index)
+        }
+    }
+
+    /// Removes `document`; returns whether it was there.
+    @discardableResult
+    mutating func remove(_ document: UInt32) -> Bool {
+        let (index, found) = slot(document)
+        guard found else { return false }
+        documents.remove(at: index)
+        ranges.remove(at: index)
+        return true
+    }
+
+    /// The groups of `document`, when present.
+    func groups(of document: UInt32) -> ArraySlice<UInt8>? {
+        let (index, found) = slot(document)
+        return found ? groups[ranges[index]] : nil
+    }
+
+    /// Appends every document to `writer`, in order.
+    func write(to writer: inout PostingListWriter) {
+        groups.withUnsafeBytes { all in
+            for (document, range) in zip(documents, ranges) {
+                writer.append(document: document, groups: UnsafeRawBufferPointer(rebasing: all[range]))
+            }
+        }
+    }
+
+    /// The encoded list.
+    func encoded() -> [UInt8] {
+        var writer = PostingListWriter()
+        write(to: &writer)
+        var out: [UInt8] = []
+        writer.finish(into: &out)
+        return out
+    }
+}

@@ -1,0 +1,165 @@
+import Dispatch
+import Foundation
+import QuireText
+import Synchronization
+
+/// The tokenized text of a contiguous range of a batch's documents, grouped by term for a bulk
+/// build: per document its field lengths, its distinct terms (the `s:<c>:doc` list) and its
+/// postings; per term, in byte order, its postings in document order.
+///
+/// Built off the writer's own work: a batch is cut in as many parts as there are cores (two on
+/// the machines we measure) and each part is analysed on its own thread with its own term table.
+final class SearchBatchPart: Sendable {
+    let range: Range<Int>
+    /// 16 field lengths per document.
+    let lengths: [UInt32]
+    /// Each document's distinct terms as varint length + bytes, concatenated; `termListEnds[i]`
+    /// ends document `i`'s.
+    let termLists: [UInt8]
+    let termListEnds: [Int]
+    /// All occurrence groups (``SearchOccurrences``), concatenated.
+    let groups: [UInt8]
+    /// Postings in document order; `postingEnds[i]` ends document `i`'s.
+    let postings: [Posting]
+    let postingEnds: [Int]
+    /// The distinct terms in byte order: term `k`'s bytes are `terms[termEnds[k - 1]..<termEnds[k]]`
+    /// (from 0 for the first).
+    let terms: [UInt8]
+    let termEnds: [Int]
+    /// Term `k`'s postings' indexes (into `postings`, in document order) are
+    /// `byTerm[termStarts[k]..<termStarts[k + 1]]`.
+    let termStarts: [Int]
+    let byTerm: [Int32]
+
+    struct Posting {
+        /// The term's rank in byte order (its `k`).
+        var term: UInt32
+        /// The document's index in the part.
+        var document: Int32
+        var start: Int32
+        var end: Int32
+    }
+
+    /// Tokenizes the documents of `range` (`texts(i)` for each `i`) and groups their postings by term.
+    init(range: Range<Int>, _ texts: (Int) -> [SearchText]) {
+        self.range = range
+        var table = TermTable(capacity: 1 << 16)
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        var lengths: [UInt32] = []
+        var termLists: [UInt8] = []
+        var termListEnds: [Int] = []
+        var groups: [UInt8] = []
+        var postings: [Posting] = []
+        var postingEnds: [Int] = []
+        lengths.reserveCapacity(range.count * 16)
+        termListEnds.reserveCapacity(range.count)
+        postingEnds.reserveCapacity(range.count)
+        var next = [UInt32](repeating: 0, count: 16)
+        var used = [Bool](repeating: false, count: 16)
+        for i in range {
+            buffer.removeAll()
+            for f in 0..<16 {
+                next[f] = 0
+                used[f] = false
+            }
+            for piece in texts(i) {
+                let f = Int(piece.field & 15)
+                let start = used[f] ? next[f] + SearchAnalyzer.valueGap : 0
+                next[f] = tokenizer.tokenize(piece.text, field: piece.field & 15, startingAt: start, into: &buffer)
+                used[f] = true
+            }
+            for f in 0..<16 { lengths.append(used[f] ? buffer.length(of: UInt8(f)) : 0) }
+            let document = Int32(i - range.lowerBound)
+            buffer.forEachTerm(interning: &table) { id, term, occurrences in
+                SearchVarint.append(UInt64(term.count), to: &termLists)
+                termLists.append(contentsOf: term)
+                let start = Int32(groups.count)
+                SearchOccurrences.encode(occurrences, into: &groups)
+                postings.append(Posting(term: id, document: document, start: start, end: Int32(groups.count)))
+            }
+            termListEnds.append(termLists.count)
+            postingEnds.append(postings.count)
+        }
+        // The terms in byte order, copied flat (sorting through the table's closures costs more).
+        var flat: [UInt8] = []
+        var flatEnds: [Int] = []
+        flat.reserveCapacity(table.byteCount)
+        flatEnds.reserveCapacity(table.count)
+        for id in 0..<UInt32(table.count) {
+            table.withTerm(id) { flat.append(contentsOf: $0) }
+            flatEnds.append(flat.count)
+        }
+        var order = Array(0..<Int32(table.count))
+        flat.withUnsafeBufferPointer { bytes in
+            flatEnds.withUnsafeBufferPointer { ends in
+                func term(_ id: Int32) -> UnsafeBufferPointer<UInt8> {
+                    let i = Int(id)
+                    return UnsafeBufferPointer(rebasing: bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
+                }
+                order.sort { term($0).lexicographicallyPrecedes(term($1)) }
+            }
+        }
+        var rank = [UInt32](repeating: 0, count: order.count)
+        var terms: [UInt8] = []
+        var termEnds: [Int] = []
+        terms.reserveCapacity(flat.count)
+        termEnds.reserveCapacity(order.count)
+        for (k, id) in order.enumerated() {
+            let i = Int(id)
+            rank[i] = UInt32(k)
+            terms.append(contentsOf: flat[(i == 0 ? 0 : flatEnds[i - 1])..<flatEnds[i]])
+            termEnds.append(terms.count)
+        }
+        // Counting sort of the postings by rank (stable: document order within a term).
+        var starts = [Int](repeating: 0, count: order.count + 1)
+        for index in postings.indices {
+            postings[index].term = rank[Int(postings[index].term)]
+            starts[Int(postings[index].term) + 1] += 1
+        }
+        for k in 0..<order.count { starts[k + 1] += starts[k] }
+        var byTerm = [Int32](repeating: 0, count: postings.count)
+        var fill = starts
+        for (index, p) in postings.enumerated() {
+            byTerm[fill[Int(p.term)]] = Int32(index)
+            fill[Int(p.term)] += 1
+        }
+        self.lengths = lengths
+        self.termLists = termLists
+        self.termListEnds = termListEnds
+        self.groups = groups
+        self.postings = postings
+        self.postingEnds = postingEnds
+        self.terms = terms
+        self.termEnds = termEnds
+        self.termStarts = starts
+        self.byTerm = byTerm
+    }
+
+    /// The number of distinct terms.
+    var termCount: Int { termEnds.count }
+
+    /// Term `k`'s bytes.
+    func term(_ k: Int) -> ArraySlice<UInt8> { terms[(k == 0 ? 0 : termEnds[k - 1])..<termEnds[k]] }
+
+    /// Cuts `count` documents into `parts` contiguous parts and analyses them concurrently.
+    static func analyse(count: Int, parts: Int, _ texts: @Sendable (Int) -> [SearchText]) -> [SearchBatchPart] {
+        let n = max(1, min(parts, count / 256 + 1))
+        let slots = PartSlots(n)
+        DispatchQueue.concurrentPerform(iterations: n) { i in
+            slots.set(i, SearchBatchPart(range: (count * i / n)..<(count * (i + 1) / n), texts))
+        }
+        return slots.parts
+    }
+
+    /// Where the concurrent iterations leave their parts, each in its own slot.
+    private final class PartSlots: Sendable {
+        private let slots: Mutex<[SearchBatchPart?]>
+        init(_ n: Int) { slots = Mutex([SearchBatchPart?](repeating: nil, count: n)) }
+        func set(_ i: Int, _ part: SearchBatchPart) { slots.withLock { $0[i] = part } }
+        var parts: [SearchBatchPart] { slots.withLock { $0.map { $0! } } }
+    }
+
+    /// Cores to spread a batch over.
+    static let cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+}

@@ -1,0 +1,98 @@
+import QuireText
+
+/// One term's posting blocks inside one read, walked as a single list: `advance(to:)` jumps over
+/// whole blocks by their keys' bounds without reading them, then within a block through its skip
+/// table, so intersecting a rare term with a common one costs about the rare one's postings.
+///
+/// Holds pointers into the map: valid only inside the read that gathered the blocks.
+struct TermPostings {
+    let term: [UInt8]
+    /// Each block's key bound (at most its first document) and value, in order.
+    private let bounds: [UInt32]
+    private let values: [UnsafeRawBufferPointer]
+    /// The term's document frequency: the sum of its blocks' counts (their list headers).
+    let documentCount: Int
+    private var index = -1
+    private var cursor: PostingCursor?
+    /// The current document, after `next()` or `advance(to:)` returned one.
+    private(set) var document: UInt32?
+
+    init(term: [UInt8], bounds: [UInt32], values: [UnsafeRawBufferPointer]) throws {
+        self.term = term
+        self.bounds = bounds
+        self.values = values
+        var count = 0
+        for value in values { count += try SearchPostings.documentCount(value) }
+        documentCount = count
+    }
+
+    private mutating func open(_ block: Int) throws {
+        index = block
+        do {
+            cursor = try PostingCursor(values[block])
+        } catch { throw corrupted(error) }
+    }
+
+    private func corrupted(_ error: PostingFormatError) -> StoreError {
+        StoreError(.corrupted, "search index: '\(String(decoding: term, as: UTF8.self))': \(error)")
+    }
+
+    /// The next document, or nil after the last.
+    mutating func next() throws -> UInt32? {
+        while true {
+            if cursor != nil {
+                do {
+                    if let d = try cursor!.next() {
+                        document = d
+                        return d
+                    }
+                } catch { throw corrupted(error) }
+                cursor = nil
+            }
+            guard index + 1 < values.count else {
+                document = nil
+                return nil
+            }
+            try open(index + 1)
+        }
+    }
+
+    /// The first document at or after `target`, or nil; never moves backwards.
+    mutating func advance(to target: UInt32) throws -> UInt32? {
+        if let d = document, d >= target { return d }
+        // The last block whose bound is at or below the target, if past the current one.
+        var low = max(0, index + 1)
+        var high = values.count
+        while low < high {
+            let mid = (low + high) / 2
+            if bounds[mid] <= target { low = mid + 1 } else { high = mid }
+        }
+        if low - 1 > index { try open(low - 1) }
+        while true {
+            if cursor != nil {
+                do {
+                    if let d = try cursor!.advance(to: target) {
+                        document = d
+                        return d
+                    }
+                } catch { throw corrupted(error) }
+                cursor = nil
+            }
+            guard index + 1 < values.count else {
+                document = nil
+                return nil
+            }
+            try open(index + 1)
+        }
+    }
+
+    /// Each field of the current document and the term's count in it.
+    func forEachField(_ body: (UInt8, UInt32) -> Void) {
+        cursor?.forEachField(body)
+    }
+
+    /// Each occurrence in the current document, by field then position.
+    func forEachOccurrence(_ body: (Occurrence) -> Void) {
+        cursor?.forEachOccurrence(body)
+    }
+}

@@ -11,7 +11,10 @@ import Testing
         let stats = try runQuire(["--store", store, "stats"], directory: dir)
         #expect(stats.status == 0, "\(stats)")
         return lines(stats.stdout).filter { $0.hasPrefix("collection") || $0.hasPrefix("relation") || $0.hasPrefix("  index") }
-            .map { $0.replacingOccurrences(of: #", [0-9,]+ bytes, depth [0-9]+"#, with: "", options: .regularExpression) }
+            .map {
+                $0.replacingOccurrences(
+                    of: #", [0-9,]+ bytes(, [0-9,]+ bytes/record)?, depth [0-9]+"#, with: "", options: .regularExpression)
+            }
             .map { $0.replacingOccurrences(of: #" entries, [0-9,]+ bytes"#, with: " entries", options: .regularExpression) }
     }
 

@@ -63,7 +63,7 @@ let package = Package(
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
                 "QuireServe", "QuireCluster", "CLMDB", "CSQLite",
             ],
-            path: "Benchmarks", exclude: ["README.md", "latest.svg"], swiftSettings: strict),
+            path: "Benchmarks", exclude: ["README.md", "latest.svg", "scale.svg"], swiftSettings: strict),
 
         // Tests (Swift Testing), and what they share.
         .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: strict),

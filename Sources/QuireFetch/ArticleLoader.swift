@@ -6,14 +6,14 @@ import QuireNews
 /// into a store, at the speed of the bulk path.
 ///
 /// Blocks of lines are read whole, parsed into articles on every core at once
-/// (`Article(jsonLine:)`, no `JSONDecoder`), and submitted as chunks to one ``BulkLoader``,
+/// (`Article(jsonLine:)`, no `JSONDecoder`), and submitted as chunks to one `BulkLoader`,
 /// which encodes each chunk in parallel and commits it on the writer; the next block is read
 /// and parses meanwhile. Memory stays bounded by a few blocks and the sort window, whatever the
 /// input's size.
 ///
 /// A line that is not a storable article stops the load before anything of it is written: the
 /// error names the line and the field, and every record before that line is committed. An
-/// interrupt (the `isInterrupted` check of the reader and of ``run(from:into:)``) stops at a
+/// interrupt (the `isInterrupted` check of the reader and of `run`) stops at a
 /// chunk boundary with the chunks before it committed. Records are upserted by id, so loading
 /// a file twice leaves each record once.
 public struct ArticleLoader: Sendable {

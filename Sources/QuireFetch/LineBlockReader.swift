@@ -39,8 +39,10 @@ public final class LineBlockReader {
     private static let pollMilliseconds: Int32 = 100
 
     /// Opens `path`, or reads standard input when it is nil.
-    /// - Parameter isInterrupted: polled while waiting for input; true ends the read with
-    ///   ``LoadError/Kind/interrupted``.
+    /// - Parameters:
+    ///   - path: The file to read; nil for standard input.
+    ///   - isInterrupted: Polled while waiting for input; true ends the read with
+    ///     ``LoadError/Kind/interrupted``.
     /// - Throws: ``LoadError`` when the file cannot be opened or is a directory.
     public init(path: String?, isInterrupted: @escaping @Sendable () -> Bool = { false }) throws(LoadError) {
         name = path ?? "stdin"

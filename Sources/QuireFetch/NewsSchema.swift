@@ -12,7 +12,7 @@ import QuireNews
 public enum NewsSchema {
     /// Articles keyed by their id, indexed by date and section, with a full-text index
     /// (``articleSearch``), compressed with zstd and a dictionary the store trains once it
-    /// holds ``StoreOptions/dictionaryTrainingThreshold`` articles (docs/FORMAT.md, "Compression").
+    /// holds `StoreOptions.dictionaryTrainingThreshold` articles (docs/FORMAT.md, "Compression").
     public static let articles = StoreCollection<Article>(
         name: "articles", key: { .string($0.id) }, indexes: [StoreIndex(\Article.publishedAt), StoreIndex(\Article.section)],
         compressed: true

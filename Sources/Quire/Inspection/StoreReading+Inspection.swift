@@ -65,7 +65,7 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
-    /// A stored record as JSON (what ``CompactValue/jsonBytes()`` writes), by collection name,
+    /// A stored record as JSON (what `CompactValue.jsonBytes()` writes), by collection name,
     /// written straight from its bytes without a value tree.
     public func jsonValue(_ key: StoreKey, inCollectionNamed name: String) throws(StoreError) -> [UInt8]? {
         try StoreError.boundary("\(store.path): reading \(key) of \(name)") {

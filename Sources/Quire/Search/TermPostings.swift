@@ -39,22 +39,7 @@ struct TermPostings {
 
     /// The next document, or nil after the last.
     mutating func next() throws -> UInt32? {
-        while true {
-            if cursor != nil {
-                do {
-                    if let d = try cursor!.next() {
-                        document = d
-                        return d
-                    }
-                } catch { throw corrupted(error) }
-                cursor = nil
-            }
-            guard index + 1 < values.count else {
-                document = nil
-                return nil
-            }
-            try open(index + 1)
-        }
+        try walk { (cursor) throws(PostingFormatError) in try cursor.next() }
     }
 
     /// The first document at or after `target`, or nil; never moves backwards.
@@ -68,10 +53,16 @@ struct TermPostings {
             if bounds[mid] <= target { low = mid + 1 } else { high = mid }
         }
         if low - 1 > index { try open(low - 1) }
+        return try walk { (cursor) throws(PostingFormatError) in try cursor.advance(to: target) }
+    }
+
+    /// Moves the current block's cursor with `step`, going on to the following blocks while one
+    /// ends; the document found becomes the current one (nil past the last block).
+    private mutating func walk(_ step: (inout PostingCursor) throws(PostingFormatError) -> UInt32?) throws -> UInt32? {
         while true {
             if cursor != nil {
                 do {
-                    if let d = try cursor!.advance(to: target) {
+                    if let d = try step(&cursor!) {
                         document = d
                         return d
                     }

@@ -99,8 +99,9 @@ import Testing
         try await withEtcd { client, _ in
             let keys = ClusterKeys(prefix: "/t/")
             let leaseB = try await client.grantLease(ttl: 120)
-            // Long enough for a loaded machine to make the claims below before it lapses.
-            let leaseA = try await client.grantLease(ttl: 5)
+            // Long enough for a loaded machine to make the claims below before it lapses: with
+            // every suite running at once on two cores, a task can wait seconds for a thread.
+            let leaseA = try await client.grantLease(ttl: 20)
             let ownerA = try #require(
                 try await SourceOwnership.acquire("s", member: "a", lease: leaseA.id, client: client, keys: keys))
             #expect(

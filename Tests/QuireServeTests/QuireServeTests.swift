@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import Synchronization
 import QuireFetch
 import QuireNews
 import Testing
@@ -79,8 +80,10 @@ import Testing
     }
 }
 
-/// Reads from a loopback socket until `done` or 10 s pass.
-private func exchange(_ port: Int, _ request: String, until done: (String) -> Bool) throws -> String {
+/// Reads from a loopback socket until `done` or `timeout` seconds pass without data.
+private func exchange(
+    _ port: Int, _ request: String, timeout seconds: Int = 10, until done: (String) -> Bool
+) throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(fd) }
     var address = sockaddr_in()
@@ -91,7 +94,7 @@ private func exchange(_ port: Int, _ request: String, until done: (String) -> Bo
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     try #require(connected == 0)
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    var timeout = timeval(tv_sec: seconds, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var received: [UInt8] = []
@@ -126,12 +129,22 @@ private func exchange(_ port: Int, _ request: String, until done: (String) -> Bo
         #expect(record.hasPrefix("HTTP/1.1 200") && record.contains("\"headline\":\"one\""))
 
         let port = server.port
-        let events = Task.detached {
-            try exchange(port, "GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n") { $0.contains("event: change") && $0.contains("second") }
+        // The stream is read on a thread of its own: a blocking read on the cooperative pool
+        // (two threads on a two-core machine) could starve the put it waits for.
+        let streamed = Mutex<String?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            let text = try? exchange(port, "GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n", timeout: 30) {
+                $0.contains("event: change") && $0.contains("second")
+            }
+            streamed.withLock { $0 = text }
+            finished.signal()
         }
+        reader.start()
         try await Task.sleep(for: .milliseconds(300))
         try await store.put(Article(id: "second", headline: "two"), in: NewsSchema.articles)
-        let text = try await events.value
+        while finished.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(20)) }
+        let text = try #require(streamed.withLock { $0 })
         #expect(text.contains("event: hello"))
         #expect(text.contains("{\"collection\":\"articles\",\"kind\":\"upsert\",\"keys\":[\"second\"],\"more\":0}"), "\(text)")
     }

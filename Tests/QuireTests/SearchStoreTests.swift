@@ -76,6 +76,28 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    @Test func aBatchPutIndexesLikeOnePutAtATime() async throws {
+        let words = ["storm", "flood", "rain", "sun", "wind", "snow", "heat", "cold"]
+        let first = (0..<120).map { i in note("n\(i % 90)", "\(words[i % 8]) \(words[(i / 8) % 8])", "day \(i)") }
+        let second = (0..<60).map { i in note("n\(i * 2)", "\(words[(i + 3) % 8]) later", "day \(i + 500)") }
+        try await withNotes([note("n1", "hills and storm"), note("n200", "kept as is")]) { batched in
+            try await withNotes([note("n1", "hills and storm"), note("n200", "kept as is")]) { single in
+                // Existing keys, a key twice in one batch, then a second batch over the first.
+                for values in [first, second] {
+                    try await batched.write { txn in try txn.put(contentsOf: values, in: notes) }
+                    try await single.write { txn in for value in values { try txn.put(value, in: notes) } }
+                }
+                for query in ["storm", "later", "rain wind", "hills", "kept", "\"day 7\"", "sn*", "storm -rain"] {
+                    #expect(try Set(ids(batched, query)) == Set(ids(single, query)), "\(query)")
+                }
+                #expect(try !ids(batched, "later").isEmpty && ids(batched, "hills").isEmpty)
+                let report = try batched.verify()
+                #expect(report.isSound, "\(report.problems)")
+                #expect(report.postings == (try single.verify().postings))
+            }
+        }
+    }
+
     @Test func bulkInsertBuildsThePostingsChunkByChunk() async throws {
         let words = ["storm", "flood", "rain", "sun", "wind", "snow", "heat", "cold"]
         let values = (0..<450).map { i in

@@ -279,6 +279,21 @@ extension StoreTransaction {
         try writer.flush(lmdb)
     }
 
+    /// Indexes the values written by one `put(contentsOf:)` (their stored keys in the same
+    /// order) the bulk way; of a key given twice the last value is indexed.
+    func indexBatchForSearch<V>(keys: [[UInt8]], values: [V], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
+        throws
+    {
+        guard let index = collection.search, let dbs = c.search, !keys.isEmpty else { return }
+        var last: [[UInt8]: Int] = [:]
+        for (i, key) in keys.enumerated() { last[key] = i }
+        let kept = keys.indices.filter { last[keys[$0]] == $0 }
+        let values = kept.map { values[$0] }
+        var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
+        try writer.indexBatch(keys: kept.map { keys[$0] }, texts: { index.text(values[$0]) }, lmdb)
+        try writer.flush(lmdb)
+    }
+
     /// Removes one deleted record from the index (the hook of `delete`).
     func removeFromSearch(storedKey: [UInt8], _ c: RegisteredCollection) throws {
         guard let dbs = c.search else { return }

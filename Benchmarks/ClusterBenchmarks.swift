@@ -151,7 +151,7 @@ final class ReplicaApplyBenchmark: Benchmark {
         }
         note =
             "\(pages.count) log entries of 10 articles, \(bytes / max(1, pages.count)) bytes each compressed; "
-            + "one LMDB transaction per poll of 128 entries"
+            + "one LMDB transaction per poll (up to 1024 entries, about 8 MiB)"
     }
 
     func prepareSample() throws {

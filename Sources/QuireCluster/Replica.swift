@@ -1,5 +1,6 @@
 import Foundation
 public import Quire
+import Synchronization
 import QuireFetch
 
 /// Applies the replicated log to a local store, in revision order, and serves reads locally.
@@ -19,16 +20,23 @@ public final class Replica: Sendable {
     public let client: EtcdClient
     /// The cluster's keys.
     public let keys: ClusterKeys
-    /// Log entries read per poll.
+    /// The most log entries read per poll.
     public let batchLimit: Int
+    /// The entries the next poll asks for: sized from the last poll's entries so that a poll
+    /// reads about 8 MiB (big transactions amortise the full-text index's block
+    /// rewrites; a bounded read keeps the gateway's answer and memory small).
+    private let nextLimit: Atomic<Int>
+    /// About how many bytes of log entries one poll reads.
+    static let pollBytes = 8 << 20
 
     /// A replica of the cluster into `store`; registers the news schema, the fetch sink's
     /// collections and the replica's own.
-    public init(store: Store, client: EtcdClient, keys: ClusterKeys, batchLimit: Int = 128) throws {
+    public init(store: Store, client: EtcdClient, keys: ClusterKeys, batchLimit: Int = 1024) throws {
         self.store = store
         self.client = client
         self.keys = keys
-        self.batchLimit = batchLimit
+        self.batchLimit = max(1, batchLimit)
+        self.nextLimit = Atomic(min(128, max(1, batchLimit)))
         _ = try StoreFetchSink(store: store)
         try store.register(ReplicaState.collection)
         try store.register(AppliedPage.collection)
@@ -53,14 +61,19 @@ public final class Replica: Sendable {
         public var lags: [Double]
     }
 
-    /// Applies the entries written after the applied revision (at most ``batchLimit``).
+    /// Applies the entries written after the applied revision (at most ``batchLimit``, about
+    /// 8 MiB of them).
     ///
     /// - Throws: ``ClusterError/Code/behindCompaction`` when entries this replica needs were
     ///   compacted away; ``EtcdError``; store errors (nothing of the batch is then applied).
     public func applyOnce() async throws -> Batch {
         let applied = try appliedRevision()
         let answer = try await client.range(
-            keys.log, minModRevision: applied + 1, sortBy: .modRevision, limit: batchLimit)
+            keys.log, minModRevision: applied + 1, sortBy: .modRevision, limit: nextLimit.load(ordering: .relaxed))
+        if !answer.kvs.isEmpty {
+            let average = max(1, answer.kvs.reduce(0) { $0 + $1.value.count } / answer.kvs.count)
+            nextLimit.store(min(batchLimit, max(1, Self.pollBytes / average)), ordering: .relaxed)
+        }
         // Read after the range: the floor is raised before any entry is deleted, so a floor at
         // or below `applied` here means nothing this replica needs was gone when it read.
         let floor = try await LogCompactor.floor(client: client, keys: keys)
@@ -89,24 +102,25 @@ public final class Replica: Sendable {
         let pages = groups
         let articles = try await store.write { txn in
             var written = 0
+            var batch: [(page: FetchedPage, rejects: [RejectedDocument])] = []
             for group in pages {
-                for entry in group.entries.sorted(by: {
-                    ($0.source, $0.version, $0.part) < ($1.source, $1.version, $1.part)
-                }) {
-                    _ = try StoreFetchSink.write(entry.page, rejects: entry.rejects, retainRawDocuments: false, in: txn)
+                let entries = group.entries.sorted { ($0.source, $0.version, $0.part) < ($1.source, $1.version, $1.part) }
+                for entry in entries {
+                    batch.append((entry.page, entry.rejects))
                     written += entry.articles.count
-                    if entry.part == 0 {
-                        let id = entry.source + " " + ClusterKeys.padded(entry.version, width: 12)
-                        let articles = group.entries.filter { $0.source == entry.source && $0.version == entry.version }
-                            .reduce(0) { $0 + $1.articles.count }
-                        try txn.put(
-                            AppliedPage(
-                                id: id, source: entry.source, version: entry.version, label: entry.label,
-                                revision: group.revision, parts: entry.parts, articles: articles),
-                            in: AppliedPage.collection)
-                    }
+                    guard entry.part == 0 else { continue }
+                    let id = entry.source + " " + ClusterKeys.padded(entry.version, width: 12)
+                    let articles = entries.filter { $0.source == entry.source && $0.version == entry.version }
+                        .reduce(0) { $0 + $1.articles.count }
+                    try txn.put(
+                        AppliedPage(
+                            id: id, source: entry.source, version: entry.version, label: entry.label,
+                            revision: group.revision, parts: entry.parts, articles: articles),
+                        in: AppliedPage.collection)
                 }
             }
+            // One batch for the whole poll: the full-text postings are built once, not per page.
+            _ = try StoreFetchSink.write(pages: batch, retainRawDocuments: false, in: txn)
             try txn.put(ReplicaState(id: ReplicaState.key, appliedRevision: newRevision), in: ReplicaState.collection)
             return written
         }

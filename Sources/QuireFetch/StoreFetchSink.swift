@@ -70,43 +70,59 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         _ page: FetchedPage, rejects: [RejectedDocument], retainRawDocuments retain: Bool,
         in txn: borrowing StoreTransaction
     ) throws -> PageCommit {
-        var outcome = PageCommit(rejects: rejects.count)
+        try write(pages: [(page, rejects)], retainRawDocuments: retain, in: txn)
+    }
+
+    /// Writes several pages in `txn`, in order, as ``write(_:rejects:retainRawDocuments:in:)``
+    /// does one at a time, with the articles of all of them written as one batch (their
+    /// full-text postings built at once); a later page's article replaces an earlier one's.
+    /// - Returns: the outcome of all the pages together.
+    public static func write(
+        pages: [(page: FetchedPage, rejects: [RejectedDocument])], retainRawDocuments retain: Bool,
+        in txn: borrowing StoreTransaction
+    ) throws -> PageCommit {
+        var outcome = PageCommit()
         var seen: Set<String> = []
-        for article in page.articles {
-            // One lookup, one upsert: an insert attempt would encode an updated article twice.
-            let stored = try txn.contains(.string(article.id), in: NewsSchema.articles)
-            try txn.put(article, in: NewsSchema.articles)
-            if !stored {
-                outcome.newArticles += 1
-            } else if !seen.contains(article.id) {
-                outcome.updatedArticles += 1
+        var articles: [Article] = []
+        for (page, _) in pages {
+            for article in page.articles where seen.insert(article.id).inserted {
+                // Looked up before any of the batch is written: new or updated as of before it.
+                if try txn.contains(.string(article.id), in: NewsSchema.articles) {
+                    outcome.updatedArticles += 1
+                } else {
+                    outcome.newArticles += 1
+                }
             }
-            seen.insert(article.id)
+            articles += page.articles
         }
-        for reject in rejects {
-            try txn.put(reject, in: Self.rejects)
-        }
-        for list in page.lists {
-            try txn.put(list, in: NewsSchema.lists)
-            try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)
-        }
-        if let tag = page.queryTag {
-            try txn.addMembers(page.articles.map { .string($0.id) }, to: .string(tag), in: NewsSchema.queryArticles)
-            try txn.put(TagState(tag: tag, fetchedAt: page.fetchedAt), in: Self.tags)
-        }
-        if retain {
-            for (article, raw) in zip(page.articles, page.rawDocuments) {
-                try txn.put(
-                    RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind),
-                    in: Self.rawDocuments)
+        try txn.put(contentsOf: articles, in: NewsSchema.articles)
+        for (page, rejects) in pages {
+            outcome.rejects += rejects.count
+            for reject in rejects {
+                try txn.put(reject, in: Self.rejects)
             }
+            for list in page.lists {
+                try txn.put(list, in: NewsSchema.lists)
+                try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)
+            }
+            if let tag = page.queryTag {
+                try txn.addMembers(page.articles.map { .string($0.id) }, to: .string(tag), in: NewsSchema.queryArticles)
+                try txn.put(TagState(tag: tag, fetchedAt: page.fetchedAt), in: Self.tags)
+            }
+            if retain {
+                for (article, raw) in zip(page.articles, page.rawDocuments) {
+                    try txn.put(
+                        RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind),
+                        in: Self.rawDocuments)
+                }
+            }
+            if let budget = page.budget {
+                try txn.put(RequestBudget(id: budget, times: page.requestTimes), in: Self.budgets)
+            }
+            try txn.put(
+                SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
+                in: Self.sources)
         }
-        if let budget = page.budget {
-            try txn.put(RequestBudget(id: budget, times: page.requestTimes), in: Self.budgets)
-        }
-        try txn.put(
-            SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
-            in: Self.sources)
         return outcome
     }
 

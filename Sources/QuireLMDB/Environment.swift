@@ -328,9 +328,27 @@ public final class Environment: @unchecked Sendable {
         return dbi
     }
 
+    /// The id of the last committed write transaction (of any process): one look at the meta
+    /// pages, no reader table walk, cheap enough to ask on every request.
+    ///
+    /// Like ``info()``, it reads the meta pages in the map, so it enters the reader gate: a
+    /// thread adopting a map grown by another process must not remap under it. Not to be
+    /// called inside a read transaction of this environment.
+    public func lastTransactionID() throws(LMDBError) -> Int {
+        try ensureOpen("mdb_env_info")
+        gate.enterShared()
+        defer { gate.leaveShared() }
+        var raw = MDB_envinfo()
+        try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
+        return raw.me_last_txnid
+    }
+
     /// The environment's map and reader figures. The corresponding C function is `mdb_env_info`.
     public func info() throws(LMDBError) -> EnvironmentInfo {
         try ensureOpen("mdb_env_info")
+        // The meta pages are read in the map: held still like a reader's (see lastTransactionID).
+        gate.enterShared()
+        defer { gate.leaveShared() }
         var raw = MDB_envinfo()
         try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
         var st = MDB_stat()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import QuireLMDB
 
@@ -24,6 +25,51 @@ import Testing
         #expect(last == [UInt8](repeating: 7, count: 400))
         try put(env, db, "after")
         #expect(try env.info().mapSize > before)
+    }
+
+    /// The meta pages are read through the map: asking for the last transaction (and `info`)
+    /// while another thread adopts a map grown by another process must wait for the remap,
+    /// not read unmapped memory. Its answers only ever grow.
+    @Test func lastTransactionIsReadSafelyWhileTheMapIsAdopted() async throws {
+        let dir = NSTemporaryDirectory() + "quire-resize-info-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = EnvironmentOptions()
+        options.mapSize = 128 << 10
+        let env = try Environment(path: dir, options: options)
+        let db = try env.openDatabase("x")
+        try put(env, db, "first")
+        let before = try env.lastTransactionID()
+        let stop = Atomic<Bool>(false)
+        let seen = Mutex<(ids: [Int], failures: Int)>(([], 0))
+        let done = DispatchGroup()
+        for role in 0..<2 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                while !stop.load(ordering: .relaxed) {
+                    do {
+                        if role == 0 {
+                            _ = try env.read { txn throws in try txn.count(of: db) }  // adopts the grown map
+                        } else {
+                            let id = try env.lastTransactionID()
+                            _ = try env.info()
+                            seen.withLock { $0.ids.append(id) }
+                        }
+                    } catch {
+                        seen.withLock { $0.failures += 1 }
+                    }
+                }
+            }.start()
+        }
+        await #expect(processExitsWith: .success) { [dir = dir as String] in try growFromAnotherProcess(dir) }
+        stop.store(true, ordering: .relaxed)
+        done.wait()
+        let (ids, failures) = seen.withLock { $0 }
+        #expect(failures == 0)
+        #expect(zip(ids, ids.dropFirst()).allSatisfy { $0 <= $1 })
+        let after = try env.lastTransactionID()
+        #expect(after >= before + 10, "the child's ten commits")  // and its database open
+        #expect(after >= ids.last ?? 0 && ids.contains { $0 > before })
     }
 }
 

@@ -30,8 +30,8 @@ struct MDBDumpWriter {
     /// Dumps every named database, in the order of their names, from one snapshot.
     func write() throws {
         let databases = try namedDatabases()
+        let info = try environment.info()  // outside the read: it waits for the map like a reader
         try environment.read { txn in
-            let info = try environment.info()
             for database in databases {
                 try dump(database, info: info, txn)
             }

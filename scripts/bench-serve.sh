@@ -4,6 +4,7 @@
 #     serving a fixed body of the same size (`quire-bench serve-fixed`);
 #   - a paged list request (GET /api/articles?limit=20, random pages through the cursor)
 #     against a fixed body of the list's size;
+#   - both again with the response cache off (`--cache-mb 0`): every answer read and rendered;
 #   - the record request again while `quire load` writes new records into the same store.
 # wrk with 32 concurrent keep-alive connections; requests/s, p99 latency and failed requests
 # (socket errors and non-2xx answers) for each.
@@ -45,6 +46,8 @@ start_server() { # output file, command...: starts it (in this shell, so cleanup
 }
 start_server "$work/serve.out" "$bin/quire" --store "$store" serve --port 0
 serve="$URL"
+start_server "$work/serve-uncached.out" "$bin/quire" --store "$store" serve --port 0 --cache-mb 0
+uncached="$URL"
 
 # Paths for wrk: every article id, percent-encoded, and the cursors of the first 100 pages.
 python3 - "$work" "$serve" <<'PY'
@@ -103,6 +106,8 @@ measure "fixed body (record size), same HTTP layer" "$fixed_record"; fixed1=$REQ
 measure "GET /api/articles/{id}, random ids" "$serve" "$work/records.lua"; record=$REQS
 measure "fixed body (page size), same HTTP layer" "$fixed_page"; fixed2=$REQS
 measure "GET /api/articles?limit=20, random pages" "$serve" "$work/pages.lua"; page=$REQS
+measure "GET /api/articles/{id}, --cache-mb 0" "$uncached" "$work/records.lua"; record_uncached=$REQS
+measure "GET /api/articles?limit=20, --cache-mb 0" "$uncached" "$work/pages.lua"; page_uncached=$REQS
 
 # A bulk load into the same store for the whole window: new ids, 5,000 records a load.
 (
@@ -120,10 +125,10 @@ measure "GET /api/articles?limit=20 during a bulk load" "$serve" "$work/pages.lu
 kill "$loader" 2>/dev/null || true
 after="$(python3 -c "import json,urllib.request; print(next(c['records'] for c in json.load(urllib.request.urlopen('${serve}api/stats'))['collections'] if c['name']=='articles'))")"
 echo "records written by the bulk load meanwhile: $((after - before))"
-python3 - "$record" "$fixed1" "$page" "$fixed2" "$during" "$during_page" <<'PY'
+python3 - "$record" "$fixed1" "$page" "$fixed2" "$during" "$during_page" "$record_uncached" "$page_uncached" <<'PY'
 import sys
-r, f1, p, f2, d, dp = map(float, sys.argv[1:])
-print(f"ratio record / fixed body: {r / f1:.2f} (wanted >= 0.5)")
-print(f"ratio page / fixed body:   {p / f2:.2f} (wanted >= 0.3)")
+r, f1, p, f2, d, dp, ru, pu = map(float, sys.argv[1:])
+print(f"ratio record / fixed body: {r / f1:.2f} (wanted >= 0.5); without the response cache {ru / f1:.2f}")
+print(f"ratio page / fixed body:   {p / f2:.2f} (wanted >= 0.3); without the response cache {pu / f2:.2f}")
 print(f"record during the load / without: {d / r:.2f}; page during the load / without: {dp / p:.2f}")
 PY

@@ -28,6 +28,10 @@ public final class ArticleServer: Sendable {
         public var maxEventStreams = 64
         /// How often the store is looked at for commits of other processes.
         public var pollInterval: Duration = .milliseconds(250)
+        /// Bytes of JSON answers kept and reused until the store's next commit (0 turns the
+        /// cache off). Answers are exact either way: an entry is only used while the store's
+        /// last committed transaction is the one its snapshot saw.
+        public var responseCacheBytes = 32 << 20
 
         public init() {}
     }
@@ -58,7 +62,7 @@ public final class ArticleServer: Sendable {
         address = configuration.address
         feed = ChangeFeed(
             access: access, interval: configuration.pollInterval, maxSubscribers: configuration.maxEventStreams)
-        let router = Router(access: access, feed: feed)
+        let router = Router(access: access, feed: feed, cache: ResponseCache(capacity: configuration.responseCacheBytes))
         var limits = HTTPDaemon.Limits()
         limits.connectionTimeout = configuration.connectionTimeout
         limits.maxConnections = configuration.maxConnections

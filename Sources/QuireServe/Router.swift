@@ -2,6 +2,7 @@
 struct Router: Sendable {
     let access: StoreAccess
     let feed: ChangeFeed
+    let cache: ResponseCache
 
     /// The longest path plus query a route reads; longer requests get 414.
     static let maxTargetBytes = 8192
@@ -56,7 +57,7 @@ struct Router: Sendable {
             return error(400, "the id in the path is not valid percent-encoded UTF-8")
         }
         guard !id.isEmpty else { return error(404, "no article id in the path") }
-        return answer(request) {
+        return answer(request, reusable: true) {
             guard let bytes = try access.record(id: id) else { throw Failure.notFound("no article with id \(id)") }
             return bytes
         }
@@ -69,7 +70,7 @@ struct Router: Sendable {
         } catch {
             return self.error(400, error.message)
         }
-        return answer(request) {
+        return answer(request, reusable: true) {
             let page = try access.page(query)
             var out = Array("{\"articles\":[".utf8)
             out.reserveCapacity(page.records.reduce(64) { $0 + $1.count + 1 })
@@ -120,27 +121,55 @@ struct Router: Sendable {
         }
     }
 
-    /// Runs a read and turns its outcome into a JSON response.
-    private func answer(_ request: HTTPRequest, _ body: () throws -> [UInt8]) -> HTTPResponse {
+    /// Runs a read and turns its outcome into a JSON response. A `reusable` answer (a function
+    /// of the request target and the store's state only) is taken from, or kept in, the cache.
+    private func answer(_ request: HTTPRequest, reusable: Bool = false, _ body: () throws -> [UInt8]) -> HTTPResponse {
+        guard reusable, cache.capacity > 0, let transaction = try? access.lastTransaction() else {
+            do {
+                return json(try body(), request)
+            } catch {
+                return failure(error)
+            }
+        }
+        var key = request.rawPath
+        for pair in request.rawQuery {
+            key += "\u{0}" + pair.name + (pair.value.map { "\u{1}" + $0 } ?? "")
+        }
+        if let hit = cache.lookup(key, transaction: transaction) {
+            return cached(hit.body, Self.jsonType, request, cacheControl: "no-cache", tag: hit.tag)
+        }
         do {
-            return json(try body(), request)
-        } catch let failure as AccessFailure {
+            let bytes = try body()
+            let tag = Self.tag(of: bytes)
+            cache.store(ResponseCache.Entry(body: bytes, tag: tag), for: key, transaction: transaction)
+            return cached(bytes, Self.jsonType, request, cacheControl: "no-cache", tag: tag)
+        } catch {
+            return failure(error)
+        }
+    }
+
+    /// The error response of a failed read.
+    private func failure(_ error: any Error) -> HTTPResponse {
+        switch error {
+        case let failure as AccessFailure:
             switch failure {
             case .unavailable(let message):
-                var response = error(503, message)
+                var response = self.error(503, message)
                 response.headers.append(("Retry-After", "1"))
                 return response
-            case .unsupported(let message): return error(400, message)
+            case .unsupported(let message): return self.error(400, message)
             }
-        } catch Failure.notFound(let message) {
-            return error(404, message)
-        } catch {
+        case Failure.notFound(let message):
+            return self.error(404, message)
+        default:
             return self.error(500, "\(error)")
         }
     }
 
+    private static let jsonType = "application/json; charset=utf-8"
+
     private func json(_ body: [UInt8], _ request: HTTPRequest) -> HTTPResponse {
-        cached(body, "application/json; charset=utf-8", request, cacheControl: "no-cache")
+        cached(body, Self.jsonType, request, cacheControl: "no-cache")
     }
 
     private func asset(_ text: String, _ type: String, _ request: HTTPRequest) -> HTTPResponse {
@@ -149,8 +178,10 @@ struct Router: Sendable {
 
     /// A 200 with a weak ETag over the body (identity and gzip share it), a 304 when
     /// `If-None-Match` names it, gzip when the client accepts it and the body is worth it.
-    private func cached(_ body: [UInt8], _ type: String, _ request: HTTPRequest, cacheControl: String) -> HTTPResponse {
-        let tag = "W/\"" + String(ContentHash.of(body), radix: 16) + "\""
+    private func cached(
+        _ body: [UInt8], _ type: String, _ request: HTTPRequest, cacheControl: String, tag known: String? = nil
+    ) -> HTTPResponse {
+        let tag = known ?? Self.tag(of: body)
         var headers = Self.commonHeaders + [
             ("Content-Type", type), ("ETag", tag), ("Cache-Control", cacheControl), ("Vary", "Accept-Encoding"),
         ]
@@ -162,6 +193,11 @@ struct Router: Sendable {
             return HTTPResponse(status: 200, headers: headers, body: compressed)
         }
         return HTTPResponse(status: 200, headers: headers, body: body)
+    }
+
+    /// The weak entity tag of a body.
+    static func tag(of body: [UInt8]) -> String {
+        "W/\"" + String(ContentHash.of(body), radix: 16) + "\""
     }
 
     /// Weak comparison (RFC 9110 13.1.2): `*`, or any listed tag equal once `W/` is dropped.

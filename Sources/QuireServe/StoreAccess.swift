@@ -104,6 +104,11 @@ final class StoreAccess: Sendable {
         }
     }
 
+    /// The store's last committed transaction id (it names the state every answer is made from).
+    func lastTransaction() throws(AccessFailure) -> Int {
+        try reading { try $0.lastTransactionID() }
+    }
+
     /// The record with identification key `id`, as dump's JSON, or nil.
     func record(id: String) throws(AccessFailure) -> [UInt8]? {
         try reading { store in

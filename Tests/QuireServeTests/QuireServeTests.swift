@@ -149,6 +149,62 @@ private func exchange(
         #expect(text.contains("{\"collection\":\"articles\",\"kind\":\"upsert\",\"keys\":[\"second\"],\"more\":0}"), "\(text)")
     }
 
+    /// Answers reused from the cache are never older than the store's last commit.
+    @Test func cachedAnswersFollowEveryCommit() async throws {
+        let path = scratchPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        try NewsSchema.register(in: store)
+        let day = Date(timeIntervalSince1970: 1e9)
+        try await store.put(Article(id: "a", headline: "first", publishedAt: day), in: NewsSchema.articles)
+        var configuration = ArticleServer.Configuration()
+        configuration.port = 0
+        let server = try ArticleServer(store: store, configuration: configuration)
+        defer { server.stop() }
+        func get(_ target: String) throws -> String {
+            try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        }
+        func etag(_ answer: String) -> Substring? {
+            answer.split(separator: "\r\n").first { $0.hasPrefix("ETag: ") }?.dropFirst(6)
+        }
+        let before = try get("/api/articles/a")
+        #expect(etag(try get("/api/articles/a")) == etag(before) && etag(before) != nil)
+        #expect(try get("/api/articles?limit=5").contains("\"headline\":\"first\""))
+        for round in 0..<3 {
+            try await store.put(Article(id: "a", headline: "edit \(round)", publishedAt: day), in: NewsSchema.articles)
+            let record = try get("/api/articles/a")
+            #expect(record.contains("\"headline\":\"edit \(round)\""), "\(record)")
+            #expect(etag(record) != etag(before))
+            #expect(try get("/api/articles?limit=5").contains("\"headline\":\"edit \(round)\""))
+        }
+        try await store.delete(.string("a"), from: NewsSchema.articles)
+        #expect(try get("/api/articles/a").hasPrefix("HTTP/1.1 404"))
+    }
+
+    @Test func theResponseCacheIsBoundedAndKeyedByTransaction() {
+        let cache = ResponseCache(capacity: 8 * 1024)
+        let body = [UInt8](repeating: 7, count: 900)
+        cache.store(.init(body: body, tag: "t"), for: "k", transaction: 5)
+        #expect(cache.lookup("k", transaction: 5)?.body == body)
+        #expect(cache.lookup("k", transaction: 6) == nil)
+        // An answer made from an older state never replaces a newer cache.
+        cache.store(.init(body: [1], tag: "u"), for: "k2", transaction: 6)
+        cache.store(.init(body: [2], tag: "v"), for: "k3", transaction: 5)
+        #expect(cache.lookup("k3", transaction: 5) == nil && cache.lookup("k3", transaction: 6) == nil)
+        #expect(cache.lookup("k", transaction: 6) == nil && cache.lookup("k2", transaction: 6)?.tag == "u")
+        // Past the capacity the oldest entries go first; one too large is not kept at all.
+        for i in 0..<20 { cache.store(.init(body: body, tag: "\(i)"), for: "n\(i)", transaction: 6) }
+        #expect(cache.lookup("n19", transaction: 6)?.tag == "19")
+        #expect(cache.lookup("n0", transaction: 6) == nil && cache.lookup("k2", transaction: 6) == nil)
+        #expect((0..<20).filter { cache.lookup("n\($0)", transaction: 6) != nil }.count == 8 * 1024 / 903)
+        cache.store(.init(body: [UInt8](repeating: 0, count: 2000), tag: "big"), for: "big", transaction: 6)
+        #expect(cache.lookup("big", transaction: 6) == nil)
+        let off = ResponseCache(capacity: 0)
+        off.store(.init(body: [1], tag: "x"), for: "k", transaction: 1)
+        #expect(off.lookup("k", transaction: 1) == nil)
+    }
+
     @Test func aMissingStoreAnswers503AndTheFixedServerItsBody() throws {
         var configuration = ArticleServer.Configuration()
         configuration.port = 0

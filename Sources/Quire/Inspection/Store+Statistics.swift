@@ -55,6 +55,13 @@ public struct StoreStatistics: Sendable, Hashable, Codable {
 }
 
 extension Store {
+    /// The id of the last committed write transaction, by this or any other process: it
+    /// changes on every commit, so a result computed from a snapshot can be reused while it
+    /// stays the same (a server's response cache). Cheap: no read transaction.
+    public func lastTransactionID() throws(StoreError) -> Int {
+        try StoreError.boundary("\(path): reading the environment") { try environment.lastTransactionID() }
+    }
+
     /// Counts and sizes of every stored collection, index and relation, from one snapshot.
     public func storeStatistics() throws(StoreError) -> StoreStatistics {
         try StoreError.boundary("\(path): reading statistics") {

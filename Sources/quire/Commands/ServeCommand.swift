@@ -14,6 +14,7 @@ enum ServeCommand {
         var configuration = ArticleServer.Configuration()
         configuration.address = options.address
         configuration.port = options.port
+        configuration.responseCacheBytes = options.cacheBytes
         let server: ArticleServer
         do {
             server = try ArticleServer(storePath: context.storePath, configuration: configuration)

@@ -1,9 +1,10 @@
 import QuireServe
 
-/// `quire serve [--host ADDRESS] [--port N]`
+/// `quire serve [--host ADDRESS] [--port N] [--cache-mb N]`
 struct ServeOptions: CommandOptions {
     var address: SocketAddress
     var port: Int
+    var cacheBytes: Int
 
     static let spec = CommandSpec(
         name: "serve",
@@ -23,6 +24,9 @@ struct ServeOptions: CommandOptions {
         options: [
             .value("host", "address", help: "The numeric IPv4 or IPv6 address to listen on.", default: "127.0.0.1"),
             .value("port", "n", help: "The TCP port; 0 picks a free one.", default: "8080"),
+            .value(
+                "cache-mb", "n",
+                help: "Memory for answers reused until the store's next commit (0: none).", default: "32"),
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
@@ -32,6 +36,7 @@ struct ServeOptions: CommandOptions {
         }
         self.address = address
         port = try arguments.integer("port", in: 0...65_535) ?? 8080
+        cacheBytes = (try arguments.integer("cache-mb", in: 0...65_536) ?? 32) << 20
     }
 
     func run(_ context: CommandContext) async throws { try await ServeCommand.run(self, context: context) }

@@ -98,6 +98,38 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// The puts of a transaction are indexed together before the commit; what the transaction
+    /// itself does meanwhile (search, delete, put again) sees them as if indexed at once.
+    @Test func aTransactionSeesItsOwnQueuedPostings() async throws {
+        try await withNotes([note("old", "storm long ago")]) { store in
+            let inside = try await store.write { txn -> [String] in
+                try txn.put(note("a", "storm tonight"), in: notes)
+                let seen = try txn.search("storm", in: notes, limit: 10).map { $0.key.description }.sorted()
+                try txn.put(note("b", "gone soon"), in: notes)
+                try txn.delete(.string("b"), from: notes)
+                try txn.put(note("c", "first text"), in: notes)
+                try txn.put(note("c", "second text"), in: notes)
+                try txn.put(note("old", "calm now"), in: notes)
+                return seen
+            }
+            #expect(inside == ["a", "old"])
+            #expect(try ids(store, "storm") == ["a"])
+            #expect(try ids(store, "gone").isEmpty && ids(store, "first").isEmpty)
+            #expect(try ids(store, "second") == ["c"] && ids(store, "calm") == ["old"])
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+            // A rolled-back transaction leaves nothing queued behind.
+            await #expect(throws: CancellationError.self) {
+                try await store.write { txn in
+                    try txn.put(note("d", "never stored"), in: notes)
+                    throw CancellationError()
+                }
+            }
+            try await store.put(note("e", "later"), in: notes)
+            #expect(try ids(store, "never").isEmpty && ids(store, "later") == ["e"])
+        }
+    }
+
     @Test func bulkInsertBuildsThePostingsChunkByChunk() async throws {
         let words = ["storm", "flood", "rain", "sun", "wind", "snow", "heat", "cold"]
         let values = (0..<450).map { i in

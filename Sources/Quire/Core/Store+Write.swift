@@ -140,6 +140,7 @@ extension Store {
             box.state = writeState
             let storeTxn = StoreTransaction(raw: txn.raw, store: self, state: writeState)
             let result = try body(storeTxn)
+            try writeState.flushPendingSearch(txn)  // the puts' full-text postings, all at once
             try storeTxn.persistNewFields()
             try appendToFeed(writeState.changes.changes, txn)
             return result

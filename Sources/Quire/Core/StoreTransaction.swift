@@ -9,6 +9,8 @@ final class WriteState {
     /// Per collection: whether its index keys can be read from record fields (see
     /// `StoreTransaction.fieldKeysHold`).
     var fieldKeysHold: [String: Bool] = [:]
+    /// Per collection: documents put but not yet in its full-text index (Search/Store+SearchWrite.swift).
+    var pendingSearch: [String: PendingSearchDocuments] = [:]
 
     init(fields: FieldTable) {
         self.fields = fields
@@ -35,27 +37,16 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// moves its index entries.
     public func put<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) {
         try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
-            _ = try write(value, in: collection, replacing: true, search: true)
+            _ = try write(value, in: collection, replacing: true)
         }
     }
 
     /// Stores every value of `values` as ``put(_:in:)`` does one at a time (upserts, a later
-    /// value replacing an earlier one with the same key), with the full-text postings of the
-    /// whole batch built at once: tokenized on every core and appended term by term, instead of
-    /// rewriting each term's posting block once per record. The way to write many records in
-    /// one transaction (a replica applying a batch of the log, an import).
-    public func put<V>(contentsOf values: [V], in collection: StoreCollection<V>) throws(StoreError) {
+    /// value replacing an earlier one with the same key). Like every put of a transaction, their
+    /// full-text postings are built together before the commit, tokenized on every core.
+    public func put<V>(contentsOf values: some Sequence<V>, in collection: StoreCollection<V>) throws(StoreError) {
         try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
-            var keys: [[UInt8]] = []
-            var written: [V] = []
-            keys.reserveCapacity(values.count)
-            written.reserveCapacity(values.count)
-            for value in values {
-                guard let stored = try write(value, in: collection, replacing: true, search: false) else { continue }
-                keys.append(stored)
-                written.append(value)
-            }
-            try indexBatchForSearch(keys: keys, values: written, collection, try registered(collection))
+            for value in values { _ = try write(value, in: collection, replacing: true) }
         }
     }
 
@@ -64,7 +55,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     @discardableResult
     public func insert<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) -> Bool {
         try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
-            try write(value, in: collection, replacing: false, search: true) != nil
+            try write(value, in: collection, replacing: false)
         }
     }
 
@@ -126,11 +117,9 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         try store.resolvedForWrite(collection)
     }
 
-    /// Writes one record and its key-path index entries, and its full-text postings when
-    /// `search`; returns its stored key, nil when `replacing` is false and the key was present.
-    private func write<V>(_ value: V, in collection: StoreCollection<V>, replacing: Bool, search: Bool) throws
-        -> [UInt8]?
-    {
+    /// Writes one record, its key-path index entries, and queues its full-text postings;
+    /// false when `replacing` is false and the key was present.
+    private func write<V>(_ value: V, in collection: StoreCollection<V>, replacing: Bool) throws -> Bool {
         let c = try registered(collection)
         let key = collection.key(value)
         try Self.validate(key)
@@ -149,7 +138,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         if replacing && c.indexes.isEmpty {
             try put(bytes, forKey: stored, in: c.records)
         } else if try !put(bytes, forKey: stored, in: c.records, flags: .noOverwrite) {
-            guard replacing else { return nil }
+            guard replacing else { return false }
             if let old = try get(stored, in: c.records) {
                 let oldKeys = try indexKeys(of: old, collection, c, newValue: value, newBytes: bytes)
                 for (i, list) in oldKeys.enumerated() {
@@ -161,9 +150,9 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         for (i, list) in newKeys.enumerated() {
             for k in list { try put(stored, forKey: k, in: c.indexes[i], flags: .noDuplicateData) }
         }
-        if search { try indexForSearch(value, storedKey: stored, collection, c) }  // Search/Store+SearchWrite.swift
+        try indexForSearch(value, storedKey: stored, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
         state.changes.record(collection.name, .upsert, key)
-        return stored
+        return true
     }
 
     /// The index keys an old record had, in their stored form: read from its indexed fields

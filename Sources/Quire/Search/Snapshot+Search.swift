@@ -99,6 +99,7 @@ extension StoreReading where Self: ~Copyable {
         guard let dbs = c.search else {
             throw StoreError(.unknownCollection, "collection '\(name)' has no search index")
         }
+        try _context.writeState?.flushPendingSearch(lmdb)  // inside a write: see its own puts
         let parsed: Query
         do {
             parsed = try QueryParser(schema: dbs.definition.textSchema).parse(query)

@@ -268,35 +268,69 @@ struct SearchIndexWriter {
     }
 }
 
+/// The full-text postings a write transaction owes: the documents its puts wrote, indexed
+/// together before the commit (``SearchIndexWriter/indexBatch(keys:texts:_:)``) instead of one
+/// put at a time, so each term's posting block is rewritten once a transaction, not once a
+/// record. A group commit of 64 single puts or a replica's batch pays one merge.
+struct PendingSearchDocuments {
+    let dbs: SearchDatabases
+    var keys: [[UInt8]] = []
+    /// Each document's text, extracted when indexed (on the cores that tokenize it).
+    var texts: [@Sendable () -> [SearchText]] = []
+
+    /// Documents held before they are indexed anyway (bounds a huge transaction's memory).
+    static let limit = 25_000
+
+    /// Queues one document; returns how many are queued.
+    mutating func append(key: [UInt8], texts: @escaping @Sendable () -> [SearchText]) -> Int {
+        keys.append(key)
+        self.texts.append(texts)
+        return keys.count
+    }
+}
+
+extension WriteState {
+    /// Indexes every document this transaction still owes to its collection's index. Runs
+    /// before the commit, and before anything in the transaction reads or removes postings
+    /// (a search, a delete, a bulk chunk). Of a key put twice the last text is indexed.
+    func flushPendingSearch<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws {
+        guard !pendingSearch.isEmpty else { return }
+        let owed = pendingSearch
+        pendingSearch.removeAll()
+        for name in owed.keys.sorted() {
+            let documents = owed[name]!
+            var last: [[UInt8]: Int] = [:]
+            for (i, key) in documents.keys.enumerated() { last[key] = i }
+            let kept = documents.keys.indices.filter { last[documents.keys[$0]] == $0 }
+            let texts = kept.map { documents.texts[$0] }
+            var writer = SearchIndexWriter(documents.dbs, try SearchIndexWriter.loadState(documents.dbs, txn))
+            if kept.count == 1 {
+                try writer.index(key: documents.keys[kept[0]], texts[0](), txn)
+            } else {
+                try writer.indexBatch(keys: kept.map { documents.keys[$0] }, texts: { texts[$0]() }, txn)
+            }
+            try writer.flush(txn)
+        }
+    }
+}
+
 extension StoreTransaction {
-    /// Indexes one written value (the hook of `put`/`insert`).
+    /// Queues one written value for the full-text index (the hook of `put`/`insert`); it is
+    /// indexed with the transaction's other puts (``WriteState/flushPendingSearch(_:)``).
     func indexForSearch<V>(_ value: V, storedKey: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
         throws
     {
         guard let index = collection.search, let dbs = c.search else { return }
-        var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
-        try writer.index(key: storedKey, index.text(value), lmdb)
-        try writer.flush(lmdb)
-    }
-
-    /// Indexes the values written by one `put(contentsOf:)` (their stored keys in the same
-    /// order) the bulk way; of a key given twice the last value is indexed.
-    func indexBatchForSearch<V>(keys: [[UInt8]], values: [V], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
-        throws
-    {
-        guard let index = collection.search, let dbs = c.search, !keys.isEmpty else { return }
-        var last: [[UInt8]: Int] = [:]
-        for (i, key) in keys.enumerated() { last[key] = i }
-        let kept = keys.indices.filter { last[keys[$0]] == $0 }
-        let values = kept.map { values[$0] }
-        var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
-        try writer.indexBatch(keys: kept.map { keys[$0] }, texts: { index.text(values[$0]) }, lmdb)
-        try writer.flush(lmdb)
+        // Changed in place (a copy out of the dictionary would copy the queue on every put).
+        let queued = state.pendingSearch[collection.name, default: PendingSearchDocuments(dbs: dbs)].append(
+            key: storedKey, texts: { index.text(value) })
+        if queued >= PendingSearchDocuments.limit { try state.flushPendingSearch(lmdb) }
     }
 
     /// Removes one deleted record from the index (the hook of `delete`).
     func removeFromSearch(storedKey: [UInt8], _ c: RegisteredCollection) throws {
         guard let dbs = c.search else { return }
+        try state.flushPendingSearch(lmdb)  // the record may have been put in this transaction
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
         try writer.remove(key: storedKey, lmdb)
         try writer.flush(lmdb)
@@ -309,6 +343,7 @@ extension StoreTransaction {
         throws
     {
         guard let index = collection.search, let dbs = c.search else { return }
+        try state.flushPendingSearch(lmdb)
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
         let (sources, origins) = (chunk.sources, chunk.origins)
         try writer.indexBatch(

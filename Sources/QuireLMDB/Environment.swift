@@ -329,35 +329,35 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// The id of the last committed write transaction (of any process): one look at the meta
-    /// pages, no reader table walk, cheap enough to ask on every request.
-    ///
-    /// Like ``info()``, it reads the meta pages in the map, so it enters the reader gate: a
-    /// thread adopting a map grown by another process must not remap under it. Not to be
-    /// called inside a read transaction of this environment.
+    /// pages, no reader table walk, cheap enough to ask on every request. Not to be called
+    /// inside a read transaction of this environment (see ``info()``).
     public func lastTransactionID() throws(LMDBError) -> Int {
-        try ensureOpen("mdb_env_info")
-        gate.enterShared()
-        defer { gate.leaveShared() }
-        var raw = MDB_envinfo()
-        try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
-        return raw.me_last_txnid
+        try meta().info.me_last_txnid
     }
 
     /// The environment's map and reader figures. The corresponding C function is `mdb_env_info`.
+    /// Not to be called inside a read transaction of this environment: it waits for the map
+    /// like a reader.
     public func info() throws(LMDBError) -> EnvironmentInfo {
+        let (raw, st) = try meta()
+        let readers = readerTable()
+        return EnvironmentInfo(
+            mapSize: raw.me_mapsize, pageSize: Int(st.ms_psize), lastPageNumber: raw.me_last_pgno,
+            lastTransactionID: raw.me_last_txnid, maxReaders: Int(raw.me_maxreaders),
+            readerSlotsUsed: readers.slots, activeReaders: readers.active)
+    }
+
+    /// `mdb_env_info` and `mdb_env_stat`. Both read the meta pages in the map, so they enter the
+    /// reader gate: a thread adopting a map grown by another process must not remap under them.
+    private func meta() throws(LMDBError) -> (info: MDB_envinfo, stat: MDB_stat) {
         try ensureOpen("mdb_env_info")
-        // The meta pages are read in the map: held still like a reader's (see lastTransactionID).
         gate.enterShared()
         defer { gate.leaveShared() }
         var raw = MDB_envinfo()
         try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
         var st = MDB_stat()
         try check(mdb_env_stat(handle, &st), "mdb_env_stat", path: path)
-        let readers = readerTable()
-        return EnvironmentInfo(
-            mapSize: raw.me_mapsize, pageSize: Int(st.ms_psize), lastPageNumber: raw.me_last_pgno,
-            lastTransactionID: raw.me_last_txnid, maxReaders: Int(raw.me_maxreaders),
-            readerSlotsUsed: readers.slots, activeReaders: readers.active)
+        return (raw, st)
     }
 
     /// Counts reader slots from `mdb_reader_list`: recycled (reset) transactions show `-` as txnid.

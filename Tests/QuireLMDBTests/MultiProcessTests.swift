@@ -7,13 +7,8 @@ import Testing
     /// Another process grows the map far beyond this one's size; this process adopts the new
     /// size (`MDB_MAP_RESIZED`) on its next read and write instead of failing.
     @Test func mapGrownByAnotherProcessIsAdopted() async throws {
-        let dir = NSTemporaryDirectory() + "quire-resize-\(UUID().uuidString)"
+        let (dir, env, db) = try smallEnvironment("quire-resize")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var options = EnvironmentOptions()
-        options.mapSize = 128 << 10
-        let env = try Environment(path: dir, options: options)
-        let db = try env.openDatabase("x")
-        try put(env, db, "first")
         let before = try env.info().mapSize
 
         await #expect(processExitsWith: .success) { [dir = dir as String] in try growFromAnotherProcess(dir) }
@@ -31,13 +26,8 @@ import Testing
     /// while another thread adopts a map grown by another process must wait for the remap,
     /// not read unmapped memory. Its answers only ever grow.
     @Test func lastTransactionIsReadSafelyWhileTheMapIsAdopted() async throws {
-        let dir = NSTemporaryDirectory() + "quire-resize-info-\(UUID().uuidString)"
+        let (dir, env, db) = try smallEnvironment("quire-resize-info")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var options = EnvironmentOptions()
-        options.mapSize = 128 << 10
-        let env = try Environment(path: dir, options: options)
-        let db = try env.openDatabase("x")
-        try put(env, db, "first")
         let before = try env.lastTransactionID()
         let stop = Atomic<Bool>(false)
         let seen = Mutex<(ids: [Int], failures: Int)>(([], 0))
@@ -71,6 +61,17 @@ import Testing
         #expect(after >= before + 10, "the child's ten commits")  // and its database open
         #expect(after >= ids.last ?? 0 && ids.contains { $0 > before })
     }
+}
+
+/// A new environment with a 128 KiB map, database `x` and one key written.
+private func smallEnvironment(_ prefix: String) throws -> (String, Environment, Database) {
+    let dir = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
+    var options = EnvironmentOptions()
+    options.mapSize = 128 << 10
+    let env = try Environment(path: dir, options: options)
+    let db = try env.openDatabase("x")
+    try put(env, db, "first")
+    return (dir, env, db)
 }
 
 /// Child process: opens the environment with the same small map and writes ~4 MB.

@@ -112,18 +112,22 @@ private func exchange(
         FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
     }
 
-    /// An embedding program that writes to its store sees each commit's keys on /api/changes.
-    @Test func sharedStoreStreamsInProcessChangesWithKeys() async throws {
+    /// A new store at a scratch path holding `first`, served by an embedded server on a free port.
+    func embeddedServer(first: Article) async throws -> (String, Store, ArticleServer) {
         let path = scratchPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try Store(path: path)
-        defer { store.close() }
         try NewsSchema.register(in: store)
-        try await store.put(Article(id: "first", headline: "one", publishedAt: Date(timeIntervalSince1970: 1e9)), in: NewsSchema.articles)
+        try await store.put(first, in: NewsSchema.articles)
         var configuration = ArticleServer.Configuration()
         configuration.port = 0
-        let server = try ArticleServer(store: store, configuration: configuration)
-        defer { server.stop() }
+        return (path, store, try ArticleServer(store: store, configuration: configuration))
+    }
+
+    /// An embedding program that writes to its store sees each commit's keys on /api/changes.
+    @Test func sharedStoreStreamsInProcessChangesWithKeys() async throws {
+        let (path, store, server) = try await embeddedServer(
+            first: Article(id: "first", headline: "one", publishedAt: Date(timeIntervalSince1970: 1e9)))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
         #expect(server.port > 0 && server.url == "http://127.0.0.1:\(server.port)/")
         let record = try exchange(server.port, "GET /api/articles/first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
         #expect(record.hasPrefix("HTTP/1.1 200") && record.contains("\"headline\":\"one\""))
@@ -151,17 +155,9 @@ private func exchange(
 
     /// Answers reused from the cache are never older than the store's last commit.
     @Test func cachedAnswersFollowEveryCommit() async throws {
-        let path = scratchPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(path: path)
-        defer { store.close() }
-        try NewsSchema.register(in: store)
         let day = Date(timeIntervalSince1970: 1e9)
-        try await store.put(Article(id: "a", headline: "first", publishedAt: day), in: NewsSchema.articles)
-        var configuration = ArticleServer.Configuration()
-        configuration.port = 0
-        let server = try ArticleServer(store: store, configuration: configuration)
-        defer { server.stop() }
+        let (path, store, server) = try await embeddedServer(first: Article(id: "a", headline: "first", publishedAt: day))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
         func get(_ target: String) throws -> String {
             try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
         }

@@ -92,8 +92,9 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// Walks a collection by name as JSON records, in key order, until `body` returns false: the
-    /// dump's fast path. Each record's JSON is written straight from its bytes into one reused
-    /// buffer, valid only during the call of `body`.
+    /// dump's fast path. Each record's JSON is written straight from its bytes, a batch of
+    /// records at a time on every core (`body` is still called in order, on this thread), into
+    /// one reused buffer, valid only during the call of `body`.
     public func forEachJSON(
         inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool
@@ -102,13 +103,53 @@ extension StoreReading where Self: ~Copyable {
         var table: FieldTable?  // fetched once for the walk, not per record
         var json: [UInt8] = []
         json.reserveCapacity(4096)
-        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
-            try withFieldRetry(&table) { table in
-                json.removeAll(keepingCapacity: true)
-                try CompactValue.appendJSON(from: entry.value, fields: table, options: c.decoder.options, to: &json)
+        var keys: [StoreKey] = []
+        var records: [UnsafeRawBufferPointer] = []  // in the map: valid while this view lasts
+        keys.reserveCapacity(JSONBatchRenderer.batchSize)
+        records.reserveCapacity(JSONBatchRenderer.batchSize)
+        /// Hands out the batch in order; false when `body` stopped the walk.
+        func handOut() throws -> Bool {
+            defer {
+                keys.removeAll(keepingCapacity: true)
+                records.removeAll(keepingCapacity: true)
             }
-            return try body(key, json)
+            let fields = table ?? writingFields ?? store.fields
+            table = fields
+            var next = 0
+            for part in JSONBatchRenderer.render(records, fields: fields, options: c.decoder.options) {
+                var start = 0
+                for end in part.ends {
+                    json.removeAll(keepingCapacity: true)
+                    json.append(contentsOf: part.bytes[start..<end])
+                    start = end
+                    if try !body(keys[next], json) { return false }
+                    next += 1
+                }
+                guard part.failedAt != nil else { continue }
+                // The rest of the part, one by one: the field table is refreshed when the record
+                // has an id it lacks; a damaged record throws here, as in a serial walk.
+                while next < part.range.upperBound {
+                    try withFieldRetry(&table) { table in
+                        json.removeAll(keepingCapacity: true)
+                        try CompactValue.appendJSON(from: records[next], fields: table, options: c.decoder.options, to: &json)
+                    }
+                    if try !body(keys[next], json) { return false }
+                    next += 1
+                }
+            }
+            return true
         }
+        var stopped = false
+        try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
+            keys.append(key)
+            records.append(entry.value)
+            if records.count == JSONBatchRenderer.batchSize, try !handOut() {
+                stopped = true
+                return false
+            }
+            return true
+        }
+        if !stopped, !records.isEmpty { _ = try handOut() }
     }
 
     /// Decodes record bytes into a generic value tree with the store's field table (and the

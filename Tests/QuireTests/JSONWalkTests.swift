@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import Quire
+
+/// `forEachJSON` writes batches of records' JSON on every core; what it hands out must be what
+/// a walk of one record at a time gives.
+@Suite struct JSONWalkTests {
+    struct Item: Codable, Sendable, Equatable {
+        var id: String
+        var title: String
+        var count: Int
+        /// Nil in the parent's records: its name is first interned by another process.
+        var extra: String?
+    }
+
+    static let items = StoreCollection<Item>(name: "items", key: { .string($0.id) })
+
+    static func item(_ i: Int, extra: String? = nil) -> Item {
+        Item(id: String(format: "k%05d", i), title: "title \(i) \"quoted\" \u{1}", count: i * 7, extra: extra)
+    }
+
+    /// Every record's JSON, one record at a time (`jsonValue`), in key order.
+    static func oneByOne(_ store: Store, reverse: Bool = false) throws -> [(String, [UInt8])] {
+        try store.read { snap in
+            var keys: [StoreKey] = []
+            for record in snap.records(in: items, reverse: reverse) { keys.append(try record.get().key) }
+            return try keys.map { ($0.description, try #require(try snap.jsonValue($0, inCollectionNamed: "items"))) }
+        }
+    }
+
+    static func walked(_ store: Store, range: StoreKeyRange = .all, reverse: Bool = false, stopAfter: Int = .max)
+        throws -> [(String, [UInt8])]
+    {
+        try store.read { snap in
+            var out: [(String, [UInt8])] = []
+            try snap.forEachJSON(inCollectionNamed: "items", range: range, reverse: reverse) { key, json in
+                out.append((key.description, json))
+                return out.count < stopAfter
+            }
+            return out
+        }
+    }
+
+    @Test func batchesHandOutWhatOneRecordAtATimeGives() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(Self.items)
+            let count = JSONBatchRenderer.batchSize * 2 + 321
+            try await store.bulkInsert((0..<count).map { Self.item($0) }, into: Self.items)
+            for reverse in [false, true] {
+                let expected = try Self.oneByOne(store, reverse: reverse)
+                let walked = try Self.walked(store, reverse: reverse)
+                #expect(walked.count == count)
+                #expect(walked.map(\.0) == expected.map(\.0))
+                #expect(walked.map(\.1) == expected.map(\.1))
+            }
+            let decoded = try JSONDecoder().decode(Item.self, from: Data(try Self.walked(store)[1500].1))
+            #expect(decoded == Self.item(1500))
+            // Stopped in the middle of a batch: exactly as many calls as asked.
+            #expect(try Self.walked(store, stopAfter: 1500).count == 1500)
+            #expect(try Self.walked(store, stopAfter: 1).map(\.0) == ["k00000"])
+            // A range shorter than a batch.
+            let range = StoreKeyRange.closed(.string("k00100"), .string("k00149"))
+            #expect(try Self.walked(store, range: range).map(\.0) == (100..<150).map { Self.item($0).id })
+        }
+    }
+
+    /// Records another process wrote with a field name this process's table lacks: the batch's
+    /// parts cannot write them and the walk writes them alone, after loading the new names.
+    @Test func recordsWithNamesInternedElsewhereAreWrittenAfterAReload() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(Self.items)
+            try await store.bulkInsert((0..<1500).map { Self.item($0 * 2) }, into: Self.items)
+            await #expect(processExitsWith: .success) { [path = path as String] in
+                let other = try Store(path: path)
+                try other.register(JSONWalkTests.items)
+                try await other.bulkInsert(
+                    (0..<1500).map { JSONWalkTests.item($0 * 2 + 1, extra: "from elsewhere \($0)") }, into: JSONWalkTests.items)
+                other.close()
+            }
+            let walked = try Self.walked(store)
+            #expect(walked.count == 3000)
+            let odd = try JSONDecoder().decode(Item.self, from: Data(walked[1].1))
+            #expect(odd == Self.item(1, extra: "from elsewhere 0"))
+            let last = try JSONDecoder().decode(Item.self, from: Data(walked[2999].1))
+            #expect(last == Self.item(2999, extra: "from elsewhere 1499"))
+            #expect(walked.map(\.1) == (try Self.oneByOne(store)).map(\.1))
+        }
+    }
+}

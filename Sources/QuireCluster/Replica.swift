@@ -1,7 +1,7 @@
 import Foundation
 public import Quire
-import Synchronization
 import QuireFetch
+import Synchronization
 
 /// Applies the replicated log to a local store, in revision order, and serves reads locally.
 ///

@@ -36,7 +36,7 @@ import Testing
             done.enter()
             Thread {
                 defer { done.leave() }
-                while !stop.load(ordering: .relaxed) {
+                repeat {  // at least once, however late the thread is scheduled
                     do {
                         if role == 0 {
                             _ = try env.read { txn throws in try txn.count(of: db) }  // adopts the grown map
@@ -48,7 +48,7 @@ import Testing
                     } catch {
                         seen.withLock { $0.failures += 1 }
                     }
-                }
+                } while !stop.load(ordering: .relaxed)
             }.start()
         }
         await #expect(processExitsWith: .success) { [dir = dir as String] in try growFromAnotherProcess(dir) }

@@ -80,6 +80,34 @@ public struct PostingListEncoder: Sendable {
         self.blockSize = max(1, blockSize)
     }
 
+    /// About the bytes ``finish(into:)`` would write.
+    public var byteCount: Int { blocks.count + skips.count + 8 }
+
+    /// Makes room for about `bytes` of postings.
+    public mutating func reserve(_ bytes: Int) {
+        blocks.reserveCapacity(bytes)
+    }
+
+    /// Appends `document` (greater than the previous one) with its occurrence groups already
+    /// encoded, as a stored list holds them (`group+` in docs/SEARCH.md's format): a list rebuilt
+    /// or merged from stored bytes copies them instead of decoding and encoding its occurrences
+    /// again.
+    public mutating func append(document: UInt32, encodedGroups groups: UnsafeRawBufferPointer) {
+        precondition(documentCount == 0 || document > previousDocument, "documents must ascend")
+        precondition(!groups.isEmpty, "a posting needs an occurrence")
+        if inBlock == blockSize { closeBlock() }
+        writeVarint(UInt64(document - (inBlock == 0 ? previousBlockLast : previousDocument)), to: &blocks)
+        if groups.count <= 8 {
+            // Most postings are a few bytes: a call to memmove each costs more than the bytes.
+            for byte in groups { blocks.append(byte) }
+        } else {
+            blocks.append(contentsOf: groups)
+        }
+        previousDocument = document
+        inBlock += 1
+        documentCount += 1
+    }
+
     /// Appends `document` (greater than the previous one) where the term occurs at `occurrences`,
     /// sorted by field then position, not empty, fields below 16.
     public mutating func append(document: UInt32, occurrences: some Sequence<Occurrence>) {

@@ -1,74 +1,4 @@
-/// Writes one stored posting block in QuireText's posting list format (docs/SEARCH.md, "Posting
-/// lists") from documents whose occurrence groups are already encoded (``SearchOccurrences``), so
-/// a bulk build concatenates bytes instead of decoding and re-encoding occurrences.
-/// `PostingCursor` reads what it writes.
-struct PostingListWriter {
-    /// Documents per skip block inside the list, as `PostingListEncoder`'s default.
-    static let skipBlockSize = 128
-    private var blocks: [UInt8] = []
-    private var skips: [UInt8] = []
-    private var blockCount = 0
-    private var inBlock = 0
-    private var blockStart = 0
-    private var previous: UInt32 = 0
-    private var previousBlockLast: UInt32 = 0
-    /// Documents appended since the last ``finish(into:)``.
-    private(set) var documentCount = 0
-    /// The last document appended.
-    var lastDocument: UInt32 { previous }
-
-    /// Makes room for about `bytes` of postings.
-    mutating func reserve(_ bytes: Int) {
-        blocks.reserveCapacity(bytes)
-    }
-
-    /// About the bytes ``finish(into:)`` would write.
-    var byteCount: Int { blocks.count + skips.count + 8 }
-
-    /// Appends `document` (greater than the previous one) with its `group+` bytes.
-    mutating func append(document: UInt32, groups: UnsafeRawBufferPointer) {
-        precondition(documentCount == 0 || document > previous, "documents must ascend")
-        if inBlock == Self.skipBlockSize { closeBlock() }
-        SearchVarint.append(UInt64(document - (inBlock == 0 ? previousBlockLast : previous)), to: &blocks)
-        if groups.count <= 8 {
-            // Most postings are a few bytes: a call to memmove each costs more than the bytes.
-            for byte in groups { blocks.append(byte) }
-        } else {
-            blocks.append(contentsOf: groups)
-        }
-        previous = document
-        inBlock += 1
-        documentCount += 1
-    }
-
-    private mutating func closeBlock() {
-        guard inBlock > 0 else { return }
-        SearchVarint.append(UInt64(previous - previousBlockLast), to: &skips)
-        SearchVarint.append(UInt64(blocks.count - blockStart), to: &skips)
-        previousBlockLast = previous
-        blockStart = blocks.count
-        blockCount += 1
-        inBlock = 0
-    }
-
-    /// Appends the list to `output` (cleared first) and resets the writer.
-    mutating func finish(into output: inout [UInt8]) {
-        closeBlock()
-        output.removeAll(keepingCapacity: true)
-        SearchVarint.append(UInt64(documentCount), to: &output)
-        SearchVarint.append(UInt64(blockCount), to: &output)
-        output.append(contentsOf: skips)
-        output.append(contentsOf: blocks)
-        blocks.removeAll(keepingCapacity: true)
-        skips.removeAll(keepingCapacity: true)
-        blockCount = 0
-        blockStart = 0
-        inBlock = 0
-        previous = 0
-        previousBlockLast = 0
-        documentCount = 0
-    }
-}
+import QuireText
 
 /// One stored posting block of a term, decoded for a change in place (an upsert or a delete
 /// touching a document inside it, or a bulk run extending a small last block): the documents and
@@ -172,17 +102,17 @@ struct PostingBlock {
     }
 
     /// Appends every document to `writer`, in order.
-    func write(to writer: inout PostingListWriter) {
+    func write(to writer: inout PostingListEncoder) {
         groups.withUnsafeBytes { all in
             for (document, range) in zip(documents, ranges) {
-                writer.append(document: document, groups: UnsafeRawBufferPointer(rebasing: all[range]))
+                writer.append(document: document, encodedGroups: UnsafeRawBufferPointer(rebasing: all[range]))
             }
         }
     }
 
     /// The encoded list.
     func encoded() -> [UInt8] {
-        var writer = PostingListWriter()
+        var writer = PostingListEncoder()
         write(to: &writer)
         var out: [UInt8] = []
         writer.finish(into: &out)

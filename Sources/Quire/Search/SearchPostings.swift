@@ -1,4 +1,5 @@
 internal import QuireLMDB
+import QuireText
 
 /// The posting blocks of `s:<c>:post` and the changes made to them in a write transaction
 /// (docs/SEARCH.md, "Layout"): each entry is one term's postings for a range of document numbers,
@@ -55,8 +56,8 @@ enum SearchPostings {
         let limit = blockLimit(term: term.count)
         guard let found = try block(term, at: number, in: database, txn) else {
             // Before the term's first block, or the term's first posting: a block of its own.
-            var writer = PostingListWriter()
-            writer.append(document: number, groups: groups)
+            var writer = PostingListEncoder()
+            writer.append(document: number, encodedGroups: groups)
             var value: [UInt8] = []
             writer.finish(into: &value)
             let key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
@@ -67,8 +68,8 @@ enum SearchPostings {
         if let last = block.documents.last, number > last, found.value.count >= limit {
             // Past a full block: start the next one (it ends below the following block's key,
             // since `found` is the greatest key at or below `number`).
-            var writer = PostingListWriter()
-            writer.append(document: number, groups: groups)
+            var writer = PostingListEncoder()
+            writer.append(document: number, encodedGroups: groups)
             var value: [UInt8] = []
             writer.finish(into: &value)
             let key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
@@ -131,7 +132,7 @@ enum SearchPostings {
         scratch: inout [UInt8], _ forEach: ((UInt32, UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
         var limit = blockLimit(term: term.count)
-        var writer = PostingListWriter()
+        var writer = PostingListEncoder()
         writer.reserve(min(runBytes, largeBlock) + 64)
         var key: [UInt8]?
         if runBytes >= largeRun {
@@ -144,6 +145,7 @@ enum SearchPostings {
         }
         func flush() throws {
             guard let k = key, writer.documentCount > 0 else { return }
+            scratch.removeAll(keepingCapacity: true)
             writer.finish(into: &scratch)
             try txn.put(scratch, forKey: k, in: database, flags: appending ? .append : [])
             key = nil
@@ -151,7 +153,7 @@ enum SearchPostings {
         try forEach { number, groups in
             if writer.documentCount > 0, writer.byteCount + groups.count + 5 > limit { try flush() }
             if key == nil { key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) } }
-            writer.append(document: number, groups: groups)
+            writer.append(document: number, encodedGroups: groups)
         }
         try flush()
     }

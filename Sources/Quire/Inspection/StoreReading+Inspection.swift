@@ -94,7 +94,8 @@ extension StoreReading where Self: ~Copyable {
     /// Walks a collection by name as JSON records, in key order, until `body` returns false: the
     /// dump's fast path. Each record's JSON is written straight from its bytes, a batch of
     /// records at a time on every core (`body` is still called in order, on this thread), into
-    /// one reused buffer, valid only during the call of `body`.
+    /// one reused buffer, valid only during the call of `body`. Inside a write transaction,
+    /// `body` must not write: the batch still points into the pages a write could change.
     public func forEachJSON(
         inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool

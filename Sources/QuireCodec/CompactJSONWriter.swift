@@ -14,15 +14,7 @@ extension CompactValue {
     ) throws {
         let before = out.count
         do {
-            try Payload.open(
-                bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
-                decompressor: options.decompressor, verifyChecksum: options.verifyChecksums
-            ) { reader, start, table in
-                let end = try reader.skip(start, end: reader.count)
-                guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-                let strings = StringTable(
-                    reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
-                let generic = GenericReader(reader: reader, names: table.names, depthLimit: options.depthLimit, strings: strings)
+            try withGenericReader(bytes, fields: fields, options: options) { generic, start, end in
                 try generic.writeJSON(at: start, end: end, depth: 0, into: &out)
             }
         } catch {

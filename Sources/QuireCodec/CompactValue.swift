@@ -37,6 +37,18 @@ public enum CompactValue: Sendable, Hashable {
     public static func decode(
         from bytes: UnsafeRawBufferPointer, fields: FieldTable, options: CompactDecoder.Options = .init()
     ) throws -> CompactValue {
+        try withGenericReader(bytes, fields: fields, options: options) { generic, start, end in
+            try generic.read(at: start, end: end, depth: 0)
+        }
+    }
+
+    /// Opens a payload (checksum, decompression, field table) and hands `body` a reader over
+    /// its root value, which spans `start..<end` and must be the whole payload: what decoding a
+    /// tree and writing JSON straight from the bytes both start with.
+    static func withGenericReader<R>(
+        _ bytes: UnsafeRawBufferPointer, fields: FieldTable, options: CompactDecoder.Options,
+        _ body: (GenericReader, _ start: Int, _ end: Int) throws -> R
+    ) throws -> R {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
             decompressor: options.decompressor, verifyChecksum: options.verifyChecksums
@@ -44,8 +56,7 @@ public enum CompactValue: Sendable, Hashable {
             let end = try reader.skip(start, end: reader.count)
             guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
             let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
-            return try GenericReader(reader: reader, names: table.names, depthLimit: options.depthLimit, strings: strings)
-                .read(at: start, end: end, depth: 0)
+            return try body(GenericReader(reader: reader, names: table.names, depthLimit: options.depthLimit, strings: strings), start, end)
         }
     }
 

@@ -46,10 +46,19 @@ extension JSONByteReader {
 
     /// Consumes the `{` of an object, or throws a type mismatch naming what is there instead.
     mutating func beginObject() throws(NewsMappingError) {
+        try begin(UInt8(ascii: "{"), expected: "an object")
+    }
+
+    /// Consumes the `[` of an array, or throws a type mismatch naming what is there instead.
+    mutating func beginArray() throws(NewsMappingError) {
+        try begin(UInt8(ascii: "["), expected: "an array")
+    }
+
+    private mutating func begin(_ bracket: UInt8, expected: String) throws(NewsMappingError) {
         skipWhitespace()
         guard position < bytes.count else { throw truncated }
-        guard bytes[position] == UInt8(ascii: "{") else {
-            throw NewsMappingError(.typeMismatch(expected: "an object", found: foundTypeName))
+        guard bytes[position] == bracket else {
+            throw NewsMappingError(.typeMismatch(expected: expected, found: foundTypeName))
         }
         try enter()
         position += 1
@@ -185,13 +194,7 @@ extension JSONByteReader {
         _ element: (inout JSONByteReader) throws(NewsMappingError) -> T
     ) throws(NewsMappingError) -> [T]? {
         if try takeNull() { return nil }
-        skipWhitespace()
-        guard position < bytes.count else { throw truncated }
-        guard bytes[position] == UInt8(ascii: "[") else {
-            throw NewsMappingError(.typeMismatch(expected: "an array", found: foundTypeName))
-        }
-        try enter()
-        position += 1
+        try beginArray()
         var out: [T] = []
         skipWhitespace()
         guard position < bytes.count else { throw truncated }

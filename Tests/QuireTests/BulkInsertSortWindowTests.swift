@@ -43,6 +43,29 @@ import Testing
         }
     }
 
+    @Test func aMergedRunLandingAmongStoredKeysCommitsInSmallerTransactions() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let evens = (0..<30_000).map { Row(id: $0 * 2, name: "even", group: 0) }
+            let first = try await store.bulkInsert(evens, into: rows)
+            #expect(first.chunks == 2 && first.appendedChunks == 2)
+            // Odd ids in scrambled order, one window: the merged run interleaves with the evens.
+            let odds = scrambledRows(30_000).map { Row(id: $0.id * 2 + 1, name: "odd", group: 1) }
+            let options = BulkInsertOptions(chunkSize: 20_000)
+            let second = try await store.bulkInsert(odds, into: rows, options: options)
+            #expect(second.records == 30_000)
+            #expect(second.chunks == 3)  // 12,000 + 12,000 + 6,000, not 20,000 + 10,000
+            #expect(second.appendedChunks == 0)
+            // Beyond every stored key, the same window is written in chunks of the chunk size.
+            let above = scrambledRows(30_000).map { Row(id: $0.id + 100_000, name: "above", group: 2) }
+            let third = try await store.bulkInsert(above, into: rows, options: options)
+            #expect(third.chunks == 2 && third.appendedChunks == 2)
+            try store.read { snap throws in #expect(try snap.count(of: rows) == 90_000) }
+            #expect(try store.verify().isSound)
+        }
+    }
+
     @Test(arguments: [0, 600, 256 << 20]) func theLastValueForAKeyWinsWhateverTheWindow(window: Int) async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

@@ -24,8 +24,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var inFlight: (task: Task<Bool, any Error>, inputCount: Int)?
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
+    /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
+    /// encoded in pieces of ``pieceSize`` values, so that few of its values are alive at once).
+    private var staged: [EncodedChunk] = []
+    private var stagedCount = 0
     /// Sorted chunks held back for the merge, and their bytes.
-    private var held: [EncodedChunk<V>] = []
+    private var held: [EncodedChunk] = []
     private var heldBytes = 0
     /// The largest key written so far (tracked only when chunks are sorted).
     private var lastKey: [UInt8]?
@@ -55,10 +59,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Encodes `values` as one chunk (in parallel over the cores) and writes it once the chunk
-    /// before it is committed; returns while it commits, so the caller can prepare the next one.
+    /// Encodes `values` (in parallel over the cores) and writes them once the chunk before is
+    /// committed; returns while they commit, so the caller can prepare the next ones. Values
+    /// that continue in key order and make less than `options.chunkSize` records are gathered
+    /// with the next ones into one chunk; values out of order wait in the sort window.
     ///
-    /// Chunks are committed in the order submitted; a key given again replaces the earlier value.
+    /// Values are committed in the order submitted; a key given again replaces the earlier value.
     /// Call it from one task at a time: overlapping calls trap.
     /// - Throws: `StoreError` when a value cannot be encoded or a commit fails; nothing of the
     ///   failing chunk is written, the chunks before it stay committed.
@@ -69,14 +75,29 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         defer { busy.store(false, ordering: .releasing) }
         let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
         lastFields = encoded.fields
-        if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks || continuesInOrder(encoded)) {
+        if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks) {
             try await write(encoded)
             return
         }
+        if held.isEmpty && continuesInOrder(encoded) {
+            noteLastKey(of: encoded)
+            staged.append(encoded)
+            stagedCount += encoded.entries.count
+            if stagedCount >= options.chunkSize { try await writeStaged() }
+            return
+        }
+        // Out of order: what is staged came first, so it joins the merge.
+        for piece in staged { heldBytes += piece.byteCount }
+        held += staged
+        staged = []
+        stagedCount = 0
         held.append(encoded)
         heldBytes += encoded.byteCount
         if heldBytes >= options.sortWindow { try await writeHeld() }
     }
+
+    /// Values a sequence's bulk insert encodes at a time (at most a chunk).
+    static var pieceSize: Int { 4_096 }
 
     /// `submit` of a whole array.
     public func submit(_ values: [V]) async throws { try await submit(values[...]) }
@@ -84,10 +105,29 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Input values committed so far (a key given twice counts twice).
     public var committedRecords: Int { report.records }
 
-    /// True when the chunk arrived sorted and begins above every key written before it.
-    private func continuesInOrder(_ chunk: EncodedChunk<V>) -> Bool {
+    /// True when the chunk arrived sorted and begins above every key written or staged before it.
+    private func continuesInOrder(_ chunk: EncodedChunk) -> Bool {
         guard chunk.arrivedSorted, let first = chunk.entries.first?.key else { return false }
         return KeyOrdering.follows(first, lastKey)
+    }
+
+    private func noteLastKey(of chunk: EncodedChunk) {
+        if options.sortChunks, let last = chunk.entries.last?.key, KeyOrdering.follows(last, lastKey) {
+            lastKey = last.array
+        }
+    }
+
+    /// Writes the staged pieces as one chunk (they follow one another, so merging them
+    /// concatenates them).
+    private func writeStaged() async throws {
+        guard !staged.isEmpty else { return }
+        var pieces = staged
+        staged = []
+        stagedCount = 0
+        if pieces.count == 1 { return try await write(pieces[0]) }
+        let fields = try store.harmonizeFields(&pieces, collection)
+        var merger = SortedRunMerger(pieces, fields: fields)
+        while let chunk = merger.next(maxCount: Int.max) { try await write(chunk) }
     }
 
     /// Merges the held chunks into one sorted run and writes it, in chunks. When a chunk fails,
@@ -95,11 +135,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private func writeHeld() async throws {
         guard !held.isEmpty else { return }
         let fields = try store.harmonizeFields(&held, collection)
+        let size = try mergedChunkSize()
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
         do {
-            while let chunk = merger.next(maxCount: options.chunkSize) { try await write(chunk) }
+            while let chunk = merger.next(maxCount: size) { try await write(chunk) }
             try await settle()
         } catch {
             try? await settle()
@@ -107,12 +148,32 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Writes a chunk on the writer, once the chunk before it is committed.
-    private func write(_ chunk: EncodedChunk<V>) async throws {
-        try await settle()
-        if options.sortChunks, let last = chunk.entries.last?.key, KeyOrdering.follows(last, lastKey) {
-            lastKey = last.array
+    /// Records a transaction of the held run writes: the chunk size when the run lands beyond
+    /// every stored key (appended), at most ``scatteredChunkSize`` when it lands among them. A
+    /// transaction that inserts between stored keys touches a page per record or so, and LMDB
+    /// keeps a dirty copy of each page it touched in memory until the commit.
+    private func mergedChunkSize() throws -> Int {
+        guard options.chunkSize > Self.scatteredChunkSize else { return options.chunkSize }
+        var smallest: ArenaBytes?
+        for chunk in held {
+            if let first = chunk.entries.first?.key, smallest.map({ KeyRange.compare(first.buffer, $0.buffer) < 0 }) ?? true {
+                smallest = first
+            }
         }
+        guard let smallest else { return options.chunkSize }
+        // The committed last key, and this load's own (a chunk of it may still be committing).
+        let appends = KeyOrdering.follows(smallest, try store.lastRecordKey(collection))
+            && KeyOrdering.follows(smallest, lastKey)
+        return appends ? options.chunkSize : Self.scatteredChunkSize
+    }
+
+    /// The largest transaction of a held run that lands among stored keys.
+    static var scatteredChunkSize: Int { 12_000 }
+
+    /// Writes a chunk on the writer, once the chunk before it is committed.
+    private func write(_ chunk: EncodedChunk) async throws {
+        try await settle()
+        noteLastKey(of: chunk)
         let store = self.store
         let collection = self.collection
         inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount)
@@ -154,6 +215,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     }
 
     func finish() async throws -> BulkInsertReport {
+        try await writeStaged()
         try await writeHeld()
         try await settle()
         await backgroundFlush?.value
@@ -164,9 +226,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     }
 
     /// Ends a failed run: waits for the chunk in flight and, when `writingHeld`, writes the
-    /// held chunks (input from before the failure) as far as it can.
+    /// staged and held chunks (input from before the failure) as far as it can.
     func abandon(writingHeld: Bool) async {
-        if writingHeld { try? await writeHeld() }
+        if writingHeld {
+            try? await writeStaged()
+            try? await writeHeld()
+        }
         _ = try? await inFlight?.task.value
         await backgroundFlush?.value
         try? await restoreDurability()

@@ -1,13 +1,6 @@
 import QuireCodec
 internal import QuireLMDB
 
-/// Where the value behind one record of an encoded chunk is: a slice of the input and a
-/// position in it (0 for the slice's first element).
-struct ValueOrigin: Sendable {
-    var source: Int
-    var position: Int
-}
-
 /// One record of an encoded chunk: its key and its encoded bytes.
 struct EncodedEntry: Sendable {
     var key: ArenaBytes
@@ -21,19 +14,19 @@ struct LongKeyPair: Sendable {
 }
 
 /// Records encoded off the writer thread, in the order they are to be written.
-struct EncodedChunk<V: Codable & Sendable>: Sendable {
-    /// The values as given, never copied: slices of the caller's array when the caller gave one.
-    /// Kept to encode a record again when the field table it was encoded with has diverged.
-    var sources: [ArraySlice<V>]
-    /// For each record, its value in `sources`.
-    var origins: [ValueOrigin]
+///
+/// A chunk keeps no values, only their bytes: a held chunk costs its encoded size, not the
+/// several times larger values (what kept a random-order load of a million articles above 2 GiB).
+/// What needs a value again (encoding against a diverged field table, the full-text index's text)
+/// decodes it from the record.
+struct EncodedChunk: Sendable {
     /// Each record's key and bytes.
     var entries: [EncodedEntry]
     /// The memory `entries` point into.
     var arenas: [RecordArena]
-    /// For each record, for each of the collection's indexes, its index keys; empty when the
-    /// collection has no index.
-    var indexKeys: [[[[UInt8]]]]
+    /// For each record, its keys in each of the collection's indexes; empty when the collection
+    /// has no index.
+    var indexKeys: [IndexKeyBytes]
     /// The field table the records were encoded with.
     var fields: FieldTable
     /// True when the values arrived in ascending key order (nothing had to be sorted).
@@ -41,22 +34,26 @@ struct EncodedChunk<V: Codable & Sendable>: Sendable {
     /// The input values this chunk accounts for: more than its records when a merge dropped
     /// values that a later value for the same key replaces.
     var inputCount: Int
-    /// Bytes of keys and records, what holding the chunk costs beyond its values.
+    /// What holding the chunk costs: the bytes of its keys, records and index keys, and
+    /// ``overheadPerRecord`` for each record.
     var byteCount: Int
     /// The keys over 510 bytes that the chunk's records and index entries use (empty in the
     /// common case), recorded in `_longkeys` in the chunk's transaction.
     var longKeys: [LongKeyPair] = []
 
-    /// The chunk with its records encoded again, in write order, against `table` (which may grow).
-    func reencoded(
-        with table: inout FieldTable, _ encode: (borrowing V, inout FieldTable, RecordArena) throws -> ArenaBytes
-    ) throws -> EncodedChunk {
+    /// The memory a record of a chunk takes beside its bytes (its entry and index-key handle).
+    static let overheadPerRecord = MemoryLayout<EncodedEntry>.stride + MemoryLayout<IndexKeyBytes>.stride
+
+    /// The chunk with its records encoded again, in write order, against `table` (which may grow):
+    /// each record is decoded with the chunk's own table and encoded with `table`.
+    func reencoded<V>(with table: inout FieldTable, _ coder: RecordCoder<V>, _ c: RegisteredCollection) throws
+        -> EncodedChunk
+    {
         let arena = RecordArena(firstBlock: byteCount)
         var chunk = self
-        for (i, origin) in origins.enumerated() {
-            chunk.entries[i].record = try sources[origin.source].withUnsafeBufferPointer { buffer in
-                try encode(buffer[origin.position], &table, arena)
-            }
+        for i in entries.indices {
+            let value = try coder.decode(entries[i].record.buffer, c.decoder, fields)
+            chunk.entries[i].record = try coder.encodeInto(value, c.encoder, &table, arena)
         }
         chunk.arenas.append(arena)
         chunk.fields = table

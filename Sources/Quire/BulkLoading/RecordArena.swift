@@ -62,6 +62,22 @@ final class RecordArena: @unchecked Sendable {
         try bytes.withUnsafeBytes { try append($0) }
     }
 
+    /// Gives the unused end of the last block back to the system; later appends start a new
+    /// block. A slice's first block is sized from a guess, and where huge pages are granted a
+    /// touched 2 MiB page is resident whole: a held sort window of small slices kept about twice
+    /// its bytes before trimming.
+    func trim() {
+        guard let next, let last = blocks.last else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let used = (next - last.start + page - 1) / page * page
+        if used < last.size {
+            munmap(last.start + used, last.size - used)
+            blocks[blocks.count - 1].size = used
+        }
+        self.next = nil
+        remaining = 0
+    }
+
     private func addBlock(atLeast count: Int) throws {
         let size = max(nextBlockSize, Self.roundedToHugePages(max(1, count)))
         nextBlockSize = min(Self.largestBlock, nextBlockSize * 2)

@@ -7,14 +7,10 @@ internal import QuireLMDB
 ///
 /// A key given more than once comes out once, with the value given last (the latest chunk,
 /// and the latest position in it), as if every value had been written in input order.
-struct SortedRunMerger<V: Codable & Sendable> {
-    // The runs' parts apart: reaching into an `EncodedChunk<V>` from unspecialised code copies it.
+struct SortedRunMerger {
+    // The runs' parts apart, each read by position.
     private let entries: [[EncodedEntry]]
-    private let indexKeys: [[[[[UInt8]]]]]
-    private let origins: [[ValueOrigin]]
-    /// Where each run's sources start in the merged chunks' `sources`.
-    private let sourceOffsets: [Int]
-    private let sources: [ArraySlice<V>]
+    private let indexKeys: [[IndexKeyBytes]]
     private let arenas: [RecordArena]
     private let fields: FieldTable
     private var merge: KeyOrdering.Merge
@@ -23,19 +19,10 @@ struct SortedRunMerger<V: Codable & Sendable> {
 
     /// `runs` must each be sorted by key (equal keys in input order) and encoded with `fields`
     /// or a prefix of it; earlier runs hold earlier input.
-    init(_ runs: [EncodedChunk<V>], fields: FieldTable) {
-        var sources: [ArraySlice<V>] = []
-        var offsets: [Int] = []
-        for run in runs {
-            offsets.append(sources.count)
-            sources += run.sources
-        }
+    init(_ runs: [EncodedChunk], fields: FieldTable) {
         entries = runs.map(\.entries)
         indexKeys = runs.map(\.indexKeys)
-        origins = runs.map(\.origins)
         arenas = runs.flatMap(\.arenas)
-        sourceOffsets = offsets
-        self.sources = sources
         self.fields = fields
         merge = KeyOrdering.Merge(entries.map { $0.map(\.key) })
         var longKeys: [[UInt8]: [[UInt8]]] = [:]
@@ -48,32 +35,32 @@ struct SortedRunMerger<V: Codable & Sendable> {
     }
 
     /// The next merged chunk of at most `maxCount` records, or nil when all runs are merged.
-    mutating func next(maxCount: Int) -> EncodedChunk<V>? {
+    mutating func next(maxCount: Int) -> EncodedChunk? {
         let picks = merge.next(maxCount: maxCount)
         guard !picks.isEmpty else { return nil }
         let indexed = indexKeys.contains { !$0.isEmpty }
-        var chunk = EncodedChunk<V>(
-            sources: sources, origins: [], entries: [], arenas: arenas, indexKeys: [], fields: fields,
+        var chunk = EncodedChunk(
+            entries: [], arenas: arenas, indexKeys: [], fields: fields,
             arrivedSorted: true, inputCount: 0, byteCount: 0)
-        chunk.origins.reserveCapacity(picks.count)
         chunk.entries.reserveCapacity(picks.count)
         if indexed { chunk.indexKeys.reserveCapacity(picks.count) }
         for pick in picks {
             let (run, position) = (Int(pick.run), Int(pick.position))
-            let origin = origins[run][position]
             let entry = entries[run][position]
-            chunk.origins.append(ValueOrigin(source: sourceOffsets[run] + origin.source, position: origin.position))
             chunk.entries.append(entry)
-            if indexed { chunk.indexKeys.append(indexKeys[run][position]) }
+            chunk.byteCount += entry.key.count + entry.record.count + EncodedChunk.overheadPerRecord
+            if indexed {
+                chunk.indexKeys.append(indexKeys[run][position])
+                chunk.byteCount += indexKeys[run][position].bytes.count
+            }
             chunk.inputCount += Int(pick.consumed)
-            chunk.byteCount += entry.key.count + entry.record.count
         }
         if !longKeys.isEmpty { chunk.longKeys = longKeysUsed(by: chunk) }
         return chunk
     }
 
     /// The long keys among a merged chunk's record and index keys, each stored form once.
-    private func longKeysUsed(by chunk: EncodedChunk<V>) -> [LongKeyPair] {
+    private func longKeysUsed(by chunk: EncodedChunk) -> [LongKeyPair] {
         var seen = Set<[UInt8]>()
         var pairs: [LongKeyPair] = []
         func note(_ physical: [UInt8]) {
@@ -81,9 +68,9 @@ struct SortedRunMerger<V: Codable & Sendable> {
             for logical in longKeys[physical] ?? [] { pairs.append(LongKeyPair(physical: physical, logical: logical)) }
         }
         for entry in chunk.entries where LongKeys.isPhysicalLong(entry.key.count) { note(entry.key.array) }
-        for lists in chunk.indexKeys {
-            for list in lists {
-                for key in list { note(key) }
+        for keys in chunk.indexKeys {
+            keys.forEach { _, key in
+                if LongKeys.isPhysicalLong(key.count) { note(Array(key)) }
             }
         }
         return pairs

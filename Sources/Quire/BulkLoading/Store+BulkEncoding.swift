@@ -12,7 +12,7 @@ extension Store {
     /// previous chunk brought other ids, and the writer would have to encode it again.
     func encodeChunk<V>(
         _ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool, previous: FieldTable?
-    ) throws -> EncodedChunk<V> {
+    ) throws -> EncodedChunk {
         let c = try resolvedForWrite(collection)
         let committed = fields
         var base = committed
@@ -22,13 +22,11 @@ extension Store {
         let encoded = try encodeInParallel(values, c, collection, base, sort: sort)
         let ascending = KeyOrdering.isAscending(encoded.entries.lazy.map(\.key))
         var chunk = EncodedChunk(
-            sources: [values], origins: (0..<values.count).map { ValueOrigin(source: 0, position: $0) },
             entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
             arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount,
             longKeys: encoded.longKeys)
         // Equal keys keep their input order, so the last value given for a key wins.
         guard sort && !ascending, let order = encoded.order else { return chunk }
-        chunk.origins = order.map { ValueOrigin(source: 0, position: $0) }
         chunk.entries = order.map { encoded.entries[$0] }
         if !encoded.indexKeys.isEmpty { chunk.indexKeys = order.map { encoded.indexKeys[$0] } }
         return chunk
@@ -37,11 +35,11 @@ extension Store {
     /// Gives all `chunks` the ids of one field table and returns it: a chunk encoded against a
     /// table that isn't a prefix of the newest one (another writer interned names meanwhile)
     /// is encoded again.
-    func harmonizeFields<V>(_ chunks: inout [EncodedChunk<V>], _ collection: StoreCollection<V>) throws -> FieldTable {
+    func harmonizeFields<V>(_ chunks: inout [EncodedChunk], _ collection: StoreCollection<V>) throws -> FieldTable {
         guard var table = chunks.last?.fields else { return fields }
         let c = try resolvedForWrite(collection)
         for i in chunks.indices where !table.names.starts(with: chunks[i].fields.names) {
-            chunks[i] = try chunks[i].reencoded(with: &table) { try collection.coder.encodeInto($0, c.encoder, &$1, $2) }
+            chunks[i] = try chunks[i].reencoded(with: &table, collection.coder, c)
         }
         for i in chunks.indices { chunks[i].fields = table }
         return table
@@ -52,7 +50,7 @@ extension Store {
         var entries: [EncodedEntry] = []
         var arenas: [RecordArena] = []
         /// Empty when the collection has no index.
-        var indexKeys: [[[[UInt8]]]] = []
+        var indexKeys: [IndexKeyBytes] = []
         var fields: FieldTable
         var byteCount = 0
         /// The keys over 510 bytes among the entries' and index keys, with their stored forms.
@@ -100,6 +98,7 @@ extension Store {
             if hasIndexes { out.indexKeys.reserveCapacity(range.count) }
             let arena = RecordArena(firstBlock: range.count * Self.expectedRecordSize)
             out.arenas = [arena]
+            var scratch: [UInt8] = []  // one record's index keys
             // One value for the key, the record and the index keys, never copied (a copy of an
             // article retains all of its strings). `inout` because unspecialised code passes an
             // inout argument by address, where it copies a borrowed `pointee` first.
@@ -121,26 +120,27 @@ extension Store {
                     throw StoreError(.codec, "cannot encode a value of '\(name)'", underlying: error)
                 }
                 out.entries.append(EncodedEntry(key: keyBytes, record: record))
-                out.byteCount += keyBytes.count + record.count
+                out.byteCount += keyBytes.count + record.count + EncodedChunk.overheadPerRecord
                 if hasIndexes {
                     // A loop, not `map`: a closure capturing `value` passed it on as a copy.
-                    var lists: [[[UInt8]]] = []
-                    lists.reserveCapacity(collection.indexes.count)
+                    scratch.removeAll(keepingCapacity: true)
                     for index in collection.indexes {
                         var list: [[UInt8]] = []
                         for k in index.keys(value) {
                             try StoreTransaction.validate(k)
                             list.append(LongKeys.isLong(k.bytes.count) ? out.storedForm(k.bytes, longKeys) : k.bytes)
                         }
-                        lists.append(list)
+                        IndexKeyBytes.appendList(list, to: &scratch)
                     }
-                    out.indexKeys.append(lists)
+                    out.indexKeys.append(IndexKeyBytes(bytes: try arena.append(scratch)))
+                    out.byteCount += scratch.count
                 }
             }
             try values.withUnsafeBufferPointer { buffer in
                 let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)  // never written through
                 for i in range { try add(&base[i]) }
             }
+            arena.trim()  // the slice is held as long as its chunk: keep only what it used
             if sort {
                 // Each slice sorts its own part, in parallel; parts are merged as they are joined.
                 let keys = out.entries.map(\.key)

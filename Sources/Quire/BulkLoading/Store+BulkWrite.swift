@@ -4,7 +4,7 @@ internal import QuireLMDB
 extension Store {
     /// Writes one encoded chunk in one transaction; returns whether it was appended.
     @available(*, noasync)
-    func writeChunk<V>(_ chunk: EncodedChunk<V>, _ collection: StoreCollection<V>) throws -> Bool {
+    func writeChunk<V>(_ chunk: EncodedChunk, _ collection: StoreCollection<V>) throws -> Bool {
         let c = try resolvedForWrite(collection)
         return try writeNow { txn in
             // Encoded against an older table that has since diverged (new names interned by
@@ -42,7 +42,7 @@ extension Store {
 
     /// Writes records with index entries, moving the index entries of the records they replace.
     private func writeIndexed<V>(
-        _ entries: [EncodedEntry], _ indexKeys: [[[[UInt8]]]], _ txn: borrowing StoreTransaction,
+        _ entries: [EncodedEntry], _ indexKeys: [IndexKeyBytes], _ txn: borrowing StoreTransaction,
         _ collection: StoreCollection<V>, _ c: RegisteredCollection
     ) throws {
         for i in entries.indices {
@@ -62,17 +62,24 @@ extension Store {
     /// The chunk, its records re-encoded with the transaction's field table when the table the
     /// chunk was encoded with has diverged from it (new names interned elsewhere meanwhile).
     private func reconcile<V>(
-        _ chunk: EncodedChunk<V>, with state: WriteState, _ c: RegisteredCollection, _ coder: RecordCoder<V>
-    ) throws -> EncodedChunk<V> {
+        _ chunk: EncodedChunk, with state: WriteState, _ c: RegisteredCollection, _ coder: RecordCoder<V>
+    ) throws -> EncodedChunk {
         let committed = state.fields.names
         if chunk.fields.names.starts(with: committed) {
             state.fields = chunk.fields  // same ids, maybe more names: they get persisted with the chunk
             return chunk
         }
         var table = state.fields
-        let reencoded = try chunk.reencoded(with: &table) { try coder.encodeInto($0, c.encoder, &$1, $2) }
+        let reencoded = try chunk.reencoded(with: &table, coder, c)
         state.fields = table
         return reencoded
+    }
+
+    /// The largest stored key of a collection's records (its stored form), nil when it has none:
+    /// the committed one, so while a chunk of the same load is in flight it may grow.
+    func lastRecordKey<V>(_ collection: StoreCollection<V>) throws -> [UInt8]? {
+        let c = try resolvedForWrite(collection)
+        return try read { snapshot throws in try snapshot.cursor(in: c.records).last()?.keyBytes }
     }
 
     /// Keys strictly ascending and all above the current last key.
@@ -91,22 +98,20 @@ extension StoreTransaction {
         }
     }
 
-    /// Adds one record's index entries, one list of index keys per index.
-    func putIndexEntries(_ keys: [[[UInt8]]], pointingTo key: UnsafeRawBufferPointer, in indexes: [Database]) throws {
-        for (j, list) in keys.enumerated() {
-            for k in list { _ = try k.withUnsafeBytes { k in try put(key, forKey: k, in: indexes[j], flags: .noDuplicateData) } }
-        }
+    /// Adds one record's index entries.
+    func putIndexEntries(_ keys: IndexKeyBytes, pointingTo key: UnsafeRawBufferPointer, in indexes: [Database]) throws {
+        try keys.forEach { j, k in _ = try put(key, forKey: k, in: indexes[j], flags: .noDuplicateData) }
     }
 
     /// Removes an old record's index entries that its replacement doesn't have.
     func replaceIndexEntries<V>(
-        of old: [UInt8], key: [UInt8], with newKeys: [[[UInt8]]], _ collection: StoreCollection<V>,
+        of old: [UInt8], key: [UInt8], with newKeys: IndexKeyBytes, _ collection: StoreCollection<V>,
         _ c: RegisteredCollection
     ) throws {
         guard !collection.indexes.isEmpty else { return }
         let value = try old.withUnsafeBytes { try decode(collection, $0, c) }
         for (i, index) in collection.indexes.enumerated() {
-            for k in index.keys(value).map({ store.longKeys.physical($0.bytes) }) where !newKeys[i].contains(k) {
+            for k in index.keys(value).map({ store.longKeys.physical($0.bytes) }) where !newKeys.contains(k, inIndex: i) {
                 try delete(k, value: key, in: c.indexes[i])
             }
         }

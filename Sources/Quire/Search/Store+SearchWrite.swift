@@ -338,21 +338,30 @@ extension StoreTransaction {
 
     /// Indexes a bulk chunk's records in the chunk's transaction, the bulk way
     /// (``SearchIndexWriter/indexBatch(keys:texts:_:)``): tokenized on every core, postings
-    /// appended as merged blocks term by term.
-    func indexChunkForSearch<V>(_ chunk: EncodedChunk<V>, _ collection: StoreCollection<V>, _ c: RegisteredCollection)
+    /// appended as merged blocks term by term. The text comes from the records' bytes, decoded
+    /// with the chunk's field table on the tokenizing threads (a chunk keeps no values).
+    func indexChunkForSearch<V>(_ chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection)
         throws
     {
         guard let index = collection.search, let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
-        let (sources, origins) = (chunk.sources, chunk.origins)
+        let (entries, fields, coder, decoder) = (chunk.entries, chunk.fields, collection.coder, c.decoder)
+        let failure = Locked<(any Error)?>(nil)
         try writer.indexBatch(
-            keys: chunk.entries.map { $0.key.array },
+            keys: entries.map { $0.key.array },
             texts: { i in
-                let origin = origins[i]
-                let slice = sources[origin.source]
-                return index.text(slice[slice.startIndex + origin.position])
+                do {
+                    return index.text(try coder.decode(entries[i].record.buffer, decoder, fields))
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    return []
+                }
             }, lmdb)
+        if let error = failure.withLock({ $0 }) {
+            // The transaction is abandoned with the error: nothing of the chunk is written.
+            throw StoreError(.codec, "cannot read back a record of '\(collection.name)' to index its text", underlying: error)
+        }
         try writer.flush(lmdb)
     }
 }

@@ -130,6 +130,37 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    @Test func documentEntriesHoldTheirNumberOnlyAndOlderOnesListingTermsStillUpdate() async throws {
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                try await store.put(note("a", "storm surge"), in: notes)
+                try await store.put(note("b", "quiet day"), in: notes)
+                store.close()
+            }
+            // Entries are 4-byte numbers; "a"'s is rewritten as older stores wrote them: the
+            // number, then the document's terms (varint length and bytes each).
+            let sizes = try rewriteEntryAsListingTerms(path, keyEnding: "a", terms: ["storm", "surge"])
+            #expect(sizes == [4, 4])
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            #expect(try store.verify().isSound)
+            try await store.put(note("a", "flood warning"), in: notes)  // its old terms from the entry
+            try await store.put(note("b", "storm day"), in: notes)  // its old terms from its old record
+            #expect(try ids(store, "surge").isEmpty)
+            #expect(try ids(store, "quiet").isEmpty)
+            #expect(try ids(store, "storm") == ["b"])
+            #expect(try ids(store, "flood") == ["a"])
+            try await store.delete(.string("b"), from: notes)  // its terms from the record deleted
+            #expect(try ids(store, "storm").isEmpty)
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+            #expect(report.postings == 2)  // flood, warning
+        }
+    }
+
     @Test func bulkInsertBuildsThePostingsChunkByChunk() async throws {
         let words = ["storm", "flood", "rain", "sun", "wind", "snow", "heat", "cold"]
         let values = (0..<450).map { i in
@@ -274,6 +305,23 @@ let datedNotes = StoreCollection<Note>(
 }
 
 /// Adds a posting block of a document that does not exist and removes the block a record needs.
+/// Rewrites the `s:notes:doc` entry whose record key ends with `keyEnding` in the older format
+/// that listed the document's terms; returns the sizes every entry had before.
+private func rewriteEntryAsListingTerms(_ path: String, keyEnding: Character, terms: [String]) throws -> [Int] {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let documents = try env.openDatabase("s:notes:doc")
+    let entries = try env.read { txn in txn.entries(in: documents).map { ($0.keyBytes, $0.valueBytes) } }
+    guard let (key, value) = entries.first(where: { $0.0.last == keyEnding.asciiValue }) else { return [] }
+    var listed = Array(value.prefix(4))
+    for term in terms {
+        listed.append(UInt8(term.utf8.count))
+        listed += Array(term.utf8)
+    }
+    try env.write { txn in try txn.put(listed, forKey: key, in: documents) }
+    return entries.map { $0.1.count }
+}
+
 private func plantBadPostings(_ path: String) throws {
     let env = try Environment(path: path)
     defer { env.close() }

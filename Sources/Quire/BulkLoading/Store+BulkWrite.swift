@@ -12,6 +12,9 @@ extension Store {
             let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
             defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
             for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn.lmdb) }
+            // The full-text index first, while the records the chunk replaces are still there to
+            // give the terms to remove (Search/Store+SearchWrite.swift).
+            try txn.indexChunkForSearch(chunk, collection, c)
             let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
             if c.indexes.isEmpty {
                 try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
@@ -24,7 +27,6 @@ extension Store {
             } else {
                 try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
             }
-            try txn.indexChunkForSearch(chunk, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
             if options.changeRetention > 0 {
                 var logical: [[UInt8]: [UInt8]] = [:]
                 for pair in chunk.longKeys { logical[pair.physical] = pair.logical }

@@ -70,8 +70,8 @@ public struct StoreTransaction: StoreReading, ~Copyable {
             for (i, list) in oldKeys.enumerated() {
                 for k in list { try delete(k, value: stored, in: c.indexes[i]) }
             }
+            try removeFromSearch(storedKey: stored, record: old, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
             try delete(stored, in: c.records)
-            try removeFromSearch(storedKey: stored, c)  // full-text index (Search/Store+SearchWrite.swift)
             state.changes.record(collection.name, .delete, key)
             return true
         }
@@ -134,12 +134,15 @@ public struct StoreTransaction: StoreReading, ~Copyable {
             try index.keys(value).map { try store.writableKey($0.bytes, in: lmdb) }
         }
         let stored = try store.writableKey(key.bytes, in: lmdb)
+        // The record replaced, when the full-text index needs the text it was indexed with.
+        var replaced: [UInt8]?
         // Try as a new key first: the common case costs one B-tree descent, not two.
-        if replacing && c.indexes.isEmpty {
+        if replacing && c.indexes.isEmpty && c.search == nil {
             try put(bytes, forKey: stored, in: c.records)
         } else if try !put(bytes, forKey: stored, in: c.records, flags: .noOverwrite) {
             guard replacing else { return false }
             if let old = try get(stored, in: c.records) {
+                replaced = old
                 let oldKeys = try indexKeys(of: old, collection, c, newValue: value, newBytes: bytes)
                 for (i, list) in oldKeys.enumerated() {
                     for k in list where !newKeys[i].contains(k) { try delete(k, value: stored, in: c.indexes[i]) }
@@ -150,7 +153,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         for (i, list) in newKeys.enumerated() {
             for k in list { try put(stored, forKey: k, in: c.indexes[i], flags: .noDuplicateData) }
         }
-        try indexForSearch(value, storedKey: stored, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
+        try indexForSearch(value, storedKey: stored, replacing: replaced, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
         state.changes.record(collection.name, .upsert, key)
         return true
     }

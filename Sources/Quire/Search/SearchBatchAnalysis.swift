@@ -4,8 +4,7 @@ import QuireText
 import Synchronization
 
 /// The tokenized text of a contiguous range of a batch's documents, grouped by term for a bulk
-/// build: per document its field lengths, its distinct terms (the `s:<c>:doc` list) and its
-/// postings; per term, in byte order, its postings in document order.
+/// build: per document its field lengths and its postings; per term, in byte order, its postings in document order.
 ///
 /// Built off the writer's own work: a batch is cut in as many parts as there are cores (two on
 /// the machines we measure) and each part is analysed on its own thread with its own term table.
@@ -13,10 +12,6 @@ final class SearchBatchPart: Sendable {
     let range: Range<Int>
     /// 16 field lengths per document.
     let lengths: [UInt32]
-    /// Each document's distinct terms as varint length + bytes, concatenated; `termListEnds[i]`
-    /// ends document `i`'s.
-    let termLists: [UInt8]
-    let termListEnds: [Int]
     /// All occurrence groups (``SearchOccurrences``), concatenated.
     let groups: [UInt8]
     /// Postings in document order; `postingEnds[i]` ends document `i`'s.
@@ -47,13 +42,10 @@ final class SearchBatchPart: Sendable {
         var tokenizer = Tokenizer()
         var buffer = TokenBuffer()
         var lengths: [UInt32] = []
-        var termLists: [UInt8] = []
-        var termListEnds: [Int] = []
         var groups: [UInt8] = []
         var postings: [Posting] = []
         var postingEnds: [Int] = []
         lengths.reserveCapacity(range.count * 16)
-        termListEnds.reserveCapacity(range.count)
         postingEnds.reserveCapacity(range.count)
         var next = [UInt32](repeating: 0, count: 16)
         var used = [Bool](repeating: false, count: 16)
@@ -72,13 +64,10 @@ final class SearchBatchPart: Sendable {
             for f in 0..<16 { lengths.append(used[f] ? buffer.length(of: UInt8(f)) : 0) }
             let document = Int32(i - range.lowerBound)
             buffer.forEachTerm(interning: &table) { id, term, occurrences in
-                SearchVarint.append(UInt64(term.count), to: &termLists)
-                termLists.append(contentsOf: term)
                 let start = Int32(groups.count)
                 SearchOccurrences.encode(occurrences, into: &groups)
                 postings.append(Posting(term: id, document: document, start: start, end: Int32(groups.count)))
             }
-            termListEnds.append(termLists.count)
             postingEnds.append(postings.count)
         }
         // The terms in byte order, copied flat (sorting through the table's closures costs more).
@@ -125,8 +114,6 @@ final class SearchBatchPart: Sendable {
             fill[Int(p.term)] += 1
         }
         self.lengths = lengths
-        self.termLists = termLists
-        self.termListEnds = termListEnds
         self.groups = groups
         self.postings = postings
         self.postingEnds = postingEnds

@@ -5,8 +5,10 @@ import QuireText
 ///
 /// - `s:<c>:post`: term bytes, `0x00`, big-endian `UInt32` document number → the term's
 ///   occurrences in that document (``SearchOccurrences``); a term's postings are one key range;
-/// - `s:<c>:doc`: physical record key → document number and the document's distinct terms (what
-///   an upsert or a delete removes, without decoding the old record);
+/// - `s:<c>:doc`: physical record key → document number (4 bytes). Entries written before
+///   Quire 0.1's final format also list the document's distinct terms; newer ones do not (they
+///   took half the index): an upsert or a delete finds the old terms by tokenizing the record
+///   it replaces, read before it is overwritten;
 /// - `s:<c>:num`: document number → the document's field lengths and its physical record key;
 /// - `s:<c>:stat`: `state` → the next document number, the document count and the token totals
 ///   per field (BM25's average lengths).
@@ -49,9 +51,11 @@ struct SearchDatabases: Sendable {
         return n
     }
 
-    /// A `s:<c>:doc` value: the document number and its distinct terms.
-    static func documentEntry(_ bytes: UnsafeRawBufferPointer) throws -> (number: UInt32, terms: [[UInt8]]) {
+    /// A `s:<c>:doc` value: the document number, and its distinct terms when the entry lists
+    /// them (nil: an entry of the current format, which does not).
+    static func documentEntry(_ bytes: UnsafeRawBufferPointer) throws -> (number: UInt32, terms: [[UInt8]]?) {
         guard let number = number(bytes, at: 0) else { throw StoreError(.corrupted, "search index: short document entry") }
+        if bytes.count == 4 { return (number, nil) }
         var offset = 4
         var terms: [[UInt8]] = []
         while offset < bytes.count {

@@ -29,7 +29,7 @@ extension Store {
         var values: [V] = []
         func indexBatch() throws {
             let batch = values
-            try writer.indexBatch(keys: keys, texts: { index.text(batch[$0]) }, txn)
+            try writer.indexBatch(keys: keys, texts: { index.text(batch[$0]) }, indexed: { _ in nil }, txn)
             keys.removeAll(keepingCapacity: true)
             values.removeAll(keepingCapacity: true)
         }
@@ -48,7 +48,16 @@ extension Store {
 /// changing the posting blocks they touch in place), or a batch at a time
 /// (``indexBatch(keys:texts:_:)``: bulk chunks and rebuilds, tokenized on every core, the new
 /// documents' postings appended term by term as merged blocks). ``flush(_:)`` writes the counters.
+///
+/// What an upsert or a delete removes are the terms of the text the document was indexed with:
+/// listed in its `s:<c>:doc` entry by stores of an older format, else tokenized again from the
+/// record being replaced (``IndexedText``). Keeping every document's term list took about half
+/// of the index's bytes (745 of 1,385 bytes an article).
 struct SearchIndexWriter {
+    /// The text a document was indexed with, by its physical key: the record a write is about
+    /// to replace or delete, read before it is overwritten; nil when there is none.
+    typealias IndexedText = (_ key: [UInt8]) throws -> [SearchText]?
+
     let dbs: SearchDatabases
     var state: SearchState
     var analyzer = SearchAnalyzer()
@@ -63,19 +72,21 @@ struct SearchIndexWriter {
     }
 
     /// Indexes (or re-indexes) the record stored under the physical `key`.
-    mutating func index<T: WritableTransaction & ~Copyable>(key: [UInt8], _ texts: [SearchText], _ txn: borrowing T) throws {
+    mutating func index<T: WritableTransaction & ~Copyable>(
+        key: [UInt8], _ texts: [SearchText], indexed: IndexedText, _ txn: borrowing T
+    ) throws {
         let document = analyzer.analyze(texts)
-        try upsert(key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], txn)
+        try upsert(key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], indexed, txn)
     }
 
     /// Writes one document's postings and entries: a known document keeps its number, loses the
-    /// postings of terms its old text had and the new one lacks (the old terms come from its
-    /// `s:<c>:doc` entry: the old record is not decoded), and has the others set in place.
+    /// postings of terms its old text had and the new one lacks, and has the others set in place.
     private mutating func upsert<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, _ txn: borrowing T
+        key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, _ indexed: IndexedText,
+        _ txn: borrowing T
     ) throws {
         let number: UInt32
-        let old = try forget(key: key, txn)
+        let old = try forget(key: key, indexed, txn)
         if let old {
             number = old.number
             let kept = Set(terms)
@@ -88,13 +99,7 @@ struct SearchIndexWriter {
         for (term, value) in zip(terms, groups) {
             try value.withUnsafeBytes { try SearchPostings.set(term, number, groups: $0, in: dbs.postings, txn) }
         }
-        var list: [UInt8] = []
-        for term in terms {
-            SearchVarint.append(UInt64(term.count), to: &list)
-            list.append(contentsOf: term)
-        }
-        try list.withUnsafeBytes { try putEntries(key: key, number: number, termList: $0, lengths: lengths, txn, appending: false, newNumber: old == nil)
-        }
+        try putEntries(key: key, number: number, lengths: lengths, txn, appending: false, newNumber: old == nil)
     }
 
     private mutating func nextNumber() throws -> UInt32 {
@@ -107,13 +112,11 @@ struct SearchIndexWriter {
 
     /// Puts a document's `s:<c>:doc` and `s:<c>:num` entries and counts it.
     private mutating func putEntries<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], number: UInt32, termList: UnsafeRawBufferPointer, lengths: ArraySlice<UInt32>,
-        _ txn: borrowing T, appending: Bool, newNumber: Bool = true
+        key: [UInt8], number: UInt32, lengths: ArraySlice<UInt32>, _ txn: borrowing T, appending: Bool,
+        newNumber: Bool = true
     ) throws {
         var docValue = [UInt8]()
-        docValue.reserveCapacity(4 + termList.count)
         SearchDatabases.appendNumber(number, to: &docValue)
-        docValue.append(contentsOf: termList)
         try txn.put(docValue, forKey: key, in: dbs.documents, flags: appending ? .append : [])
         var numValue = [UInt8]()
         for (f, length) in lengths.enumerated() {
@@ -130,8 +133,10 @@ struct SearchIndexWriter {
 
     /// Removes the record under the physical `key` from the index; returns whether it was there.
     @discardableResult
-    mutating func remove<T: WritableTransaction & ~Copyable>(key: [UInt8], _ txn: borrowing T) throws -> Bool {
-        guard let old = try forget(key: key, txn) else { return false }
+    mutating func remove<T: WritableTransaction & ~Copyable>(key: [UInt8], indexed: IndexedText, _ txn: borrowing T)
+        throws -> Bool
+    {
+        guard let old = try forget(key: key, indexed, txn) else { return false }
         for term in old.terms { try SearchPostings.remove(term, old.number, in: dbs.postings, txn) }
         try txn.delete(key, in: dbs.documents)
         var numberKey = [UInt8]()
@@ -141,12 +146,15 @@ struct SearchIndexWriter {
     }
 
     /// The number and terms of the document under `key`, its lengths and count undone in the
-    /// counters; nil when it is not indexed.
-    private mutating func forget<T: WritableTransaction & ~Copyable>(key: [UInt8], _ txn: borrowing T) throws
-        -> (number: UInt32, terms: [[UInt8]])?
-    {
+    /// counters; nil when it is not indexed. The terms are the entry's list, or those of the
+    /// text it was indexed with (a record missing meanwhile gives none: `verify` reports what
+    /// is left).
+    private mutating func forget<T: WritableTransaction & ~Copyable>(
+        key: [UInt8], _ indexed: IndexedText, _ txn: borrowing T
+    ) throws -> (number: UInt32, terms: [[UInt8]])? {
         guard let parsed = try txn.withValue(forKey: key, in: dbs.documents, { try SearchDatabases.documentEntry($0) })
         else { return nil }
+        let terms = try parsed.terms ?? analyzer.analyze(try indexed(key) ?? []).terms
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(parsed.number, to: &numberKey)
         if let lengths = try txn.get(numberKey, in: dbs.numbers) {
@@ -159,7 +167,7 @@ struct SearchIndexWriter {
             }
         }
         if state.documents > 0 { state.documents -= 1 }
-        return parsed
+        return (parsed.number, terms)
     }
 
     /// Indexes a batch of records (physical keys, the text of each by index), the bulk way:
@@ -167,13 +175,15 @@ struct SearchIndexWriter {
     /// ones get consecutive numbers and their postings are appended term by term, in term
     /// order, as blocks (extending each term's last block while it is small).
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
-        keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], _ txn: borrowing T
+        keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], indexed: IndexedText, _ txn: borrowing T
     ) throws {
         guard !keys.isEmpty else { return }
         if Set(keys).count != keys.count {
-            // The same key twice (an unsorted chunk): in order, the last text wins.
-            for (i, key) in keys.enumerated() { try index(key: key, texts(i), txn) }
-            return
+            // The same key twice (an unsorted chunk): the last text is the record that stays.
+            var last: [[UInt8]: Int] = [:]
+            for (i, key) in keys.enumerated() { last[key] = i }
+            let kept = keys.indices.filter { last[keys[$0]] == $0 }
+            return try indexBatch(keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, txn)
         }
         let parts = SearchBatchPart.analyse(count: keys.count, parts: SearchBatchPart.cores, texts)
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
@@ -188,20 +198,16 @@ struct SearchIndexWriter {
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
                 let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
-                let listStart = j == 0 ? 0 : part.termListEnds[j - 1]
                 if try !appending && txn.contains(keys[i], in: dbs.documents) {
                     let postings = part.postings[(j == 0 ? 0 : part.postingEnds[j - 1])..<part.postingEnds[j]]
                     let terms = postings.map { Array(part.term(Int($0.term))) }
                     let groups = postings.map { Array(part.groups[Int($0.start)..<Int($0.end)]) }
-                    try upsert(key: keys[i], terms: terms, groups: groups, lengths: lengths, txn)
+                    try upsert(key: keys[i], terms: terms, groups: groups, lengths: lengths, indexed, txn)
                     continue
                 }
                 let number = try nextNumber()
                 numbers[i] = number
-                try part.termLists.withUnsafeBytes { all in
-                    let list = UnsafeRawBufferPointer(rebasing: all[listStart..<part.termListEnds[j]])
-                    try putEntries(key: keys[i], number: number, termList: list, lengths: lengths, txn, appending: appending)
-                }
+                try putEntries(key: keys[i], number: number, lengths: lengths, txn, appending: appending)
             }
         }
         try appendRuns(parts, numbers, txn)
@@ -277,14 +283,24 @@ struct PendingSearchDocuments {
     var keys: [[UInt8]] = []
     /// Each document's text, extracted when indexed (on the cores that tokenize it).
     var texts: [@Sendable () -> [SearchText]] = []
+    /// For the keys whose record the transaction replaced: the text of the record they had
+    /// before it (the one indexed), read from the replaced bytes when it is needed.
+    var replaced: [[UInt8]: () throws -> [SearchText]] = [:]
+    private var queued: Set<[UInt8]> = []
+
+    init(dbs: SearchDatabases) { self.dbs = dbs }
 
     /// Documents held before they are indexed anyway (bounds a huge transaction's memory).
     static let limit = 25_000
 
-    /// Queues one document; returns how many are queued.
-    mutating func append(key: [UInt8], texts: @escaping @Sendable () -> [SearchText]) -> Int {
+    /// Queues one document, and what it replaces unless the key was queued before (then the
+    /// record it replaced is the one that is not indexed yet); returns how many are queued.
+    mutating func append(
+        key: [UInt8], texts: @escaping @Sendable () -> [SearchText], replacing old: (() throws -> [SearchText])?
+    ) -> Int {
         keys.append(key)
         self.texts.append(texts)
+        if queued.insert(key).inserted, let old { replaced[key] = old }
         return keys.count
     }
 }
@@ -304,10 +320,11 @@ extension WriteState {
             let kept = documents.keys.indices.filter { last[documents.keys[$0]] == $0 }
             let texts = kept.map { documents.texts[$0] }
             var writer = SearchIndexWriter(documents.dbs, try SearchIndexWriter.loadState(documents.dbs, txn))
+            let indexed: SearchIndexWriter.IndexedText = { key in try documents.replaced[key]?() }
             if kept.count == 1 {
-                try writer.index(key: documents.keys[kept[0]], texts[0](), txn)
+                try writer.index(key: documents.keys[kept[0]], texts[0](), indexed: indexed, txn)
             } else {
-                try writer.indexBatch(keys: kept.map { documents.keys[$0] }, texts: { texts[$0]() }, txn)
+                try writer.indexBatch(keys: kept.map { documents.keys[$0] }, texts: { texts[$0]() }, indexed: indexed, txn)
             }
             try writer.flush(txn)
         }
@@ -315,31 +332,48 @@ extension WriteState {
 }
 
 extension StoreTransaction {
-    /// Queues one written value for the full-text index (the hook of `put`/`insert`); it is
-    /// indexed with the transaction's other puts (``WriteState/flushPendingSearch(_:)``).
-    func indexForSearch<V>(_ value: V, storedKey: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
-        throws
-    {
+    /// Queues one written value for the full-text index (the hook of `put`/`insert`, given the
+    /// bytes of the record it replaced); it is indexed with the transaction's other puts
+    /// (``WriteState/flushPendingSearch(_:)``).
+    func indexForSearch<V>(
+        _ value: V, storedKey: [UInt8], replacing old: [UInt8]?, _ collection: StoreCollection<V>,
+        _ c: RegisteredCollection
+    ) throws {
         guard let index = collection.search, let dbs = c.search else { return }
+        let replaced = old.map { bytes in indexedText(of: bytes, index, collection, c) }
         // Changed in place (a copy out of the dictionary would copy the queue on every put).
         let queued = state.pendingSearch[collection.name, default: PendingSearchDocuments(dbs: dbs)].append(
-            key: storedKey, texts: { index.text(value) })
+            key: storedKey, texts: { index.text(value) }, replacing: replaced)
         if queued >= PendingSearchDocuments.limit { try state.flushPendingSearch(lmdb) }
     }
 
-    /// Removes one deleted record from the index (the hook of `delete`).
-    func removeFromSearch(storedKey: [UInt8], _ c: RegisteredCollection) throws {
-        guard let dbs = c.search else { return }
+    /// The text a stored record was indexed with, decoded from its bytes when asked for (with
+    /// the transaction's field table, which holds every id a stored record uses).
+    private func indexedText<V>(
+        of bytes: [UInt8], _ index: StoreSearchIndex<V>, _ collection: StoreCollection<V>, _ c: RegisteredCollection
+    ) -> () throws -> [SearchText] {
+        let (coder, decoder, fields) = (collection.coder, c.decoder, state.fields)
+        return { try bytes.withUnsafeBytes { index.text(try coder.decode($0, decoder, fields)) } }
+    }
+
+    /// Removes a record about to be deleted from the index (the hook of `delete`, given the
+    /// record's bytes).
+    func removeFromSearch<V>(storedKey: [UInt8], record: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
+        throws
+    {
+        guard let index = collection.search, let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)  // the record may have been put in this transaction
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
-        try writer.remove(key: storedKey, lmdb)
+        let text = indexedText(of: record, index, collection, c)
+        try writer.remove(key: storedKey, indexed: { _ in try text() }, lmdb)
         try writer.flush(lmdb)
     }
 
     /// Indexes a bulk chunk's records in the chunk's transaction, the bulk way
     /// (``SearchIndexWriter/indexBatch(keys:texts:_:)``): tokenized on every core, postings
     /// appended as merged blocks term by term. The text comes from the records' bytes, decoded
-    /// with the chunk's field table on the tokenizing threads (a chunk keeps no values).
+    /// with the chunk's field table on the tokenizing threads (a chunk keeps no values). Runs
+    /// before the chunk's records are written: a record it replaces gives the terms to remove.
     func indexChunkForSearch<V>(_ chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection)
         throws
     {
@@ -357,6 +391,10 @@ extension StoreTransaction {
                     failure.withLock { $0 = $0 ?? error }
                     return []
                 }
+            },
+            indexed: { key in
+                guard let old = try get(key, in: c.records) else { return nil }
+                return try indexedText(of: old, index, collection, c)()
             }, lmdb)
         if let error = failure.withLock({ $0 }) {
             // The transaction is abandoned with the error: nothing of the chunk is written.

@@ -171,7 +171,11 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     static var scatteredChunkSize: Int { 12_000 }
 
     /// Writes a chunk on the writer, once the chunk before it is committed.
-    private func write(_ chunk: EncodedChunk) async throws {
+    private func write(_ encoded: EncodedChunk) async throws {
+        var analysed = encoded
+        // Tokenized while the chunk before it commits: the writer's transaction only merges.
+        analysed.searchParts = try store.searchAnalysis(of: encoded, collection)
+        let chunk = analysed
         try await settle()
         noteLastKey(of: chunk)
         let store = self.store

@@ -40,6 +40,9 @@ struct EncodedChunk: Sendable {
     /// The keys over 510 bytes that the chunk's records and index entries use (empty in the
     /// common case), recorded in `_longkeys` in the chunk's transaction.
     var longKeys: [LongKeyPair] = []
+    /// The records tokenized for the collection's full-text index, when done before the chunk
+    /// reaches the writer (``Store/searchAnalysis(of:_:)``); nil: the writer tokenizes them.
+    var searchParts: [SearchBatchPart]?
 
     /// The memory a record of a chunk takes beside its bytes (its entry and index-key handle).
     static let overheadPerRecord = MemoryLayout<EncodedEntry>.stride + MemoryLayout<IndexKeyBytes>.stride

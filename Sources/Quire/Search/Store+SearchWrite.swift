@@ -186,6 +186,14 @@ struct SearchIndexWriter {
             return try indexBatch(keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, txn)
         }
         let parts = SearchBatchPart.analyse(count: keys.count, parts: SearchBatchPart.cores, texts)
+        try indexBatch(keys: keys, analysed: parts, indexed: indexed, txn)
+    }
+
+    /// ``indexBatch(keys:texts:indexed:_:)`` of a batch tokenized beforehand (off the writer),
+    /// `parts` covering `keys` in order; the keys must be distinct.
+    mutating func indexBatch<T: WritableTransaction & ~Copyable>(
+        keys: [[UInt8]], analysed parts: [SearchBatchPart], indexed: IndexedText, _ txn: borrowing T
+    ) throws {
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
         var numbers = [UInt32](repeating: .max, count: keys.count)
         // Keys in order past the last indexed one (a load in key order): all new, appended, so
@@ -380,26 +388,67 @@ extension StoreTransaction {
         guard let index = collection.search, let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)
         var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
-        let (entries, fields, coder, decoder) = (chunk.entries, chunk.fields, collection.coder, c.decoder)
-        let failure = Locked<(any Error)?>(nil)
-        try writer.indexBatch(
-            keys: entries.map { $0.key.array },
-            texts: { i in
-                do {
-                    return index.text(try coder.decode(entries[i].record.buffer, decoder, fields))
-                } catch {
-                    failure.withLock { $0 = $0 ?? error }
-                    return []
-                }
-            },
-            indexed: { key in
-                guard let old = try get(key, in: c.records) else { return nil }
-                return try indexedText(of: old, index, collection, c)()
-            }, lmdb)
-        if let error = failure.withLock({ $0 }) {
-            // The transaction is abandoned with the error: nothing of the chunk is written.
-            throw StoreError(.codec, "cannot read back a record of '\(collection.name)' to index its text", underlying: error)
+        let keys = chunk.entries.map { $0.key.array }
+        if let parts = chunk.searchParts {
+            try writer.indexBatch(keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, lmdb)
+        } else {
+            let texts = try Store.chunkTexts(chunk, index, collection, c)
+            try writer.indexBatch(keys: keys, texts: texts.text, indexed: { try storedText($0, index, collection, c) }, lmdb)
+            try texts.check()
         }
         try writer.flush(lmdb)
+    }
+
+    /// The text of the record stored under the physical `key` (before the chunk replaces it).
+    private func storedText<V>(
+        _ key: [UInt8], _ index: StoreSearchIndex<V>, _ collection: StoreCollection<V>, _ c: RegisteredCollection
+    ) throws -> [SearchText]? {
+        guard let old = try get(key, in: c.records) else { return nil }
+        return try indexedText(of: old, index, collection, c)()
+    }
+}
+
+extension Store {
+    /// A bulk chunk's records tokenized for the full-text index, to be written with the chunk
+    /// (``EncodedChunk/searchParts``): done on every core while the chunk before it commits,
+    /// so the writer's transaction only merges the postings in. Nil when the collection has no
+    /// full-text index, or when the chunk has a key twice (then the writer tokenizes it).
+    func searchAnalysis<V>(of chunk: EncodedChunk, _ collection: StoreCollection<V>) throws -> [SearchBatchPart]? {
+        guard let index = collection.search, !chunk.entries.isEmpty,
+            KeyOrdering.isAscending(chunk.entries.lazy.map(\.key), strictly: true)
+        else { return nil }
+        let c = try resolvedForWrite(collection)
+        guard c.search != nil else { return nil }
+        let texts = try Self.chunkTexts(chunk, index, collection, c)
+        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: SearchBatchPart.cores, texts.text)
+        try texts.check()
+        return parts
+    }
+
+    /// The text of a chunk's records by position, decoded from their bytes with the chunk's
+    /// field table (a chunk keeps no values), and the check that every record decoded.
+    static func chunkTexts<V>(
+        _ chunk: EncodedChunk, _ index: StoreSearchIndex<V>, _ collection: StoreCollection<V>, _ c: RegisteredCollection
+    ) throws -> (text: @Sendable (Int) -> [SearchText], check: () throws -> Void) {
+        let (entries, fields, coder, decoder) = (chunk.entries, chunk.fields, collection.coder, c.decoder)
+        let failure = Locked<(any Error)?>(nil)
+        let text: @Sendable (Int) -> [SearchText] = { i in
+            do {
+                return index.text(try coder.decode(entries[i].record.buffer, decoder, fields))
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+                return []
+            }
+        }
+        let name = collection.name
+        return (
+            text,
+            {
+                // Then the chunk is abandoned with the error: nothing of it is written.
+                if let error = failure.withLock({ $0 }) {
+                    throw StoreError(.codec, "cannot read back a record of '\(name)' to index its text", underlying: error)
+                }
+            }
+        )
     }
 }

@@ -29,8 +29,9 @@ public struct ArticleLoader: Sendable {
 
     /// Bytes of input parsed and committed as one chunk (about 11,000 news articles).
     public var blockBytes = 16 << 20
-    /// How the chunks commit. The sort window is smaller than `bulkInsert`'s default: a held
-    /// chunk keeps its parsed articles too, and a load keeps peak memory near 200 MiB.
+    /// How the chunks commit. The sort window is smaller than `bulkInsert`'s default: two
+    /// blocks of parsed articles are alive beside it, and the full-text index's transactions
+    /// hold a dirty copy of every posting page they touch.
     public var bulkOptions = BulkInsertOptions(chunkSize: 12_000, sortWindow: 48 << 20)
     /// Parallel parsers (the machine's cores by default).
     public var parsers = ProcessInfo.processInfo.activeProcessorCount

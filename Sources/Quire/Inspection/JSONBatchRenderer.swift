@@ -15,8 +15,6 @@ struct JSONBatchRenderer {
     /// Records a batch holds: large enough that starting the parts costs little, small enough
     /// that the first records go out quickly.
     static let batchSize = 1024
-    /// Cores to spread a batch over.
-    static let cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
     /// One part's output: its records' JSON back to back, and where each one ends.
     struct Part {
@@ -32,7 +30,7 @@ struct JSONBatchRenderer {
     static func render(
         _ records: [UnsafeRawBufferPointer], fields: FieldTable, options: CompactDecoder.Options
     ) -> [Part] {
-        let n = max(1, min(cores, records.count / 64))
+        let n = max(1, min(Parallelism.parts, records.count / 64))
         let mapped = MappedRecords(records: records)
         let parts = Mutex([Part?](repeating: nil, count: n))
         DispatchQueue.concurrentPerform(iterations: n) { p in

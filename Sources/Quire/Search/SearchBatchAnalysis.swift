@@ -146,7 +146,4 @@ final class SearchBatchPart: Sendable {
         func set(_ i: Int, _ part: SearchBatchPart) { slots.withLock { $0[i] = part } }
         var parts: [SearchBatchPart] { slots.withLock { $0.map { $0! } } }
     }
-
-    /// Cores to spread a batch over.
-    static let cores = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 }

@@ -185,7 +185,7 @@ struct SearchIndexWriter {
             let kept = keys.indices.filter { last[keys[$0]] == $0 }
             return try indexBatch(keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, txn)
         }
-        let parts = SearchBatchPart.analyse(count: keys.count, parts: SearchBatchPart.cores, texts)
+        let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, texts)
         try indexBatch(keys: keys, analysed: parts, indexed: indexed, txn)
     }
 
@@ -420,7 +420,7 @@ extension Store {
         let c = try resolvedForWrite(collection)
         guard c.search != nil else { return nil }
         let texts = try Self.chunkTexts(chunk, index, collection, c)
-        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: SearchBatchPart.cores, texts.text)
+        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, texts.text)
         try texts.check()
         return parts
     }

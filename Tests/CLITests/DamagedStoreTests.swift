@@ -100,6 +100,21 @@ private func truncate(_ path: String, to size: Int) throws {
     }
 }
 
+/// Where the leaf node keyed by `key` with a value of a record's size is: LMDB's node header
+/// (value size as two little-endian 16-bit halves, flags, key size) comes just before the key.
+private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
+    let bytes = [UInt8](data)
+    var from = 8
+    while let range = Data(bytes[from...]).range(of: Data(key)) {
+        let at = from + range.lowerBound
+        func u16(_ i: Int) -> Int { Int(bytes[i]) | Int(bytes[i + 1]) << 8 }
+        let size = u16(at - 8) | u16(at - 6) << 16
+        if u16(at - 2) == key.count && size > 64 { return at }
+        from = at + 1
+    }
+    return nil
+}
+
 /// LMDB errors and faults on damaged pages end as one clear line and status 1.
 @Suite struct CorruptedPageTests {
     @Test func verifyNamesWhereItWasReadingOnADamagedLeaf() throws {
@@ -107,12 +122,14 @@ private func truncate(_ path: String, to size: Int) throws {
             let store = try makeStore(in: dir, count: 20)
             let path = store + "/data.mdb"
             var data = try Data(contentsOf: URL(fileURLWithPath: path))
-            // The leaf page holding the first record's key: its id appears in the key of the node.
+            // The leaf page holding the first record: the LMDB node whose key is its id and whose
+            // value is a record (the id is also a key or value in the full-text, index and
+            // relation databases, whose pages may come first in the file).
             let dump = try runQuire(["dump"], directory: dir)
             let id = try #require(lines(dump.stdout).first.flatMap { line in
                 (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
             })
-            let at = try #require(data.range(of: Data(id.utf8))?.lowerBound)
+            let at = try #require(recordNode(keyed: Array(id.utf8), in: data))
             let page = at / 4096 * 4096
             for i in page..<(page + 16) { data[i] ^= 0xFF }
             try data.write(to: URL(fileURLWithPath: path))

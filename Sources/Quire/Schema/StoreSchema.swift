@@ -61,7 +61,7 @@ extension Store {
     /// every collection and relation is ready before the first read or write.
     ///
     /// - Throws: what ``init(path:options:)`` and ``register(_:)-(StoreCollection<V>)`` throw.
-    public convenience init(path: String, schema: StoreSchema, options: StoreOptions = StoreOptions()) throws {
+    public convenience init(path: String, schema: StoreSchema, options: StoreOptions = StoreOptions()) throws(StoreError) {
         try self.init(path: path, options: options)
         do {
             try schema.declare(in: self)

@@ -66,6 +66,23 @@ import Testing
         }
     }
 
+    @Test func piecesStagedInOrderThenJoiningTheWindowStillAppendInFullChunks() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            // A sequence: its first piece of 4,096 arrives in order (staged), the rest scrambled.
+            let head = (100_000..<(100_000 + 4_096)).map { Row(id: $0, name: "head", group: 0) }
+            let tail = scrambledRows(25_904).map { Row(id: $0.id, name: "tail", group: 1) }
+            let values = (head + tail).lazy.map { $0 }
+            let report = try await store.bulkInsert(values, into: rows, options: BulkInsertOptions(chunkSize: 20_000))
+            #expect(report.records == 30_000)
+            #expect(report.chunks == 2)  // 20,000 + 10,000: the merged run appends into the empty store
+            #expect(report.appendedChunks == 2)
+            try store.read { snap throws in #expect(try snap.count(of: rows) == 30_000) }
+            #expect(try store.verify().isSound)
+        }
+    }
+
     @Test(arguments: [0, 600, 256 << 20]) func theLastValueForAKeyWinsWhateverTheWindow(window: Int) async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

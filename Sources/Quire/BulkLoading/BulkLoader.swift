@@ -31,8 +31,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Sorted chunks held back for the merge, and their bytes.
     private var held: [EncodedChunk] = []
     private var heldBytes = 0
-    /// The largest key written so far (tracked only when chunks are sorted).
+    /// The largest key written or staged so far (tracked only when chunks are sorted).
     private var lastKey: [UInt8]?
+    /// The largest key written so far (committed or in flight), staged pieces aside.
+    private var lastWrittenKey: [UInt8]?
     /// A relaxed load's flush of its committed chunks, running in the background.
     private var backgroundFlush: Task<Void, Never>?
     private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
@@ -80,7 +82,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             return
         }
         if held.isEmpty && continuesInOrder(encoded) {
-            noteLastKey(of: encoded)
+            raise(&lastKey, to: encoded)
             staged.append(encoded)
             stagedCount += encoded.entries.count
             if stagedCount >= options.chunkSize { try await writeStaged() }
@@ -111,9 +113,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         return KeyOrdering.follows(first, lastKey)
     }
 
-    private func noteLastKey(of chunk: EncodedChunk) {
-        if options.sortChunks, let last = chunk.entries.last?.key, KeyOrdering.follows(last, lastKey) {
-            lastKey = last.array
+    /// Raises `key` to the chunk's last key when that is greater.
+    private func raise(_ key: inout [UInt8]?, to chunk: EncodedChunk) {
+        if options.sortChunks, let last = chunk.entries.last?.key, KeyOrdering.follows(last, key) {
+            key = last.array
         }
     }
 
@@ -161,9 +164,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             }
         }
         guard let smallest else { return options.chunkSize }
-        // The committed last key, and this load's own (a chunk of it may still be committing).
+        // The committed last key, and this load's own (a chunk of it may still be committing;
+        // staged pieces are part of this run).
         let appends = KeyOrdering.follows(smallest, try store.lastRecordKey(collection))
-            && KeyOrdering.follows(smallest, lastKey)
+            && KeyOrdering.follows(smallest, lastWrittenKey)
         return appends ? options.chunkSize : Self.scatteredChunkSize
     }
 
@@ -177,7 +181,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         analysed.searchParts = try store.searchAnalysis(of: encoded, collection)
         let chunk = analysed
         try await settle()
-        noteLastKey(of: chunk)
+        raise(&lastKey, to: chunk)
+        raise(&lastWrittenKey, to: chunk)
         let store = self.store
         let collection = self.collection
         inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount)

@@ -180,13 +180,18 @@ struct SearchIndexWriter {
         guard !keys.isEmpty else { return }
         if Set(keys).count != keys.count {
             // The same key twice (an unsorted chunk): the last text is the record that stays.
-            var last: [[UInt8]: Int] = [:]
-            for (i, key) in keys.enumerated() { last[key] = i }
-            let kept = keys.indices.filter { last[keys[$0]] == $0 }
+            let kept = Self.lastOccurrences(keys)
             return try indexBatch(keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, txn)
         }
         let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, texts)
         try indexBatch(keys: keys, analysed: parts, indexed: indexed, txn)
+    }
+
+    /// The positions of each key's last occurrence in `keys`, in order.
+    static func lastOccurrences(_ keys: [[UInt8]]) -> [Int] {
+        var last: [[UInt8]: Int] = [:]
+        for (i, key) in keys.enumerated() { last[key] = i }
+        return keys.indices.filter { last[keys[$0]] == $0 }
     }
 
     /// ``indexBatch(keys:texts:indexed:_:)`` of a batch tokenized beforehand (off the writer),
@@ -323,9 +328,7 @@ extension WriteState {
         pendingSearch.removeAll()
         for name in owed.keys.sorted() {
             let documents = owed[name]!
-            var last: [[UInt8]: Int] = [:]
-            for (i, key) in documents.keys.enumerated() { last[key] = i }
-            let kept = documents.keys.indices.filter { last[documents.keys[$0]] == $0 }
+            let kept = SearchIndexWriter.lastOccurrences(documents.keys)
             let texts = kept.map { documents.texts[$0] }
             var writer = SearchIndexWriter(documents.dbs, try SearchIndexWriter.loadState(documents.dbs, txn))
             let indexed: SearchIndexWriter.IndexedText = { key in try documents.replaced[key]?() }

@@ -37,7 +37,9 @@ public struct ArticleLoader: Sendable {
     public var parsers = ProcessInfo.processInfo.activeProcessorCount
     /// Checked after each chunk: true stops the load (``LoadError/Kind/interrupted``).
     public var isInterrupted: @Sendable () -> Bool = { false }
-    /// Called after each committed chunk with the records committed so far.
+    /// Called after each committed chunk, and after each sort window written to the temporary
+    /// file, with the records read into the store so far: committed, or sorted and waiting for
+    /// the final merge (``BulkInsertOptions/externalSort``).
     public var progress: (@Sendable (Int) -> Void)?
 
     /// A loader with the default settings.
@@ -53,7 +55,7 @@ public struct ArticleLoader: Sendable {
         var parsed = 0
         let progress = self.progress
         var onProgress: (@Sendable (BulkInsertProgress) -> Void)?
-        if let progress { onProgress = { progress($0.records) } }
+        if let progress { onProgress = { progress($0.records + $0.pending) } }
         do {
             let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
                 loader in

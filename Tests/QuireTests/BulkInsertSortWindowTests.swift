@@ -170,7 +170,9 @@ import Testing
         }
     }
 
-    @Test func heldChunksSurviveNamesInternedByAnotherWriterMeanwhile() async throws {
+    /// The default window holds every chunk; 40,000 bytes spills each chunk as a run of its own.
+    @Test(arguments: [96 << 20, 40_000])
+    func heldChunksSurviveNamesInternedByAnotherWriterMeanwhile(window: Int) async throws {
         try await withTemporaryStorePath { path in
             let input = generatedArticles(600, seed: 21).enumerated().map { index, article in
                 var article = article
@@ -188,7 +190,8 @@ import Testing
                 let values = InterleavedSequence(values: input, every: 100) { index in
                     if index == 200 { try await store.put(outsider, in: articles) }
                 }
-                let report = try await store.bulkInsert(values, into: articles, options: BulkInsertOptions(chunkSize: 100))
+                let options = BulkInsertOptions(chunkSize: 100, sortWindow: window)
+                let report = try await store.bulkInsert(values, into: articles, options: options)
                 #expect(report.records == 600)
                 #expect(try store.verify().isSound)
             }

@@ -227,12 +227,13 @@ private func sampleDocs() -> [Doc] {
         }
     }
 
-    @Test(arguments: [0, 256 << 20])
+    @Test(arguments: [0, 4_096, 256 << 20])
     func bulkInsertStoresLongKeysInEitherPath(sortWindow: Int) async throws {
         try await withTemporaryStorePath { path in
             let store = try openDocs(path)
             // Random order, several chunks: chunks are held and merged with the window, written
-            // one by one without it; a long key given twice keeps the value given last.
+            // one by one without it, spilled to a file and merged at the end with a small one; a
+            // long key given twice keeps the value given last.
             var sample = sampleDocs()
             for i in 0..<300 { sample.append(Doc(id: String(format: "k%04d", (i * 7919) % 300), tag: "bulk", n: i)) }
             sample.append(Doc(id: longIDs[1], tag: twin("again"), n: 42))

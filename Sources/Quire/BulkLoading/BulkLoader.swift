@@ -12,7 +12,9 @@ import Synchronization
 /// it and every chunk after it are held (encoded, each sorted) until they fill the sort window
 /// or the input ends, then merged into one sorted run and written in chunks: random keys become
 /// one long ascending run instead of one per chunk. Everything after the first held chunk is
-/// held too, so that a later value for a key is always written after an earlier one.
+/// held too, so that a later value for a key is always written after an earlier one. When the
+/// input outgrows the window (``BulkInsertOptions/externalSort``), each full window is written
+/// as a sorted run to a temporary file instead, and the runs are merged once, at the end.
 public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     // @unchecked: used by one task at a time (the loading caller); `submit` traps on overlapping
     // calls instead of racing (see `busy`).
@@ -21,7 +23,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     let options: BulkInsertOptions
     let progress: (@Sendable (BulkInsertProgress) -> Void)?
     /// The chunk being written, and how many input values it accounts for.
-    private var inFlight: (task: Task<Bool, any Error>, inputCount: Int)?
+    private var inFlight: (task: Task<Bool, any Error>, inputCount: Int, spilled: Bool)?
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
     /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
@@ -31,6 +33,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Sorted chunks held back for the merge, and their bytes.
     private var held: [EncodedChunk] = []
     private var heldBytes = 0
+    /// Full sort windows written out as sorted runs, waiting for the final merge.
+    private var spill: SpillFile?
+    /// Input values of the spilled runs not committed yet.
+    private var pending = 0
     /// The largest key written or staged so far (tracked only when chunks are sorted).
     private var lastKey: [UInt8]?
     /// The largest key written so far (committed or in flight), staged pieces aside.
@@ -81,7 +87,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             try await write(encoded)
             return
         }
-        if held.isEmpty && continuesInOrder(encoded) {
+        if held.isEmpty && spill == nil && continuesInOrder(encoded) {
             raise(&lastKey, to: encoded)
             staged.append(encoded)
             stagedCount += encoded.entries.count
@@ -95,7 +101,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         stagedCount = 0
         held.append(encoded)
         heldBytes += encoded.byteCount
-        if heldBytes >= options.sortWindow { try await writeHeld() }
+        if heldBytes >= options.sortWindow {
+            if options.externalSort { try spillHeld() } else { try await writeHeld() }
+        }
     }
 
     /// Values a sequence's bulk insert encodes at a time (at most a chunk).
@@ -138,12 +146,42 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private func writeHeld() async throws {
         guard !held.isEmpty else { return }
         let fields = try store.harmonizeFields(&held, collection)
-        let size = try mergedChunkSize()
+        let size = try mergedChunkSize(smallestKey: held.compactMap { $0.entries.first?.key.array }.min(by: Self.precedes))
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
+        try await writeAll(spilled: false) { merger.next(maxCount: size) }
+    }
+
+    /// Merges the held chunks into one sorted run in the spill file. The held chunks stay held
+    /// when it fails (a full disk), so that a failed load still writes them.
+    private func spillHeld() throws {
+        guard !held.isEmpty else { return }
+        let file = try spill ?? SpillFile(directory: store.path)
+        spill = file
+        let fields = try store.harmonizeFields(&held, extending: file.runs.last?.fields, collection)
+        var merger = SortedRunMerger(held, fields: fields)
+        try file.appendRun(&merger)
+        held = []
+        heldBytes = 0
+        pending += file.runs.last?.inputCount ?? 0
+        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
+    }
+
+    /// Merges the spilled runs into one ascending run and writes it, in chunks.
+    private func writeSpilled() async throws {
+        guard let file = spill, !file.runs.isEmpty else { return }
+        spill = nil
+        let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: Self.precedes))
+        var merger = try SpilledRunMerger(file, indexed: !collection.indexes.isEmpty)
+        try await writeAll(spilled: true) { merger.next(maxCount: size) }
+    }
+
+    /// Writes every chunk `next` gives, then waits for the last. When a chunk fails, the ones
+    /// before it that committed are reported before the error goes up.
+    private func writeAll(spilled: Bool, _ next: () -> EncodedChunk?) async throws {
         do {
-            while let chunk = merger.next(maxCount: size) { try await write(chunk) }
+            while let chunk = next() { try await write(chunk, spilled: spilled) }
             try await settle()
         } catch {
             try? await settle()
@@ -151,23 +189,20 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
+    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { a in b.withUnsafeBytes { b in KeyRange.compare(a, b) < 0 } }
+    }
+
     /// Records a transaction of the held run writes: the chunk size when the run lands beyond
     /// every stored key (appended), at most ``scatteredChunkSize`` when it lands among them. A
     /// transaction that inserts between stored keys touches a page per record or so, and LMDB
     /// keeps a dirty copy of each page it touched in memory until the commit.
-    private func mergedChunkSize() throws -> Int {
-        guard options.chunkSize > Self.scatteredChunkSize else { return options.chunkSize }
-        var smallest: ArenaBytes?
-        for chunk in held {
-            if let first = chunk.entries.first?.key, smallest.map({ KeyRange.compare(first.buffer, $0.buffer) < 0 }) ?? true {
-                smallest = first
-            }
-        }
-        guard let smallest else { return options.chunkSize }
+    private func mergedChunkSize(smallestKey: [UInt8]?) throws -> Int {
+        guard options.chunkSize > Self.scatteredChunkSize, let smallest = smallestKey else { return options.chunkSize }
         // The committed last key, and this load's own (a chunk of it may still be committing;
         // staged pieces are part of this run).
-        let appends = KeyOrdering.follows(smallest, try store.lastRecordKey(collection))
-            && KeyOrdering.follows(smallest, lastWrittenKey)
+        func isAfter(_ last: [UInt8]?) -> Bool { last.map { Self.precedes($0, smallest) } ?? true }
+        let appends = isAfter(try store.lastRecordKey(collection)) && isAfter(lastWrittenKey)
         return appends ? options.chunkSize : Self.scatteredChunkSize
     }
 
@@ -175,7 +210,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     static var scatteredChunkSize: Int { 12_000 }
 
     /// Writes a chunk on the writer, once the chunk before it is committed.
-    private func write(_ encoded: EncodedChunk) async throws {
+    private func write(_ encoded: EncodedChunk, spilled: Bool = false) async throws {
         var analysed = encoded
         // Tokenized while the chunk before it commits: the writer's transaction only merges.
         analysed.searchParts = try store.searchAnalysis(of: encoded, collection)
@@ -185,18 +220,19 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         raise(&lastWrittenKey, to: chunk)
         let store = self.store
         let collection = self.collection
-        inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount)
+        inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount, spilled)
     }
 
     /// Waits for the chunk in flight and reports it.
     private func settle() async throws {
-        guard let (task, inputCount) = inFlight else { return }
+        guard let (task, inputCount, spilled) = inFlight else { return }
         inFlight = nil
         let appended = try await task.value
         report.records += inputCount
         report.chunks += 1
         if appended { report.appendedChunks += 1 }
-        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed))
+        if spilled { pending = max(0, pending - inputCount) }
+        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
         await flushInBackground()
     }
 
@@ -225,6 +261,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
 
     func finish() async throws -> BulkInsertReport {
         try await writeStaged()
+        if spill != nil {
+            try spillHeld()  // the last window joins the runs: one pass over the stored tree
+            try await writeSpilled()
+        }
         try await writeHeld()
         try await settle()
         await backgroundFlush?.value
@@ -235,12 +275,15 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     }
 
     /// Ends a failed run: waits for the chunk in flight and, when `writingHeld`, writes the
-    /// staged and held chunks (input from before the failure) as far as it can.
+    /// staged, spilled and held chunks (input from before the failure, in input order) as far
+    /// as it can; otherwise they are dropped.
     func abandon(writingHeld: Bool) async {
         if writingHeld {
             try? await writeStaged()
+            try? await writeSpilled()
             try? await writeHeld()
         }
+        spill = nil
         _ = try? await inFlight?.task.value
         await backgroundFlush?.value
         try? await restoreDurability()

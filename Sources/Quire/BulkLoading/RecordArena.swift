@@ -41,6 +41,25 @@ final class RecordArena: @unchecked Sendable {
         nextBlockSize = min(Self.largestBlock, Self.roundedToHugePages(max(1, firstBlock)))
     }
 
+    /// The first `size` bytes of the open file `descriptor`, mapped read-only as the arena's one
+    /// block (a load's spilled sorted runs, ``SpillFile``); nothing can be appended to it. File
+    /// pages, not anonymous memory: the kernel reads them in and drops them as it needs.
+    init(mappingFile descriptor: Int32, size: Int) throws {
+        nextBlockSize = Self.hugePage
+        guard size > 0 else { return }
+        guard let start = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), start != MAP_FAILED else {
+            throw StoreError(.storage, "cannot map \(size) bytes of a bulk load's sorted runs: \(String(cString: strerror(errno)))")
+        }
+        #if os(Linux)
+        _ = madvise(start, size, MADV_SEQUENTIAL)  // each run is read front to back, once
+        #endif
+        blocks.append((start, size))
+        byteCount = size
+    }
+
+    /// The start of the first block (a mapped file's bytes).
+    var firstBlockStart: UnsafeRawPointer? { blocks.first.map { UnsafeRawPointer($0.start) } }
+
     deinit {
         for block in blocks { munmap(block.start, block.size) }
     }

@@ -12,7 +12,7 @@ struct SortedRunMerger {
     private let entries: [[EncodedEntry]]
     private let indexKeys: [[IndexKeyBytes]]
     private let arenas: [RecordArena]
-    private let fields: FieldTable
+    let fields: FieldTable
     private var merge: KeyOrdering.Merge
     /// Stored form → the keys over 510 bytes it stands for (one, unless two collide).
     private let longKeys: [[UInt8]: [[UInt8]]]
@@ -55,12 +55,32 @@ struct SortedRunMerger {
             }
             chunk.inputCount += Int(pick.consumed)
         }
-        if !longKeys.isEmpty { chunk.longKeys = longKeysUsed(by: chunk) }
+        if !longKeys.isEmpty { chunk.longKeys = Self.longKeysUsed(by: chunk, longKeys) }
         return chunk
     }
 
-    /// The long keys among a merged chunk's record and index keys, each stored form once.
-    private func longKeysUsed(by chunk: EncodedChunk) -> [LongKeyPair] {
+    /// Calls `body` with every merged record in key order, its index keys (nil when the
+    /// collection has none) and the input values it stands for.
+    mutating func forEachRecord(_ body: (EncodedEntry, IndexKeyBytes?, Int) throws -> Void) rethrows {
+        let indexed = indexKeys.contains { !$0.isEmpty }
+        while true {
+            let picks = merge.next(maxCount: 65_536)
+            if picks.isEmpty { return }
+            for pick in picks {
+                let (run, position) = (Int(pick.run), Int(pick.position))
+                try body(entries[run][position], indexed ? indexKeys[run][position] : nil, Int(pick.consumed))
+            }
+        }
+    }
+
+    /// Every long key of the runs, with its stored form.
+    var allLongKeys: [LongKeyPair] {
+        longKeys.flatMap { physical, logicals in logicals.map { LongKeyPair(physical: physical, logical: $0) } }
+    }
+
+    /// The long keys among a merged chunk's record and index keys, each stored form once;
+    /// `longKeys` maps a stored form to the keys it stands for.
+    static func longKeysUsed(by chunk: EncodedChunk, _ longKeys: [[UInt8]: [[UInt8]]]) -> [LongKeyPair] {
         var seen = Set<[UInt8]>()
         var pairs: [LongKeyPair] = []
         func note(_ physical: [UInt8]) {

@@ -34,9 +34,13 @@ extension Store {
 
     /// Gives all `chunks` the ids of one field table and returns it: a chunk encoded against a
     /// table that isn't a prefix of the newest one (another writer interned names meanwhile)
-    /// is encoded again.
-    func harmonizeFields<V>(_ chunks: inout [EncodedChunk], _ collection: StoreCollection<V>) throws -> FieldTable {
-        guard var table = chunks.last?.fields else { return fields }
+    /// is encoded again. With `base` (the table of a run spilled before), the table returned
+    /// extends it, so that the spilled runs' tables each extend the one before.
+    func harmonizeFields<V>(
+        _ chunks: inout [EncodedChunk], extending base: FieldTable? = nil, _ collection: StoreCollection<V>
+    ) throws -> FieldTable {
+        guard var table = chunks.last?.fields else { return base ?? fields }
+        if let base, !table.names.starts(with: base.names) { table = base }
         let c = try resolvedForWrite(collection)
         for i in chunks.indices where !table.names.starts(with: chunks[i].fields.names) {
             chunks[i] = try chunks[i].reencoded(with: &table, collection.coder, c)

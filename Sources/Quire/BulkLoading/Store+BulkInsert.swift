@@ -23,19 +23,30 @@ public struct BulkInsertOptions: Sendable {
     /// compressed): 100,000 articles with random ids load about as fast as raw `mdb_put`s of
     /// the same bytes in random order, and a load of any size stays under about 256 MiB.
     public var sortWindow: Int = 96 << 20
+    /// When the input outgrows the sort window, write each full window as a sorted run to an
+    /// unnamed temporary file in the store's directory and merge all of them once at the end,
+    /// so that the store's tree is written in one ascending pass (appended, when the keys are
+    /// beyond the stored ones) instead of one pass per window. It costs disk about the size of
+    /// the encoded records until the load ends (the file is gone once the load ends or the process
+    /// dies), and nothing of the spilled windows is committed before the final merge. False
+    /// merges and commits each window on its own.
+    public var externalSort: Bool = true
     /// Skip the fsync of each chunk's commit (committed chunks are flushed in the background
     /// instead, while the next ones encode) and sync once at the end. A killed process loses
     /// nothing committed; a system crash during the load may lose the chunks not yet synced, or
     /// (on file systems that reorder writes: LMDB's `MDB_NOSYNC` caveat) damage the store.
     public var relaxedDurability: Bool = false
 
-    /// The defaults: chunks of 25,000, sorted across a 96 MiB window, durable.
+    /// The defaults: chunks of 25,000, sorted across a 96 MiB window and across windows through
+    /// a temporary file, durable.
     public init(
-        chunkSize: Int = 25_000, sortChunks: Bool = true, sortWindow: Int = 96 << 20, relaxedDurability: Bool = false
+        chunkSize: Int = 25_000, sortChunks: Bool = true, sortWindow: Int = 96 << 20, externalSort: Bool = true,
+        relaxedDurability: Bool = false
     ) {
         self.chunkSize = max(1, chunkSize)
         self.sortChunks = sortChunks
         self.sortWindow = max(0, sortWindow)
+        self.externalSort = externalSort
         self.relaxedDurability = relaxedDurability
     }
 }
@@ -48,6 +59,9 @@ public struct BulkInsertProgress: Sendable, Hashable {
     public var chunks: Int
     /// Seconds since the insert began.
     public var elapsed: Double
+    /// Input values sorted into runs in a temporary file (``BulkInsertOptions/externalSort``)
+    /// and not committed yet: they are written by the final merge.
+    public var pending: Int = 0
 }
 
 /// What a bulk insert did.

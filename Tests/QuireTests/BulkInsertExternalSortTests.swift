@@ -1,0 +1,131 @@
+import Foundation
+import Quire
+import QuireNews
+import Synchronization
+import Testing
+
+/// Inputs larger than the sort window: each full window is written as a sorted run to a
+/// temporary file, and the runs are merged into the store once, at the end.
+@Suite struct BulkInsertExternalSortTests {
+    /// Ids 0..<count in a scrambled but deterministic order (7919 is prime, coprime to count).
+    private func scrambled(_ count: Int, name: String = "v") -> [Row] {
+        (0..<count).map { i in
+            let id = (i * 7919) % count
+            return Row(id: id, name: "\(name) \(id)", group: id % 5)
+        }
+    }
+
+    /// The names in a store's directory besides LMDB's own files.
+    private func strayFiles(_ path: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path).filter { $0 != "data.mdb" && $0 != "lock.mdb" }
+    }
+
+    @Test func windowsSpilledToAFileAreMergedIntoOneAppendedRun() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let seen = Mutex<[BulkInsertProgress]>([])
+            // About 80 bytes a row held: a 100 KB window spills every third chunk of 500 rows.
+            let options = BulkInsertOptions(chunkSize: 500, sortWindow: 100_000)
+            let report = try await store.bulkInsert(scrambled(20_000), into: rows, options: options) { progress in
+                seen.withLock { $0.append(progress) }
+            }
+            #expect(report.records == 20_000)
+            #expect(report.chunks == 40)
+            #expect(report.appendedChunks == 40)  // one ascending run into the empty store
+            let events = seen.withLock { $0 }
+            let spills = events.filter { $0.records == 0 }
+            #expect(spills.count >= 10)  // a progress event per spilled window, before any commit
+            #expect(spills.map(\.pending) == spills.map(\.pending).sorted() && spills.last?.pending == 20_000)
+            #expect(events.filter { $0.records > 0 }.map(\.records) == Array(stride(from: 500, through: 20_000, by: 500)))
+            #expect(events.last?.pending == 0)
+            try store.read { snap throws in
+                var expected = 0
+                for record in snap.records(in: rows) {
+                    guard try record.get().1 == Row(id: expected, name: "v \(expected)", group: expected % 5) else { break }
+                    expected += 1
+                }
+                #expect(expected == 20_000)
+                #expect(try snap.keys(in: rows.indexes[0], of: rows, range: .prefix(StoreKey.int(3))).count == 4_000)
+            }
+            #expect(try store.verify().isSound)
+            #expect(try strayFiles(path).isEmpty)
+        }
+    }
+
+    @Test func withoutTheExternalSortEachWindowIsWrittenOnItsOwn() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let options = BulkInsertOptions(chunkSize: 500, sortWindow: 100_000, externalSort: false)
+            let report = try await store.bulkInsert(scrambled(20_000), into: rows, options: options)
+            #expect(report.records == 20_000)
+            // Each window is a sorted run of its own that lands among the runs before it: only
+            // the first is appended.
+            #expect(report.chunks == 40)
+            #expect(report.appendedChunks < 10)
+            #expect(try store.read { try $0.count(of: rows) } == 20_000)
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test func spilledRunsLandingAmongStoredKeysReplaceAndMoveIndexEntries() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            try await store.bulkInsert((0..<10_000).map { Row(id: $0 * 2, name: "old", group: 9) }, into: rows)
+            // Every even id again (new group) and every odd one, scrambled, spilled in many runs.
+            let input = scrambled(20_000, name: "new")
+            let report = try await store.bulkInsert(
+                input, into: rows, options: BulkInsertOptions(chunkSize: 5_000, sortWindow: 100_000))
+            #expect(report.records == 20_000)
+            #expect(report.appendedChunks == 0)
+            try store.read { snap throws in
+                #expect(try snap.count(of: rows) == 20_000)
+                #expect(try snap.get(.int(4), from: rows) == Row(id: 4, name: "new 4", group: 4))
+                #expect(try snap.keys(in: rows.indexes[0], of: rows, range: .prefix(StoreKey.int(9))).isEmpty)
+            }
+            let verify = try store.verify()
+            #expect(verify.isSound, "\(verify.problems)")
+        }
+    }
+
+    @Test func aFailingValueAfterSpilledRunsStillCommitsEverythingBeforeIt() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            var input = generatedArticles(1_200, seed: 41)
+            input.reverse()  // out of order: held, and spilled every few chunks
+            input[1_050].id = ""  // an empty key is refused
+            let options = BulkInsertOptions(chunkSize: 100, sortWindow: 200_000)
+            await #expect(throws: StoreError.self) {
+                try await store.bulkInsert(input, into: articles, options: options)
+            }
+            try store.read { snap throws in
+                #expect(try snap.count(of: articles) == 1_000)  // every chunk before the failing one
+                for article in input[..<1_000] { #expect(try snap.get(.string(article.id), from: articles) == article) }
+            }
+            #expect(try store.verify().isSound)
+            #expect(try strayFiles(path).isEmpty)
+        }
+    }
+
+    @Test func aCancelledLoadDropsItsSpilledRunsAndLeavesNoFile() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let all = scrambled(6_000)
+            await #expect(throws: CancellationError.self) {
+                try await store.withBulkLoader(into: rows, options: BulkInsertOptions(chunkSize: 1_000, sortWindow: 100_000)) {
+                    loader in
+                    for start in stride(from: 0, to: all.count, by: 1_000) { try await loader.submit(all[start..<start + 1_000]) }
+                    throw CancellationError()
+                }
+            }
+            #expect(try store.read { try $0.count(of: rows) } == 0)
+            #expect(try strayFiles(path).isEmpty)
+            // The store takes a load again.
+            try await store.bulkInsert(all, into: rows, options: BulkInsertOptions(sortWindow: 100_000))
+            #expect(try store.read { try $0.count(of: rows) } == 6_000)
+        }
+    }
+}

@@ -78,11 +78,15 @@ final class QuireLoadBenchmark: Benchmark {
         guard let store = scratch?.store, let input else { throw BenchError("no store") }
         let collection = self.collection
         let path = input.url.path
-        let report = try blockingAwait {
-            let reader = try LineBlockReader(path: path)
-            return try await ArticleLoader().run(from: reader, into: store, collection: collection)
+        var loaded: ArticleLoader.Report?
+        let peak = try AnonymousMemory.peak {
+            loaded = try blockingAwait {
+                let reader = try LineBlockReader(path: path)
+                return try await ArticleLoader().run(from: reader, into: store, collection: collection)
+            }
         }
-        note = "\(report.chunks) chunk commits; bytes/record is the JSON line's"
+        guard let report = loaded else { throw BenchError("no load report") }
+        note = "\(report.chunks) chunk commits, peak RssAnon \(peak >> 20) MiB; bytes/record is the JSON line's"
         return report.records
     }
 

@@ -36,6 +36,36 @@ public enum PhraseMatcher {
         }
     }
 
+    /// ``frequencies(_:fields:into:)`` read straight from the terms' posting bytes: `readers[i]`
+    /// gives term i's occurrences in the document. Nothing is collected; a reader stops being
+    /// read once no later start can match.
+    public static func frequencies(
+        readers: UnsafeMutableBufferPointer<OccurrenceReader>, fields: FieldSet = .all, into counts: inout [UInt32]
+    ) {
+        let count = readers.count
+        guard count > 0 else { return }
+        withUnsafeTemporaryAllocation(of: Occurrence?.self, capacity: count) { heads in
+            heads.initialize(repeating: nil)
+            defer { heads.deinitialize() }
+            starts: while let start = readers[0].next() {
+                guard fields.allows(start.field) else { continue }
+                for i in 1..<count {
+                    let (position, overflow) = start.position.addingReportingOverflow(UInt32(i))
+                    if overflow { break starts }
+                    let target = Occurrence(field: start.field, position: position)
+                    while heads[i].map({ $0 < target }) ?? true {
+                        guard let next = readers[i].next() else { break starts }  // no later start can match
+                        heads[i] = next
+                    }
+                    if heads[i] != target { continue starts }
+                }
+                let f = Int(start.field)
+                if counts.count <= f { counts.append(contentsOf: repeatElement(0, count: f + 1 - counts.count)) }
+                counts[f] += 1
+            }
+        }
+    }
+
     /// The number of occurrences of the phrase per field id (`counts[f]`, grown as needed), for BM25.
     public static func frequencies(
         _ lists: some RandomAccessCollection<UnsafeBufferPointer<Occurrence>>, fields: FieldSet = .all,

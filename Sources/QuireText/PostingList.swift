@@ -343,6 +343,10 @@ public struct PostingCursor {
         }
     }
 
+    /// The occurrences of the term in the current document, read one at a time (by field then
+    /// position) without collecting them.
+    public var occurrences: OccurrenceReader { OccurrenceReader(base, from: groupsStart, to: blockEnd) }
+
     /// Calls `body` with each field of the current document and the term's count in it.
     public func forEachField<E: Error>(_ body: (_ field: UInt8, _ count: UInt32) throws(E) -> Void) throws(E) {
         var at = groupsStart
@@ -371,5 +375,44 @@ public struct PostingCursor {
             }
         }
         return try result.get()
+    }
+}
+
+/// One document's occurrences of a term, read lazily from its posting bytes (what a phrase
+/// match needs: most candidates are ruled out after a few occurrences).
+///
+/// Holds a raw pointer, like ``PostingCursor``: valid while the cursor it came from is.
+public struct OccurrenceReader {
+    private let base: UnsafeRawBufferPointer
+    private var at: Int
+    private let end: Int
+    private var left: UInt64 = 0
+    private var field: UInt8 = 0
+    private var position: UInt32 = 0
+    private var lastGroup = false
+
+    init(_ base: UnsafeRawBufferPointer, from start: Int, to end: Int) {
+        self.base = base
+        at = start
+        self.end = end
+    }
+
+    /// The next occurrence, or nil after the last.
+    public mutating func next() -> Occurrence? {
+        // The groups were validated by the cursor's `next()`; a failed read ends the list.
+        if left == 0 {
+            guard !lastGroup, let header = try? PostingCursor.varint(base, &at, limit: end) else { return nil }
+            field = UInt8(truncatingIfNeeded: header >> 1) & 15
+            left = header >> 5
+            lastGroup = header & 1 == 1
+            guard left > 0, let delta = try? PostingCursor.varint(base, &at, limit: end) else { return nil }
+            left -= 1
+            position = UInt32(truncatingIfNeeded: delta)
+            return Occurrence(field: field, position: position)
+        }
+        guard let delta = try? PostingCursor.varint(base, &at, limit: end) else { return nil }
+        left -= 1
+        position &+= UInt32(truncatingIfNeeded: delta)
+        return Occurrence(field: field, position: position)
     }
 }

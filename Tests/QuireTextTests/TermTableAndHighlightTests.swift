@@ -124,4 +124,49 @@ import QuireText
         withBuffers([storm, surge]) { PhraseMatcher.frequencies($0, into: &counts) }
         #expect(counts == [1, 0, 1])
     }
+
+    /// The phrase counts read in place from encoded postings equal those of the decoded lists,
+    /// for random documents of two to four terms over few positions (so phrases occur often).
+    @Test func readingOccurrencesInPlaceCountsWhatTheListsCount() throws {
+        var rng = SystemRandomNumberGenerator()
+        var matched = 0
+        for _ in 0..<400 {
+            let terms = Int.random(in: 2...4, using: &rng)
+            let lists: [[Occurrence]] = (0..<terms).map { _ in
+                var set = Set<Occurrence>()
+                for _ in 0..<Int.random(in: 1...12, using: &rng) {
+                    set.insert(Occurrence(field: UInt8.random(in: 0...2, using: &rng), position: UInt32.random(in: 0...15, using: &rng)))
+                }
+                return set.sorted()
+            }
+            let fields: FieldSet = Bool.random(using: &rng) ? .all : FieldSet(field: 1)
+            var expected: [UInt32] = []
+            withBuffers(lists) { PhraseMatcher.frequencies($0, fields: fields, into: &expected) }
+            // Each term's list as the one document of its own posting list, read by a cursor.
+            let encoded = lists.map { PostingListEncoder.encode([Posting(document: 7, occurrences: $0)]) }
+            var counts: [UInt32] = []
+            try withEncoded(encoded) { buffers in
+                var readers: [OccurrenceReader] = []
+                for buffer in buffers {
+                    var cursor = try PostingCursor(buffer)
+                    #expect(try cursor.next() == 7)
+                    readers.append(cursor.occurrences)
+                }
+                readers.withUnsafeMutableBufferPointer { PhraseMatcher.frequencies(readers: $0, fields: fields, into: &counts) }
+            }
+            // Trailing zero counts aside, the same per field.
+            func trimmed(_ c: [UInt32]) -> [UInt32] { Array(c.reversed().drop { $0 == 0 }.reversed()) }
+            #expect(trimmed(counts) == trimmed(expected), "\(lists) in \(fields)")
+            if expected.contains(where: { $0 > 0 }) { matched += 1 }
+        }
+        #expect(matched > 40)  // the random lists made phrases often enough to mean something
+    }
+
+    private func withEncoded(_ lists: [[UInt8]], _ body: ([UnsafeRawBufferPointer]) throws -> Void) throws {
+        func step(_ i: Int, _ acc: [UnsafeRawBufferPointer]) throws {
+            if i == lists.count { return try body(acc) }
+            try lists[i].withUnsafeBytes { try step(i + 1, acc + [$0]) }
+        }
+        try step(0, [])
+    }
 }

@@ -57,6 +57,18 @@ final class RecordArena: @unchecked Sendable {
         byteCount = size
     }
 
+    /// Unmaps the pages of the first block that lie wholly in `range` (offsets into it) from
+    /// this process: a mapped file's pages are read in again if touched, so nothing that still
+    /// points there breaks; it only lets the kernel drop them.
+    func releasePages(_ range: Range<Int>) {
+        guard let block = blocks.first else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (range.lowerBound + page - 1) / page * page
+        let end = min(block.size, range.upperBound / page * page)
+        guard end > start else { return }
+        _ = madvise(block.start + start, end - start, MADV_DONTNEED)
+    }
+
     /// The start of the first block (a mapped file's bytes).
     var firstBlockStart: UnsafeRawPointer? { blocks.first.map { UnsafeRawPointer($0.start) } }
 

@@ -13,9 +13,7 @@ import QuireCodec
 /// open and nothing is left behind by a killed process. Each record is a 16-byte header (the
 /// little-endian 32-bit lengths of the key, the record and the index keys, and the input values
 /// it stands for) followed by those bytes; nothing in it is read by anything but this load.
-final class SpillFile: @unchecked Sendable {
-    // @unchecked: used by the one task that runs the load.
-
+final class SpillFile {
     /// One spilled window: where its records are and what they need to be written.
     struct Run {
         var offset: Int
@@ -84,6 +82,16 @@ final class SpillFile: @unchecked Sendable {
     /// The runs' bytes, mapped read-only.
     func mapped() throws -> RecordArena {
         try RecordArena(mappingFile: descriptor, size: size)
+    }
+
+    /// Drops the file's pages in `range` from the page cache once the final merge has written
+    /// them: at ten million articles the runs are as large as the store, and their cached pages
+    /// would push out the store's own (point gets right after a 10M load ran at 0.38× their 100k
+    /// rate).
+    func dropCachedPages(_ range: Range<Int>) {
+        #if os(Linux)
+        _ = posix_fadvise(descriptor, off_t(range.lowerBound), off_t(range.count), POSIX_FADV_DONTNEED)
+        #endif
     }
 
     private static var bufferSize: Int { 4 << 20 }

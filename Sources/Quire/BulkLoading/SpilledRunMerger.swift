@@ -11,6 +11,8 @@ struct SpilledRunMerger {
     private struct Cursor {
         var offset: Int
         let end: Int
+        /// How far the run's pages were dropped.
+        var dropped: Int
         var key: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
         var recordCount = 0
         var indexCount = 0
@@ -18,6 +20,9 @@ struct SpilledRunMerger {
     }
 
     private let mapping: RecordArena
+    private let file: SpillFile
+    /// Where each run stood when the previous chunk began.
+    private var marks: [Int]
     private let base: UnsafeRawPointer?
     private var cursors: [Cursor]
     /// Runs with records left, as a min-heap ordered by (current key, run).
@@ -30,6 +35,7 @@ struct SpilledRunMerger {
     /// and tables that extend the earlier runs'.
     init(_ file: SpillFile, indexed: Bool) throws {
         mapping = try file.mapped()
+        self.file = file
         base = mapping.firstBlockStart
         fields = file.runs.last?.fields ?? FieldTable()
         self.indexed = indexed
@@ -40,13 +46,17 @@ struct SpilledRunMerger {
             }
         }
         self.longKeys = longKeys
-        cursors = file.runs.map { Cursor(offset: $0.offset, end: $0.offset + $0.byteCount) }
+        cursors = file.runs.map {
+            Cursor(offset: $0.offset, end: $0.offset + $0.byteCount, dropped: $0.offset)
+        }
+        marks = cursors.map(\.offset)
         heap = []
         for run in cursors.indices where load(run) { push(run) }
     }
 
     /// The next merged chunk of at most `maxCount` records, or nil when every run is merged.
     mutating func next(maxCount: Int) -> EncodedChunk? {
+        releaseCommitted()
         guard !heap.isEmpty, let base else { return nil }
         var chunk = EncodedChunk(
             entries: [], arenas: [mapping], indexKeys: [], fields: fields, arrivedSorted: true, inputCount: 0,
@@ -78,6 +88,24 @@ struct SpilledRunMerger {
         if !longKeys.isEmpty { chunk.longKeys = SortedRunMerger.longKeysUsed(by: chunk, longKeys) }
         return chunk
     }
+
+    /// Drops the pages of records committed by now: those before where each run stood when
+    /// the previous chunk began (that chunk may still be committing; the one before it is
+    /// committed, since the loader waits for it before asking for this one).
+    private mutating func releaseCommitted() {
+        for run in cursors.indices {
+            let committed = marks[run]
+            marks[run] = cursors[run].offset
+            guard committed - cursors[run].dropped >= Self.releaseStep else { continue }
+            let range = cursors[run].dropped..<committed
+            mapping.releasePages(range)
+            file.dropCachedPages(range)
+            cursors[run].dropped = committed
+        }
+    }
+
+    /// Bytes of a run released at a time.
+    private static var releaseStep: Int { 8 << 20 }
 
     /// Moves `run` past its current record and back into the heap when it has more.
     private mutating func advance(_ run: Int) {

@@ -445,6 +445,8 @@ extension StoreReading where Self: ~Copyable {
         let order = exact.indices.sorted { exact[$0].documentCount < exact[$1].documentCount }
         var lists = [[Occurrence]](repeating: [], count: terms.count)
         var counts: [UInt32] = []
+        var readers: [OccurrenceReader] = []
+        readers.reserveCapacity(terms.count)
         var expandedAt = -1
         candidates: while true {
             // The candidates: the rarest exact term's documents, or the expansions' union.
@@ -463,20 +465,26 @@ extension StoreReading where Self: ~Copyable {
             if lastIsPrefix {
                 guard SearchSets.index(of: candidate, in: expandedDocuments) != nil else { continue }
             }
-            for i in 0..<exactCount {
-                lists[i].removeAll(keepingCapacity: true)
-                exact[i].forEachOccurrence { lists[i].append($0) }
-            }
+            counts.removeAll(keepingCapacity: true)
             if lastIsPrefix {
+                for i in 0..<exactCount {
+                    lists[i].removeAll(keepingCapacity: true)
+                    exact[i].forEachOccurrence { lists[i].append($0) }
+                }
                 let last = terms.count - 1
                 lists[last].removeAll(keepingCapacity: true)
                 for j in expanded.indices where try expanded[j].advance(to: candidate) == candidate {
                     expanded[j].forEachOccurrence { lists[last].append($0) }
                 }
                 lists[last].sort()
+                withBuffers(lists) { buffers in PhraseMatcher.frequencies(buffers, fields: fields, into: &counts) }
+            } else {
+                // Read in place: most candidates fail after a few occurrences.
+                readers.removeAll(keepingCapacity: true)
+                for i in 0..<exactCount { if let r = exact[i].occurrences { readers.append(r) } }
+                guard readers.count == exactCount else { continue }
+                readers.withUnsafeMutableBufferPointer { PhraseMatcher.frequencies(readers: $0, fields: fields, into: &counts) }
             }
-            counts.removeAll(keepingCapacity: true)
-            withBuffers(lists) { buffers in PhraseMatcher.frequencies(buffers, fields: fields, into: &counts) }
             guard counts.contains(where: { $0 > 0 }) else { continue }
             leaf.documents.append(candidate)
             for f in 0..<stride { leaf.frequencies.append(f < counts.count ? counts[f] : 0) }

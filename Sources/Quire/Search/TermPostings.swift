@@ -82,6 +82,9 @@ struct TermPostings {
         cursor?.forEachField(body)
     }
 
+    /// The current document's occurrences, read lazily (nil before the first document).
+    var occurrences: OccurrenceReader? { cursor?.occurrences }
+
     /// Each occurrence in the current document, by field then position.
     func forEachOccurrence(_ body: (Occurrence) -> Void) {
         cursor?.forEachOccurrence(body)

@@ -125,12 +125,16 @@ extension StoreReading where Self: ~Copyable {
         kept.reserveCapacity(matched.count)
         lengths.reserveCapacity(matched.count * stride)
         var numberKey = [UInt8](repeating: 0, count: 4)
+        // One cursor for the ascending numbers: LMDB looks for a key on the cursor's current
+        // page before descending from the root (a prefix's matches are most of the documents).
+        let numbers = try cursor(in: dbs.numbers)
         for number in try withinDates(matched, since: since, until: until, dbs, c) {
             SearchDatabases.setNumber(number, in: &numberKey)
             let start = lengths.count
             lengths.append(contentsOf: repeatElement(0, count: stride))
             var date: Date?
-            let inRange = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> Bool in
+            let inRange = try numbers.seek(exactly: numberKey).map { entry -> Bool in
+                let bytes = entry.value
                 var offset = 0
                 for f in 0..<16 {
                     let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))

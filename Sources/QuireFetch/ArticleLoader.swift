@@ -39,7 +39,7 @@ public struct ArticleLoader: Sendable {
     public var isInterrupted: @Sendable () -> Bool = { false }
     /// Called after each committed chunk, and after each sort window written to the temporary
     /// file, with the records read into the store so far: committed, or sorted and waiting for
-    /// the final merge (``BulkInsertOptions/externalSort``).
+    /// the final merge (`BulkInsertOptions.externalSort`).
     public var progress: (@Sendable (Int) -> Void)?
 
     /// A loader with the default settings.

@@ -7,14 +7,6 @@ import Testing
 /// Inputs larger than the sort window: each full window is written as a sorted run to a
 /// temporary file, and the runs are merged into the store once, at the end.
 @Suite struct BulkInsertExternalSortTests {
-    /// Ids 0..<count in a scrambled but deterministic order (7919 is prime, coprime to count).
-    private func scrambled(_ count: Int, name: String = "v") -> [Row] {
-        (0..<count).map { i in
-            let id = (i * 7919) % count
-            return Row(id: id, name: "\(name) \(id)", group: id % 5)
-        }
-    }
-
     /// The names in a store's directory besides LMDB's own files.
     private func strayFiles(_ path: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: path).filter { $0 != "data.mdb" && $0 != "lock.mdb" }
@@ -27,7 +19,7 @@ import Testing
             let seen = Mutex<[BulkInsertProgress]>([])
             // About 80 bytes a row held: a 100 KB window spills every third chunk of 500 rows.
             let options = BulkInsertOptions(chunkSize: 500, sortWindow: 100_000)
-            let report = try await store.bulkInsert(scrambled(20_000), into: rows, options: options) { progress in
+            let report = try await store.bulkInsert(scrambledRows(20_000, name: "v"), into: rows, options: options) { progress in
                 seen.withLock { $0.append(progress) }
             }
             #expect(report.records == 20_000)
@@ -58,7 +50,7 @@ import Testing
             let store = try openStore(path)
             try store.register(rows)
             let options = BulkInsertOptions(chunkSize: 500, sortWindow: 100_000, externalSort: false)
-            let report = try await store.bulkInsert(scrambled(20_000), into: rows, options: options)
+            let report = try await store.bulkInsert(scrambledRows(20_000, name: "v"), into: rows, options: options)
             #expect(report.records == 20_000)
             // Each window is a sorted run of its own that lands among the runs before it: only
             // the first is appended.
@@ -75,7 +67,7 @@ import Testing
             try store.register(rows)
             try await store.bulkInsert((0..<10_000).map { Row(id: $0 * 2, name: "old", group: 9) }, into: rows)
             // Every even id again (new group) and every odd one, scrambled, spilled in many runs.
-            let input = scrambled(20_000, name: "new")
+            let input = scrambledRows(20_000, name: "new")
             let report = try await store.bulkInsert(
                 input, into: rows, options: BulkInsertOptions(chunkSize: 5_000, sortWindow: 100_000))
             #expect(report.records == 20_000)
@@ -113,7 +105,7 @@ import Testing
         try await withTemporaryStorePath { path in
             let store = try openStore(path)
             try store.register(rows)
-            let all = scrambled(6_000)
+            let all = scrambledRows(6_000, name: "v")
             await #expect(throws: CancellationError.self) {
                 try await store.withBulkLoader(into: rows, options: BulkInsertOptions(chunkSize: 1_000, sortWindow: 100_000)) {
                     loader in

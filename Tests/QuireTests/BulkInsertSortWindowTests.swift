@@ -7,14 +7,6 @@ import Testing
 
 /// Chunks whose keys arrive out of order are held and merged across the sort window.
 @Suite struct BulkInsertSortWindowTests {
-    /// Ids 0..<count in a scrambled but deterministic order (7919 is prime, coprime to count).
-    private func scrambledRows(_ count: Int, name: String = "v1") -> [Row] {
-        (0..<count).map { i in
-            let id = (i * 7919) % count
-            return Row(id: id, name: "\(name) \(id)", group: id % 5)
-        }
-    }
-
     @Test func randomKeysAcrossChunksAreMergedIntoOneAppendedRun() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

@@ -47,3 +47,12 @@ struct Row: Codable, Sendable, Hashable {
 let rows = StoreCollection<Row>(
     name: "rows", key: { .int(Int64($0.id)) },
     indexes: [StoreIndex(name: "group", kind: .int, field: "group") { [.int(Int64($0.group))] }])
+
+/// Rows with ids 0..<count in a scrambled but deterministic order (7919 is prime, coprime to
+/// count), named "`name` id", grouped by id % 5.
+func scrambledRows(_ count: Int, name: String = "v1") -> [Row] {
+    (0..<count).map { i in
+        let id = (i * 7919) % count
+        return Row(id: id, name: "\(name) \(id)", group: id % 5)
+    }
+}

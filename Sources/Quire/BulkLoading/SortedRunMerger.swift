@@ -25,13 +25,7 @@ struct SortedRunMerger {
         arenas = runs.flatMap(\.arenas)
         self.fields = fields
         merge = KeyOrdering.Merge(entries.map { $0.map(\.key) })
-        var longKeys: [[UInt8]: [[UInt8]]] = [:]
-        for run in runs {
-            for pair in run.longKeys where !(longKeys[pair.physical]?.contains(pair.logical) ?? false) {
-                longKeys[pair.physical, default: []].append(pair.logical)
-            }
-        }
-        self.longKeys = longKeys
+        longKeys = Self.longKeyMap(runs.lazy.flatMap(\.longKeys))
     }
 
     /// The next merged chunk of at most `maxCount` records, or nil when all runs are merged.
@@ -76,6 +70,15 @@ struct SortedRunMerger {
     /// Every long key of the runs, with its stored form.
     var allLongKeys: [LongKeyPair] {
         longKeys.flatMap { physical, logicals in logicals.map { LongKeyPair(physical: physical, logical: $0) } }
+    }
+
+    /// Stored form → the distinct keys over 510 bytes `pairs` give it.
+    static func longKeyMap(_ pairs: some Sequence<LongKeyPair>) -> [[UInt8]: [[UInt8]]] {
+        var map: [[UInt8]: [[UInt8]]] = [:]
+        for pair in pairs where !(map[pair.physical]?.contains(pair.logical) ?? false) {
+            map[pair.physical, default: []].append(pair.logical)
+        }
+        return map
     }
 
     /// The long keys among a merged chunk's record and index keys, each stored form once;

@@ -39,13 +39,7 @@ struct SpilledRunMerger {
         base = mapping.firstBlockStart
         fields = file.runs.last?.fields ?? FieldTable()
         self.indexed = indexed
-        var longKeys: [[UInt8]: [[UInt8]]] = [:]
-        for run in file.runs {
-            for pair in run.longKeys where !(longKeys[pair.physical]?.contains(pair.logical) ?? false) {
-                longKeys[pair.physical, default: []].append(pair.logical)
-            }
-        }
-        self.longKeys = longKeys
+        longKeys = SortedRunMerger.longKeyMap(file.runs.lazy.flatMap(\.longKeys))
         cursors = file.runs.map {
             Cursor(offset: $0.offset, end: $0.offset + $0.byteCount, dropped: $0.offset)
         }

@@ -146,7 +146,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private func writeHeld() async throws {
         guard !held.isEmpty else { return }
         let fields = try store.harmonizeFields(&held, collection)
-        let size = try mergedChunkSize(smallestKey: held.compactMap { $0.entries.first?.key.array }.min(by: Self.precedes))
+        let size = try mergedChunkSize(smallestKey: held.compactMap { $0.entries.first?.key.array }.min(by: KeyOrdering.precedes))
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
@@ -172,7 +172,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private func writeSpilled() async throws {
         guard let file = spill, !file.runs.isEmpty else { return }
         spill = nil
-        let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: Self.precedes))
+        let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: KeyOrdering.precedes))
         var merger = try SpilledRunMerger(file, indexed: !collection.indexes.isEmpty)
         try await writeAll(spilled: true) { merger.next(maxCount: size) }
     }
@@ -189,10 +189,6 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        a.withUnsafeBytes { a in b.withUnsafeBytes { b in KeyRange.compare(a, b) < 0 } }
-    }
-
     /// Records a transaction of the held run writes: the chunk size when the run lands beyond
     /// every stored key (appended), at most ``scatteredChunkSize`` when it lands among them. A
     /// transaction that inserts between stored keys touches a page per record or so, and LMDB
@@ -201,7 +197,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         guard options.chunkSize > Self.scatteredChunkSize, let smallest = smallestKey else { return options.chunkSize }
         // The committed last key, and this load's own (a chunk of it may still be committing;
         // staged pieces are part of this run).
-        func isAfter(_ last: [UInt8]?) -> Bool { last.map { Self.precedes($0, smallest) } ?? true }
+        func isAfter(_ last: [UInt8]?) -> Bool { last.map { KeyOrdering.precedes($0, smallest) } ?? true }
         let appends = isAfter(try store.lastRecordKey(collection)) && isAfter(lastWrittenKey)
         return appends ? options.chunkSize : Self.scatteredChunkSize
     }

@@ -49,6 +49,11 @@ enum KeyOrdering {
         return value
     }
 
+    /// True when `a` sorts before `b`.
+    static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { a in b.withUnsafeBytes { b in KeyRange.compare(a, b) < 0 } }
+    }
+
     /// True when `key` sorts after `last` (always when there is no `last`).
     static func follows(_ key: ArenaBytes, _ last: [UInt8]?) -> Bool {
         guard let last else { return true }

@@ -8,7 +8,7 @@ internal import QuireLMDB
 /// the input values of all of them (as `SortedRunMerger` does within a window). A binary heap of
 /// the runs' current keys picks the next one: a load of ten million records spills about seventy.
 struct SpilledRunMerger {
-    private struct Cursor {
+    private struct RunCursor {
         var offset: Int
         let end: Int
         /// How far the run's pages were dropped.
@@ -24,7 +24,7 @@ struct SpilledRunMerger {
     /// Where each run stood when the previous chunk began.
     private var marks: [Int]
     private let base: UnsafeRawPointer?
-    private var cursors: [Cursor]
+    private var cursors: [RunCursor]
     /// Runs with records left, as a min-heap ordered by (current key, run).
     private var heap: [Int]
     private let fields: FieldTable
@@ -41,7 +41,7 @@ struct SpilledRunMerger {
         self.indexed = indexed
         longKeys = SortedRunMerger.longKeyMap(file.runs.lazy.flatMap(\.longKeys))
         cursors = file.runs.map {
-            Cursor(offset: $0.offset, end: $0.offset + $0.byteCount, dropped: $0.offset)
+            RunCursor(offset: $0.offset, end: $0.offset + $0.byteCount, dropped: $0.offset)
         }
         marks = cursors.map(\.offset)
         heap = []

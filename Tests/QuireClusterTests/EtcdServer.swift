@@ -16,7 +16,10 @@ final class EtcdServer {
 
     struct NotReady: Error, CustomStringConvertible {
         let log: String
-        var description: String { "etcd did not answer within 20 s; its log:\n\(log)" }
+        let exited: Bool
+        var description: String {
+            (exited ? "etcd exited before it answered" : "etcd did not answer within 60 s") + "; its log:\n\(log)"
+        }
     }
 
     let process = Process()
@@ -47,15 +50,34 @@ final class EtcdServer {
         try process.run()
     }
 
-    /// Waits until etcd answers a range request.
+    /// Waits until etcd answers a range request (up to 60 s: a full test run on two cores can
+    /// keep a starting etcd waiting); throws at once when it exited.
     func ready() async throws -> EtcdClient {
         let client = EtcdClient(endpoints: [clientURL], requestTimeout: .seconds(2))
-        for _ in 0..<200 {
+        for _ in 0..<600 where process.isRunning {
             if (try? await client.range(.key("ready"))) != nil { return client }
             try await Task.sleep(for: .milliseconds(100))
         }
         client.shutdown()
-        throw NotReady(log: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")
+        throw NotReady(log: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "", exited: !process.isRunning)
+    }
+
+    /// A started member that answers: one that exits at once (a port probed free was taken by
+    /// a parallel test before etcd bound it) is started again on other ports, up to three times.
+    static func started() async throws -> (EtcdServer, EtcdClient) {
+        var attempt = 1
+        while true {
+            let server = try EtcdServer()
+            do {
+                return (server, try await server.ready())
+            } catch let error as NotReady where error.exited && attempt < 3 {
+                server.stop()
+                attempt += 1
+            } catch {
+                server.stop()
+                throw error
+            }
+        }
     }
 
     /// Stops etcd by its PID (SIGTERM, then SIGKILL) and removes its files.
@@ -101,9 +123,8 @@ final class EtcdServer {
 
 /// Runs `body` with a fresh etcd and a client of it; stops etcd afterwards whatever happens.
 func withEtcd<R>(_ body: (EtcdClient, EtcdServer) async throws -> R) async throws -> R {
-    let server = try EtcdServer()
+    let (server, client) = try await EtcdServer.started()
     defer { server.stop() }
-    let client = try await server.ready()
     defer { client.shutdown() }
     return try await body(client, server)
 }

@@ -57,6 +57,9 @@ final class QuireBulkInsertBenchmark: Benchmark {
         let (articles, collection, options) = (self.articles, self.collection, self.options)
         let report = try blockingAwait { try await store.bulkInsert(articles, into: collection, options: options) }
         note = "\(report.chunks) chunk commits (up to \(options.chunkSize) records each), \(report.appendedChunks) appended"
+        if let packed = report.searchCompaction {
+            note! += "; full-text index compacted at the end, \(packed.bytesBefore >> 20) → \(packed.bytesAfter >> 20) MiB"
+        }
         if !searchBytes.isEmpty {
             let parts = searchBytes.map { "\($0.0) \(Report.fixed($0.1, 0))" }.joined(separator: ", ")
             note! += "; index B/record: " + parts + "; records \(Report.fixed(storedBytes ?? 0, 0)) B/record"

@@ -263,11 +263,24 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
         try await writeHeld()
         try await settle()
+        await compactSearchIndex()
         await backgroundFlush?.value
         try await restoreDurability()
         store.counters.withLock { $0.bulkRecords += report.records }
         report.seconds = elapsed
         return report
+    }
+
+    /// Packs the full-text index's posting blocks when this load split most of their pages
+    /// (``SearchCompaction``). A compaction that fails (a full disk) leaves the index as it was
+    /// and the load's records committed: it is not the load's error, so it is not thrown.
+    private func compactSearchIndex() async {
+        guard collection.search != nil, report.records > 0, !Task.isCancelled else { return }
+        let (store, collection, written) = (self.store, self.collection, report.records)
+        let outcome = try? await store.writer.run { try store.compactSearchPostingsAfterLoad(collection, written: written) }
+        if let outcome = outcome ?? nil, outcome.rewritten {
+            report.searchCompaction = .init(bytesBefore: outcome.bytesBefore, bytesAfter: outcome.bytesAfter)
+        }
     }
 
     /// Ends a failed run: waits for the chunk in flight and, when `writingHeld`, writes the

@@ -8,6 +8,7 @@ import QuireCodec
 /// A bulk load's sorted runs, each a full sort window written out, in an unnamed temporary file
 /// in the store's directory: what lets a load of any size write its records in one ascending
 /// pass at the end (``SpilledRunMerger``) instead of one pass over the stored tree per window.
+/// (The full-text compaction holds key/value pairs in one the same way, ``appendPairs(_:)``.)
 ///
 /// The file is unlinked as soon as it is created, so it takes disk only while the load holds it
 /// open and nothing is left behind by a killed process. Each record is a 16-byte header (the
@@ -77,6 +78,49 @@ final class SpillFile {
         run.byteCount = written - size
         size = written
         runs.append(run)
+    }
+
+    /// Writes the pairs `produce` emits as one stretch of the file (each a 16-byte header, as a
+    /// run's records: the key's and the value's lengths, then zeros; then the bytes), to be read
+    /// back in order by ``forEachPair(in:_:)``: the full-text compaction holds an index's
+    /// posting blocks here while it rewrites them.
+    /// - Throws: `StoreError` (`.storage`) when the disk is full or fails.
+    func appendPairs(
+        _ produce: (_ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        var written = size
+        buffer.removeAll(keepingCapacity: true)
+        buffer.reserveCapacity(Self.bufferSize + (64 << 10))
+        try produce { key, value in
+            appendLength(key.count)
+            appendLength(value.count)
+            appendLength(0)
+            appendLength(0)
+            buffer += key
+            buffer += value
+            if buffer.count >= Self.bufferSize { try flush(at: &written) }
+        }
+        try flush(at: &written)
+        size = written
+    }
+
+    /// Calls `body` with each pair ``appendPairs(_:)`` wrote into the mapped `arena`, in order.
+    static func forEachPair(
+        in arena: RecordArena, size: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) rethrows {
+        guard let start = arena.firstBlockStart else { return }
+        var at = 0
+        func length(_ offset: Int) -> Int {
+            Int(UInt32(littleEndian: start.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        }
+        while at + headerSize <= size {
+            let keyCount = length(at)
+            let valueCount = length(at + 4)
+            let key = UnsafeRawBufferPointer(start: start + at + headerSize, count: keyCount)
+            let value = UnsafeRawBufferPointer(start: start + at + headerSize + keyCount, count: valueCount)
+            try body(key, value)
+            at += headerSize + keyCount + valueCount
+        }
     }
 
     /// The runs' bytes, mapped read-only.

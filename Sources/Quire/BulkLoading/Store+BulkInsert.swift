@@ -74,6 +74,16 @@ public struct BulkInsertReport: Sendable, Hashable {
     public var appendedChunks: Int
     /// Seconds from start to the last commit (and sync).
     public var seconds: Double
+    /// The full-text index's pages, when the load rewrote them packed at its end (a load that
+    /// split most of their pages, and wrote at least a quarter of the index).
+    public var searchCompaction: SearchCompaction? = nil
+
+    /// A rewrite of the full-text index's databases in key order: their bytes in pages before
+    /// and after.
+    public struct SearchCompaction: Sendable, Hashable {
+        public var bytesBefore: Int
+        public var bytesAfter: Int
+    }
 }
 
 extension Store {

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import Quire
+import QuireNews
+
+/// Generated news text (the fixtures' Zipf vocabulary) as notes: headline and abstract.
+private func newsNotes(_ count: Int) -> [Note] {
+    generatedArticles(count, seed: 11).enumerated().map { i, article in
+        note(article.id, article.headline ?? "", (article.abstract ?? "") + " " + (article.leadParagraph ?? ""),
+             section: i % 4 == 0 ? "Science" : "World", day: i)
+    }
+}
+
+private func postingBytes(_ store: Store) throws -> Int {
+    let stats = try store.storeStatistics().collections.first { $0.name == notes.name }
+    return stats?.indexes.first { $0.name == "search:post" }?.bytes ?? 0
+}
+
+private func hits(_ store: Store, _ query: String) throws -> [String] {
+    try store.read { snap in
+        try snap.search(query, in: notes, limit: 50).map { "\($0.key) \(($0.score * 1e6).rounded())" }
+    }
+}
+
+@Suite struct SearchCompactionTests {
+    @Test func aLoadThatSplitsThePostingPagesLeavesThemPackedWithTheSameAnswers() async throws {
+        let values = newsNotes(3_000)
+        try await withNotes([]) { chunked in
+            // 30 chunks: each one's postings land among the stored ones of every term it has.
+            let report = try await chunked.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 100))
+            let compaction = try #require(report.searchCompaction)
+            #expect(compaction.bytesAfter < compaction.bytesBefore * 9 / 10)
+            #expect(try chunked.verify().isSound)
+            try await withNotes([]) { whole in
+                // One chunk: every posting appended in key order, packed as written.
+                let one = try await whole.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
+                #expect(one.chunks == 1)
+                #expect(one.searchCompaction == nil)
+                #expect(try postingBytes(chunked) <= postingBytes(whole) * 21 / 20)
+                let words = values.prefix(12).compactMap { $0.title.split(separator: " ").first.map(String.init) }
+                for query in words + ["\(words[0]) \(words[1])", "\(words[2]) OR \(words[3])"] {
+                    let expected = try hits(whole, query)
+                    #expect(try hits(chunked, query) == expected, "\(query)")
+                }
+                #expect(try !hits(whole, words[0]).isEmpty)
+            }
+        }
+    }
+
+    @Test func onlyALoadOfAQuarterOfTheIndexLooksAtIt() async throws {
+        let values = newsNotes(800)
+        try await withNotes([]) { store in
+            try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
+            let small = try await store.writer.run { try store.compactSearchPostingsAfterLoad(notes, written: 199) }
+            #expect(small == nil)
+            let large = try await store.writer.run { try store.compactSearchPostingsAfterLoad(notes, written: 200) }
+            // Looked, and found the pages of one appended chunk packed already.
+            let outcome = try #require(large ?? nil)
+            #expect(!outcome.rewritten)
+            #expect(outcome.bytesBefore > 0)
+        }
+    }
+
+    @Test func aSmallLoadAfterwardsNeitherCompactsNorLosesAnything() async throws {
+        let values = newsNotes(1_200)
+        try await withNotes([]) { store in
+            try await store.bulkInsert(values.prefix(1_000), into: notes, options: BulkInsertOptions(chunkSize: 100))
+            let more = try await store.bulkInsert(values.suffix(200), into: notes, options: BulkInsertOptions(chunkSize: 20))
+            #expect(more.searchCompaction == nil)  // 200 of 1,200 documents: below a quarter
+            #expect(try store.verify().isSound)
+            let last = try #require(values.last)
+            let word = try #require(last.title.split(separator: " ").first.map(String.init))
+            #expect(try hits(store, word).contains { $0.hasPrefix(last.id + " ") })
+        }
+    }
+}

@@ -130,6 +130,34 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    @Test func numberEntriesHoldTheDeclaredLengthsAndOlderSixteenLengthOnesStillRead() async throws {
+        try await withTemporaryStorePath { path in
+            let before: [String]
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                try await store.put(note("a", "storm surge", "the storm came at night"), in: notes)
+                try await store.put(note("b", "quiet day", "no storm today"), in: notes)
+                before = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
+                store.close()
+            }
+            // Two declared fields (ids 0 and 1): two lengths, then the key ("a" or "b").
+            let sizes = try rewriteNumberEntriesWithSixteenLengths(path)
+            #expect(sizes == [3, 3])
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            #expect(try store.verify().isSound)
+            let after = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
+            #expect(after == before)
+            try await store.put(note("b", "storm day"), in: notes)  // its old lengths undone from 16
+            try await store.put(note("c", "storm"), in: notes)
+            #expect(try Set(ids(store, "storm")) == ["a", "b", "c"])
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+    }
+
     @Test func documentEntriesHoldTheirNumberOnlyAndOlderOnesListingTermsStillUpdate() async throws {
         try await withTemporaryStorePath { path in
             do {
@@ -319,6 +347,27 @@ private func rewriteEntryAsListingTerms(_ path: String, keyEnding: Character, te
         listed += Array(term.utf8)
     }
     try env.write { txn in try txn.put(listed, forKey: key, in: documents) }
+    return entries.map { $0.1.count }
+}
+
+/// Rewrites every `s:notes:num` entry and the state as indexes created before the state kept
+/// the number of lengths wrote them: 16 lengths an entry, no count after the totals. Returns
+/// the sizes the entries had before.
+private func rewriteNumberEntriesWithSixteenLengths(_ path: String) throws -> [Int] {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let numbers = try env.openDatabase("s:notes:num")
+    let state = try env.openDatabase("s:notes:stat")
+    let entries = try env.read { txn in txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) } }
+    try env.write { txn in
+        for (key, value) in entries {
+            // Both lengths of these notes are below 128: one byte each.
+            try txn.put(Array(value.prefix(2)) + [UInt8](repeating: 0, count: 14) + value.dropFirst(2), forKey: key, in: numbers)
+        }
+        let stored = try #require(try txn.get(Array("state".utf8), in: state))
+        #expect(stored.last == 2)  // the count of lengths, last
+        try txn.put(Array(stored.dropLast()), forKey: Array("state".utf8), in: state)
+    }
     return entries.map { $0.1.count }
 }
 

@@ -9,9 +9,10 @@ import QuireText
 ///   Quire 0.1's final format also list the document's distinct terms; newer ones do not (they
 ///   took half the index): an upsert or a delete finds the old terms by tokenizing the record
 ///   it replaces, read before it is overwritten;
-/// - `s:<c>:num`: document number → the document's field lengths and its physical record key;
-/// - `s:<c>:stat`: `state` → the next document number, the document count and the token totals
-///   per field (BM25's average lengths).
+/// - `s:<c>:num`: document number → the document's field lengths (``SearchState/lengthFields``
+///   of them) and its physical record key;
+/// - `s:<c>:stat`: `state` → the next document number, the document count, the token totals
+///   per field (BM25's average lengths) and, when not 16, the lengths a `num` entry holds.
 struct SearchDatabases: Sendable {
     let definition: SearchDefinition
     let postings: Database
@@ -163,14 +164,33 @@ struct SearchState: Sendable, Hashable {
     var documents: UInt64 = 0
     /// Token totals per field id.
     var totals = [UInt64](repeating: 0, count: 16)
+    /// The field lengths each `s:<c>:num` entry holds, for field ids `0..<lengthFields`: the
+    /// definition's highest id + 1 in an index created now (6 for articles), 16 in indexes
+    /// created before (whose state has no such number). Lengths of ids past it are not kept
+    /// (no declared field has them, so no score reads them): 10 bytes an article less.
+    var lengthFields = 16
 
-    init() {}
+    /// The state of an index with nothing in it yet.
+    init(newIndex definition: SearchDefinition) {
+        lengthFields = min(16, Int(definition.fields.map(\.id).max() ?? 0) + 1)
+    }
+
+    /// The state read from the stored entry, or that of a new index when there is none.
+    static func stored<T: ReadableTransaction & ~Copyable>(_ dbs: SearchDatabases, _ txn: borrowing T) throws -> SearchState {
+        try txn.withValue(forKey: SearchDatabases.stateKey, in: dbs.state) { try SearchState($0) }
+            ?? SearchState(newIndex: dbs.definition)
+    }
 
     init(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         nextNumber = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
         documents = try SearchVarint.read(bytes, &offset)
         for f in 0..<16 { totals[f] = try SearchVarint.read(bytes, &offset) }
+        if offset < bytes.count {
+            let count = try SearchVarint.read(bytes, &offset)
+            guard (1...16).contains(count) else { throw StoreError(.corrupted, "search index: \(count) field lengths a document") }
+            lengthFields = Int(count)
+        }
     }
 
     var bytes: [UInt8] {
@@ -178,7 +198,15 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
+        if lengthFields != 16 { SearchVarint.append(UInt64(lengthFields), to: &out) }
         return out
+    }
+
+    /// Skips the field lengths at the start of a `num` entry; returns where its key starts.
+    func keyOffset(inNumberEntry bytes: UnsafeRawBufferPointer) throws -> Int {
+        var offset = 0
+        for _ in 0..<lengthFields { _ = try SearchVarint.read(bytes, &offset) }
+        return offset
     }
 
     func averageLengths(count: Int) -> [Double] {

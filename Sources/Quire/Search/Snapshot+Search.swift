@@ -107,7 +107,7 @@ extension StoreReading where Self: ~Copyable {
             throw SearchError(error)
         }
         guard limit > 0 else { return [] }
-        let state = try withValue(forKey: SearchDatabases.stateKey, in: dbs.state) { try SearchState($0) } ?? SearchState()
+        let state = try SearchState.stored(dbs, lmdb)
         var evaluation = SearchEvaluation(dbs: dbs, state: state)
         let matched = try evaluate(parsed, negated: false, &evaluation, c)
         let scorer = BM25(weights: evaluation.weights)
@@ -136,7 +136,7 @@ extension StoreReading where Self: ~Copyable {
             let inRange = try numbers.seek(exactly: numberKey).map { entry -> Bool in
                 let bytes = entry.value
                 var offset = 0
-                for f in 0..<16 {
+                for f in 0..<state.lengthFields {
                     let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
                     if f < stride { lengths[start + f] = l }
                 }
@@ -192,9 +192,7 @@ extension StoreReading where Self: ~Copyable {
         for i in shortlist {
             SearchDatabases.setNumber(kept[i], in: &numberKey)
             let physical = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> [UInt8] in
-                var offset = 0
-                for _ in 0..<16 { _ = try SearchVarint.read(bytes, &offset) }
-                return Array(bytes[offset...])
+                Array(bytes[try state.keyOffset(inNumberEntry: bytes)...])
             }
             guard let physical else { continue }
             hits.append((physical, scores[i], dates[i]))

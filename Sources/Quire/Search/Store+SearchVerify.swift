@@ -18,13 +18,14 @@ extension Store {
             // Document numbers → physical keys, and the totals they imply.
             var keys: [UInt32: [UInt8]] = [:]
             var totals = [UInt64](repeating: 0, count: 16)
+            let state = try SearchState.stored(dbs, snap.lmdb)
             for entry in snap.entries(in: dbs.numbers) {
                 guard let number = SearchDatabases.number(entry.key, at: 0), entry.key.count == 4 else {
                     problem("\(place): malformed document number entry")
                     continue
                 }
                 var offset = 0
-                for f in 0..<16 { totals[f] += try SearchVarint.read(entry.value, &offset) }
+                for f in 0..<state.lengthFields { totals[f] += try SearchVarint.read(entry.value, &offset) }
                 let key = Array(entry.value[offset...])
                 keys[number] = key
                 if try !snap.contains(key, in: c.records) {
@@ -165,7 +166,6 @@ extension Store {
                 problem("\(place): \(collectionPostings) postings, the documents list \(expectedPostings)")
             }
             postings += collectionPostings
-            let state = try snap.withValue(forKey: SearchDatabases.stateKey, in: dbs.state) { try SearchState($0) } ?? SearchState()
             if state.documents != UInt64(documents) || state.totals != totals {
                 problem("\(place): counters (\(state.documents) documents) disagree with the documents (\(documents))")
             }

@@ -68,7 +68,7 @@ struct SearchIndexWriter {
     }
 
     static func loadState<T: ReadableTransaction & ~Copyable>(_ dbs: SearchDatabases, _ txn: borrowing T) throws -> SearchState {
-        try txn.withValue(forKey: SearchDatabases.stateKey, in: dbs.state) { try SearchState($0) } ?? SearchState()
+        try SearchState.stored(dbs, txn)
     }
 
     /// Indexes (or re-indexes) the record stored under the physical `key`.
@@ -119,7 +119,7 @@ struct SearchIndexWriter {
         SearchDatabases.appendNumber(number, to: &docValue)
         try txn.put(docValue, forKey: key, in: dbs.documents, flags: appending ? .append : [])
         var numValue = [UInt8]()
-        for (f, length) in lengths.enumerated() {
+        for (f, length) in lengths.prefix(state.lengthFields).enumerated() {
             SearchVarint.append(UInt64(length), to: &numValue)
             state.totals[f] += UInt64(length)
         }
@@ -160,7 +160,7 @@ struct SearchIndexWriter {
         if let lengths = try txn.get(numberKey, in: dbs.numbers) {
             try lengths.withUnsafeBytes { bytes in
                 var offset = 0
-                for f in 0..<16 {
+                for f in 0..<state.lengthFields {
                     let l = try SearchVarint.read(bytes, &offset)
                     state.totals[f] = state.totals[f] >= l ? state.totals[f] - l : 0
                 }

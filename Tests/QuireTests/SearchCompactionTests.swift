@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Quire
+import QuireLMDB  // white-box: reads the posting blocks under the store
 import QuireNews
 
 /// Generated news text (the fixtures' Zipf vocabulary) as notes: headline and abstract.
@@ -44,6 +45,35 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
                 }
                 #expect(try !hits(whole, words[0]).isEmpty)
             }
+        }
+    }
+
+    @Test func aFrequentTermsBlocksOnOverflowPagesAreCutAgainAsOneRun() async throws {
+        // "common" in every note: each 3,000-record chunk writes it as a block on overflow pages
+        // (a run of over 8 KB).
+        let values = newsNotes(9_000).map { note($0.id, $0.title, "common " + $0.body, day: 0) }
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(notes)
+                let report = try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 3_000))
+                #expect(report.chunks == 3)
+                #expect(report.searchCompaction != nil)
+                #expect(try store.verify().isSound)
+                let hits = try store.read { snap in try snap.search("common", in: notes, limit: 10_000) }
+                #expect(hits.count == values.count)
+            }
+            let env = try Environment(path: path)
+            defer { env.close() }
+            let postings = try env.openDatabase("s:notes:post")
+            let sizes = try env.read { txn in
+                txn.entries(in: postings, range: .prefix(Array("common".utf8) + [0])).map { $0.value.count }
+            }
+            // Every block but the last ends within a posting of its six pages' end.
+            let full = 6 * 4_096 - 16
+            #expect(sizes.count >= 2)
+            #expect(sizes.dropLast().allSatisfy { $0 <= full && $0 > full - 64 }, "\(sizes)")
         }
     }
 

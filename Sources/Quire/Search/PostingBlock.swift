@@ -101,6 +101,13 @@ struct PostingBlock {
         return found ? groups[ranges[index]] : nil
     }
 
+    /// Calls `body` with each document and its groups, in order.
+    func forEach(_ body: (UInt32, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try groups.withUnsafeBytes { all in
+            for (document, range) in zip(documents, ranges) { try body(document, UnsafeRawBufferPointer(rebasing: all[range])) }
+        }
+    }
+
     /// Appends every document to `writer`, in order.
     func write(to writer: inout PostingListEncoder) {
         groups.withUnsafeBytes { all in

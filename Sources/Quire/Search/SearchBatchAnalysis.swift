@@ -21,10 +21,16 @@ final class SearchBatchPart: Sendable {
     /// (from 0 for the first).
     let terms: [UInt8]
     let termEnds: [Int]
-    /// Term `k`'s postings' indexes (into `postings`, in document order) are
-    /// `byTerm[termStarts[k]..<termStarts[k + 1]]`.
+    /// The postings again in term order (then document order), what the writer appends term by
+    /// term: term `k`'s are the slots `termStarts[k]..<termStarts[k + 1]`; slot `s` is document
+    /// `termDocuments[s]` (its index in the part) with the groups
+    /// `termGroups[termGroupEnds[s - 1]..<termGroupEnds[s]]` (from 0 for the first). Copied here,
+    /// on the analysing thread, so that the writer reads each term's postings front to back:
+    /// gathered from the document-ordered arrays, every posting was a cache miss on the writer.
     let termStarts: [Int]
-    let byTerm: [Int32]
+    let termDocuments: [Int32]
+    let termGroupEnds: [Int32]
+    let termGroups: [UInt8]
 
     struct Posting {
         /// The term's rank in byte order (its `k`).
@@ -100,18 +106,46 @@ final class SearchBatchPart: Sendable {
             terms.append(contentsOf: flat[(i == 0 ? 0 : flatEnds[i - 1])..<flatEnds[i]])
             termEnds.append(terms.count)
         }
-        // Counting sort of the postings by rank (stable: document order within a term).
+        // Counting sort of the postings by rank (stable: document order within a term), moving
+        // their groups with them: postings are read in order and scattered (stores do not wait
+        // for memory the way loads do).
         var starts = [Int](repeating: 0, count: order.count + 1)
+        var byteStarts = [Int](repeating: 0, count: order.count + 1)
         for index in postings.indices {
-            postings[index].term = rank[Int(postings[index].term)]
-            starts[Int(postings[index].term) + 1] += 1
+            let k = Int(rank[Int(postings[index].term)])
+            postings[index].term = UInt32(k)
+            starts[k + 1] += 1
+            byteStarts[k + 1] += Int(postings[index].end - postings[index].start)
         }
-        for k in 0..<order.count { starts[k + 1] += starts[k] }
-        var byTerm = [Int32](repeating: 0, count: postings.count)
+        for k in 0..<order.count {
+            starts[k + 1] += starts[k]
+            byteStarts[k + 1] += byteStarts[k]
+        }
+        var termDocuments = [Int32](repeating: 0, count: postings.count)
+        var termGroupEnds = [Int32](repeating: 0, count: postings.count)
+        var termGroups = [UInt8](repeating: 0, count: groups.count)
         var fill = starts
-        for (index, p) in postings.enumerated() {
-            byTerm[fill[Int(p.term)]] = Int32(index)
-            fill[Int(p.term)] += 1
+        var byteFill = byteStarts
+        groups.withUnsafeBufferPointer { source in
+            termGroups.withUnsafeMutableBufferPointer { target in
+                termDocuments.withUnsafeMutableBufferPointer { documents in
+                    termGroupEnds.withUnsafeMutableBufferPointer { ends in
+                        for p in postings {
+                            let k = Int(p.term)
+                            let slot = fill[k]
+                            fill[k] = slot + 1
+                            var at = byteFill[k]
+                            for i in Int(p.start)..<Int(p.end) {
+                                target[at] = source[i]
+                                at += 1
+                            }
+                            byteFill[k] = at
+                            documents[slot] = p.document
+                            ends[slot] = Int32(at)
+                        }
+                    }
+                }
+            }
         }
         self.lengths = lengths
         self.groups = groups
@@ -120,7 +154,9 @@ final class SearchBatchPart: Sendable {
         self.terms = terms
         self.termEnds = termEnds
         self.termStarts = starts
-        self.byTerm = byTerm
+        self.termDocuments = termDocuments
+        self.termGroupEnds = termGroupEnds
+        self.termGroups = termGroups
     }
 
     /// The number of distinct terms.
@@ -128,6 +164,33 @@ final class SearchBatchPart: Sendable {
 
     /// Term `k`'s bytes.
     func term(_ k: Int) -> ArraySlice<UInt8> { terms[(k == 0 ? 0 : termEnds[k - 1])..<termEnds[k]] }
+
+    /// Term `k`'s slots in the term-ordered postings.
+    func termSlots(_ k: Int) -> Range<Int> { termStarts[k]..<termStarts[k + 1] }
+
+    /// The bytes of the groups of `slots`.
+    func groupBytes(of slots: Range<Int>) -> Int {
+        guard let last = slots.last else { return 0 }
+        return Int(termGroupEnds[last]) - (slots.lowerBound == 0 ? 0 : Int(termGroupEnds[slots.lowerBound - 1]))
+    }
+
+    /// Calls `body` with the document index (in the part) and the groups of each posting of
+    /// `slots`, in order.
+    func forEachPosting(in slots: Range<Int>, _ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard !slots.isEmpty else { return }
+        try termGroups.withUnsafeBytes { groups in
+            try termDocuments.withUnsafeBufferPointer { documents in
+                try termGroupEnds.withUnsafeBufferPointer { ends in
+                    var start = slots.lowerBound == 0 ? 0 : Int(ends[slots.lowerBound - 1])
+                    for slot in slots {
+                        let end = Int(ends[slot])
+                        try body(Int(documents[slot]), UnsafeRawBufferPointer(rebasing: groups[start..<end]))
+                        start = end
+                    }
+                }
+            }
+        }
+    }
 
     /// Cuts `count` documents into `parts` contiguous parts and analyses them concurrently.
     static func analyse(count: Int, parts: Int, _ texts: @Sendable (Int) -> [SearchText]) -> [SearchBatchPart] {

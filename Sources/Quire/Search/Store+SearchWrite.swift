@@ -252,13 +252,8 @@ struct SearchIndexWriter {
             guard let term = smallest.map(Array.init) else { return }
             var runBytes = 0
             for p in holders {
-                let part = parts[p]
-                let k = next[p]
-                runBytes += part.termStarts[k + 1] - part.termStarts[k]
-                for index in part.byTerm[part.termStarts[k]..<part.termStarts[k + 1]] {
-                    let posting = part.postings[Int(index)]
-                    runBytes += Int(posting.end - posting.start) + 1
-                }
+                let slots = parts[p].termSlots(next[p])
+                runBytes += 2 * slots.count + parts[p].groupBytes(of: slots)  // a delta byte and slack a posting
             }
             let appending = lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true
             try SearchPostings.appendRun(
@@ -266,14 +261,11 @@ struct SearchIndexWriter {
             ) { emit in
                 for p in holders {
                     let part = parts[p]
-                    let k = next[p]
-                    try part.groups.withUnsafeBytes { all in
-                        for index in part.byTerm[part.termStarts[k]..<part.termStarts[k + 1]] {
-                            let posting = part.postings[Int(index)]
-                            let number = numbers[part.range.lowerBound + Int(posting.document)]
-                            guard number != .max else { continue }  // re-indexed in place already
-                            try emit(number, UnsafeRawBufferPointer(rebasing: all[Int(posting.start)..<Int(posting.end)]))
-                        }
+                    let base = part.range.lowerBound
+                    try part.forEachPosting(in: part.termSlots(next[p])) { document, groups in
+                        let number = numbers[base + document]
+                        guard number != .max else { return }  // re-indexed in place already
+                        try emit(number, groups)
                     }
                 }
             }

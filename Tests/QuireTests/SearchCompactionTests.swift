@@ -3,6 +3,7 @@ import Testing
 @testable import Quire
 import QuireLMDB  // white-box: reads the posting blocks under the store
 import QuireNews
+import QuireTestSupport
 
 /// Generated news text (the fixtures' Zipf vocabulary) as notes: headline and abstract.
 private func newsNotes(_ count: Int) -> [Note] {
@@ -36,7 +37,6 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
                 // One chunk: every posting appended in key order, packed as written.
                 let one = try await whole.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
                 #expect(one.chunks == 1)
-                #expect(one.searchCompaction == nil)
                 #expect(try postingBytes(chunked) <= postingBytes(whole) * 21 / 20)
                 let words = values.prefix(12).compactMap { $0.title.split(separator: " ").first.map(String.init) }
                 for query in words + ["\(words[0]) \(words[1])", "\(words[2]) OR \(words[3])"] {
@@ -101,6 +101,47 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
             let last = try #require(values.last)
             let word = try #require(last.title.split(separator: " ").first.map(String.init))
             #expect(try hits(store, word).contains { $0.hasPrefix(last.id + " ") })
+        }
+    }
+}
+
+@Suite struct SearchDocumentEntriesTests {
+    @Test func keysWhoseHashesCollideAreToldApartByTheirNumberEntries() throws {
+        try withTemporaryDirectory("doc-entries") { path throws in
+            let env = try Environment(path: path)
+            defer { env.close() }
+            let db = { (name: String) in try env.openDatabase(name, flags: .create) }
+            let definition = SearchDefinition(fields: [StoreSearchField(name: "body", id: 0, weight: 1, path: "body")])
+            let dbs = SearchDatabases(
+                definition: definition, postings: try db("post"), documents: try db("doc"), numbers: try db("num"),
+                state: try db("stat"))
+            let state = SearchState(newIndex: definition)
+            // Every key hashes alike: one entry holds every number.
+            let entries = SearchDocumentEntries(dbs, state, hash: { _ in [0, 0, 0, 0, 0, 0, 0, 7] })
+            let keys = ["alpha", "beta", "gamma"].map { Array($0.utf8) }
+            try env.write { txn throws in
+                for (number, key) in keys.enumerated() {
+                    try entries.put(key, UInt32(number), appending: false, txn)
+                    // The number entry: one length (field 0), then the key.
+                    try txn.put([3] + key, forKey: [0, 0, 0, UInt8(number)], in: dbs.numbers)
+                }
+                try entries.put(keys[1], 1, appending: false, txn)  // again: no second copy
+            }
+            try env.read { txn throws in
+                #expect(try txn.get([0, 0, 0, 0, 0, 0, 0, 7], in: dbs.documents) == [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2])
+                for (number, key) in keys.enumerated() { #expect(try entries.entry(of: key, txn)?.number == UInt32(number)) }
+                #expect(try entries.entry(of: Array("delta".utf8), txn) == nil)
+            }
+            try env.write { txn throws in try entries.remove(keys[0], 0, txn) }
+            try env.read { txn throws in
+                #expect(try entries.entry(of: keys[0], txn) == nil)
+                #expect(try entries.entry(of: keys[2], txn)?.number == 2)
+            }
+            try env.write { txn throws in
+                try entries.remove(keys[1], 1, txn)
+                try entries.remove(keys[2], 2, txn)
+            }
+            #expect(try env.read { txn throws in try txn.count(of: dbs.documents) } == 0)
         }
     }
 }

@@ -130,7 +130,7 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
-    @Test func numberEntriesHoldTheDeclaredLengthsAndOlderSixteenLengthOnesStillRead() async throws {
+    @Test func anIndexOfTheOldestLayoutStillReadsAndUpdates() async throws {
         try await withTemporaryStorePath { path in
             let before: [String]
             do {
@@ -142,7 +142,7 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
                 store.close()
             }
             // Two declared fields (ids 0 and 1): two lengths, then the key ("a" or "b").
-            let sizes = try rewriteNumberEntriesWithSixteenLengths(path)
+            let sizes = try rewriteIndexInTheOldestLayout(path)
             #expect(sizes == [3, 3])
             let store = try Store(path: path)
             defer { store.close() }
@@ -167,8 +167,10 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
                 try await store.put(note("b", "quiet day"), in: notes)
                 store.close()
             }
-            // Entries are 4-byte numbers; "a"'s is rewritten as older stores wrote them: the
-            // number, then the document's terms (varint length and bytes each).
+            // In the layout keyed by record keys, entries are 4-byte numbers; "a"'s is rewritten
+            // as the oldest stores wrote them: the number, then the document's terms (varint
+            // length and bytes each).
+            _ = try rewriteIndexInTheOldestLayout(path)
             let sizes = try rewriteEntryAsListingTerms(path, keyEnding: "a", terms: ["storm", "surge"])
             #expect(sizes == [4, 4])
             let store = try Store(path: path)
@@ -350,25 +352,46 @@ private func rewriteEntryAsListingTerms(_ path: String, keyEnding: Character, te
     return entries.map { $0.1.count }
 }
 
-/// Rewrites every `s:notes:num` entry and the state as indexes created before the state kept
-/// the number of lengths wrote them: 16 lengths an entry, no count after the totals. Returns
-/// the sizes the entries had before.
-private func rewriteNumberEntriesWithSixteenLengths(_ path: String) throws -> [Int] {
+/// Rewrites the notes' index as indexes created before the state kept its layout wrote it:
+/// `num` entries with 16 lengths, `doc` entries keyed by the physical key, no lengths count and
+/// flags after the state's totals. Returns the sizes the `num` entries had before.
+private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
     let env = try Environment(path: path)
     defer { env.close() }
+    let documents = try env.openDatabase("s:notes:doc")
     let numbers = try env.openDatabase("s:notes:num")
     let state = try env.openDatabase("s:notes:stat")
-    let entries = try env.read { txn in txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) } }
-    try env.write { txn in
-        for (key, value) in entries {
-            // Both lengths of these notes are below 128: one byte each.
-            try txn.put(Array(value.prefix(2)) + [UInt8](repeating: 0, count: 14) + value.dropFirst(2), forKey: key, in: numbers)
+    func varint(_ bytes: [UInt8], _ at: inout Int) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = bytes[at]
+            at += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
         }
-        let stored = try #require(try txn.get(Array("state".utf8), in: state))
-        #expect(stored.last == 2)  // the count of lengths, last
-        try txn.put(Array(stored.dropLast()), forKey: Array("state".utf8), in: state)
     }
-    return entries.map { $0.1.count }
+    return try env.write { txn in
+        let stored = try #require(try txn.get(Array("state".utf8), in: state))
+        var at = 0
+        for _ in 0..<18 { _ = varint(stored, &at) }  // next number, documents, 16 totals
+        let totalsEnd = at
+        let lengths = Int(varint(stored, &at))
+        #expect(varint(stored, &at) == 1)  // flags: hashed document keys
+        #expect(at == stored.count)
+        try txn.put(Array(stored.prefix(totalsEnd)), forKey: Array("state".utf8), in: state)
+        let entries = txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) }
+        try txn.removeAll(in: documents)
+        for (number, value) in entries {
+            var offset = 0
+            for _ in 0..<lengths { _ = varint(value, &offset) }
+            let key = Array(value[offset...])
+            try txn.put(Array(value.prefix(offset)) + [UInt8](repeating: 0, count: 16 - lengths) + key, forKey: number, in: numbers)
+            try txn.put(number, forKey: key, in: documents)
+        }
+        return entries.map { $0.1.count }
+    }
 }
 
 private func plantBadPostings(_ path: String) throws {

@@ -5,14 +5,16 @@ import QuireText
 ///
 /// - `s:<c>:post`: term bytes, `0x00`, big-endian `UInt32` document number → the term's
 ///   occurrences in that document (``SearchOccurrences``); a term's postings are one key range;
-/// - `s:<c>:doc`: physical record key → document number (4 bytes). Entries written before
-///   Quire 0.1's final format also list the document's distinct terms; newer ones do not (they
-///   took half the index): an upsert or a delete finds the old terms by tokenizing the record
-///   it replaces, read before it is overwritten;
+/// - `s:<c>:doc`: physical record key, or an 8-byte hash of it (``SearchDocumentEntries``) →
+///   document number (4 bytes). Entries written before Quire 0.1's final format also list the
+///   document's distinct terms; newer ones do not (they took half the index): an upsert or a
+///   delete finds the old terms by tokenizing the record it replaces, read before it is
+///   overwritten;
 /// - `s:<c>:num`: document number → the document's field lengths (``SearchState/lengthFields``
 ///   of them) and its physical record key;
 /// - `s:<c>:stat`: `state` → the next document number, the document count, the token totals
-///   per field (BM25's average lengths) and, when not 16, the lengths a `num` entry holds.
+///   per field (BM25's average lengths), then (in indexes created now) the lengths a `num` entry
+///   holds and the flags (bit 0: `doc` is keyed by hashes).
 struct SearchDatabases: Sendable {
     let definition: SearchDefinition
     let postings: Database
@@ -169,10 +171,14 @@ struct SearchState: Sendable, Hashable {
     /// created before (whose state has no such number). Lengths of ids past it are not kept
     /// (no declared field has them, so no score reads them): 10 bytes an article less.
     var lengthFields = 16
+    /// Whether `s:<c>:doc` is keyed by a hash of the physical key (``SearchDocumentEntries``):
+    /// in indexes created now; those created before are keyed by the physical key.
+    var hashedDocuments = false
 
     /// The state of an index with nothing in it yet.
     init(newIndex definition: SearchDefinition) {
         lengthFields = min(16, Int(definition.fields.map(\.id).max() ?? 0) + 1)
+        hashedDocuments = true
     }
 
     /// The state read from the stored entry, or that of a new index when there is none.
@@ -191,6 +197,11 @@ struct SearchState: Sendable, Hashable {
             guard (1...16).contains(count) else { throw StoreError(.corrupted, "search index: \(count) field lengths a document") }
             lengthFields = Int(count)
         }
+        if offset < bytes.count {
+            let flags = try SearchVarint.read(bytes, &offset)
+            guard flags <= 1 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            hashedDocuments = flags & 1 == 1
+        }
     }
 
     var bytes: [UInt8] {
@@ -198,7 +209,10 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 { SearchVarint.append(UInt64(lengthFields), to: &out) }
+        if lengthFields != 16 || hashedDocuments {
+            SearchVarint.append(UInt64(lengthFields), to: &out)
+            SearchVarint.append(hashedDocuments ? 1 : 0, to: &out)
+        }
         return out
     }
 

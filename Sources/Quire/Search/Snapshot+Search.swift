@@ -128,7 +128,7 @@ extension StoreReading where Self: ~Copyable {
         // One cursor for the ascending numbers: LMDB looks for a key on the cursor's current
         // page before descending from the root (a prefix's matches are most of the documents).
         let numbers = try cursor(in: dbs.numbers)
-        for number in try withinDates(matched, since: since, until: until, dbs, c) {
+        for number in try withinDates(matched, since: since, until: until, SearchDocumentEntries(dbs, state), c) {
             SearchDatabases.setNumber(number, in: &numberKey)
             let start = lengths.count
             lengths.append(contentsOf: repeatElement(0, count: stride))
@@ -221,8 +221,9 @@ extension StoreReading where Self: ~Copyable {
     /// than `matched` (it is read up to that count only); else `matched`. The exact dates are
     /// still checked per hit (index keys are whole milliseconds).
     private func withinDates(
-        _ matched: [UInt32], since: Date?, until: Date?, _ dbs: SearchDatabases, _ c: RegisteredCollection
+        _ matched: [UInt32], since: Date?, until: Date?, _ documents: SearchDocumentEntries, _ c: RegisteredCollection
     ) throws -> [UInt32] {
+        let dbs = documents.dbs
         guard since != nil || until != nil, let dateField = dbs.definition.dateField,
             let position = c.definition.indexes.firstIndex(where: { $0.kind == .date && $0.field == dateField })
         else { return matched }
@@ -231,11 +232,7 @@ extension StoreReading where Self: ~Copyable {
         var inRange: [UInt32] = []
         for entry in entries(in: c.indexes[position], range: range) {
             guard inRange.count < matched.count else { return matched }  // the words are more selective
-            if let number = try withValue(forKey: entry.value, in: dbs.documents, { SearchDatabases.number($0, at: 0) }),
-                let number
-            {
-                inRange.append(number)
-            }
+            if let found = try documents.entry(of: entry.valueBytes, indexed: true, lmdb) { inRange.append(found.number) }
         }
         try checkIntact()
         inRange.sort()
@@ -518,10 +515,9 @@ extension StoreReading where Self: ~Copyable {
         }
         var numbers: [UInt32] = []
         guard let indexKey = try storedKey(.string(value)) else { return [] }
+        let documents = SearchDocumentEntries(e.dbs, e.state)
         for entry in duplicates(of: indexKey, in: c.indexes[position]) {
-            if let n = try withValue(forKey: entry.value, in: e.dbs.documents, { SearchDatabases.number($0, at: 0) }), let n {
-                numbers.append(n)
-            }
+            if let found = try documents.entry(of: entry.valueBytes, indexed: true, lmdb) { numbers.append(found.number) }
         }
         numbers.sort()
         return numbers

@@ -43,11 +43,11 @@ extension Store {
             // hashes and (recomputed from the record) of their terms' and occurrences' hashes.
             // One pass over the postings then checks every document, however long its terms' lists.
             var expected: [UInt32: SearchPostingDigest] = [:]
-            for entry in snap.entries(in: dbs.documents) {
+            for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap) {
                 documents += 1
-                let key = entry.keyBytes
-                let logical = try snap.logicalKey(entry.key)
-                guard let parsed = try? SearchDatabases.documentEntry(entry.value), keys[parsed.number] == key else {
+                let logical = (try? key.withUnsafeBytes { try snap.logicalKey($0) }).map { "\($0)" }
+                    ?? key.map { String($0, radix: 16) }.joined(separator: ".")
+                guard let parsed, keys[parsed.number] == key else {
                     problem("\(place): record \(logical): document entry and number entry disagree")
                     continue
                 }
@@ -131,9 +131,7 @@ extension Store {
                 // Name what is wrong: look the document's terms up one by one.
                 let logical = try keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
                 let name = logical.map { "\($0)" } ?? "\(number)"
-                var terms = try snap.withValue(forKey: keys[number] ?? [], in: dbs.documents) {
-                    try SearchDatabases.documentEntry($0).terms
-                } ?? nil
+                var terms = try keys[number].flatMap { try SearchDocumentEntries(dbs, state).entry(of: $0, snap.lmdb)?.terms }
                 var record: [[UInt8]: [UInt8]] = [:]
                 if want.checksOccurrences, let k = keys[number] {
                     let found: CompactValue?? = try snap.withValue(forKey: k, in: c.records) { bytes in
@@ -230,5 +228,35 @@ struct SearchPostingDigest: Equatable {
         var h = seed
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
+    }
+}
+
+extension Store {
+    /// Each `s:<c>:doc` entry as (physical key, its number and listed terms), nil for one that
+    /// cannot be read; entries keyed by hashes give one pair per number they hold, the key taken
+    /// from `keys` (the `num` entries), nil when that key does not hash to the entry's.
+    fileprivate static func documentEntries(
+        _ dbs: SearchDatabases, _ state: SearchState, _ keys: [UInt32: [UInt8]], _ snap: borrowing Snapshot
+    ) throws -> [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] {
+        var out: [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] = []
+        for entry in snap.entries(in: dbs.documents) {
+            guard state.hashedDocuments else {
+                out.append((entry.keyBytes, try? SearchDatabases.documentEntry(entry.value)))
+                continue
+            }
+            guard let numbers = try? SearchDocumentEntries.numbers(entry.value) else {
+                out.append((entry.keyBytes, nil))
+                continue
+            }
+            for number in numbers {
+                if let key = keys[number], SearchDocumentEntries.hash(key).elementsEqual(entry.key) {
+                    out.append((key, (number, nil)))
+                } else {
+                    out.append((entry.keyBytes, nil))
+                }
+            }
+        }
+        try snap.checkIntact()
+        return out
     }
 }

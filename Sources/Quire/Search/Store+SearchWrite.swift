@@ -115,9 +115,7 @@ struct SearchIndexWriter {
         key: [UInt8], number: UInt32, lengths: ArraySlice<UInt32>, _ txn: borrowing T, appending: Bool,
         newNumber: Bool = true
     ) throws {
-        var docValue = [UInt8]()
-        SearchDatabases.appendNumber(number, to: &docValue)
-        try txn.put(docValue, forKey: key, in: dbs.documents, flags: appending ? .append : [])
+        try SearchDocumentEntries(dbs, state).put(key, number, appending: appending, txn)
         var numValue = [UInt8]()
         for (f, length) in lengths.prefix(state.lengthFields).enumerated() {
             SearchVarint.append(UInt64(length), to: &numValue)
@@ -138,7 +136,7 @@ struct SearchIndexWriter {
     {
         guard let old = try forget(key: key, indexed, txn) else { return false }
         for term in old.terms { try SearchPostings.remove(term, old.number, in: dbs.postings, txn) }
-        try txn.delete(key, in: dbs.documents)
+        try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(old.number, to: &numberKey)
         try txn.delete(numberKey, in: dbs.numbers)
@@ -152,8 +150,7 @@ struct SearchIndexWriter {
     private mutating func forget<T: WritableTransaction & ~Copyable>(
         key: [UInt8], _ indexed: IndexedText, _ txn: borrowing T
     ) throws -> (number: UInt32, terms: [[UInt8]])? {
-        guard let parsed = try txn.withValue(forKey: key, in: dbs.documents, { try SearchDatabases.documentEntry($0) })
-        else { return nil }
+        guard let parsed = try SearchDocumentEntries(dbs, state).entry(of: key, txn) else { return nil }
         let terms = try parsed.terms ?? analyzer.analyze(try indexed(key) ?? []).terms
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(parsed.number, to: &numberKey)
@@ -202,16 +199,22 @@ struct SearchIndexWriter {
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
         var numbers = [UInt32](repeating: .max, count: keys.count)
         // Keys in order past the last indexed one (a load in key order): all new, appended, so
-        // the documents' pages are filled instead of split in halves.
-        let lastKey = try txn.cursor(in: dbs.documents).last()?.keyBytes
-        let appending =
-            zip(keys, keys.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }
-            && lastKey.map { $0.lexicographicallyPrecedes(keys[0]) } ?? true
+        // the documents' pages are filled instead of split in halves. Hashed entries are in no
+        // key order: there only an empty index is known to hold none of the keys.
+        let ascending = zip(keys, keys.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }
+        let appending: Bool
+        if state.hashedDocuments {
+            appending = ascending && state.documents == 0 && state.nextNumber == 0
+        } else {
+            let lastKey = try txn.cursor(in: dbs.documents).last()?.keyBytes
+            appending = ascending && lastKey.map { $0.lexicographicallyPrecedes(keys[0]) } ?? true
+        }
+        let entries = SearchDocumentEntries(dbs, state)
         for part in parts {
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
                 let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
-                if try !appending && txn.contains(keys[i], in: dbs.documents) {
+                if try !appending && entries.entry(of: keys[i], txn) != nil {
                     let postings = part.postings[(j == 0 ? 0 : part.postingEnds[j - 1])..<part.postingEnds[j]]
                     let terms = postings.map { Array(part.term(Int($0.term))) }
                     let groups = postings.map { Array(part.groups[Int($0.start)..<Int($0.end)]) }

@@ -194,7 +194,7 @@ import Testing
                 func node(_ id: String, _ events: Events) -> ClusterNode {
                     var configuration = ClusterNode.Configuration(memberID: id, storePath: directory + "/" + id)
                     configuration.keys = keys
-                    configuration.leaseTTL = 2
+                    configuration.leaseTTL = 5  // the default: a full test run on two cores can starve a 2 s lease
                     configuration.compactionThreshold = 1
                     configuration.compactionInterval = .milliseconds(200)
                     return ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }

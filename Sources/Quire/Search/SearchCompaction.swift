@@ -41,14 +41,14 @@ enum SearchCompaction {
                 for entry in txn.entries(in: database) { try emit(entry.key, entry.value) }
                 return
             }
-            var run = LargeBlockRun()
+            var run = LargeBlockRun(pageSize: before.pageSize)
             for entry in txn.entries(in: database) {
-                if try !run.add(entry.key, entry.value, pageSize: before.pageSize) {
-                    try run.flush(pageSize: before.pageSize, emit)
-                    if try !run.add(entry.key, entry.value, pageSize: before.pageSize) { try emit(entry.key, entry.value) }
+                if try !run.add(entry.key, entry.value, emit) {
+                    try run.flush(emit)
+                    if try !run.add(entry.key, entry.value, emit) { try emit(entry.key, entry.value) }
                 }
             }
-            try run.flush(pageSize: before.pageSize, emit)
+            try run.flush(emit)
         }
         try txn.checkIntact()
         try txn.removeAll(in: database)
@@ -60,6 +60,10 @@ enum SearchCompaction {
         return outcome
     }
 
+    /// The largest node LMDB keeps on a leaf page (header, key and value); a larger value goes
+    /// to overflow pages of its own (2,038 bytes on 4 KiB pages).
+    static func largestLeafNode(pageSize: Int) -> Int { ((pageSize - 16) / 2) & ~1 - 2 }
+
     /// About the pages `database`'s entries take when written in key order: leaf nodes (an
     /// 8-byte header, the key and the value, or an overflow page number for a value too large
     /// for a leaf, and a 2-byte slot) packed into pages, overflow values in pages of their own,
@@ -68,7 +72,7 @@ enum SearchCompaction {
         _ database: Database, _ txn: borrowing T, pageSize: Int
     ) throws -> Int {
         let header = 16
-        let largestNode = ((pageSize - header) / 2) & ~1 - 2
+        let largestNode = largestLeafNode(pageSize: pageSize)
         var leafBytes = 0
         var overflowPages = 0
         for entry in txn.entries(in: database) {
@@ -90,63 +94,80 @@ enum SearchCompaction {
 /// blocks that end just short of a page boundary. Each chunk of a load writes a frequent term's
 /// new postings as blocks of their own, and each of those leaves its last overflow page part
 /// empty (12 bytes an article on the news corpus); cut again, only the run's last block does.
+/// Streamed: it holds the first block (a run of one is written as it was) and the block being
+/// cut, whatever the term's length.
 struct LargeBlockRun {
+    let pageSize: Int
     private var term: [UInt8] = []
-    private var firstKey: [UInt8] = []
-    private var blocks: [[UInt8]] = []
+    private var key: [UInt8] = []
+    private var first: [UInt8]?
+    private var writer = PostingListEncoder()
+    private var value: [UInt8] = []
+    private var cutting = false
 
-    /// The pages a re-cut block fills.
-    static let blockPages = SearchPostings.largeBlock / 4096
+    init(pageSize: Int) { self.pageSize = pageSize }
 
-    /// Adds a block of the run (a large block of its term, or the first large one when the run
-    /// is empty); false when it is not one (then the caller flushes and writes it as it is).
-    mutating func add(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, pageSize: Int) throws -> Bool {
-        guard value.count + 8 + key.count > ((pageSize - 16) / 2) & ~1 - 2, key.count > 5, key[key.count - 5] == 0 else {
-            return false
-        }
+    /// The size a re-cut block ends below: whole overflow pages of about ``SearchPostings/largeBlock``
+    /// bytes, less the first page's 16-byte header.
+    private var limit: Int { max(1, SearchPostings.largeBlock / pageSize) * pageSize - 16 }
+
+    /// Adds a block to the run, writing what it completes; false when the block is not one of
+    /// the run (not on overflow pages, or another term's): then the caller flushes the run and
+    /// adds it again (a start of a new run) or writes it as it is.
+    mutating func add(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+        _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
+        guard value.count + 8 + key.count > SearchCompaction.largestLeafNode(pageSize: pageSize), key.count > 5,
+            key[key.count - 5] == 0
+        else { return false }
         let blockTerm = key.prefix(key.count - 5)
-        if blocks.isEmpty {
+        guard first != nil || cutting else {
             term = Array(blockTerm)
-            firstKey = Array(key)
-        } else if !blockTerm.elementsEqual(term) {
-            return false
+            self.key = Array(key)
+            first = Array(value)
+            return true
         }
-        blocks.append(Array(value))
+        guard blockTerm.elementsEqual(term) else { return false }
+        if let held = first {
+            first = nil
+            cutting = true
+            writer.reserve(limit)
+            try held.withUnsafeBytes { try cut($0, emit) }
+        }
+        try cut(value, emit)
         return true
     }
 
-    /// Writes the run: one block as it was; several as one list cut into blocks of
-    /// ``blockPages`` overflow pages (the first keeps its key, the others are keyed by their
-    /// first document).
-    mutating func flush(pageSize: Int, _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
-        defer { blocks.removeAll() }
-        guard blocks.count > 1 else {
-            if let only = blocks.first { try firstKey.withUnsafeBytes { k in try only.withUnsafeBytes { try emit(k, $0) } } }
-            return
-        }
-        // The encoder's byte count is at least the list's size; an overflow value has a 16-byte
-        // page header before it.
-        let limit = Self.blockPages * pageSize - 16
-        var writer = PostingListEncoder()
-        writer.reserve(limit)
-        var key = firstKey
-        var value: [UInt8] = []
-        func write() throws {
-            value.removeAll(keepingCapacity: true)
-            writer.finish(into: &value)
-            try key.withUnsafeBytes { k in try value.withUnsafeBytes { try emit(k, $0) } }
-        }
-        for bytes in blocks {
-            let block = try bytes.withUnsafeBytes { try PostingBlock($0) }
-            try block.forEach { document, groups in
-                if writer.documentCount > 0, writer.byteCount + groups.count + 5 > limit {
-                    try write()
-                    key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, document) }
-                }
-                writer.append(document: document, encodedGroups: groups)
+    /// Feeds one block's documents to the writer, writing each block it fills.
+    private mutating func cut(
+        _ bytes: UnsafeRawBufferPointer, _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try PostingBlock(bytes).forEach { document, groups in
+            // The encoder's byte count is at least the finished list's size.
+            if writer.documentCount > 0, writer.byteCount + groups.count + 5 > limit {
+                try write(emit)
+                key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, document) }
             }
+            writer.append(document: document, encodedGroups: groups)
         }
-        if writer.documentCount > 0 { try write() }
+    }
+
+    private mutating func write(_ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        value.removeAll(keepingCapacity: true)
+        writer.finish(into: &value)
+        try key.withUnsafeBytes { k in try value.withUnsafeBytes { try emit(k, $0) } }
+    }
+
+    /// Ends the run: a single block as it was (under its key), else the last cut block.
+    mutating func flush(_ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        if let held = first {
+            try key.withUnsafeBytes { k in try held.withUnsafeBytes { try emit(k, $0) } }
+        } else if cutting, writer.documentCount > 0 {
+            try write(emit)
+        }
+        first = nil
+        cutting = false
     }
 }
 

@@ -81,9 +81,9 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
         let values = newsNotes(800)
         try await withNotes([]) { store in
             try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
-            let small = try await store.writer.run { try store.compactSearchPostingsAfterLoad(notes, written: 199) }
+            let small = try await store.writer.run { try store.compactSearchIndexAfterLoad(notes, written: 199) }
             #expect(small == nil)
-            let large = try await store.writer.run { try store.compactSearchPostingsAfterLoad(notes, written: 200) }
+            let large = try await store.writer.run { try store.compactSearchIndexAfterLoad(notes, written: 200) }
             // Looked, and found the pages of one appended chunk packed already.
             let outcome = try #require(large ?? nil)
             #expect(!outcome.rewritten)

@@ -277,7 +277,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private func compactSearchIndex() async {
         guard collection.search != nil, report.records > 0, !Task.isCancelled else { return }
         let (store, collection, written) = (self.store, self.collection, report.records)
-        let outcome = try? await store.writer.run { try store.compactSearchPostingsAfterLoad(collection, written: written) }
+        let outcome = try? await store.writer.run { try store.compactSearchIndexAfterLoad(collection, written: written) }
         if let outcome = outcome ?? nil, outcome.rewritten {
             report.searchCompaction = .init(bytesBefore: outcome.bytesBefore, bytesAfter: outcome.bytesAfter)
         }

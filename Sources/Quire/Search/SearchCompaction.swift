@@ -180,14 +180,14 @@ extension Store {
     /// (a small load into a large store neither scans nor rewrites the large index). Returns
     /// nil when it did not look.
     @available(*, noasync)
-    func compactSearchPostingsAfterLoad<V>(_ collection: StoreCollection<V>, written: Int) throws
+    func compactSearchIndexAfterLoad<V>(_ collection: StoreCollection<V>, written: Int) throws
         -> SearchCompaction.Outcome?
     {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
         guard let dbs = c.search else { return nil }
         return try writeNow { txn -> SearchCompaction.Outcome? in
-            let state = try SearchIndexWriter.loadState(dbs, txn.lmdb)
+            let state = try SearchState.stored(dbs, txn.lmdb)
             guard UInt64(written) * 4 >= state.documents else { return nil }
             var total = SearchCompaction.Outcome(bytesBefore: 0, bytesAfter: 0)
             for database in [dbs.postings, dbs.documents, dbs.numbers] {

@@ -23,7 +23,7 @@ extension Store {
         }
         guard let index = collection.search, let dbs = opened.search else { return }
         for db in [dbs.postings, dbs.documents, dbs.numbers, dbs.state] { try txn.removeAll(in: db) }
-        var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, txn))
+        var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, txn))
         let table = fields
         var keys: [[UInt8]] = []
         var values: [V] = []
@@ -65,10 +65,6 @@ struct SearchIndexWriter {
     init(_ dbs: SearchDatabases, _ state: SearchState) {
         self.dbs = dbs
         self.state = state
-    }
-
-    static func loadState<T: ReadableTransaction & ~Copyable>(_ dbs: SearchDatabases, _ txn: borrowing T) throws -> SearchState {
-        try SearchState.stored(dbs, txn)
     }
 
     /// Indexes (or re-indexes) the record stored under the physical `key`.
@@ -325,7 +321,7 @@ extension WriteState {
             let documents = owed[name]!
             let kept = SearchIndexWriter.lastOccurrences(documents.keys)
             let texts = kept.map { documents.texts[$0] }
-            var writer = SearchIndexWriter(documents.dbs, try SearchIndexWriter.loadState(documents.dbs, txn))
+            var writer = SearchIndexWriter(documents.dbs, try SearchState.stored(documents.dbs, txn))
             let indexed: SearchIndexWriter.IndexedText = { key in try documents.replaced[key]?() }
             if kept.count == 1 {
                 try writer.index(key: documents.keys[kept[0]], texts[0](), indexed: indexed, txn)
@@ -369,7 +365,7 @@ extension StoreTransaction {
     {
         guard let index = collection.search, let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)  // the record may have been put in this transaction
-        var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
+        var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let text = indexedText(of: record, index, collection, c)
         try writer.remove(key: storedKey, indexed: { _ in try text() }, lmdb)
         try writer.flush(lmdb)
@@ -385,7 +381,7 @@ extension StoreTransaction {
     {
         guard let index = collection.search, let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)
-        var writer = SearchIndexWriter(dbs, try SearchIndexWriter.loadState(dbs, lmdb))
+        var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let keys = chunk.entries.map { $0.key.array }
         if let parts = chunk.searchParts {
             try writer.indexBatch(keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, lmdb)

@@ -149,6 +149,70 @@ public struct PostingListEncoder: Sendable {
         }
     }
 
+    /// Starts over from the stored list `encoded` (as ``finish(into:)`` wrote it): the documents
+    /// appended next continue it, as if the encoder had appended its documents itself. Copies its
+    /// bytes without decoding its postings (extending a term's last stored block costs a copy);
+    /// only the header and the skip table are read, and checked.
+    ///
+    /// - Throws: ``PostingFormatError`` when the header or the skip table is malformed; the
+    ///   encoder is then empty.
+    public mutating func resume(from encoded: UnsafeRawBufferPointer) throws(PostingFormatError) {
+        reset()
+        var at = 0
+        let documents = try PostingCursor.varint(encoded, &at, limit: encoded.count)
+        let count = try PostingCursor.varint(encoded, &at, limit: encoded.count)
+        guard documents <= UInt64(UInt32.max), count <= documents, (documents == 0) == (count == 0) else {
+            throw PostingFormatError(offset: 0, "document count \(documents) with \(count) blocks")
+        }
+        guard count > 0 else { return }
+        var last: UInt64 = 0
+        var lastBefore: UInt64 = 0
+        var lastLength = 0
+        var total = 0
+        let skipStart = at
+        var lastSkipAt = at
+        for index in 0..<Int(count) {
+            lastSkipAt = at
+            let delta = try PostingCursor.varint(encoded, &at, limit: encoded.count)
+            let length = try PostingCursor.varint(encoded, &at, limit: encoded.count)
+            guard length > 0, length <= UInt64(encoded.count), index == 0 || delta > 0 else {
+                throw PostingFormatError(offset: at, "skip entry \(index) of \(count)")
+            }
+            lastBefore = last
+            last += delta
+            guard last <= UInt64(UInt32.max) else { throw PostingFormatError(offset: at, "document past UInt32.max") }
+            lastLength = Int(length)
+            total += lastLength
+        }
+        guard total == encoded.count - at else {
+            throw PostingFormatError(offset: at, "blocks hold \(encoded.count - at) bytes, the skip table says \(total)")
+        }
+        // Every block but the last holds `blockSize` documents when one encoder wrote them; the
+        // last one stays open. Other counts (another block size) only make blocks longer or shorter.
+        let open = Int(documents) - blockSize * (Int(count) - 1)
+        // The last block's skip entry is written again when it closes.
+        skips.append(contentsOf: UnsafeRawBufferPointer(rebasing: encoded[skipStart..<lastSkipAt]))
+        blocks.append(contentsOf: UnsafeRawBufferPointer(rebasing: encoded[at...]))
+        blockCount = Int(count) - 1
+        blockStart = blocks.count - lastLength
+        previousBlockLast = UInt32(lastBefore)
+        previousDocument = UInt32(last)
+        inBlock = max(1, min(open, blockSize))
+        documentCount = Int(documents)
+    }
+
+    /// Empties the encoder without writing what it holds.
+    private mutating func reset() {
+        blocks.removeAll(keepingCapacity: true)
+        skips.removeAll(keepingCapacity: true)
+        blockCount = 0
+        blockStart = 0
+        inBlock = 0
+        previousDocument = 0
+        previousBlockLast = 0
+        documentCount = 0
+    }
+
     private mutating func closeBlock() {
         guard inBlock > 0 else { return }
         writeVarint(UInt64(previousDocument - previousBlockLast), to: &skips)
@@ -166,13 +230,7 @@ public struct PostingListEncoder: Sendable {
         writeVarint(UInt64(blockCount), to: &output)
         output.append(contentsOf: skips)
         output.append(contentsOf: blocks)
-        blocks.removeAll(keepingCapacity: true)
-        skips.removeAll(keepingCapacity: true)
-        blockCount = 0
-        blockStart = 0
-        previousDocument = 0
-        previousBlockLast = 0
-        documentCount = 0
+        reset()
     }
 
     /// The encoded list of `postings` (ascending documents).

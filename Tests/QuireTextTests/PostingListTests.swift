@@ -108,4 +108,35 @@ private func randomPostings(_ rng: inout TestRandom, count: Int, gap: Int) -> [P
         }
         #expect(failures > 1000)
     }
+
+    @Test func aResumedListIsTheListEncodedInOnePass() throws {
+        var rng = TestRandom(seed: 21)
+        for (count, blockSize) in [(1, 128), (2, 128), (128, 128), (129, 128), (700, 128), (300, 1), (77, 7), (64, 32)] {
+            let postings = randomPostings(&rng, count: count, gap: 1 + rng.below(900))
+            let whole = PostingListEncoder.encode(postings, blockSize: blockSize)
+            for split in Set([1, count / 2, count - 1, rng.below(count)]) where split > 0 && split < count {
+                var encoder = PostingListEncoder(blockSize: blockSize)
+                let head = PostingListEncoder.encode(Array(postings[..<split]), blockSize: blockSize)
+                try head.withUnsafeBytes { try encoder.resume(from: $0) }
+                #expect(encoder.documentCount == split)
+                for posting in postings[split...] { encoder.append(document: posting.document, occurrences: posting.occurrences) }
+                var resumed: [UInt8] = []
+                encoder.finish(into: &resumed)
+                #expect(resumed == whole, "count \(count), block \(blockSize), split at \(split)")
+            }
+        }
+    }
+
+    @Test func resumingFromMalformedBytesThrowsAndLeavesTheEncoderEmpty() throws {
+        var rng = TestRandom(seed: 22)
+        let good = PostingListEncoder.encode(randomPostings(&rng, count: 300, gap: 50), blockSize: 32)
+        var encoder = PostingListEncoder(blockSize: 32)
+        for bad in [[], Array(good.dropLast()), good + [0], [5, 0], [1, 2, 0, 1]] as [[UInt8]] {
+            #expect(throws: PostingFormatError.self) { try bad.withUnsafeBytes { try encoder.resume(from: $0) } }
+            #expect(encoder.documentCount == 0)
+        }
+        // An empty list resumes as an empty encoder.
+        try [UInt8]([0, 0]).withUnsafeBytes { try encoder.resume(from: $0) }
+        #expect(encoder.documentCount == 0)
+    }
 }

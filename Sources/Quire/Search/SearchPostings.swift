@@ -32,15 +32,21 @@ enum SearchPostings {
     static func block(_ term: [UInt8], at number: UInt32, cursor: Cursor, maximumBytes: Int = .max) throws
         -> (key: [UInt8], value: [UInt8])?
     {
+        try blockEntry(term, at: number, cursor: cursor, maximumBytes: maximumBytes).map { ($0.keyBytes, $0.valueBytes) }
+    }
+
+    /// ``block(_:at:cursor:maximumBytes:)`` in place: the entry's bytes are valid until the
+    /// transaction next changes the database.
+    private static func blockEntry(_ term: [UInt8], at number: UInt32, cursor: Cursor, maximumBytes: Int) throws -> Entry? {
         let target = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
         let atLeast = try cursor.seek(atLeast: target)
         if let exact = atLeast, exact.key.elementsEqual(target) {
-            return exact.value.count < maximumBytes ? (target, exact.valueBytes) : nil
+            return exact.value.count < maximumBytes ? exact : nil
         }
         // Past the target (or at the end): the entry before it, if it is this term's.
         let before = atLeast == nil ? try cursor.last() : try cursor.previous()
         guard let entry = before, isBlockKey(entry.key, of: term), entry.value.count < maximumBytes else { return nil }
-        return (entry.keyBytes, entry.valueBytes)
+        return entry
     }
 
     static func isBlockKey(_ key: UnsafeRawBufferPointer, of term: [UInt8]) -> Bool {
@@ -139,9 +145,14 @@ enum SearchPostings {
             // Blocks of equal size, each at least largeBlock / 2 when there are several.
             let count = max(1, runBytes / largeBlock)
             limit = runBytes / count + 64
-        } else if !appending, let last = try block(term, at: .max, cursor: cursor, maximumBytes: limit / 2) {
-            try last.value.withUnsafeBytes { try PostingBlock($0) }.write(to: &writer)
-            key = last.key
+        } else if !appending, let last = try blockEntry(term, at: .max, cursor: cursor, maximumBytes: limit / 2) {
+            // Continued as stored: its bytes copied, not its postings decoded and encoded again.
+            do {
+                try writer.resume(from: last.value)
+            } catch {
+                throw StoreError(.corrupted, "search index: posting block of a term: \(error)")
+            }
+            key = last.keyBytes
         }
         func flush() throws {
             guard let k = key, writer.documentCount > 0 else { return }

@@ -5,13 +5,18 @@
 /// Ids are assigned from 0 in first-seen order and never change. Not thread-safe: keep one per
 /// builder (it is a value; copies are independent).
 public struct TermTable: Sendable {
+    /// Per term: its id (4 bytes, little-endian), its length (2 bytes) and its bytes, so that a
+    /// probe that finds a slot reads the term's id and bytes from one place.
     private var arena: [UInt8] = []
-    /// `offsets[id]..<offsets[id + 1]` are the bytes of term `id`.
-    private var offsets: [UInt32] = [0]
+    /// `entries[id]` is the offset of term `id`'s entry in the arena.
+    private var entries: [UInt32] = []
     private var hashes: [UInt64] = []
-    /// Per slot: the hash's high 32 bits and `id + 1` in the low 32 bits, 0 when empty (a probe
-    /// rejects most other terms without touching their bytes); the count is a power of two.
+    /// Per slot: the hash's high 32 bits and the entry's offset + 1 in the low 32 bits, 0 when
+    /// empty (a probe rejects most other terms without touching their bytes); the count is a
+    /// power of two.
     private var slots: [UInt64]
+    /// The total bytes of all terms.
+    public private(set) var byteCount = 0
 
     /// An empty table with room for about `capacity` terms before it grows.
     public init(capacity: Int = 1024) {
@@ -22,9 +27,6 @@ public struct TermTable: Sendable {
 
     /// The number of distinct terms.
     public var count: Int { hashes.count }
-
-    /// The total bytes of all terms.
-    public var byteCount: Int { arena.count }
 
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
@@ -37,56 +39,72 @@ public struct TermTable: Sendable {
         return h
     }
 
+    /// The id of the entry at `offset` when it holds `bytes`.
     @inline(__always)
-    private func equals(_ id: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let start = Int(offsets[id])
-        let end = Int(offsets[id + 1])
-        guard end - start == bytes.count else { return false }
+    private static func match(_ arena: UnsafeBufferPointer<UInt8>, _ offset: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        let length = Int(arena[offset + 4]) | Int(arena[offset + 5]) << 8
+        guard length == bytes.count else { return nil }
+        let start = offset + 6
+        for i in 0..<length where arena[start + i] != bytes[i] { return nil }
+        return UInt32(arena[offset]) | UInt32(arena[offset + 1]) << 8 | UInt32(arena[offset + 2]) << 16
+            | UInt32(arena[offset + 3]) << 24
+    }
+
+    /// The slot holding `bytes` (hashing to `h`) and its id, or the empty slot where it would go.
+    @inline(__always)
+    private func find(_ bytes: UnsafeBufferPointer<UInt8>, _ h: UInt64) -> (slot: Int, id: UInt32?) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        let tag = h & 0xFFFF_FFFF_0000_0000
         return arena.withUnsafeBufferPointer { arena in
-            for i in 0..<bytes.count where arena[start + i] != bytes[i] { return false }
-            return true
+            slots.withUnsafeBufferPointer { slots in
+                while true {
+                    let entry = slots[slot]
+                    if entry == 0 { return (slot, nil) }
+                    if entry & 0xFFFF_FFFF_0000_0000 == tag,
+                        let id = Self.match(arena, Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1, bytes)
+                    {
+                        return (slot, id)
+                    }
+                    slot = (slot + 1) & mask
+                }
+            }
         }
     }
 
     /// The id of the term `bytes`, or nil when it was never added.
     public func id(of bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
-        let h = Self.hash(bytes)
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: h) & mask
-        let tag = h & 0xFFFF_FFFF_0000_0000
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(id, bytes) { return UInt32(id) }
-            slot = (slot + 1) & mask
-        }
+        find(bytes, Self.hash(bytes)).id
     }
 
     /// The id of the term `bytes`, adding it when new.
     public mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
-        let h = Self.hash(bytes)
-        var mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: h) & mask
-        let tag = h & 0xFFFF_FFFF_0000_0000
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { break }
-            let id = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-            if entry & 0xFFFF_FFFF_0000_0000 == tag, equals(id, bytes) { return UInt32(id) }
-            slot = (slot + 1) & mask
-        }
+        intern(bytes, hash: Self.hash(bytes))
+    }
+
+    /// ``intern(_:)`` of bytes whose ``hash(_:)`` is `h`.
+    @inline(__always)
+    mutating func intern(_ bytes: UnsafeBufferPointer<UInt8>, hash h: UInt64) -> UInt32 {
+        var (slot, found) = find(bytes, h)
+        if let found { return found }
+        precondition(bytes.count <= Int(UInt16.max), "terms are at most 65,535 bytes")
         let id = UInt32(hashes.count)
+        let offset = arena.count
+        precondition(offset < Int(UInt32.max), "a term table holds less than 4 GiB of terms")
+        for shift in stride(from: 0, to: 32, by: 8) { arena.append(UInt8(truncatingIfNeeded: id >> UInt32(shift))) }
+        arena.append(UInt8(truncatingIfNeeded: bytes.count))
+        arena.append(UInt8(truncatingIfNeeded: bytes.count >> 8))
         arena.append(contentsOf: bytes)
-        offsets.append(UInt32(arena.count))
+        entries.append(UInt32(offset))
         hashes.append(h)
+        byteCount += bytes.count
         if hashes.count * 2 > slots.count {
             grow()
-            mask = slots.count - 1
+            let mask = slots.count - 1
             slot = Int(truncatingIfNeeded: h) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
         }
-        slots[slot] = tag | UInt64(id + 1)
+        slots[slot] = h & 0xFFFF_FFFF_0000_0000 | UInt64(offset + 1)
         return id
     }
 
@@ -102,16 +120,18 @@ public struct TermTable: Sendable {
         for (id, h) in hashes.enumerated() {
             var slot = Int(truncatingIfNeeded: h) & mask
             while grown[slot] != 0 { slot = (slot + 1) & mask }
-            grown[slot] = h & 0xFFFF_FFFF_0000_0000 | UInt64(id + 1)
+            grown[slot] = h & 0xFFFF_FFFF_0000_0000 | UInt64(entries[id] + 1)
         }
         slots = grown
     }
 
     /// Calls `body` with the bytes of term `id` (valid only inside `body`).
     public func withTerm<R>(_ id: UInt32, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let start = Int(offsets[Int(id)])
-        let end = Int(offsets[Int(id) + 1])
-        return try arena.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+        let offset = Int(entries[Int(id)])
+        return try arena.withUnsafeBufferPointer { arena in
+            let length = Int(arena[offset + 4]) | Int(arena[offset + 5]) << 8
+            return try body(UnsafeBufferPointer(rebasing: arena[(offset + 6)..<(offset + 6 + length)]))
+        }
     }
 
     /// The term `id` as a string.
@@ -128,13 +148,25 @@ extension TokenBuffer {
         return count
     }
 
+    /// Every field's length at once: `lengths[f]` becomes ``length(of:)`` of field `f` for each
+    /// field below `lengths.count` (one pass over the tokens instead of one a field).
+    public func fieldLengths(into lengths: inout [UInt32]) {
+        for f in lengths.indices { lengths[f] = 0 }
+        lengths.withUnsafeMutableBufferPointer { counts in
+            for token in tokens where token.kind != .joined && Int(token.field) < counts.count {
+                counts[Int(token.field)] += 1
+            }
+        }
+    }
+
     /// Calls `body` once per distinct term of the buffer, in order of first appearance, with the
     /// term's id in `terms` (interned when new), its bytes and its occurrences sorted by field then
     /// position — what a posting list encoder appends for one document. Pointers are valid only
     /// inside `body`.
     ///
-    /// Groups through a small per-document hash of term ids, in linear time; uses scratch storage
-    /// kept in the buffer, so nothing is allocated once it has grown.
+    /// Groups the tokens by their bytes through a small per-document hash, in linear time, then
+    /// interns each distinct term once (a document repeats a fifth of its words); uses scratch
+    /// storage kept in the buffer, so nothing is allocated once it has grown.
     public mutating func forEachTerm(
         interning terms: inout TermTable,
         _ body: (_ id: UInt32, _ term: UnsafeBufferPointer<UInt8>, _ occurrences: UnsafeBufferPointer<Occurrence>) -> Void
@@ -144,57 +176,63 @@ extension TokenBuffer {
         let mask = size - 1
         scratch.slots.removeAll(keepingCapacity: true)
         scratch.slots.append(contentsOf: repeatElement(-1, count: size))
-        scratch.groupIDs.removeAll(keepingCapacity: true)
+        scratch.hashes.removeAll(keepingCapacity: true)
         scratch.heads.removeAll(keepingCapacity: true)
         scratch.tails.removeAll(keepingCapacity: true)
         scratch.next.removeAll(keepingCapacity: true)
         scratch.next.append(contentsOf: repeatElement(-1, count: tokens.count))
         bytes.withUnsafeBufferPointer { all in
-            for (index, token) in tokens.enumerated() {
-                let id = terms.intern(UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)]))
-                var slot = Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-                while true {
-                    let group = scratch.slots[slot]
-                    if group < 0 {
-                        scratch.slots[slot] = Int32(scratch.groupIDs.count)
-                        scratch.groupIDs.append(id)
-                        scratch.heads.append(Int32(index))
-                        scratch.tails.append(Int32(index))
-                        break
-                    }
-                    if scratch.groupIDs[Int(group)] == id {
-                        scratch.next[Int(scratch.tails[Int(group)])] = Int32(index)
-                        scratch.tails[Int(group)] = Int32(index)
-                        break
-                    }
-                    slot = (slot + 1) & mask
-                }
-            }
-            for group in scratch.groupIDs.indices {
-                scratchOccurrences.removeAll(keepingCapacity: true)
-                var sorted = true
-                var index = Int(scratch.heads[group])
-                let first = tokens[index]
-                while index >= 0 {
+            tokens.withUnsafeBufferPointer { tokens in
+                for index in tokens.indices {
                     let token = tokens[index]
-                    let occurrence = Occurrence(field: token.field, position: token.position)
-                    if let last = scratchOccurrences.last, !(last < occurrence) { sorted = false }
-                    scratchOccurrences.append(occurrence)
-                    index = Int(scratch.next[index])
-                }
-                if !sorted {
-                    // Fields tokenized out of order (emission order is ascending within a field): sort,
-                    // and drop exact duplicates.
-                    scratchOccurrences.sort()
-                    var kept = 0
-                    for i in scratchOccurrences.indices where i == 0 || scratchOccurrences[i] != scratchOccurrences[kept - 1] {
-                        scratchOccurrences[kept] = scratchOccurrences[i]
-                        kept += 1
+                    let term = UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)])
+                    let id = terms.intern(term)
+                    var slot = Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+                    while true {
+                        let group = scratch.slots[slot]
+                        if group < 0 {
+                            scratch.slots[slot] = Int32(scratch.hashes.count)
+                            scratch.hashes.append(UInt64(id))
+                            scratch.heads.append(Int32(index))
+                            scratch.tails.append(Int32(index))
+                            break
+                        }
+                        let g = Int(group)
+                        if scratch.hashes[g] == UInt64(id) {
+                            scratch.next[Int(scratch.tails[g])] = Int32(index)
+                            scratch.tails[g] = Int32(index)
+                            break
+                        }
+                        slot = (slot + 1) & mask
                     }
-                    scratchOccurrences.removeLast(scratchOccurrences.count - kept)
                 }
-                let term = UnsafeBufferPointer(rebasing: all[first.start..<(first.start + first.length)])
-                scratchOccurrences.withUnsafeBufferPointer { body(scratch.groupIDs[group], term, $0) }
+                for group in scratch.hashes.indices {
+                    scratchOccurrences.removeAll(keepingCapacity: true)
+                    var sorted = true
+                    var index = Int(scratch.heads[group])
+                    let first = tokens[index]
+                    while index >= 0 {
+                        let token = tokens[index]
+                        let occurrence = Occurrence(field: token.field, position: token.position)
+                        if let last = scratchOccurrences.last, !(last < occurrence) { sorted = false }
+                        scratchOccurrences.append(occurrence)
+                        index = Int(scratch.next[index])
+                    }
+                    if !sorted {
+                        // Fields tokenized out of order (emission order is ascending within a field): sort,
+                        // and drop exact duplicates.
+                        scratchOccurrences.sort()
+                        var kept = 0
+                        for i in scratchOccurrences.indices where i == 0 || scratchOccurrences[i] != scratchOccurrences[kept - 1] {
+                            scratchOccurrences[kept] = scratchOccurrences[i]
+                            kept += 1
+                        }
+                        scratchOccurrences.removeLast(scratchOccurrences.count - kept)
+                    }
+                    let term = UnsafeBufferPointer(rebasing: all[first.start..<(first.start + first.length)])
+                    let id = UInt32(scratch.hashes[group])
+                    scratchOccurrences.withUnsafeBufferPointer { body(id, term, $0) }
+                }
             }
         }
     }
@@ -203,7 +241,8 @@ extension TokenBuffer {
 /// Scratch arrays of ``TokenBuffer/forEachTerm(interning:_:)``.
 struct TermGrouping: Sendable {
     var slots: [Int32] = []
-    var groupIDs: [UInt32] = []
+    /// Per group (a distinct term of the document): its hash, and its first and last tokens.
+    var hashes: [UInt64] = []
     var heads: [Int32] = []
     var tails: [Int32] = []
     var next: [Int32] = []

@@ -129,6 +129,19 @@ public struct Tokenizer: Sendable {
         var i = 0
         while i < count {
             let b0 = base[i]
+            if state.isInWord, Self.isASCIIWordByte(b0) {
+                // The rest of an ASCII word (most of news text): copied at once, then lowercased.
+                var end = i + 1
+                var upper = b0 &- 0x41 < 26
+                while end < count, Self.isASCIIWordByte(base[end]) {
+                    upper = upper || base[end] &- 0x41 < 26
+                    end += 1
+                }
+                state.appendASCII(UnsafeBufferPointer(start: base + i, count: end - i), lowercasing: upper, into: &buffer)
+                state.source &+= UInt32(truncatingIfNeeded: end - i)
+                i = end
+                continue
+            }
             var value = UInt32(b0)
             var width = 1
             if b0 >= 0x80 {
@@ -167,6 +180,10 @@ public struct Tokenizer: Sendable {
         state.finish(into: &buffer)
         return state.position
     }
+
+    /// ASCII letters and digits: word characters that fold to themselves but for case.
+    @inline(__always)
+    static func isASCIIWordByte(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 }
 
     /// The folded terms of `text`, in order (allocates; for queries and tests).
     public mutating func terms(_ text: String) -> [String] {
@@ -275,6 +292,20 @@ public struct Tokenizer: Sendable {
                 endWord(into: &buffer)
                 endChain(into: &buffer)
                 afterHyphen = false
+            }
+        }
+
+        /// Inside a word: a word character only extends it (no ideograph run is open then).
+        var isInWord: Bool { wordStart != nil }
+
+        /// Extends the current word with ASCII letters and digits.
+        @inline(__always)
+        mutating func appendASCII(_ bytes: UnsafeBufferPointer<UInt8>, lowercasing: Bool, into buffer: inout TokenBuffer) {
+            let start = buffer.bytes.count
+            buffer.bytes.append(contentsOf: bytes)
+            guard lowercasing else { return }
+            buffer.bytes.withUnsafeMutableBufferPointer { all in
+                for i in start..<all.count where all[i] &- 0x41 < 26 { all[i] |= 0x20 }
             }
         }
 

@@ -258,7 +258,7 @@ struct SearchAnalyzer {
             used[f] = true
         }
         var document = SearchDocument()
-        for f in 0..<16 where used[f] { document.lengths[f] = buffer.length(of: UInt8(f)) }
+        buffer.fieldLengths(into: &document.lengths)
         // Keep the table small: a long-lived table would grow with the vocabulary.
         if table.count > 1 << 16 { table = TermTable(capacity: 256) }
         buffer.forEachTerm(interning: &table) { _, term, occurrences in

@@ -137,8 +137,13 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         stagedCount = 0
         if pieces.count == 1 { return try await write(pieces[0]) }
         let fields = try store.harmonizeFields(&pieces, collection)
+        let searchParts = SearchBatchPart.joined(pieces.map(\.searchParts), counts: pieces.map(\.entries.count))
         var merger = SortedRunMerger(pieces, fields: fields)
-        while let chunk = merger.next(maxCount: Int.max) { try await write(chunk) }
+        while var chunk = merger.next(maxCount: Int.max) {
+            // One chunk, the pieces end to end: their texts' analyses still hold.
+            if chunk.entries.count == pieces.reduce(0, { $0 + $1.entries.count }) { chunk.searchParts = searchParts }
+            try await write(chunk)
+        }
     }
 
     /// Merges the held chunks into one sorted run and writes it, in chunks. When a chunk fails,
@@ -208,8 +213,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Writes a chunk on the writer, once the chunk before it is committed.
     private func write(_ encoded: EncodedChunk, spilled: Bool = false) async throws {
         var analysed = encoded
-        // Tokenized while the chunk before it commits: the writer's transaction only merges.
-        analysed.searchParts = try store.searchAnalysis(of: encoded, collection)
+        // Tokenized while the chunk before it commits (unless it was when encoded): the writer's
+        // transaction only merges.
+        if analysed.searchParts == nil { analysed.searchParts = try store.searchAnalysis(of: encoded, collection) }
         let chunk = analysed
         try await settle()
         raise(&lastKey, to: chunk)

@@ -25,6 +25,15 @@ extension Store {
             entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
             arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount,
             longKeys: encoded.longKeys)
+        if let search = collection.search, c.search != nil, ascending,
+            KeyOrdering.isAscending(encoded.entries.lazy.map(\.key), strictly: true)
+        {
+            // Tokenized now, from the values, since the chunk may be written as it came: later
+            // the text would have to be decoded back from the records.
+            chunk.searchParts = SearchBatchPart.analyse(count: values.count, parts: Parallelism.parts) {
+                search.text(values[values.startIndex + $0])
+            }
+        }
         // Equal keys keep their input order, so the last value given for a key wins.
         guard sort && !ascending, let order = encoded.order else { return chunk }
         chunk.entries = order.map { encoded.entries[$0] }

@@ -55,6 +55,7 @@ final class SearchBatchPart: Sendable {
         postingEnds.reserveCapacity(range.count)
         var next = [UInt32](repeating: 0, count: 16)
         var used = [Bool](repeating: false, count: 16)
+        var fieldLengths = [UInt32](repeating: 0, count: 16)
         for i in range {
             buffer.removeAll()
             for f in 0..<16 {
@@ -67,7 +68,8 @@ final class SearchBatchPart: Sendable {
                 next[f] = tokenizer.tokenize(piece.text, field: piece.field & 15, startingAt: start, into: &buffer)
                 used[f] = true
             }
-            for f in 0..<16 { lengths.append(used[f] ? buffer.length(of: UInt8(f)) : 0) }
+            buffer.fieldLengths(into: &fieldLengths)
+            lengths.append(contentsOf: fieldLengths)
             let document = Int32(i - range.lowerBound)
             buffer.forEachTerm(interning: &table) { id, term, occurrences in
                 let start = Int32(groups.count)
@@ -157,6 +159,34 @@ final class SearchBatchPart: Sendable {
         self.termDocuments = termDocuments
         self.termGroupEnds = termGroupEnds
         self.termGroups = termGroups
+    }
+
+    /// The same analysis for documents `offset` places further on (a chunk's pieces joined).
+    private init(_ part: SearchBatchPart, shiftedBy offset: Int) {
+        range = (part.range.lowerBound + offset)..<(part.range.upperBound + offset)
+        lengths = part.lengths
+        groups = part.groups
+        postings = part.postings
+        postingEnds = part.postingEnds
+        terms = part.terms
+        termEnds = part.termEnds
+        termStarts = part.termStarts
+        termDocuments = part.termDocuments
+        termGroupEnds = part.termGroupEnds
+        termGroups = part.termGroups
+    }
+
+    /// The parts of consecutive pieces of documents as parts of the pieces joined in order
+    /// (`counts[i]` documents in piece `i`); nil unless every piece has its parts.
+    static func joined(_ pieces: [[SearchBatchPart]?], counts: [Int]) -> [SearchBatchPart]? {
+        var joined: [SearchBatchPart] = []
+        var offset = 0
+        for (parts, count) in zip(pieces, counts) {
+            guard let parts else { return nil }
+            joined += parts.map { SearchBatchPart($0, shiftedBy: offset) }
+            offset += count
+        }
+        return joined
     }
 
     /// The number of distinct terms.

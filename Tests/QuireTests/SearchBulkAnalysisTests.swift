@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import Quire
+import QuireNews
+import QuireTestSupport
+
+/// The full-text index a bulk load builds is the same whichever way its chunks were tokenized:
+/// from the values as they were encoded (an array in key order), from pieces joined into one
+/// chunk (pieces submitted in key order), or from the records decoded back (chunks held and merged,
+/// keys in random order).
+@Suite struct SearchBulkAnalysisTests {
+    private static let values: [Note] = generatedArticles(1_500, seed: 29).enumerated().map { i, article in
+        note(String(format: "k%05d", i), article.headline ?? "", (article.abstract ?? "") + " " + (article.snippet ?? ""),
+             section: i % 3 == 0 ? "Science" : "World", day: i)
+    }
+
+    private func answers(_ store: Store, _ queries: [String]) throws -> [[String]] {
+        try store.read { snap in
+            try queries.map { query in
+                try snap.search(query, in: notes, limit: 40).map { "\($0.key) \(($0.score * 1e6).rounded())" }
+            }
+        }
+    }
+
+    @Test func theIndexIsTheSameFromValuesFromJoinedPiecesAndFromDecodedRecords() async throws {
+        let values = Self.values
+        let words = values.prefix(20).compactMap { $0.title.split(separator: " ").first.map { $0.filter(\.isLetter) } }
+            .filter { !$0.isEmpty }
+        let phrase = values[7].title.split(separator: " ").prefix(2).map { $0.filter { $0.isLetter } }.joined(separator: " ")
+        let queries = words + ["\(words[0]) \(words[1])", "\(words[2]) OR \(words[3])", "\"\(phrase)\""]
+        // One put at a time: the reference.
+        let expected = try await withNotes([]) { store in
+            try await store.write { txn in for value in values { try txn.put(value, in: notes) } }
+            #expect(try store.verify().isSound)
+            return try answers(store, queries)
+        }
+        #expect(expected.contains { !$0.isEmpty })
+        let options = BulkInsertOptions(chunkSize: 700)
+        let ways: [(String, (Store) async throws -> BulkInsertReport)] = [
+            ("array in key order", { try await $0.bulkInsert(values, into: notes, options: options) }),
+            ("pieces in key order", {
+                // Pieces of 300 gathered into chunks of 700 or more (three pieces, joined).
+                try await $0.withBulkLoader(into: notes, options: options) { loader in
+                    for start in stride(from: 0, to: values.count, by: 300) {
+                        try await loader.submit(values[start..<min(values.count, start + 300)])
+                    }
+                }
+            }),
+            ("array in random order", { try await $0.bulkInsert(values.shuffled(), into: notes, options: options) }),
+        ]
+        for (way, insert) in ways {
+            try await withNotes([]) { store in
+                let report = try await insert(store)
+                #expect(report.records == values.count, "\(way)")
+                #expect(try store.verify().isSound, "\(way)")
+                #expect(try answers(store, queries) == expected, "\(way)")
+            }
+        }
+    }
+
+    @Test func piecesJoinIntoPartsThatCoverTheChunkInOrder() async throws {
+        let values = Self.values.prefix(900)
+        try await withNotes([]) { store in
+            let first = try store.encodeChunk(values.prefix(400), notes, sort: true, previous: nil)
+            let second = try store.encodeChunk(values.dropFirst(400), notes, sort: true, previous: first.fields)
+            let parts = try #require(SearchBatchPart.joined([first.searchParts, second.searchParts], counts: [400, 500]))
+            #expect(parts.map(\.range) == ((first.searchParts ?? []) + (second.searchParts ?? [])).map(\.range).enumerated().map {
+                $0.offset < (first.searchParts?.count ?? 0) ? $0.element : ($0.element.lowerBound + 400)..<($0.element.upperBound + 400)
+            })
+            #expect(parts.first?.range.lowerBound == 0 && parts.last?.range.upperBound == 900)
+            #expect(zip(parts, parts.dropFirst()).allSatisfy { $0.range.upperBound == $1.range.lowerBound })
+            // A piece without its analysis (its keys did not ascend) leaves the joined chunk to the writer.
+            let shuffled = try store.encodeChunk(values.shuffled()[...], notes, sort: true, previous: nil)
+            #expect(shuffled.searchParts == nil)
+            #expect(SearchBatchPart.joined([first.searchParts, shuffled.searchParts], counts: [400, 900]) == nil)
+        }
+    }
+}

@@ -164,9 +164,8 @@ extension TokenBuffer {
     /// position — what a posting list encoder appends for one document. Pointers are valid only
     /// inside `body`.
     ///
-    /// Groups the tokens by their bytes through a small per-document hash, in linear time, then
-    /// interns each distinct term once (a document repeats a fifth of its words); uses scratch
-    /// storage kept in the buffer, so nothing is allocated once it has grown.
+    /// Groups through a small per-document hash of term ids, in linear time; uses scratch storage
+    /// kept in the buffer, so nothing is allocated once it has grown.
     public mutating func forEachTerm(
         interning terms: inout TermTable,
         _ body: (_ id: UInt32, _ term: UnsafeBufferPointer<UInt8>, _ occurrences: UnsafeBufferPointer<Occurrence>) -> Void
@@ -176,7 +175,7 @@ extension TokenBuffer {
         let mask = size - 1
         scratch.slots.removeAll(keepingCapacity: true)
         scratch.slots.append(contentsOf: repeatElement(-1, count: size))
-        scratch.hashes.removeAll(keepingCapacity: true)
+        scratch.groupIDs.removeAll(keepingCapacity: true)
         scratch.heads.removeAll(keepingCapacity: true)
         scratch.tails.removeAll(keepingCapacity: true)
         scratch.next.removeAll(keepingCapacity: true)
@@ -191,14 +190,14 @@ extension TokenBuffer {
                     while true {
                         let group = scratch.slots[slot]
                         if group < 0 {
-                            scratch.slots[slot] = Int32(scratch.hashes.count)
-                            scratch.hashes.append(UInt64(id))
+                            scratch.slots[slot] = Int32(scratch.groupIDs.count)
+                            scratch.groupIDs.append(id)
                             scratch.heads.append(Int32(index))
                             scratch.tails.append(Int32(index))
                             break
                         }
                         let g = Int(group)
-                        if scratch.hashes[g] == UInt64(id) {
+                        if scratch.groupIDs[g] == id {
                             scratch.next[Int(scratch.tails[g])] = Int32(index)
                             scratch.tails[g] = Int32(index)
                             break
@@ -206,7 +205,7 @@ extension TokenBuffer {
                         slot = (slot + 1) & mask
                     }
                 }
-                for group in scratch.hashes.indices {
+                for group in scratch.groupIDs.indices {
                     scratchOccurrences.removeAll(keepingCapacity: true)
                     var sorted = true
                     var index = Int(scratch.heads[group])
@@ -230,7 +229,7 @@ extension TokenBuffer {
                         scratchOccurrences.removeLast(scratchOccurrences.count - kept)
                     }
                     let term = UnsafeBufferPointer(rebasing: all[first.start..<(first.start + first.length)])
-                    let id = UInt32(scratch.hashes[group])
+                    let id = scratch.groupIDs[group]
                     scratchOccurrences.withUnsafeBufferPointer { body(id, term, $0) }
                 }
             }
@@ -241,8 +240,8 @@ extension TokenBuffer {
 /// Scratch arrays of ``TokenBuffer/forEachTerm(interning:_:)``.
 struct TermGrouping: Sendable {
     var slots: [Int32] = []
-    /// Per group (a distinct term of the document): its hash, and its first and last tokens.
-    var hashes: [UInt64] = []
+    /// Per group (a distinct term of the document): its term's id, and its first and last tokens.
+    var groupIDs: [UInt32] = []
     var heads: [Int32] = []
     var tails: [Int32] = []
     var next: [Int32] = []

@@ -201,7 +201,9 @@ public struct PostingListEncoder: Sendable {
         documentCount = Int(documents)
     }
 
-    /// Empties the encoder without writing what it holds.
+    /// Empties the encoder without writing what it holds, keeping its buffers' capacity.
+    public mutating func removeAll() { reset() }
+
     private mutating func reset() {
         blocks.removeAll(keepingCapacity: true)
         skips.removeAll(keepingCapacity: true)

@@ -27,30 +27,12 @@ enum SearchPostings {
         try block(term, at: number, cursor: try txn.cursor(in: database))
     }
 
-    /// ``block(_:at:in:_:)`` through an open cursor of the postings; nil also when the block's
-    /// value is `maximumBytes` or longer (not copied: a bulk run only extends small blocks).
-    static func block(_ term: [UInt8], at number: UInt32, cursor: Cursor, maximumBytes: Int = .max) throws
-        -> (key: [UInt8], value: [UInt8])?
-    {
-        try blockEntry(term, at: number, cursor: cursor, maximumBytes: maximumBytes).map { ($0.keyBytes, $0.valueBytes) }
-    }
-
-    /// ``block(_:at:cursor:maximumBytes:)`` in place: the entry's bytes are valid until the
-    /// transaction next changes the database.
-    private static func blockEntry(_ term: [UInt8], at number: UInt32, cursor: Cursor, maximumBytes: Int) throws -> Entry? {
+    /// ``block(_:at:in:_:)`` through an open cursor of the postings.
+    static func block(_ term: [UInt8], at number: UInt32, cursor: Cursor) throws -> (key: [UInt8], value: [UInt8])? {
         let target = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
-        let atLeast = try cursor.seek(atLeast: target)
-        if let exact = atLeast, exact.key.elementsEqual(target) {
-            return exact.value.count < maximumBytes ? exact : nil
+        return try lastBlockEntry(term[...], below: target, cursor: cursor, maximumBytes: .max).map {
+            ($0.keyBytes, $0.valueBytes)
         }
-        // Past the target (or at the end): the entry before it, if it is this term's.
-        let before = atLeast == nil ? try cursor.last() : try cursor.previous()
-        guard let entry = before, isBlockKey(entry.key, of: term), entry.value.count < maximumBytes else { return nil }
-        return entry
-    }
-
-    static func isBlockKey(_ key: UnsafeRawBufferPointer, of term: [UInt8]) -> Bool {
-        key.count == term.count + 5 && key[term.count] == 0 && key.prefix(term.count).elementsEqual(term)
     }
 
     /// Sets `number`'s occurrences of `term` (adding the posting or replacing it); a block
@@ -124,6 +106,15 @@ enum SearchPostings {
         try txn.put(second.encoded(), forKey: secondKey, in: database)
     }
 
+    /// What ``appendRun(_:runBytes:in:_:cursor:appending:buffers:_:)`` reuses from one term to
+    /// the next (a bulk chunk appends a run for each of its hundred thousand terms or so).
+    struct RunBuffers {
+        var encoder = PostingListEncoder()
+        var value: [UInt8] = []
+        var key: [UInt8] = []
+        var target: [UInt8] = []
+    }
+
     /// Appends a bulk run of `term`'s postings (about `runBytes` long), all above every
     /// document the term has: a long run in large blocks, a short one first into the term's
     /// last block while that is small, then in leaf-sized blocks. `forEach` yields the run's
@@ -134,39 +125,71 @@ enum SearchPostings {
     /// every stored term): they are put with `MDB_APPEND`, which fills pages instead of splitting
     /// them in halves.
     static func appendRun<T: WritableTransaction & ~Copyable>(
-        _ term: [UInt8], runBytes: Int, in database: Database, _ txn: borrowing T, cursor: Cursor, appending: Bool,
-        scratch: inout [UInt8], _ forEach: ((UInt32, UnsafeRawBufferPointer) throws -> Void) throws -> Void
+        _ term: ArraySlice<UInt8>, runBytes: Int, in database: Database, _ txn: borrowing T, cursor: Cursor,
+        appending: Bool, buffers: inout RunBuffers,
+        _ forEach: ((UInt32, UnsafeRawBufferPointer) throws -> Void) throws -> Void
     ) throws {
         var limit = blockLimit(term: term.count)
-        var writer = PostingListEncoder()
-        writer.reserve(min(runBytes, largeBlock) + 64)
-        var key: [UInt8]?
+        buffers.encoder.removeAll()
+        var hasKey = false
         if runBytes >= largeRun {
             // Blocks of equal size, each at least largeBlock / 2 when there are several.
             let count = max(1, runBytes / largeBlock)
             limit = runBytes / count + 64
-        } else if !appending, let last = try blockEntry(term, at: .max, cursor: cursor, maximumBytes: limit / 2) {
-            // Continued as stored: its bytes copied, not its postings decoded and encoded again.
-            do {
-                try writer.resume(from: last.value)
-            } catch {
-                throw StoreError(.corrupted, "search index: posting block of a term: \(error)")
+        } else if !appending {
+            setKey(&buffers.target, term, .max)
+            if let last = try lastBlockEntry(term, below: buffers.target, cursor: cursor, maximumBytes: limit / 2) {
+                // Continued as stored: its bytes copied, not its postings decoded and encoded again.
+                do {
+                    try buffers.encoder.resume(from: last.value)
+                } catch {
+                    throw StoreError(.corrupted, "search index: posting block of a term: \(error)")
+                }
+                buffers.key.removeAll(keepingCapacity: true)
+                buffers.key.append(contentsOf: last.key)
+                hasKey = true
             }
-            key = last.keyBytes
         }
         func flush() throws {
-            guard let k = key, writer.documentCount > 0 else { return }
-            scratch.removeAll(keepingCapacity: true)
-            writer.finish(into: &scratch)
-            try txn.put(scratch, forKey: k, in: database, flags: appending ? .append : [])
-            key = nil
+            guard hasKey, buffers.encoder.documentCount > 0 else { return }
+            buffers.value.removeAll(keepingCapacity: true)
+            buffers.encoder.finish(into: &buffers.value)
+            try txn.put(buffers.value, forKey: buffers.key, in: database, flags: appending ? .append : [])
+            hasKey = false
         }
         try forEach { number, groups in
-            if writer.documentCount > 0, writer.byteCount + groups.count + 5 > limit { try flush() }
-            if key == nil { key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) } }
-            writer.append(document: number, encodedGroups: groups)
+            if buffers.encoder.documentCount > 0, buffers.encoder.byteCount + groups.count + 5 > limit { try flush() }
+            if !hasKey {
+                setKey(&buffers.key, term, number)
+                hasKey = true
+            }
+            buffers.encoder.append(document: number, encodedGroups: groups)
         }
         try flush()
+    }
+
+    static func isBlockKey(_ key: UnsafeRawBufferPointer, of term: ArraySlice<UInt8>) -> Bool {
+        key.count == term.count + 5 && key[term.count] == 0 && key.prefix(term.count).elementsEqual(term)
+    }
+
+    /// `key` becomes the posting key `term 0x00 number`.
+    private static func setKey(_ key: inout [UInt8], _ term: ArraySlice<UInt8>, _ number: UInt32) {
+        key.removeAll(keepingCapacity: true)
+        key.append(contentsOf: term)
+        key.append(0)
+        SearchDatabases.appendNumber(number, to: &key)
+    }
+
+    /// The term's block with the greatest key at or below `target` (the key of `term` at the
+    /// last number), in place, when its value is shorter than `maximumBytes`.
+    private static func lastBlockEntry(
+        _ term: ArraySlice<UInt8>, below target: [UInt8], cursor: Cursor, maximumBytes: Int
+    ) throws -> Entry? {
+        let atLeast = try cursor.seek(atLeast: target)
+        if let exact = atLeast, exact.key.elementsEqual(target) { return exact.value.count < maximumBytes ? exact : nil }
+        let before = atLeast == nil ? try cursor.last() : try cursor.previous()
+        guard let entry = before, isBlockKey(entry.key, of: term), entry.value.count < maximumBytes else { return nil }
+        return entry
     }
 
     /// The number of documents in a stored block (its list header), without decoding it.

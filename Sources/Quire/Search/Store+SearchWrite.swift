@@ -230,7 +230,7 @@ struct SearchIndexWriter {
         _ parts: [SearchBatchPart], _ numbers: [UInt32], _ txn: borrowing T
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
-        var scratch: [UInt8] = []
+        var buffers = SearchPostings.RunBuffers()
         let cursor = try txn.cursor(in: dbs.postings)
         // Terms after the last stored one are appended (all of them in a first load).
         let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
@@ -245,10 +245,11 @@ struct SearchIndexWriter {
                     if term.elementsEqual(s) { holders.append(p) }
                 } else {
                     smallest = term
-                    holders = [p]
+                    holders.removeAll(keepingCapacity: true)
+                    holders.append(p)
                 }
             }
-            guard let term = smallest.map(Array.init) else { return }
+            guard let term = smallest else { return }
             var runBytes = 0
             for p in holders {
                 let slots = parts[p].termSlots(next[p])
@@ -256,7 +257,7 @@ struct SearchIndexWriter {
             }
             let appending = lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true
             try SearchPostings.appendRun(
-                term, runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, scratch: &scratch
+                term, runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, buffers: &buffers
             ) { emit in
                 for p in holders {
                     let part = parts[p]

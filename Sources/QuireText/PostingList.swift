@@ -157,7 +157,7 @@ public struct PostingListEncoder: Sendable {
     /// - Throws: ``PostingFormatError`` when the header or the skip table is malformed; the
     ///   encoder is then empty.
     public mutating func resume(from encoded: UnsafeRawBufferPointer) throws(PostingFormatError) {
-        reset()
+        removeAll()
         var at = 0
         let documents = try PostingCursor.varint(encoded, &at, limit: encoded.count)
         let count = try PostingCursor.varint(encoded, &at, limit: encoded.count)
@@ -202,9 +202,7 @@ public struct PostingListEncoder: Sendable {
     }
 
     /// Empties the encoder without writing what it holds, keeping its buffers' capacity.
-    public mutating func removeAll() { reset() }
-
-    private mutating func reset() {
+    public mutating func removeAll() {
         blocks.removeAll(keepingCapacity: true)
         skips.removeAll(keepingCapacity: true)
         blockCount = 0
@@ -232,7 +230,7 @@ public struct PostingListEncoder: Sendable {
         writeVarint(UInt64(blockCount), to: &output)
         output.append(contentsOf: skips)
         output.append(contentsOf: blocks)
-        reset()
+        removeAll()
     }
 
     /// The encoded list of `postings` (ascending documents).

@@ -20,6 +20,20 @@ import QuireText
         #expect(table.term(5_000) == "")
     }
 
+    @Test func termsOfEveryLengthKeepTheirBytesAndPrefixesStayApart() {
+        // Lengths across the entry's two length bytes; each term is a prefix of the next one.
+        var table = TermTable(capacity: 4)
+        let lengths = [1, 2, 255, 256, 257, 1_000, 65_535]
+        let terms = lengths.map { String(repeating: "ab", count: $0).prefix($0) }.map(String.init)
+        let ids = terms.map { table.intern($0) }
+        #expect(ids == (0..<UInt32(terms.count)).map { $0 })
+        for (term, id) in zip(terms, ids) {
+            #expect(table.term(id) == term)
+            #expect(table.intern(term) == id)
+        }
+        #expect(table.byteCount == lengths.reduce(0, +))
+    }
+
     @Test func forEachTermGroupsADocumentsTokensByTerm() {
         var tokenizer = Tokenizer()
         var buffer = TokenBuffer()

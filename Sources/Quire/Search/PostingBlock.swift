@@ -1,8 +1,7 @@
 import QuireText
 
 /// One stored posting block of a term, decoded for a change in place (an upsert or a delete
-/// touching a document inside it, or a bulk run extending a small last block): the documents and
-/// each one's raw occurrence groups.
+/// touching a document inside it): the documents and each one's raw occurrence groups.
 struct PostingBlock {
     private(set) var documents: [UInt32] = []
     /// `groups[ranges[i]]` are document `i`'s `group+` bytes.
@@ -108,19 +107,14 @@ struct PostingBlock {
         }
     }
 
-    /// Appends every document to `writer`, in order.
-    func write(to writer: inout PostingListEncoder) {
+    /// The encoded list.
+    func encoded() -> [UInt8] {
+        var writer = PostingListEncoder()
         groups.withUnsafeBytes { all in
             for (document, range) in zip(documents, ranges) {
                 writer.append(document: document, encodedGroups: UnsafeRawBufferPointer(rebasing: all[range]))
             }
         }
-    }
-
-    /// The encoded list.
-    func encoded() -> [UInt8] {
-        var writer = PostingListEncoder()
-        write(to: &writer)
         var out: [UInt8] = []
         writer.finish(into: &out)
         return out

@@ -47,6 +47,14 @@ import QuireTestSupport
                 }
             }),
             ("array in random order", { try await $0.bulkInsert(values.shuffled(), into: notes, options: options) }),
+            ("pieces in key order, then out of order", {
+                // The ordered pieces staged (with their analyses) join the merge when the order breaks.
+                try await $0.withBulkLoader(into: notes, options: options) { loader in
+                    try await loader.submit(values[0..<300])
+                    try await loader.submit(values[300..<600])
+                    try await loader.submit(Array(values[600...].shuffled()))
+                }
+            }),
         ]
         for (way, insert) in ways {
             try await withNotes([]) { store in

@@ -94,12 +94,13 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             if stagedCount >= options.chunkSize { try await writeStaged() }
             return
         }
-        // Out of order: what is staged came first, so it joins the merge.
+        // Out of order: what is staged came first, so it joins the merge. Merged chunks are
+        // tokenized again from their records: analyses made when encoding would only be held.
         for piece in staged { heldBytes += piece.byteCount }
-        held += staged
+        held += staged.map(\.withoutSearchParts)
         staged = []
         stagedCount = 0
-        held.append(encoded)
+        held.append(encoded.withoutSearchParts)
         heldBytes += encoded.byteCount
         if heldBytes >= options.sortWindow {
             if options.externalSort { try spillHeld() } else { try await writeHeld() }

@@ -44,6 +44,14 @@ struct EncodedChunk: Sendable {
     /// reaches the writer (``Store/searchAnalysis(of:_:)``); nil: the writer tokenizes them.
     var searchParts: [SearchBatchPart]?
 
+    /// The chunk without its search analysis (one held for a merge: what is merged is tokenized
+    /// again, from the merged chunks' records).
+    var withoutSearchParts: EncodedChunk {
+        var chunk = self
+        chunk.searchParts = nil
+        return chunk
+    }
+
     /// The memory a record of a chunk takes beside its bytes (its entry and index-key handle).
     static let overheadPerRecord = MemoryLayout<EncodedEntry>.stride + MemoryLayout<IndexKeyBytes>.stride
 

@@ -22,8 +22,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     let collection: StoreCollection<V>
     let options: BulkInsertOptions
     let progress: (@Sendable (BulkInsertProgress) -> Void)?
-    /// The chunk being written, and how many input values it accounts for.
-    private var inFlight: (task: Task<Bool, any Error>, inputCount: Int, spilled: Bool)?
+    /// The chunks being written or waiting for the writer, oldest first, and how many input
+    /// values each accounts for.
+    private var inFlight: [(task: Task<Bool, any Error>, inputCount: Int, spilled: Bool)] = []
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
     /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
@@ -211,25 +212,42 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// The largest transaction of a held run that lands among stored keys.
     static var scatteredChunkSize: Int { 12_000 }
 
-    /// Writes a chunk on the writer, once the chunk before it is committed.
+    /// How many chunks may be committing or waiting to: with a full-text index two, so that the
+    /// next chunk is encoded and tokenized while the writer commits one and waits for its disk
+    /// (the writer then goes from one chunk to the next without waiting for the loader); else
+    /// one, a chunk's memory less.
+    private var queueDepth: Int { collection.search == nil ? 1 : 2 }
+
+    /// Queues a chunk for the writer, after the chunks queued before it; returns once fewer than
+    /// ``queueDepth`` chunks are ahead of it.
     private func write(_ encoded: EncodedChunk, spilled: Bool = false) async throws {
         var analysed = encoded
         // Tokenized while the chunk before it commits (unless it was when encoded): the writer's
         // transaction only merges.
         if analysed.searchParts == nil { analysed.searchParts = try store.searchAnalysis(of: encoded, collection) }
         let chunk = analysed
-        try await settle()
+        while inFlight.count >= queueDepth { try await settleOldest() }
         raise(&lastKey, to: chunk)
         raise(&lastWrittenKey, to: chunk)
         let store = self.store
         let collection = self.collection
-        inFlight = (Task { try await store.writer.run { try store.writeChunk(chunk, collection) } }, chunk.inputCount, spilled)
+        let before = inFlight.last?.task
+        let task = Task {
+            // Written after the chunk before it, and not at all when that one failed.
+            if let before { _ = try await before.value }
+            return try await store.writer.run { try store.writeChunk(chunk, collection) }
+        }
+        inFlight.append((task, chunk.inputCount, spilled))
     }
 
-    /// Waits for the chunk in flight and reports it.
+    /// Waits for every chunk in flight and reports them, oldest first.
     private func settle() async throws {
-        guard let (task, inputCount, spilled) = inFlight else { return }
-        inFlight = nil
+        while !inFlight.isEmpty { try await settleOldest() }
+    }
+
+    /// Waits for the oldest chunk in flight and reports it.
+    private func settleOldest() async throws {
+        let (task, inputCount, spilled) = inFlight.removeFirst()
         let appended = try await task.value
         report.records += inputCount
         report.chunks += 1
@@ -300,7 +318,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             try? await writeHeld()
         }
         spill = nil
-        _ = try? await inFlight?.task.value
+        for queued in inFlight { _ = try? await queued.task.value }
+        inFlight = []
         await backgroundFlush?.value
         try? await restoreDurability()
     }

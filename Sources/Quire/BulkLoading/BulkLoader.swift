@@ -140,10 +140,11 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         if pieces.count == 1 { return try await write(pieces[0]) }
         let fields = try store.harmonizeFields(&pieces, collection)
         let searchParts = SearchBatchPart.joined(pieces.map(\.searchParts), counts: pieces.map(\.entries.count))
+        let total = pieces.reduce(0) { $0 + $1.entries.count }
         var merger = SortedRunMerger(pieces, fields: fields)
         while var chunk = merger.next(maxCount: Int.max) {
             // One chunk, the pieces end to end: their texts' analyses still hold.
-            if chunk.entries.count == pieces.reduce(0, { $0 + $1.entries.count }) { chunk.searchParts = searchParts }
+            if chunk.entries.count == total { chunk.searchParts = searchParts }
             try await write(chunk)
         }
     }

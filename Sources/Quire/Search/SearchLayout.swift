@@ -32,10 +32,16 @@ struct SearchDatabases: Sendable {
     static func postingKey(_ term: UnsafeBufferPointer<UInt8>, _ number: UInt32) -> [UInt8] {
         var key = [UInt8]()
         key.reserveCapacity(term.count + 5)
+        setPostingKey(&key, term, number)
+        return key
+    }
+
+    /// `key` becomes `term 0x00 number` (its capacity kept: a bulk run reuses one key).
+    static func setPostingKey(_ key: inout [UInt8], _ term: some Collection<UInt8>, _ number: UInt32) {
+        key.removeAll(keepingCapacity: true)
         key.append(contentsOf: term)
         key.append(0)
         appendNumber(number, to: &key)
-        return key
     }
 
     /// Overwrites the 4 bytes of `key` with `number`, big-endian.

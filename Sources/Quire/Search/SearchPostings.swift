@@ -137,7 +137,7 @@ enum SearchPostings {
             let count = max(1, runBytes / largeBlock)
             limit = runBytes / count + 64
         } else if !appending {
-            setKey(&buffers.target, term, .max)
+            SearchDatabases.setPostingKey(&buffers.target, term, .max)
             if let last = try lastBlockEntry(term, below: buffers.target, cursor: cursor, maximumBytes: limit / 2) {
                 // Continued as stored: its bytes copied, not its postings decoded and encoded again.
                 do {
@@ -160,7 +160,7 @@ enum SearchPostings {
         try forEach { number, groups in
             if buffers.encoder.documentCount > 0, buffers.encoder.byteCount + groups.count + 5 > limit { try flush() }
             if !hasKey {
-                setKey(&buffers.key, term, number)
+                SearchDatabases.setPostingKey(&buffers.key, term, number)
                 hasKey = true
             }
             buffers.encoder.append(document: number, encodedGroups: groups)
@@ -170,14 +170,6 @@ enum SearchPostings {
 
     static func isBlockKey(_ key: UnsafeRawBufferPointer, of term: ArraySlice<UInt8>) -> Bool {
         key.count == term.count + 5 && key[term.count] == 0 && key.prefix(term.count).elementsEqual(term)
-    }
-
-    /// `key` becomes the posting key `term 0x00 number`.
-    private static func setKey(_ key: inout [UInt8], _ term: ArraySlice<UInt8>, _ number: UInt32) {
-        key.removeAll(keepingCapacity: true)
-        key.append(contentsOf: term)
-        key.append(0)
-        SearchDatabases.appendNumber(number, to: &key)
     }
 
     /// The term's block with the greatest key at or below `target` (the key of `term` at the

@@ -409,15 +409,23 @@ extension Store {
     /// so the writer's transaction only merges the postings in. Nil when the collection has no
     /// full-text index, or when the chunk has a key twice (then the writer tokenizes it).
     func searchAnalysis<V>(of chunk: EncodedChunk, _ collection: StoreCollection<V>) throws -> [SearchBatchPart]? {
-        guard let index = collection.search, !chunk.entries.isEmpty,
-            KeyOrdering.isAscending(chunk.entries.lazy.map(\.key), strictly: true)
-        else { return nil }
+        guard let index = try analysableSearchIndex(of: chunk, collection) else { return nil }
         let c = try resolvedForWrite(collection)
-        guard c.search != nil else { return nil }
         let texts = try Self.chunkTexts(chunk, index, collection, c)
         let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, texts.text)
         try texts.check()
         return parts
+    }
+
+    /// The collection's full-text index when a chunk of it can be tokenized before the writer:
+    /// the index is open, and the chunk's keys strictly ascend (a key twice leaves it to the writer).
+    func analysableSearchIndex<V>(of chunk: EncodedChunk, _ collection: StoreCollection<V>) throws
+        -> StoreSearchIndex<V>?
+    {
+        guard let index = collection.search, !chunk.entries.isEmpty, try resolvedForWrite(collection).search != nil,
+            KeyOrdering.isAscending(chunk.entries.lazy.map(\.key), strictly: true)
+        else { return nil }
+        return index
     }
 
     /// The text of a chunk's records by position, decoded from their bytes with the chunk's

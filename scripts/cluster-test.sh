@@ -47,6 +47,8 @@ fail() {
     for f in "$WORK"/*.err; do echo "--- $f" >&2; tail -5 "$f" >&2; done
     exit 1
 }
+# A command that fails outside a condition ends the run (set -e): say which.
+trap 'say "FAILED: line $LINENO: $BASH_COMMAND"' ERR
 check_deadline() { (($(date +%s) - started < DEADLINE)) || fail "not done within ${DEADLINE}s"; }
 
 # Six free loopback ports, from the kernel.
@@ -94,8 +96,30 @@ for s in status:
         print(s["Endpoint"].rsplit(":", 1)[1]); break'
 }
 
+# etcdctl against the cluster, retried: right after the leader's kill a request can time out on
+# the dead member or meet a member without a leader; its errors go to etcdctl.err.
+etcdctl_retry() {
+    local out
+    for _ in $(seq 20); do
+        if out=$(etcdctl --endpoints="$ENDPOINTS" --dial-timeout=1s --command-timeout=2s "$@" 2>>"$WORK/etcdctl.err"); then
+            printf '%s\n' "$out"
+            return 0
+        fi
+        sleep 0.25
+    done
+    return 1
+}
+
+# The member owning some source; retried while no key is there yet (a claim lost to the leader's
+# kill is taken again within the lease TTL).
 owner_of_any() {
-    etcdctl --endpoints="$ENDPOINTS" get --prefix /quire/owner/ --print-value-only 2>/dev/null | head -1
+    local owner
+    for _ in $(seq 20); do
+        owner=$(etcdctl_retry get --prefix /quire/owner/ --print-value-only | head -1) || true
+        [[ $owner == n[123] ]] && { echo "$owner"; return 0; }
+        sleep 0.25
+    done
+    echo "${owner:-}"
 }
 
 count_events() { cat "$WORK"/node*.jsonl 2>/dev/null | grep -c "\"event\":\"$1\"" || true; }
@@ -190,7 +214,7 @@ print(len({json.loads(l)['source'] for l in sys.stdin if l.strip()}) >= ${#QUERI
 while [ "$(all_fetched)" != True ]; do check_deadline; sleep 0.5; done
 say "every source fetched"
 last_rev() {
-    etcdctl --endpoints="$ENDPOINTS" get /quire/checkpoint/ --prefix -w json 2>/dev/null | python3 -c '
+    etcdctl_retry get /quire/checkpoint/ --prefix -w json | python3 -c '
 import json, sys
 print(max(kv["mod_revision"] for kv in json.load(sys.stdin)["kvs"]))'
 }
@@ -262,8 +286,9 @@ if not taken: print("no source was taken over after the kill"); ok = False
 else:
     first = min(taken)
     print(f"cluster-test: ownership moved {first:.2f} s after the kill (lease TTL {ttl:.0f} s)", file=sys.stderr)
-    # Within the TTL, plus one ownership poll (0.2 s) and a margin for a loaded machine.
-    if first > ttl + 1.0: print(f"ownership moved after {first:.2f} s"); ok = False
+    # Within the TTL, plus etcd's expiry check (every 0.5 s), one ownership poll (0.2 s) and a
+    # margin for a loaded machine (3.97 s seen once with a TTL of 3 s, on an idle one).
+    if first > ttl + 1.5: print(f"ownership moved after {first:.2f} s"); ok = False
 sys.exit(0 if ok else 1)
 EOF
 say "PASSED (seed $SEED)"

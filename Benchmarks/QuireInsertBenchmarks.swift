@@ -56,7 +56,7 @@ final class QuireBulkInsertBenchmark: Benchmark {
         guard let store = scratch?.store else { throw BenchError("no store") }
         let (articles, collection, options) = (self.articles, self.collection, self.options)
         let report = try blockingAwait { try await store.bulkInsert(articles, into: collection, options: options) }
-        note = "\(report.chunks) chunk commits (up to \(options.chunkSize) records each), \(report.appendedChunks) appended"
+        note = "\(report.chunks) chunks (up to \(options.chunkSize) records each) in \(report.transactions) commits, \(report.appendedChunks) appended"
         if let packed = report.searchCompaction {
             note! += "; full-text index compacted at the end, \(packed.bytesBefore >> 20) → \(packed.bytesAfter >> 20) MiB"
         }

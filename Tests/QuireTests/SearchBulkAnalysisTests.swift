@@ -66,6 +66,39 @@ import QuireTestSupport
         }
     }
 
+    /// A load into a collection with a full-text index commits two chunks a transaction (the
+    /// last one alone when their count is odd), with the index and answers of one put at a time;
+    /// a collection without one commits a chunk a transaction.
+    @Test func chunksCommitInPairsIntoASearchableCollection() async throws {
+        let values = Self.values
+        let words = values.prefix(12).compactMap { $0.title.split(separator: " ").first.map { $0.filter(\.isLetter) } }
+            .filter { !$0.isEmpty }
+        let queries = words + ["\(words[0]) OR \(words[1])"]
+        let expected = try await withNotes([]) { store in
+            try await store.write { txn in for value in values { try txn.put(value, in: notes) } }
+            return try answers(store, queries)
+        }
+        try await withNotes([]) { store in
+            let report = try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 300))
+            #expect(report.records == values.count)
+            #expect(report.chunks == 5)
+            #expect(report.transactions == 3)
+            #expect(try store.verify().isSound)
+            #expect(try answers(store, queries) == expected)
+            #expect(try store.read { try $0.count(of: notes) } == values.count)
+        }
+        let plain = StoreCollection<Note>(name: "plain", key: { .string($0.id) })
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(plain)
+            let report = try await store.bulkInsert(values, into: plain, options: BulkInsertOptions(chunkSize: 300))
+            #expect(report.chunks == 5)
+            #expect(report.transactions == 5)
+            #expect(try store.read { try $0.count(of: plain) } == values.count)
+        }
+    }
+
     @Test func piecesJoinIntoPartsThatCoverTheChunkInOrder() async throws {
         let values = Self.values.prefix(900)
         try await withNotes([]) { store in

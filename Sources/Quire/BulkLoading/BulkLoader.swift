@@ -22,9 +22,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     let collection: StoreCollection<V>
     let options: BulkInsertOptions
     let progress: (@Sendable (BulkInsertProgress) -> Void)?
-    /// The chunks being written or waiting for the writer, oldest first, and how many input
-    /// values each accounts for.
-    private var inFlight: [(task: Task<Bool, any Error>, inputCount: Int, spilled: Bool)] = []
+    /// The transactions being written, oldest first, each with its chunks' input counts.
+    private var inFlight: [(task: Task<[Bool], any Error>, chunks: [(inputCount: Int, spilled: Bool)])] = []
+    /// Chunks encoded and tokenized, gathered for the writer's next transaction.
+    private var gathered: [(chunk: EncodedChunk, spilled: Bool)] = []
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
     /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
@@ -158,7 +159,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
-        try await writeAll(spilled: false) { merger.next(maxCount: size) }
+        try await writeAll(spilled: false, alone: size < options.chunkSize) { merger.next(maxCount: size) }
     }
 
     /// Merges the held chunks into one sorted run in the spill file. The held chunks stay held
@@ -182,14 +183,14 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         spill = nil
         let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: KeyOrdering.precedes))
         var merger = try SpilledRunMerger(file, indexed: !collection.indexes.isEmpty)
-        try await writeAll(spilled: true) { merger.next(maxCount: size) }
+        try await writeAll(spilled: true, alone: size < options.chunkSize) { merger.next(maxCount: size) }
     }
 
-    /// Writes every chunk `next` gives, then waits for the last. When a chunk fails, the ones
-    /// before it that committed are reported before the error goes up.
-    private func writeAll(spilled: Bool, _ next: () -> EncodedChunk?) async throws {
+    /// Writes every chunk `next` gives, then waits for the last; `alone`: a transaction each.
+    /// When a chunk fails, the ones before it that committed are reported before the error goes up.
+    private func writeAll(spilled: Bool, alone: Bool, _ next: () -> EncodedChunk?) async throws {
         do {
-            while let chunk = next() { try await write(chunk, spilled: spilled) }
+            while let chunk = next() { try await write(chunk, spilled: spilled, alone: alone) }
             try await settle()
         } catch {
             try? await settle()
@@ -213,47 +214,58 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// The largest transaction of a held run that lands among stored keys.
     static var scatteredChunkSize: Int { 12_000 }
 
-    /// How many chunks may be committing or waiting to: with a full-text index two, so that the
-    /// next chunk is encoded and tokenized while the writer commits one and waits for its disk
-    /// (the writer then goes from one chunk to the next without waiting for the loader); else
-    /// one, a chunk's memory less.
-    private var queueDepth: Int { collection.search == nil ? 1 : 2 }
+    /// Chunks a transaction takes: into a collection with a full-text index two. Each chunk's
+    /// postings land in the last block of most terms, spread over most leaf pages of the posting
+    /// tree, so a commit copies and writes most of them again whatever the chunk's size: two
+    /// chunks a commit halve that (1M articles on disk: 51.6 → 38.2 s). A chunk stays the unit
+    /// of encoding, tokenizing and progress, so the next one is tokenized while a pair commits.
+    private var chunksPerTransaction: Int { collection.search == nil ? 1 : 2 }
 
-    /// Queues a chunk for the writer, after the chunks queued before it; returns once fewer than
-    /// ``queueDepth`` chunks are ahead of it.
-    private func write(_ encoded: EncodedChunk, spilled: Bool = false) async throws {
+    /// Gathers a chunk for the writer; once a transaction's worth is gathered (or the chunk must
+    /// commit alone: a held run landing among stored keys keeps its small transactions), hands
+    /// them over after the transaction before it, and returns once that one is committed.
+    private func write(_ encoded: EncodedChunk, spilled: Bool = false, alone: Bool = false) async throws {
         var analysed = encoded
-        // Tokenized while the chunk before it commits (unless it was when encoded): the writer's
-        // transaction only merges.
+        // Tokenized while the transaction before it commits (unless it was when encoded): the
+        // writer's transaction only merges.
         if analysed.searchParts == nil { analysed.searchParts = try store.searchAnalysis(of: encoded, collection) }
-        let chunk = analysed
-        while inFlight.count >= queueDepth { try await settleOldest() }
-        raise(&lastKey, to: chunk)
-        raise(&lastWrittenKey, to: chunk)
-        let store = self.store
-        let collection = self.collection
-        let before = inFlight.last?.task
-        let task = Task {
-            // Written after the chunk before it, and not at all when that one failed.
-            if let before { _ = try await before.value }
-            return try await store.writer.run { try store.writeChunk(chunk, collection) }
-        }
-        inFlight.append((task, chunk.inputCount, spilled))
+        if alone { try await startWriting() }
+        raise(&lastKey, to: analysed)
+        raise(&lastWrittenKey, to: analysed)
+        gathered.append((analysed, spilled))
+        if alone || gathered.count >= chunksPerTransaction { try await startWriting() }
     }
 
-    /// Waits for every chunk in flight and reports them, oldest first.
+    /// Hands the gathered chunks to the writer as one transaction, once the one before it is
+    /// committed (the loader meanwhile prepares the next).
+    private func startWriting() async throws {
+        guard !gathered.isEmpty else { return }
+        let group = gathered
+        gathered = []
+        while !inFlight.isEmpty { try await settleOldest() }
+        let (store, collection) = (self.store, self.collection)
+        let chunks = group.map(\.chunk)
+        let task = Task { try await store.writer.run { try store.writeChunks(chunks, collection) } }
+        inFlight.append((task, group.map { ($0.chunk.inputCount, $0.spilled) }))
+    }
+
+    /// Writes what is gathered and waits for every transaction, reporting them oldest first.
     private func settle() async throws {
+        try await startWriting()
         while !inFlight.isEmpty { try await settleOldest() }
     }
 
-    /// Waits for the oldest chunk in flight and reports it.
+    /// Waits for the oldest transaction in flight and reports its chunks.
     private func settleOldest() async throws {
-        let (task, inputCount, spilled) = inFlight.removeFirst()
+        let (task, chunks) = inFlight.removeFirst()
         let appended = try await task.value
-        report.records += inputCount
-        report.chunks += 1
-        if appended { report.appendedChunks += 1 }
-        if spilled { pending = max(0, pending - inputCount) }
+        report.transactions += 1
+        for (chunk, appended) in zip(chunks, appended) {
+            report.records += chunk.inputCount
+            report.chunks += 1
+            if appended { report.appendedChunks += 1 }
+            if chunk.spilled { pending = max(0, pending - chunk.inputCount) }
+        }
         progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
         await flushInBackground()
     }
@@ -319,6 +331,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             try? await writeHeld()
         }
         spill = nil
+        // Gathered chunks hold input from before the failure; a cancelled load drops them.
+        if writingHeld { try? await startWriting() }
+        gathered = []
         for queued in inFlight { _ = try? await queued.task.value }
         inFlight = []
         await backgroundFlush?.value

@@ -5,9 +5,10 @@ import Synchronization
 
 /// How a bulk insert commits.
 public struct BulkInsertOptions: Sendable {
-    /// Records per transaction; when keys arrive in order, memory holds about two chunks of
-    /// encoded records at a time (about 60 MB of news articles at the default). Bigger chunks
-    /// sync less often. A merged sort window that lands among stored keys commits at most 12,000
+    /// Records per transaction (two chunks a transaction into a collection with a full-text
+    /// index); when keys arrive in order, memory holds about two chunks of encoded records at a
+    /// time (about 60 MB of news articles at the default; four chunks with a full-text index).
+    /// Bigger chunks sync less often. A merged sort window that lands among stored keys commits at most 12,000
     /// records a transaction (LMDB keeps a copy of every page a transaction touched until it
     /// commits, and such a transaction touches about a page a record).
     public var chunkSize: Int = 25_000
@@ -68,8 +69,11 @@ public struct BulkInsertProgress: Sendable, Hashable {
 public struct BulkInsertReport: Sendable, Hashable {
     /// Input values committed (including replacements; a key given twice counts twice).
     public var records: Int
-    /// Transactions committed.
+    /// Chunks committed.
     public var chunks: Int
+    /// Transactions that committed them: one a chunk, but when the writer finds two chunks
+    /// waiting it commits them together.
+    public var transactions: Int = 0
     /// Chunks written with `MDB_APPEND`.
     public var appendedChunks: Int
     /// Seconds from start to the last commit (and sync).

@@ -2,44 +2,50 @@ import QuireCodec
 internal import QuireLMDB
 
 extension Store {
-    /// Writes one encoded chunk in one transaction; returns whether it was appended.
+    /// Writes encoded chunks, in order, in one transaction; returns whether each was appended.
     @available(*, noasync)
-    func writeChunk<V>(_ chunk: EncodedChunk, _ collection: StoreCollection<V>) throws -> Bool {
+    func writeChunks<V>(_ chunks: [EncodedChunk], _ collection: StoreCollection<V>) throws -> [Bool] {
         let c = try resolvedForWrite(collection)
-        return try writeNow { txn in
-            // Encoded against an older table that has since diverged (new names interned by
-            // someone else meanwhile): re-encode here, with the transaction's table.
-            let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
-            defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
-            for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn.lmdb) }
-            // The full-text index first, while the records the chunk replaces are still there to
-            // give the terms to remove (Search/Store+SearchWrite.swift).
-            try txn.indexChunkForSearch(chunk, collection, c)
-            let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
-            if c.indexes.isEmpty {
-                try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
-            } else if canAppend {
-                // Keys beyond the last one: no record is replaced, no index entry moves.
-                try txn.putRecords(chunk.entries, in: c.records, appending: true)
-                for i in chunk.entries.indices {
-                    try txn.putIndexEntries(chunk.indexKeys[i], pointingTo: chunk.entries[i].key.buffer, in: c.indexes)
-                }
-            } else {
-                try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
+        return try writeNow { txn in try chunks.map { try writeChunk($0, in: txn, collection, c) } }
+    }
+
+    /// Writes one chunk in `txn`; returns whether it was appended.
+    private func writeChunk<V>(
+        _ chunk: EncodedChunk, in txn: borrowing StoreTransaction, _ collection: StoreCollection<V>,
+        _ c: RegisteredCollection
+    ) throws -> Bool {
+        // Encoded against an older table that has since diverged (new names interned by
+        // someone else meanwhile): re-encode here, with the transaction's table.
+        let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
+        defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
+        for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn.lmdb) }
+        // The full-text index first, while the records the chunk replaces are still there to
+        // give the terms to remove (Search/Store+SearchWrite.swift).
+        try txn.indexChunkForSearch(chunk, collection, c)
+        let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
+        if c.indexes.isEmpty {
+            try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
+        } else if canAppend {
+            // Keys beyond the last one: no record is replaced, no index entry moves.
+            try txn.putRecords(chunk.entries, in: c.records, appending: true)
+            for i in chunk.entries.indices {
+                try txn.putIndexEntries(chunk.indexKeys[i], pointingTo: chunk.entries[i].key.buffer, in: c.indexes)
             }
-            if options.changeRetention > 0 {
-                var logical: [[UInt8]: [UInt8]] = [:]
-                for pair in chunk.longKeys { logical[pair.physical] = pair.logical }
-                var keys: [StoreKey] = []
-                keys.reserveCapacity(chunk.entries.count)
-                for entry in chunk.entries {
-                    let key = entry.key.array
-                    keys.append(StoreKey(bytes: logical.isEmpty ? key : logical[key] ?? key))
-                }
-                txn.state.changes.record(collection.name, .upsert, keys: keys)
-            }
-            return canAppend
+        } else {
+            try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
         }
+        if options.changeRetention > 0 {
+            var logical: [[UInt8]: [UInt8]] = [:]
+            for pair in chunk.longKeys { logical[pair.physical] = pair.logical }
+            var keys: [StoreKey] = []
+            keys.reserveCapacity(chunk.entries.count)
+            for entry in chunk.entries {
+                let key = entry.key.array
+                keys.append(StoreKey(bytes: logical.isEmpty ? key : logical[key] ?? key))
+            }
+            txn.state.changes.record(collection.name, .upsert, keys: keys)
+        }
+        return canAppend
     }
 
     /// Writes records with index entries, moving the index entries of the records they replace.

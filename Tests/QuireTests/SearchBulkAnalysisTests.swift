@@ -66,9 +66,9 @@ import QuireTestSupport
         }
     }
 
-    /// A load into a collection with a full-text index commits two chunks a transaction (the
-    /// last one alone when their count is odd), with the index and answers of one put at a time;
-    /// a collection without one commits a chunk a transaction.
+    /// A load into a collection with a full-text index commits two chunks a transaction once the
+    /// index holds four chunks' records, with the index and answers of one put at a time; a
+    /// collection without one commits a chunk a transaction.
     @Test func chunksCommitInPairsIntoASearchableCollection() async throws {
         let values = Self.values
         let words = values.prefix(12).compactMap { $0.title.split(separator: " ").first.map { $0.filter(\.isLetter) } }
@@ -79,10 +79,10 @@ import QuireTestSupport
             return try answers(store, queries)
         }
         try await withNotes([]) { store in
-            let report = try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 300))
+            let report = try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 150))
             #expect(report.records == values.count)
-            #expect(report.chunks == 5)
-            #expect(report.transactions == 3)
+            #expect(report.chunks == 10)
+            #expect(report.transactions == 7)  // four chunks alone, then three pairs
             #expect(try store.verify().isSound)
             #expect(try answers(store, queries) == expected)
             #expect(try store.read { try $0.count(of: notes) } == values.count)
@@ -92,9 +92,9 @@ import QuireTestSupport
             let store = try Store(path: path)
             defer { store.close() }
             try store.register(plain)
-            let report = try await store.bulkInsert(values, into: plain, options: BulkInsertOptions(chunkSize: 300))
-            #expect(report.chunks == 5)
-            #expect(report.transactions == 5)
+            let report = try await store.bulkInsert(values, into: plain, options: BulkInsertOptions(chunkSize: 150))
+            #expect(report.chunks == 10)
+            #expect(report.transactions == 10)
             #expect(try store.read { try $0.count(of: plain) } == values.count)
         }
     }

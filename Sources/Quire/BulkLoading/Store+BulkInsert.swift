@@ -6,11 +6,12 @@ import Synchronization
 /// How a bulk insert commits.
 public struct BulkInsertOptions: Sendable {
     /// Records per transaction (two chunks a transaction into a collection with a full-text
-    /// index); when keys arrive in order, memory holds about two chunks of encoded records at a
-    /// time (about 60 MB of news articles at the default; four chunks with a full-text index).
-    /// Bigger chunks sync less often. A merged sort window that lands among stored keys commits at most 12,000
-    /// records a transaction (LMDB keeps a copy of every page a transaction touched until it
-    /// commits, and such a transaction touches about a page a record).
+    /// index that holds four chunks' records); when keys arrive in order, memory holds about two
+    /// chunks of encoded records at a time (about 60 MB of news articles at the default; four
+    /// chunks with a full-text index). Bigger chunks sync less often. A merged sort window that
+    /// lands among stored keys commits at most 12,000 records a transaction (LMDB keeps a copy
+    /// of every page a transaction touched until it commits, and such a transaction touches
+    /// about a page a record).
     public var chunkSize: Int = 25_000
     /// Sort by key before writing: LMDB writes sorted keys faster, and sorted keys above the
     /// store's last key are appended with `MDB_APPEND`. Each chunk is sorted, and chunks that
@@ -71,8 +72,8 @@ public struct BulkInsertReport: Sendable, Hashable {
     public var records: Int
     /// Chunks committed.
     public var chunks: Int
-    /// Transactions that committed them: one a chunk, but when the writer finds two chunks
-    /// waiting it commits them together.
+    /// Transactions that committed them: one a chunk, or one a pair of chunks into a full-text
+    /// index that holds four chunks' records (``BulkInsertOptions/chunkSize``).
     public var transactions: Int = 0
     /// Chunks written with `MDB_APPEND`.
     public var appendedChunks: Int

@@ -139,8 +139,9 @@ private struct SmallDisk {
         try expectExactly(committed, at: path)
     }
 
-    /// With a full-text index two chunks may be queued on the writer: when one fails, the one
-    /// queued after it is not written either, so what committed is still a prefix of the input.
+    /// With a full-text index two transactions may be queued on the writer, and later ones
+    /// commit two chunks: when one fails, neither its chunks nor the transaction queued after it
+    /// are written, so what committed is still a prefix of the input.
     @Test(.enabled(if: SmallDisk.available, "needs root and mount(8) to create a small tmpfs"))
     func fullDiskDuringASearchIndexedLoadReportsExactlyWhatCommitted() async throws {
         let count = 6_000  // about 7 MB of records and postings

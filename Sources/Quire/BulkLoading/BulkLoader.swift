@@ -26,7 +26,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var inFlight: [(task: Task<[Bool], any Error>, chunks: [(inputCount: Int, spilled: Bool)])] = []
     /// Chunks encoded and tokenized, gathered for the writer's next transaction.
     private var gathered: [(chunk: EncodedChunk, spilled: Bool)] = []
-    /// The collection's records when the load began, and the input values given to the writer.
+    /// The collection's records when the load began (counted when it has a full-text index:
+    /// only ``chunksPerTransaction`` reads it), and the input values given to the writer.
     private var recordsBefore = 0
     private var handedOver = 0
     /// The field table the previous chunk was encoded with.
@@ -66,7 +67,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     func begin() async throws {
         try store.ensureWritable()
         _ = try store.resolvedForWrite(collection)
-        recordsBefore = try store.read { try $0.count(of: collection) }
+        if collection.search != nil { recordsBefore = try store.read { try $0.count(of: collection) } }
         if options.relaxedDurability {
             let store = self.store
             try await store.writer.run { try store.beginRelaxedLoad() }
@@ -342,9 +343,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Ends a failed run: waits for the chunk in flight and, when `writingHeld`, writes the
-    /// staged, spilled and held chunks (input from before the failure, in input order) as far
-    /// as it can; otherwise they are dropped.
+    /// Ends a failed run: waits for the transactions in flight and, when `writingHeld`, writes
+    /// the staged, spilled, held and gathered chunks (input from before the failure, in input
+    /// order) as far as it can; otherwise they are dropped.
     func abandon(writingHeld: Bool) async {
         if writingHeld {
             try? await writeStaged()

@@ -25,7 +25,7 @@ extension Store {
             entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
             arrivedSorted: ascending, inputCount: values.count, byteCount: encoded.byteCount,
             longKeys: encoded.longKeys)
-        if ascending, let search = try analysableSearchIndex(of: chunk, collection) {
+        if ascending, let search = analysableSearchIndex(of: chunk, collection, c) {
             // Tokenized now, from the values, since the chunk may be written as it came: later
             // the text would have to be decoded back from the records.
             chunk.searchParts = SearchBatchPart.analyse(count: values.count, parts: Parallelism.parts) {

@@ -409,8 +409,9 @@ extension Store {
     /// so the writer's transaction only merges the postings in. Nil when the collection has no
     /// full-text index, or when the chunk has a key twice (then the writer tokenizes it).
     func searchAnalysis<V>(of chunk: EncodedChunk, _ collection: StoreCollection<V>) throws -> [SearchBatchPart]? {
-        guard let index = try analysableSearchIndex(of: chunk, collection) else { return nil }
+        guard collection.search != nil else { return nil }
         let c = try resolvedForWrite(collection)
+        guard let index = analysableSearchIndex(of: chunk, collection, c) else { return nil }
         let texts = try Self.chunkTexts(chunk, index, collection, c)
         let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, texts.text)
         try texts.check()
@@ -419,10 +420,10 @@ extension Store {
 
     /// The collection's full-text index when a chunk of it can be tokenized before the writer:
     /// the index is open, and the chunk's keys strictly ascend (a key twice leaves it to the writer).
-    func analysableSearchIndex<V>(of chunk: EncodedChunk, _ collection: StoreCollection<V>) throws
-        -> StoreSearchIndex<V>?
-    {
-        guard let index = collection.search, !chunk.entries.isEmpty, try resolvedForWrite(collection).search != nil,
+    func analysableSearchIndex<V>(
+        of chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection
+    ) -> StoreSearchIndex<V>? {
+        guard let index = collection.search, !chunk.entries.isEmpty, c.search != nil,
             KeyOrdering.isAscending(chunk.entries.lazy.map(\.key), strictly: true)
         else { return nil }
         return index

@@ -8,16 +8,16 @@ import Testing
         ["verify"],
     ]
 
-    @Test func versionPrintsOnStdout() throws {
-        let result = try runQuire(["--version"])
+    @Test func versionPrintsOnStdout() async throws {
+        let result = try await runQuire(["--version"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix("quire "))
         #expect(result.stdout.hasSuffix("\n"))
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func noCommandPrintsHelpOnStderrAndExits64() throws {
-        let result = try runQuire([])
+    @Test func noCommandPrintsHelpOnStderrAndExits64() async throws {
+        let result = try await runQuire([])
         #expect(result.status == 64, "\(result)")
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("USAGE: quire"))
@@ -26,9 +26,9 @@ import Testing
         }
     }
 
-    @Test func topLevelHelpGoesToStdout() throws {
+    @Test func topLevelHelpGoesToStdout() async throws {
         for flag in ["--help", "-h"] {
-            let result = try runQuire([flag])
+            let result = try await runQuire([flag])
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains("OVERVIEW:"))
             #expect(result.stdout.contains("--store <path>"))
@@ -38,8 +38,8 @@ import Testing
     }
 
     @Test(arguments: leafCommands)
-    func everyCommandHasHelp(_ path: [String]) throws {
-        let result = try runQuire(path + ["--help"])
+    func everyCommandHasHelp(_ path: [String]) async throws {
+        let result = try await runQuire(path + ["--help"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("USAGE: quire \(path.joined(separator: " "))"))
         #expect(result.stdout.contains("-h, --help"))
@@ -47,8 +47,8 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func commandHelpListsItsOptionsWithDescriptions() throws {
-        let dump = try runQuire(["dump", "-h"])
+    @Test func commandHelpListsItsOptionsWithDescriptions() async throws {
+        let dump = try await runQuire(["dump", "-h"])
         for option in ["--format <format>", "--collection <name>", "--since <date>", "--until <date>",
             "--section <name>", "--limit <n>"]
         {
@@ -56,19 +56,19 @@ import Testing
         }
         #expect(dump.stdout.contains("(default: jsonl)"))
 
-        let nyt = try runQuire(["fetch", "nyt", "--help"])
+        let nyt = try await runQuire(["fetch", "nyt", "--help"])
         for option in ["--query <q>", "--begin <date>", "--end <date>", "--sort <order>", "--fq <expr>",
             "--max-pages <n>", "--base-url <url>", "--rate <n/min>", "NYT_API_KEY"]
         {
             #expect(nyt.stdout.contains(option), "fetch nyt help lacks \(option)")
         }
-        let feedzilla = try runQuire(["fetch", "feedzilla", "--help"])
+        let feedzilla = try await runQuire(["fetch", "feedzilla", "--help"])
         #expect(feedzilla.stdout.contains("--category <id>"))
         #expect(feedzilla.stdout.contains("(repeatable)"))
     }
 
-    @Test func fetchWithoutSourceIsAUsageError() throws {
-        let result = try runQuire(["fetch"])
+    @Test func fetchWithoutSourceIsAUsageError() async throws {
+        let result = try await runQuire(["fetch"])
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains("nyt"))
         #expect(result.stderr.contains("feedzilla"))
@@ -101,8 +101,8 @@ import Testing
         (["fetch", "gopher"], "unknown subcommand 'gopher'", "quire fetch --help"),
         (["demo", "--articles", "0"], "'0' for '--articles'", "quire demo --help"),
     ])
-    func usageErrorsExit64WithAHint(_ args: [String], _ why: String, _ hint: String) throws {
-        let result = try runQuire(args)
+    func usageErrorsExit64WithAHint(_ args: [String], _ why: String, _ hint: String) async throws {
+        let result = try await runQuire(args)
         #expect(result.status == 64, "\(result)")
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n")
@@ -111,7 +111,7 @@ import Testing
         #expect(lines.last == "see '\(hint)'", "\(result)")
     }
 
-    @Test func secretValuesAreNeverEchoed() throws {
+    @Test func secretValuesAreNeverEchoed() async throws {
         let secret = "sEcReT-\(UUID().uuidString)"
         let runs = [
             ["fetch", "nyt", "--query", "x", "--api-key", secret, "--limit", "3"],
@@ -120,38 +120,38 @@ import Testing
             ["fetch", "nyt", "--query", "x", "--api-key", secret, "--bogus"],
         ]
         for args in runs {
-            let result = try runQuire(args, environment: ["NYT_API_KEY": secret])
+            let result = try await runQuire(args, environment: ["NYT_API_KEY": secret])
             #expect(result.status == 64, "\(result)")
             #expect(!result.stderr.contains(secret), "\(result)")
             #expect(!result.stdout.contains(secret), "\(result)")
         }
     }
 
-    @Test func globalStoreIsAcceptedBeforeAndAfterTheCommand() throws {
+    @Test func globalStoreIsAcceptedBeforeAndAfterTheCommand() async throws {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("q-\(UUID().uuidString).db").path
         for args in [["--store", store, "stats"], ["--store=\(store)", "stats"], ["stats", "--store", store]] {
-            let result = try runQuire(args)
+            let result = try await runQuire(args)
             // Parsed fine: whatever the command then does, it is not a usage error.
             #expect(result.status != 64, "\(result)")
             #expect(!result.stderr.contains("see 'quire"), "\(result)")
         }
-        let missing = try runQuire(["--store"])
+        let missing = try await runQuire(["--store"])
         #expect(missing.status == 64)
         #expect(missing.stderr.hasPrefix("quire: missing value for '--store <path>'"))
     }
 
-    @Test func optionValuesMayFollowAnEqualsSign() throws {
-        let spaced = try runQuire(["dump", "--format", "table", "--limit", "5"])
-        let joined = try runQuire(["dump", "--format=table", "--limit=5"])
+    @Test func optionValuesMayFollowAnEqualsSign() async throws {
+        let spaced = try await runQuire(["dump", "--format", "table", "--limit", "5"])
+        let joined = try await runQuire(["dump", "--format=table", "--limit=5"])
         #expect(spaced.status != 64, "\(spaced)")
         #expect(joined.status == spaced.status)
         #expect(joined.stderr == spaced.stderr)
     }
 
-    @Test func runtimeFailuresExit1WithThePrefix() throws {
+    @Test func runtimeFailuresExit1WithThePrefix() async throws {
         // Until the store is merged every command fails at run time; either way this must not be
         // a usage error, and a failure must be reported as `quire: <what>: <why>` on stderr.
-        let result = try runQuire(["verify", "--quiet"])
+        let result = try await runQuire(["verify", "--quiet"])
         if result.status != 0 {
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.hasPrefix("quire: "), "\(result)")

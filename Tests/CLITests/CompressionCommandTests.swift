@@ -4,16 +4,16 @@ import Testing
 /// Articles are compressed by default: the store trains its dictionary during a load, `stats`
 /// says so, and `copy --compact` rewrites what was written before the dictionary.
 @Suite struct CompressionCommandTests {
-    @Test func aLoadTrainsTheDictionaryStatsShowItAndACompactCopyKeepsEveryRecord() throws {
-        try withScratch { dir in
-            let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 1_500, seed: 21), directory: dir)
+    @Test func aLoadTrainsTheDictionaryStatsShowItAndACompactCopyKeepsEveryRecord() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 1_500, seed: 21), directory: dir)
             #expect(load.status == 0, "\(load)")
-            let stats = try runQuire(["stats"], directory: dir)
+            let stats = try await runQuire(["stats"], directory: dir)
             let line = try #require(lines(stats.stdout).first { $0.hasPrefix("collection   articles:") }, "\(stats)")
             #expect(line.contains("1,500 records") && line.contains("bytes/record"), "\(line)")
             #expect(line.contains("compression zstd+dictionary ("), "\(line)")
 
-            let json = try runQuire(["stats", "--json"], directory: dir)
+            let json = try await runQuire(["stats", "--json"], directory: dir)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             let collections = try #require(object["collections"] as? [[String: Any]])
             let articles = try #require(collections.first { $0["name"] as? String == "articles" })
@@ -21,15 +21,15 @@ import Testing
             let perRecord = try #require(articles["bytes_per_record"] as? Int)
             #expect(perRecord > 0 && perRecord < 1_500)
 
-            let copy = try runQuire(["copy", "--compact", "--quiet", "copied"], directory: dir)
+            let copy = try await runQuire(["copy", "--compact", "--quiet", "copied"], directory: dir)
             #expect(copy.status == 0, "\(copy)")
-            let original = try runQuire(["dump"], directory: dir)
-            let copied = try runQuire(["--store", "copied", "dump"], directory: dir)
+            let original = try await runQuire(["dump"], directory: dir)
+            let copied = try await runQuire(["--store", "copied", "dump"], directory: dir)
             #expect(copied.status == 0 && !original.stdout.isEmpty)
             #expect(copied.stdout == original.stdout)
-            let verify = try runQuire(["--store", "copied", "verify"], directory: dir)
+            let verify = try await runQuire(["--store", "copied", "verify"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
-            let copiedStats = try runQuire(["--store", "copied", "stats", "--json"], directory: dir)
+            let copiedStats = try await runQuire(["--store", "copied", "stats", "--json"], directory: dir)
             let copiedObject = try #require(try JSONSerialization.jsonObject(with: Data(copiedStats.stdout.utf8)) as? [String: Any])
             let copiedArticles = try #require((copiedObject["collections"] as? [[String: Any]])?.first { $0["name"] as? String == "articles" })
             // The records written before the dictionary are smaller in the copy.

@@ -48,9 +48,9 @@ import Testing
         return lines(String(decoding: data, as: UTF8.self))
     }
 
-    @Test func bashCompletesCommandsSubcommandsAndOptions() throws {
-        try withScratch { dir in
-            let result = try runQuire(["completions", "bash"])
+    @Test func bashCompletesCommandsSubcommandsAndOptions() async throws {
+        try await withScratch { dir in
+            let result = try await runQuire(["completions", "bash"])
             try #require(result.status == 0, "\(result)")
             let script = dir.appendingPathComponent("quire.bash")
             try Data(result.stdout.utf8).write(to: script)
@@ -66,8 +66,8 @@ import Testing
         }
     }
 
-    @Test(arguments: ["zsh", "fish"]) func zshAndFishScriptsNameEveryCommandAndOption(_ shell: String) throws {
-        let result = try runQuire(["completions", shell])
+    @Test(arguments: ["zsh", "fish"]) func zshAndFishScriptsNameEveryCommandAndOption(_ shell: String) async throws {
+        let result = try await runQuire(["completions", shell])
         try #require(result.status == 0, "\(result)")
         for name in CommandTable.commands.keys.flatMap({ $0 }) {
             #expect(result.stdout.contains(name), "\(shell): \(name)")
@@ -76,12 +76,12 @@ import Testing
             let spelled = shell == "fish" ? "-l \(option)" : "'--\(option)["
             #expect(result.stdout.contains(spelled), "\(shell): --\(option)")
         }
-        let bad = try runQuire(["completions", "tcsh"])
+        let bad = try await runQuire(["completions", "tcsh"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown shell 'tcsh'"))
     }
 
-    @Test func manPageRendersEveryCommand() throws {
-        let result = try runQuire(["manpage"])
+    @Test func manPageRendersEveryCommand() async throws {
+        let result = try await runQuire(["manpage"])
         try #require(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix(".TH QUIRE 1"))
         for path in CommandTable.commands.keys {
@@ -108,13 +108,13 @@ import Testing
         }
     }
 
-    @Test func helpCommandIsTheCommandsHelp() throws {
+    @Test func helpCommandIsTheCommandsHelp() async throws {
         for path in [["fetch", "nyt"], ["serve"], ["dump"], []] {
-            let viaHelp = try runQuire(["help"] + path)
-            let viaFlag = try runQuire(path + ["--help"])
+            let viaHelp = try await runQuire(["help"] + path)
+            let viaFlag = try await runQuire(path + ["--help"])
             #expect(viaHelp.status == 0 && viaHelp.stdout == viaFlag.stdout && !viaHelp.stdout.isEmpty, "\(path)")
         }
-        let unknown = try runQuire(["help", "frobnicate"])
+        let unknown = try await runQuire(["help", "frobnicate"])
         #expect(unknown.status == 64 && unknown.stderr.contains("no command 'frobnicate'"), "\(unknown)")
     }
 }
@@ -124,34 +124,34 @@ import Testing
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not JSON: \(text)")
     }
 
-    @Test func loadVerifyAndStatsPrintOneJSONObject() throws {
-        try withScratch { dir in
-            let load = try runQuire(["load", "-", "--json"], stdin: try generatedJSONL(count: 40), directory: dir)
+    @Test func loadVerifyAndStatsPrintOneJSONObject() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--json"], stdin: try generatedJSONL(count: 40), directory: dir)
             try #require(load.status == 0, "\(load)")
             let loaded = try object(load.stdout)
             #expect(loaded["records"] as? Int == 40 && loaded["seconds"] is Double)
-            let verify = try runQuire(["verify", "--json"], directory: dir)
+            let verify = try await runQuire(["verify", "--json"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
             let verified = try object(verify.stdout)
             #expect(verified["ok"] as? Bool == true && verified["records"] as? Int == 40)
             #expect((verified["problems"] as? [String])?.isEmpty == true)
             #expect(verified["index_entries"] as? Int ?? 0 > 0)
-            let stats = try object(try runQuire(["stats", "--json"], directory: dir).stdout)
+            let stats = try object(try await runQuire(["stats", "--json"], directory: dir).stdout)
             #expect(stats["collections"] is [[String: Any]])
         }
     }
 
-    @Test func fetchPrintsItsSummaryAsJSON() throws {
+    @Test func fetchPrintsItsSummaryAsJSON() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.feedzillaCategoryCount = 2
         configuration.feedzillaArticlesPerCategory = 7
         let api = try FixtureAPI(configuration: configuration)
         defer { api.stop() }
-        try withScratch { dir in
-            let fetch = try runQuire(["fetch", "feedzilla", "--base-url", api.baseURL, "--json"], directory: dir)
+        try await withScratch { dir in
+            let fetch = try await runQuire(["fetch", "feedzilla", "--base-url", api.baseURL, "--json"], directory: dir)
             try #require(fetch.status == 0, "\(fetch)")
             let summary = try object(fetch.stdout)
-            let stored = lines(try runQuire(["dump"], directory: dir).stdout).count
+            let stored = lines(try await runQuire(["dump"], directory: dir).stdout).count
             #expect(stored > 0 && summary["stored"] as? Int == stored, "\(summary)")
             #expect(summary["new"] as? Int == stored && summary["rejected"] as? Int == 0)
             #expect(summary["complete"] as? Bool == true)

@@ -23,12 +23,12 @@ private func addFreePages(_ store: String) throws {
 
 @Suite struct CopyCommandTests {
     @Test(arguments: [false, true])
-    func copyHoldsTheSameContents(compact: Bool) throws {
-        try withScratchDirectory { scratch in
+    func copyHoldsTheSameContents(compact: Bool) async throws {
+        try await withScratchDirectory { scratch in
             let store = scratch + "/store"
             try LMDBFixture.build(at: store)
             let destination = scratch + "/backup"
-            let result = try runQuire(["--store", store, "copy", destination] + (compact ? ["--compact"] : []))
+            let result = try await runQuire(["--store", store, "copy", destination] + (compact ? ["--compact"] : []))
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout == "")
             #expect(result.stderr.hasPrefix("quire: copy: "), "\(result)")
@@ -48,13 +48,13 @@ private func addFreePages(_ store: String) throws {
         }
     }
 
-    @Test func compactCopyDropsFreePagesAndQuietPrintsNothing() throws {
-        try withScratchDirectory { scratch in
+    @Test func compactCopyDropsFreePagesAndQuietPrintsNothing() async throws {
+        try await withScratchDirectory { scratch in
             let store = scratch + "/store"
             try LMDBFixture.build(at: store)
             try addFreePages(store)
-            let plain = try runQuire(["--store", store, "copy", scratch + "/plain", "--quiet"])
-            let compact = try runQuire(["--store", store, "copy", "--compact", "-q", scratch + "/compact"])
+            let plain = try await runQuire(["--store", store, "copy", scratch + "/plain", "--quiet"])
+            let compact = try await runQuire(["--store", store, "copy", "--compact", "-q", scratch + "/compact"])
             #expect(plain.status == 0 && compact.status == 0, "\(plain)\n\(compact)")
             #expect(plain.stderr == "" && compact.stderr == "")
             let plainSize = try fileSize(scratch + "/plain/data.mdb")
@@ -64,54 +64,54 @@ private func addFreePages(_ store: String) throws {
         }
     }
 
-    @Test func copyingOntoAStoreFails() throws {
-        try withScratchDirectory { scratch in
+    @Test func copyingOntoAStoreFails() async throws {
+        try await withScratchDirectory { scratch in
             let store = scratch + "/store"
             try LMDBFixture.build(at: store)
             let destination = scratch + "/backup"
-            #expect(try runQuire(["--store", store, "copy", destination, "-q"]).status == 0)
+            #expect(try await runQuire(["--store", store, "copy", destination, "-q"]).status == 0)
             let sizeBefore = try fileSize(destination + "/data.mdb")
 
-            let again = try runQuire(["--store", store, "copy", destination])
+            let again = try await runQuire(["--store", store, "copy", destination])
             #expect(again.status == 1)
             #expect(again.stderr == "quire: copy: \(destination): already holds a store; choose a new directory\n")
-            let ontoItself = try runQuire(["--store", store, "copy", store])
+            let ontoItself = try await runQuire(["--store", store, "copy", store])
             #expect(ontoItself.status == 1)
             #expect(ontoItself.stderr.hasPrefix("quire: copy: \(store): already holds a store"))
             #expect(try fileSize(destination + "/data.mdb") == sizeBefore)
         }
     }
 
-    @Test func copyingIntoANonEmptyDirectoryOrAFileFails() throws {
-        try withScratchDirectory { scratch in
+    @Test func copyingIntoANonEmptyDirectoryOrAFileFails() async throws {
+        try await withScratchDirectory { scratch in
             let store = scratch + "/store"
             try LMDBFixture.build(at: store)
             let occupied = scratch + "/occupied"
             try FileManager.default.createDirectory(atPath: occupied, withIntermediateDirectories: false)
             try Data("notes".utf8).write(to: URL(fileURLWithPath: occupied + "/notes.txt"))
-            let intoDirectory = try runQuire(["--store", store, "copy", occupied])
+            let intoDirectory = try await runQuire(["--store", store, "copy", occupied])
             #expect(intoDirectory.status == 1)
             #expect(intoDirectory.stderr == "quire: copy: \(occupied): the directory is not empty\n")
 
             let file = scratch + "/file"
             try Data().write(to: URL(fileURLWithPath: file))
-            let ontoFile = try runQuire(["--store", store, "copy", file])
+            let ontoFile = try await runQuire(["--store", store, "copy", file])
             #expect(ontoFile.status == 1)
             #expect(ontoFile.stderr == "quire: copy: \(file): exists and is not a directory\n")
 
             // An empty directory is fine.
             let empty = scratch + "/empty"
             try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
-            #expect(try runQuire(["--store", store, "copy", empty, "-q"]).status == 0)
+            #expect(try await runQuire(["--store", store, "copy", empty, "-q"]).status == 0)
             #expect(FileManager.default.fileExists(atPath: empty + "/data.mdb"))
         }
     }
 
-    @Test func copyingAMissingStoreFails() throws {
-        try withScratchDirectory { scratch in
+    @Test func copyingAMissingStoreFails() async throws {
+        try await withScratchDirectory { scratch in
             let missing = scratch + "/nothing-here"
             let destination = scratch + "/backup"
-            let result = try runQuire(["--store", missing, "copy", destination])
+            let result = try await runQuire(["--store", missing, "copy", destination])
             #expect(result.status == 1)
             #expect(result.stderr == "quire: copy: \(missing): no store at this path\n")
             #expect(!FileManager.default.fileExists(atPath: destination))
@@ -119,7 +119,7 @@ private func addFreePages(_ store: String) throws {
             // A directory without a data file is no store either.
             let emptyDirectory = scratch + "/empty"
             try FileManager.default.createDirectory(atPath: emptyDirectory, withIntermediateDirectories: false)
-            let fromEmpty = try runQuire(["--store", emptyDirectory, "copy", destination])
+            let fromEmpty = try await runQuire(["--store", emptyDirectory, "copy", destination])
             #expect(fromEmpty.status == 1)
             #expect(fromEmpty.stderr == "quire: copy: \(emptyDirectory): no store at this path\n")
         }

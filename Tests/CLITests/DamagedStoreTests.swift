@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// Loads `count` generated articles into `dir/quire.db` and returns the store's path.
-func makeStore(in dir: URL, count: Int = 120) throws -> String {
-    let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: count), directory: dir)
+func makeStore(in dir: URL, count: Int = 120) async throws -> String {
+    let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: count), directory: dir)
     #expect(load.status == 0, "\(load)")
     return dir.appendingPathComponent("quire.db").path
 }
@@ -21,15 +21,15 @@ private func truncate(_ path: String, to size: Int) throws {
 /// Truncated and empty data files, and directories that are not stores.
 @Suite struct DamagedStoreTests {
     @Test(arguments: [2, 4, 100, 0])
-    func truncatedDataFileIsRefusedByEveryCommand(divisor: Int) throws {
-        try withScratch { dir in
-            let store = try makeStore(in: dir)
+    func truncatedDataFileIsRefusedByEveryCommand(divisor: Int) async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir)
             let data = store + "/data.mdb"
             let size = try fileSize(data)
             let cut = divisor == 0 ? 0 : size / divisor
             try truncate(data, to: cut)
             for args in [["stats"], ["dump"], ["verify"], ["get", "x"], ["load", "-"], ["copy", dir.path + "/backup"]] {
-                let result = try runQuire(args, stdin: Data(), directory: dir)
+                let result = try await runQuire(args, stdin: Data(), directory: dir)
                 #expect(!result.signaled, "\(args): \(result)")
                 #expect(result.status == 1, "\(args): \(result)")
                 #expect(result.stderr.contains("store file truncated (\(cut) of "), "\(args): \(result)")
@@ -41,11 +41,11 @@ private func truncate(_ path: String, to size: Int) throws {
         }
     }
 
-    @Test func writeCommandsRefuseADirectoryThatIsNotAStore() throws {
-        try withScratch { dir in
+    @Test func writeCommandsRefuseADirectoryThatIsNotAStore() async throws {
+        try await withScratch { dir in
             try Data("mine".utf8).write(to: dir.appendingPathComponent("notes.txt"))
             for store in [".", dir.path] {
-                let result = try runQuire(["--store", store, "load", "-"], stdin: Data(), directory: dir)
+                let result = try await runQuire(["--store", store, "load", "-"], stdin: Data(), directory: dir)
                 #expect(result.status == 1, "\(result)")
                 #expect(result.stderr.contains("is not a store and not empty"), "\(result)")
             }
@@ -55,12 +55,12 @@ private func truncate(_ path: String, to size: Int) throws {
             let killed = dir.appendingPathComponent("killed")
             try FileManager.default.createDirectory(
                 at: killed.appendingPathComponent(".lmdb-create-Ab12Cd"), withIntermediateDirectories: true)
-            let resumed = try runQuire(["--store", killed.path, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 2))
+            let resumed = try await runQuire(["--store", killed.path, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 2))
             #expect(resumed.status == 0, "\(resumed)")
             // A missing or empty directory becomes a store.
             let empty = dir.appendingPathComponent("empty")
             try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: false)
-            let load = try runQuire(["--store", empty.path, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 3))
+            let load = try await runQuire(["--store", empty.path, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 3))
             #expect(load.status == 0, "\(load)")
         }
     }
@@ -68,11 +68,11 @@ private func truncate(_ path: String, to size: Int) throws {
 
 /// `quire copy` writes through a temporary file, synced and renamed, private to the owner.
 @Suite struct AtomicCopyTests {
-    @Test func copyIsPrivateWhateverTheUmask() throws {
-        try withScratch { dir in
-            let store = try makeStore(in: dir, count: 20)
+    @Test func copyIsPrivateWhateverTheUmask() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
             let backup = dir.path + "/backup"
-            let shell = try runQuire(
+            let shell = try await runQuire(
                 ["-c", "umask 0; exec \"$0\" --store \"$1\" copy \"$2\" --quiet", try QuireBinary.url().path, store, backup],
                 executable: URL(fileURLWithPath: "/bin/sh"))
             #expect(shell.status == 0, "\(shell)")
@@ -82,18 +82,18 @@ private func truncate(_ path: String, to size: Int) throws {
         }
     }
 
-    @Test func leftoverPartialCopyDoesNotBlockANewCopy() throws {
-        try withScratch { dir in
-            let store = try makeStore(in: dir, count: 20)
+    @Test func leftoverPartialCopyDoesNotBlockANewCopy() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
             let backup = dir.appendingPathComponent("backup")
             try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: false)
             // What a copy killed mid-write leaves: a temporary file, never a data.mdb.
             try Data(repeating: 0xAB, count: 5000).write(to: backup.appendingPathComponent(".data.mdb.partial-k1ll3d"))
-            let copy = try runQuire(["--store", store, "copy", backup.path, "--quiet"])
+            let copy = try await runQuire(["--store", store, "copy", backup.path, "--quiet"])
             #expect(copy.status == 0, "\(copy)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: backup.path) == ["data.mdb"])
-            let original = try runQuire(["--store", store, "dump"])
-            let copied = try runQuire(["--store", backup.path, "dump"])
+            let original = try await runQuire(["--store", store, "dump"])
+            let copied = try await runQuire(["--store", backup.path, "dump"])
             #expect(copied.status == 0, "\(copied)")
             #expect(copied.stdout == original.stdout)
         }
@@ -117,15 +117,15 @@ private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
 
 /// LMDB errors and faults on damaged pages end as one clear line and status 1.
 @Suite struct CorruptedPageTests {
-    @Test func verifyNamesWhereItWasReadingOnADamagedLeaf() throws {
-        try withScratch { dir in
-            let store = try makeStore(in: dir, count: 20)
+    @Test func verifyNamesWhereItWasReadingOnADamagedLeaf() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
             let path = store + "/data.mdb"
             var data = try Data(contentsOf: URL(fileURLWithPath: path))
             // The leaf page holding the first record: the LMDB node whose key is its id and whose
             // value is a record (the id is also a key or value in the full-text, index and
             // relation databases, whose pages may come first in the file).
-            let dump = try runQuire(["dump"], directory: dir)
+            let dump = try await runQuire(["dump"], directory: dir)
             let id = try #require(lines(dump.stdout).first.flatMap { line in
                 (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
             })
@@ -133,14 +133,14 @@ private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
             let page = at / 4096 * 4096
             for i in page..<(page + 16) { data[i] ^= 0xFF }
             try data.write(to: URL(fileURLWithPath: path))
-            let verify = try runQuire(["verify"], directory: dir)
+            let verify = try await runQuire(["verify"], directory: dir)
             #expect(!verify.signaled, "\(verify)")
             #expect(verify.status == 1, "\(verify)")
             #expect(verify.stderr.contains("corrupted"), "\(verify)")
             #expect(verify.stderr.contains("collection 'articles'"), "\(verify)")
             #expect(verify.stderr.split(separator: "\n").count == 1, "\(verify)")
             for args in [["dump"], ["get", id], ["dump", "--format", "mdb"]] {
-                let result = try runQuire(args, directory: dir)
+                let result = try await runQuire(args, directory: dir)
                 #expect(!result.signaled, "\(args): \(result)")
                 #expect(result.status == 1 || (result.status == 0 && result.stdout == (args == ["dump"] ? dump.stdout : result.stdout)), "\(args): \(result)")
                 if result.status == 1 { #expect(result.stderr.contains("the store is corrupted; run quire verify"), "\(args): \(result)") }

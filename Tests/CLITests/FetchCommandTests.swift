@@ -20,61 +20,61 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
 
 @Suite struct FetchCommandTests {
     @Test(arguments: NYTEra.allCases)
-    func fetchNYTStoresEveryArticleAndNeverTheKey(era: NYTEra) throws {
+    func fetchNYTStoresEveryArticleAndNeverTheKey(era: NYTEra) async throws {
         let api = try fixture(articles: 45, era: era)
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let args = ["fetch", "nyt", "--query", "mars rover", "--base-url", api.baseURL, "--rate", "100000/min"]
-            let result = try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
+            let result = try await runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
             #expect(result.status == 0, "\(result)")
             #expect(result.stderr.contains("quire: fetch nyt: stored 45, rejected 0 (45 new, 0 updated) from 5 pages"), "\(result)")
             #expect(!result.stdout.contains(secretKey) && !result.stderr.contains(secretKey))
-            let dump = try runQuire(["dump"], directory: dir)
+            let dump = try await runQuire(["dump"], directory: dir)
             #expect(lines(dump.stdout).count == 45)
             #expect(try storeBytes(dir).range(of: Data(secretKey.utf8)) == nil)
             // Run again: resumes from the finished checkpoint, stores nothing twice.
-            let again = try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
+            let again = try await runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
             #expect(again.status == 0)
-            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count == 45)
-            #expect(try runQuire(["verify"], directory: dir).status == 0)
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 45)
+            #expect(try await runQuire(["verify"], directory: dir).status == 0)
         }
     }
 
-    @Test func keepRawStoresEachDocumentsJSON() throws {
+    @Test func keepRawStoresEachDocumentsJSON() async throws {
         let api = try fixture(articles: 12)
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let args = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"]
-            #expect(try runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir).status == 0)
-            let raw = lines(try runQuire(["dump", "--collection", "raw"], directory: dir).stdout)
+            #expect(try await runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir).status == 0)
+            let raw = lines(try await runQuire(["dump", "--collection", "raw"], directory: dir).stdout)
             #expect(raw.count == 12)
             #expect(raw.allSatisfy { $0.contains("\"json\":") })
         }
     }
 
-    @Test func missingOrWrongKeyFailsWithoutEchoingIt() throws {
+    @Test func missingOrWrongKeyFailsWithoutEchoingIt() async throws {
         let api = try fixture()
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let base = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min"]
-            let none = try runQuire(base, directory: dir)
+            let none = try await runQuire(base, directory: dir)
             #expect(none.status == 1)
             #expect(none.stderr.contains("quire: fetch nyt: no API key: set NYT_API_KEY"))
             let wrongKey = "wrong-KEY-0042"
-            let wrong = try runQuire(base, environment: ["NYT_API_KEY": wrongKey], directory: dir)
+            let wrong = try await runQuire(base, environment: ["NYT_API_KEY": wrongKey], directory: dir)
             #expect(wrong.status == 1, "\(wrong)")
             #expect(wrong.stderr.hasPrefix("quire: fetch nyt: "))
             #expect(wrong.stderr.contains("401"))
             #expect(!wrong.stderr.contains(wrongKey) && !wrong.stdout.contains(wrongKey))
-            let viaOption = try runQuire(base + ["--api-key", wrongKey], directory: dir)
+            let viaOption = try await runQuire(base + ["--api-key", wrongKey], directory: dir)
             #expect(viaOption.status == 1)
             #expect(!viaOption.stderr.contains(wrongKey))
         }
     }
 
-    @Test func unreachableServerIsARuntimeError() throws {
-        try withScratch { dir in
-            let result = try runQuire(
+    @Test func unreachableServerIsARuntimeError() async throws {
+        try await withScratch { dir in
+            let result = try await runQuire(
                 ["fetch", "nyt", "--query", "q", "--base-url", "http://127.0.0.1:9", "--rate", "100000/min"],
                 environment: ["NYT_API_KEY": secretKey], directory: dir)
             #expect(result.status == 1)
@@ -83,47 +83,47 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
         }
     }
 
-    @Test func fetchFeedzillaStoresListsAndArticlesOnce() throws {
+    @Test func fetchFeedzillaStoresListsAndArticlesOnce() async throws {
         let api = try fixture()
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let ids = api.feedzillaCategories.prefix(2).map(\.id)
             #expect(ids.count == 2)
-            let result = try runQuire(
+            let result = try await runQuire(
                 ["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "\(ids[0])", "--category", "\(ids[1])"],
                 directory: dir)
             #expect(result.status == 0, "\(result)")
-            let lists = lines(try runQuire(["dump", "--collection", "lists"], directory: dir).stdout)
+            let lists = lines(try await runQuire(["dump", "--collection", "lists"], directory: dir).stdout)
             #expect(lists.count == 2)
-            let articles = lines(try runQuire(["dump"], directory: dir).stdout)
+            let articles = lines(try await runQuire(["dump"], directory: dir).stdout)
             let expected = Set(ids.flatMap { api.feedzillaArticles(categoryID: $0, count: 20).map(\.id) })
             #expect(!expected.isEmpty)
             #expect(articles.count == expected.count)
-            #expect(try runQuire(["verify"], directory: dir).status == 0)
-            let bad = try runQuire(["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "abc"], directory: dir)
+            #expect(try await runQuire(["verify"], directory: dir).status == 0)
+            let bad = try await runQuire(["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "abc"], directory: dir)
             #expect(bad.status == 64)
         }
     }
 
-    @Test func demoRunsOffline() throws {
-        try withScratch { dir in
-            let result = try runQuire(["demo", "--articles", "300", "--quiet"], directory: dir)
+    @Test func demoRunsOffline() async throws {
+        try await withScratch { dir in
+            let result = try await runQuire(["demo", "--articles", "300", "--quiet"], directory: dir)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains("fetched NYT:"))
             #expect(result.stdout.contains("300 articles"))
-            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count >= 300)
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count >= 300)
         }
     }
 
     /// Kills fetching processes with SIGKILL at pseudo-random instants; after each kill the store
     /// opens and verifies, and the final resumed store equals an uninterrupted run's.
-    @Test func killedFetchesResumeToTheSameStore() throws {
+    @Test func killedFetchesResumeToTheSameStore() async throws {
         let api = try fixture(articles: 1_200)
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let args = ["fetch", "nyt", "--query", "crash", "--base-url", api.baseURL, "--rate", "100000/min", "--quiet"]
             let env = ["NYT_API_KEY": secretKey]
-            let reference = try runQuire(["--store", "ref.db"] + args, environment: env, directory: dir)
+            let reference = try await runQuire(["--store", "ref.db"] + args, environment: env, directory: dir)
             #expect(reference.status == 0, "\(reference)")
 
             var random = SplitMix64(seed: 2026)
@@ -146,19 +146,19 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
                 }
                 process.waitUntilExit()
                 if FileManager.default.fileExists(atPath: dir.appendingPathComponent("crash.db/data.mdb").path) {
-                    let verify = try runQuire(["--store", "crash.db", "verify", "--quiet"], directory: dir)
+                    let verify = try await runQuire(["--store", "crash.db", "verify", "--quiet"], directory: dir)
                     #expect(verify.status == 0, "\(verify)")
                 }
             }
-            let finish = try runQuire(["--store", "crash.db"] + args, environment: env, directory: dir)
+            let finish = try await runQuire(["--store", "crash.db"] + args, environment: env, directory: dir)
             #expect(finish.status == 0, "\(finish)")
             #expect(kills > 0)
-            let expected = try runQuire(["--store", "ref.db", "dump"], directory: dir).stdout
-            let got = try runQuire(["--store", "crash.db", "dump"], directory: dir).stdout
+            let expected = try await runQuire(["--store", "ref.db", "dump"], directory: dir).stdout
+            let got = try await runQuire(["--store", "crash.db", "dump"], directory: dir).stdout
             #expect(lines(got).count == 1_200)
             #expect(got == expected)
-            let refStats = try runQuire(["--store", "ref.db", "stats"], directory: dir).stdout
-            let crashStats = try runQuire(["--store", "crash.db", "stats"], directory: dir).stdout
+            let refStats = try await runQuire(["--store", "ref.db", "stats"], directory: dir).stdout
+            let crashStats = try await runQuire(["--store", "crash.db", "stats"], directory: dir).stdout
             let relationLine = { (text: String) in lines(text).filter { $0.hasPrefix("relation") }.map { $0.split(separator: ",")[0] } }
             #expect(relationLine(crashStats) == relationLine(refStats))
         }

@@ -7,10 +7,10 @@ import Testing
 @Suite struct HostileTextTests {
     static let hostile = "Title\u{1B}]0;owned\u{07} \u{1B}[2J\r\nquire: forged\u{9B}\u{202E}end"
 
-    @Test func diagnosticsShowControlCharactersEscaped() throws {
-        let result = try withScratch { dir in
-            _ = try makeStore(in: dir, count: 2)
-            return try runQuire(["get", Self.hostile], directory: dir)
+    @Test func diagnosticsShowControlCharactersEscaped() async throws {
+        let result = try await withScratch { dir in
+            _ = try await makeStore(in: dir, count: 2)
+            return try await runQuire(["get", Self.hostile], directory: dir)
         }
         #expect(result.status == 1, "\(result)")
         #expect(!result.stderr.utf8.contains(0x1B))
@@ -20,25 +20,25 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result)")
     }
 
-    @Test func tablesAreInertAndJSONIsExact() throws {
-        try withScratch { dir in
+    @Test func tablesAreInertAndJSONIsExact() async throws {
+        try await withScratch { dir in
             var line = String(decoding: try generatedJSONL(count: 1), as: UTF8.self)
             var object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             object["headline"] = Self.hostile
             object["section"] = "A\u{1B}[31mred"
             line = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) + "\n"
-            let load = try runQuire(["load", "-", "--quiet"], stdin: Data(line.utf8), directory: dir)
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data(line.utf8), directory: dir)
             #expect(load.status == 0, "\(load)")
             let id = try #require(object["id"] as? String)
 
             for args in [["dump", "--format", "table"], ["get", id, "--format", "table"]] {
-                let table = try runQuire(args, directory: dir)
+                let table = try await runQuire(args, directory: dir)
                 #expect(table.status == 0, "\(table)")
                 let bytes = Array(table.stdout.utf8)
                 #expect(!bytes.contains(0x1B) && !bytes.contains(0x0D) && !bytes.contains(0x07), "\(args)")
                 #expect(table.stdout.contains("\\u001b[2J"), "\(args): \(table)")
             }
-            let json = try runQuire(["get", id], directory: dir)
+            let json = try await runQuire(["get", id], directory: dir)
             let back = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             #expect(back["headline"] as? String == Self.hostile)
             #expect(back["section"] as? String == "A\u{1B}[31mred")

@@ -7,6 +7,11 @@ func withScratchDirectory<R>(_ body: (String) throws -> R) throws -> R {
     try withTemporaryDirectory("cli-lmdb", body)
 }
 
+/// ``withScratchDirectory(_:)`` for async bodies.
+func withScratchDirectory<R>(_ body: (String) async throws -> R) async throws -> R {
+    try await withTemporaryDirectory("cli-lmdb", body)
+}
+
 /// A database's persistent flags and its pairs in order (duplicates included).
 struct DatabaseContents: Equatable, CustomStringConvertible {
     var isDuplicateSort: Bool

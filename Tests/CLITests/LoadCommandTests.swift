@@ -4,8 +4,8 @@ import Testing
 /// `quire load`: bad records named by line and field with the records before them committed,
 /// records loaded twice stored once, and a signal that stops a load at a chunk boundary.
 @Suite struct LoadCommandTests {
-    private func dumpCount(_ dir: URL) throws -> Int {
-        let dump = try runQuire(["dump"], directory: dir)
+    private func dumpCount(_ dir: URL) async throws -> Int {
+        let dump = try await runQuire(["dump"], directory: dir)
         #expect(dump.status == 0, "\(dump)")
         return lines(dump.stdout).count
     }
@@ -17,48 +17,48 @@ import Testing
         (#"{"id":"list-1","title":"A list","articleIDs":["a","b"]}"#, "title: unknown field, not an article"),
         (#"{"id":"bad","publishedAt":"last week"}"#, "publishedAt: not a date"),
     ])
-    func aBadRecordNamesLineAndFieldAndKeepsTheRecordsBefore(line: String, message: String) throws {
-        try withScratch { dir in
+    func aBadRecordNamesLineAndFieldAndKeepsTheRecordsBefore(line: String, message: String) async throws {
+        try await withScratch { dir in
             var input = try generatedJSONL(count: 7)
             input.append(Data((line + "\n").utf8))
             input.append(try generatedJSONL(count: 3, seed: 5))
-            let load = try runQuire(["load", "-", "--quiet"], stdin: input, directory: dir)
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: input, directory: dir)
             #expect(load.status == 1, "\(load)")
             #expect(load.stderr.hasPrefix("quire: load: line 8: \(message)"), "\(load)")
             #expect(load.stderr.contains("(7 records loaded before it)"), "\(load)")
-            #expect(try dumpCount(dir) == 7)
-            let verify = try runQuire(["verify"], directory: dir)
+            #expect(try await dumpCount(dir) == 7)
+            let verify = try await runQuire(["verify"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
         }
     }
 
-    @Test func recordsLoadedTwiceAreStoredOnce() throws {
-        try withScratch { dir in
+    @Test func recordsLoadedTwiceAreStoredOnce() async throws {
+        try await withScratch { dir in
             let input = try generatedJSONL(count: 60)
             for _ in 0..<2 {
-                let load = try runQuire(["load", "-", "--json"], stdin: input, directory: dir)
+                let load = try await runQuire(["load", "-", "--json"], stdin: input, directory: dir)
                 #expect(load.status == 0, "\(load)")
                 #expect(load.stdout.contains("\"records\":60"), "\(load)")
             }
-            #expect(try dumpCount(dir) == 60)
+            #expect(try await dumpCount(dir) == 60)
             // The same line twice in one input: one record, the later line's value.
             let first = try #require(lines(String(decoding: input, as: UTF8.self)).first)
             var object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
             object["headline"] = "the second copy"
             let second = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
-            let twice = try runQuire(["load", "-", "--quiet"], stdin: Data((first + "\n" + second + "\n").utf8), directory: dir)
+            let twice = try await runQuire(["load", "-", "--quiet"], stdin: Data((first + "\n" + second + "\n").utf8), directory: dir)
             #expect(twice.status == 0, "\(twice)")
-            #expect(try dumpCount(dir) == 60)
+            #expect(try await dumpCount(dir) == 60)
             let id = try #require(object["id"] as? String)
-            let get = try runQuire(["get", id], directory: dir)
+            let get = try await runQuire(["get", id], directory: dir)
             #expect(get.stdout.contains("the second copy"), "\(get)")
-            let stats = try runQuire(["stats"], directory: dir)
+            let stats = try await runQuire(["stats"], directory: dir)
             #expect(stats.stdout.contains("collection   articles: 60 records,"), "\(stats)")
         }
     }
 
-    @Test func aSignalStopsALoadAtAChunkBoundaryWithTheChunksBeforeItCommitted() throws {
-        try withScratch { dir in
+    @Test func aSignalStopsALoadAtAChunkBoundaryWithTheChunksBeforeItCommitted() async throws {
+        try await withScratch { dir in
             // Several 64 KiB blocks, then the writer keeps the pipe open and sends nothing.
             let input = try generatedJSONL(count: 400)
             let sent = lines(String(decoding: input, as: UTF8.self)).count
@@ -82,14 +82,14 @@ import Testing
             // the load is waiting for the rest of its second block.
             let deadline = Date().addingTimeInterval(90)
             while Date() < deadline {
-                let stats = try runQuire(["stats"], directory: dir)
+                let stats = try await runQuire(["stats"], directory: dir)
                 if stats.stdout.contains("collection   articles: "), !stats.stdout.contains("articles: 0 records") { break }
-                Thread.sleep(forTimeInterval: 0.2)
+                try await Task.sleep(for: .seconds(0.2))
             }
-            Thread.sleep(forTimeInterval: 0.5)
+            try await Task.sleep(for: .seconds(0.5))
             kill(process.processIdentifier, SIGTERM)
             let stop = Date().addingTimeInterval(30)
-            while process.isRunning && Date() < stop { Thread.sleep(forTimeInterval: 0.05) }
+            while process.isRunning && Date() < stop { try await Task.sleep(for: .seconds(0.05)) }
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
             try pipe.fileHandleForWriting.close()
@@ -97,15 +97,15 @@ import Testing
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 130, "\(stderr)")
             #expect(stderr.contains("load: interrupted"), "\(stderr)")
-            let committed = try dumpCount(dir)
+            let committed = try await dumpCount(dir)
             #expect(committed > 0 && committed < sent, "\(committed) of \(sent)")
-            let verify = try runQuire(["verify"], directory: dir)
+            let verify = try await runQuire(["verify"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
             // Loading the whole input again completes the store, without duplicates.
-            let again = try runQuire(
+            let again = try await runQuire(
                 ["load", "-", "--quiet"], stdin: input, environment: ["QUIRE_LOAD_BLOCK_BYTES": "65536"], directory: dir)
             #expect(again.status == 0, "\(again)")
-            #expect(try dumpCount(dir) == sent)
+            #expect(try await dumpCount(dir) == sent)
         }
     }
 }

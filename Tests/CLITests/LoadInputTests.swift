@@ -3,11 +3,11 @@ import Testing
 
 /// `quire load` treats its input as input: read errors fail, Ctrl-C is prompt.
 @Suite struct LoadInputTests {
-    @Test func loadingADirectoryFails() throws {
-        try withScratch { dir in
+    @Test func loadingADirectoryFails() async throws {
+        try await withScratch { dir in
             let input = dir.appendingPathComponent("somedir")
             try FileManager.default.createDirectory(at: input, withIntermediateDirectories: false)
-            let result = try runQuire(["load", input.path + "/"], directory: dir)
+            let result = try await runQuire(["load", input.path + "/"], directory: dir)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("is a directory"), "\(result)")
             #expect(!result.stderr.contains("0 records"), "\(result)")

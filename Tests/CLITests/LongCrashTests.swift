@@ -22,7 +22,7 @@ private let fetchArticles = 1_200
 /// dumps equal those of uninterrupted runs.
 @Suite struct LongCrashTests {
     @Test(.enabled(if: crashRounds != nil, "set QUIRE_CRASH_ROUNDS (see scripts/crash-test.sh)"))
-    func killedFetchesAndLoadsLoseNothingCommitted() throws {
+    func killedFetchesAndLoadsLoseNothingCommitted() async throws {
         let rounds = max(2, crashRounds ?? 0)
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = fetchArticles
@@ -33,7 +33,7 @@ private let fetchArticles = 1_200
         var random = SplitMix64(seed: seed)
         var tally = CrashTally()
 
-        try withScratch { dir in
+        try await withScratch { dir in
             let fetchArgs = ["fetch", "nyt", "--query", "crash", "--base-url", api.baseURL, "--rate", "1000000/min", "--quiet"]
             let env = ["NYT_API_KEY": crashKey]
             try generatedJSONL(count: loadRecords, seed: 77).write(to: dir.appendingPathComponent("load.jsonl"))
@@ -41,10 +41,10 @@ private let fetchArticles = 1_200
 
             // References, timed so kills land anywhere in a run (and sometimes after it ends).
             var start = Date()
-            let refFetch = try runQuire(["--store", "ref-fetch.db"] + fetchArgs, environment: env, directory: dir)
+            let refFetch = try await runQuire(["--store", "ref-fetch.db"] + fetchArgs, environment: env, directory: dir)
             let fetchSeconds = Date().timeIntervalSince(start)
             start = Date()
-            let refLoad = try runQuire(["--store", "ref-load.db"] + loadArgs, directory: dir)
+            let refLoad = try await runQuire(["--store", "ref-load.db"] + loadArgs, directory: dir)
             let loadSeconds = Date().timeIntervalSince(start)
             #expect(refFetch.status == 0 && refLoad.status == 0, "\(refFetch)\n\(refLoad)")
 
@@ -68,7 +68,7 @@ private let fetchArticles = 1_200
                 guard FileManager.default.fileExists(atPath: dir.appendingPathComponent(store + "/data.mdb").path) else {
                     continue
                 }
-                let verify = try runQuire(["--store", store, "verify"], directory: dir)
+                let verify = try await runQuire(["--store", store, "verify"], directory: dir)
                 tally.verifies += 1
                 guard verify.status == 0, let count = recordCount(verify.stdout) else {
                     tally.findings.append("round \(round) (\(store), killed after \(delay)s): verify failed: \(verify)")
@@ -87,7 +87,7 @@ private let fetchArticles = 1_200
                         // A resumed fetch finished: it must equal the uninterrupted one. Start over,
                         // so later rounds kill fetches again instead of resuming a finished one.
                         tally.completedResumes += 1
-                        if let finding = try compareDumps("crash-fetch.db", "ref-fetch.db", expected: fetchArticles, in: dir) {
+                        if let finding = try await compareDumps("crash-fetch.db", "ref-fetch.db", expected: fetchArticles, in: dir) {
                             tally.findings.append("round \(round): \(finding)")
                         }
                         try FileManager.default.removeItem(at: dir.appendingPathComponent(store))
@@ -97,13 +97,13 @@ private let fetchArticles = 1_200
             }
 
             // Resume and finish both; each must equal its uninterrupted reference.
-            let finishFetch = try runQuire(["--store", "crash-fetch.db"] + fetchArgs, environment: env, directory: dir)
-            let finishLoad = try runQuire(["--store", "crash-load.db"] + loadArgs, directory: dir)
+            let finishFetch = try await runQuire(["--store", "crash-fetch.db"] + fetchArgs, environment: env, directory: dir)
+            let finishLoad = try await runQuire(["--store", "crash-load.db"] + loadArgs, directory: dir)
             #expect(finishFetch.status == 0 && finishLoad.status == 0, "\(finishFetch)\n\(finishLoad)")
             for (crashed, reference, expected) in [
                 ("crash-fetch.db", "ref-fetch.db", fetchArticles), ("crash-load.db", "ref-load.db", loadRecords),
             ] {
-                if let finding = try compareDumps(crashed, reference, expected: expected, in: dir) { tally.findings.append(finding) }
+                if let finding = try await compareDumps(crashed, reference, expected: expected, in: dir) { tally.findings.append(finding) }
             }
             let storeBytes = try Data(contentsOf: dir.appendingPathComponent("crash-fetch.db/data.mdb"))
             if storeBytes.range(of: Data(crashKey.utf8)) != nil { tally.findings.append("the API key reached the store") }
@@ -140,13 +140,13 @@ private func recordCount(_ stdout: String) -> Int? {
 }
 
 /// Nil when `crashed` verifies and dumps exactly like `reference` with `expected` records; else what differs.
-private func compareDumps(_ crashed: String, _ reference: String, expected: Int, in dir: URL) throws -> String? {
-    let got = try runQuire(["--store", crashed, "dump"], directory: dir).stdout
-    let want = try runQuire(["--store", reference, "dump"], directory: dir).stdout
+private func compareDumps(_ crashed: String, _ reference: String, expected: Int, in dir: URL) async throws -> String? {
+    let got = try await runQuire(["--store", crashed, "dump"], directory: dir).stdout
+    let want = try await runQuire(["--store", reference, "dump"], directory: dir).stdout
     if lines(got).count != expected || got != want {
         return "\(crashed): \(lines(got).count) records, differs from \(reference)"
     }
-    if try runQuire(["--store", crashed, "verify", "--quiet"], directory: dir).status != 0 {
+    if try await runQuire(["--store", crashed, "verify", "--quiet"], directory: dir).status != 0 {
         return "\(crashed): final verify failed"
     }
     return nil

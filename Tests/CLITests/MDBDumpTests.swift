@@ -109,11 +109,11 @@ private func dumpWithQuire(_ path: String, scratch: String) throws -> Data {
 
     @Test(
         .enabled(if: LMDBTools.available, "mdb_dump (lmdb-utils) is not installed; skipping the comparison"))
-    func dumpCommandMatchesMdbDump() throws {
-        try withScratchDirectory { scratch in
+    func dumpCommandMatchesMdbDump() async throws {
+        try await withScratchDirectory { scratch in
             let store = scratch + "/store"
             try LMDBFixture.build(at: store)
-            let result = try runQuire(["--store", store, "dump", "--format", "mdb"])
+            let result = try await runQuire(["--store", store, "dump", "--format", "mdb"])
             #expect(result.status == 0, "\(result)")
             let theirs = try LMDBTools.run("mdb_dump", ["-a", store])
             #expect(Data(result.stdout.utf8) == theirs.stdout)

@@ -6,30 +6,30 @@ import Testing
 /// touching anything but the store. (The cluster itself: Tests/QuireClusterTests and
 /// scripts/cluster-test.sh.)
 @Suite struct NodeCommandTests {
-    @Test func badOptionsAreUsageErrors() throws {
-        let missing = try runQuire(["node"])
+    @Test func badOptionsAreUsageErrors() async throws {
+        let missing = try await runQuire(["node"])
         #expect(missing.status == 64 && missing.stderr.contains("--etcd"), "\(missing)")
-        let scheme = try runQuire(["node", "--etcd", "127.0.0.1:2379"])
+        let scheme = try await runQuire(["node", "--etcd", "127.0.0.1:2379"])
         #expect(scheme.status == 64 && scheme.stderr.contains("--etcd"), "\(scheme)")
-        let source = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "rss:x"])
+        let source = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "rss:x"])
         #expect(source.status == 64 && source.stderr.contains("nyt:QUERY"), "\(source)")
-        let ttl = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--lease-ttl", "1"])
+        let ttl = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--lease-ttl", "1"])
         #expect(ttl.status == 64 && ttl.stderr.contains("--lease-ttl"), "\(ttl)")
-        let member = try runQuire(["node", "--etcd", "http://127.0.0.1:1", "--member", "a/b"])
+        let member = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--member", "a/b"])
         #expect(member.status == 64 && member.stderr.contains("--member"), "\(member)")
     }
 
-    @Test func anNYTSourceNeedsTheKey() throws {
-        let result = try runQuire(
+    @Test func anNYTSourceNeedsTheKey() async throws {
+        let result = try await runQuire(
             ["node", "--etcd", "http://127.0.0.1:1", "--fetch", "nyt:q"], environment: ["NYT_API_KEY": ""])
         #expect(result.status == 1 && result.stderr.contains("NYT_API_KEY"), "\(result)")
     }
 
-    @Test func helpListsTheClusterCommands() throws {
-        let help = try runQuire(["help"])
+    @Test func helpListsTheClusterCommands() async throws {
+        let help = try await runQuire(["help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("node") && help.stdout.contains("fixtures"), "\(help)")
-        let node = try runQuire(["node", "--help"])
+        let node = try await runQuire(["node", "--help"])
         #expect(node.stdout.contains("--fetch") && node.stdout.contains("docs/CLUSTER.md"), "\(node)")
     }
 }

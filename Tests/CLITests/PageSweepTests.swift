@@ -22,13 +22,13 @@ import Testing
     }
 
     @Test(arguments: Damage.allCases)
-    func everyCommandFailsCleanlyOrAgreesOnADamagedStore(damage: Damage) throws {
-        try withScratch { dir in
-            let pristine = try makeStore(in: dir, count: Self.articles)
+    func everyCommandFailsCleanlyOrAgreesOnADamagedStore(damage: Damage) async throws {
+        try await withScratch { dir in
+            let pristine = try await makeStore(in: dir, count: Self.articles)
             let data = try Data(contentsOf: URL(fileURLWithPath: pristine + "/data.mdb"))
             let pageSize = 4096
             let firstID = try #require(
-                lines(try runQuire(["--store", pristine, "dump"]).stdout).first.flatMap { line in
+                lines(try await runQuire(["--store", pristine, "dump"]).stdout).first.flatMap { line in
                     (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
                 })
             let commands: [[String]] = [
@@ -39,7 +39,7 @@ import Testing
             let store = dir.path + "/damaged.db"
             try FileManager.default.copyItem(atPath: pristine, toPath: store)
             var reference: [[String]: String] = [:]
-            for command in commands { reference[command] = try runQuire(["--store", store] + command).stdout }
+            for command in commands { reference[command] = try await runQuire(["--store", store] + command).stdout }
             try FileManager.default.removeItem(atPath: store)
 
             var cases: [(offset: Int, count: Int)] = []
@@ -62,7 +62,7 @@ import Testing
                 try damaged.write(to: URL(fileURLWithPath: store + "/data.mdb"))
                 var outcomes: [[String]: QuireResult] = [:]
                 for command in commands {
-                    let result = try runQuire(["--store", store] + command, timeout: 60)
+                    let result = try await runQuire(["--store", store] + command, timeout: 60)
                     outcomes[command] = result
                     let what = "\(damage) at byte \(offset) (page \(offset / pageSize)): \(command.joined(separator: " "))"
                     #expect(!result.signaled && !result.timedOut, "\(what): \(result)")

@@ -17,12 +17,12 @@ private let key = "quarantine-KEY-91ab"
     }
 
     @Test(arguments: [NYTEra.era2016, .era2025])
-    func fetchStoresTheMappableReportsEachRejectAndExitsZero(era: NYTEra) throws {
+    func fetchStoresTheMappableReportsEachRejectAndExitsZero(era: NYTEra) async throws {
         let api = try mutatedAPI(era: era)
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let args = ["fetch", "nyt", "--query", "odd", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"]
-            let fetch = try runQuire(args, environment: ["NYT_API_KEY": key], directory: dir)
+            let fetch = try await runQuire(args, environment: ["NYT_API_KEY": key], directory: dir)
             let served = api.servedDocuments
             let rejected = served.filter { $0.rejectedAt != nil }
             let stored = Set(served.compactMap(\.storedID))
@@ -35,11 +35,11 @@ private let key = "quarantine-KEY-91ab"
             #expect(stored.count + rejected.count == served.count)
             #expect(!fetch.stderr.contains(key) && !fetch.stdout.contains(key))
 
-            let dump = try runQuire(["dump"], directory: dir)
+            let dump = try await runQuire(["dump"], directory: dir)
             #expect(lines(dump.stdout).count == stored.count)
-            let table = try runQuire(["rejects"], directory: dir)
+            let table = try await runQuire(["rejects"], directory: dir)
             #expect(table.status == 0 && lines(table.stdout).count == rejected.count + 1)
-            let jsonl = try runQuire(["rejects", "--format", "jsonl"], directory: dir)
+            let jsonl = try await runQuire(["rejects", "--format", "jsonl"], directory: dir)
             let objects = try lines(jsonl.stdout).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             #expect(objects.count == rejected.count)
             let paths = Set(objects.compactMap { $0?["path"] as? String })
@@ -48,44 +48,44 @@ private let key = "quarantine-KEY-91ab"
 
             // A long id is retrievable by its exact value (the seed serves at least one).
             let long = try #require(stored.first { $0.utf8.count > 511 })
-            let get = try runQuire(["get", long], directory: dir)
+            let get = try await runQuire(["get", long], directory: dir)
             #expect(get.status == 0 && get.stdout.contains(long))
-            let remap = try runQuire(["remap"], directory: dir)
+            let remap = try await runQuire(["remap"], directory: dir)
             #expect(remap.status == 0)
             #expect(remap.stderr.contains("remapped 0, still rejected \(rejected.count)"), "\(remap)")
             #expect(remap.stderr.contains("\(stored.count) unchanged"), "\(remap)")
-            let again = try runQuire(["remap"], directory: dir)
+            let again = try await runQuire(["remap"], directory: dir)
             #expect(again.stderr == remap.stderr)
 
             // Fetched to the end: a second run requests nothing and says how to get more.
             let before = api.requestCount
-            let idle = try runQuire(args, environment: ["NYT_API_KEY": key], directory: dir)
+            let idle = try await runQuire(args, environment: ["NYT_API_KEY": key], directory: dir)
             #expect(idle.status == 0 && api.requestCount == before)
             #expect(idle.stderr.contains("--refresh") && idle.stderr.contains("--restart"))
-            let restart = try runQuire(args + ["--restart", "--quiet"], environment: ["NYT_API_KEY": key], directory: dir)
+            let restart = try await runQuire(args + ["--restart", "--quiet"], environment: ["NYT_API_KEY": key], directory: dir)
             #expect(restart.status == 0 && api.requestCount > before)
-            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count == stored.count)
-            let both = try runQuire(args + ["--restart", "--refresh"], environment: ["NYT_API_KEY": key], directory: dir)
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == stored.count)
+            let both = try await runQuire(args + ["--restart", "--refresh"], environment: ["NYT_API_KEY": key], directory: dir)
             #expect(both.status == 64)
         }
     }
 
-    @Test func theDemoNeverWritesIntoAStoreItDidNotMake() throws {
+    @Test func theDemoNeverWritesIntoAStoreItDidNotMake() async throws {
         let api = try mutatedAPI(era: .era2019)
         defer { api.stop() }
-        try withScratch { dir in
-            let fetch = try runQuire(
+        try await withScratch { dir in
+            let fetch = try await runQuire(
                 ["fetch", "nyt", "--query", "climate", "--base-url", api.baseURL, "--rate", "100000/min", "--quiet"],
                 environment: ["NYT_API_KEY": key], directory: dir)
             #expect(fetch.status == 0, "\(fetch)")
-            let before = try runQuire(["dump"], directory: dir).stdout
-            let demo = try runQuire(["demo", "--articles", "30", "--quiet"], directory: dir)
+            let before = try await runQuire(["dump"], directory: dir).stdout
+            let demo = try await runQuire(["demo", "--articles", "30", "--quiet"], directory: dir)
             #expect(demo.status == 1)
             #expect(demo.stderr.contains("the demo did not write"), "\(demo)")
-            #expect(try runQuire(["dump"], directory: dir).stdout == before)
+            #expect(try await runQuire(["dump"], directory: dir).stdout == before)
             // Its own store, again and again, is fine.
-            let first = try runQuire(["--store", "demo.db", "demo", "--articles", "30", "--quiet"], directory: dir)
-            let second = try runQuire(["--store", "demo.db", "demo", "--articles", "30", "--quiet"], directory: dir)
+            let first = try await runQuire(["--store", "demo.db", "demo", "--articles", "30", "--quiet"], directory: dir)
+            let second = try await runQuire(["--store", "demo.db", "demo", "--articles", "30", "--quiet"], directory: dir)
             #expect(first.status == 0 && second.status == 0, "\(first) \(second)")
         }
     }

@@ -32,7 +32,7 @@ struct QuireRunError: Error, CustomStringConvertible {
 func runQuire(
     _ args: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil,
     executable: URL? = nil, timeout: TimeInterval? = nil
-) throws -> QuireResult {
+) async throws -> QuireResult {
     let scratch = FileManager.default.temporaryDirectory
         .appendingPathComponent("quire-cli-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -69,13 +69,21 @@ func runQuire(
         process.standardInput = FileHandle.nullDevice
     }
     try process.run()
+    // Polled with a sleep rather than waited on: a blocking wait would hold one of the
+    // cooperative pool's threads (two on a 2-core machine) for the child's whole run and starve
+    // the tests that run beside this one.
     var timedOut = false
-    if let timeout {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.isRunning {
+    let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+    while process.isRunning {
+        if let deadline, ContinuousClock.now >= deadline {
             timedOut = true
             kill(process.processIdentifier, SIGKILL)
+            break
+        }
+        do { try await Task.sleep(for: .milliseconds(2)) } catch {
+            kill(process.processIdentifier, SIGKILL)  // cancelled: leave no child behind
+            process.waitUntilExit()
+            throw error
         }
     }
     process.waitUntilExit()

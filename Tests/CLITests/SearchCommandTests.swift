@@ -4,17 +4,17 @@ import QuireNews
 import Testing
 
 @Suite struct SearchCommandTests {
-    @Test func searchPrintsRankedHitsWithScoresAndSnippets() throws {
-        try withScratch { dir in
-            let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 200), directory: dir)
+    @Test func searchPrintsRankedHitsWithScoresAndSnippets() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 200), directory: dir)
             #expect(load.status == 0, "\(load)")
             // A word of the first article's headline finds it.
-            let dump = lines(try runQuire(["dump"], directory: dir).stdout)
+            let dump = lines(try await runQuire(["dump"], directory: dir).stdout)
             let first = try JSONSerialization.jsonObject(with: Data(dump[0].utf8)) as? [String: Any]
             let headline = try #require(first?["headline"] as? String)
             let word = try #require(
                 headline.split(whereSeparator: { !$0.isLetter }).map(String.init).filter { $0.count >= 5 }.first)
-            let found = try runQuire(["search", word, "--limit", "500"], directory: dir)
+            let found = try await runQuire(["search", word, "--limit", "500"], directory: dir)
             #expect(found.status == 0, "\(found)")
             let hits = try lines(found.stdout).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             #expect(hits.contains { $0?["id"] as? String == first?["id"] as? String })
@@ -23,19 +23,19 @@ import Testing
             #expect(scores == scores.sorted(by: >))
             #expect(hits.allSatisfy { ($0?["snippet"] as? String)?.contains("«") ?? true })
             // Newest first, as a table.
-            let table = try runQuire(["search", word, "--sort", "newest", "--format", "table"], directory: dir)
+            let table = try await runQuire(["search", word, "--sort", "newest", "--format", "table"], directory: dir)
             #expect(table.status == 0)
             let dates = lines(table.stdout).map { String($0.prefix(10)) }
             #expect(dates == dates.sorted(by: >))
             // A malformed query is a usage error that says where.
-            let bad = try runQuire(["search", "storm \"surge"], directory: dir)
+            let bad = try await runQuire(["search", "storm \"surge"], directory: dir)
             #expect(bad.status == 64)
             #expect(bad.stderr.contains("unterminated phrase"))
             #expect(bad.stderr.contains("character"))
             // verify checks the postings; stats shows the index.
-            let verify = try runQuire(["verify"], directory: dir)
+            let verify = try await runQuire(["verify"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
-            let stats = try runQuire(["stats"], directory: dir)
+            let stats = try await runQuire(["stats"], directory: dir)
             #expect(stats.stdout.contains("search:post"))
         }
     }

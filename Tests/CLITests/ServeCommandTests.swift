@@ -14,16 +14,16 @@ let hostileID = "hostile:<script>alert(1)</script> 100%"
 
 /// A demo store (fetched through the fixture API) plus records with a long URL-like id and a
 /// hostile id and headline, in `dir/demo.db`.
-func makeServeStore(_ dir: URL, articles: Int = 120) throws -> String {
+func makeServeStore(_ dir: URL, articles: Int = 120) async throws -> String {
     let store = dir.appendingPathComponent("demo.db").path
-    let demo = try runQuire(["--store", store, "demo", "--articles", "\(articles)", "--quiet"])
+    let demo = try await runQuire(["--store", store, "demo", "--articles", "\(articles)", "--quiet"])
     try #require(demo.status == 0, "\(demo)")
     let extra = """
         {"id":\(jsonString(longURLID)),"headline":"A long id","publishedAt":"2024-02-02T10:00:00Z","section":"Long"}
         {"id":\(jsonString(hostileID)),"headline":"<script>alert(1)</script>","publishedAt":"2024-02-03T10:00:00Z","section":"Arts"}
 
         """
-    let load = try runQuire(["--store", store, "load", "-"], stdin: Data(extra.utf8))
+    let load = try await runQuire(["--store", store, "load", "-"], stdin: Data(extra.utf8))
     try #require(load.status == 0, "\(load)")
     return store
 }
@@ -33,8 +33,8 @@ func jsonString(_ text: String) -> String {
 }
 
 /// The records `quire dump` prints, parsed.
-func dumped(_ store: String, _ args: [String] = []) throws -> [[String: Any]] {
-    let dump = try runQuire(["--store", store, "dump"] + args)
+func dumped(_ store: String, _ args: [String] = []) async throws -> [[String: Any]] {
+    let dump = try await runQuire(["--store", store, "dump"] + args)
     try #require(dump.status == 0, "\(dump)")
     return try lines(dump.stdout).map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
 }
@@ -60,12 +60,12 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
 }
 
 @Suite(.serialized) struct ServeCommandTests {
-    @Test func listPagesThroughEveryArticleWithTheCursor() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir)
+    @Test func listPagesThroughEveryArticleWithTheCursor() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
-            let all = try dumped(store)
+            let all = try await dumped(store)
             let dated = all.filter { $0["publishedAt"] != nil }
             let newest = try allPages(server.port, "limit=37")
             let ids = newest.compactMap { $0["id"] as? String }
@@ -86,18 +86,18 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func filtersMatchDump() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir)
+    @Test func filtersMatchDump() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let section = "Front Page; U.S."
             let listed = try allPages(server.port, "section=\(percentEncoded(section))&limit=9")
             #expect(!listed.isEmpty)
             #expect(listed.allSatisfy { $0["section"] as? String == section })
-            #expect(listed.count == (try dumped(store, ["--section", section])).count)
+            #expect(listed.count == (try await dumped(store, ["--section", section])).count)
             let window = try allPages(server.port, "since=2016-01-01&until=20191231&limit=13")
-            let expected = try dumped(store, ["--since", "2016-01-01", "--until", "2019-12-31"])
+            let expected = try await dumped(store, ["--since", "2016-01-01", "--until", "2019-12-31"])
             #expect(window.count == expected.count && !window.isEmpty)
             #expect(window.allSatisfy { ($0["publishedAt"] as? String ?? "") >= "2016" && ($0["publishedAt"] as? String ?? "") < "2020" })
             // fields: only those, in that order, the same records.
@@ -111,17 +111,17 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func oneArticleByPercentEncodedIdIsWhatGetPrints() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir)
+    @Test func oneArticleByPercentEncodedIdIsWhatGetPrints() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
-            let ids = try dumped(store).compactMap { $0["id"] as? String }
+            let ids = try await dumped(store).compactMap { $0["id"] as? String }
             let hex = try #require(ids.first { $0.count == 24 && $0.allSatisfy(\.isHexDigit) })
             let nyt = try #require(ids.first { $0.hasPrefix("nyt://") })
             let feed = try #require(ids.first { $0.hasPrefix("feedzilla:") })
             for id in [hex, nyt, feed, longURLID, hostileID] {
-                let printed = try runQuire(["--store", store, "get", id])
+                let printed = try await runQuire(["--store", store, "get", id])
                 try #require(printed.status == 0, "\(printed)")
                 let response = try get(server.port, "/api/articles/" + percentEncoded(id))
                 #expect(response.status == 200, "\(id.prefix(60)): \(response)")
@@ -136,9 +136,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func etagIfNoneMatchAndGzip() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir)
+    @Test func etagIfNoneMatchAndGzip() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let target = "/api/articles/" + percentEncoded(longURLID)
@@ -158,9 +158,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func errorsAreJSONWithTheRightStatus() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir, articles: 30)
+    @Test func errorsAreJSONWithTheRightStatus() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 30)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let cases: [(String, Int, String?)] = [
@@ -220,9 +220,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func malformedAndSlowClientsNeverStopTheServer() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir, articles: 30)
+    @Test func malformedAndSlowClientsNeverStopTheServer() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 30)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let garbage = [
@@ -261,9 +261,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func pageAssetsStatsAndSections() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir, articles: 60)
+    @Test func pageAssetsStatsAndSections() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 60)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let page = try get(server.port, "/")
@@ -278,21 +278,21 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             #expect(try get(server.port, "/app.css").status == 200)
 
             let stats = try #require(try get(server.port, "/api/stats").json)
-            let cli = try runQuire(["--store", store, "stats", "--json"])
+            let cli = try await runQuire(["--store", store, "stats", "--json"])
             let cliStats = try #require(try JSONSerialization.jsonObject(with: Data(cli.stdout.utf8)) as? [String: Any])
             func articles(_ s: [String: Any]) -> Int? {
                 (s["collections"] as? [[String: Any]])?.first { $0["name"] as? String == "articles" }?["records"] as? Int
             }
             #expect(articles(stats) != nil && articles(stats) == articles(cliStats))
             let sections = try #require(try get(server.port, "/api/sections").json?["sections"] as? [[String: Any]])
-            let withSection = try dumped(store).filter { $0["section"] != nil }.count
+            let withSection = try await dumped(store).filter { $0["section"] != nil }.count
             #expect(sections.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == withSection)
         }
     }
 
-    @Test func changesStreamReportsCommitsOfAnotherProcess() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir, articles: 30)
+    @Test func changesStreamReportsCommitsOfAnotherProcess() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 30)
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let socket = try TestSocket(port: server.port)
@@ -306,7 +306,7 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
                 {"id":"sse-3","headline":"three","publishedAt":"2024-05-03T00:00:00Z"}
 
                 """
-            let load = try runQuire(["--store", store, "load", "-"], stdin: Data(records.utf8))
+            let load = try await runQuire(["--store", store, "load", "-"], stdin: Data(records.utf8))
             try #require(load.status == 0, "\(load)")
             let events = String(decoding: socket.receive { String(decoding: $0, as: UTF8.self).contains("\"change\":3") }, as: UTF8.self)
             #expect(events.contains("event: commit"), "\(events)")
@@ -316,28 +316,28 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func servesAStoreBuiltByFetch() throws {
+    @Test func servesAStoreBuiltByFetch() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 45
         configuration.apiKey = "serve-test-key"
         let api = try FixtureAPI(configuration: configuration)
         defer { api.stop() }
-        try withScratch { dir in
+        try await withScratch { dir in
             let store = dir.appendingPathComponent("fetched.db").path
-            let fetch = try runQuire(
+            let fetch = try await runQuire(
                 ["--store", store, "fetch", "nyt", "--query", "climate", "--base-url", api.baseURL, "--rate", "6000",
                  "--quiet"], environment: ["NYT_API_KEY": "serve-test-key"])
             try #require(fetch.status == 0, "\(fetch)")
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let listed = try allPages(server.port, "limit=20").compactMap { $0["id"] as? String }
-            let stored = try dumped(store).filter { $0["publishedAt"] != nil }.compactMap { $0["id"] as? String }
+            let stored = try await dumped(store).filter { $0["publishedAt"] != nil }.compactMap { $0["id"] as? String }
             #expect(!listed.isEmpty && Set(listed) == Set(stored))
         }
     }
 
-    @Test func aMissingStoreIs503UntilOneAppears() throws {
-        try withScratch { dir in
+    @Test func aMissingStoreIs503UntilOneAppears() async throws {
+        try await withScratch { dir in
             let store = dir.appendingPathComponent("later.db").path
             let server = try ServeProcess(store: store)
             defer { server.stop() }
@@ -345,7 +345,7 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let early = try get(server.port, "/api/articles")
             #expect(early.status == 503 && early.headers["retry-after"] == "1")
             #expect(early.json?["status"] as? Int == 503)
-            let load = try runQuire(["--store", store, "load", "-"], stdin: try generatedJSONL(count: 25))
+            let load = try await runQuire(["--store", store, "load", "-"], stdin: try generatedJSONL(count: 25))
             try #require(load.status == 0, "\(load)")
             var status = 0
             for _ in 0..<50 {
@@ -358,9 +358,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test(arguments: [SIGINT, SIGTERM]) func stopsCleanlyOnTheFirstSignal(_ signalNumber: Int32) throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir, articles: 20)
+    @Test(arguments: [SIGINT, SIGTERM]) func stopsCleanlyOnTheFirstSignal(_ signalNumber: Int32) async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 20)
             let server = try ServeProcess(store: store)
             let stream = try TestSocket(port: server.port)
             stream.send("GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -378,9 +378,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
-    @Test func otherAddressesWarnAndBadOnesAreUsageErrors() throws {
-        try withScratch { dir in
-            let store = try makeServeStore(dir, articles: 10)
+    @Test func otherAddressesWarnAndBadOnesAreUsageErrors() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 10)
             let server = try ServeProcess(store: store, ["--host", "0.0.0.0"])
             #expect(server.stderr.contains("warning: listening on 0.0.0.0"))
             #expect(try get(server.port, "/api/stats").status == 200)
@@ -388,9 +388,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let loopback = try ServeProcess(store: store, ["--host", "localhost"])
             #expect(!loopback.stderr.contains("warning"))
             loopback.stop()
-            let bad = try runQuire(["--store", store, "serve", "--host", "example.com"])
+            let bad = try await runQuire(["--store", store, "serve", "--host", "example.com"])
             #expect(bad.status == 64 && bad.stderr.contains("--host"), "\(bad)")
-            let badPort = try runQuire(["--store", store, "serve", "--port", "70000"])
+            let badPort = try await runQuire(["--store", store, "serve", "--port", "70000"])
             #expect(badPort.status == 64)
         }
     }

@@ -22,14 +22,19 @@ func withScratch<R>(_ body: (URL) throws -> R) throws -> R {
     try withTemporaryDirectoryURL("cmd", body)
 }
 
+/// ``withScratch(_:)`` for async bodies.
+func withScratch<R>(_ body: (URL) async throws -> R) async throws -> R {
+    try await withTemporaryDirectoryURL("cmd", body)
+}
+
 func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
 
 @Suite struct StoreCommandTests {
-    @Test func loadThenDumpGetStatsVerify() throws {
-        try withScratch { dir in
-            let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 300), directory: dir)
+    @Test func loadThenDumpGetStatsVerify() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 300), directory: dir)
             #expect(load.status == 0, "\(load)")
-            let dump = try runQuire(["dump"], directory: dir)
+            let dump = try await runQuire(["dump"], directory: dir)
             #expect(dump.status == 0)
             #expect(dump.stderr.isEmpty)
             let records = lines(dump.stdout)
@@ -40,58 +45,58 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             // An absent value is omitted, never written as "".
             #expect(!dump.stdout.contains("\"\""))
 
-            let get = try runQuire(["get", id], directory: dir)
+            let get = try await runQuire(["get", id], directory: dir)
             #expect(get.status == 0)
             #expect(lines(get.stdout) == [records[0]])
-            let table = try runQuire(["get", id, "--format", "table"], directory: dir)
+            let table = try await runQuire(["get", id, "--format", "table"], directory: dir)
             #expect(table.stdout.contains("id"))
             #expect(table.stdout.contains(id))
 
-            let stats = try runQuire(["stats", "--json"], directory: dir)
+            let stats = try await runQuire(["stats", "--json"], directory: dir)
             #expect(stats.status == 0)
             let object = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
             let collections = object?["collections"] as? [[String: Any]]
             #expect(collections?.first { $0["name"] as? String == "articles" }?["records"] as? Int == 300)
-            let text = try runQuire(["stats"], directory: dir)
+            let text = try await runQuire(["stats"], directory: dir)
             #expect(text.stdout.contains("articles: 300 records"))
 
-            let verify = try runQuire(["verify", "--quiet"], directory: dir)
+            let verify = try await runQuire(["verify", "--quiet"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
         }
     }
 
-    @Test func dumpLoadDumpIsIdentical() throws {
-        try withScratch { dir in
-            _ = try runQuire(["--store", "a.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 250, seed: 9), directory: dir)
-            let first = try runQuire(["--store", "a.db", "dump", "--format", "jsonl"], directory: dir)
+    @Test func dumpLoadDumpIsIdentical() async throws {
+        try await withScratch { dir in
+            _ = try await runQuire(["--store", "a.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 250, seed: 9), directory: dir)
+            let first = try await runQuire(["--store", "a.db", "dump", "--format", "jsonl"], directory: dir)
             #expect(lines(first.stdout).count == 250)
-            let load = try runQuire(["--store", "b.db", "load", "-", "--quiet"], stdin: Data(first.stdout.utf8), directory: dir)
+            let load = try await runQuire(["--store", "b.db", "load", "-", "--quiet"], stdin: Data(first.stdout.utf8), directory: dir)
             #expect(load.status == 0, "\(load)")
-            let second = try runQuire(["--store", "b.db", "dump", "--format", "jsonl"], directory: dir)
+            let second = try await runQuire(["--store", "b.db", "dump", "--format", "jsonl"], directory: dir)
             #expect(second.stdout == first.stdout)
         }
     }
 
-    @Test func loadReadsTheJSONArrayDumpToo() throws {
-        try withScratch { dir in
-            _ = try runQuire(["--store", "a.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 40, seed: 11), directory: dir)
-            let json = try runQuire(["--store", "a.db", "dump", "--format", "json"], directory: dir)
-            let load = try runQuire(["--store", "b.db", "load", "-", "--quiet"], stdin: Data(json.stdout.utf8), directory: dir)
+    @Test func loadReadsTheJSONArrayDumpToo() async throws {
+        try await withScratch { dir in
+            _ = try await runQuire(["--store", "a.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 40, seed: 11), directory: dir)
+            let json = try await runQuire(["--store", "a.db", "dump", "--format", "json"], directory: dir)
+            let load = try await runQuire(["--store", "b.db", "load", "-", "--quiet"], stdin: Data(json.stdout.utf8), directory: dir)
             #expect(load.status == 0, "\(load)")
-            let a = try runQuire(["--store", "a.db", "dump"], directory: dir).stdout
-            let b = try runQuire(["--store", "b.db", "dump"], directory: dir).stdout
+            let a = try await runQuire(["--store", "a.db", "dump"], directory: dir).stdout
+            let b = try await runQuire(["--store", "b.db", "dump"], directory: dir).stdout
             #expect(lines(b).count == 40)
             #expect(a == b)
         }
     }
 
-    @Test func dumpFiltersAndFormats() throws {
-        try withScratch { dir in
-            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 200, seed: 3), directory: dir)
-            let all = lines(try runQuire(["dump"], directory: dir).stdout).map {
+    @Test func dumpFiltersAndFormats() async throws {
+        try await withScratch { dir in
+            _ = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 200, seed: 3), directory: dir)
+            let all = lines(try await runQuire(["dump"], directory: dir).stdout).map {
                 try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
             }
-            let since = try runQuire(["dump", "--since", "2016-01-01", "--until", "20181231"], directory: dir)
+            let since = try await runQuire(["dump", "--since", "2016-01-01", "--until", "20181231"], directory: dir)
             let expected = all.filter {
                 guard let d = $0["publishedAt"] as? String else { return false }
                 return d >= "2016-01-01" && d < "2019-01-01"
@@ -106,23 +111,23 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             #expect(dates == dates.sorted())
 
             let section = try #require(all.compactMap { $0["section"] as? String }.first)
-            let bySection = lines(try runQuire(["dump", "--section", section], directory: dir).stdout)
+            let bySection = lines(try await runQuire(["dump", "--section", section], directory: dir).stdout)
             #expect(bySection.count == all.filter { $0["section"] as? String == section }.count)
 
-            #expect(lines(try runQuire(["dump", "--limit", "5"], directory: dir).stdout).count == 5)
-            let json = try runQuire(["dump", "--format", "json", "--limit", "3"], directory: dir)
+            #expect(lines(try await runQuire(["dump", "--limit", "5"], directory: dir).stdout).count == 5)
+            let json = try await runQuire(["dump", "--format", "json", "--limit", "3"], directory: dir)
             let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any]
             #expect(array?.count == 3)
-            let table = try runQuire(["dump", "--format", "table", "--limit", "2"], directory: dir)
+            let table = try await runQuire(["dump", "--format", "table", "--limit", "2"], directory: dir)
             #expect(lines(table.stdout).count == 3)
             #expect(table.stdout.hasPrefix("id "))
         }
     }
 
-    @Test func missingAndCorruptStoresFailClearly() throws {
-        try withScratch { dir in
+    @Test func missingAndCorruptStoresFailClearly() async throws {
+        try await withScratch { dir in
             for command in [["dump"], ["get", "x"], ["stats"], ["verify"]] {
-                let result = try runQuire(["--store", "nowhere.db"] + command, directory: dir)
+                let result = try await runQuire(["--store", "nowhere.db"] + command, directory: dir)
                 #expect(result.status == 1)
                 #expect(result.stderr.hasPrefix("quire: \(command[0]): nowhere.db: no store at this path"), "\(result)")
                 #expect(result.stdout.isEmpty)
@@ -130,34 +135,34 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let corrupt = dir.appendingPathComponent("corrupt.db")
             try FileManager.default.createDirectory(at: corrupt, withIntermediateDirectories: true)
             try Data(repeating: 0xAB, count: 65_536).write(to: corrupt.appendingPathComponent("data.mdb"))
-            let result = try runQuire(["--store", "corrupt.db", "dump"], directory: dir)
+            let result = try await runQuire(["--store", "corrupt.db", "dump"], directory: dir)
             #expect(result.status == 1)
             #expect(result.stderr.hasPrefix("quire: dump: corrupt.db: "), "\(result)")
         }
     }
 
-    @Test func getOfAMissingIdAndBadLoadLines() throws {
-        try withScratch { dir in
-            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3), directory: dir)
-            let missing = try runQuire(["get", "no-such-id"], directory: dir)
+    @Test func getOfAMissingIdAndBadLoadLines() async throws {
+        try await withScratch { dir in
+            _ = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3), directory: dir)
+            let missing = try await runQuire(["get", "no-such-id"], directory: dir)
             #expect(missing.status == 1)
             #expect(missing.stderr == "quire: get: no-such-id: no such record\n")
             var bad = try generatedJSONL(count: 2)
             bad.append(Data("{\"id\": \"x\"\n".utf8))
-            let load = try runQuire(["load", "-", "--quiet"], stdin: bad, directory: dir)
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: bad, directory: dir)
             #expect(load.status == 1)
             #expect(load.stderr.contains("quire: load: line 3:"), "\(load)")
-            let noID = try runQuire(["load", "-", "--quiet"], stdin: Data("{\"url\":\"y\"}\n".utf8), directory: dir)
+            let noID = try await runQuire(["load", "-", "--quiet"], stdin: Data("{\"url\":\"y\"}\n".utf8), directory: dir)
             #expect(noID.status == 1 && noID.stderr.contains("line 1: missing field 'id'"), "\(noID)")
-            let missingFile = try runQuire(["load", "nope.jsonl"], directory: dir)
+            let missingFile = try await runQuire(["load", "nope.jsonl"], directory: dir)
             #expect(missingFile.status == 1)
             #expect(missingFile.stderr.hasPrefix("quire: load: nope.jsonl: No such file"))
         }
     }
 
-    @Test func dumpIntoHeadEndsQuietly() throws {
-        try withScratch { dir in
-            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3000), directory: dir)
+    @Test func dumpIntoHeadEndsQuietly() async throws {
+        try await withScratch { dir in
+            _ = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3000), directory: dir)
             let binary = try QuireBinary.url().path
             let script = "'\(binary)' dump | head -1; echo \"status=${PIPESTATUS[0]}\" >&2"
             let process = Process()
@@ -177,9 +182,9 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
         }
     }
 
-    @Test func dumpWhileAnotherProcessLoads() throws {
-        try withScratch { dir in
-            _ = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 10), directory: dir)
+    @Test func dumpWhileAnotherProcessLoads() async throws {
+        try await withScratch { dir in
+            _ = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 10), directory: dir)
             let big = dir.appendingPathComponent("big.jsonl")
             try generatedJSONL(count: 6000, seed: 77).write(to: big)
             let loader = Process()
@@ -189,14 +194,14 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             try loader.run()
             var counts: [Int] = []
             while loader.isRunning || counts.isEmpty {
-                let dump = try runQuire(["dump"], directory: dir)
+                let dump = try await runQuire(["dump"], directory: dir)
                 #expect(dump.status == 0, "\(dump)")
                 counts.append(lines(dump.stdout).count)
             }
             loader.waitUntilExit()
             #expect(loader.terminationStatus == 0)
             #expect(counts == counts.sorted())  // snapshots only move forward
-            #expect(lines(try runQuire(["dump"], directory: dir).stdout).count == 6010)
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 6010)
         }
     }
 }
@@ -204,8 +209,8 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
 @Suite struct InterruptTests {
     /// Ctrl-C during a load stops at a chunk boundary: exit 130, and the store verifies with
     /// whole chunks only.
-    @Test func interruptedLoadLeavesAConsistentStore() throws {
-        try withScratch { dir in
+    @Test func interruptedLoadLeavesAConsistentStore() async throws {
+        try await withScratch { dir in
             let file = dir.appendingPathComponent("big.jsonl")
             try generatedJSONL(count: 12_000, seed: 5).write(to: file)
             let process = Process()
@@ -220,9 +225,9 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             if interrupted { kill(process.processIdentifier, SIGINT) }
             process.waitUntilExit()
             #expect(process.terminationStatus == (interrupted ? 130 : 0))
-            let verify = try runQuire(["verify", "--quiet"], directory: dir)
+            let verify = try await runQuire(["verify", "--quiet"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
-            let count = lines(try runQuire(["dump"], directory: dir).stdout).count
+            let count = lines(try await runQuire(["dump"], directory: dir).stdout).count
             #expect(count % 5_000 == 0)
         }
     }

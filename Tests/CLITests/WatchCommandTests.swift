@@ -4,11 +4,11 @@ import Testing
 /// `quire watch`: the durable change feed on stdout, from another process than the writer, until
 /// the first Ctrl-C.
 @Suite struct WatchCommandTests {
-    @Test func watchPrintsEveryCommitSinceASequenceAndStopsOnTheFirstSignal() throws {
-        try withScratch { dir in
+    @Test func watchPrintsEveryCommitSinceASequenceAndStopsOnTheFirstSignal() async throws {
+        try await withScratch { dir in
             // Three loads: three chunks, three commits (and the store's own first ones).
             for seed in [1, 2, 3] as [UInt64] {
-                let load = try runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 20, seed: seed), directory: dir)
+                let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 20, seed: seed), directory: dir)
                 #expect(load.status == 0, "\(load)")
             }
             let out = dir.appendingPathComponent("watch.out")

@@ -7,8 +7,8 @@ import Testing
 @Suite struct WholeStoreDumpTests {
     private let key = "whole-store-KEY-7c1d"
 
-    private func stats(_ store: String, _ dir: URL) throws -> [String] {
-        let stats = try runQuire(["--store", store, "stats"], directory: dir)
+    private func stats(_ store: String, _ dir: URL) async throws -> [String] {
+        let stats = try await runQuire(["--store", store, "stats"], directory: dir)
         #expect(stats.status == 0, "\(stats)")
         return lines(stats.stdout).filter { $0.hasPrefix("collection") || $0.hasPrefix("relation") || $0.hasPrefix("  index") }
             .map {
@@ -18,37 +18,37 @@ import Testing
             .map { $0.replacingOccurrences(of: #" entries, [0-9,]+ bytes"#, with: " entries", options: .regularExpression) }
     }
 
-    @Test func aWholeStoreDumpLoadsIntoAnIdenticalStore() throws {
+    @Test func aWholeStoreDumpLoadsIntoAnIdenticalStore() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 60
         configuration.apiKey = key
         configuration.mutations = DocumentMutationPlan(seed: 19, percent: 20)  // some rejects
         let api = try FixtureAPI(configuration: configuration)
         defer { api.stop() }
-        try withScratch { dir in
-            let fetch = try runQuire(
+        try await withScratch { dir in
+            let fetch = try await runQuire(
                 ["--store", "a.db", "fetch", "nyt", "--query", "whole", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"],
                 environment: ["NYT_API_KEY": key], directory: dir)
             #expect(fetch.status == 0, "\(fetch)")
-            let demo = try runQuire(["--store", "demo.db", "demo", "--articles", "40"], directory: dir)
+            let demo = try await runQuire(["--store", "demo.db", "demo", "--articles", "40"], directory: dir)
             #expect(demo.status == 0, "\(demo)")
             for source in ["a.db", "demo.db"] {
-                let dump = try runQuire(["--store", source, "dump", "--all"], directory: dir)
+                let dump = try await runQuire(["--store", source, "dump", "--all"], directory: dir)
                 #expect(dump.status == 0, "\(dump)")
                 let sections = lines(dump.stdout).filter { $0.hasPrefix(#"{"@quire":"#) }
                 #expect(sections.contains(#"{"@quire":"collection","name":"articles"}"#), "\(sections)")
                 #expect(sections.last == #"{"@quire":"collection","name":"articles"}"#)
                 let copy = "copy-" + source
-                let load = try runQuire(["--store", copy, "load", "-", "--quiet"], stdin: Data(dump.stdout.utf8), directory: dir)
+                let load = try await runQuire(["--store", copy, "load", "-", "--quiet"], stdin: Data(dump.stdout.utf8), directory: dir)
                 #expect(load.status == 0, "\(load)")
-                let again = try runQuire(["--store", copy, "dump", "--all"], directory: dir)
+                let again = try await runQuire(["--store", copy, "dump", "--all"], directory: dir)
                 #expect(again.stdout == dump.stdout, "\(source): the copy's dump differs")
-                #expect(try stats(copy, dir) == stats(source, dir))
-                let verify = try runQuire(["--store", copy, "verify"], directory: dir)
+                #expect(try await stats(copy, dir) == stats(source, dir))
+                let verify = try await runQuire(["--store", copy, "verify"], directory: dir)
                 #expect(verify.status == 0, "\(verify)")
             }
             // The fetch store had something in each of the fetch service's collections.
-            let fetched = try stats("a.db", dir)
+            let fetched = try await stats("a.db", dir)
             for name in ["articles", "sources", "tags", "raw", "rejects", "budgets"] {
                 #expect(fetched.contains { $0.hasPrefix("collection   \(name): ") && !$0.contains(": 0 records") }, "\(name): \(fetched)")
             }
@@ -56,10 +56,10 @@ import Testing
         }
     }
 
-    @Test func dumpAllTakesNoFilterAndOnlyJSONLines() throws {
-        try withScratch { dir in
+    @Test func dumpAllTakesNoFilterAndOnlyJSONLines() async throws {
+        try await withScratch { dir in
             for args in [["dump", "--all", "--format", "json"], ["dump", "--all", "--limit", "3"], ["dump", "--all", "--collection", "lists"]] {
-                let result = try runQuire(args, directory: dir)
+                let result = try await runQuire(args, directory: dir)
                 #expect(result.status == 64, "\(args): \(result)")
             }
         }

@@ -29,6 +29,13 @@ public func withTemporaryDirectoryURL<R>(_ prefix: String = "test", _ body: (URL
     try withTemporaryDirectory(prefix) { path in try body(URL(fileURLWithPath: path, isDirectory: true)) }
 }
 
+/// ``withTemporaryDirectoryURL(_:_:)`` for async bodies.
+public func withTemporaryDirectoryURL<R>(
+    _ prefix: String = "test", _ body: (URL) async throws -> R
+) async throws -> R {
+    try await withTemporaryDirectory(prefix) { path in try await body(URL(fileURLWithPath: path, isDirectory: true)) }
+}
+
 private func makeTemporaryPath(_ prefix: String, create: Bool) throws -> String {
     let path = NSTemporaryDirectory() + "quire-\(prefix)-\(UUID().uuidString)"
     if create { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }

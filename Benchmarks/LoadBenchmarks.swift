@@ -79,6 +79,7 @@ final class QuireLoadBenchmark: Benchmark {
         let collection = self.collection
         let path = input.url.path
         var loaded: ArticleLoader.Report?
+        let before = AnonymousMemory.current()
         let peak = try AnonymousMemory.peak {
             loaded = try blockingAwait {
                 let reader = try LineBlockReader(path: path)
@@ -86,7 +87,7 @@ final class QuireLoadBenchmark: Benchmark {
             }
         }
         guard let report = loaded else { throw BenchError("no load report") }
-        note = "\(report.chunks) chunk commits, peak RssAnon \(peak >> 20) MiB; bytes/record is the JSON line's"
+        note = "\(report.chunks) chunk commits, peak RssAnon \(peak >> 20) MiB (\(before >> 20) MiB before it); bytes/record is the JSON line's"
         return report.records
     }
 

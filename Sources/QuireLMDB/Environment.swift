@@ -296,16 +296,21 @@ public final class Environment: @unchecked Sendable {
                 var txn: OpaquePointer?
                 try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin", path: path)
                 guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
-                do {
-                    dbi = try Environment.openDBI(txn, name, openFlags, path)
-                } catch {
+                var opened: MDB_dbi = 0
+                let rc = Environment.openDBI(txn, name, openFlags, &opened)
+                if rc != MDB_SUCCESS {
                     mdb_txn_abort(txn)
-                    throw error
+                    try check(rc, "mdb_dbi_open", path: path)
                 }
+                dbi = opened
                 try check(mdb_txn_commit(txn), "mdb_txn_commit", path: path)
             } else {
                 dbi = try write { (txn: borrowing WriteTransaction) throws(LMDBError) -> MDB_dbi in
-                    try Environment.openDBI(txn.raw.txn, name, openFlags, path)
+                    // Creating a database writes the main database: through the transaction's
+                    // check, so that a full map grows and the open runs again.
+                    var opened: MDB_dbi = 0
+                    try txn.raw.check(Environment.openDBI(txn.raw.txn, name, openFlags, &opened), "mdb_dbi_open")
+                    return opened
                 }
             }
         } catch let error as LMDBError {
@@ -319,13 +324,9 @@ public final class Environment: @unchecked Sendable {
     }
 
     private static func openDBI(
-        _ txn: OpaquePointer, _ name: String?, _ flags: DatabaseFlags, _ path: String
-    ) throws(LMDBError) -> MDB_dbi {
-        var dbi: MDB_dbi = 0
-        let rc: Int32 =
-            if let name { mdb_dbi_open(txn, name, flags.rawValue, &dbi) } else { mdb_dbi_open(txn, nil, flags.rawValue, &dbi) }
-        try check(rc, "mdb_dbi_open", path: path)
-        return dbi
+        _ txn: OpaquePointer, _ name: String?, _ flags: DatabaseFlags, _ dbi: inout MDB_dbi
+    ) -> Int32 {
+        if let name { mdb_dbi_open(txn, name, flags.rawValue, &dbi) } else { mdb_dbi_open(txn, nil, flags.rawValue, &dbi) }
     }
 
     /// The id of the last committed write transaction (of any process): one look at the meta

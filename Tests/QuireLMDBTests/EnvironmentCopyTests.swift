@@ -82,4 +82,34 @@ import Testing
             #expect(try env.read { txn in try txn.get(bytes("format"), in: meta) } == bytes("2"))
         }
     }
+
+    /// A compacted copy's map can be exactly as large as its pages (LMDB maps at least the
+    /// file): creating a database in it must grow the map, as a put would (`quire copy
+    /// --compact` of a large store failed with MDB_MAP_FULL when it opened its scratch database).
+    @Test func creatingADatabaseInAFullMapGrowsIt() throws {
+        try withTemporaryDirectory { dir in
+            var options = EnvironmentOptions()
+            options.mapSize = 1 << 20
+            options.maxDatabases = 64
+            let source = try Environment(path: dir + "/source", options: options)
+            let db = try source.openDatabase("data")
+            try source.write { txn in
+                for i in 0..<6_000 { try txn.put(Array(repeating: UInt8(i % 251), count: 400), forKey: bytes("k\(i)"), in: db) }
+            }
+            try source.copy(to: dir + "/copy", compact: true)
+            source.close()
+
+            let copy = try Environment(path: dir + "/copy", options: options)
+            defer { copy.close() }
+            let before = try copy.info()
+            let names = (0..<40).map { "new\($0)" }
+            for name in names { _ = try copy.openDatabase(name) }
+            #expect(try copy.info().mapSize >= before.mapSize)
+            let data = try copy.openDatabase("data", flags: [])
+            #expect(try copy.read { txn in try txn.count(of: data) } == 6_000)
+            let created = try copy.openDatabase("new39", flags: [])
+            try copy.write { txn in try txn.put(bytes("v"), forKey: bytes("k"), in: created) }
+            #expect(try copy.read { txn in try txn.get(bytes("k"), in: created) } == bytes("v"))
+        }
+    }
 }

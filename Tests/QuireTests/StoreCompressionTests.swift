@@ -91,6 +91,30 @@ private func size(_ store: Store, _ articles: [Article]) throws -> Int {
         }
     }
 
+    /// A load held in its sort window commits nothing before its end, so a dictionary trained
+    /// after a commit came after every record was encoded: it trains first, from its values.
+    @Test func aLoadThatReachesTheThresholdTrainsTheDictionaryBeforeItWrites() async throws {
+        try await withTemporaryStorePath { path in
+            let sample = generatedArticles(900, seed: 8)
+            var options = StoreOptions()
+            options.dictionaryTrainingThreshold = 300
+            let store = try Store(path: path, options: options)
+            defer { store.close() }
+            try store.register(Self.packed)
+            _ = try await store.bulkInsert(Array(sample[..<100]), into: Self.packed)  // below: no dictionary
+            #expect(try Self.headers(store, sample[..<100]).allSatisfy { $0 & 0x50 == 0x10 })
+            // Random ids, in chunks smaller than the input: held, merged and written at the end.
+            var bulk = BulkInsertOptions(chunkSize: 200)
+            bulk.sortWindow = 64 << 20
+            let report = try await store.bulkInsert(Array(sample[100...]), into: Self.packed, options: bulk)
+            #expect(report.records == 800)
+            #expect(try Self.headers(store, sample[100...]).allSatisfy { $0 & 0x50 == 0x50 })
+            let values = try store.read { snap in try snap.values(of: Self.packed) }
+            #expect(values == sample.sorted { $0.id < $1.id })
+            #expect(try store.verify().isSound)
+        }
+    }
+
     @Test func aCompactBackupRewritesRecordsWrittenBeforeTheDictionary() async throws {
         try await withTemporaryStorePath { path in
             try await withTemporaryStorePath { copy in
@@ -107,8 +131,9 @@ private func size(_ store: Store, _ articles: [Article]) throws -> Int {
                 let store = try Store(path: path, options: options)
                 defer { store.close() }
                 try store.register(Self.packed)
-                _ = try await store.bulkInsert(Array(sample[100..<260]), into: Self.packed)
-                _ = try await store.bulkInsert(Array(sample[260...]), into: Self.packed)
+                // 200 records stay below the threshold; the next load reaches it and trains first.
+                _ = try await store.bulkInsert(Array(sample[100..<200]), into: Self.packed)
+                _ = try await store.bulkInsert(Array(sample[200...]), into: Self.packed)
                 let before = try Self.headers(store, sample[...])
                 #expect(before[0] & 0x10 == 0 && before[150] & 0x50 == 0x10 && before[299] & 0x50 == 0x50)
                 try store.backup(to: copy)

@@ -51,6 +51,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var backgroundFlush: Task<Void, Never>?
     private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
     private let start = ContinuousClock.now
+    /// Whether the first chunk looked for a compression dictionary to train.
+    private var dictionaryChecked = false
     /// Set while a `submit` runs: two at once would interleave chunks and corrupt the held state.
     private let busy = Atomic<Bool>(false)
 
@@ -88,6 +90,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             preconditionFailure("BulkLoader.submit called while another submit of the same loader runs")
         }
         defer { busy.store(false, ordering: .releasing) }
+        if !dictionaryChecked {
+            dictionaryChecked = true
+            try await store.trainDictionaryBeforeLoad(values, collection, previous: lastFields)
+        }
         let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
         lastFields = encoded.fields
         if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks) {

@@ -49,6 +49,14 @@ extension Store {
             try snap.checkIntact()
             return out
         }
+        return try storeDictionary(name, trainedOn: samples, capacity: capacity)
+    }
+
+    /// Trains the dictionary of the compressed collection `name`, which has none, on the plain
+    /// record bodies `samples`, stores it and has the collection's new records use it. Runs on
+    /// the writer.
+    private func storeDictionary(_ name: String, trainedOn samples: [[UInt8]], capacity: Int) throws -> Int {
+        let c = try resolved(name)
         guard samples.count >= 8 else {
             throw StoreError(.codec, "collection '\(name)' has \(samples.count) records; at least 8 are needed to train")
         }
@@ -85,6 +93,37 @@ extension Store {
             } catch {
                 dictionaryTrainingFailed.withLock { _ = $0.insert(name) }
             }
+        }
+    }
+
+    /// Before a bulk load's first chunk: trains the dictionary of a compressed collection that
+    /// has none from the load's own first values, when they and the stored records reach
+    /// ``StoreOptions/dictionaryTrainingThreshold``, so that the load writes its records with
+    /// it. Training after a commit would come too late for a load held in its sort window or
+    /// spilled to sorted runs: every record is encoded before the first commit. A failed
+    /// training changes nothing (the load compresses without a dictionary) and is not retried.
+    func trainDictionaryBeforeLoad<V>(
+        _ values: ArraySlice<V>, _ collection: StoreCollection<V>, previous: FieldTable?, sampleSize: Int = 2_000
+    ) async throws {
+        let threshold = options.dictionaryTrainingThreshold
+        guard threshold > 0, !options.readOnly, !values.isEmpty else { return }
+        let c = try resolvedForWrite(collection)
+        guard c.definition.compressed, !c.hasDictionary,
+            !dictionaryTrainingFailed.withLock({ $0.contains(collection.name) })
+        else { return }
+        let stored = try read { snap in try snap.count(of: c.records) }
+        guard stored + values.count >= threshold else { return }
+        let sample = try encodeChunk(values.prefix(sampleSize), collection, sort: false, previous: previous)
+        let bodies = try sample.entries.map { try c.decoder.plainBody($0.record.buffer) }
+        let name = collection.name
+        do {
+            try await writer.run {
+                // Trained meanwhile, here or by another process: never replace a dictionary.
+                guard try !self.resolved(name).hasDictionary, try self.storedDictionary(name) == nil else { return }
+                _ = try self.storeDictionary(name, trainedOn: bodies, capacity: 32 << 10)
+            }
+        } catch let error as StoreError where error.code == .codec {
+            dictionaryTrainingFailed.withLock { _ = $0.insert(name) }
         }
     }
 

@@ -39,6 +39,18 @@ extension Store {
         return chunk
     }
 
+    /// The plain (uncompressed) record bodies of `values`, as the compressor sees them: what a
+    /// dictionary trains on. No search analysis, nothing kept.
+    func plainBodies<V>(_ values: ArraySlice<V>, _ collection: StoreCollection<V>, previous: FieldTable?) throws
+        -> [[UInt8]]
+    {
+        let c = try resolvedForWrite(collection)
+        var base = fields
+        if let previous, previous.count > base.count, previous.names.starts(with: base.names) { base = previous }
+        let encoded = try encodeInParallel(values, c, collection, base, sort: false)
+        return try encoded.entries.map { try c.decoder.plainBody($0.record.buffer) }
+    }
+
     /// Gives all `chunks` the ids of one field table and returns it: a chunk encoded against a
     /// table that isn't a prefix of the newest one (another writer interned names meanwhile)
     /// is encoded again. With `base` (the table of a run spilled before), the table returned

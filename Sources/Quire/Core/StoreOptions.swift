@@ -42,7 +42,8 @@ public struct StoreOptions: Sendable {
     public var verifyChecksums: Bool = false
 
     /// How many records a compressed collection must hold before the store trains its zstd
-    /// dictionary by itself (after the commit that reached it); 0 leaves training to
+    /// dictionary by itself (after the commit that reached it, or before the first chunk of a
+    /// bulk load that reaches it, from the load's values); 0 leaves training to
     /// ``Store/trainCompressionDictionary(for:sampleSize:capacity:)``. Records written before
     /// stay readable; `copy --compact` (``Store/backup(to:compact:isCancelled:)``) rewrites them
     /// with the dictionary.

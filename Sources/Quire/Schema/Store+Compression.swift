@@ -113,8 +113,7 @@ extension Store {
         else { return }
         let stored = try read { snap in try snap.count(of: c.records) }
         guard stored + values.count >= threshold else { return }
-        let sample = try encodeChunk(values.prefix(sampleSize), collection, sort: false, previous: previous)
-        let bodies = try sample.entries.map { try c.decoder.plainBody($0.record.buffer) }
+        let bodies = try plainBodies(values.prefix(sampleSize), collection, previous: previous)
         let name = collection.name
         do {
             try await writer.run {

@@ -203,6 +203,30 @@ extension ReadableTransaction where Self: ~Copyable {
             leafPages: st.ms_leaf_pages, overflowPages: st.ms_overflow_pages, entries: st.ms_entries)
     }
 
+    /// Pages of the file that no database uses in this snapshot: freed by earlier
+    /// transactions, reused by later writes (LMDB never shrinks the file; a compacting copy
+    /// leaves them out). What `mdb_stat -f` reports as free pages.
+    public func freePageCount() throws(LMDBError) -> Int {
+        raw.checkLive()
+        var cursor: OpaquePointer?
+        // Database 0 is LMDB's free list (FREE_DBI): each value is a page-number list whose
+        // first word is its length.
+        try raw.check(mdb_cursor_open(raw.txn, 0, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        var total = 0
+        var rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        while rc == MDB_SUCCESS {
+            if value.mv_size >= MemoryLayout<Int>.size, let base = value.mv_data {
+                total += base.loadUnaligned(as: Int.self)
+            }
+            rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try raw.check(rc, "mdb_cursor_get") }
+        return total
+    }
+
     /// The number of entries in the database.
     public func count(of database: Database) throws(LMDBError) -> Int {
         try statistics(of: database).entries

@@ -47,6 +47,10 @@ public struct StoreStatistics: Sendable, Hashable, Codable {
     public var fileBytes: Int
     public var mapBytes: Int
     public var usedBytes: Int
+    /// Bytes of the file's pages that nothing uses now (freed by earlier writes, reused by
+    /// later ones); a compacting copy (`backup(to:compact:)`, `quire copy --compact`) leaves
+    /// them out.
+    public var freeBytes: Int
     public var pageSize: Int
     public var lastTransactionID: Int
     public var maxReaders: Int
@@ -90,11 +94,12 @@ extension Store {
                     let st = try snap.statistics(of: relationDBs[name]!)
                     return RelationStatistics(name: name, entries: st.entries, bytes: st.bytes)
                 }
+                let freeBytes = try snap.lmdb.freePageCount() * info.pageSize
                 return StoreStatistics(
                     path: environment.path, formatVersion: StoreLayout.formatVersion,
                     fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,
                     collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
-                    usedBytes: info.usedBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
+                    usedBytes: info.usedBytes, freeBytes: freeBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
                     maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)
             }
         }

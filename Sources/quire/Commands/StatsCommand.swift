@@ -21,6 +21,10 @@ enum StatsCommand {
         try out.line("format       \(stats.formatVersion)   fields \(stats.fieldNames)   interned values \(stats.internedValues)")
         let use = stats.mapBytes > 0 ? Double(stats.usedBytes) * 100 / Double(stats.mapBytes) : 0
         try out.line("file         \(g(stats.fileBytes)) bytes   map \(g(stats.mapBytes)) bytes, \(String(format: "%.1f", use))% used   page \(stats.pageSize)")
+        if stats.freeBytes > 0 {
+            // Why a store can be larger than its records: say what a compacting copy would drop.
+            try out.line("free pages   \(g(stats.freeBytes)) bytes, reused by later writes (quire copy --compact leaves them out)")
+        }
         try out.line("readers      \(stats.activeReaders) active, \(stats.readerSlotsUsed) slots of \(stats.maxReaders)   last txn \(stats.lastTransactionID)")
         let total = stats.collections.reduce(0) { $0 + $1.records }
         try out.line("records      \(g(total))")

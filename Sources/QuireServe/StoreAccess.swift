@@ -264,7 +264,7 @@ final class StoreAccess: Sendable {
 
     /// The sections and how many articles each has, most articles first (cached per commit).
     func sections() throws(AccessFailure) -> [(name: String, count: Int)] {
-        let mark = try reading { store in try store.storeStatistics().lastTransactionID }
+        let mark = try reading { store in try store.lastTransactionID() }
         if let cached = sectionCache.withLock({ $0 }), cached.mark == mark { return cached.sections }
         let sections: [(name: String, count: Int)] = try reading { store in
             guard try store.storedCollections().contains(where: { $0.name == Self.collection }) else { return [] }

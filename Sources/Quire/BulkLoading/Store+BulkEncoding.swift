@@ -14,12 +14,7 @@ extension Store {
         _ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool, previous: FieldTable?
     ) throws -> EncodedChunk {
         let c = try resolvedForWrite(collection)
-        let committed = fields
-        var base = committed
-        if let previous, previous.count > committed.count, previous.names.starts(with: committed.names) {
-            base = previous
-        }
-        let encoded = try encodeInParallel(values, c, collection, base, sort: sort)
+        let encoded = try encodeInParallel(values, c, collection, encodingBase(previous), sort: sort)
         let ascending = KeyOrdering.isAscending(encoded.entries.lazy.map(\.key))
         var chunk = EncodedChunk(
             entries: encoded.entries, arenas: encoded.arenas, indexKeys: encoded.indexKeys, fields: encoded.fields,
@@ -45,10 +40,17 @@ extension Store {
         -> [[UInt8]]
     {
         let c = try resolvedForWrite(collection)
-        var base = fields
-        if let previous, previous.count > base.count, previous.names.starts(with: base.names) { base = previous }
-        let encoded = try encodeInParallel(values, c, collection, base, sort: false)
+        let encoded = try encodeInParallel(values, c, collection, encodingBase(previous), sort: false)
         return try encoded.entries.map { try c.decoder.plainBody($0.record.buffer) }
+    }
+
+    /// The table to encode against: the previous chunk's when it extends the committed one.
+    private func encodingBase(_ previous: FieldTable?) -> FieldTable {
+        let committed = fields
+        if let previous, previous.count > committed.count, previous.names.starts(with: committed.names) {
+            return previous
+        }
+        return committed
     }
 
     /// Gives all `chunks` the ids of one field table and returns it: a chunk encoded against a

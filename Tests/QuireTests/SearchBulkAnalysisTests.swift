@@ -116,4 +116,37 @@ import QuireTestSupport
             #expect(SearchBatchPart.joined([first.searchParts, shuffled.searchParts], counts: [400, 900]) == nil)
         }
     }
+
+    /// What a part keeps, comparable: its terms and its term-ordered postings.
+    private func contents(_ parts: [SearchBatchPart]) -> [[String]] {
+        parts.map { part in
+            (0..<part.termCount).map { k in
+                let postings = part.termSlots(k).map { "\(part.termDocuments[$0]):\(Array(part.groups(ofSlot: $0)))" }
+                return String(decoding: part.term(k), as: UTF8.self) + " " + postings.joined(separator: ",")
+            } + [part.lengths.map(String.init).joined(separator: ",")]
+        }
+    }
+
+    @Test func partsAnalysedInReusedArraysEqualPartsAnalysedInFreshOnes() {
+        let texts: @Sendable (Int) -> [SearchText] = { [SearchText(field: 0, Self.values[$0].title), SearchText(field: 1, Self.values[$0].body)] }
+        let short: @Sendable (Int) -> [SearchText] = { [SearchText(field: 0, Self.values[$0].title)] }
+        let buffers = SearchAnalysisBuffers()
+        // A large analysis first, its parts dropped: their arrays go back to the pool, longer than
+        // the next ones need.
+        _ = SearchBatchPart.analyse(count: 1_500, parts: 2, buffers: buffers, texts)
+        let reused = SearchBatchPart.analyse(count: 600, parts: 2, buffers: buffers, short)
+        let fresh = SearchBatchPart.analyse(count: 600, parts: 2, short)
+        #expect(reused.count == 2)
+        #expect(contents(reused) == contents(fresh))
+        // The postings regrouped by document give every posting of the part exactly once.
+        for part in reused {
+            let byDocument = part.postingsByDocument()
+            #expect(byDocument.starts.last == part.termDocuments.count)
+            #expect(Set(byDocument.slots.map(\.slot)).count == part.termDocuments.count)
+            for j in 0..<part.range.count {
+                let slots = byDocument.slots[byDocument.starts[j]..<byDocument.starts[j + 1]]
+                #expect(slots.allSatisfy { Int(part.termDocuments[$0.slot]) == j && part.termSlots($0.term).contains($0.slot) })
+            }
+        }
+    }
 }

@@ -51,6 +51,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var backgroundFlush: Task<Void, Never>?
     private var report = BulkInsertReport(records: 0, chunks: 0, appendedChunks: 0, seconds: 0)
     private let start = ContinuousClock.now
+    /// The full-text analyses' arrays, reused from chunk to chunk of this load.
+    private let searchBuffers = SearchAnalysisBuffers()
     /// Whether the first chunk looked for a compression dictionary to train.
     private var dictionaryChecked = false
     /// Set while a `submit` runs: two at once would interleave chunks and corrupt the held state.
@@ -94,7 +96,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             dictionaryChecked = true
             try await store.trainDictionaryBeforeLoad(values, collection, previous: lastFields)
         }
-        let encoded = try store.encodeChunk(values, collection, sort: options.sortChunks, previous: lastFields)
+        let encoded = try store.encodeChunk(
+            values, collection, sort: options.sortChunks, previous: lastFields, searchBuffers: searchBuffers)
         lastFields = encoded.fields
         if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks) {
             try await write(encoded)
@@ -250,7 +253,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         var analysed = encoded
         // Tokenized while the transaction before it commits (unless it was when encoded): the
         // writer's transaction only merges.
-        if analysed.searchParts == nil { analysed.searchParts = try store.searchAnalysis(of: encoded, collection) }
+        if analysed.searchParts == nil {
+            analysed.searchParts = try store.searchAnalysis(of: encoded, collection, buffers: searchBuffers)
+        }
         if alone { try await startWriting() }
         raise(&lastKey, to: analysed)
         raise(&lastWrittenKey, to: analysed)

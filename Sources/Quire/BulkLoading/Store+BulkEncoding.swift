@@ -9,9 +9,11 @@ extension Store {
     ///
     /// Starting from the previous chunk's table keeps ids consistent from chunk to chunk: a chunk
     /// encoded against the committed table alone would give the names and interned values the
-    /// previous chunk brought other ids, and the writer would have to encode it again.
+    /// previous chunk brought other ids, and the writer would have to encode it again. A chunk
+    /// in key order is tokenized for the full-text index too, in arrays from `searchBuffers`.
     func encodeChunk<V>(
-        _ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool, previous: FieldTable?
+        _ values: ArraySlice<V>, _ collection: StoreCollection<V>, sort: Bool, previous: FieldTable?,
+        searchBuffers: SearchAnalysisBuffers? = nil
     ) throws -> EncodedChunk {
         let c = try resolvedForWrite(collection)
         let encoded = try encodeInParallel(values, c, collection, encodingBase(previous), sort: sort)
@@ -23,7 +25,9 @@ extension Store {
         if ascending, let search = analysableSearchIndex(of: chunk, collection, c) {
             // Tokenized now, from the values, since the chunk may be written as it came: later
             // the text would have to be decoded back from the records.
-            chunk.searchParts = SearchBatchPart.analyse(count: values.count, parts: Parallelism.parts) {
+            chunk.searchParts = SearchBatchPart.analyse(
+                count: values.count, parts: Parallelism.parts, buffers: searchBuffers
+            ) {
                 search.text(values[values.startIndex + $0])
             }
         }

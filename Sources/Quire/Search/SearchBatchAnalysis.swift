@@ -12,28 +12,26 @@ final class SearchBatchPart: Sendable {
     let range: Range<Int>
     /// 16 field lengths per document.
     let lengths: [UInt32]
-    /// All occurrence groups (``SearchOccurrences``), concatenated.
-    let groups: [UInt8]
-    /// Postings in document order; `postingEnds[i]` ends document `i`'s.
-    let postings: [Posting]
-    let postingEnds: [Int]
     /// The distinct terms in byte order: term `k`'s bytes are `terms[termEnds[k - 1]..<termEnds[k]]`
     /// (from 0 for the first).
     let terms: [UInt8]
     let termEnds: [Int]
-    /// The postings again in term order (then document order), what the writer appends term by
+    /// The postings in term order (then document order), what the writer appends term by
     /// term: term `k`'s are the slots `termStarts[k]..<termStarts[k + 1]`; slot `s` is document
-    /// `termDocuments[s]` (its index in the part) with the groups
-    /// `termGroups[termGroupEnds[s - 1]..<termGroupEnds[s]]` (from 0 for the first). Copied here,
-    /// on the analysing thread, so that the writer reads each term's postings front to back:
-    /// gathered from the document-ordered arrays, every posting was a cache miss on the writer.
+    /// `termDocuments[s]` (its index in the part) with the occurrence groups
+    /// (``SearchOccurrences``) `termGroups[termGroupEnds[s - 1]..<termGroupEnds[s]]` (from 0 for
+    /// the first). Built on the analysing thread, so that the writer reads each term's postings
+    /// front to back: gathered from document-ordered arrays, every posting was a cache miss on the writer.
     let termStarts: [Int]
     let termDocuments: [Int32]
     let termGroupEnds: [Int32]
     let termGroups: [UInt8]
+    /// Where the arrays go back when the part is gone (the load's pool), nil for a part that
+    /// shares its arrays with another.
+    private let buffers: SearchAnalysisBuffers?
 
-    struct Posting {
-        /// The term's rank in byte order (its `k`).
+    struct Posting: Sendable {
+        /// The term's id in the part's table, then its rank in byte order (its `k`).
         var term: UInt32
         /// The document's index in the part.
         var document: Int32
@@ -41,18 +39,24 @@ final class SearchBatchPart: Sendable {
         var end: Int32
     }
 
-    /// Tokenizes the documents of `range` (`texts(i)` for each `i`) and groups their postings by term.
-    init(range: Range<Int>, _ texts: (Int) -> [SearchText]) {
+    /// Tokenizes the documents of `range` (`texts(i)` for each `i`) and groups their postings by
+    /// term, in arrays taken from `buffers` (given back when the part is gone).
+    init(range: Range<Int>, buffers: SearchAnalysisBuffers?, _ texts: (Int) -> [SearchText]) {
         self.range = range
+        self.buffers = buffers
         var table = TermTable(capacity: 1 << 16)
         var tokenizer = Tokenizer()
         var buffer = TokenBuffer()
-        var lengths: [UInt32] = []
-        var groups: [UInt8] = []
-        var postings: [Posting] = []
-        var postingEnds: [Int] = []
+        var scratch = buffers?.takeScratch() ?? SearchAnalysisBuffers.Scratch()
+        var output = buffers?.takeOutput() ?? SearchAnalysisBuffers.Output()
+        // The arrays the loop appends to, as locals (moved back below).
+        var lengths = [UInt32]()
+        var groups = [UInt8]()
+        var postings = [Posting]()
+        swap(&lengths, &output.lengths)
+        swap(&groups, &scratch.groups)
+        swap(&postings, &scratch.postings)
         lengths.reserveCapacity(range.count * 16)
-        postingEnds.reserveCapacity(range.count)
         var next = [UInt32](repeating: 0, count: 16)
         var used = [Bool](repeating: false, count: 16)
         var fieldLengths = [UInt32](repeating: 0, count: 16)
@@ -76,8 +80,10 @@ final class SearchBatchPart: Sendable {
                 SearchOccurrences.encode(occurrences, into: &groups)
                 postings.append(Posting(term: id, document: document, start: start, end: Int32(groups.count)))
             }
-            postingEnds.append(postings.count)
         }
+        swap(&lengths, &output.lengths)
+        swap(&groups, &scratch.groups)
+        swap(&postings, &scratch.postings)
         // The terms in byte order, copied flat (sorting through the table's closures costs more).
         var flat: [UInt8] = []
         var flatEnds: [Int] = []
@@ -108,27 +114,60 @@ final class SearchBatchPart: Sendable {
             terms.append(contentsOf: flat[(i == 0 ? 0 : flatEnds[i - 1])..<flatEnds[i]])
             termEnds.append(terms.count)
         }
-        // Counting sort of the postings by rank (stable: document order within a term), moving
-        // their groups with them: postings are read in order and scattered (stores do not wait
-        // for memory the way loads do).
-        var starts = [Int](repeating: 0, count: order.count + 1)
-        var byteStarts = [Int](repeating: 0, count: order.count + 1)
+        Self.scatterByTerm(&scratch, rank: rank, into: &output)
+        buffers?.giveBack(scratch)
+        self.lengths = output.lengths
+        self.terms = terms
+        self.termEnds = termEnds
+        self.termStarts = output.termStarts
+        self.termDocuments = output.termDocuments
+        self.termGroupEnds = output.termGroupEnds
+        self.termGroups = output.termGroups
+    }
+
+    /// Counting sort of the postings by their terms' ranks (stable: document order within a
+    /// term), moving their groups with them: postings are read in order and scattered (stores
+    /// do not wait for memory the way loads do).
+    private static func scatterByTerm(
+        _ scratch: inout SearchAnalysisBuffers.Scratch, rank: [UInt32], into output: inout SearchAnalysisBuffers.Output
+    ) {
+        // Moved into locals for the loops (no access checks on the struct's fields), moved back at the end.
+        var postings = [Posting]()
+        var starts = [Int]()
+        var termDocuments = [Int32]()
+        var termGroupEnds = [Int32]()
+        var termGroups = [UInt8]()
+        swap(&postings, &scratch.postings)
+        swap(&starts, &output.termStarts)
+        swap(&termDocuments, &output.termDocuments)
+        swap(&termGroupEnds, &output.termGroupEnds)
+        swap(&termGroups, &output.termGroups)
+        defer {
+            swap(&postings, &scratch.postings)
+            swap(&starts, &output.termStarts)
+            swap(&termDocuments, &output.termDocuments)
+            swap(&termGroupEnds, &output.termGroupEnds)
+            swap(&termGroups, &output.termGroups)
+        }
+        let termCount = rank.count
+        starts.append(contentsOf: repeatElement(0, count: termCount + 1))
+        var byteStarts = [Int](repeating: 0, count: termCount + 1)
         for index in postings.indices {
             let k = Int(rank[Int(postings[index].term)])
             postings[index].term = UInt32(k)
             starts[k + 1] += 1
             byteStarts[k + 1] += Int(postings[index].end - postings[index].start)
         }
-        for k in 0..<order.count {
+        for k in 0..<termCount {
             starts[k + 1] += starts[k]
             byteStarts[k + 1] += byteStarts[k]
         }
-        var termDocuments = [Int32](repeating: 0, count: postings.count)
-        var termGroupEnds = [Int32](repeating: 0, count: postings.count)
-        var termGroups = [UInt8](repeating: 0, count: groups.count)
+        termDocuments.append(contentsOf: repeatElement(0, count: postings.count))
+        termGroupEnds.append(contentsOf: repeatElement(0, count: postings.count))
+        termGroups.append(contentsOf: repeatElement(0, count: scratch.groups.count))
         var fill = starts
         var byteFill = byteStarts
-        groups.withUnsafeBufferPointer { source in
+        scratch.groups.withUnsafeBufferPointer { source in
             termGroups.withUnsafeMutableBufferPointer { target in
                 termDocuments.withUnsafeMutableBufferPointer { documents in
                     termGroupEnds.withUnsafeMutableBufferPointer { ends in
@@ -149,31 +188,26 @@ final class SearchBatchPart: Sendable {
                 }
             }
         }
-        self.lengths = lengths
-        self.groups = groups
-        self.postings = postings
-        self.postingEnds = postingEnds
-        self.terms = terms
-        self.termEnds = termEnds
-        self.termStarts = starts
-        self.termDocuments = termDocuments
-        self.termGroupEnds = termGroupEnds
-        self.termGroups = termGroups
+    }
+
+    deinit {
+        buffers?.giveBack(
+            SearchAnalysisBuffers.Output(
+                lengths: lengths, termStarts: termStarts, termDocuments: termDocuments, termGroupEnds: termGroupEnds,
+                termGroups: termGroups))
     }
 
     /// The same analysis for documents `offset` places further on (a chunk's pieces joined).
     private init(_ part: SearchBatchPart, shiftedBy offset: Int) {
         range = (part.range.lowerBound + offset)..<(part.range.upperBound + offset)
         lengths = part.lengths
-        groups = part.groups
-        postings = part.postings
-        postingEnds = part.postingEnds
         terms = part.terms
         termEnds = part.termEnds
         termStarts = part.termStarts
         termDocuments = part.termDocuments
         termGroupEnds = part.termGroupEnds
         termGroups = part.termGroups
+        buffers = nil
     }
 
     /// The parts of consecutive pieces of documents as parts of the pieces joined in order
@@ -197,6 +231,30 @@ final class SearchBatchPart: Sendable {
 
     /// Term `k`'s slots in the term-ordered postings.
     func termSlots(_ k: Int) -> Range<Int> { termStarts[k]..<termStarts[k + 1] }
+
+    /// Each document's postings, for documents re-indexed one by one (records already in the
+    /// index): document `j`'s are `slots[starts[j]..<starts[j + 1]]`, each a slot of the
+    /// term-ordered arrays and its term.
+    func postingsByDocument() -> (starts: [Int], slots: [(slot: Int, term: Int)]) {
+        var starts = [Int](repeating: 0, count: range.count + 1)
+        for document in termDocuments { starts[Int(document) + 1] += 1 }
+        for j in 0..<range.count { starts[j + 1] += starts[j] }
+        var fill = starts
+        var slots = [(slot: Int, term: Int)](repeating: (0, 0), count: termDocuments.count)
+        for k in 0..<termCount {
+            for slot in termSlots(k) {
+                let j = Int(termDocuments[slot])
+                slots[fill[j]] = (slot, k)
+                fill[j] += 1
+            }
+        }
+        return (starts, slots)
+    }
+
+    /// The occurrence groups of the posting in `slot`.
+    func groups(ofSlot slot: Int) -> ArraySlice<UInt8> {
+        termGroups[(slot == 0 ? 0 : Int(termGroupEnds[slot - 1]))..<Int(termGroupEnds[slot])]
+    }
 
     /// The bytes of the groups of `slots`.
     func groupBytes(of slots: Range<Int>) -> Int {
@@ -223,11 +281,14 @@ final class SearchBatchPart: Sendable {
     }
 
     /// Cuts `count` documents into `parts` contiguous parts and analyses them concurrently.
-    static func analyse(count: Int, parts: Int, _ texts: @Sendable (Int) -> [SearchText]) -> [SearchBatchPart] {
+    /// Arrays come from `buffers` when given (a bulk load's pool) and go back to it.
+    static func analyse(
+        count: Int, parts: Int, buffers: SearchAnalysisBuffers? = nil, _ texts: @Sendable (Int) -> [SearchText]
+    ) -> [SearchBatchPart] {
         let n = max(1, min(parts, count / 256 + 1))
         let slots = PartSlots(n)
         DispatchQueue.concurrentPerform(iterations: n) { i in
-            slots.set(i, SearchBatchPart(range: (count * i / n)..<(count * (i + 1) / n), texts))
+            slots.set(i, SearchBatchPart(range: (count * i / n)..<(count * (i + 1) / n), buffers: buffers, texts))
         }
         return slots.parts
     }

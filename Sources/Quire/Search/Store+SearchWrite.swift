@@ -207,13 +207,15 @@ struct SearchIndexWriter {
         }
         let entries = SearchDocumentEntries(dbs, state)
         for part in parts {
+            var byDocument: (starts: [Int], slots: [(slot: Int, term: Int)])?
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
                 let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
                 if try !appending && entries.entry(of: keys[i], txn) != nil {
-                    let postings = part.postings[(j == 0 ? 0 : part.postingEnds[j - 1])..<part.postingEnds[j]]
-                    let terms = postings.map { Array(part.term(Int($0.term))) }
-                    let groups = postings.map { Array(part.groups[Int($0.start)..<Int($0.end)]) }
+                    if byDocument == nil { byDocument = part.postingsByDocument() }
+                    let postings = byDocument!.slots[byDocument!.starts[j]..<byDocument!.starts[j + 1]]
+                    let terms = postings.map { Array(part.term($0.term)) }
+                    let groups = postings.map { Array(part.groups(ofSlot: $0.slot)) }
                     try upsert(key: keys[i], terms: terms, groups: groups, lengths: lengths, indexed, txn)
                     continue
                 }
@@ -407,13 +409,17 @@ extension Store {
     /// A bulk chunk's records tokenized for the full-text index, to be written with the chunk
     /// (``EncodedChunk/searchParts``): done on every core while the chunk before it commits,
     /// so the writer's transaction only merges the postings in. Nil when the collection has no
-    /// full-text index, or when the chunk has a key twice (then the writer tokenizes it).
-    func searchAnalysis<V>(of chunk: EncodedChunk, _ collection: StoreCollection<V>) throws -> [SearchBatchPart]? {
+    /// full-text index, or when the chunk has a key twice (then the writer tokenizes it). Arrays
+    /// come from `buffers` (a bulk load's pool) when given.
+    func searchAnalysis<V>(
+        of chunk: EncodedChunk, _ collection: StoreCollection<V>, buffers: SearchAnalysisBuffers? = nil
+    ) throws -> [SearchBatchPart]? {
         guard collection.search != nil else { return nil }
         let c = try resolvedForWrite(collection)
         guard let index = analysableSearchIndex(of: chunk, collection, c) else { return nil }
         let texts = try Self.chunkTexts(chunk, index, collection, c)
-        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, texts.text)
+        let parts = SearchBatchPart.analyse(
+            count: chunk.entries.count, parts: Parallelism.parts, buffers: buffers, texts.text)
         try texts.check()
         return parts
     }

@@ -9,6 +9,8 @@ struct BenchOptions {
     var jsonPath: String?
     var chartPath: String?
     var list = false
+    /// Run the cases of each group sample by sample in turn (see `BenchmarkRunner.runInterleaved`).
+    var interleave = false
 
     static let defaultRecords = 100_000
     static let quickRecords = 10_000
@@ -21,7 +23,7 @@ struct BenchOptions {
 
     static let usage = """
         USAGE: quire-bench [--records N] [--load-records N] [--samples N] [--filter SUBSTRING ...] [--quick]
-                           [--json FILE] [--chart FILE] [--list]
+                           [--interleave] [--json FILE] [--chart FILE] [--list]
 
         OPTIONS:
           --records N          Records per case (default: \(defaultRecords); --quick: \(quickRecords)).
@@ -30,6 +32,8 @@ struct BenchOptions {
           --samples N          Timed samples per case after one warm-up (default: \(defaultSamples); --quick: \(quickSamples)).
           --filter SUBSTRING   Run only cases whose name contains it (repeatable; any match runs).
           --quick              Fewer records and samples: a run in under a minute.
+          --interleave         Run the cases of a group in turns, a sample of each, so that a ratio's two
+                               sides share the machine's drift (all of a group's cases are set up at once).
           --json FILE          Write machine-readable results (schema in Benchmarks/README.md).
           --chart FILE         Write an SVG bar chart of the ratios.
           --list               List the case names and exit.
@@ -76,6 +80,7 @@ struct BenchOptions {
             case "--json": options.jsonPath = try value(name, inline: inline)
             case "--chart": options.chartPath = try value(name, inline: inline)
             case "--quick": options.quick = true
+            case "--interleave": options.interleave = true
             case "--list": options.list = true
             case "-h", "--help": return .help
             default: throw BenchError("unknown argument '\(name)'")

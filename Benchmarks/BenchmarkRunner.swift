@@ -36,30 +36,46 @@ struct BenchmarkRunner {
     var onResult: (BenchmarkResult) -> Void = { _ in }
 
     func run(_ benchmark: any Benchmark) throws -> BenchmarkResult {
+        try runInterleaved([benchmark])[0]
+    }
+
+    /// Runs `benchmarks` side by side: all set up, then each sample (the warm-up first) of each
+    /// case in turn, so that when the machine slows down or speeds up during the run (a shared
+    /// two-core machine drifts by up to 1.5×), every case of a group sees the same drift and
+    /// their ratio keeps only their own difference. One case alone is the plain run.
+    func runInterleaved(_ benchmarks: [any Benchmark]) throws -> [BenchmarkResult] {
         let clock = ContinuousClock()
-        try benchmark.setUp()
-        defer { benchmark.tearDown() }
-        var durations: [Double] = []
-        var expected: Int?
-        for sample in 0...samples {
-            try benchmark.prepareSample()
-            let start = clock.now
-            let consumed = try benchmark.run()
-            let elapsed = clock.now - start
-            try benchmark.finishSample()
-            // The same work must give the same result every time; a change means a broken case.
-            if let expected, expected != consumed {
-                throw BenchError("\(benchmark.name): result changed between samples (\(expected) → \(consumed))")
-            }
-            expected = consumed
-            if sample > 0 { durations.append(Self.seconds(elapsed)) }
+        var started: [any Benchmark] = []
+        defer { for benchmark in started.reversed() { benchmark.tearDown() } }
+        for benchmark in benchmarks {
+            try benchmark.setUp()
+            started.append(benchmark)
         }
-        let result = BenchmarkResult(
-            name: benchmark.name, group: benchmark.group, isBaseline: benchmark.isBaseline,
-            records: benchmark.records, samples: durations.sorted(), bytesPerRecord: benchmark.bytesPerRecord,
-            peakMemoryBytes: Self.peakMemoryBytes(), note: benchmark.note)
-        onResult(result)
-        return result
+        var durations = [[Double]](repeating: [], count: benchmarks.count)
+        var expected = [Int?](repeating: nil, count: benchmarks.count)
+        for sample in 0...samples {
+            for (i, benchmark) in benchmarks.enumerated() {
+                try benchmark.prepareSample()
+                let start = clock.now
+                let consumed = try benchmark.run()
+                let elapsed = clock.now - start
+                try benchmark.finishSample()
+                // The same work must give the same result every time; a change means a broken case.
+                if let before = expected[i], before != consumed {
+                    throw BenchError("\(benchmark.name): result changed between samples (\(before) → \(consumed))")
+                }
+                expected[i] = consumed
+                if sample > 0 { durations[i].append(Self.seconds(elapsed)) }
+            }
+        }
+        return zip(benchmarks, durations).map { benchmark, durations in
+            let result = BenchmarkResult(
+                name: benchmark.name, group: benchmark.group, isBaseline: benchmark.isBaseline,
+                records: benchmark.records, samples: durations.sorted(), bytesPerRecord: benchmark.bytesPerRecord,
+                peakMemoryBytes: Self.peakMemoryBytes(), note: benchmark.note)
+            onResult(result)
+            return result
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -63,12 +63,21 @@ var results: [BenchmarkResult] = []
 let runner = BenchmarkRunner(samples: options.effectiveSamples) { result in
     print("  \(result.name): \(Report.compact(result.recordsPerSecond)) records/s (median \(Report.fixed(result.median, 3)) s)")
 }
+// With --interleave, the cases of a group run together (in the order of the group's first case).
+var batches: [[any Benchmark]] = []
 for benchmark in cases {
+    if options.interleave, let i = batches.firstIndex(where: { $0[0].group == benchmark.group }) {
+        batches[i].append(benchmark)
+    } else {
+        batches.append([benchmark])
+    }
+}
+for batch in batches {
     do {
-        results.append(try runner.run(benchmark))
+        results += try runner.runInterleaved(batch)
     } catch {
         corpus.cleanUp()
-        fail("\(benchmark.name): \(error)", status: 1)
+        fail("\(batch.map(\.name).joined(separator: ", ")): \(error)", status: 1)
     }
 }
 corpus.cleanUp()

@@ -4,7 +4,8 @@ import QuireText
 import Synchronization
 
 /// The tokenized text of a contiguous range of a batch's documents, grouped by term for a bulk
-/// build: per document its field lengths and its postings; per term, in byte order, its postings in document order.
+/// build: per document its field lengths; per term, in byte order, its postings in document order
+/// (``postingsByDocument()`` regroups them by document for the rare record already indexed).
 ///
 /// Built off the writer's own work: a batch is cut in as many parts as there are cores (two on
 /// the machines we measure) and each part is analysed on its own thread with its own term table.

@@ -117,21 +117,23 @@ extension StoreReading where Self: ~Copyable {
         if needDates && dateField == nil {
             throw StoreError(.unknownCollection, "collection '\(name)' has no date field for search by date")
         }
-        // Each match's field lengths and (when needed) date; those outside the dates dropped.
+        // Each match's field lengths (`stride` a kept match, in `lengths`) and, when needed, its
+        // date; those outside the dates dropped. Sized once: a common term matches most documents.
         let stride = evaluation.weights.count
+        let candidates = try withinDates(matched, since: since, until: until, SearchDocumentEntries(dbs, state), c)
         var kept: [UInt32] = []
         var dates: [Date?] = []
-        var lengths: [UInt32] = []
-        kept.reserveCapacity(matched.count)
-        lengths.reserveCapacity(matched.count * stride)
+        var lengths = [UInt32](repeating: 0, count: candidates.count * stride)
+        kept.reserveCapacity(candidates.count)
+        if needDates { dates.reserveCapacity(candidates.count) }
         var numberKey = [UInt8](repeating: 0, count: 4)
         // One cursor for the ascending numbers: LMDB looks for a key on the cursor's current
         // page before descending from the root (a prefix's matches are most of the documents).
         let numbers = try cursor(in: dbs.numbers)
-        for number in try withinDates(matched, since: since, until: until, SearchDocumentEntries(dbs, state), c) {
+        for number in candidates {
             SearchDatabases.setNumber(number, in: &numberKey)
-            let start = lengths.count
-            lengths.append(contentsOf: repeatElement(0, count: stride))
+            // A dropped match's lengths are overwritten by the next one's (the same fields).
+            let start = kept.count * stride
             var date: Date?
             let inRange = try numbers.seek(exactly: numberKey).map { entry -> Bool in
                 let bytes = entry.value
@@ -154,27 +156,31 @@ extension StoreReading where Self: ~Copyable {
                 if let until, d > until { return false }
                 return true
             }
-            guard inRange == true else {
-                lengths.removeLast(stride)
-                continue
-            }
+            guard inRange == true else { continue }
             kept.append(number)
-            dates.append(date)
+            if needDates { dates.append(date) }
         }
-        // Scores leaf by leaf: each leaf's documents are looked up among the kept ones, so a
-        // prefix of many expansions costs its postings, not expansions × matches.
+        // Scores leaf by leaf: each leaf's documents are found among the kept ones by galloping
+        // forward from the last one found, so a leaf costs about its postings whether it matches
+        // most kept documents (a common term) or a few (one expansion of a prefix).
         var scores = [Double](repeating: 0, count: kept.count)
         var frequencies = [UInt32](repeating: 0, count: stride)
         averages.withUnsafeBufferPointer { av in
             lengths.withUnsafeBufferPointer { allLengths in
-                for leaf in evaluation.leaves {
-                    for (k, number) in leaf.documents.enumerated() {
-                        guard let at = SearchSets.index(of: number, in: kept) else { continue }
-                        for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
-                        let le = UnsafeBufferPointer(rebasing: allLengths[(at * stride)..<(at * stride + stride)])
-                        scores[at] += frequencies.withUnsafeBufferPointer { fr in
-                            scorer.termScore(
-                                idf: leaf.idf, weightedFrequency: scorer.weightedFrequency(frequencies: fr, lengths: le, averageLengths: av))
+                kept.withUnsafeBufferPointer { kept in
+                    for leaf in evaluation.leaves {
+                        var at = 0
+                        for (k, number) in leaf.documents.enumerated() {
+                            at = SearchSets.firstIndex(atLeast: number, in: kept, from: at)
+                            guard at < kept.count else { break }
+                            guard kept[at] == number else { continue }
+                            for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
+                            let le = UnsafeBufferPointer(rebasing: allLengths[(at * stride)..<(at * stride + stride)])
+                            scores[at] += frequencies.withUnsafeBufferPointer { fr in
+                                scorer.termScore(
+                                    idf: leaf.idf,
+                                    weightedFrequency: scorer.weightedFrequency(frequencies: fr, lengths: le, averageLengths: av))
+                            }
                         }
                     }
                 }
@@ -182,10 +188,13 @@ extension StoreReading where Self: ~Copyable {
         }
         // Record keys only for the hits that can make the page: by relevance, those scoring at
         // least the limit-th best score (ties are ordered by key); by date, all of them.
-        var shortlist = Array(kept.indices)
+        var shortlist: [Int]
         if sort == .relevance, kept.count > limit {
             let threshold = SearchSets.largest(limit, of: scores)
-            shortlist = shortlist.filter { scores[$0] >= threshold }
+            shortlist = []
+            for i in kept.indices where scores[i] >= threshold { shortlist.append(i) }
+        } else {
+            shortlist = Array(kept.indices)
         }
         var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
         hits.reserveCapacity(shortlist.count)
@@ -195,7 +204,7 @@ extension StoreReading where Self: ~Copyable {
                 Array(bytes[try state.keyOffset(inNumberEntry: bytes)...])
             }
             guard let physical else { continue }
-            hits.append((physical, scores[i], dates[i]))
+            hits.append((physical, scores[i], needDates ? dates[i] : nil))
         }
         switch sort {
         case .relevance:
@@ -312,6 +321,8 @@ extension StoreReading where Self: ~Copyable {
         var leaf = SearchLeaf()
         let stride = e.weights.count
         var row = [UInt32](repeating: 0, count: stride)
+        leaf.documents.reserveCapacity(postings.documentCount)
+        leaf.frequencies.reserveCapacity(postings.documentCount * stride)
         while let number = try postings.next() {
             for f in 0..<stride { row[f] = 0 }
             var any = false
@@ -591,6 +602,25 @@ enum SearchSets {
             }
         }
         return heap.first ?? -.infinity
+    }
+
+    /// The first index at or after `start` whose number is at least `number` (`numbers.count`
+    /// when none is): a gallop forward from `start`, then a binary search in the last step, so
+    /// the cost grows with the log of the distance moved.
+    static func firstIndex(atLeast number: UInt32, in numbers: UnsafeBufferPointer<UInt32>, from start: Int) -> Int {
+        guard start < numbers.count, numbers[start] < number else { return start }
+        var low = start + 1  // numbers[low - 1] < number
+        var step = 1
+        while low + step - 1 < numbers.count, numbers[low + step - 1] < number {
+            low += step
+            step *= 2
+        }
+        var high = min(low + step - 1, numbers.count)  // numbers[high] >= number, or the end
+        while low < high {
+            let mid = (low + high) / 2
+            if numbers[mid] < number { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     /// The position of `number` in the sorted `numbers`, if there.

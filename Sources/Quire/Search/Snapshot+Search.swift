@@ -342,7 +342,7 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The documents holding every one of `terms` (each in its fields), by a leapfrog from the
-    /// rarest (the others `advance(to:)` each candidate, skipping blocks); each term's scoring
+    /// rarest (`TermPostings.nextCommon`: every list advances past the others, skipping blocks); each term's scoring
     /// leaf keeps only those documents (the only ones an AND can match).
     private func intersectTerms(_ terms: [(String, FieldSet)], negated: Bool, _ e: inout SearchEvaluation) throws -> [UInt32] {
         var postings = try terms.map { try termPostings(Array($0.0.utf8), e) }
@@ -355,10 +355,9 @@ extension StoreReading where Self: ~Copyable {
         let order = postings.indices.sorted { postings[$0].documentCount < postings[$1].documentCount }
         var result: [UInt32] = []
         var rows = [UInt32](repeating: 0, count: stride * terms.count)
-        candidates: while let candidate = try postings[order[0]].next() {
-            for i in order.dropFirst() {
-                guard try postings[i].advance(to: candidate) == candidate else { continue candidates }
-            }
+        var candidate: UInt32?
+        candidates: while let common = try TermPostings.nextCommon(&postings, order: order, after: candidate) {
+            candidate = common
             for i in postings.indices {
                 var any = false
                 for f in 0..<stride { rows[i * stride + f] = 0 }
@@ -371,9 +370,9 @@ extension StoreReading where Self: ~Copyable {
                 }
                 guard any else { continue candidates }
             }
-            result.append(candidate)
+            result.append(common)
             for i in postings.indices {
-                leaves[i].documents.append(candidate)
+                leaves[i].documents.append(common)
                 leaves[i].frequencies.append(contentsOf: rows[(i * stride)..<(i * stride + stride)])
             }
         }
@@ -434,7 +433,18 @@ extension StoreReading where Self: ~Copyable {
         var leaf = SearchLeaf()
         guard !terms.isEmpty else { return leaf }
         let exactCount = lastIsPrefix ? terms.count - 1 : terms.count
-        var exact = try terms.prefix(exactCount).map { try termPostings($0, e) }
+        // A term repeated in the phrase ("the … the") is read once: `slot[i]` is term i's list.
+        var distinct: [[UInt8]] = []
+        var slot: [Int] = []
+        for term in terms.prefix(exactCount) {
+            if let at = distinct.firstIndex(of: term) {
+                slot.append(at)
+            } else {
+                slot.append(distinct.count)
+                distinct.append(term)
+            }
+        }
+        var exact = try distinct.map { try termPostings($0, e) }
         var expanded: [TermPostings] = []
         var expandedDocuments: [UInt32] = []  // the union of the expansions' documents
         if lastIsPrefix {
@@ -450,7 +460,7 @@ extension StoreReading where Self: ~Copyable {
             }
             expandedDocuments.removeLast(expandedDocuments.count - distinct)
         }
-        leaf.idf = exact.reduce(0) { $0 + BM25.idf(documentCount: documentCount, documentFrequency: $1.documentCount) }
+        leaf.idf = slot.reduce(0) { $0 + BM25.idf(documentCount: documentCount, documentFrequency: exact[$1].documentCount) }
         if lastIsPrefix { leaf.idf += BM25.idf(documentCount: documentCount, documentFrequency: expandedDocuments.count) }
         let order = exact.indices.sorted { exact[$0].documentCount < exact[$1].documentCount }
         var lists = [[Occurrence]](repeating: [], count: terms.count)
@@ -458,19 +468,18 @@ extension StoreReading where Self: ~Copyable {
         var readers: [OccurrenceReader] = []
         readers.reserveCapacity(terms.count)
         var expandedAt = -1
+        var previous: UInt32?
         candidates: while true {
-            // The candidates: the rarest exact term's documents, or the expansions' union.
+            // The candidates: the documents every exact term holds, or the expansions' union.
             let candidate: UInt32
-            if let first = order.first {
-                guard let d = try exact[first].next() else { break }
+            if !order.isEmpty {
+                guard let d = try TermPostings.nextCommon(&exact, order: order, after: previous) else { break }
                 candidate = d
+                previous = d
             } else {
                 expandedAt += 1
                 guard expandedAt < expandedDocuments.count else { break }
                 candidate = expandedDocuments[expandedAt]
-            }
-            for i in order.dropFirst() {
-                guard try exact[i].advance(to: candidate) == candidate else { continue candidates }
             }
             if lastIsPrefix {
                 guard SearchSets.index(of: candidate, in: expandedDocuments) != nil else { continue }
@@ -479,7 +488,7 @@ extension StoreReading where Self: ~Copyable {
             if lastIsPrefix {
                 for i in 0..<exactCount {
                     lists[i].removeAll(keepingCapacity: true)
-                    exact[i].forEachOccurrence { lists[i].append($0) }
+                    exact[slot[i]].forEachOccurrence { lists[i].append($0) }
                 }
                 let last = terms.count - 1
                 lists[last].removeAll(keepingCapacity: true)
@@ -491,7 +500,7 @@ extension StoreReading where Self: ~Copyable {
             } else {
                 // Read in place: most candidates fail after a few occurrences.
                 readers.removeAll(keepingCapacity: true)
-                for i in 0..<exactCount { if let r = exact[i].occurrences { readers.append(r) } }
+                for i in 0..<exactCount { if let r = exact[slot[i]].occurrences { readers.append(r) } }
                 guard readers.count == exactCount else { continue }
                 readers.withUnsafeMutableBufferPointer { PhraseMatcher.frequencies(readers: $0, fields: fields, into: &counts) }
             }

@@ -45,15 +45,43 @@ struct TermPostings {
     /// The first document at or after `target`, or nil; never moves backwards.
     mutating func advance(to target: UInt32) throws -> UInt32? {
         if let d = document, d >= target { return d }
-        // The last block whose bound is at or below the target, if past the current one.
-        var low = max(0, index + 1)
-        var high = values.count
-        while low < high {
-            let mid = (low + high) / 2
-            if bounds[mid] <= target { low = mid + 1 } else { high = mid }
+        // The last block whose bound is at or below the target, if past the current one (most
+        // targets fall in the current block: no search then).
+        if index < 0 || (index + 1 < values.count && bounds[index + 1] <= target) {
+            var low = max(0, index + 1)
+            var high = values.count
+            while low < high {
+                let mid = (low + high) / 2
+                if bounds[mid] <= target { low = mid + 1 } else { high = mid }
+            }
+            if low - 1 > index { try open(low - 1) }
         }
-        if low - 1 > index { try open(low - 1) }
         return try walk { (cursor) throws(PostingFormatError) in try cursor.advance(to: target) }
+    }
+
+    /// The first document after `previous` (from the start when nil) that every list holds, by
+    /// a leapfrog: each list in `order` (rarest first) advances to the largest document another
+    /// one stopped at, so two common terms skip each other's blocks instead of the first being
+    /// walked document by document. Nil when one list ends.
+    static func nextCommon(_ lists: inout [TermPostings], order: [Int], after previous: UInt32?) throws -> UInt32? {
+        guard let first = order.first else { return nil }
+        var target: UInt32 = 0
+        if let previous {
+            guard previous < UInt32.max else { return nil }
+            target = previous + 1
+        }
+        search: while true {
+            guard let d = try lists[first].advance(to: target) else { return nil }
+            target = d
+            for i in order.dropFirst() {
+                guard let e = try lists[i].advance(to: target) else { return nil }
+                if e != target {
+                    target = e
+                    continue search
+                }
+            }
+            return target
+        }
     }
 
     /// Moves the current block's cursor with `step`, going on to the following blocks while one

@@ -40,6 +40,8 @@ public final class Store: Sendable {
     let fieldCache: Mutex<FieldTable>
     let registry = Mutex<[String: RegisteredCollection]>([:])
     let relations = Mutex<[String: Database]>([:])
+    /// Large arrays of finished searches, for the next ones.
+    let searchQueryBuffers = SearchQueryBuffers()
     let commitQueue = CommitQueue()
     let counters = Locked<StoreCounters>(StoreCounters())
     /// Bulk loads running with relaxed durability (group commits then sync explicitly).

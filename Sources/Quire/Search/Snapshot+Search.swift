@@ -108,7 +108,8 @@ extension StoreReading where Self: ~Copyable {
         }
         guard limit > 0 else { return [] }
         let state = try SearchState.stored(dbs, lmdb)
-        var evaluation = SearchEvaluation(dbs: dbs, state: state)
+        let buffers = store.searchQueryBuffers
+        var evaluation = SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
         let matched = try evaluate(parsed, negated: false, &evaluation, c)
         let scorer = BM25(weights: evaluation.weights)
         let averages = state.averageLengths(count: evaluation.weights.count)
@@ -121,10 +122,10 @@ extension StoreReading where Self: ~Copyable {
         // date; those outside the dates dropped. Sized once: a common term matches most documents.
         let stride = evaluation.weights.count
         let candidates = try withinDates(matched, since: since, until: until, SearchDocumentEntries(dbs, state), c)
-        var kept: [UInt32] = []
+        var kept = buffers.numbers(capacity: candidates.count)
         var dates: [Date?] = []
-        var lengths = [UInt32](repeating: 0, count: candidates.count * stride)
-        kept.reserveCapacity(candidates.count)
+        var lengths = buffers.numbers(capacity: candidates.count * stride)
+        lengths.append(contentsOf: repeatElement(0, count: candidates.count * stride))
         if needDates { dates.reserveCapacity(candidates.count) }
         var numberKey = [UInt8](repeating: 0, count: 4)
         // One cursor for the ascending numbers: LMDB looks for a key on the cursor's current
@@ -163,7 +164,8 @@ extension StoreReading where Self: ~Copyable {
         // Scores leaf by leaf: each leaf's documents are found among the kept ones by galloping
         // forward from the last one found, so a leaf costs about its postings whether it matches
         // most kept documents (a common term) or a few (one expansion of a prefix).
-        var scores = [Double](repeating: 0, count: kept.count)
+        var scores = buffers.reals(capacity: kept.count)
+        scores.append(contentsOf: repeatElement(0, count: kept.count))
         var frequencies = [UInt32](repeating: 0, count: stride)
         averages.withUnsafeBufferPointer { av in
             lengths.withUnsafeBufferPointer { allLengths in
@@ -220,9 +222,18 @@ extension StoreReading where Self: ~Copyable {
                 }
             }
         }
-        return try hits.prefix(limit).map { hit in
+        let page = try hits.prefix(limit).map { hit in
             SearchHit(key: try hit.physical.withUnsafeBytes { try logicalKey($0) }, score: hit.score, date: hit.date)
         }
+        for leaf in evaluation.leaves {
+            buffers.give(leaf.documents)
+            buffers.give(leaf.frequencies)
+        }
+        buffers.give(matched)
+        buffers.give(kept)
+        buffers.give(lengths)
+        buffers.give(scores)
+        return page
     }
 
     /// `matched` narrowed to the documents the collection's date index holds in `since...until`,
@@ -258,8 +269,9 @@ extension StoreReading where Self: ~Copyable {
             if !negated { e.leaves.append(leaf) }
             return leaf.documents
         case .prefix(let prefix, let fields):
-            var documents: [UInt32] = []
-            for var postings in try expansions(of: Array(prefix.utf8), e) {
+            let all = try expansions(of: Array(prefix.utf8), e)
+            var documents = e.buffers.numbers(capacity: all.reduce(0) { $0 + $1.documentCount })
+            for var postings in all {
                 let leaf = try leaf(&postings, fields: fields, e)
                 documents.append(contentsOf: leaf.documents)
                 if !negated { e.leaves.append(leaf) }
@@ -321,8 +333,8 @@ extension StoreReading where Self: ~Copyable {
         var leaf = SearchLeaf()
         let stride = e.weights.count
         var row = [UInt32](repeating: 0, count: stride)
-        leaf.documents.reserveCapacity(postings.documentCount)
-        leaf.frequencies.reserveCapacity(postings.documentCount * stride)
+        leaf.documents = e.buffers.numbers(capacity: postings.documentCount)
+        leaf.frequencies = e.buffers.numbers(capacity: postings.documentCount * stride)
         while let number = try postings.next() {
             for f in 0..<stride { row[f] = 0 }
             var any = false
@@ -549,11 +561,14 @@ struct SearchEvaluation {
     let dbs: SearchDatabases
     let state: SearchState
     let weights: [Double]
+    /// Where large arrays come from and go back to.
+    let buffers: SearchQueryBuffers
     var leaves: [SearchLeaf] = []
 
-    init(dbs: SearchDatabases, state: SearchState) {
+    init(dbs: SearchDatabases, state: SearchState, buffers: SearchQueryBuffers) {
         self.dbs = dbs
         self.state = state
+        self.buffers = buffers
         var w = [Double](repeating: 0, count: Int(dbs.definition.fields.map(\.id).max() ?? 0) + 1)
         for field in dbs.definition.fields { w[Int(field.id)] = field.weight }
         weights = w

@@ -12,7 +12,7 @@ final class SearchQueryBuffers: Sendable {
     static let minimumCount = 32 * 1024
     static let maximumBytes = 96 << 20
 
-    private struct Kept: ~Copyable {
+    private struct Kept {
         var numbers: [[UInt32]] = []
         var reals: [[Double]] = []
         var bytes = 0
@@ -23,59 +23,41 @@ final class SearchQueryBuffers: Sendable {
     init() {}
 
     /// An empty array with room for `count` numbers: a kept one when one is large enough.
-    func numbers(capacity count: Int) -> [UInt32] {
-        // Bound straight from the lock's result: a second owner would make the removal copy.
-        if count >= Self.minimumCount,
-            var reused = kept.withLock({ kept -> [UInt32]? in
-                guard let at = Self.smallest(in: kept.numbers, holding: count) else { return nil }
-                kept.bytes -= kept.numbers[at].capacity * 4
-                return kept.numbers.remove(at: at)
-            })
-        {
-            reused.removeAll(keepingCapacity: true)  // emptied here: the giver may still hold it
-            return reused
-        }
-        var fresh: [UInt32] = []
-        fresh.reserveCapacity(count)
-        return fresh
-    }
+    func numbers(capacity count: Int) -> [UInt32] { take(count, from: \.numbers) }
 
     /// An empty array with room for `count` reals: a kept one when one is large enough.
-    func reals(capacity count: Int) -> [Double] {
+    func reals(capacity count: Int) -> [Double] { take(count, from: \.reals) }
+
+    /// Keeps `given`'s storage for a later search (small arrays are let go).
+    func give(_ given: [UInt32]) { keep(given, in: \.numbers) }
+
+    /// Keeps `given`'s storage for a later search (small arrays are let go).
+    func give(_ given: [Double]) { keep(given, in: \.reals) }
+
+    private func take<T: Sendable>(_ count: Int, from arrays: WritableKeyPath<Kept, [[T]]>) -> [T] {
         // Bound straight from the lock's result: a second owner would make the removal copy.
         if count >= Self.minimumCount,
-            var reused = kept.withLock({ kept -> [Double]? in
-                guard let at = Self.smallest(in: kept.reals, holding: count) else { return nil }
-                kept.bytes -= kept.reals[at].capacity * 8
-                return kept.reals.remove(at: at)
+            var reused = kept.withLock({ kept -> [T]? in
+                guard let at = Self.smallest(in: kept[keyPath: arrays], holding: count) else { return nil }
+                kept.bytes -= kept[keyPath: arrays][at].capacity * MemoryLayout<T>.stride
+                return kept[keyPath: arrays].remove(at: at)
             })
         {
             reused.removeAll(keepingCapacity: true)  // emptied here: the giver may still hold it
             return reused
         }
-        var fresh: [Double] = []
+        var fresh: [T] = []
         fresh.reserveCapacity(count)
         return fresh
     }
 
-    /// Keeps `given`'s storage for a later search (small arrays are let go).
-    func give(_ given: [UInt32]) {
-        guard given.capacity >= Self.minimumCount, given.capacity * 4 <= Self.maximumBytes else { return }
+    private func keep<T: Sendable>(_ given: [T], in arrays: WritableKeyPath<Kept, [[T]]>) {
+        let bytes = given.capacity * MemoryLayout<T>.stride
+        guard given.capacity >= Self.minimumCount, bytes <= Self.maximumBytes else { return }
         kept.withLock { kept in
-            guard !kept.numbers.contains(where: { Self.sameStorage($0, given) }) else { return }
-            kept.numbers.append(given)
-            kept.bytes += given.capacity * 4
-            Self.trim(&kept)
-        }
-    }
-
-    /// Keeps `given`'s storage for a later search (small arrays are let go).
-    func give(_ given: [Double]) {
-        guard given.capacity >= Self.minimumCount, given.capacity * 8 <= Self.maximumBytes else { return }
-        kept.withLock { kept in
-            guard !kept.reals.contains(where: { Self.sameStorage($0, given) }) else { return }
-            kept.reals.append(given)
-            kept.bytes += given.capacity * 8
+            guard !kept[keyPath: arrays].contains(where: { Self.sameStorage($0, given) }) else { return }
+            kept[keyPath: arrays].append(given)
+            kept.bytes += bytes
             Self.trim(&kept)
         }
     }

@@ -7,19 +7,31 @@ public enum PhraseMatcher {
     /// position (as ``PostingCursor/forEachOccurrence(_:)`` gives them; for a last term that is a
     /// prefix, the sorted union of the expanded terms' occurrences). Linear in the total count.
     public static func forEachMatch(
-        _ lists: some RandomAccessCollection<UnsafeBufferPointer<Occurrence>>, fields: FieldSet = .all,
+        _ lists: [UnsafeBufferPointer<Occurrence>], fields: FieldSet = .all,
         _ body: (Occurrence) -> Void
     ) {
         guard let first = lists.first else { return }
         let count = lists.count
+        if count == 2 {
+            // Most phrases are two words: one cursor, no allocation.
+            let second = lists[1]
+            var c = 0
+            for start in first where fields.allows(start.field) {
+                guard start.position < UInt32.max else { return }
+                let target = Occurrence(field: start.field, position: start.position + 1).order
+                while c < second.count, second[c].order < target { c += 1 }
+                if c == second.count { return }
+                if second[c].order == target { body(start) }
+            }
+            return
+        }
         // One monotone cursor per later list: the targets (field, p + i) ascend with the start.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { cursors in
             cursors.initialize(repeating: 0)
             starts: for start in first where fields.allows(start.field) {
                 var i = 1
-                var index = lists.index(after: lists.startIndex)
                 while i < count {
-                    let list = lists[index]
+                    let list = lists[i]
                     let (position, overflow) = start.position.addingReportingOverflow(UInt32(i))
                     if overflow { break starts }
                     let target = Occurrence(field: start.field, position: position)
@@ -29,46 +41,15 @@ public enum PhraseMatcher {
                     if c == list.count { break starts }  // no later start can match either
                     if list[c] != target { continue starts }
                     i += 1
-                    index = lists.index(after: index)
                 }
                 body(start)
             }
         }
     }
 
-    /// ``frequencies(_:fields:into:)`` read straight from the terms' posting bytes: `readers[i]`
-    /// gives term i's occurrences in the document. Nothing is collected; a reader stops being
-    /// read once no later start can match.
-    public static func frequencies(
-        readers: UnsafeMutableBufferPointer<OccurrenceReader>, fields: FieldSet = .all, into counts: inout [UInt32]
-    ) {
-        let count = readers.count
-        guard count > 0 else { return }
-        withUnsafeTemporaryAllocation(of: Occurrence?.self, capacity: count) { heads in
-            heads.initialize(repeating: nil)
-            defer { heads.deinitialize() }
-            starts: while let start = readers[0].next() {
-                guard fields.allows(start.field) else { continue }
-                for i in 1..<count {
-                    let (position, overflow) = start.position.addingReportingOverflow(UInt32(i))
-                    if overflow { break starts }
-                    let target = Occurrence(field: start.field, position: position)
-                    while heads[i].map({ $0 < target }) ?? true {
-                        guard let next = readers[i].next() else { break starts }  // no later start can match
-                        heads[i] = next
-                    }
-                    if heads[i] != target { continue starts }
-                }
-                let f = Int(start.field)
-                if counts.count <= f { counts.append(contentsOf: repeatElement(0, count: f + 1 - counts.count)) }
-                counts[f] += 1
-            }
-        }
-    }
-
     /// The number of occurrences of the phrase per field id (`counts[f]`, grown as needed), for BM25.
     public static func frequencies(
-        _ lists: some RandomAccessCollection<UnsafeBufferPointer<Occurrence>>, fields: FieldSet = .all,
+        _ lists: [UnsafeBufferPointer<Occurrence>], fields: FieldSet = .all,
         into counts: inout [UInt32]
     ) {
         forEachMatch(lists, fields: fields) { start in

@@ -19,6 +19,19 @@ private func randomPostings(_ rng: inout TestRandom, count: Int, gap: Int) -> [P
     return out
 }
 
+extension PostingCursor {
+    /// The current document's occurrences through `readOccurrences(into:from:)`, first into a
+    /// buffer too small for them when there are several (which must leave the cursor as it was).
+    mutating func readAllOccurrences() throws -> [Occurrence] {
+        var small = [Occurrence](repeating: Occurrence(field: 0, position: 0), count: 1)
+        let fitted = try small.withUnsafeMutableBufferPointer { try readOccurrences(into: $0, from: 0) }
+        if let fitted { return Array(small[..<fitted]) }
+        var large = [Occurrence](repeating: Occurrence(field: 0, position: 0), count: 4096)
+        let end = try large.withUnsafeMutableBufferPointer { try readOccurrences(into: $0, from: 3) }
+        return Array(large[3..<(end ?? 3)])
+    }
+}
+
 @Suite struct PostingListTests {
     @Test func roundTripsAcrossBlockSizes() throws {
         var rng = TestRandom(seed: 5)
@@ -84,6 +97,73 @@ private func randomPostings(_ rng: inout TestRandom, count: Int, gap: Int) -> [P
             }
             #expect(try cursor.next() == nil)
         }
+    }
+
+    /// A deferring cursor, advancing by random targets and reading the occurrences of some of
+    /// the documents it stops at, finds the same documents and occurrences as the list holds.
+    @Test func aDeferringCursorAdvancesAndReadsWhatTheListHolds() throws {
+        var rng = TestRandom(seed: 10)
+        let postings = randomPostings(&rng, count: 3000, gap: 30)
+        let documents = postings.map(\.document)
+        let bytes = PostingListEncoder.encode(postings, blockSize: 32)
+        try bytes.withUnsafeBytes { raw in
+            var cursor = try PostingCursor(raw, deferringGroups: true)
+            var target: UInt32 = 0
+            var read = 0
+            while let got = try cursor.advance(to: target) {
+                #expect(got == documents.first { $0 >= target })
+                guard let index = documents.firstIndex(of: got) else { break }
+                if rng.below(2) == 0 {
+                    #expect(try cursor.readAllOccurrences() == postings[index].occurrences)
+                    read += 1
+                }
+                target = got + UInt32(rng.below(3) == 0 ? 1 : 1 + rng.below(600))
+            }
+            #expect(read > 100)
+        }
+        // Walked with next(), reading every other document, it decodes the whole list.
+        try bytes.withUnsafeBytes { raw in
+            var cursor = try PostingCursor(raw, deferringGroups: true)
+            var walked: [UInt32] = []
+            while let d = try cursor.next() {
+                if walked.count % 2 == 0 {
+                    #expect(try cursor.readAllOccurrences() == postings[walked.count].occurrences)
+                }
+                walked.append(d)
+            }
+            #expect(walked == documents)
+        }
+    }
+
+    /// Damaged groups a deferring cursor has not read yet still throw when it reads or passes
+    /// them: a walk through the whole list fails exactly when an eager decode does.
+    @Test func aDeferringCursorThrowsOnDamagedGroups() throws {
+        var rng = TestRandom(seed: 14)
+        let good = PostingListEncoder.encode(randomPostings(&rng, count: 400, gap: 100), blockSize: 32)
+        var failures = 0
+        for round in 0..<2000 {
+            var bad = good
+            for _ in 0...rng.below(3) { bad[rng.below(bad.count)] = UInt8(truncatingIfNeeded: rng.next()) }
+            let eagerFails = (try? PostingCursor.decodeAll(bad)) == nil
+            do {
+                try bad.withUnsafeBytes { raw in
+                    var cursor = try PostingCursor(raw, deferringGroups: true)
+                    var previous: UInt32?
+                    while let d = try cursor.next() {
+                        if let previous { #expect(d > previous) }
+                        previous = d
+                        if round % 2 == 0 {
+                            _ = try cursor.readAllOccurrences()
+                        }
+                    }
+                }
+                #expect(!eagerFails, "round \(round): the deferring walk missed damage")
+            } catch {
+                #expect(eagerFails, "round \(round): the deferring walk failed on bytes that decode")
+                failures += 1
+            }
+        }
+        #expect(failures > 1000)
     }
 
     @Test func corruptBytesThrowAndNeverTrap() throws {

@@ -393,7 +393,7 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// `term`'s posting blocks.
-    private func termPostings(_ term: [UInt8], _ e: SearchEvaluation) throws -> TermPostings {
+    private func termPostings(_ term: [UInt8], _ e: SearchEvaluation, deferringGroups: Bool = false) throws -> TermPostings {
         var prefix = term
         prefix.append(0)
         var bounds: [UInt32] = []
@@ -404,12 +404,12 @@ extension StoreReading where Self: ~Copyable {
             values.append(entry.value)
         }
         try checkIntact()
-        return try TermPostings(term: term, bounds: bounds, values: values)
+        return try TermPostings(term: term, bounds: bounds, values: values, deferringGroups: deferringGroups)
     }
 
     /// The posting blocks of each distinct stored term starting with `prefix`, in term order, in
     /// one pass over the prefix's key range.
-    private func expansions(of prefix: [UInt8], _ e: SearchEvaluation) throws -> [TermPostings] {
+    private func expansions(of prefix: [UInt8], _ e: SearchEvaluation, deferringGroups: Bool = false) throws -> [TermPostings] {
         var out: [TermPostings] = []
         var term: [UInt8] = []
         var bounds: [UInt32] = []
@@ -420,7 +420,7 @@ extension StoreReading where Self: ~Copyable {
             else { continue }
             let entryTerm = entry.key.prefix(entry.key.count - 5)
             if !entryTerm.elementsEqual(term) {
-                if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values)) }
+                if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values, deferringGroups: deferringGroups)) }
                 term = Array(entryTerm)
                 bounds.removeAll()
                 values.removeAll()
@@ -428,7 +428,7 @@ extension StoreReading where Self: ~Copyable {
             bounds.append(bound)
             values.append(entry.value)
         }
-        if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values)) }
+        if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values, deferringGroups: deferringGroups)) }
         try checkIntact()
         return out
     }
@@ -456,11 +456,12 @@ extension StoreReading where Self: ~Copyable {
                 distinct.append(term)
             }
         }
-        var exact = try distinct.map { try termPostings($0, e) }
+        // Deferring: a candidate's occurrences are read once, passing them as they are read.
+        var exact = try distinct.map { try termPostings($0, e, deferringGroups: true) }
         var expanded: [TermPostings] = []
         var expandedDocuments: [UInt32] = []  // the union of the expansions' documents
         if lastIsPrefix {
-            expanded = try expansions(of: terms[terms.count - 1], e)
+            expanded = try expansions(of: terms[terms.count - 1], e, deferringGroups: true)
             for var postings in expanded {
                 while let d = try postings.next() { expandedDocuments.append(d) }
             }
@@ -475,13 +476,18 @@ extension StoreReading where Self: ~Copyable {
         leaf.idf = slot.reduce(0) { $0 + BM25.idf(documentCount: documentCount, documentFrequency: exact[$1].documentCount) }
         if lastIsPrefix { leaf.idf += BM25.idf(documentCount: documentCount, documentFrequency: expandedDocuments.count) }
         let order = exact.indices.sorted { exact[$0].documentCount < exact[$1].documentCount }
-        var lists = [[Occurrence]](repeating: [], count: terms.count)
+        // A candidate's occurrences, one run a distinct term (then the expansions' sorted union),
+        // and each phrase term's run as the matcher reads it.
+        var occurrences = UnsafeMutableBufferPointer<Occurrence>.allocate(capacity: 1024)
+        occurrences.initialize(repeating: Occurrence(field: 0, position: 0))
+        defer { occurrences.deallocate() }
+        var runs = [Range<Int>](repeating: 0..<0, count: distinct.count + 1)
+        var lists = [UnsafeBufferPointer<Occurrence>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: terms.count)
+        let runOfTerm = terms.indices.map { $0 < exactCount ? slot[$0] : distinct.count }
         var counts: [UInt32] = []
-        var readers: [OccurrenceReader] = []
-        readers.reserveCapacity(terms.count)
         var expandedAt = -1
         var previous: UInt32?
-        candidates: while true {
+        while true {
             // The candidates: the documents every exact term holds, or the expansions' union.
             let candidate: UInt32
             if !order.isEmpty {
@@ -496,44 +502,29 @@ extension StoreReading where Self: ~Copyable {
             if lastIsPrefix {
                 guard SearchSets.index(of: candidate, in: expandedDocuments) != nil else { continue }
             }
-            counts.removeAll(keepingCapacity: true)
-            if lastIsPrefix {
-                for i in 0..<exactCount {
-                    lists[i].removeAll(keepingCapacity: true)
-                    exact[slot[i]].forEachOccurrence { lists[i].append($0) }
-                }
-                let last = terms.count - 1
-                lists[last].removeAll(keepingCapacity: true)
-                for j in expanded.indices where try expanded[j].advance(to: candidate) == candidate {
-                    expanded[j].forEachOccurrence { lists[last].append($0) }
-                }
-                lists[last].sort()
-                withBuffers(lists) { buffers in PhraseMatcher.frequencies(buffers, fields: fields, into: &counts) }
-            } else {
-                // Read in place: most candidates fail after a few occurrences.
-                readers.removeAll(keepingCapacity: true)
-                for i in 0..<exactCount { if let r = exact[slot[i]].occurrences { readers.append(r) } }
-                guard readers.count == exactCount else { continue }
-                readers.withUnsafeMutableBufferPointer { PhraseMatcher.frequencies(readers: $0, fields: fields, into: &counts) }
+            var used = 0
+            for s in exact.indices {
+                let start = used
+                used = try exact[s].readOccurrences(into: &occurrences, from: used)
+                runs[s] = start..<used
             }
+            if lastIsPrefix {
+                let start = used
+                for j in expanded.indices where try expanded[j].advance(to: candidate) == candidate {
+                    used = try expanded[j].readOccurrences(into: &occurrences, from: used)
+                }
+                var union = UnsafeMutableBufferPointer(rebasing: occurrences[start..<used])
+                union.sort()
+                runs[distinct.count] = start..<used
+            }
+            for f in counts.indices { counts[f] = 0 }
+            for i in lists.indices { lists[i] = UnsafeBufferPointer(rebasing: occurrences[runs[runOfTerm[i]]]) }
+            PhraseMatcher.frequencies(lists, fields: fields, into: &counts)
             guard counts.contains(where: { $0 > 0 }) else { continue }
             leaf.documents.append(candidate)
             for f in 0..<stride { leaf.frequencies.append(f < counts.count ? counts[f] : 0) }
         }
         return leaf
-    }
-
-    private func withBuffers(_ lists: [[Occurrence]], _ body: ([UnsafeBufferPointer<Occurrence>]) -> Void) {
-        func step(_ i: Int, _ acc: inout [UnsafeBufferPointer<Occurrence>]) {
-            if i == lists.count { return body(acc) }
-            lists[i].withUnsafeBufferPointer { buffer in
-                acc.append(buffer)
-                step(i + 1, &acc)
-                acc.removeLast()
-            }
-        }
-        var acc: [UnsafeBufferPointer<Occurrence>] = []
-        step(0, &acc)
     }
 
     /// The documents whose filter field `name` is exactly `value`, through the collection's index.

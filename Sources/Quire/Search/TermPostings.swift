@@ -14,13 +14,18 @@ struct TermPostings {
     let documentCount: Int
     private var index = -1
     private var cursor: PostingCursor?
+    /// Whether the cursors leave each document's occurrences for `appendOccurrences(to:)`.
+    private let defersGroups: Bool
     /// The current document, after `next()` or `advance(to:)` returned one.
     private(set) var document: UInt32?
 
-    init(term: [UInt8], bounds: [UInt32], values: [UnsafeRawBufferPointer]) throws {
+    /// The term's blocks; `deferringGroups` for a walk that reads most documents' occurrences
+    /// (see `PostingCursor.init(_:deferringGroups:)`).
+    init(term: [UInt8], bounds: [UInt32], values: [UnsafeRawBufferPointer], deferringGroups: Bool = false) throws {
         self.term = term
         self.bounds = bounds
         self.values = values
+        defersGroups = deferringGroups
         var count = 0
         for value in values { count += try SearchPostings.documentCount(value) }
         documentCount = count
@@ -29,7 +34,7 @@ struct TermPostings {
     private mutating func open(_ block: Int) throws {
         index = block
         do {
-            cursor = try PostingCursor(values[block])
+            cursor = try PostingCursor(values[block], deferringGroups: defersGroups)
         } catch { throw corrupted(error) }
     }
 
@@ -70,17 +75,22 @@ struct TermPostings {
             guard previous < UInt32.max else { return nil }
             target = previous + 1
         }
-        search: while true {
-            guard let d = try lists[first].advance(to: target) else { return nil }
-            target = d
-            for i in order.dropFirst() {
-                guard let e = try lists[i].advance(to: target) else { return nil }
-                if e != target {
-                    target = e
-                    continue search
+        // Through the buffer: one uniqueness check a call, not one an advance.
+        return try lists.withUnsafeMutableBufferPointer { lists in
+            search: while true {
+                guard let d = try lists[first].advance(to: target) else { return nil }
+                target = d
+                var k = 1
+                while k < order.count {
+                    guard let e = try lists[order[k]].advance(to: target) else { return nil }
+                    if e != target {
+                        target = e
+                        continue search
+                    }
+                    k += 1
                 }
+                return target
             }
-            return target
         }
     }
 
@@ -110,11 +120,20 @@ struct TermPostings {
         cursor?.forEachField(body)
     }
 
-    /// The current document's occurrences, read lazily (nil before the first document).
-    var occurrences: OccurrenceReader? { cursor?.occurrences }
-
-    /// Each occurrence in the current document, by field then position.
-    func forEachOccurrence(_ body: (Occurrence) -> Void) {
-        cursor?.forEachOccurrence(body)
+    /// Writes the current document's occurrences into `buffer` from `start` and returns the
+    /// index after them, growing the buffer (a new allocation, the old one freed) when they do
+    /// not fit.
+    mutating func readOccurrences(into buffer: inout UnsafeMutableBufferPointer<Occurrence>, from start: Int) throws -> Int {
+        guard cursor != nil else { return start }
+        while true {
+            do {
+                if let end = try cursor!.readOccurrences(into: buffer, from: start) { return end }
+            } catch { throw corrupted(error) }
+            let grown = UnsafeMutableBufferPointer<Occurrence>.allocate(capacity: max(64, buffer.count * 2))
+            grown.initialize(repeating: Occurrence(field: 0, position: 0))
+            _ = grown.update(fromContentsOf: buffer)
+            buffer.deallocate()
+            buffer = grown
+        }
     }
 }

@@ -77,8 +77,8 @@ public struct PostingListEncoder: Sendable {
     /// The documents appended since the last ``finish(into:)``.
     public private(set) var documentCount = 0
 
-    /// An encoder writing `blockSize` documents a block (at least 1; default 128).
-    public init(blockSize: Int = 128) {
+    /// An encoder writing `blockSize` documents a block (at least 1; default 64).
+    public init(blockSize: Int = 64) {
         self.blockSize = max(1, blockSize)
     }
 
@@ -236,7 +236,7 @@ public struct PostingListEncoder: Sendable {
     }
 
     /// The encoded list of `postings` (ascending documents).
-    public static func encode(_ postings: [Posting], blockSize: Int = 128) -> [UInt8] {
+    public static func encode(_ postings: [Posting], blockSize: Int = 64) -> [UInt8] {
         var encoder = PostingListEncoder(blockSize: blockSize)
         for posting in postings { encoder.append(document: posting.document, occurrences: posting.occurrences) }
         var out: [UInt8] = []

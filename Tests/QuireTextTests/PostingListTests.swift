@@ -65,10 +65,11 @@ extension PostingCursor {
 
     @Test func commonPostingsAreSmall() {
         // Dense documents, one occurrence each at a small position: delta, header, position = 3 bytes;
-        // the list header (count 2 bytes, blocks 1) and 10 skip entries of 2 + 2 bytes.
+        // the list header (count 2 bytes, blocks 1) and 20 skip entries (64 documents a block) of
+        // 2 + 2 bytes.
         let postings = (0..<1280).map { Posting(document: UInt32($0 * 3), occurrences: [Occurrence(field: 1, position: 7)]) }
         let bytes = PostingListEncoder.encode(postings)
-        #expect(bytes.count == 1280 * 3 + 3 + 10 * 4)
+        #expect(bytes.count == 1280 * 3 + 3 + 20 * 4)
     }
 
     @Test func advanceSkipsBlocksAndFindsTheFirstDocumentAtOrAfterTheTarget() throws {

@@ -276,7 +276,7 @@ public struct PostingCursor {
     private var countable = true
     private var blockStart = 0
     /// Whether a step leaves the document's groups to be passed by the next step or read by
-    /// ``appendOccurrences(to:)`` (a phrase reads its candidates' groups: one pass, not two).
+    /// ``readOccurrences(into:from:)`` (a phrase reads its candidates' groups: one pass, not two).
     private let defersGroups: Bool
     /// The current document's groups are not passed (nor checked) yet.
     private var groupsPending = false
@@ -285,7 +285,7 @@ public struct PostingCursor {
 
     /// A cursor before the first document of the list in `bytes`. With `deferringGroups`, a
     /// document's occurrence groups are checked when the cursor moves past them or
-    /// ``appendOccurrences(to:)`` reads them, not before the document is returned.
+    /// ``readOccurrences(into:from:)`` reads them, not before the document is returned.
     public init(_ bytes: UnsafeRawBufferPointer, deferringGroups: Bool = false) throws(PostingFormatError) {
         base = bytes
         defersGroups = deferringGroups

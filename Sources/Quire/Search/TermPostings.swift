@@ -14,7 +14,7 @@ struct TermPostings {
     let documentCount: Int
     private var index = -1
     private var cursor: PostingCursor?
-    /// Whether the cursors leave each document's occurrences for `appendOccurrences(to:)`.
+    /// Whether the cursors leave each document's occurrences for `readOccurrences(into:from:)`.
     private let defersGroups: Bool
     /// The current document, after `next()` or `advance(to:)` returned one.
     private(set) var document: UInt32?

@@ -32,11 +32,13 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Header only: the processor's CRC-32C instruction for record checksums.
         .systemLibrary(name: "CChecksum"),
+        // Header only: a cache prefetch hint for the term table's bulk lookups.
+        .systemLibrary(name: "CPrefetch"),
 
         // The library, bottom up (DESIGN.md "Architecture").
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "QuireCodec", dependencies: ["CZstd", "CChecksum"], swiftSettings: strict),
-        .target(name: "QuireText", swiftSettings: strict),
+        .target(name: "QuireText", dependencies: ["CPrefetch"], swiftSettings: strict),
         .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec", "QuireText"], swiftSettings: strict),
         .target(name: "QuireNews", dependencies: ["QuireCodec"], swiftSettings: strict),
         .target(name: "QuireHTTP", dependencies: ["CCurl"], swiftSettings: strict),

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Dense ids for distinct terms: an open-addressing hash table over one byte arena, so that looking
 /// up a term allocates nothing (a bulk index build interns each token's bytes and sorts runs of
 /// small integers instead of strings).
@@ -69,6 +71,26 @@ public struct TermTable: Sendable {
                     slot = (slot + 1) & mask
                 }
             }
+        }
+    }
+
+    /// Asks the processor to load the home slot of a term hashing to `h`: a bulk lookup asks a few
+    /// tokens ahead, so that the misses of a large table overlap instead of following one another.
+    @inline(__always)
+    func prefetchSlot(_ h: UInt64) {
+        slots.withUnsafeBufferPointer { slots in
+            quire_prefetch(slots.baseAddress! + (Int(truncatingIfNeeded: h) & (slots.count - 1)))
+        }
+    }
+
+    /// Asks the processor to load the entry that the home slot of `h` points at (asked a few tokens
+    /// after ``prefetchSlot(_:)``, when the slot is in cache).
+    @inline(__always)
+    func prefetchEntry(_ h: UInt64) {
+        let entry = slots.withUnsafeBufferPointer { $0[Int(truncatingIfNeeded: h) & ($0.count - 1)] }
+        guard entry != 0 else { return }
+        arena.withUnsafeBufferPointer { arena in
+            quire_prefetch(arena.baseAddress! + (Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1))
         }
     }
 
@@ -165,84 +187,103 @@ extension TokenBuffer {
     /// inside `body`.
     ///
     /// Groups through a small per-document hash of term ids, in linear time; uses scratch storage
-    /// kept in the buffer, so nothing is allocated once it has grown.
+    /// kept in the buffer, so nothing is allocated once it has grown. Hashes every token first, so
+    /// that looking up one token can prefetch the table's slot and entry for the ones after it.
     public mutating func forEachTerm(
         interning terms: inout TermTable,
         _ body: (_ id: UInt32, _ term: UnsafeBufferPointer<UInt8>, _ occurrences: UnsafeBufferPointer<Occurrence>) -> Void
     ) {
+        let count = tokens.count
         var size = 16
-        while size < tokens.count * 2 { size <<= 1 }
+        while size < count * 2 { size <<= 1 }
         let mask = size - 1
-        scratch.slots.removeAll(keepingCapacity: true)
-        scratch.slots.append(contentsOf: repeatElement(-1, count: size))
-        scratch.groupIDs.removeAll(keepingCapacity: true)
-        scratch.heads.removeAll(keepingCapacity: true)
-        scratch.tails.removeAll(keepingCapacity: true)
-        scratch.next.removeAll(keepingCapacity: true)
-        scratch.next.append(contentsOf: repeatElement(-1, count: tokens.count))
+        // Moved into locals for the loops (no access checks on the buffer's fields), moved back below.
+        var grouping = TermGrouping()
+        var occurrences: [Occurrence] = []
+        swap(&grouping, &scratch)
+        swap(&occurrences, &scratchOccurrences)
+        // The document's hash slots, then per token the next token of its term, then per group (a
+        // distinct term of the document) its first token, last token and term id (as a bit pattern).
+        grouping.words.removeAll(keepingCapacity: true)
+        grouping.words.append(contentsOf: repeatElement(-1, count: size + 4 * count))
+        grouping.hashes.removeAll(keepingCapacity: true)
+        grouping.hashes.append(contentsOf: repeatElement(0, count: count))
         bytes.withUnsafeBufferPointer { all in
             tokens.withUnsafeBufferPointer { tokens in
-                for index in tokens.indices {
-                    let token = tokens[index]
-                    let term = UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)])
-                    let id = terms.intern(term)
-                    var slot = Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-                    while true {
-                        let group = scratch.slots[slot]
-                        if group < 0 {
-                            scratch.slots[slot] = Int32(scratch.groupIDs.count)
-                            scratch.groupIDs.append(id)
-                            scratch.heads.append(Int32(index))
-                            scratch.tails.append(Int32(index))
-                            break
-                        }
-                        let g = Int(group)
-                        if scratch.groupIDs[g] == id {
-                            scratch.next[Int(scratch.tails[g])] = Int32(index)
-                            scratch.tails[g] = Int32(index)
-                            break
-                        }
-                        slot = (slot + 1) & mask
-                    }
+                func term(_ token: Token) -> UnsafeBufferPointer<UInt8> {
+                    UnsafeBufferPointer(rebasing: all[token.start..<(token.start + token.length)])
                 }
-                for group in scratch.groupIDs.indices {
-                    scratchOccurrences.removeAll(keepingCapacity: true)
-                    var sorted = true
-                    var index = Int(scratch.heads[group])
-                    let first = tokens[index]
-                    while index >= 0 {
-                        let token = tokens[index]
-                        let occurrence = Occurrence(field: token.field, position: token.position)
-                        if let last = scratchOccurrences.last, !(last < occurrence) { sorted = false }
-                        scratchOccurrences.append(occurrence)
-                        index = Int(scratch.next[index])
-                    }
-                    if !sorted {
-                        // Fields tokenized out of order (emission order is ascending within a field): sort,
-                        // and drop exact duplicates.
-                        scratchOccurrences.sort()
-                        var kept = 0
-                        for i in scratchOccurrences.indices where i == 0 || scratchOccurrences[i] != scratchOccurrences[kept - 1] {
-                            scratchOccurrences[kept] = scratchOccurrences[i]
-                            kept += 1
+                grouping.hashes.withUnsafeMutableBufferPointer { hashes in
+                    grouping.words.withUnsafeMutableBufferPointer { words in
+                        let slots = words.baseAddress!
+                        let next = slots + size
+                        let heads = next + count
+                        let tails = heads + count
+                        let ids = tails + count
+                        for index in 0..<count { hashes[index] = TermTable.hash(term(tokens[index])) }
+                        var groupCount = 0
+                        for index in 0..<count {
+                            if index + 8 < count { terms.prefetchSlot(hashes[index + 8]) }
+                            if index + 4 < count { terms.prefetchEntry(hashes[index + 4]) }
+                            let id = terms.intern(term(tokens[index]), hash: hashes[index])
+                            var slot = Int(truncatingIfNeeded: (UInt64(id) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+                            while true {
+                                let group = slots[slot]
+                                if group < 0 {
+                                    slots[slot] = Int32(groupCount)
+                                    heads[groupCount] = Int32(index)
+                                    tails[groupCount] = Int32(index)
+                                    ids[groupCount] = Int32(bitPattern: id)
+                                    groupCount += 1
+                                    break
+                                }
+                                let g = Int(group)
+                                if ids[g] == Int32(bitPattern: id) {
+                                    next[Int(tails[g])] = Int32(index)
+                                    tails[g] = Int32(index)
+                                    break
+                                }
+                                slot = (slot + 1) & mask
+                            }
                         }
-                        scratchOccurrences.removeLast(scratchOccurrences.count - kept)
+                        for group in 0..<groupCount {
+                            occurrences.removeAll(keepingCapacity: true)
+                            var sorted = true
+                            var index = Int(heads[group])
+                            let first = tokens[index]
+                            while index >= 0 {
+                                let token = tokens[index]
+                                let occurrence = Occurrence(field: token.field, position: token.position)
+                                if let last = occurrences.last, !(last < occurrence) { sorted = false }
+                                occurrences.append(occurrence)
+                                index = Int(next[index])
+                            }
+                            if !sorted {
+                                // Fields tokenized out of order (emission order is ascending within a
+                                // field): sort, and drop exact duplicates.
+                                occurrences.sort()
+                                var kept = 0
+                                for i in occurrences.indices where i == 0 || occurrences[i] != occurrences[kept - 1] {
+                                    occurrences[kept] = occurrences[i]
+                                    kept += 1
+                                }
+                                occurrences.removeLast(occurrences.count - kept)
+                            }
+                            occurrences.withUnsafeBufferPointer { body(UInt32(bitPattern: ids[group]), term(first), $0) }
+                        }
                     }
-                    let term = UnsafeBufferPointer(rebasing: all[first.start..<(first.start + first.length)])
-                    let id = scratch.groupIDs[group]
-                    scratchOccurrences.withUnsafeBufferPointer { body(id, term, $0) }
                 }
             }
         }
+        swap(&grouping, &scratch)
+        swap(&occurrences, &scratchOccurrences)
     }
 }
 
 /// Scratch arrays of ``TokenBuffer/forEachTerm(interning:_:)``.
 struct TermGrouping: Sendable {
-    var slots: [Int32] = []
-    /// Per group (a distinct term of the document): its term's id, and its first and last tokens.
-    var groupIDs: [UInt32] = []
-    var heads: [Int32] = []
-    var tails: [Int32] = []
-    var next: [Int32] = []
+    /// Hash slots, next tokens and groups, laid out as ``TokenBuffer/forEachTerm(interning:_:)`` says.
+    var words: [Int32] = []
+    /// Each token's ``TermTable`` hash.
+    var hashes: [UInt64] = []
 }

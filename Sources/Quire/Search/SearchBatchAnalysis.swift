@@ -1,4 +1,5 @@
 import Dispatch
+internal import QuireLMDB
 import Foundation
 import QuireText
 import Synchronization
@@ -94,16 +95,7 @@ final class SearchBatchPart: Sendable {
             table.withTerm(id) { flat.append(contentsOf: $0) }
             flatEnds.append(flat.count)
         }
-        var order = Array(0..<Int32(table.count))
-        flat.withUnsafeBufferPointer { bytes in
-            flatEnds.withUnsafeBufferPointer { ends in
-                func term(_ id: Int32) -> UnsafeBufferPointer<UInt8> {
-                    let i = Int(id)
-                    return UnsafeBufferPointer(rebasing: bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
-                }
-                order.sort { term($0).lexicographicallyPrecedes(term($1)) }
-            }
-        }
+        let order = Self.byteOrder(flat, ends: flatEnds)
         var rank = [UInt32](repeating: 0, count: order.count)
         var terms: [UInt8] = []
         var termEnds: [Int] = []
@@ -124,6 +116,35 @@ final class SearchBatchPart: Sendable {
         self.termDocuments = output.termDocuments
         self.termGroupEnds = output.termGroupEnds
         self.termGroups = output.termGroups
+    }
+
+    /// The ids of the terms `flat[ends[id - 1]..<ends[id]]` in byte order. Most terms differ in
+    /// their first 8 bytes: those are compared as one big-endian number (zero-padded, which keeps
+    /// the order wherever they differ) and whole terms only on a tie (byte-by-byte comparisons
+    /// took 6.6% of a part's analysis).
+    private static func byteOrder(_ flat: [UInt8], ends: [Int]) -> [Int32] {
+        struct Entry {
+            var prefix: UInt64
+            var id: Int32
+        }
+        return flat.withUnsafeBytes { bytes in
+            ends.withUnsafeBufferPointer { ends in
+                func term(_ id: Int32) -> UnsafeRawBufferPointer {
+                    let i = Int(id)
+                    return UnsafeRawBufferPointer(rebasing: bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
+                }
+                var entries = (0..<Int32(ends.count)).map { id in
+                    let t = term(id)
+                    var prefix: UInt64 = 0
+                    for i in 0..<8 { prefix = prefix << 8 | UInt64(i < t.count ? t[i] : 0) }
+                    return Entry(prefix: prefix, id: id)
+                }
+                entries.sort { a, b in
+                    a.prefix != b.prefix ? a.prefix < b.prefix : KeyRange.compare(term(a.id), term(b.id)) < 0
+                }
+                return entries.map(\.id)
+            }
+        }
     }
 
     /// Counting sort of the postings by their terms' ranks (stable: document order within a

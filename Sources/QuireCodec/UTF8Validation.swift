@@ -15,7 +15,7 @@
 /// - Short strings and the first three bytes of a long one (which have no three bytes before them)
 ///   go through a shift-based automaton: one table row per byte value holds every state's
 ///   successor, six bits each, so a byte costs a load and a shift with no branch.
-enum UTF8Validation {
+package enum UTF8Validation {
     /// What validation found: whether the bytes are well-formed, and whether they are all ASCII.
     struct Outcome: Equatable {
         var isValid: Bool
@@ -24,7 +24,7 @@ enum UTF8Validation {
 
     /// A string of the `count` bytes at `start`, or nil when they are not well-formed UTF-8.
     @inline(__always)
-    static func string(_ start: UnsafePointer<UInt8>, count: Int) -> String? {
+    package static func string(_ start: UnsafePointer<UInt8>, count: Int) -> String? {
         let outcome = validate(start, count: count)
         guard outcome.isValid else { return nil }
         let buffer = UnsafeBufferPointer(start: start, count: count)

@@ -58,6 +58,27 @@ import Testing
         #expect(throws: NewsMappingError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
     }
 
+    /// Strings are accepted exactly when the standard library finds their bytes well-formed, and
+    /// read as it reads them: short ones and long ones (which the validator checks sixteen bytes a
+    /// step), with the odd sequence at the start, in the middle and at the end.
+    @Test func acceptsExactlyWellFormedUTF8() throws {
+        let sequences: [[UInt8]] = [
+            [0xC3, 0xA9], [0xE2, 0x80, 0x94], [0xF0, 0x9F, 0x8E, 0x89], [0xE4, 0xB8, 0xAD],  // é — 🎉 中
+            [0xC0, 0xAF], [0xC1, 0xBF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x80, 0x80, 0xAF],  // overlong, surrogate
+            [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0x80], [0xBF, 0x41], [0xE2, 0x82], [0xF0, 0x9F, 0x8E],  // past U+10FFFF, stray, cut
+            [0xFF], [0xC3, 0x28],
+        ]
+        let filler = Array("Storm surge reaches the coast ".utf8)
+        for odd in sequences {
+            for (before, after) in [([], []), (filler, []), ([], filler), (filler, filler), (Array(filler.prefix(3)), [])] {
+                let content = before + odd + after
+                let expected = String(validating: content, as: UTF8.self)
+                let parsed = try? JSONParser.parse([0x22] + content + [0x22])
+                #expect(parsed == expected.map { JSONValue.string($0) }, "\(content)")
+            }
+        }
+    }
+
     @Test func enforcesDepthLimit() throws {
         let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
         #expect {

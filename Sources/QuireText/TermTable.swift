@@ -130,7 +130,7 @@ public struct TermTable: Sendable {
     /// Interns many terms at once: `ids[i]` becomes the id of `term(i)`, whose ``hash(_:)`` is
     /// `hashes[i]`. While it looks up one term it asks the processor for the home slot of the
     /// eighth next and the entry of the fourth next, so that the cache misses of a large table
-    /// overlap instead of following one another (a bulk index build spent a sixth of its time
+    /// overlap instead of following one another (a bulk index build spent a seventh of its time
     /// waiting on them).
     mutating func intern(
         hashes: UnsafeBufferPointer<UInt64>, into ids: UnsafeMutableBufferPointer<UInt32>,

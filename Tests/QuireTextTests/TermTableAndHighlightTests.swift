@@ -57,6 +57,42 @@ import QuireText
         #expect(buffer.length(of: 0) == 3 && buffer.length(of: 3) == 3)
     }
 
+    /// A long document of known and new terms, repeated and of every length class (the table
+    /// grows many times within one document's bulk lookup): each term's id is the one a term
+    /// table interning the tokens one by one gives, and each occurrence list is its term's.
+    @Test func forEachTermInternsLikeOneTokenAtATime() {
+        var rng = SplitMix64(seed: 0xB0_1C)
+        let vocabulary = (0..<3_000).map { i in
+            String(repeating: "w", count: Int.random(in: 0...20, using: &rng)) + "\(i)"
+        }
+        var words: [String] = []
+        for _ in 0..<20_000 { words.append(vocabulary[Int.random(in: 0..<vocabulary.count, using: &rng)]) }
+        var table = TermTable(capacity: 4)
+        var reference = TermTable(capacity: 4)
+        for word in vocabulary.prefix(500) {  // known before the document
+            _ = table.intern(word)
+            _ = reference.intern(word)
+        }
+        var tokenizer = Tokenizer()
+        var buffer = TokenBuffer()
+        tokenizer.tokenize(words.joined(separator: " "), field: 0, into: &buffer)
+        var positions: [String: [UInt32]] = [:]
+        for (position, word) in words.enumerated() {
+            _ = reference.intern(word)
+            positions[word, default: []].append(UInt32(position))
+        }
+        var visited = 0
+        buffer.forEachTerm(interning: &table) { id, term, occurrences in
+            let word = String(decoding: term, as: UTF8.self)
+            #expect(id == reference.intern(word), "\(word)")
+            #expect(occurrences.map(\.position) == positions[word], "\(word)")
+            visited += 1
+        }
+        #expect(visited == positions.count)
+        #expect(table.count == reference.count)
+        for id in stride(from: 0, to: UInt32(table.count), by: 97) { #expect(table.term(id) == reference.term(id)) }
+    }
+
     @Test func forEachTermSortsOccurrencesWhenFieldsComeOutOfOrder() {
         var tokenizer = Tokenizer()
         var buffer = TokenBuffer()

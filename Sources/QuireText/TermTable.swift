@@ -32,25 +32,11 @@ public struct TermTable: Sendable {
 
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        // Eight bytes a step (most terms take one or two) where FNV-1a took a multiply a byte,
-        // then a final avalanche, so that the low bits used for slots and the high bits kept as
-        // a tag depend on every byte.
-        let raw = UnsafeRawBufferPointer(bytes)
-        let count = raw.count
-        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: count)
-        var i = 0
-        while i + 8 <= count {
-            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            h ^= h >> 32
-            i += 8
-        }
-        if i < count {
-            var tail: UInt64 = 0
-            for j in i..<count { tail |= UInt64(raw[j]) << UInt64(truncatingIfNeeded: (j - i) * 8) }
-            h = (h ^ tail) &* 0xFF51_AFD7_ED55_8CCD
-        }
+        // FNV-1a, then a final avalanche (so the low bits used for slots depend on every byte).
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         h ^= h >> 33
-        h = h &* 0xC4CE_B9FE_1A85_EC53
+        h = h &* 0xFF51_AFD7_ED55_8CCD
         h ^= h >> 33
         return h
     }

@@ -7,7 +7,7 @@ enum KeyOrdering {
         // Most keys differ in their first 8 bytes: compare those as one big-endian integer
         // (zero-padded, which keeps the order whenever the prefixes differ) and compare whole
         // keys only on a tie.
-        var entries = keys.indices.map { SortEntry(prefix: prefix(keys[$0]), index: $0) }
+        var entries = keys.indices.map { SortEntry(prefix: prefix(keys[$0].buffer), index: $0) }
         keys.withUnsafeBufferPointer { keys in
             entries.sort { a, b in
                 if a.prefix != b.prefix { return a.prefix < b.prefix }
@@ -43,9 +43,11 @@ enum KeyOrdering {
         var index: Int
     }
 
-    private static func prefix(_ key: ArenaBytes) -> UInt64 {
+    /// The first 8 bytes of `key` as a big-endian number, zero-padded: keys whose prefixes differ
+    /// sort as their prefixes do, so a sort compares whole keys only on a tie.
+    static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
         var value: UInt64 = 0
-        for i in 0..<8 { value = value << 8 | UInt64(i < key.count ? key.start.load(fromByteOffset: i, as: UInt8.self) : 0) }
+        for i in 0..<8 { value = value << 8 | UInt64(i < key.count ? key[i] : 0) }
         return value
     }
 

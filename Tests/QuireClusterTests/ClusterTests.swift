@@ -204,7 +204,7 @@ import Testing
                 let runA = Task { try await a.run() }
                 defer { runA.cancel() }
                 // A alone applies everything, then compacts the log under it.
-                try await eventsA.wait(for: .seconds(90)) { if case .compacted = $0 { true } else { false } }
+                try await eventsA.wait(for: .seconds(240)) { if case .compacted = $0 { true } else { false } }
                 #expect(try await LogCompactor.floor(client: client, keys: keys) == last)
                 #expect(try await client.range(keys.log).kvs.isEmpty)
 
@@ -218,7 +218,7 @@ import Testing
                 let eventsB = Events()
                 let b = node("b", eventsB)
                 let runB = Task { try await b.run() }
-                try await eventsB.wait(for: .seconds(90)) { if case .bootstrapped = $0 { true } else { false } }
+                try await eventsB.wait(for: .seconds(240)) { if case .bootstrapped = $0 { true } else { false } }
                 let storeB = try #require(b.currentStore)
                 #expect(try Replica(store: storeB, client: client, keys: keys).appliedRevision() == last)
                 let ids = try storeB.read { try $0.values(of: NewsSchema.articles) }.map(\.id)
@@ -235,22 +235,34 @@ import Testing
 
 /// Events of a node, collected for a test to wait on.
 final class Events: Sendable {
-    private let events = Mutex<[ClusterEvent]>([])
+    private let started = ContinuousClock.now
+    private let events = Mutex<[(at: Duration, event: ClusterEvent)]>([])
 
-    func append(_ event: ClusterEvent) { events.withLock { $0.append(event) } }
+    func append(_ event: ClusterEvent) {
+        let at = ContinuousClock.now - started
+        events.withLock { $0.append((at, event)) }
+    }
 
-    struct Timeout: Error {}
+    /// No event matched in time; `seen` lists what the node reported, so a failure says where it stopped.
+    struct Timeout: Error, CustomStringConvertible {
+        let seen: [(at: Duration, event: ClusterEvent)]
+        var description: String {
+            "no matching event; the node reported: " + seen.map { "\($0.at): \($0.event)" }.joined(separator: "; ")
+        }
+    }
 
     /// Waits until an event matches, for `limit` of time this task could run.
     ///
     /// A pause far longer than the 50 ms poll means the cooperative pool (two threads here) was
     /// busy with other tests; the node waited too, so only 250 ms of such a pause counts. It
-    /// checks once more after the last pause before it gives up.
+    /// checks once more after the last pause before it gives up. In a full `swift test` on two
+    /// cores, etcd's fsyncs and the nodes' tasks wait behind a hundred other tests: the bootstrap
+    /// test that takes 3 s alone took 137 s there, hence the generous limits.
     func wait(for limit: Duration, until matches: (ClusterEvent) -> Bool) async throws {
         var waited: Duration = .zero
         while true {
-            if events.withLock({ $0.contains(where: matches) }) { return }
-            if waited >= limit { throw Timeout() }
+            if events.withLock({ $0.contains { matches($0.event) } }) { return }
+            if waited >= limit { throw Timeout(seen: events.withLock { $0 }) }
             let before = ContinuousClock.now
             try await Task.sleep(for: .milliseconds(50))
             waited += min(ContinuousClock.now - before, .milliseconds(250))

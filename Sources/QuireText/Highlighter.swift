@@ -62,8 +62,14 @@ public struct Highlighter: Sendable {
         }
         // The window of `maximumTokens` units with the most marked starts (earliest on ties).
         let width = max(1, min(maximumTokens, units.count))
-        func isMarked(_ token: Token) -> Bool { merged.contains { token.sourceStart >= $0.0 && token.sourceStart < $0.1 } }
-        let hits = units.map { isMarked($0) ? 1 : 0 }
+        // Units and marked ranges both ascend: one merge pass (a scan of the ranges for each unit
+        // was quadratic, minutes for a document of a million matches).
+        var hits = [Int](repeating: 0, count: units.count)
+        var range = 0
+        for (i, unit) in units.enumerated() {
+            while range < merged.count && merged[range].1 <= unit.sourceStart { range += 1 }
+            if range < merged.count && unit.sourceStart >= merged[range].0 { hits[i] = 1 }
+        }
         var best = 0
         var bestCount = hits[0..<width].reduce(0, +)
         var running = bestCount

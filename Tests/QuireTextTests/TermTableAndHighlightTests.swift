@@ -144,6 +144,17 @@ import QuireText
         var joined = Highlighter(query: try QueryParser().parse("covid19"))
         #expect(joined.snippet(of: "The covid-19 wave") == "The «covid-19» wave")
     }
+
+    @Test func aLongDocumentGetsItsDensestWindow() throws {
+        // 200,000 words with a match every tenth; near the end five matches in a row, then
+        // filler: the window of five starts there (the matches were once found by a scan of
+        // all matched ranges for each word: minutes for a document like this one).
+        var highlighter = Highlighter(query: try QueryParser().parse("storm"))
+        var words = (0..<200_000).map { $0 % 10 == 0 ? "storm" : "w\($0)" }
+        words.replaceSubrange(199_990..<199_995, with: Array(repeating: "Storm", count: 5))
+        let cut = highlighter.snippet(of: words.joined(separator: " "), maximumTokens: 5)
+        #expect(cut == "…«Storm» «Storm» «Storm» «Storm» «Storm»…")
+    }
 }
 
 @Suite struct PhraseMatcherTests {

@@ -31,6 +31,8 @@ struct PostingBlock {
             var first = true
             while at < end {
                 let delta = try SearchVarint.read(bytes, &at)
+                // Damaged bytes can hold any varint: checked before the sum can overflow.
+                guard delta <= UInt64(UInt32.max) else { throw Self.corrupt("a document delta of \(delta)") }
                 document = (first ? previousLast : document) + delta
                 guard document <= UInt64(UInt32.max), documents.isEmpty || UInt32(document) > documents[documents.count - 1]
                 else { throw Self.corrupt("documents out of order") }
@@ -39,7 +41,7 @@ struct PostingBlock {
                 while true {
                     let header = try SearchVarint.read(bytes, &at)
                     let n = header >> 5
-                    guard n > 0, n <= UInt64(end - at) else { throw Self.corrupt("an occurrence group of \(n)") }
+                    guard n > 0, at <= end, n <= UInt64(end - at) else { throw Self.corrupt("an occurrence group of \(n)") }
                     for _ in 0..<n { _ = try SearchVarint.read(bytes, &at) }
                     if header & 1 == 1 { break }
                 }
@@ -48,7 +50,9 @@ struct PostingBlock {
                 ranges.append(groups.count..<(groups.count + at - start))
                 groups.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<at]))
             }
-            guard document == previousLast + skip.last else { throw Self.corrupt("a skip entry that disagrees") }
+            guard skip.last <= UInt64(UInt32.max), document == previousLast + skip.last else {
+                throw Self.corrupt("a skip entry that disagrees")
+            }
             previousLast = document
         }
         guard at == bytes.count, documents.count == Int(count) else { throw Self.corrupt("a wrong document count") }

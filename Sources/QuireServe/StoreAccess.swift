@@ -122,37 +122,47 @@ final class StoreAccess: Sendable {
         }
     }
 
-    // MARK: Full-text search seam (issue 20)
+    // MARK: Full-text search
 
-    /// Whether the store's articles have a full-text index that `q` can query.
-    var hasSearchIndex: Bool {
+    /// The filter fields of the articles' full-text index; nil when the articles have none.
+    var searchFilters: Set<String>? {
         (try? reading { store in
-            try store.storedCollections().first { $0.name == Self.collection }?.search != nil
-        }) ?? false
+            try store.storedCollections().first { $0.name == Self.collection }?.search.map { Set($0.filters.map(\.name)) }
+        }) ?? nil
     }
 
     /// The articles matching a full-text query: one page of at most `limit` hits, ranked (or by
     /// date for `sort=newest|oldest`), filtered by `since`, `until` and `section`.
     private func searchPage(_ query: ArticleQuery, _ text: String) throws(AccessFailure) -> ArticlePage {
-        guard hasSearchIndex else { throw .unsupported("this store has no search index") }
+        guard let filters = searchFilters else { throw .unsupported("this store has no search index") }
         let sort: SearchSort =
             switch query.sort {
             case .newest: .newest
             case .oldest: .oldest
             case .id: .relevance
             }
+        // The section goes into the query when the index has it as a filter (its index answers
+        // it); an index without one is filtered on the records, from a few more hits.
+        var text = text
+        var recordSection: String?
+        if let section = query.section {
+            if filters.contains("section") {
+                text = SearchQuery.restricting(text, filter: "section", to: section)
+            } else {
+                recordSection = section
+            }
+        }
+        let wanted = recordSection == nil ? query.limit : query.limit * 4
         return try reading { store in
             do {
                 return try store.read { snap in
-                    // A section filter is applied to the records, so ask for a few more hits.
-                    let wanted = query.section == nil ? query.limit : min(query.limit * 4, ArticleQuery.maxLimit * 4)
                     let hits = try snap.search(
                         text, inCollectionNamed: Self.collection, limit: wanted, sort: sort, since: query.since,
                         until: query.untilExclusive.map { $0.addingTimeInterval(-0.001) })
                     var records: [[UInt8]] = []
                     for hit in hits where records.count < query.limit {
                         guard let value = try Self.value(snap, hit.key, query) else { continue }
-                        if let section = query.section, value["section"] != .string(section) { continue }
+                        if let section = recordSection, value["section"] != .string(section) { continue }
                         records.append(Self.json(value, fields: query.fields))
                     }
                     return ArticlePage(records: records, next: nil)

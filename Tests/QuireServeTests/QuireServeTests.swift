@@ -153,6 +153,25 @@ private func exchange(
         #expect(text.contains("{\"collection\":\"articles\",\"kind\":\"upsert\",\"keys\":[\"second\"],\"more\":0}"), "\(text)")
     }
 
+    /// A search with a section gets a full page of that section's matches, even when they rank
+    /// below a hundred matches of other sections (the section is answered by its index).
+    @Test func aSearchInARareSectionGetsAFullPage() async throws {
+        let day = Date(timeIntervalSince1970: 1e9)
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "calm", publishedAt: day))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        let filler = Array(repeating: "harbour tide wind rain", count: 30).joined(separator: " ")
+        let common = (0..<100).map { Article(id: "c\($0)", headline: "storm warning", section: "Weather") }
+        let rare = (0..<6).map { Article(id: "r\($0)", abstract: "storm " + filler, section: "Science") }
+        try await store.write { try $0.put(contentsOf: common + rare, in: NewsSchema.articles) }
+        let answer = try exchange(
+            server.port, "GET /api/articles?q=storm&section=Science&limit=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        ) { _ in false }
+        let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let ids = try #require(json["articles"] as? [[String: Any]]).compactMap { $0["id"] as? String }
+        #expect(ids.count == 5 && ids.allSatisfy { $0.hasPrefix("r") }, "\(ids)")
+    }
+
     /// Answers reused from the cache are never older than the store's last commit.
     @Test func cachedAnswersFollowEveryCommit() async throws {
         let day = Date(timeIntervalSince1970: 1e9)

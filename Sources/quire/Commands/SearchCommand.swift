@@ -15,10 +15,7 @@ enum SearchCommand {
             throw RuntimeError("search", "collection '\(collection)' has no search index")
         }
         var query = options.query
-        if let section = options.section {
-            let quoted = "\"" + section.replacingOccurrences(of: "\"", with: "") + "\""
-            query = "(\(query)) section:\(quoted)"
-        }
+        if let section = options.section { query = SearchQuery.restricting(query, filter: "section", to: section) }
         let results: [(SearchHit, CompactValue?)]
         do {
             results = try store.read { snap in

@@ -112,7 +112,8 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 if isMap {
                     matches = try mapKeyMatches(&position, key: key, name: name)
                 } else {
-                    let id = Int(try reader.varint(&position, end: bodyEnd))
+                    // Clamped: a damaged id past Int.max is just unknown, not a trap.
+                    let id = Int(clamping: try reader.varint(&position, end: bodyEnd))
                     matches = id < state.names.count && state.names[id] == name
                 }
                 let valueStart = position
@@ -190,7 +191,7 @@ struct KeyedContainerDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     }
                     position = try reader.skip(position, end: bodyEnd)
                 } else {
-                    let id = Int(try reader.varint(&position, end: bodyEnd))
+                    let id = Int(clamping: try reader.varint(&position, end: bodyEnd))
                     if id < state.names.count, let key = Key(stringValue: state.names[id]) { keys.append(key) }
                 }
                 position = try reader.skip(position, end: bodyEnd)

@@ -177,7 +177,7 @@ public struct PostingListEncoder: Sendable {
             lastSkipAt = at
             let delta = try PostingCursor.varint(encoded, &at, limit: encoded.count)
             let length = try PostingCursor.varint(encoded, &at, limit: encoded.count)
-            guard length > 0, length <= UInt64(encoded.count), index == 0 || delta > 0 else {
+            guard length > 0, length <= UInt64(encoded.count), delta <= UInt64(UInt32.max), index == 0 || delta > 0 else {
                 throw PostingFormatError(offset: at, "skip entry \(index) of \(count)")
             }
             lastBefore = last

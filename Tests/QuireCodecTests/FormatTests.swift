@@ -176,6 +176,17 @@ import Testing
         }
     }
 
+    @Test func aFieldIDPastIntMaxIsAnUnknownField() throws {
+        struct Item: Codable, Equatable { var a: Int? }
+        var table = FieldTable()
+        let sound = try CompactEncoder().encode(Item(a: 5), fields: &table)
+        #expect(try CompactDecoder().decode(Item.self, from: sound, fields: table) == Item(a: 5))
+        // An object whose one field id is UInt64.max (a damaged record), then a null value.
+        let damaged: [UInt8] = [0x01, 0x0D, 11] + Array(repeating: 0xFF, count: 9) + [0x01, 0x00]
+        #expect(throws: CompactDecodingError.self) { try CompactDecoder().decode(Item.self, from: damaged, fields: table) }
+        #expect(kind(damaged) == .unknownFieldID(UInt32.max))
+    }
+
     @Test func errors() {
         #expect(kind([]) == .truncated)
         #expect(kind([0x01]) == .truncated)

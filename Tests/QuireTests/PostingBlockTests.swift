@@ -53,3 +53,25 @@ import Testing
         #expect(corrupted >= sound.count)
     }
 }
+
+/// The other readers of stored search bytes, given numbers past what they can hold.
+@Suite struct SearchBytesHostileTests {
+    private let max: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]  // UInt64.max
+
+    @Test func hugeCountsAndLengthsAreCorrupted() {
+        func corrupted(_ body: (UnsafeRawBufferPointer) throws -> Void, _ bytes: [UInt8]) -> Bool {
+            do {
+                try bytes.withUnsafeBytes { try body($0) }
+                return false
+            } catch { return (error as? StoreError)?.code == .corrupted }
+        }
+        #expect(corrupted({ _ = try SearchPostings.documentCount($0) }, max + [1]))
+        #expect(corrupted({ _ = try SearchDatabases.documentEntry($0) }, [0, 0, 0, 7] + max + [0x61]))
+        #expect(corrupted({ _ = try SearchState($0) }, [1] + max + Array(repeating: 0, count: 16)))
+        #expect(throws: PostingFormatError.self) {
+            var encoder = PostingListEncoder()
+            // 2 documents in 2 blocks; the second block's skip entry is UInt64.max documents on.
+            try ([2, 2, 5, 3] + max + [3, 5, 33, 0, 1, 33, 0] as [UInt8]).withUnsafeBytes { try encoder.resume(from: $0) }
+        }
+    }
+}

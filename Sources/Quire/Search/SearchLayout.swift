@@ -68,7 +68,7 @@ struct SearchDatabases: Sendable {
         var offset = 4
         var terms: [[UInt8]] = []
         while offset < bytes.count {
-            let length = Int(try SearchVarint.read(bytes, &offset))
+            let length = Int(clamping: try SearchVarint.read(bytes, &offset))
             guard length <= bytes.count - offset else { throw StoreError(.corrupted, "search index: short term") }
             terms.append(Array(bytes[offset..<(offset + length)]))
             offset += length
@@ -197,6 +197,7 @@ struct SearchState: Sendable, Hashable {
         var offset = 0
         nextNumber = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
         documents = try SearchVarint.read(bytes, &offset)
+        guard documents <= UInt64(UInt32.max) + 1 else { throw StoreError(.corrupted, "search index: \(documents) documents") }
         for f in 0..<16 { totals[f] = try SearchVarint.read(bytes, &offset) }
         if offset < bytes.count {
             let count = try SearchVarint.read(bytes, &offset)

@@ -187,6 +187,9 @@ enum SearchPostings {
     /// The number of documents in a stored block (its list header), without decoding it.
     static func documentCount(_ value: UnsafeRawBufferPointer) throws -> Int {
         var at = 0
-        return Int(try SearchVarint.read(value, &at))
+        let count = try SearchVarint.read(value, &at)
+        // Document numbers are UInt32: a larger count is damage (and could overflow a sum).
+        guard count <= UInt64(UInt32.max) + 1 else { throw StoreError(.corrupted, "search index: a block of \(count) documents") }
+        return Int(count)
     }
 }

@@ -219,7 +219,9 @@ extension ReadableTransaction where Self: ~Copyable {
         var rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
         while rc == MDB_SUCCESS {
             if value.mv_size >= MemoryLayout<Int>.size, let base = value.mv_data {
-                total += base.loadUnaligned(as: Int.self)
+                // A damaged list's length word can be anything: counted as none, never a trap.
+                let length = base.loadUnaligned(as: Int.self)
+                if length > 0, length <= value.mv_size / MemoryLayout<Int>.size { total += length }
             }
             rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
         }

@@ -249,12 +249,27 @@ struct SearchAnalyzer {
     private var tokenizer = Tokenizer()
     private var buffer = TokenBuffer()
     private var table: TermTable
+    private var encoded: [UInt8] = []
 
     init(capacity: Int = 256) {
         table = TermTable(capacity: capacity)
     }
 
     mutating func analyze(_ texts: [SearchText]) -> SearchDocument {
+        var document = SearchDocument()
+        document.lengths = forEachTerm(texts) { term, groups in
+            document.terms.append(Array(term))
+            document.values.append(Array(groups))
+        }
+        return document
+    }
+
+    /// Tokenizes `texts` and calls `body` with each distinct term and its encoded occurrences
+    /// (in reused buffers, valid during the call only); returns the field lengths.
+    @discardableResult
+    mutating func forEachTerm(_ texts: [SearchText], _ body: (UnsafeBufferPointer<UInt8>, UnsafeRawBufferPointer) -> Void)
+        -> [UInt32]
+    {
         buffer.removeAll()
         var next = [UInt32](repeating: 0, count: 16)
         var used = [Bool](repeating: false, count: 16)
@@ -264,16 +279,17 @@ struct SearchAnalyzer {
             next[f] = tokenizer.tokenize(piece.text, field: piece.field & 15, startingAt: start, into: &buffer)
             used[f] = true
         }
-        var document = SearchDocument()
-        buffer.fieldLengths(into: &document.lengths)
+        var lengths = [UInt32](repeating: 0, count: 16)
+        buffer.fieldLengths(into: &lengths)
         // Keep the table small: a long-lived table would grow with the vocabulary.
         if table.count > 1 << 16 { table = TermTable(capacity: 256) }
+        var value = encoded
         buffer.forEachTerm(interning: &table) { _, term, occurrences in
-            document.terms.append(Array(term))
-            var value = [UInt8]()
+            value.removeAll(keepingCapacity: true)
             SearchOccurrences.encode(occurrences, into: &value)
-            document.values.append(value)
+            value.withUnsafeBytes { body(term, $0) }
         }
-        return document
+        encoded = value
+        return lengths
     }
 }

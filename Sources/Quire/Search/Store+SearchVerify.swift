@@ -17,6 +17,7 @@ extension Store {
             let place = "\(name): search index"
             // Document numbers → physical keys, and the totals they imply.
             var keys: [UInt32: [UInt8]] = [:]
+            var highest: UInt32?
             var totals = [UInt64](repeating: 0, count: 16)
             let state = try SearchState.stored(dbs, snap.lmdb)
             for entry in snap.entries(in: dbs.numbers) {
@@ -25,9 +26,11 @@ extension Store {
                     continue
                 }
                 var offset = 0
-                for f in 0..<state.lengthFields { totals[f] += try SearchVarint.read(entry.value, &offset) }
+                // Wrapping: damaged lengths make a sum that disagrees with the state, not a trap.
+                for f in 0..<state.lengthFields { totals[f] &+= try SearchVarint.read(entry.value, &offset) }
                 let key = Array(entry.value[offset...])
                 keys[number] = key
+                highest = max(highest ?? number, number)
                 if try !snap.contains(key, in: c.records) {
                     let logical = try snap.logicalKey(UnsafeRawBufferPointer(rebasing: entry.value[offset...]))
                     problem("\(place): document \(number) belongs to missing record \(logical)")
@@ -42,49 +45,55 @@ extension Store {
             // Per document, what its postings must add up to: their count, a sum of their terms'
             // hashes and (recomputed from the record) of their terms' and occurrences' hashes.
             // One pass over the postings then checks every document, however long its terms' lists.
-            var expected: [UInt32: SearchPostingDigest] = [:]
+            // Numbers index an array when they are dense enough (a damaged state or a sparse
+            // index keeps a dictionary): a pass over every posting looks each one up.
+            var checks = DocumentNumberTable(end: highest.map { UInt64($0) + 1 } ?? 0, count: keys.count)
+            for number in keys.keys { checks[number].known = true }
             for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap) {
                 documents += 1
-                let logical = (try? key.withUnsafeBytes { try snap.logicalKey($0) }).map { "\($0)" }
-                    ?? key.map { String($0, radix: 16) }.joined(separator: ".")
+                func logical() -> String {
+                    (try? key.withUnsafeBytes { try snap.logicalKey($0) }).map { "\($0)" }
+                        ?? key.map { String($0, radix: 16) }.joined(separator: ".")
+                }
                 guard let parsed, keys[parsed.number] == key else {
-                    problem("\(place): record \(logical): document entry and number entry disagree")
+                    problem("\(place): record \(logical()): document entry and number entry disagree")
                     continue
                 }
                 let number = parsed.number
-                var terms = parsed.terms  // listed by entries of the older format only
-                var occurrences: SearchPostingDigest?
+                let terms = parsed.terms  // listed by entries of the older format only
+                var digest = SearchPostingDigest()
                 if recomputable {
                     let found: CompactValue?? = try snap.withValue(forKey: key, in: c.records) { bytes in
                         try? snap.genericValue(bytes, options: c.decoder.options)
                     }
                     guard let value = found ?? nil else {
-                        problem("\(place): record \(logical) is indexed but missing or unreadable")
+                        problem("\(place): record \(logical()) is indexed but missing or unreadable")
                         continue
                     }
-                    let document = analyzer.analyze(Self.searchTexts(of: value, dbs.definition))
-                    if let listed = terms, Set(document.terms) != Set(listed) {
-                        problem("\(place): record \(logical): indexed terms differ from its text")
+                    var computed: [[UInt8]] = []
+                    analyzer.forEachTerm(Self.searchTexts(of: value, dbs.definition)) { term, groups in
+                        digest.add(term: UnsafeRawBufferPointer(term), groups: groups)
+                        if terms != nil { computed.append(Array(term)) }
                     }
-                    terms = terms ?? document.terms
-                    var digest = SearchPostingDigest()
-                    for (t, v) in zip(document.terms, document.values) { digest.add(t, v) }
-                    occurrences = digest
-                }
-                guard let terms else {
+                    digest.checksOccurrences = true
+                    if let listed = terms {
+                        if Set(computed) != Set(listed) { problem("\(place): record \(logical()): indexed terms differ from its text") }
+                        // The postings must hold the listed terms, with the occurrences of the text.
+                        let occurrences = digest.occurrences
+                        digest = SearchPostingDigest(terms: listed)
+                        digest.occurrences = occurrences
+                        digest.checksOccurrences = true
+                    }
+                } else if let listed = terms {
+                    digest = SearchPostingDigest(terms: listed)
+                } else {
                     // Text without field paths, in an entry that does not list its terms: the
                     // document's postings cannot be told apart from the others'.
                     unlisted += 1
                     continue
                 }
-                expectedPostings += terms.count
-                var digest = SearchPostingDigest()
-                for term in terms { digest.add(term, nil) }
-                if let occurrences {
-                    digest.occurrences = occurrences.occurrences
-                    digest.checksOccurrences = true
-                }
-                expected[number] = digest
+                expectedPostings += digest.count
+                checks[number].expected = digest
             }
             let records = try snap.count(of: c.records)
             if documents != records {
@@ -93,41 +102,42 @@ extension Store {
             if keys.count != documents {
                 problem("\(place): \(keys.count) document numbers for \(documents) documents")
             }
-            var seen: [UInt32: SearchPostingDigest] = [:]
             var previous: (term: [UInt8], last: UInt32)?
             for entry in snap.entries(in: dbs.postings) {
                 guard let bound = SearchDatabases.postingNumber(entry.key) else {
                     problem("\(place): malformed posting key")
                     continue
                 }
-                let term = Array(entry.key.prefix(entry.key.count - 5))
-                let word = String(decoding: term, as: UTF8.self)
+                let term = UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5))
+                func word() -> String { String(decoding: term, as: UTF8.self) }
                 let block: PostingBlock
                 do {
                     block = try PostingBlock(entry.value)
                 } catch {
-                    problem("\(place): unreadable posting block of '\(word)': \(error)")
+                    problem("\(place): unreadable posting block of '\(word())': \(error)")
                     continue
                 }
-                let overlaps = previous.map { $0.term == term && $0.last >= bound } ?? false
+                let overlaps = previous.map { $0.term.elementsEqual(term) && $0.last >= bound } ?? false
                 if let first = block.documents.first, first < bound || overlaps {
-                    problem("\(place): posting block of '\(word)' at \(bound) overlaps its neighbours")
+                    problem("\(place): posting block of '\(word())' at \(bound) overlaps its neighbours")
                 }
-                if block.isEmpty { problem("\(place): empty posting block of '\(word)'") }
-                for number in block.documents {
+                if block.isEmpty { problem("\(place): empty posting block of '\(word())'") }
+                let termHash = SearchPostingDigest.hash(term)
+                block.forEach { number, groups in
                     collectionPostings += 1
-                    guard keys[number] != nil else {
-                        problem("\(place): posting of '\(word)' for missing document \(number)")
-                        continue
+                    guard checks[number].known else {
+                        problem("\(place): posting of '\(word())' for missing document \(number)")
+                        return
                     }
-                    seen[number, default: SearchPostingDigest()].add(term, block.groups(of: number).map(Array.init))
+                    checks[number].seen.add(termHash: termHash, groups: groups)
                 }
-                if let last = block.documents.last { previous = (term, last) }
+                if let last = block.documents.last {
+                    if previous == nil || !previous!.term.elementsEqual(term) { previous = (Array(term), last) } else { previous!.last = last }
+                }
             }
-            for (number, want) in expected {
-                let got = seen[number] ?? SearchPostingDigest()
+            try checks.forEachExpected { number, want, got in
                 guard got.count != want.count || got.terms != want.terms || (want.checksOccurrences && got.occurrences != want.occurrences)
-                else { continue }
+                else { return }
                 // Name what is wrong: look the document's terms up one by one.
                 let logical = try keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
                 let name = logical.map { "\($0)" } ?? "\(number)"
@@ -167,7 +177,7 @@ extension Store {
             if state.documents != UInt64(documents) || state.totals != totals {
                 problem("\(place): counters (\(state.documents) documents) disagree with the documents (\(documents))")
             }
-            if let highest = keys.keys.max(), highest >= state.nextNumber {
+            if let highest, highest >= state.nextNumber {
                 problem("\(place): document number \(highest) at or past the next number \(state.nextNumber)")
             }
         }
@@ -216,18 +226,75 @@ struct SearchPostingDigest: Equatable {
     var occurrences: UInt64 = 0
     var checksOccurrences = false
 
-    mutating func add(_ term: [UInt8], _ groups: [UInt8]?) {
+    init() {}
+
+    /// The digest of a list of terms, without occurrences.
+    init(terms list: [[UInt8]]) {
+        for term in list { term.withUnsafeBytes { add(termHash: Self.hash($0), groups: nil) } }
+    }
+
+    mutating func add(term: UnsafeRawBufferPointer, groups: UnsafeRawBufferPointer?) {
+        add(termHash: Self.hash(term), groups: groups)
+    }
+
+    /// Adds a posting whose term hashes to `h` (``hash(_:)``): a block's postings share it.
+    mutating func add(termHash h: UInt64, groups: UnsafeRawBufferPointer?) {
         count += 1
-        let h = Self.hash(term, 0xcbf2_9ce4_8422_2325)
         terms &+= h
-        if let groups { occurrences &+= Self.hash(groups, h ^ 0xff) }
+        if let groups { occurrences &+= Self.hash(groups, seed: h ^ 0xff) }
     }
 
     /// FNV-1a, 64 bits.
-    static func hash(_ bytes: [UInt8], _ seed: UInt64) -> UInt64 {
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
         var h = seed
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
+    }
+}
+
+/// What verify learns about each document number: whether a `num` entry has it, the digest its
+/// record (or listed terms) expects, and the digest of the postings seen for it.
+struct DocumentCheck {
+    var known = false
+    var expected: SearchPostingDigest?
+    var seen = SearchPostingDigest()
+}
+
+/// ``DocumentCheck``s by document number: an array when the numbers below `end` are at most four
+/// times the documents (or a million), a dictionary otherwise, so a damaged or sparse index never
+/// allocates more than its documents need.
+struct DocumentNumberTable {
+    private var dense: [DocumentCheck]
+    private var sparse: [UInt32: DocumentCheck] = [:]
+    private let isDense: Bool
+
+    init(end: UInt64, count: Int) {
+        isDense = end <= UInt64(max(1 << 20, 4 * count))
+        dense = isDense ? Array(repeating: DocumentCheck(), count: Int(end)) : []
+    }
+
+    subscript(number: UInt32) -> DocumentCheck {
+        get { isDense ? (Int(number) < dense.count ? dense[Int(number)] : DocumentCheck()) : sparse[number] ?? DocumentCheck() }
+        set {
+            if !isDense {
+                sparse[number] = newValue
+            } else if Int(number) < dense.count {
+                dense[Int(number)] = newValue
+            }
+        }
+    }
+
+    /// Calls `body` with each number that expects postings, its expected and its seen digest.
+    func forEachExpected(_ body: (UInt32, SearchPostingDigest, SearchPostingDigest) throws -> Void) rethrows {
+        if isDense {
+            for (number, check) in dense.enumerated() {
+                if let expected = check.expected { try body(UInt32(number), expected, check.seen) }
+            }
+        } else {
+            for (number, check) in sparse {
+                if let expected = check.expected { try body(number, expected, check.seen) }
+            }
+        }
     }
 }
 

@@ -115,7 +115,7 @@ struct SearchIndexWriter {
         var numValue = [UInt8]()
         for (f, length) in lengths.prefix(state.lengthFields).enumerated() {
             SearchVarint.append(UInt64(length), to: &numValue)
-            state.totals[f] += UInt64(length)
+            state.totals[f] &+= UInt64(length)  // a damaged total stays wrong (verify says so), never traps
         }
         numValue.append(contentsOf: key)
         var numberKey = [UInt8]()

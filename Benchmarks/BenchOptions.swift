@@ -38,9 +38,10 @@ struct BenchOptions {
           --chart FILE         Write an SVG bar chart of the ratios.
           --list               List the case names and exit.
 
-        quire-bench --scale [--sizes N,N,...] [--scale-chart FILE] [--scale-json FILE]
+        quire-bench --scale [--sizes N,N,...] [--search] [--scale-chart FILE] [--scale-json FILE]
           How bulk insert, point gets, scans and verify grow with the store (default sizes
           100000,1000000,10000000; 10M takes about ten minutes and some 15 GB of temporary disk).
+          --search gives the articles their full-text index too, as the product declares them.
           -h, --help           Show this help.
 
         Build in release mode for meaningful figures: swift run -c release quire-bench

@@ -4,18 +4,21 @@ import QuireFetch
 import QuireFixtures
 import QuireNews
 
-/// `quire-bench --scale [--sizes 100000,1000000,10000000] [--scale-chart FILE] [--scale-json FILE]`:
+/// `quire-bench --scale [--sizes 100000,1000000,10000000] [--search] [--scale-chart FILE] [--scale-json FILE]`:
 /// how the cost of the store's main operations grows with its size.
 ///
 /// For each size N it builds a store the way the product declares articles (date and section
-/// indexes, compressed, its dictionary trained by the store; no full-text index, which has its
-/// own cases) from the seeded news corpus streamed from the generator (nothing of size N is held
-/// in memory), then times: the bulk insert, random point gets, a full decoding scan and `verify`.
+/// indexes, compressed, its dictionary trained by the store; with `--search` also the full-text
+/// index, as `NewsSchema.articles` has it) from the seeded news corpus streamed from the
+/// generator (nothing of size N is held in memory), then times: the bulk insert, random point
+/// gets, a full decoding scan and `verify` (which checks the postings too).
 /// It prints records/s against N, the 10M/100k ratios the issue states, the bytes on disk
 /// against the JSON Lines the corpus would take, and the peak resident memory.
 enum ScaleRun {
     struct Row: Codable {
         var records: Int
+        /// Whether the articles had the full-text index.
+        var search: Bool
         var bulkInsert: Double
         var pointGets: Double
         var scan: Double
@@ -34,6 +37,7 @@ enum ScaleRun {
         var sizes = [100_000, 1_000_000, 10_000_000]
         var chartPath: String?
         var jsonPath: String?
+        var search = false
         var rest = arguments.dropFirst().makeIterator()
         while let argument = rest.next() {
             switch argument {
@@ -44,6 +48,7 @@ enum ScaleRun {
                 sizes = parsed
             case "--scale-chart": chartPath = rest.next()
             case "--scale-json": jsonPath = rest.next()
+            case "--search": search = true
             default: fail("unknown argument '\(argument)' in --scale mode", status: 64)
             }
         }
@@ -53,7 +58,7 @@ enum ScaleRun {
         var rows: [Row] = []
         for size in sizes {
             do {
-                let row = try measure(size)
+                let row = try measure(size, search: search)
                 print(line(row))
                 rows.append(row)
             } catch {
@@ -71,7 +76,8 @@ enum ScaleRun {
                 print("wrote \(jsonPath)")
             }
             if let chartPath {
-                let title = "quire-bench --scale (\(MachineInfo.current.cores) cores, \(MachineInfo.buildConfiguration))"
+                let what = search ? ", with the full-text index" : ""
+                let title = "quire-bench --scale\(what) (\(MachineInfo.current.cores) cores, \(MachineInfo.buildConfiguration))"
                 try Data(ScaleChart.svg(rows, title: title).utf8).write(to: URL(fileURLWithPath: chartPath))
                 print("wrote \(chartPath)")
             }
@@ -81,10 +87,12 @@ enum ScaleRun {
         exit(0)
     }
 
-    static let collection = StoreCollection<Article>(
+    /// The product's articles without the full-text index.
+    static let plainArticles = StoreCollection<Article>(
         name: "articles", key: { .string($0.id) }, indexes: NewsSchema.articles.indexes, compressed: true)
 
-    static func measure(_ size: Int) throws -> Row {
+    static func measure(_ size: Int, search: Bool) throws -> Row {
+        let collection = search ? NewsSchema.articles : plainArticles
         let started = Date()
         let scratch = try ScratchStore()
         defer { scratch.close() }
@@ -127,7 +135,7 @@ enum ScaleRun {
         }
         let storeBytes = try store.storeStatistics().fileBytes
         return Row(
-            records: size, bulkInsert: Double(size) / insertSeconds, pointGets: Double(lookups) / getSeconds,
+            records: size, search: search, bulkInsert: Double(size) / insertSeconds, pointGets: Double(lookups) / getSeconds,
             scan: Double(size) / scanSeconds, verify: Double(size) / verifySeconds, storeBytes: storeBytes,
             jsonLinesBytes: Int(meanJSONLineBytes * Double(size)), insertAnonymousBytes: insertAnonymous,
             peakMemoryBytes: BenchmarkRunner.peakMemoryBytes(), seconds: Date().timeIntervalSince(started))

@@ -315,6 +315,79 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
     }
 }
 
+@Suite struct SearchVerifyBatchTests {
+    /// A word of letters only for each number (one token, unique to its note).
+    static func word(_ i: Int) -> String {
+        var n = i
+        var out = "q"
+        repeat {
+            out.append(Character(UnicodeScalar(UInt8(97 + n % 26))))
+            n /= 26
+        } while n > 0
+        return out
+    }
+
+    /// More records than verify analyses in one batch: a posting taken out of the middle, and
+    /// occurrences changed in another, are each found and named by their record.
+    @Test func verifyNamesTheRecordsOfAMissingPostingAndOfWrongOccurrences() async throws {
+        try await withTemporaryStorePath { path in
+            let count = 5_000
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                let values = (0..<count).map { note("n\($0)", "storm surge", "tide " + Self.word($0)) }
+                try await store.write { try $0.put(contentsOf: values, in: notes) }
+                let report = try store.verify()
+                #expect(report.isSound, "\(report.problems.prefix(3))")
+                #expect(report.postings == 4 * count)
+                store.close()
+            }
+            try Self.plant(path, missing: 2500, changed: 4321)
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            let report = try store.verify()
+            let missing = Self.word(2500)
+            let changed = Self.word(4321)
+            #expect(report.problems.contains { $0.contains("n2500") && $0.contains("no posting for '\(missing)'") }, "\(report.problems)")
+            #expect(report.problems.contains { $0.contains("n4321") && $0.contains("wrong occurrences of '\(changed)'") }, "\(report.problems)")
+        }
+    }
+
+    /// Deletes the posting of note `missing`'s own word; moves note `changed`'s own word from
+    /// body position 1 to 5.
+    static func plant(_ path: String, missing: Int, changed: Int) throws {
+        let env = try Environment(path: path)
+        defer { env.close() }
+        let postings = try env.openDatabase("s:notes:post")
+        let numbers = try env.openDatabase("s:notes:num")
+        func number(of id: String) throws -> [UInt8] {
+            try env.read { txn in
+                txn.entries(in: numbers).first { $0.valueBytes.suffix(id.utf8.count).elementsEqual(id.utf8) }.map { Array($0.keyBytes) }
+            } ?? []
+        }
+        func varint(_ value: UInt32) -> [UInt8] {
+            var v = value
+            var out: [UInt8] = []
+            while v >= 0x80 {
+                out.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
+            return out + [UInt8(v)]
+        }
+        let gone = try number(of: "n\(missing)")
+        let moved = try number(of: "n\(changed)")
+        let n = moved.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        try env.write { txn in
+            _ = try txn.delete(Array(word(missing).utf8) + [0] + gone, in: postings)
+            // One document in one block: the skip entry (last document, block length), then the
+            // document and its one group: 1 occurrence in field 1, the last group (35), at 5.
+            let block = [1, 1] + varint(n) + [UInt8(varint(n).count + 2)] + varint(n) + [35, 5]
+            try txn.put(block, forKey: Array(word(changed).utf8) + [0] + moved, in: postings)
+        }
+    }
+}
+
 /// Notes with a date index on the search index's date field: `since`/`until` read it first
 /// when the dates are more selective than the words.
 let datedNotes = StoreCollection<Note>(

@@ -1,4 +1,6 @@
+import Foundation
 import QuireCodec
+import Synchronization
 internal import QuireLMDB
 import QuireText
 
@@ -49,6 +51,29 @@ extension Store {
             // index keeps a dictionary): a pass over every posting looks each one up.
             var checks = DocumentNumberTable(end: highest.map { UInt64($0) + 1 } ?? 0, count: keys.count)
             for number in keys.keys { checks[number].known = true }
+            var fields: FieldTable? = try? snap.withFieldRetry { $0 }
+            var pending: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
+            // Digests of the pending records; one that does not decode with the table in hand
+            // (a field added since) is decoded again here, with the snapshot's retry.
+            func flush() throws {
+                guard let table = fields else { return }
+                let digests = Self.digests(of: pending.map(\.bytes), dbs.definition, table, c.decoder.options)
+                for ((number, bytes), digest) in zip(pending, digests) {
+                    var found = digest
+                    if found == nil, let value = try? snap.genericValue(bytes, options: c.decoder.options) {
+                        fields = try? snap.withFieldRetry { $0 }
+                        found = SearchPostingDigest(analyzing: Self.searchTexts(of: value, dbs.definition), with: &analyzer)
+                    }
+                    guard let found else {
+                        let logical = (try? keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }) ?? nil
+                        problem("\(place): record \(logical.map { "\($0)" } ?? "\(number)") is indexed but missing or unreadable")
+                        continue
+                    }
+                    expectedPostings += found.count
+                    checks[number].expected = found
+                }
+                pending.removeAll(keepingCapacity: true)
+            }
             for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap) {
                 documents += 1
                 func logical() -> String {
@@ -61,6 +86,15 @@ extension Store {
                 }
                 let number = parsed.number
                 let terms = parsed.terms  // listed by entries of the older format only
+                if recomputable, terms == nil,
+                    let bytes = try snap.withValue(forKey: key, in: c.records, { $0 }), fields != nil
+                {
+                    // The common case, analysed in batches on every core (the map holds the bytes
+                    // for as long as this read lasts).
+                    pending.append((number, bytes))
+                    if pending.count == Self.verifyBatch { try flush() }
+                    continue
+                }
                 var digest = SearchPostingDigest()
                 if recomputable {
                     let found: CompactValue?? = try snap.withValue(forKey: key, in: c.records) { bytes in
@@ -73,7 +107,7 @@ extension Store {
                     var computed: [[UInt8]] = []
                     analyzer.forEachTerm(Self.searchTexts(of: value, dbs.definition)) { term, groups in
                         digest.add(term: UnsafeRawBufferPointer(term), groups: groups)
-                        if terms != nil { computed.append(Array(term)) }
+                        computed.append(Array(term))
                     }
                     digest.checksOccurrences = true
                     if let listed = terms {
@@ -95,6 +129,7 @@ extension Store {
                 expectedPostings += digest.count
                 checks[number].expected = digest
             }
+            try flush()
             let records = try snap.count(of: c.records)
             if documents != records {
                 problem("\(place): \(documents) documents for \(records) records")
@@ -102,6 +137,9 @@ extension Store {
             if keys.count != documents {
                 problem("\(place): \(keys.count) document numbers for \(documents) documents")
             }
+            // Out of the variable `flush` captures: the closure below then updates it in place.
+            var table = DocumentNumberTable(end: 0, count: 0)
+            swap(&table, &checks)
             var previous: (term: [UInt8], last: UInt32)?
             for entry in snap.entries(in: dbs.postings) {
                 guard let bound = SearchDatabases.postingNumber(entry.key) else {
@@ -125,17 +163,16 @@ extension Store {
                 let termHash = SearchPostingDigest.hash(term)
                 block.forEach { number, groups in
                     collectionPostings += 1
-                    guard checks[number].known else {
+                    guard table.addPosting(number, termHash: termHash, groups: groups) else {
                         problem("\(place): posting of '\(word())' for missing document \(number)")
                         return
                     }
-                    checks[number].seen.add(termHash: termHash, groups: groups)
                 }
                 if let last = block.documents.last {
                     if previous == nil || !previous!.term.elementsEqual(term) { previous = (Array(term), last) } else { previous!.last = last }
                 }
             }
-            try checks.forEachExpected { number, want, got in
+            try table.forEachExpected { number, want, got in
                 guard got.count != want.count || got.terms != want.terms || (want.checksOccurrences && got.occurrences != want.occurrences)
                 else { return }
                 // Name what is wrong: look the document's terms up one by one.
@@ -184,6 +221,32 @@ extension Store {
         return postings
     }
 
+    /// Records analysed together by verify, on every core.
+    static let verifyBatch = 2_048
+
+    /// The postings digest of each record (decoded with `fields`; nil for one that does not
+    /// decode), computed by `Parallelism.parts` threads.
+    static func digests(
+        of records: [UnsafeRawBufferPointer], _ definition: SearchDefinition, _ fields: FieldTable,
+        _ options: CompactDecoder.Options
+    ) -> [SearchPostingDigest?] {
+        let n = max(1, min(Parallelism.parts, records.count / 64))
+        let mapped = MappedVerifyRecords(records: records)
+        let parts = Mutex([[SearchPostingDigest?]](repeating: [], count: n))
+        DispatchQueue.concurrentPerform(iterations: n) { p in
+            let range = (mapped.records.count * p / n)..<(mapped.records.count * (p + 1) / n)
+            var analyzer = SearchAnalyzer(capacity: 1 << 12)
+            let digests = range.map { i -> SearchPostingDigest? in
+                guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
+                    return nil
+                }
+                return SearchPostingDigest(analyzing: searchTexts(of: value, definition), with: &analyzer)
+            }
+            parts.withLock { $0[p] = digests }
+        }
+        return parts.withLock { $0.flatMap { $0 } }
+    }
+
     /// A record's text by the fields' paths (arrays contribute each element).
     static func searchTexts(of value: CompactValue, _ definition: SearchDefinition) -> [SearchText] {
         var out: [SearchText] = []
@@ -227,6 +290,14 @@ struct SearchPostingDigest: Equatable {
     var checksOccurrences = false
 
     init() {}
+
+    /// The digest of the postings a text makes: every term with its occurrences.
+    init(analyzing texts: [SearchText], with analyzer: inout SearchAnalyzer) {
+        var digest = SearchPostingDigest()
+        analyzer.forEachTerm(texts) { term, groups in digest.add(term: UnsafeRawBufferPointer(term), groups: groups) }
+        digest.checksOccurrences = true
+        self = digest
+    }
 
     /// The digest of a list of terms, without occurrences.
     init(terms list: [[UInt8]]) {
@@ -284,6 +355,19 @@ struct DocumentNumberTable {
         }
     }
 
+    /// Adds a posting of `number` to its seen digest, in place; false when no document has it.
+    mutating func addPosting(_ number: UInt32, termHash: UInt64, groups: UnsafeRawBufferPointer) -> Bool {
+        let i = Int(number)
+        if isDense {
+            guard i < dense.count, dense[i].known else { return false }
+            dense[i].seen.add(termHash: termHash, groups: groups)
+        } else {
+            guard sparse[number]?.known == true else { return false }
+            sparse[number]!.seen.add(termHash: termHash, groups: groups)
+        }
+        return true
+    }
+
     /// Calls `body` with each number that expects postings, its expected and its seen digest.
     func forEachExpected(_ body: (UInt32, SearchPostingDigest, SearchPostingDigest) throws -> Void) rethrows {
         if isDense {
@@ -326,4 +410,10 @@ extension Store {
         try snap.checkIntact()
         return out
     }
+}
+
+/// Records' bytes in the map, read by verify's analysing threads. @unchecked: they are only read,
+/// and the verifying read transaction lasts until `concurrentPerform` has returned.
+private struct MappedVerifyRecords: @unchecked Sendable {
+    let records: [UnsafeRawBufferPointer]
 }

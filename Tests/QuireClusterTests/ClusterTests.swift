@@ -194,7 +194,10 @@ import Testing
                 func node(_ id: String, _ events: Events) -> ClusterNode {
                     var configuration = ClusterNode.Configuration(memberID: id, storePath: directory + "/" + id)
                     configuration.keys = keys
-                    configuration.leaseTTL = 5  // the default: a full test run on two cores can starve a 2 s lease
+                    // Long: nothing here waits for a lease to end, and a full test run on two
+                    // cores starves a node's keep-alive for seconds (an expired lease takes its
+                    // member entry, and with it the peer B bootstraps from, until renewed).
+                    configuration.leaseTTL = 15
                     configuration.compactionThreshold = 1
                     configuration.compactionInterval = .milliseconds(200)
                     return ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
@@ -204,7 +207,7 @@ import Testing
                 let runA = Task { try await a.run() }
                 defer { runA.cancel() }
                 // A alone applies everything, then compacts the log under it.
-                try await eventsA.wait(for: .seconds(240)) { if case .compacted = $0 { true } else { false } }
+                try await eventsA.wait(for: .seconds(600)) { if case .compacted = $0 { true } else { false } }
                 #expect(try await LogCompactor.floor(client: client, keys: keys) == last)
                 #expect(try await client.range(keys.log).kvs.isEmpty)
 
@@ -218,7 +221,7 @@ import Testing
                 let eventsB = Events()
                 let b = node("b", eventsB)
                 let runB = Task { try await b.run() }
-                try await eventsB.wait(for: .seconds(240)) { if case .bootstrapped = $0 { true } else { false } }
+                try await eventsB.wait(for: .seconds(600)) { if case .bootstrapped = $0 { true } else { false } }
                 let storeB = try #require(b.currentStore)
                 #expect(try Replica(store: storeB, client: client, keys: keys).appliedRevision() == last)
                 let ids = try storeB.read { try $0.values(of: NewsSchema.articles) }.map(\.id)
@@ -257,7 +260,7 @@ final class Events: Sendable {
     /// busy with other tests; the node waited too, so only 250 ms of such a pause counts. It
     /// checks once more after the last pause before it gives up. In a full `swift test` on two
     /// cores, etcd's fsyncs and the nodes' tasks wait behind a hundred other tests: the bootstrap
-    /// test that takes 3 s alone took 137 s there, hence the generous limits.
+    /// test that takes 3 s alone took 137–194 s there, hence the generous limits.
     func wait(for limit: Duration, until matches: (ClusterEvent) -> Bool) async throws {
         var waited: Duration = .zero
         while true {

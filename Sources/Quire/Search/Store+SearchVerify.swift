@@ -169,7 +169,7 @@ extension Store {
                     }
                 }
                 if let last = block.documents.last {
-                    if previous == nil || !previous!.term.elementsEqual(term) { previous = (Array(term), last) } else { previous!.last = last }
+                    if let p = previous, p.term.elementsEqual(term) { previous?.last = last } else { previous = (Array(term), last) }
                 }
             }
             try table.forEachExpected { number, want, got in

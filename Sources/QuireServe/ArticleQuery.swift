@@ -26,6 +26,8 @@ struct ArticleQuery: Sendable {
 
     static let defaultLimit = 50
     static let maxLimit = 500
+    /// How deep a search pages: its hits are ranked whole, so page k costs the k pages before it.
+    static let maxSearchDepth = 10_000
 
     /// A 400's message.
     struct Invalid: Error {
@@ -76,7 +78,9 @@ struct ArticleQuery: Sendable {
             throw Invalid("'since' and 'until' need sort=newest or sort=oldest")
         }
         if let cursorText {
-            guard let cursor = PageCursor(text: cursorText), cursor.sort == sort, cursor.filters == filterTag else {
+            guard let cursor = PageCursor(text: cursorText), cursor.sort == sort, cursor.filters == filterTag,
+                (cursor.searchOffset != nil) == (text != nil)
+            else {
                 throw Invalid("parameter 'cursor' is not a cursor of this list (pass the 'next' value unchanged, with the same filters)")
             }
             after = cursor
@@ -112,13 +116,16 @@ struct ArticleQuery: Sendable {
 }
 
 /// Where the next page of a list starts: the last record of the page before (its index key
-/// and identification key), the order, and the filters' digest. Opaque to clients:
-/// base64url of a small versioned binary form.
+/// and identification key), or for a search the number of hits before it; the order, and the
+/// filters' digest. Opaque to clients: base64url of a small versioned binary form (version 1: a
+/// list position, 2: a search offset).
 struct PageCursor: Sendable, Equatable {
     var sort: ListSort
     var indexKey: [UInt8]?
     var key: [UInt8]
     var filters: UInt64 = 0
+    /// For a search page: the hits before it.
+    var searchOffset: Int?
 
     init(sort: ListSort, indexKey: [UInt8]?, key: [UInt8], filters: UInt64 = 0) {
         self.sort = sort
@@ -127,16 +134,22 @@ struct PageCursor: Sendable, Equatable {
         self.filters = filters
     }
 
+    /// The cursor of a search page that starts after `offset` hits.
+    init(sort: ListSort, searchOffset offset: Int, filters: UInt64) {
+        self.init(sort: sort, indexKey: nil, key: [], filters: filters)
+        searchOffset = offset
+    }
+
     /// The cursor as a URL-safe string.
     var text: String {
-        var bytes: [UInt8] = [1, UInt8(ListSort.allCases.firstIndex(of: sort)!)]
+        var bytes: [UInt8] = [searchOffset == nil ? 1 : 2, UInt8(ListSort.allCases.firstIndex(of: sort)!)]
         withUnsafeBytes(of: filters.bigEndian) { bytes += $0 }
-        if let indexKey {
-            bytes += [1] + Self.length(indexKey.count) + indexKey
+        if let searchOffset {
+            bytes += Self.length(searchOffset)
         } else {
-            bytes += [0]
+            bytes += indexKey.map { [1] + Self.length($0.count) + $0 } ?? [0]
+            bytes += Self.length(key.count) + key
         }
-        bytes += Self.length(key.count) + key
         return Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
@@ -157,11 +170,19 @@ struct PageCursor: Sendable, Equatable {
             guard let raw = take(4) else { return nil }
             return raw.reduce(0) { $0 << 8 | Int($1) }
         }
-        guard take(1) == [1], let s = take(1)?.first, Int(s) < ListSort.allCases.count,
-            let f = take(8), let hasIndex = take(1)?.first, hasIndex <= 1
+        guard let version = take(1)?.first, version == 1 || version == 2, let s = take(1)?.first,
+            Int(s) < ListSort.allCases.count, let f = take(8)
         else { return nil }
         sort = ListSort.allCases[Int(s)]
         filters = f.reduce(0) { $0 << 8 | UInt64($1) }
+        key = []
+        if version == 2 {
+            guard let offset = length(), offset > 0, offset < ArticleQuery.maxSearchDepth, bytes.isEmpty else { return nil }
+            indexKey = nil
+            searchOffset = offset
+            return
+        }
+        guard let hasIndex = take(1)?.first, hasIndex <= 1 else { return nil }
         if hasIndex == 1 {
             guard let n = length(), let k = take(n) else { return nil }
             indexKey = Array(k)

@@ -132,7 +132,8 @@ final class StoreAccess: Sendable {
     }
 
     /// The articles matching a full-text query: one page of at most `limit` hits, ranked (or by
-    /// date for `sort=newest|oldest`), filtered by `since`, `until` and `section`.
+    /// date for `sort=newest|oldest`), filtered by `since`, `until` and `section`, after the
+    /// cursor's offset; pages go as deep as ``ArticleQuery/maxSearchDepth`` hits.
     private func searchPage(_ query: ArticleQuery, _ text: String) throws(AccessFailure) -> ArticlePage {
         guard let filters = searchFilters else { throw .unsupported("this store has no search index") }
         let sort: SearchSort =
@@ -152,20 +153,37 @@ final class StoreAccess: Sendable {
                 recordSection = section
             }
         }
-        let wanted = recordSection == nil ? query.limit : query.limit * 4
+        let offset = query.after?.searchOffset ?? 0
+        let end = min(offset + query.limit, ArticleQuery.maxSearchDepth)
+        // One hit past the page tells whether there is a next one.
+        let wanted = recordSection == nil ? end + 1 : (end + 1) * 4
         return try reading { store in
             do {
                 return try store.read { snap in
                     let hits = try snap.search(
                         text, inCollectionNamed: Self.collection, limit: wanted, sort: sort, since: query.since,
                         until: query.untilExclusive.map { $0.addingTimeInterval(-0.001) })
+                    // Without a section, the first `offset` hits are the pages before; with one
+                    // filtered on the records, the first `offset` records that pass it are.
+                    var skip = recordSection == nil ? 0 : offset
                     var records: [[UInt8]] = []
-                    for hit in hits where records.count < query.limit {
+                    var more = false
+                    for hit in hits.dropFirst(recordSection == nil ? offset : 0) {
                         guard let value = try Self.value(snap, hit.key, query) else { continue }
                         if let section = recordSection, value["section"] != .string(section) { continue }
+                        if skip > 0 {
+                            skip -= 1
+                            continue
+                        }
+                        if offset + records.count == end {
+                            more = true
+                            break
+                        }
                         records.append(Self.json(value, fields: query.fields))
                     }
-                    return ArticlePage(records: records, next: nil)
+                    let next = more && end < ArticleQuery.maxSearchDepth
+                        ? PageCursor(sort: query.sort, searchOffset: end, filters: query.filterTag) : nil
+                    return ArticlePage(records: records, next: next)
                 }
             } catch let error as SearchError {
                 throw AccessFailure.unsupported("malformed query: \(error)")

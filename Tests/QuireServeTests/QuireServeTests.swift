@@ -17,6 +17,7 @@ import Testing
         for cursor in [
             PageCursor(sort: .newest, indexKey: [0x80, 0, 1, 2], key: key, filters: 42),
             PageCursor(sort: .id, indexKey: nil, key: Array(repeating: 0x61, count: 3000), filters: .max),
+            PageCursor(sort: .newest, searchOffset: 30, filters: 7),
         ] {
             #expect(PageCursor(text: cursor.text) == cursor)
             #expect(!cursor.text.contains("+") && !cursor.text.contains("/") && !cursor.text.contains("="))
@@ -170,6 +171,42 @@ private func exchange(
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         let ids = try #require(json["articles"] as? [[String: Any]]).compactMap { $0["id"] as? String }
         #expect(ids.count == 5 && ids.allSatisfy { $0.hasPrefix("r") }, "\(ids)")
+    }
+
+    /// A search pages through all its hits with `next`, each once, ranked across pages; its
+    /// cursor is refused by a list without `q` and by another query.
+    @Test func aSearchPagesThroughEveryHitOnce() async throws {
+        let day = Date(timeIntervalSince1970: 1e9)
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "calm", publishedAt: day))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        // Fewer words, higher score: storm0 ranks first, storm69 last.
+        let values = (0..<70).map { i in
+            Article(id: "storm\(i)", abstract: "storm " + Array(repeating: "tide", count: i).joined(separator: " "), publishedAt: day)
+        }
+        try await store.write { try $0.put(contentsOf: values, in: NewsSchema.articles) }
+        func page(_ target: String) throws -> (status: Int, ids: [String], next: String?) {
+            let answer = try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+            let status = Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
+            let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            let ids = (json["articles"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            return (status, ids, json["next"] as? String)
+        }
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let answer = try page("/api/articles?q=storm&sort=id&limit=30" + (cursor.map { "&cursor=" + $0 } ?? ""))
+            #expect(answer.status == 200, "\(answer)")
+            seen += answer.ids
+            cursor = answer.next
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(pages == 3)
+        #expect(seen == (0..<70).map { "storm\($0)" })
+        let second = try #require(try page("/api/articles?q=storm&sort=id&limit=30").next)
+        #expect(try page("/api/articles?sort=id&limit=30&cursor=" + second).status == 400)
+        #expect(try page("/api/articles?q=tide&sort=id&limit=30&cursor=" + second).status == 400)
     }
 
     /// Answers reused from the cache are never older than the store's last commit.

@@ -1,8 +1,30 @@
+import Dispatch
 import Foundation
+import Synchronization
 
 /// How many parts the store cuts work into to spread it over the cores (JSON rendering of a
 /// batch of records, tokenizing a batch for the full-text index): the machine's cores, at most
 /// four, past which the writer's own serial share dominates.
 enum Parallelism {
     static let parts = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// `body` of each of up to ``parts`` contiguous ranges that cut `0..<count` (at least 64
+    /// items a range), run concurrently; the results in range order.
+    static func inParts<T: Sendable>(count: Int, _ body: @Sendable (Range<Int>) -> T) -> [T] {
+        let n = max(1, min(parts, count / 64))
+        let results = Mutex([T?](repeating: nil, count: n))
+        DispatchQueue.concurrentPerform(iterations: n) { p in
+            let result = body((count * p / n)..<(count * (p + 1) / n))
+            results.withLock { $0[p] = result }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+}
+
+/// Records' bytes in the map, read by the parts' threads of ``Parallelism/inParts(count:_:)``.
+/// @unchecked: they are only read, and the caller's read transaction (holding the map still
+/// behind the reader gate) lasts until `concurrentPerform` has returned, so every pointer stays
+/// valid while it is used.
+struct MappedRecords: @unchecked Sendable {
+    let records: [UnsafeRawBufferPointer]
 }

@@ -1,7 +1,4 @@
-import Dispatch
-import Foundation
 import QuireCodec
-import Synchronization
 
 /// Writes the JSON of a batch of records on several cores at once, for walks that hand the
 /// records out one by one in key order (`forEachJSON`, what `quire dump` runs).
@@ -30,11 +27,8 @@ struct JSONBatchRenderer {
     static func render(
         _ records: [UnsafeRawBufferPointer], fields: FieldTable, options: CompactDecoder.Options
     ) -> [Part] {
-        let n = max(1, min(Parallelism.parts, records.count / 64))
         let mapped = MappedRecords(records: records)
-        let parts = Mutex([Part?](repeating: nil, count: n))
-        DispatchQueue.concurrentPerform(iterations: n) { p in
-            let range = (mapped.records.count * p / n)..<(mapped.records.count * (p + 1) / n)
+        return Parallelism.inParts(count: records.count) { range in
             var part = Part(range: range)
             part.bytes.reserveCapacity(range.count * 1536)
             part.ends.reserveCapacity(range.count)
@@ -47,15 +41,7 @@ struct JSONBatchRenderer {
                 }
                 part.ends.append(part.bytes.count)
             }
-            parts.withLock { $0[p] = part }
+            return part
         }
-        return parts.withLock { $0.map { $0! } }
-    }
-
-    /// Records' bytes in the map, read by the parts' threads. @unchecked: they are only read,
-    /// and the caller's read transaction (holding the map still behind the reader gate) lasts
-    /// until `concurrentPerform` has returned, so every pointer stays valid while it is used.
-    private struct MappedRecords: @unchecked Sendable {
-        let records: [UnsafeRawBufferPointer]
     }
 }

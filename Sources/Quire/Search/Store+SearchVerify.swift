@@ -1,6 +1,4 @@
-import Foundation
 import QuireCodec
-import Synchronization
 internal import QuireLMDB
 import QuireText
 
@@ -230,21 +228,16 @@ extension Store {
         of records: [UnsafeRawBufferPointer], _ definition: SearchDefinition, _ fields: FieldTable,
         _ options: CompactDecoder.Options
     ) -> [SearchPostingDigest?] {
-        let n = max(1, min(Parallelism.parts, records.count / 64))
-        let mapped = MappedVerifyRecords(records: records)
-        let parts = Mutex([[SearchPostingDigest?]](repeating: [], count: n))
-        DispatchQueue.concurrentPerform(iterations: n) { p in
-            let range = (mapped.records.count * p / n)..<(mapped.records.count * (p + 1) / n)
+        let mapped = MappedRecords(records: records)
+        return Parallelism.inParts(count: records.count) { range in
             var analyzer = SearchAnalyzer(capacity: 1 << 12)
-            let digests = range.map { i -> SearchPostingDigest? in
+            return range.map { i -> SearchPostingDigest? in
                 guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
                     return nil
                 }
                 return SearchPostingDigest(analyzing: searchTexts(of: value, definition), with: &analyzer)
             }
-            parts.withLock { $0[p] = digests }
-        }
-        return parts.withLock { $0.flatMap { $0 } }
+        }.flatMap { $0 }
     }
 
     /// A record's text by the fields' paths (arrays contribute each element).
@@ -410,10 +403,4 @@ extension Store {
         try snap.checkIntact()
         return out
     }
-}
-
-/// Records' bytes in the map, read by verify's analysing threads. @unchecked: they are only read,
-/// and the verifying read transaction lasts until `concurrentPerform` has returned.
-private struct MappedVerifyRecords: @unchecked Sendable {
-    let records: [UnsafeRawBufferPointer]
 }

@@ -32,6 +32,40 @@ import QuireNews
     }
 }
 
+extension StoreVerifyTests {
+    /// Thousands of records (verify decodes them in batches on every core): entries planted in
+    /// and taken out of a section index, whose few keys each hold thousands of records, are found
+    /// and named, and nothing else is.
+    @Test func badIndexEntriesInALargeStoreAreNamed() async throws {
+        try await withTemporaryStorePath { path in
+            let sample = generatedArticles(5_000).filter { $0.section != nil }
+            let sections = Set(sample.compactMap(\.section)).sorted()
+            try #require(sections.count >= 2)
+            let lost = sample[4_321 % sample.count]
+            let moved = sample[17]
+            let elsewhere = sections.first { $0 != moved.section }!
+            do {
+                let store = try openStore(path)
+                try await store.bulkInsert(sample, into: articles)
+                let report = try store.verify()
+                #expect(report.isSound, "\(report.problems)")
+                #expect(report.records == sample.count)
+                store.close()
+            }
+            #expect(try damageSectionIndex(path, lost: lost, moved: moved, to: elsewhere, ghostIn: sections[0]) == [true, true])
+            let store = try Store(path: path)
+            let report = try store.verify()
+            #expect(report.records == sample.count)
+            #expect(
+                Set(report.problems) == [
+                    "articles: record \(lost.id): missing from index 'section'",
+                    "articles: record \(moved.id): missing from index 'section'",
+                    "articles: index 'section' points to missing record ghost",
+                ], "\(report.problems)")
+        }
+    }
+}
+
 private func damage(_ path: String, _ id: String) throws {
     let env = try Environment(path: path)
     defer { env.close() }
@@ -40,5 +74,24 @@ private func damage(_ path: String, _ id: String) throws {
     try env.write { txn in
         try txn.delete(Array(id.utf8), in: records)
         try txn.put(Array("nowhere".utf8), forKey: Array("l".utf8), in: relation)
+    }
+}
+
+/// Takes `lost`'s and `moved`'s entries out of the section index, puts `moved` under another
+/// section, and a record that does not exist under `ghostIn`; returns whether each removal found its entry.
+private func damageSectionIndex(_ path: String, lost: Article, moved: Article, to elsewhere: String, ghostIn: String) throws
+    -> [Bool]
+{
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let index = try env.openDatabase("i:articles:section", flags: [.duplicateSort])
+    return try env.write { txn in
+        let removed = [
+            try txn.delete(StoreKey.string(lost.section!).bytes, value: Array(lost.id.utf8), in: index),
+            try txn.delete(StoreKey.string(moved.section!).bytes, value: Array(moved.id.utf8), in: index),
+        ]
+        try txn.put(Array(moved.id.utf8), forKey: StoreKey.string(elsewhere).bytes, in: index)
+        try txn.put(Array("ghost".utf8), forKey: StoreKey.string(ghostIn).bytes, in: index)
+        return removed
     }
 }

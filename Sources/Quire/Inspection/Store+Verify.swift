@@ -72,35 +72,60 @@ extension Store {
                 var checked = c.decoder.options
                 checked.verifyChecksums = true
                 at = VerifyPosition(part: "collection '\(name)', records")
-                for entry in snap.entries(in: c.records) {
-                    let (key, keySound) = try snap.verifiedLogicalKey(entry.key)
-                    if !keySound { problem(Store.longKeyProblem(name, key)) }
-                    at.lastKey = key
-                    // Every 256th key: the description is formatted text, a twelfth of a whole
-                    // verify when made for every record ("after key" stays true).
-                    if report.records % 256 == 0 { reading?(at.description) }
-                    report.records += 1
-                    if report.records % 10_000 == 0 { progress?(report.records) }
-                    if report.records % 1_000 == 0, isCancelled?() == true { throw CancellationError() }
-                    let value: CompactValue
-                    do {
-                        value = try snap.genericValue(entry.value, options: checked)
-                    } catch {
-                        problem("\(name): record \(key): does not decode: \(error)")
-                        continue
+                // Records are decoded in batches on every core (the map holds their bytes for as
+                // long as this read lasts); keys, lookups and problems stay in key order here.
+                var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+                var fields: FieldTable? = try? snap.withFieldRetry { $0 }
+                var walk = snap.entries(in: c.records).makeIterator()
+                while true {
+                    batch.removeAll(keepingCapacity: true)
+                    while batch.count < Self.verifyBatch, let entry = walk.next() { batch.append((entry.key, entry.value)) }
+                    guard !batch.isEmpty else { break }
+                    var keys: [StoreKey] = []
+                    keys.reserveCapacity(batch.count)
+                    for entry in batch {
+                        let (key, keySound) = try snap.verifiedLogicalKey(entry.key)
+                        if !keySound { problem(Store.longKeyProblem(name, key)) }
+                        keys.append(key)
                     }
-                    for (i, index) in c.definition.indexes.enumerated() {
-                        guard let field = index.field else { continue }
-                        for indexKey in Store.indexKeys(of: value[field], kind: index.kind) {
-                            expected[i] += 1
-                            let stored = longKeys.physical(indexKey.bytes)
-                            at.indexKey = indexKey
-                            // One exact lookup (MDB_GET_BOTH), not a scan of the key's duplicates:
-                            // a section index has a few keys with a million records each.
-                            let found = try snap.contains(stored, value: Array(entry.key), in: c.indexes[i])
-                            try snap.checkIntact()
-                            at.indexKey = nil
-                            if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }
+                    at.lastKey = keys[0]
+                    reading?(at.description)
+                    if isCancelled?() == true { throw CancellationError() }
+                    let decoded = fields.map { table in
+                        Self.recordIndexKeys(of: batch.map(\.value), c.definition.indexes, longKeys, table, checked)
+                    }
+                    for (j, entry) in batch.enumerated() {
+                        let key = keys[j]
+                        at.lastKey = key
+                        // Every 256th key: the description is formatted text, a twelfth of a whole
+                        // verify when made for every record ("after key" stays true).
+                        if report.records % 256 == 0 { reading?(at.description) }
+                        report.records += 1
+                        if report.records % 10_000 == 0 { progress?(report.records) }
+                        var indexKeys: RecordIndexKeys? = decoded.flatMap { $0[j] }
+                        if indexKeys == nil {
+                            // Not decoded with the table in hand (a field added since, or damage):
+                            // again through the snapshot, which retries with the stored table.
+                            do {
+                                let value = try snap.genericValue(entry.value, options: checked)
+                                fields = try? snap.withFieldRetry { $0 }
+                                indexKeys = Self.indexKeys(of: value, c.definition.indexes, longKeys)
+                            } catch {
+                                problem("\(name): record \(key): does not decode: \(error)")
+                                continue
+                            }
+                        }
+                        for (i, index) in c.definition.indexes.enumerated() {
+                            for (indexKey, stored) in indexKeys![i] {
+                                expected[i] += 1
+                                at.indexKey = indexKey
+                                // One exact lookup (MDB_GET_BOTH), not a scan of the key's duplicates:
+                                // a section index has a few keys with a million records each.
+                                let found = try snap.contains(stored, value: Array(entry.key), in: c.indexes[i])
+                                try snap.checkIntact()
+                                at.indexKey = nil
+                                if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }
+                            }
                         }
                     }
                 }
@@ -147,6 +172,34 @@ extension Store {
             progress?(report.records)
             return report
         }
+    }
+
+    /// The index keys a record's fields imply, with their stored (physical) forms: one list a
+    /// declared index (empty for indexes over no single field).
+    typealias RecordIndexKeys = [[(key: StoreKey, stored: [UInt8])]]
+
+    static func indexKeys(of value: CompactValue, _ indexes: [IndexDefinition], _ longKeys: LongKeys) -> RecordIndexKeys {
+        indexes.map { index in
+            guard let field = index.field else { return [] }
+            return indexKeys(of: value[field], kind: index.kind).map { ($0, longKeys.physical($0.bytes)) }
+        }
+    }
+
+    /// Each record decoded (checked with `options`) with `fields`, and the index keys it implies,
+    /// on `Parallelism.parts` threads; nil for a record that does not decode with that table.
+    static func recordIndexKeys(
+        of records: [UnsafeRawBufferPointer], _ indexes: [IndexDefinition], _ longKeys: LongKeys, _ fields: FieldTable,
+        _ options: CompactDecoder.Options
+    ) -> [RecordIndexKeys?] {
+        let mapped = MappedRecords(records: records)
+        return Parallelism.inParts(count: records.count) { range in
+            range.map { i -> RecordIndexKeys? in
+                guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
+                    return nil
+                }
+                return indexKeys(of: value, indexes, longKeys)
+            }
+        }.flatMap { $0 }
     }
 
     static func longKeyProblem(_ place: String, _ key: StoreKey) -> String {

@@ -354,6 +354,37 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// Verify polls for a signal all through the full-text index's check (its numbers, document
+    /// entries and posting blocks), not only while it walks the records: the first Ctrl-C of a
+    /// long `quire verify` stops it there too.
+    @Test func verifyStopsWhenCancelledInsideTheFullTextIndex() async throws {
+        try await withTemporaryStorePath { path in
+            let count = 5_000
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            try await store.write { try $0.put(contentsOf: (0..<count).map { note("n\($0)", "storm", Self.word($0)) }, in: notes) }
+            var polls = 0
+            let report = try store.verify(isCancelled: {
+                polls += 1
+                return false
+            })
+            #expect(report.isSound, "\(report.problems.prefix(3))")
+            let recordPolls = (count + Store.verifyBatch - 1) / Store.verifyBatch
+            // A number entry, a document entry and at least one block of its own word a note.
+            #expect(polls >= recordPolls + 3 * count / 1_024, "\(polls) polls")
+            var seen = 0
+            #expect {
+                _ = try store.verify(isCancelled: {
+                    seen += 1
+                    return seen == polls  // the last poll: in the posting blocks
+                })
+            } throws: { error in
+                (error as? StoreError)?.code == .cancelled
+            }
+        }
+    }
+
     /// Deletes the posting of note `missing`'s own word; moves note `changed`'s own word from
     /// body position 1 to 5.
     static func plant(_ path: String, missing: Int, changed: Int) throws {

@@ -135,6 +135,7 @@ extension Store {
                     at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
+                        if entries % 1_024 == 0, isCancelled?() == true { throw CancellationError() }
                         let (indexKey, indexKeySound) = try snap.verifiedLogicalKey(entry.key)
                         if !indexKeySound { problem(Store.longKeyProblem("\(name): index '\(index.name)'", indexKey)) }
                         at.lastKey = indexKey
@@ -151,13 +152,14 @@ extension Store {
                     }
                 }
             }
-            report.postings = try verifySearch(snap, registered, problem)  // Search/Store+SearchVerify.swift
+            report.postings = try verifySearch(snap, registered, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { registered[$0] }
                 at = VerifyPosition(part: "relation '\(name)'")
                 for entry in snap.entries(in: relationDBs[name]!) {
                     at.lastKey = StoreKey(bytes: entry.keyBytes)
                     if report.relationEntries % 256 == 0 { reading?(at.description) }
+                    if report.relationEntries % 1_024 == 0, isCancelled?() == true { throw CancellationError() }
                     report.relationEntries += 1
                     let (owner, ownerSound) = try snap.verifiedLogicalKey(entry.key)
                     if !ownerSound { problem(Store.longKeyProblem("relation '\(name)'", owner)) }

@@ -7,10 +7,17 @@ extension Store {
     /// each record has a document entry whose terms all have postings (the terms recomputed from
     /// the record when every field has a path, or listed by an older store's entry, so a missing
     /// or wrong posting is found), each posting belongs to a live document, and the counters
-    /// match. Returns the number of postings checked.
+    /// match. Returns the number of postings checked. `isCancelled` true stops it with
+    /// `CancellationError` (polled every thousand entries or so: it reads every posting).
     func verifySearch(
-        _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ problem: (String) -> Void
+        _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ problem: (String) -> Void,
+        isCancelled: (() -> Bool)? = nil
     ) throws -> Int {
+        var steps = 0
+        func step() throws {
+            steps += 1
+            if steps % 1_024 == 0, isCancelled?() == true { throw CancellationError() }
+        }
         var postings = 0
         for name in registered.keys.sorted() {
             guard let c = registered[name], let dbs = c.search else { continue }
@@ -21,6 +28,7 @@ extension Store {
             var totals = [UInt64](repeating: 0, count: 16)
             let state = try SearchState.stored(dbs, snap.lmdb)
             for entry in snap.entries(in: dbs.numbers) {
+                try step()
                 guard let number = SearchDatabases.number(entry.key, at: 0), entry.key.count == 4 else {
                     problem("\(place): malformed document number entry")
                     continue
@@ -72,7 +80,8 @@ extension Store {
                 }
                 pending.removeAll(keepingCapacity: true)
             }
-            for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap) {
+            for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap, step) {
+                try step()
                 documents += 1
                 func logical() -> String {
                     (try? key.withUnsafeBytes { try snap.logicalKey($0) }).map { "\($0)" }
@@ -140,6 +149,7 @@ extension Store {
             swap(&table, &checks)
             var previous: (term: [UInt8], last: UInt32)?
             for entry in snap.entries(in: dbs.postings) {
+                try step()
                 guard let bound = SearchDatabases.postingNumber(entry.key) else {
                     problem("\(place): malformed posting key")
                     continue
@@ -380,10 +390,12 @@ extension Store {
     /// cannot be read; entries keyed by hashes give one pair per number they hold, the key taken
     /// from `keys` (the `num` entries), nil when that key does not hash to the entry's.
     fileprivate static func documentEntries(
-        _ dbs: SearchDatabases, _ state: SearchState, _ keys: [UInt32: [UInt8]], _ snap: borrowing Snapshot
+        _ dbs: SearchDatabases, _ state: SearchState, _ keys: [UInt32: [UInt8]], _ snap: borrowing Snapshot,
+        _ step: () throws -> Void
     ) throws -> [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] {
         var out: [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] = []
         for entry in snap.entries(in: dbs.documents) {
+            try step()
             guard state.hashedDocuments else {
                 out.append((entry.keyBytes, try? SearchDatabases.documentEntry(entry.value)))
                 continue

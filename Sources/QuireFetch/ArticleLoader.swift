@@ -59,6 +59,7 @@ public struct ArticleLoader: Sendable {
         do {
             let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
                 loader in
+                loader.stopsCompaction(when: isInterrupted)
                 // One block parses while the one before it encodes and commits: the parse of the
                 // next block also fills the time the writer spends on a merged sort window.
                 let parts = max(1, parsers)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Quire
 import QuireLMDB  // white-box: reads the posting blocks under the store
@@ -74,6 +75,43 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
             let full = 6 * 4_096 - 16
             #expect(sizes.count >= 2)
             #expect(sizes.dropLast().allSatisfy { $0 <= full && $0 > full - 64 }, "\(sizes)")
+        }
+    }
+
+    /// A load interrupted after its last chunk (the first Ctrl-C of `quire load`) skips or stops
+    /// its compaction; one stopped part way, after the posting blocks were copied out and the
+    /// database emptied, is rolled back: the index stays as the chunks wrote it, and sound.
+    @Test func aCompactionStoppedPartWayLeavesTheIndexAsTheChunksWroteIt() async throws {
+        let values = newsNotes(2_000)
+        try await withNotes([]) { store in
+            let report = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 100)) { loader in
+                loader.stopsCompaction(when: { true })
+                try await loader.submit(values)
+            }
+            #expect(report.records == values.count)
+            #expect(report.searchCompaction == nil)
+            let before = try postingBytes(store)
+            let entries = try #require(
+                try store.storeStatistics().collections.first { $0.name == notes.name }?.indexes.first { $0.name == "search:post" }
+            ).entries
+            // The first poll after the copy out: the blocks are being appended back.
+            let polls = Mutex(0)
+            await #expect(throws: CancellationError.self) {
+                try await store.writer.run {
+                    try store.compactSearchIndexAfterLoad(notes, written: values.count) {
+                        polls.withLock { n in
+                            n += 1
+                            return n > entries / 4_096
+                        }
+                    }
+                }
+            }
+            #expect(polls.withLock { $0 } == entries / 4_096 + 1)
+            #expect(try postingBytes(store) == before)
+            #expect(try store.verify().isSound)
+            let outcome = try await store.writer.run { try store.compactSearchIndexAfterLoad(notes, written: values.count) }
+            #expect(outcome?.rewritten == true)
+            #expect(try postingBytes(store) < before)
         }
     }
 

@@ -57,6 +57,16 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var dictionaryChecked = false
     /// Set while a `submit` runs: two at once would interleave chunks and corrupt the held state.
     private let busy = Atomic<Bool>(false)
+    /// Polled by the full-text compaction at the end (see ``stopsCompaction(when:)``).
+    private var interrupted: @Sendable () -> Bool = { false }
+
+    /// The load's final full-text compaction stops (rolled back: the index stays as the chunks
+    /// wrote it) once `interrupted` is true, as it does when the task is cancelled: for a
+    /// loader that learns of a signal through a flag (`quire load`), so the first Ctrl-C after
+    /// the last chunk does not wait for a rewrite of the whole posting tree.
+    package func stopsCompaction(when interrupted: @escaping @Sendable () -> Bool) {
+        self.interrupted = interrupted
+    }
 
     init(
         store: Store, collection: StoreCollection<V>, options: BulkInsertOptions,
@@ -344,11 +354,21 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
 
     /// Packs the full-text index's posting blocks when this load split most of their pages
     /// (``SearchCompaction``). A compaction that fails (a full disk) leaves the index as it was
-    /// and the load's records committed: it is not the load's error, so it is not thrown.
+    /// and the load's records committed: it is not the load's error, so it is not thrown. So
+    /// is a compaction that the load's cancellation or interruption stops part way: it is rolled back.
     private func compactSearchIndex() async {
-        guard collection.search != nil, report.records > 0, !Task.isCancelled else { return }
+        guard collection.search != nil, report.records > 0, !Task.isCancelled, !interrupted() else { return }
         let (store, collection, written) = (self.store, self.collection, report.records)
-        let outcome = try? await store.writer.run { try store.compactSearchIndexAfterLoad(collection, written: written) }
+        let (stopped, interrupted) = (Locked(false), self.interrupted)  // read on the writer's thread
+        let outcome = await withTaskCancellationHandler {
+            try? await store.writer.run {
+                try store.compactSearchIndexAfterLoad(collection, written: written) {
+                    stopped.withLock { $0 } || interrupted()
+                }
+            }
+        } onCancel: {
+            stopped.withLock { $0 = true }
+        }
         if let outcome = outcome ?? nil, outcome.rewritten {
             report.searchCompaction = .init(bytesBefore: outcome.bytesBefore, bytesAfter: outcome.bytesAfter)
         }

@@ -26,10 +26,18 @@ enum SearchCompaction {
 
     /// Compacts `database` when worthwhile; `directory` holds the temporary file. With
     /// `reblocking` (the postings), a term's consecutive blocks on overflow pages are cut
-    /// again as one run (``LargeBlockRun``).
+    /// again as one run (``LargeBlockRun``). `isCancelled`, polled every few thousand entries,
+    /// stops it with `CancellationError`: the caller's transaction is then aborted, and the
+    /// database stays as it was.
     static func compact<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, directory: String, reblocking: Bool = false
+        _ database: Database, _ txn: borrowing T, directory: String, reblocking: Bool = false,
+        isCancelled: () -> Bool = { false }
     ) throws -> Outcome {
+        var entries = 0
+        func poll() throws {
+            entries += 1
+            if entries % 4_096 == 0, isCancelled() { throw CancellationError() }
+        }
         let before = try txn.statistics(of: database)
         var outcome = Outcome(bytesBefore: before.bytes, bytesAfter: before.bytes)
         let packed = try packedPages(database, txn, pageSize: before.pageSize)
@@ -38,11 +46,15 @@ enum SearchCompaction {
         let file = try SpillFile(directory: directory)
         try file.appendPairs { emit in
             guard reblocking else {
-                for entry in txn.entries(in: database) { try emit(entry.key, entry.value) }
+                for entry in txn.entries(in: database) {
+                    try poll()
+                    try emit(entry.key, entry.value)
+                }
                 return
             }
             var run = LargeBlockRun(pageSize: before.pageSize)
             for entry in txn.entries(in: database) {
+                try poll()
                 if try !run.add(entry.key, entry.value, emit) {
                     try run.flush(emit)
                     if try !run.add(entry.key, entry.value, emit) { try emit(entry.key, entry.value) }
@@ -54,6 +66,7 @@ enum SearchCompaction {
         try txn.removeAll(in: database)
         let arena = try file.mapped()
         try SpillFile.forEachPair(in: arena, size: file.size) { key, value in
+            try poll()
             try txn.put(value, forKey: key, in: database, flags: .append)
         }
         outcome.bytesAfter = try txn.statistics(of: database).bytes
@@ -178,11 +191,11 @@ extension Store {
     /// wrote `written` records is a large enough part of its index: at least a quarter of the
     /// indexed documents, so that a load's compaction costs a bounded share of what it wrote
     /// (a small load into a large store neither scans nor rewrites the large index). Returns
-    /// nil when it did not look.
+    /// nil when it did not look. `isCancelled` true stops it, the index left as it was.
     @available(*, noasync)
-    func compactSearchIndexAfterLoad<V>(_ collection: StoreCollection<V>, written: Int) throws
-        -> SearchCompaction.Outcome?
-    {
+    func compactSearchIndexAfterLoad<V>(
+        _ collection: StoreCollection<V>, written: Int, isCancelled: () -> Bool = { false }
+    ) throws -> SearchCompaction.Outcome? {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
         guard let dbs = c.search else { return nil }
@@ -192,7 +205,7 @@ extension Store {
             var total = SearchCompaction.Outcome(bytesBefore: 0, bytesAfter: 0)
             for database in [dbs.postings, dbs.documents, dbs.numbers] {
                 let outcome = try SearchCompaction.compact(
-                    database, txn.lmdb, directory: path, reblocking: database == dbs.postings)
+                    database, txn.lmdb, directory: path, reblocking: database == dbs.postings, isCancelled: isCancelled)
                 total.bytesBefore += outcome.bytesBefore
                 total.bytesAfter += outcome.bytesAfter
             }

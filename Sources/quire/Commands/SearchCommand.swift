@@ -16,45 +16,57 @@ enum SearchCommand {
         }
         var query = options.query
         if let section = options.section { query = SearchQuery.restricting(query, filter: "section", to: section) }
-        let results: [(SearchHit, CompactValue?)]
+        // Each hit is read, given its snippet and written in turn (a large --limit is not held
+        // in memory first), and the first Ctrl-C stops the output between two hits.
         do {
-            results = try store.read { snap in
-                try snap.search(
+            try store.read { snap in
+                let hits = try snap.search(
                     query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
-                    since: options.since, until: options.until
-                ).map { hit in (hit, try snap.genericValue(hit.key, inCollectionNamed: collection)) }
+                    since: options.since, until: options.until)
+                var highlighter = try SearchHighlighter(query: query, definition: search)
+                for hit in hits {
+                    if context.isInterrupted { return }
+                    guard let value = try snap.genericValue(hit.key, inCollectionNamed: collection) else { continue }
+                    try write(hit, value, &highlighter, options.format, context.output)
+                }
             }
         } catch let error as SearchError {
             throw UsageError(command: "search", message: "malformed query: \(error.description)")
         }
-        var highlighter = try SearchHighlighter(query: query, definition: search)
-        let snippetFields = ["abstract", "snippet", "leadParagraph", "headline"]
-        for (hit, value) in results {
-            guard let value else { continue }
-            var snippet: String?
-            for field in snippetFields {
-                if case .string(let text)? = value[field], let s = highlighter.snippet(of: text) {
-                    snippet = s
-                    break
-                }
+        if context.isInterrupted { throw InterruptedError(command: "search") }
+    }
+
+    /// The fields a snippet is looked for in, in order.
+    static let snippetFields = ["abstract", "snippet", "leadParagraph", "headline"]
+
+    /// Writes one hit: the record with its score and snippet (jsonl), or a table row.
+    static func write(
+        _ hit: SearchHit, _ value: CompactValue, _ highlighter: inout SearchHighlighter, _ format: SearchFormat,
+        _ output: OutputWriter
+    ) throws {
+        var snippet: String?
+        for field in snippetFields {
+            if case .string(let text)? = value[field], let s = highlighter.snippet(of: text) {
+                snippet = s
+                break
             }
-            switch options.format {
-            case .jsonl:
-                var fields: [CompactValue.Field] = []
-                if case .object(let existing) = value { fields = existing }
-                fields.append(CompactValue.Field(key: "score", value: .double(hit.score)))
-                fields.append(CompactValue.Field(key: "snippet", value: snippet.map { .string($0) } ?? .null))
-                try context.output.write(bytes: CompactValue.object(fields).jsonBytes())
-                try context.output.write("\n")
-            case .table:
-                let cells = [
-                    value["publishedAt"].map(RecordWriter.text).map { String($0.prefix(10)) } ?? "",
-                    value["section"].map(RecordWriter.text) ?? "",
-                    value["headline"].map(RecordWriter.text) ?? "",
-                    snippet ?? "",
-                ].map(TerminalText.escaped)
-                try context.output.line(tableRow(cells))
-            }
+        }
+        switch format {
+        case .jsonl:
+            var fields: [CompactValue.Field] = []
+            if case .object(let existing) = value { fields = existing }
+            fields.append(CompactValue.Field(key: "score", value: .double(hit.score)))
+            fields.append(CompactValue.Field(key: "snippet", value: snippet.map { .string($0) } ?? .null))
+            try output.write(bytes: CompactValue.object(fields).jsonBytes())
+            try output.write("\n")
+        case .table:
+            let cells = [
+                value["publishedAt"].map(RecordWriter.text).map { String($0.prefix(10)) } ?? "",
+                value["section"].map(RecordWriter.text) ?? "",
+                value["headline"].map(RecordWriter.text) ?? "",
+                snippet ?? "",
+            ].map(TerminalText.escaped)
+            try output.line(tableRow(cells))
         }
     }
 

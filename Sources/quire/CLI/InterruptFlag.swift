@@ -43,7 +43,7 @@ private func handleInterrupt(_ signalNumber: Int32) {
     if previous > 0 {
         _exit(128 + signalNumber)
     }
-    let message: StaticString = "\nquire: interrupted; finishing the current chunk (press Ctrl-C again to quit now)\n"
+    let message: StaticString = "\nquire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n"
     _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 

@@ -25,11 +25,13 @@ extension Store {
     /// changed byte of a format 2 record is found); every index entry points to a
     /// record, and (for indexes over one field) every record has exactly its expected entries;
     /// every relation member exists; every long key's stored form matches the key `_longkeys`
-    /// maps it to. Works without the Swift types.
+    /// maps it to; every full-text index matches its records. Works without the Swift types.
+    /// Records are decoded in batches on every core; problems are reported in key order.
     ///
     /// - Parameters:
     ///   - progress: called with the number of records checked so far.
-    ///   - isCancelled: polled every thousand records; true stops the walk with `CancellationError`.
+    ///   - isCancelled: polled every 2,048 records and every 1,024 entries of the indexes, the
+    ///     relations and the full-text index; true stops the walk with `StoreError(.cancelled)`.
     ///   - reading: when given, told which part of the store the walk reads, record by record
     ///     (`collection 'articles', records, after key …`), for a caller that must say where it
     ///     was if the process faults on a damaged page.

@@ -65,6 +65,7 @@ extension Store {
     ) throws -> VerificationReport {
         try read { snap in
             var report = VerificationReport()
+            var poll = CancellationPoll(every: 1_024)  // the index and relation walks
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
             }
@@ -137,7 +138,7 @@ extension Store {
                     at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
                     for entry in snap.entries(in: c.indexes[i]) {
                         entries += 1
-                        if entries % 1_024 == 0, isCancelled?() == true { throw CancellationError() }
+                        try poll.step(isCancelled)
                         let (indexKey, indexKeySound) = try snap.verifiedLogicalKey(entry.key)
                         if !indexKeySound { problem(Store.longKeyProblem("\(name): index '\(index.name)'", indexKey)) }
                         at.lastKey = indexKey
@@ -161,7 +162,7 @@ extension Store {
                 for entry in snap.entries(in: relationDBs[name]!) {
                     at.lastKey = StoreKey(bytes: entry.keyBytes)
                     if report.relationEntries % 256 == 0 { reading?(at.description) }
-                    if report.relationEntries % 1_024 == 0, isCancelled?() == true { throw CancellationError() }
+                    try poll.step(isCancelled)
                     report.relationEntries += 1
                     let (owner, ownerSound) = try snap.verifiedLogicalKey(entry.key)
                     if !ownerSound { problem(Store.longKeyProblem("relation '\(name)'", owner)) }

@@ -31,13 +31,9 @@ enum SearchCompaction {
     /// database stays as it was.
     static func compact<T: WritableTransaction & ~Copyable>(
         _ database: Database, _ txn: borrowing T, directory: String, reblocking: Bool = false,
-        isCancelled: () -> Bool = { false }
+        isCancelled: (() -> Bool)? = nil
     ) throws -> Outcome {
-        var entries = 0
-        func poll() throws {
-            entries += 1
-            if entries % 4_096 == 0, isCancelled() { throw CancellationError() }
-        }
+        var poll = CancellationPoll(every: 4_096)
         let before = try txn.statistics(of: database)
         var outcome = Outcome(bytesBefore: before.bytes, bytesAfter: before.bytes)
         let packed = try packedPages(database, txn, pageSize: before.pageSize)
@@ -47,14 +43,14 @@ enum SearchCompaction {
         try file.appendPairs { emit in
             guard reblocking else {
                 for entry in txn.entries(in: database) {
-                    try poll()
+                    try poll.step(isCancelled)
                     try emit(entry.key, entry.value)
                 }
                 return
             }
             var run = LargeBlockRun(pageSize: before.pageSize)
             for entry in txn.entries(in: database) {
-                try poll()
+                try poll.step(isCancelled)
                 if try !run.add(entry.key, entry.value, emit) {
                     try run.flush(emit)
                     if try !run.add(entry.key, entry.value, emit) { try emit(entry.key, entry.value) }
@@ -66,7 +62,7 @@ enum SearchCompaction {
         try txn.removeAll(in: database)
         let arena = try file.mapped()
         try SpillFile.forEachPair(in: arena, size: file.size) { key, value in
-            try poll()
+            try poll.step(isCancelled)
             try txn.put(value, forKey: key, in: database, flags: .append)
         }
         outcome.bytesAfter = try txn.statistics(of: database).bytes
@@ -194,7 +190,7 @@ extension Store {
     /// nil when it did not look. `isCancelled` true stops it, the index left as it was.
     @available(*, noasync)
     func compactSearchIndexAfterLoad<V>(
-        _ collection: StoreCollection<V>, written: Int, isCancelled: () -> Bool = { false }
+        _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil
     ) throws -> SearchCompaction.Outcome? {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)

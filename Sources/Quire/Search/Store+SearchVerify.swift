@@ -13,11 +13,7 @@ extension Store {
         _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ problem: (String) -> Void,
         isCancelled: (() -> Bool)? = nil
     ) throws -> Int {
-        var steps = 0
-        func step() throws {
-            steps += 1
-            if steps % 1_024 == 0, isCancelled?() == true { throw CancellationError() }
-        }
+        var poll = CancellationPoll(every: 1_024)
         var postings = 0
         for name in registered.keys.sorted() {
             guard let c = registered[name], let dbs = c.search else { continue }
@@ -28,7 +24,7 @@ extension Store {
             var totals = [UInt64](repeating: 0, count: 16)
             let state = try SearchState.stored(dbs, snap.lmdb)
             for entry in snap.entries(in: dbs.numbers) {
-                try step()
+                try poll.step(isCancelled)
                 guard let number = SearchDatabases.number(entry.key, at: 0), entry.key.count == 4 else {
                     problem("\(place): malformed document number entry")
                     continue
@@ -80,8 +76,8 @@ extension Store {
                 }
                 pending.removeAll(keepingCapacity: true)
             }
-            for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap, step) {
-                try step()
+            for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap, &poll, isCancelled) {
+                try poll.step(isCancelled)
                 documents += 1
                 func logical() -> String {
                     (try? key.withUnsafeBytes { try snap.logicalKey($0) }).map { "\($0)" }
@@ -149,7 +145,7 @@ extension Store {
             swap(&table, &checks)
             var previous: (term: [UInt8], last: UInt32)?
             for entry in snap.entries(in: dbs.postings) {
-                try step()
+                try poll.step(isCancelled)
                 guard let bound = SearchDatabases.postingNumber(entry.key) else {
                     problem("\(place): malformed posting key")
                     continue
@@ -391,11 +387,11 @@ extension Store {
     /// from `keys` (the `num` entries), nil when that key does not hash to the entry's.
     fileprivate static func documentEntries(
         _ dbs: SearchDatabases, _ state: SearchState, _ keys: [UInt32: [UInt8]], _ snap: borrowing Snapshot,
-        _ step: () throws -> Void
+        _ poll: inout CancellationPoll, _ isCancelled: (() -> Bool)?
     ) throws -> [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] {
         var out: [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] = []
         for entry in snap.entries(in: dbs.documents) {
-            try step()
+            try poll.step(isCancelled)
             guard state.hashedDocuments else {
                 out.append((entry.keyBytes, try? SearchDatabases.documentEntry(entry.value)))
                 continue

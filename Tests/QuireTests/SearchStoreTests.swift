@@ -141,9 +141,9 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
                 before = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
                 store.close()
             }
-            // Two declared fields (ids 0 and 1): two lengths, then the key ("a" or "b").
+            // Two declared fields (ids 0 and 1): two lengths, the check, then the key ("a" or "b").
             let sizes = try rewriteIndexInTheOldestLayout(path)
-            #expect(sizes == [3, 3])
+            #expect(sizes == [11, 11])
             let store = try Store(path: path)
             defer { store.close() }
             try store.register(notes)
@@ -499,7 +499,7 @@ private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
         for _ in 0..<18 { _ = varint(stored, &at) }  // next number, documents, 16 totals
         let totalsEnd = at
         let lengths = Int(varint(stored, &at))
-        #expect(varint(stored, &at) == 1)  // flags: hashed document keys
+        #expect(varint(stored, &at) == 3)  // flags: hashed document keys, checked number entries
         #expect(at == stored.count)
         try txn.put(Array(stored.prefix(totalsEnd)), forKey: Array("state".utf8), in: state)
         let entries = txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) }
@@ -507,7 +507,7 @@ private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
         for (number, value) in entries {
             var offset = 0
             for _ in 0..<lengths { _ = varint(value, &offset) }
-            let key = Array(value[offset...])
+            let key = Array(value[(offset + 8)...])  // past the check
             try txn.put(Array(value.prefix(offset)) + [UInt8](repeating: 0, count: 16 - lengths) + key, forKey: number, in: numbers)
             try txn.put(number, forKey: key, in: documents)
         }

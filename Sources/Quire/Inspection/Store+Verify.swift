@@ -66,6 +66,7 @@ extension Store {
         try read { snap in
             var report = VerificationReport()
             var poll = CancellationPoll(every: 1_024)  // the index and relation walks
+            var textChecks: [String: RecordTextChecks] = [:]
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
             }
@@ -79,6 +80,9 @@ extension Store {
                 // long as this read lasts); keys, lookups and problems stay in key order here.
                 var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
                 var fields: FieldTable? = try? snap.withFieldRetry { $0 }
+                // Text checksums for a full-text index that keeps checks (Search/SearchDocumentCheck.swift).
+                let search = Self.checkedSearchText(snap, c)
+                var texts = RecordTextChecks(capacity: search == nil ? 0 : (try? snap.count(of: c.records)) ?? 0)
                 var walk = snap.entries(in: c.records).makeIterator()
                 while true {
                     batch.removeAll(keepingCapacity: true)
@@ -95,7 +99,7 @@ extension Store {
                     reading?(at.description)
                     if isCancelled?() == true { throw CancellationError() }
                     let decoded = fields.map { table in
-                        Self.recordIndexKeys(of: batch.map(\.value), c.definition.indexes, longKeys, table, checked)
+                        Self.walkedRecords(of: batch.map(\.value), c.definition.indexes, longKeys, search, table, checked)
                     }
                     for (j, entry) in batch.enumerated() {
                         let key = keys[j]
@@ -105,21 +109,22 @@ extension Store {
                         if report.records % 256 == 0 { reading?(at.description) }
                         report.records += 1
                         if report.records % 10_000 == 0 { progress?(report.records) }
-                        var indexKeys: RecordIndexKeys? = decoded.flatMap { $0[j] }
-                        if indexKeys == nil {
+                        var walked: WalkedRecord? = decoded.flatMap { $0[j] }
+                        if walked == nil {
                             // Not decoded with the table in hand (a field added since, or damage):
                             // again through the snapshot, which retries with the stored table.
                             do {
                                 let value = try snap.genericValue(entry.value, options: checked)
                                 fields = try? snap.withFieldRetry { $0 }
-                                indexKeys = Self.indexKeys(of: value, c.definition.indexes, longKeys)
+                                walked = WalkedRecord(value, c.definition.indexes, longKeys, search)
                             } catch {
                                 problem("\(name): record \(key): does not decode: \(error)")
                                 continue
                             }
                         }
+                        if let checksum = walked!.textChecksum { texts.add(key: entry.key, checksum: checksum) }
                         for (i, index) in c.definition.indexes.enumerated() {
-                            for (indexKey, stored) in indexKeys![i] {
+                            for (indexKey, stored) in walked!.indexKeys[i] {
                                 expected[i] += 1
                                 at.indexKey = indexKey
                                 // One exact lookup (MDB_GET_BOTH), not a scan of the key's duplicates:
@@ -133,6 +138,7 @@ extension Store {
                     }
                 }
                 try snap.checkIntact()
+                if search != nil { textChecks[name] = texts }
                 for (i, index) in c.definition.indexes.enumerated() {
                     var entries = 0
                     at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
@@ -155,7 +161,7 @@ extension Store {
                     }
                 }
             }
-            report.postings = try verifySearch(snap, registered, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
+            report.postings = try verifySearch(snap, registered, textChecks, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { registered[$0] }
                 at = VerifyPosition(part: "relation '\(name)'")
@@ -190,19 +196,31 @@ extension Store {
         }
     }
 
-    /// Each record decoded (checked with `options`) with `fields`, and the index keys it implies,
-    /// on `Parallelism.parts` threads; nil for a record that does not decode with that table.
-    static func recordIndexKeys(
-        of records: [UnsafeRawBufferPointer], _ indexes: [IndexDefinition], _ longKeys: LongKeys, _ fields: FieldTable,
-        _ options: CompactDecoder.Options
-    ) -> [RecordIndexKeys?] {
+    /// What the record walk learns of a decoded record: the index keys it implies and, when
+    /// `search` is given, its text's checksum for the full-text check.
+    struct WalkedRecord {
+        var indexKeys: RecordIndexKeys
+        var textChecksum: UInt32?
+
+        init(_ value: CompactValue, _ indexes: [IndexDefinition], _ longKeys: LongKeys, _ search: SearchDefinition?) {
+            indexKeys = Store.indexKeys(of: value, indexes, longKeys)
+            textChecksum = search.map { SearchDocumentCheck.textChecksum(Store.searchTexts(of: value, $0)) }
+        }
+    }
+
+    /// Each record decoded (checked with `options`) with `fields`, as ``WalkedRecord``, on
+    /// `Parallelism.parts` threads; nil for a record that does not decode with that table.
+    static func walkedRecords(
+        of records: [UnsafeRawBufferPointer], _ indexes: [IndexDefinition], _ longKeys: LongKeys,
+        _ search: SearchDefinition?, _ fields: FieldTable, _ options: CompactDecoder.Options
+    ) -> [WalkedRecord?] {
         let mapped = MappedRecords(records: records)
         return Parallelism.inParts(count: records.count) { range in
-            range.map { i -> RecordIndexKeys? in
+            range.map { i -> WalkedRecord? in
                 guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
                     return nil
                 }
-                return indexKeys(of: value, indexes, longKeys)
+                return WalkedRecord(value, indexes, longKeys, search)
             }
         }.flatMap { $0 }
     }

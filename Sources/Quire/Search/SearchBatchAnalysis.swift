@@ -14,6 +14,8 @@ final class SearchBatchPart: Sendable {
     let range: Range<Int>
     /// 16 field lengths per document.
     let lengths: [UInt32]
+    /// Each document's check (its postings' digest and its text's checksum).
+    let checks: [SearchDocumentCheck]
     /// The distinct terms in byte order: term `k`'s bytes are `terms[termEnds[k - 1]..<termEnds[k]]`
     /// (from 0 for the first).
     let terms: [UInt8]
@@ -62,13 +64,17 @@ final class SearchBatchPart: Sendable {
         var next = [UInt32](repeating: 0, count: 16)
         var used = [Bool](repeating: false, count: 16)
         var fieldLengths = [UInt32](repeating: 0, count: 16)
+        var checks = [SearchDocumentCheck]()
+        checks.reserveCapacity(range.count)
+        var termHashes = [UInt64]()  // by term id: each distinct term hashed once a part
         for i in range {
             buffer.removeAll()
             for f in 0..<16 {
                 next[f] = 0
                 used[f] = false
             }
-            for piece in texts(i) {
+            let pieces = texts(i)
+            for piece in pieces {
                 let f = Int(piece.field & 15)
                 let start = used[f] ? next[f] + SearchAnalyzer.valueGap : 0
                 next[f] = tokenizer.tokenize(piece.text, field: piece.field & 15, startingAt: start, into: &buffer)
@@ -77,11 +83,17 @@ final class SearchBatchPart: Sendable {
             buffer.fieldLengths(into: &fieldLengths)
             lengths.append(contentsOf: fieldLengths)
             let document = Int32(i - range.lowerBound)
+            var digest = SearchPostingDigest()
             buffer.forEachTerm(interning: &table) { id, term, occurrences in
                 let start = Int32(groups.count)
                 SearchOccurrences.encode(occurrences, into: &groups)
                 postings.append(Posting(term: id, document: document, start: start, end: Int32(groups.count)))
+                if Int(id) == termHashes.count { termHashes.append(SearchPostingDigest.hash(UnsafeRawBufferPointer(term))) }
+                groups.withUnsafeBytes { bytes in
+                    digest.add(termHash: termHashes[Int(id)], groups: UnsafeRawBufferPointer(rebasing: bytes[Int(start)...]))
+                }
             }
+            checks.append(SearchDocumentCheck(digest, texts: pieces))
         }
         swap(&lengths, &output.lengths)
         swap(&groups, &scratch.groups)
@@ -110,6 +122,7 @@ final class SearchBatchPart: Sendable {
         Self.scatterByTerm(&scratch, rank: rank, into: &output)
         buffers?.giveBack(scratch)
         self.lengths = output.lengths
+        self.checks = checks
         self.terms = terms
         self.termEnds = termEnds
         self.termStarts = output.termStarts
@@ -218,6 +231,7 @@ final class SearchBatchPart: Sendable {
     private init(_ part: SearchBatchPart, shiftedBy offset: Int) {
         range = (part.range.lowerBound + offset)..<(part.range.upperBound + offset)
         lengths = part.lengths
+        checks = part.checks
         terms = part.terms
         termEnds = part.termEnds
         termStarts = part.termStarts

@@ -24,12 +24,17 @@ struct SearchDocumentEntries {
 
     /// FNV-1a over the key's bytes, then a final avalanche, big-endian: fixed by the format.
     static func hash(_ key: UnsafeRawBufferPointer) -> [UInt8] {
+        withUnsafeBytes(of: hashValue(key).bigEndian) { Array($0) }
+    }
+
+    /// ``hash(_:)`` as a number.
+    static func hashValue(_ key: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in key { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         h ^= h >> 33
         h = h &* 0xFF51_AFD7_ED55_8CCD
         h ^= h >> 33
-        return withUnsafeBytes(of: h.bigEndian) { Array($0) }
+        return h
     }
 
     static func hash(_ key: [UInt8]) -> [UInt8] { key.withUnsafeBytes { hash($0) } }

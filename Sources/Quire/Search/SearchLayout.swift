@@ -180,11 +180,16 @@ struct SearchState: Sendable, Hashable {
     /// Whether `s:<c>:doc` is keyed by a hash of the physical key (``SearchDocumentEntries``):
     /// in indexes created now; those created before are keyed by the physical key.
     var hashedDocuments = false
+    /// Whether each `s:<c>:num` entry holds the document's ``SearchDocumentCheck`` after its
+    /// lengths: in indexes created now, so that `verify` checks postings without tokenizing
+    /// every record again.
+    var checkedDocuments = false
 
     /// The state of an index with nothing in it yet.
     init(newIndex definition: SearchDefinition) {
         lengthFields = min(16, Int(definition.fields.map(\.id).max() ?? 0) + 1)
         hashedDocuments = true
+        checkedDocuments = true
     }
 
     /// The state read from the stored entry, or that of a new index when there is none.
@@ -206,8 +211,9 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 1 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 3 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
+            checkedDocuments = flags & 2 == 2
         }
     }
 
@@ -216,18 +222,23 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 || hashedDocuments {
+        if lengthFields != 16 || hashedDocuments || checkedDocuments {
             SearchVarint.append(UInt64(lengthFields), to: &out)
-            SearchVarint.append(hashedDocuments ? 1 : 0, to: &out)
+            SearchVarint.append((hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0), to: &out)
         }
         return out
     }
 
-    /// Skips the field lengths at the start of a `num` entry; returns where its key starts.
+    /// The bytes of a `num` entry's check (after its lengths, before its key).
+    var checkBytes: Int { checkedDocuments ? SearchDocumentCheck.byteCount : 0 }
+
+    /// Skips the field lengths and the check at the start of a `num` entry; returns where its
+    /// key starts.
     func keyOffset(inNumberEntry bytes: UnsafeRawBufferPointer) throws -> Int {
         var offset = 0
         for _ in 0..<lengthFields { _ = try SearchVarint.read(bytes, &offset) }
-        return offset
+        guard bytes.count >= offset + checkBytes else { throw StoreError(.corrupted, "search index: short number entry") }
+        return offset + checkBytes
     }
 
     func averageLengths(count: Int) -> [Double] {

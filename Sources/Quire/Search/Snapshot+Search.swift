@@ -144,7 +144,10 @@ extension StoreReading where Self: ~Copyable {
                     if f < stride { lengths[start + f] = l }
                 }
                 guard needDates, let dateField else { return true }
-                let physical = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+                guard bytes.count >= offset + state.checkBytes else {
+                    throw StoreError(.corrupted, "search index: short number entry")
+                }
+                let physical = UnsafeRawBufferPointer(rebasing: bytes[(offset + state.checkBytes)...])
                 let value = try withValue(forKey: physical, in: c.records) { record in
                     try withFieldRetry { table in
                         try CompactField.value(at: dateField, in: record, fields: table, options: c.decoder.options)

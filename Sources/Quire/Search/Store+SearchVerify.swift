@@ -4,14 +4,16 @@ import QuireText
 
 extension Store {
     /// Checks every full-text index against its records (the hook of ``verify(progress:)``):
-    /// each record has a document entry whose terms all have postings (the terms recomputed from
-    /// the record when every field has a path, or listed by an older store's entry, so a missing
-    /// or wrong posting is found), each posting belongs to a live document, and the counters
-    /// match. Returns the number of postings checked. `isCancelled` true stops it with
-    /// `CancellationError` (polled every thousand entries or so: it reads every posting).
+    /// each record has a document entry whose postings add up to what its text makes, each
+    /// posting belongs to a live document, and the counters match. What the text makes is the
+    /// document's stored check when the record's text still has the checksum it was indexed
+    /// with (`textChecks`, from the record walk), else its terms recomputed from the record
+    /// when every field has a path, or listed by an older store's entry; so a missing or wrong
+    /// posting is found. Returns the number of postings checked. `isCancelled` true stops it
+    /// with `CancellationError` (polled every thousand entries or so: it reads every posting).
     func verifySearch(
-        _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ problem: (String) -> Void,
-        isCancelled: (() -> Bool)? = nil
+        _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ textChecks: [String: RecordTextChecks],
+        _ problem: (String) -> Void, isCancelled: (() -> Bool)? = nil
     ) throws -> Int {
         var poll = CancellationPoll(every: 1_024)
         var postings = 0
@@ -20,6 +22,7 @@ extension Store {
             let place = "\(name): search index"
             // Document numbers → physical keys, and the totals they imply.
             var keys: [UInt32: [UInt8]] = [:]
+            var stored: [(number: UInt32, check: SearchDocumentCheck)] = []  // the entries' checks
             var highest: UInt32?
             var totals = [UInt64](repeating: 0, count: 16)
             let state = try SearchState.stored(dbs, snap.lmdb)
@@ -32,6 +35,14 @@ extension Store {
                 var offset = 0
                 // Wrapping: damaged lengths make a sum that disagrees with the state, not a trap.
                 for f in 0..<state.lengthFields { totals[f] &+= try SearchVarint.read(entry.value, &offset) }
+                if state.checkedDocuments {
+                    guard let check = SearchDocumentCheck(entry.value, at: offset) else {
+                        problem("\(place): document \(number): short number entry")
+                        continue
+                    }
+                    stored.append((number, check))
+                    offset += SearchDocumentCheck.byteCount
+                }
                 let key = Array(entry.value[offset...])
                 keys[number] = key
                 highest = max(highest ?? number, number)
@@ -53,6 +64,10 @@ extension Store {
             // index keeps a dictionary): a pass over every posting looks each one up.
             var checks = DocumentNumberTable(end: highest.map { UInt64($0) + 1 } ?? 0, count: keys.count)
             for number in keys.keys { checks[number].known = true }
+            for (number, check) in stored { checks[number].stored = check }
+            stored = []
+            let texts = textChecks[name]
+            var uncounted = false  // documents checked by their stored digest, which has no count
             var fields: FieldTable? = try? snap.withFieldRetry { $0 }
             var pending: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
             // Digests of the pending records; one that does not decode with the table in hand
@@ -89,6 +104,14 @@ extension Store {
                 }
                 let number = parsed.number
                 let terms = parsed.terms  // listed by entries of the older format only
+                if let check = checks[number].stored, !recomputable || texts?.checksum(of: key) == check.text {
+                    // Its text is the one it was indexed with (or cannot be recomputed): its
+                    // postings must add up to the digest stored then. A record changed since, or
+                    // a text closure that differs from the fields' paths, is analysed below.
+                    checks[number].expected = SearchPostingDigest(stored: check.postings)
+                    uncounted = true
+                    continue
+                }
                 if recomputable, terms == nil,
                     let bytes = try snap.withValue(forKey: key, in: c.records, { $0 }), fields != nil
                 {
@@ -177,8 +200,7 @@ extension Store {
                 }
             }
             try table.forEachExpected { number, want, got in
-                guard got.count != want.count || got.terms != want.terms || (want.checksOccurrences && got.occurrences != want.occurrences)
-                else { return }
+                guard !want.matches(got) else { return }
                 // Name what is wrong: look the document's terms up one by one.
                 let logical = try keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
                 let name = logical.map { "\($0)" } ?? "\(number)"
@@ -211,7 +233,7 @@ extension Store {
                 }
                 if !named { problem("\(place): record \(name): its postings differ from its text or its term list") }
             }
-            if unlisted == 0 && collectionPostings != expectedPostings {
+            if unlisted == 0 && !uncounted && collectionPostings != expectedPostings {
                 problem("\(place): \(collectionPostings) postings, the documents list \(expectedPostings)")
             }
             postings += collectionPostings
@@ -223,6 +245,15 @@ extension Store {
             }
         }
         return postings
+    }
+
+    /// The definition whose text verify's record walk checksums (``RecordTextChecks``): a
+    /// full-text index that keeps checks and whose fields all have paths; nil otherwise.
+    static func checkedSearchText(_ snap: borrowing Snapshot, _ c: RegisteredCollection) -> SearchDefinition? {
+        guard let dbs = c.search, dbs.definition.fields.allSatisfy({ $0.path != nil }),
+            (try? SearchState.stored(dbs, snap.lmdb))?.checkedDocuments == true
+        else { return nil }
+        return dbs.definition
     }
 
     /// Records analysed together by verify, on every core.
@@ -287,8 +318,23 @@ struct SearchPostingDigest: Equatable {
     var terms: UInt64 = 0
     var occurrences: UInt64 = 0
     var checksOccurrences = false
+    /// The low 32 bits of `occurrences`, all that a document's stored check keeps
+    /// (``SearchDocumentCheck/postings``): then only they are compared.
+    var storedOccurrences: UInt32?
 
     init() {}
+
+    /// What the postings of a document must add up to by its stored check.
+    init(stored occurrences: UInt32) {
+        storedOccurrences = occurrences
+        checksOccurrences = true
+    }
+
+    /// Whether `seen` (the postings read) adds up to this digest (the expected one).
+    func matches(_ seen: SearchPostingDigest) -> Bool {
+        if let storedOccurrences { return UInt32(truncatingIfNeeded: seen.occurrences) == storedOccurrences }
+        return seen.count == count && seen.terms == terms && (!checksOccurrences || seen.occurrences == occurrences)
+    }
 
     /// The digest of the postings a text makes: every term with its occurrences.
     init(analyzing texts: [SearchText], with analyzer: inout SearchAnalyzer) {
@@ -296,6 +342,14 @@ struct SearchPostingDigest: Equatable {
         analyzer.forEachTerm(texts) { term, groups in digest.add(term: UnsafeRawBufferPointer(term), groups: groups) }
         digest.checksOccurrences = true
         self = digest
+    }
+
+    /// The digest of a document's postings: its terms and their encoded occurrences.
+    init(terms: [[UInt8]], groups: [[UInt8]]) {
+        for (term, value) in zip(terms, groups) {
+            term.withUnsafeBytes { t in value.withUnsafeBytes { add(term: t, groups: $0) } }
+        }
+        checksOccurrences = true
     }
 
     /// The digest of a list of terms, without occurrences.
@@ -326,6 +380,8 @@ struct SearchPostingDigest: Equatable {
 /// record (or listed terms) expects, and the digest of the postings seen for it.
 struct DocumentCheck {
     var known = false
+    /// Its `num` entry's check, in an index that keeps them.
+    var stored: SearchDocumentCheck?
     var expected: SearchPostingDigest?
     var seen = SearchPostingDigest()
 }

@@ -72,14 +72,17 @@ struct SearchIndexWriter {
         key: [UInt8], _ texts: [SearchText], indexed: IndexedText, _ txn: borrowing T
     ) throws {
         let document = analyzer.analyze(texts)
-        try upsert(key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], indexed, txn)
+        let check = SearchDocumentCheck(SearchPostingDigest(terms: document.terms, groups: document.values), texts: texts)
+        try upsert(
+            key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], check: check, indexed,
+            txn)
     }
 
     /// Writes one document's postings and entries: a known document keeps its number, loses the
     /// postings of terms its old text had and the new one lacks, and has the others set in place.
     private mutating func upsert<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, _ indexed: IndexedText,
-        _ txn: borrowing T
+        key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, check: SearchDocumentCheck,
+        _ indexed: IndexedText, _ txn: borrowing T
     ) throws {
         let number: UInt32
         let old = try forget(key: key, indexed, txn)
@@ -95,7 +98,7 @@ struct SearchIndexWriter {
         for (term, value) in zip(terms, groups) {
             try value.withUnsafeBytes { try SearchPostings.set(term, number, groups: $0, in: dbs.postings, txn) }
         }
-        try putEntries(key: key, number: number, lengths: lengths, txn, appending: false, newNumber: old == nil)
+        try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
     }
 
     private mutating func nextNumber() throws -> UInt32 {
@@ -108,8 +111,8 @@ struct SearchIndexWriter {
 
     /// Puts a document's `s:<c>:doc` and `s:<c>:num` entries and counts it.
     private mutating func putEntries<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], number: UInt32, lengths: ArraySlice<UInt32>, _ txn: borrowing T, appending: Bool,
-        newNumber: Bool = true
+        key: [UInt8], number: UInt32, lengths: ArraySlice<UInt32>, check: SearchDocumentCheck, _ txn: borrowing T,
+        appending: Bool, newNumber: Bool = true
     ) throws {
         try SearchDocumentEntries(dbs, state).put(key, number, appending: appending, txn)
         var numValue = [UInt8]()
@@ -117,6 +120,7 @@ struct SearchIndexWriter {
             SearchVarint.append(UInt64(length), to: &numValue)
             state.totals[f] &+= UInt64(length)  // a damaged total stays wrong (verify says so), never traps
         }
+        if state.checkedDocuments { check.append(to: &numValue) }
         numValue.append(contentsOf: key)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(number, to: &numberKey)
@@ -216,12 +220,14 @@ struct SearchIndexWriter {
                     let postings = byDocument!.slots[byDocument!.starts[j]..<byDocument!.starts[j + 1]]
                     let terms = postings.map { Array(part.term($0.term)) }
                     let groups = postings.map { Array(part.groups(ofSlot: $0.slot)) }
-                    try upsert(key: keys[i], terms: terms, groups: groups, lengths: lengths, indexed, txn)
+                    try upsert(
+                        key: keys[i], terms: terms, groups: groups, lengths: lengths, check: part.checks[j], indexed, txn)
                     continue
                 }
                 let number = try nextNumber()
                 numbers[i] = number
-                try putEntries(key: keys[i], number: number, lengths: lengths, txn, appending: appending)
+                try putEntries(
+                    key: keys[i], number: number, lengths: lengths, check: part.checks[j], txn, appending: appending)
             }
         }
         try appendRuns(parts, numbers, txn)

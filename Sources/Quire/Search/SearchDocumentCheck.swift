@@ -1,0 +1,88 @@
+import QuireCodec
+
+/// What a document's `s:<c>:num` entry remembers of how it was indexed (in indexes whose state
+/// has ``SearchState/checkedDocuments``): the digest of the postings its text made and a
+/// checksum of that text. `verify` compares the postings it reads with the digest, and the
+/// record's text with the checksum: only a record whose text no longer matches is tokenized
+/// again, so a sound index is checked without tokenizing a million records a second time.
+struct SearchDocumentCheck: Equatable, Sendable {
+    /// The low 32 bits of the document's ``SearchPostingDigest/occurrences``: every posting's
+    /// term and occurrences (a wrapping sum, so the low bits are the sum of the low bits).
+    var postings: UInt32
+    /// ``textChecksum(_:)`` of the text it was indexed with.
+    var text: UInt32
+
+    static let byteCount = 8
+
+    init(postings: UInt32, text: UInt32) {
+        self.postings = postings
+        self.text = text
+    }
+
+    /// The check of a document whose postings add up to `digest`, indexed from `texts`.
+    init(_ digest: SearchPostingDigest, texts: [SearchText]) {
+        self.init(postings: UInt32(truncatingIfNeeded: digest.occurrences), text: Self.textChecksum(texts))
+    }
+
+    /// Reads the 8 bytes at `offset` (little-endian), nil when the entry is shorter.
+    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard offset >= 0, bytes.count >= offset + Self.byteCount else { return nil }
+        var words: (UInt32, UInt32) = (0, 0)
+        for i in 0..<4 {
+            words.0 |= UInt32(bytes[offset + i]) << (8 * UInt32(i))
+            words.1 |= UInt32(bytes[offset + 4 + i]) << (8 * UInt32(i))
+        }
+        self.init(postings: words.0, text: words.1)
+    }
+
+    func append(to out: inout [UInt8]) {
+        withUnsafeBytes(of: postings.littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: text.littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    /// CRC-32C of each field's pieces in their order (each piece's field, length and UTF-8
+    /// bytes), summed over the fields: the order of fields does not count, as it does not in
+    /// the postings, so a text closure and the fields' paths that list them differently agree.
+    static func textChecksum(_ texts: [SearchText]) -> UInt32 {
+        var fields = [UInt32](repeating: 0, count: 16)
+        var used: UInt16 = 0
+        for piece in texts {
+            let f = Int(piece.field & 15)
+            let n = UInt32(truncatingIfNeeded: piece.text.utf8.count)
+            let header = (
+                piece.field, UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8),
+                UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 24)
+            )
+            let crc = withUnsafeBytes(of: header) { Checksum.crc32c($0, continuing: fields[f]) }
+            var text = piece.text
+            fields[f] = text.withUTF8 { Checksum.crc32c(UnsafeRawBufferPointer($0), continuing: crc) }
+            used |= 1 << UInt16(f)
+        }
+        var sum: UInt32 = 0
+        for f in 0..<16 where used & (1 << UInt16(f)) != 0 { sum &+= fields[f] }
+        return sum
+    }
+}
+
+/// The text checksums (``SearchDocumentCheck/textChecksum(_:)``) that verify's record walk
+/// computes from each record it decodes anyway, by ``SearchDocumentEntries/hashValue(_:)`` of
+/// the physical key, for the full-text check that follows it.
+struct RecordTextChecks {
+    /// A checksum, or `.max` for a hash two keys share (neither is then trusted).
+    private var byKey: [UInt64: UInt64] = [:]
+
+    init(capacity: Int) { byKey.reserveCapacity(capacity) }
+
+    mutating func add(key: UnsafeRawBufferPointer, checksum: UInt32) {
+        let h = SearchDocumentEntries.hashValue(key)
+        if byKey.updateValue(UInt64(checksum), forKey: h) != nil { byKey[h] = .max }
+    }
+
+    /// The checksum of the record under the physical `key`, nil when the walk has none.
+    func checksum(of key: [UInt8]) -> UInt32? {
+        guard let found = key.withUnsafeBytes({ byKey[SearchDocumentEntries.hashValue($0)] }), found != .max else {
+            return nil
+        }
+        return UInt32(found)
+    }
+}

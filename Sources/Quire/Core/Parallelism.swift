@@ -11,10 +11,16 @@ enum Parallelism {
     /// `body` of each of up to ``parts`` contiguous ranges that cut `0..<count` (at least 64
     /// items a range), run concurrently; the results in range order.
     static func inParts<T: Sendable>(count: Int, _ body: @Sendable (Range<Int>) -> T) -> [T] {
+        inNumberedParts(count: count) { _, range in body(range) }
+    }
+
+    /// ``inParts(count:_:)`` that tells `body` its part's number too (below ``parts``), for
+    /// state each part keeps apart from the others'.
+    static func inNumberedParts<T: Sendable>(count: Int, _ body: @Sendable (_ part: Int, Range<Int>) -> T) -> [T] {
         let n = max(1, min(parts, count / 64))
         let results = Mutex([T?](repeating: nil, count: n))
         DispatchQueue.concurrentPerform(iterations: n) { p in
-            let result = body((count * p / n)..<(count * (p + 1) / n))
+            let result = body(p, (count * p / n)..<(count * (p + 1) / n))
             results.withLock { $0[p] = result }
         }
         return results.withLock { $0.map { $0! } }

@@ -12,21 +12,44 @@ struct PostingBlock {
 
     /// Decodes a stored list; throws `StoreError.corrupted` on malformed bytes.
     init(_ bytes: UnsafeRawBufferPointer) throws {
+        var documents: [UInt32] = []
+        var groups: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        try Self.forEachPosting(in: bytes) { document, bytes in
+            documents.append(document)
+            ranges.append(groups.count..<(groups.count + bytes.count))
+            groups.append(contentsOf: bytes)
+        }
+        self.documents = documents
+        self.groups = groups
+        self.ranges = ranges
+    }
+
+    /// Reads a stored list in place, checking it as ``init(_:)`` does: calls `body` with each
+    /// document and its `group+` bytes (a slice of `bytes`), in order, and returns how many
+    /// there were. What `body` saw before a throw came from the sound part of the list.
+    @discardableResult
+    static func forEachPosting(
+        in bytes: UnsafeRawBufferPointer, _ body: (UInt32, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Int {
         var at = 0
         let count = try SearchVarint.read(bytes, &at)
         let blockCount = try SearchVarint.read(bytes, &at)
         guard count < 1 << 32, blockCount <= count else { throw Self.corrupt("a count of \(count) in \(blockCount) blocks") }
-        var skips: [(last: UInt64, length: Int)] = []
+        // The skip entries come first; the blocks' bytes follow them. Read side by side.
+        var skipAt = at
         for _ in 0..<blockCount {
-            let last = try SearchVarint.read(bytes, &at)
+            _ = try SearchVarint.read(bytes, &at)
             let length = try SearchVarint.read(bytes, &at)
             guard length <= UInt64(bytes.count) else { throw Self.corrupt("a block of \(length) bytes") }
-            skips.append((last, Int(length)))
         }
         var previousLast: UInt64 = 0
         var document: UInt64 = 0
-        for skip in skips {
-            let end = at + skip.length
+        var seen = 0
+        var last: UInt32?
+        for _ in 0..<blockCount {
+            let skipLast = try SearchVarint.read(bytes, &skipAt)
+            let end = at + Int(try SearchVarint.read(bytes, &skipAt))
             guard end <= bytes.count else { throw Self.corrupt("a block past the end") }
             var first = true
             while at < end {
@@ -34,7 +57,7 @@ struct PostingBlock {
                 // Damaged bytes can hold any varint: checked before the sum can overflow.
                 guard delta <= UInt64(UInt32.max) else { throw Self.corrupt("a document delta of \(delta)") }
                 document = (first ? previousLast : document) + delta
-                guard document <= UInt64(UInt32.max), documents.isEmpty || UInt32(document) > documents[documents.count - 1]
+                guard document <= UInt64(UInt32.max), last.map({ UInt32(document) > $0 }) ?? true
                 else { throw Self.corrupt("documents out of order") }
                 first = false
                 let start = at
@@ -46,16 +69,17 @@ struct PostingBlock {
                     if header & 1 == 1 { break }
                 }
                 guard at <= end else { throw Self.corrupt("a posting across blocks") }
-                documents.append(UInt32(document))
-                ranges.append(groups.count..<(groups.count + at - start))
-                groups.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<at]))
+                last = UInt32(document)
+                seen += 1
+                try body(UInt32(document), UnsafeRawBufferPointer(rebasing: bytes[start..<at]))
             }
-            guard skip.last <= UInt64(UInt32.max), document == previousLast + skip.last else {
+            guard skipLast <= UInt64(UInt32.max), document == previousLast + skipLast else {
                 throw Self.corrupt("a skip entry that disagrees")
             }
             previousLast = document
         }
-        guard at == bytes.count, documents.count == Int(count) else { throw Self.corrupt("a wrong document count") }
+        guard at == bytes.count, seen == Int(count) else { throw Self.corrupt("a wrong document count") }
+        return seen
     }
 
     private static func corrupt(_ what: String) -> StoreError {

@@ -63,7 +63,7 @@ extension Store {
             // Numbers index an array when they are dense enough (a damaged state or a sparse
             // index keeps a dictionary): a pass over every posting looks each one up.
             var checks = DocumentNumberTable(end: highest.map { UInt64($0) + 1 } ?? 0, count: keys.count)
-            for number in keys.keys { checks[number].known = true }
+            for number in keys.keys { checks.addKnown(number) }
             for (number, check) in stored { checks[number].stored = check }
             stored = []
             let texts = textChecks[name]
@@ -163,43 +163,52 @@ extension Store {
             if keys.count != documents {
                 problem("\(place): \(keys.count) document numbers for \(documents) documents")
             }
-            // Out of the variable `flush` captures: the closure below then updates it in place.
+            // Out of the variable `flush` captures.
             var table = DocumentNumberTable(end: 0, count: 0)
             swap(&table, &checks)
+            let pass = SearchPostingPass(table.slots)
+            var blocks = MappedBlocks()
+            var bounds: [UInt32] = []
             var previous: (term: [UInt8], last: UInt32)?
+            func readBlocks() throws {
+                defer {
+                    blocks = MappedBlocks()
+                    bounds.removeAll(keepingCapacity: true)
+                }
+                for (i, block) in pass.read(blocks).enumerated() {
+                    try poll.step(isCancelled)
+                    let term = blocks.terms[i]
+                    func word() -> String { String(decoding: term, as: UTF8.self) }
+                    if let unreadable = block.unreadable {
+                        problem("\(place): unreadable posting block of '\(word())': \(unreadable)")
+                        continue
+                    }
+                    let overlaps = previous.map { $0.term.elementsEqual(term) && $0.last >= bounds[i] } ?? false
+                    if let first = block.first, first < bounds[i] || overlaps {
+                        problem("\(place): posting block of '\(word())' at \(bounds[i]) overlaps its neighbours")
+                    }
+                    if block.first == nil { problem("\(place): empty posting block of '\(word())'") }
+                    collectionPostings += block.postings
+                    for number in block.missing { problem("\(place): posting of '\(word())' for missing document \(number)") }
+                    if let last = block.last {
+                        if let p = previous, p.term.elementsEqual(term) { previous?.last = last } else { previous = (Array(term), last) }
+                    }
+                }
+            }
             for entry in snap.entries(in: dbs.postings) {
                 try poll.step(isCancelled)
                 guard let bound = SearchDatabases.postingNumber(entry.key) else {
                     problem("\(place): malformed posting key")
                     continue
                 }
-                let term = UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5))
-                func word() -> String { String(decoding: term, as: UTF8.self) }
-                let block: PostingBlock
-                do {
-                    block = try PostingBlock(entry.value)
-                } catch {
-                    problem("\(place): unreadable posting block of '\(word())': \(error)")
-                    continue
-                }
-                let overlaps = previous.map { $0.term.elementsEqual(term) && $0.last >= bound } ?? false
-                if let first = block.documents.first, first < bound || overlaps {
-                    problem("\(place): posting block of '\(word())' at \(bound) overlaps its neighbours")
-                }
-                if block.isEmpty { problem("\(place): empty posting block of '\(word())'") }
-                let termHash = SearchPostingDigest.hash(term)
-                block.forEach { number, groups in
-                    collectionPostings += 1
-                    guard table.addPosting(number, termHash: termHash, groups: groups) else {
-                        problem("\(place): posting of '\(word())' for missing document \(number)")
-                        return
-                    }
-                }
-                if let last = block.documents.last {
-                    if let p = previous, p.term.elementsEqual(term) { previous?.last = last } else { previous = (Array(term), last) }
-                }
+                blocks.terms.append(UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5)))
+                blocks.values.append(entry.value)
+                bounds.append(bound)
+                if bounds.count == Self.postingBatch { try readBlocks() }
             }
-            try table.forEachExpected { number, want, got in
+            try readBlocks()
+            try table.forEachExpected(pass.slots) { number, want, slot in
+                let got = pass.sums.seen(slot)
                 guard !want.matches(got) else { return }
                 // Name what is wrong: look the document's terms up one by one.
                 let logical = try keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
@@ -255,6 +264,9 @@ extension Store {
         else { return nil }
         return dbs.definition
     }
+
+    /// Posting blocks read together by verify, on every core.
+    static let postingBatch = 8_192
 
     /// Records analysed together by verify, on every core.
     static let verifyBatch = 2_048
@@ -330,10 +342,11 @@ struct SearchPostingDigest: Equatable {
         checksOccurrences = true
     }
 
-    /// Whether `seen` (the postings read) adds up to this digest (the expected one).
+    /// Whether `seen` (the sums of the postings read; their count is not kept) adds up to this
+    /// digest (the expected one).
     func matches(_ seen: SearchPostingDigest) -> Bool {
         if let storedOccurrences { return UInt32(truncatingIfNeeded: seen.occurrences) == storedOccurrences }
-        return seen.count == count && seen.terms == terms && (!checksOccurrences || seen.occurrences == occurrences)
+        return seen.terms == terms && (!checksOccurrences || seen.occurrences == occurrences)
     }
 
     /// The digest of the postings a text makes: every term with its occurrences.
@@ -365,7 +378,12 @@ struct SearchPostingDigest: Equatable {
     mutating func add(termHash h: UInt64, groups: UnsafeRawBufferPointer?) {
         count += 1
         terms &+= h
-        if let groups { occurrences &+= Self.hash(groups, seed: h ^ 0xff) }
+        if let groups { occurrences &+= Self.occurrenceHash(termHash: h, groups: groups) }
+    }
+
+    /// What a posting of the term hashing to `termHash` with `groups` adds to `occurrences`.
+    static func occurrenceHash(termHash: UInt64, groups: UnsafeRawBufferPointer) -> UInt64 {
+        hash(groups, seed: termHash ^ 0xff)
     }
 
     /// FNV-1a, 64 bits.
@@ -373,67 +391,6 @@ struct SearchPostingDigest: Equatable {
         var h = seed
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
-    }
-}
-
-/// What verify learns about each document number: whether a `num` entry has it, the digest its
-/// record (or listed terms) expects, and the digest of the postings seen for it.
-struct DocumentCheck {
-    var known = false
-    /// Its `num` entry's check, in an index that keeps them.
-    var stored: SearchDocumentCheck?
-    var expected: SearchPostingDigest?
-    var seen = SearchPostingDigest()
-}
-
-/// ``DocumentCheck``s by document number: an array when the numbers below `end` are at most four
-/// times the documents (or a million), a dictionary otherwise, so a damaged or sparse index never
-/// allocates more than its documents need.
-struct DocumentNumberTable {
-    private var dense: [DocumentCheck]
-    private var sparse: [UInt32: DocumentCheck] = [:]
-    private let isDense: Bool
-
-    init(end: UInt64, count: Int) {
-        isDense = end <= UInt64(max(1 << 20, 4 * count))
-        dense = isDense ? Array(repeating: DocumentCheck(), count: Int(end)) : []
-    }
-
-    subscript(number: UInt32) -> DocumentCheck {
-        get { isDense ? (Int(number) < dense.count ? dense[Int(number)] : DocumentCheck()) : sparse[number] ?? DocumentCheck() }
-        set {
-            if !isDense {
-                sparse[number] = newValue
-            } else if Int(number) < dense.count {
-                dense[Int(number)] = newValue
-            }
-        }
-    }
-
-    /// Adds a posting of `number` to its seen digest, in place; false when no document has it.
-    mutating func addPosting(_ number: UInt32, termHash: UInt64, groups: UnsafeRawBufferPointer) -> Bool {
-        let i = Int(number)
-        if isDense {
-            guard i < dense.count, dense[i].known else { return false }
-            dense[i].seen.add(termHash: termHash, groups: groups)
-        } else {
-            guard sparse[number]?.known == true else { return false }
-            sparse[number]!.seen.add(termHash: termHash, groups: groups)
-        }
-        return true
-    }
-
-    /// Calls `body` with each number that expects postings, its expected and its seen digest.
-    func forEachExpected(_ body: (UInt32, SearchPostingDigest, SearchPostingDigest) throws -> Void) rethrows {
-        if isDense {
-            for (number, check) in dense.enumerated() {
-                if let expected = check.expected { try body(UInt32(number), expected, check.seen) }
-            }
-        } else {
-            for (number, check) in sparse {
-                if let expected = check.expected { try body(number, expected, check.seen) }
-            }
-        }
     }
 }
 

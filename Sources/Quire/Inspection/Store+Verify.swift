@@ -202,9 +202,9 @@ extension Store {
         var indexKeys: RecordIndexKeys
         var textChecksum: UInt32?
 
-        init(_ value: CompactValue, _ indexes: [IndexDefinition], _ longKeys: LongKeys, _ search: SearchDefinition?) {
+        init(_ value: CompactValue, _ indexes: [IndexDefinition], _ longKeys: LongKeys, _ search: SearchTextPaths?) {
             indexKeys = Store.indexKeys(of: value, indexes, longKeys)
-            textChecksum = search.map { SearchDocumentCheck.textChecksum(Store.searchTexts(of: value, $0)) }
+            textChecksum = search?.textChecksum(of: value)
         }
     }
 
@@ -212,7 +212,7 @@ extension Store {
     /// `Parallelism.parts` threads; nil for a record that does not decode with that table.
     static func walkedRecords(
         of records: [UnsafeRawBufferPointer], _ indexes: [IndexDefinition], _ longKeys: LongKeys,
-        _ search: SearchDefinition?, _ fields: FieldTable, _ options: CompactDecoder.Options
+        _ search: SearchTextPaths?, _ fields: FieldTable, _ options: CompactDecoder.Options
     ) -> [WalkedRecord?] {
         let mapped = MappedRecords(records: records)
         return Parallelism.inParts(count: records.count) { range in

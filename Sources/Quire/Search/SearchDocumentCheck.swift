@@ -44,20 +44,32 @@ struct SearchDocumentCheck: Equatable, Sendable {
     /// bytes), summed over the fields: the order of fields does not count, as it does not in
     /// the postings, so a text closure and the fields' paths that list them differently agree.
     static func textChecksum(_ texts: [SearchText]) -> UInt32 {
-        var fields = [UInt32](repeating: 0, count: 16)
-        var used: UInt16 = 0
-        for piece in texts {
-            let f = Int(piece.field & 15)
-            let n = UInt32(truncatingIfNeeded: piece.text.utf8.count)
-            let header = (
-                piece.field, UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8),
-                UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 24)
-            )
-            let crc = withUnsafeBytes(of: header) { Checksum.crc32c($0, continuing: fields[f]) }
-            var text = piece.text
-            fields[f] = text.withUTF8 { Checksum.crc32c(UnsafeRawBufferPointer($0), continuing: crc) }
-            used |= 1 << UInt16(f)
-        }
+        var checksum = SearchTextChecksum()
+        for piece in texts { checksum.add(field: piece.field, piece.text) }
+        return checksum.value
+    }
+}
+
+/// ``SearchDocumentCheck/textChecksum(_:)`` a piece at a time (verify's record walk adds the
+/// pieces as it finds them in a decoded record, without gathering them first).
+struct SearchTextChecksum {
+    private var fields = InlineArray<16, UInt32>(repeating: 0)
+    private var used: UInt16 = 0
+
+    mutating func add(field: UInt8, _ text: String) {
+        let f = Int(field & 15)
+        let n = UInt32(truncatingIfNeeded: text.utf8.count)
+        let header = (
+            field, UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n >> 16),
+            UInt8(truncatingIfNeeded: n >> 24)
+        )
+        let crc = withUnsafeBytes(of: header) { Checksum.crc32c($0, continuing: fields[f]) }
+        var text = text
+        fields[f] = text.withUTF8 { Checksum.crc32c(UnsafeRawBufferPointer($0), continuing: crc) }
+        used |= 1 << UInt16(f)
+    }
+
+    var value: UInt32 {
         var sum: UInt32 = 0
         for f in 0..<16 where used & (1 << UInt16(f)) != 0 { sum &+= fields[f] }
         return sum

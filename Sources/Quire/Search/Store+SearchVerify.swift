@@ -258,11 +258,11 @@ extension Store {
 
     /// The definition whose text verify's record walk checksums (``RecordTextChecks``): a
     /// full-text index that keeps checks and whose fields all have paths; nil otherwise.
-    static func checkedSearchText(_ snap: borrowing Snapshot, _ c: RegisteredCollection) -> SearchDefinition? {
+    static func checkedSearchText(_ snap: borrowing Snapshot, _ c: RegisteredCollection) -> SearchTextPaths? {
         guard let dbs = c.search, dbs.definition.fields.allSatisfy({ $0.path != nil }),
             (try? SearchState.stored(dbs, snap.lmdb))?.checkedDocuments == true
         else { return nil }
-        return dbs.definition
+        return SearchTextPaths(dbs.definition)
     }
 
     /// Posting blocks read together by verify, on every core.
@@ -292,22 +292,46 @@ extension Store {
     /// A record's text by the fields' paths (arrays contribute each element).
     static func searchTexts(of value: CompactValue, _ definition: SearchDefinition) -> [SearchText] {
         var out: [SearchText] = []
-        for field in definition.fields {
-            guard let path = field.path else { continue }
-            func walk(_ v: CompactValue, _ rest: ArraySlice<Substring>) {
-                if case .array(let items) = v {
-                    for item in items { walk(item, rest) }
-                    return
-                }
-                guard let head = rest.first else {
-                    if case .string(let s) = v { out.append(SearchText(field: field.id, s)) }
-                    return
-                }
-                if let next = v[String(head)] { walk(next, rest.dropFirst()) }
-            }
-            walk(value, path.split(separator: ".")[...])
-        }
+        SearchTextPaths(definition).forEachText(in: value) { out.append(SearchText(field: $0, $1)) }
         return out
+    }
+}
+
+/// The fields' paths of a full-text index, split once (verify's record walk reads them for
+/// every record).
+struct SearchTextPaths: Sendable {
+    private let fields: [(id: UInt8, path: [String])]
+
+    init(_ definition: SearchDefinition) {
+        fields = definition.fields.compactMap { field in
+            field.path.map { (field.id, $0.split(separator: ".").map(String.init)) }
+        }
+    }
+
+    /// Calls `body` with each piece of text the paths find in `value`, field by field in the
+    /// definition's order, an array's elements in order.
+    func forEachText(in value: CompactValue, _ body: (UInt8, String) -> Void) {
+        for (id, path) in fields {
+            func walk(_ v: CompactValue, _ depth: Int) {
+                if case .array(let items) = v {
+                    for item in items { walk(item, depth) }
+                    return
+                }
+                guard depth < path.count else {
+                    if case .string(let s) = v { body(id, s) }
+                    return
+                }
+                if let next = v[path[depth]] { walk(next, depth + 1) }
+            }
+            walk(value, 0)
+        }
+    }
+
+    /// ``SearchDocumentCheck/textChecksum(_:)`` of the text the paths find in `value`.
+    func textChecksum(of value: CompactValue) -> UInt32 {
+        var checksum = SearchTextChecksum()
+        forEachText(in: value) { checksum.add(field: $0, $1) }
+        return checksum.value
     }
 }
 

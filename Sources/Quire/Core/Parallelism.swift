@@ -34,3 +34,27 @@ enum Parallelism {
 struct MappedRecords: @unchecked Sendable {
     let records: [UnsafeRawBufferPointer]
 }
+
+/// Work started on a thread of its own now and waited for later, so that the caller's own
+/// serial work overlaps it (verify looks up one batch of records while the next is decoded).
+/// Not on Dispatch's pool: the caller holds one of its threads (as many as cores), and work
+/// that cuts itself in ``Parallelism/parts`` there would find too few left to run on.
+/// @unchecked: `value` is written once before `leave()` and read after `wait()`, which orders them.
+final class BackgroundWork<T: Sendable>: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var value: T?
+
+    init(_ work: @escaping @Sendable () -> T) {
+        group.enter()
+        Thread.detachNewThread {
+            self.value = work()
+            self.group.leave()
+        }
+    }
+
+    /// The result, once the work is done.
+    func wait() -> T {
+        group.wait()
+        return value!
+    }
+}

@@ -73,21 +73,41 @@ extension Store {
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)
-                var checked = c.decoder.options
-                checked.verifyChecksums = true
+                let checked = {
+                    var options = c.decoder.options
+                    options.verifyChecksums = true
+                    return options
+                }()
                 at = VerifyPosition(part: "collection '\(name)', records")
                 // Records are decoded in batches on every core (the map holds their bytes for as
                 // long as this read lasts); keys, lookups and problems stay in key order here.
-                var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
                 var fields: FieldTable? = try? snap.withFieldRetry { $0 }
                 // Text checksums for a full-text index that keeps checks (Search/SearchDocumentCheck.swift).
                 let search = Self.checkedSearchText(snap, c)
                 var texts = RecordTextChecks(capacity: search == nil ? 0 : (try? snap.count(of: c.records)) ?? 0)
                 var walk = snap.entries(in: c.records).makeIterator()
-                while true {
-                    batch.removeAll(keepingCapacity: true)
+                func nextBatch() -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
+                    var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+                    batch.reserveCapacity(Self.verifyBatch)
                     while batch.count < Self.verifyBatch, let entry = walk.next() { batch.append((entry.key, entry.value)) }
-                    guard !batch.isEmpty else { break }
+                    return batch
+                }
+                // The next batch is decoded on every core while this thread checks the current
+                // batch's keys and looks up its index entries: serial work about as long as the decoding.
+                func decoding(_ batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) -> BackgroundWork<[WalkedRecord?]>? {
+                    guard let table = fields, !batch.isEmpty else { return nil }
+                    let (mapped, indexes, longKeys) = (MappedRecords(records: batch.map(\.value)), c.definition.indexes, longKeys)
+                    return BackgroundWork { Self.walkedRecords(of: mapped.records, indexes, longKeys, search, table, checked) }
+                }
+                var batch = nextBatch()
+                var pending = decoding(batch)
+                // Whichever way the loop ends, no decoding may outlive this read: its threads read the map.
+                defer { _ = pending?.wait() }
+                while !batch.isEmpty {
+                    let decoded = pending?.wait()
+                    let following = nextBatch()
+                    pending = decoding(following)
+                    defer { batch = following }
                     var keys: [StoreKey] = []
                     keys.reserveCapacity(batch.count)
                     for entry in batch {
@@ -98,9 +118,6 @@ extension Store {
                     at.lastKey = keys[0]
                     reading?(at.description)
                     if isCancelled?() == true { throw CancellationError() }
-                    let decoded = fields.map { table in
-                        Self.walkedRecords(of: batch.map(\.value), c.definition.indexes, longKeys, search, table, checked)
-                    }
                     for (j, entry) in batch.enumerated() {
                         let key = keys[j]
                         at.lastKey = key

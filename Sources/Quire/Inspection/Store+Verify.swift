@@ -66,7 +66,7 @@ extension Store {
         try read { snap in
             var report = VerificationReport()
             var poll = CancellationPoll(every: 1_024)  // the index and relation walks
-            var textChecks: [String: RecordTextChecks] = [:]
+            var walkedKeys: [String: WalkedRecordKeys] = [:]
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
             }
@@ -84,7 +84,7 @@ extension Store {
                 var fields: FieldTable? = try? snap.withFieldRetry { $0 }
                 // Text checksums for a full-text index that keeps checks (Search/SearchDocumentCheck.swift).
                 let search = Self.checkedSearchText(snap, c)
-                var texts = RecordTextChecks(capacity: search == nil ? 0 : (try? snap.count(of: c.records)) ?? 0)
+                var seen = WalkedRecordKeys(capacity: (try? snap.count(of: c.records)) ?? 0)
                 var walk = snap.entries(in: c.records).makeIterator()
                 func nextBatch() -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
                     var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
@@ -96,8 +96,11 @@ extension Store {
                 // batch's keys and looks up its index entries: serial work about as long as the decoding.
                 func decoding(_ batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) -> BackgroundWork<[WalkedRecord?]>? {
                     guard let table = fields, !batch.isEmpty else { return nil }
-                    let (mapped, indexes, longKeys) = (MappedRecords(records: batch.map(\.value)), c.definition.indexes, longKeys)
-                    return BackgroundWork { Self.walkedRecords(of: mapped.records, indexes, longKeys, search, table, checked) }
+                    let (keys, values) = (MappedRecords(records: batch.map(\.key)), MappedRecords(records: batch.map(\.value)))
+                    let (indexes, longKeys) = (c.definition.indexes, longKeys)
+                    return BackgroundWork {
+                        Self.walkedRecords(keys.records, values.records, indexes, longKeys, search, table, checked)
+                    }
                 }
                 var batch = nextBatch()
                 var pending = decoding(batch)
@@ -133,13 +136,14 @@ extension Store {
                             do {
                                 let value = try snap.genericValue(entry.value, options: checked)
                                 fields = try? snap.withFieldRetry { $0 }
-                                walked = WalkedRecord(value, c.definition.indexes, longKeys, search)
+                                walked = WalkedRecord(entry.key, value, c.definition.indexes, longKeys, search)
                             } catch {
                                 problem("\(name): record \(key): does not decode: \(error)")
+                                seen.add(hash: WalkedRecordKeys.hash(entry.key), textChecksum: nil)
                                 continue
                             }
                         }
-                        if let checksum = walked!.textChecksum { texts.add(key: entry.key, checksum: checksum) }
+                        seen.add(hash: walked!.keyHash, textChecksum: walked!.textChecksum)
                         for (i, index) in c.definition.indexes.enumerated() {
                             for (indexKey, stored) in walked!.indexKeys[i] {
                                 expected[i] += 1
@@ -155,7 +159,7 @@ extension Store {
                     }
                 }
                 try snap.checkIntact()
-                if search != nil { textChecks[name] = texts }
+                walkedKeys[name] = seen
                 for (i, index) in c.definition.indexes.enumerated() {
                     var entries = 0
                     at = VerifyPosition(part: "collection '\(name)', index '\(index.name)'")
@@ -166,7 +170,7 @@ extension Store {
                         if !indexKeySound { problem(Store.longKeyProblem("\(name): index '\(index.name)'", indexKey)) }
                         at.lastKey = indexKey
                         if entries % 256 == 1 { reading?(at.description) }
-                        if try !snap.contains(entry.valueBytes, in: c.records) {
+                        if !seen.contains(entry.value) {
                             let key = try snap.logicalKey(entry.value)
                             problem("\(name): index '\(index.name)' points to missing record \(key)")
                         }
@@ -178,9 +182,9 @@ extension Store {
                     }
                 }
             }
-            report.postings = try verifySearch(snap, registered, textChecks, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
+            report.postings = try verifySearch(snap, registered, walkedKeys, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
             for name in relationDBs.keys.sorted() {
-                let target = relationTargets[name].flatMap { registered[$0] }
+                let target = relationTargets[name].flatMap { walkedKeys[$0] }
                 at = VerifyPosition(part: "relation '\(name)'")
                 for entry in snap.entries(in: relationDBs[name]!) {
                     at.lastKey = StoreKey(bytes: entry.keyBytes)
@@ -191,7 +195,7 @@ extension Store {
                     if !ownerSound { problem(Store.longKeyProblem("relation '\(name)'", owner)) }
                     let (member, memberSound) = try snap.verifiedLogicalKey(entry.value)
                     if !memberSound { problem(Store.longKeyProblem("relation '\(name)'", member)) }
-                    if let target, try !snap.contains(entry.valueBytes, in: target.records) {
+                    if let target, !target.contains(entry.value) {
                         problem("relation '\(name)': member \(member) does not exist")
                     }
                 }
@@ -213,31 +217,37 @@ extension Store {
         }
     }
 
-    /// What the record walk learns of a decoded record: the index keys it implies and, when
-    /// `search` is given, its text's checksum for the full-text check.
+    /// What the record walk learns of a decoded record: the index keys it implies, its key's
+    /// hash and, when `search` is given, its text's checksum for the full-text check.
     struct WalkedRecord {
         var indexKeys: RecordIndexKeys
+        var keyHash: UInt64
         var textChecksum: UInt32?
 
-        init(_ value: CompactValue, _ indexes: [IndexDefinition], _ longKeys: LongKeys, _ search: SearchTextPaths?) {
+        init(
+            _ key: UnsafeRawBufferPointer, _ value: CompactValue, _ indexes: [IndexDefinition], _ longKeys: LongKeys,
+            _ search: SearchTextPaths?
+        ) {
             indexKeys = Store.indexKeys(of: value, indexes, longKeys)
+            keyHash = WalkedRecordKeys.hash(key)
             textChecksum = search?.textChecksum(of: value)
         }
     }
 
-    /// Each record decoded (checked with `options`) with `fields`, as ``WalkedRecord``, on
-    /// `Parallelism.parts` threads; nil for a record that does not decode with that table.
+    /// Each record (physical key and bytes) decoded (checked with `options`) with `fields`, as
+    /// ``WalkedRecord``, on `Parallelism.parts` threads; nil for a record that does not decode
+    /// with that table.
     static func walkedRecords(
-        of records: [UnsafeRawBufferPointer], _ indexes: [IndexDefinition], _ longKeys: LongKeys,
-        _ search: SearchTextPaths?, _ fields: FieldTable, _ options: CompactDecoder.Options
+        _ keys: [UnsafeRawBufferPointer], _ records: [UnsafeRawBufferPointer], _ indexes: [IndexDefinition],
+        _ longKeys: LongKeys, _ search: SearchTextPaths?, _ fields: FieldTable, _ options: CompactDecoder.Options
     ) -> [WalkedRecord?] {
-        let mapped = MappedRecords(records: records)
-        return Parallelism.inParts(count: records.count) { range in
+        let (keys, records) = (MappedRecords(records: keys), MappedRecords(records: records))
+        return Parallelism.inParts(count: records.records.count) { range in
             range.map { i -> WalkedRecord? in
-                guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
+                guard let value = try? CompactValue.decode(from: records.records[i], fields: fields, options: options) else {
                     return nil
                 }
-                return WalkedRecord(value, indexes, longKeys, search)
+                return WalkedRecord(keys.records[i], value, indexes, longKeys, search)
             }
         }.flatMap { $0 }
     }

@@ -75,26 +75,3 @@ struct SearchTextChecksum {
         return sum
     }
 }
-
-/// The text checksums (``SearchDocumentCheck/textChecksum(_:)``) that verify's record walk
-/// computes from each record it decodes anyway, by ``SearchDocumentEntries/hashValue(_:)`` of
-/// the physical key, for the full-text check that follows it.
-struct RecordTextChecks {
-    /// A checksum, or `.max` for a hash two keys share (neither is then trusted).
-    private var byKey: [UInt64: UInt64] = [:]
-
-    init(capacity: Int) { byKey.reserveCapacity(capacity) }
-
-    mutating func add(key: UnsafeRawBufferPointer, checksum: UInt32) {
-        let h = SearchDocumentEntries.hashValue(key)
-        if byKey.updateValue(UInt64(checksum), forKey: h) != nil { byKey[h] = .max }
-    }
-
-    /// The checksum of the record under the physical `key`, nil when the walk has none.
-    func checksum(of key: [UInt8]) -> UInt32? {
-        guard let found = key.withUnsafeBytes({ byKey[SearchDocumentEntries.hashValue($0)] }), found != .max else {
-            return nil
-        }
-        return UInt32(found)
-    }
-}

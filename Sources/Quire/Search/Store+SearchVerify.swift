@@ -7,12 +7,12 @@ extension Store {
     /// each record has a document entry whose postings add up to what its text makes, each
     /// posting belongs to a live document, and the counters match. What the text makes is the
     /// document's stored check when the record's text still has the checksum it was indexed
-    /// with (`textChecks`, from the record walk), else its terms recomputed from the record
+    /// with (`walked`, from the record walk), else its terms recomputed from the record
     /// when every field has a path, or listed by an older store's entry; so a missing or wrong
     /// posting is found. Returns the number of postings checked. `isCancelled` true stops it
     /// with `CancellationError` (polled every thousand entries or so: it reads every posting).
     func verifySearch(
-        _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ textChecks: [String: RecordTextChecks],
+        _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ walked: [String: WalkedRecordKeys],
         _ problem: (String) -> Void, isCancelled: (() -> Bool)? = nil
     ) throws -> Int {
         var poll = CancellationPoll(every: 1_024)
@@ -20,6 +20,7 @@ extension Store {
         for name in registered.keys.sorted() {
             guard let c = registered[name], let dbs = c.search else { continue }
             let place = "\(name): search index"
+            let records = walked[name]  // what the record walk saw; always there in a whole verify
             // Document numbers → physical keys, and the totals they imply.
             var keys: [UInt32: [UInt8]] = [:]
             var stored: [(number: UInt32, check: SearchDocumentCheck)] = []  // the entries' checks
@@ -46,7 +47,8 @@ extension Store {
                 let key = Array(entry.value[offset...])
                 keys[number] = key
                 highest = max(highest ?? number, number)
-                if try !snap.contains(key, in: c.records) {
+                let present = try records.map { r in key.withUnsafeBytes { r.contains($0) } } ?? snap.contains(key, in: c.records)
+                if !present {
                     let logical = try snap.logicalKey(UnsafeRawBufferPointer(rebasing: entry.value[offset...]))
                     problem("\(place): document \(number) belongs to missing record \(logical)")
                 }
@@ -66,7 +68,6 @@ extension Store {
             for number in keys.keys { checks.addKnown(number) }
             for (number, check) in stored { checks[number].stored = check }
             stored = []
-            let texts = textChecks[name]
             var uncounted = false  // documents checked by their stored digest, which has no count
             var fields: FieldTable? = try? snap.withFieldRetry { $0 }
             var pending: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
@@ -104,7 +105,7 @@ extension Store {
                 }
                 let number = parsed.number
                 let terms = parsed.terms  // listed by entries of the older format only
-                if let check = checks[number].stored, !recomputable || texts?.checksum(of: key) == check.text {
+                if let check = checks[number].stored, !recomputable || records?.textChecksum(of: key) == check.text {
                     // Its text is the one it was indexed with (or cannot be recomputed): its
                     // postings must add up to the digest stored then. A record changed since, or
                     // a text closure that differs from the fields' paths, is analysed below.
@@ -156,9 +157,9 @@ extension Store {
                 checks[number].expected = digest
             }
             try flush()
-            let records = try snap.count(of: c.records)
-            if documents != records {
-                problem("\(place): \(documents) documents for \(records) records")
+            let recordCount = try snap.count(of: c.records)
+            if documents != recordCount {
+                problem("\(place): \(documents) documents for \(recordCount) records")
             }
             if keys.count != documents {
                 problem("\(place): \(keys.count) document numbers for \(documents) documents")
@@ -256,7 +257,7 @@ extension Store {
         return postings
     }
 
-    /// The definition whose text verify's record walk checksums (``RecordTextChecks``): a
+    /// The paths whose text verify's record walk checksums (``WalkedRecordKeys``): a
     /// full-text index that keeps checks and whose fields all have paths; nil otherwise.
     static func checkedSearchText(_ snap: borrowing Snapshot, _ c: RegisteredCollection) -> SearchTextPaths? {
         guard let dbs = c.search, dbs.definition.fields.allSatisfy({ $0.path != nil }),

@@ -83,7 +83,7 @@ public final class Cursor {
         switch op {
         case MDB_FIRST, MDB_LAST:
             walk = Walk(seen: 0, forward: op == MDB_FIRST, wholeDatabase: true)
-        case MDB_SET_RANGE, MDB_SET_KEY:
+        case MDB_SET_RANGE, MDB_SET_KEY, MDB_GET_BOTH:
             walk = Walk(seen: 0, forward: true, wholeDatabase: false)
         case MDB_NEXT, MDB_PREV:
             if walk.forward != (op == MDB_NEXT) { walk.wholeDatabase = false }
@@ -132,6 +132,23 @@ public final class Cursor {
     public func seek(atLeast key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_RANGE, key: key) }
     /// Moves to `key` exactly (its first value). The corresponding C op is `MDB_SET_KEY`.
     public func seek(exactly key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_KEY, key: key) }
+
+    /// Moves to the pair (`key`, `value`) of a `duplicateSort` database; returns whether it is
+    /// stored. One exact lookup however many values the key has; a cursor kept for many
+    /// lookups allocates nothing for each. The corresponding C op is `MDB_GET_BOTH`.
+    public func seek(exactly key: [UInt8], value: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+        handle.checkLive()
+        var v = MDB_val(value)
+        var k = MDB_val()
+        let rc = key.withUnsafeBytes { bytes in
+            k = MDB_val(bytes)
+            return mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH)
+        }
+        if handle.token.isReadOnly { try follow(MDB_GET_BOTH, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND) }
+        if rc == MDB_NOTFOUND { return false }
+        try handle.check(rc, "mdb_cursor_get(MDB_GET_BOTH)")
+        return true
+    }
 
     /// The number of values of the current key (`duplicateSort`). The corresponding C function is `mdb_cursor_count`.
     public func duplicateCount() throws(LMDBError) -> Int {

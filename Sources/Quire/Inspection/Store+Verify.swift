@@ -102,6 +102,8 @@ extension Store {
                         Self.walkedRecords(keys.records, values.records, indexes, longKeys, search, table, checked)
                     }
                 }
+                // One cursor an index for all the walk's lookups, not one opened and closed for each.
+                let indexCursors = try c.indexes.map { try snap.lmdb.cursor(in: $0) }
                 var batch = nextBatch()
                 var pending = decoding(batch)
                 // Whichever way the loop ends, no decoding may outlive this read: its threads read the map.
@@ -150,7 +152,7 @@ extension Store {
                                 at.indexKey = indexKey
                                 // One exact lookup (MDB_GET_BOTH), not a scan of the key's duplicates:
                                 // a section index has a few keys with a million records each.
-                                let found = try snap.contains(stored, value: Array(entry.key), in: c.indexes[i])
+                                let found = try indexCursors[i].seek(exactly: stored, value: entry.key)
                                 try snap.checkIntact()
                                 at.indexKey = nil
                                 if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }

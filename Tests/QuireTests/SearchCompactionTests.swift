@@ -160,8 +160,8 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
             try env.write { txn throws in
                 for (number, key) in keys.enumerated() {
                     try entries.put(key, UInt32(number), appending: false, txn)
-                    // The number entry: one length (field 0), the check (8 bytes), then the key.
-                    try txn.put([3] + [UInt8](repeating: 0, count: 8) + key, forKey: [0, 0, 0, UInt8(number)], in: dbs.numbers)
+                    // The number entry: one length (field 0), the check (4 bytes), then the key.
+                    try txn.put([3] + [UInt8](repeating: 0, count: 4) + key, forKey: [0, 0, 0, UInt8(number)], in: dbs.numbers)
                 }
                 try entries.put(keys[1], 1, appending: false, txn)  // again: no second copy
             }

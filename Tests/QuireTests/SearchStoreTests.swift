@@ -143,7 +143,7 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             }
             // Two declared fields (ids 0 and 1): two lengths, the check, then the key ("a" or "b").
             let sizes = try rewriteIndexInTheOldestLayout(path)
-            #expect(sizes == [11, 11])
+            #expect(sizes == [7, 7])
             let store = try Store(path: path)
             defer { store.close() }
             try store.register(notes)
@@ -507,7 +507,7 @@ private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
         for (number, value) in entries {
             var offset = 0
             for _ in 0..<lengths { _ = varint(value, &offset) }
-            let key = Array(value[(offset + 8)...])  // past the check
+            let key = Array(value[(offset + 4)...])  // past the check
             try txn.put(Array(value.prefix(offset)) + [UInt8](repeating: 0, count: 16 - lengths) + key, forKey: number, in: numbers)
             try txn.put(number, forKey: key, in: documents)
         }

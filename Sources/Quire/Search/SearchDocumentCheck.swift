@@ -1,10 +1,12 @@
 import QuireCodec
 
 /// What a document's `s:<c>:num` entry remembers of how it was indexed (in indexes whose state
-/// has ``SearchState/checkedDocuments``): the digest of the postings its text made and a
-/// checksum of that text. `verify` compares the postings it reads with the digest, and the
-/// record's text with the checksum: only a record whose text no longer matches is tokenized
-/// again, so a sound index is checked without tokenizing a million records a second time.
+/// has ``SearchState/checkedDocuments``), in 4 bytes: the digest of the postings its text made,
+/// mixed with a checksum of that text when `verify` can read the text back (every field of the
+/// index has a path). `verify` mixes the postings it reads with the text of the record it
+/// decodes and compares: a document that agrees is sound, with odds of 2⁻³² against; only one
+/// that does not is tokenized again, so a sound index is checked without tokenizing every
+/// record a second time.
 struct SearchDocumentCheck: Equatable, Sendable {
     /// The low 32 bits of the document's ``SearchPostingDigest/occurrences``: every posting's
     /// term and occurrences (a wrapping sum, so the low bits are the sum of the low bits).
@@ -12,7 +14,7 @@ struct SearchDocumentCheck: Equatable, Sendable {
     /// ``textChecksum(_:)`` of the text it was indexed with.
     var text: UInt32
 
-    static let byteCount = 8
+    static let byteCount = 4
 
     init(postings: UInt32, text: UInt32) {
         self.postings = postings
@@ -24,20 +26,19 @@ struct SearchDocumentCheck: Equatable, Sendable {
         self.init(postings: UInt32(truncatingIfNeeded: digest.occurrences), text: Self.textChecksum(texts))
     }
 
-    /// Reads the 8 bytes at `offset` (little-endian), nil when the entry is shorter.
-    init?(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        guard offset >= 0, bytes.count >= offset + Self.byteCount else { return nil }
-        var words: (UInt32, UInt32) = (0, 0)
-        for i in 0..<4 {
-            words.0 |= UInt32(bytes[offset + i]) << (8 * UInt32(i))
-            words.1 |= UInt32(bytes[offset + 4 + i]) << (8 * UInt32(i))
-        }
-        self.init(postings: words.0, text: words.1)
+    /// The number stored: the postings' digest, mixed with the text's checksum `withText`.
+    func stored(withText: Bool) -> UInt32 { withText ? postings ^ text : postings }
+
+    /// Reads a stored number at `offset` (little-endian), nil when the entry is shorter.
+    static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32? {
+        guard offset >= 0, bytes.count >= offset + byteCount else { return nil }
+        var value: UInt32 = 0
+        for i in 0..<byteCount { value |= UInt32(bytes[offset + i]) << (8 * UInt32(i)) }
+        return value
     }
 
-    func append(to out: inout [UInt8]) {
-        withUnsafeBytes(of: postings.littleEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: text.littleEndian) { out.append(contentsOf: $0) }
+    static func append(_ stored: UInt32, to out: inout [UInt8]) {
+        withUnsafeBytes(of: stored.littleEndian) { out.append(contentsOf: $0) }
     }
 
     /// CRC-32C of each field's pieces in their order (each piece's field, length and UTF-8

@@ -1,6 +1,12 @@
 internal import QuireLMDB
 import QuireText
 
+extension SearchDefinition {
+    /// Whether every field has a path, so that tools that do not know the Swift type
+    /// (`quire verify`) can read a record's text back from its generic value.
+    var isRecomputable: Bool { fields.allSatisfy { $0.path != nil } }
+}
+
 /// The databases of a collection's full-text index:
 ///
 /// - `s:<c>:post`: term bytes, `0x00`, big-endian `UInt32` document number → the term's

@@ -133,7 +133,7 @@ final class PostingSums: @unchecked Sendable {
 struct DocumentCheck {
     var known = false
     /// Its `num` entry's check, in an index that keeps them.
-    var stored: SearchDocumentCheck?
+    var stored: UInt32?
     var expected: SearchPostingDigest?
 }
 

@@ -23,7 +23,7 @@ extension Store {
             let records = walked[name]  // what the record walk saw; always there in a whole verify
             // Document numbers → physical keys, and the totals they imply.
             var keys: [UInt32: [UInt8]] = [:]
-            var stored: [(number: UInt32, check: SearchDocumentCheck)] = []  // the entries' checks
+            var stored: [(number: UInt32, check: UInt32)] = []  // the entries' checks (SearchDocumentCheck)
             var highest: UInt32?
             var totals = [UInt64](repeating: 0, count: 16)
             let state = try SearchState.stored(dbs, snap.lmdb)
@@ -37,7 +37,7 @@ extension Store {
                 // Wrapping: damaged lengths make a sum that disagrees with the state, not a trap.
                 for f in 0..<state.lengthFields { totals[f] &+= try SearchVarint.read(entry.value, &offset) }
                 if state.checkedDocuments {
-                    guard let check = SearchDocumentCheck(entry.value, at: offset) else {
+                    guard let check = SearchDocumentCheck.read(entry.value, at: offset) else {
                         problem("\(place): document \(number): short number entry")
                         continue
                     }
@@ -53,7 +53,7 @@ extension Store {
                     problem("\(place): document \(number) belongs to missing record \(logical)")
                 }
             }
-            let recomputable = dbs.definition.fields.allSatisfy { $0.path != nil }
+            let recomputable = dbs.definition.isRecomputable
             var analyzer = SearchAnalyzer(capacity: 1 << 12)
             var expectedPostings = 0
             var collectionPostings = 0
@@ -105,13 +105,21 @@ extension Store {
                 }
                 let number = parsed.number
                 let terms = parsed.terms  // listed by entries of the older format only
-                if let check = checks[number].stored, !recomputable || records?.textChecksum(of: key) == check.text {
-                    // Its text is the one it was indexed with (or cannot be recomputed): its
-                    // postings must add up to the digest stored then. A record changed since, or
-                    // a text closure that differs from the fields' paths, is analysed below.
-                    checks[number].expected = SearchPostingDigest(stored: check.postings)
-                    uncounted = true
-                    continue
+                if let check = checks[number].stored {
+                    // Its postings mixed with its record's text must give the check stored when it
+                    // was indexed (its postings alone without field paths). One that does not is
+                    // analysed after the posting pass: its text changed, or its postings, or its
+                    // check, or a text closure differs from the fields' paths.
+                    if !recomputable {
+                        checks[number].expected = SearchPostingDigest(stored: check)
+                        uncounted = true
+                        continue
+                    }
+                    if let text = records?.textChecksum(of: key) {
+                        checks[number].expected = SearchPostingDigest(stored: check ^ text, recheck: true)
+                        uncounted = true
+                        continue
+                    }
                 }
                 if recomputable, terms == nil,
                     let bytes = try snap.withValue(forKey: key, in: c.records, { $0 }), fields != nil
@@ -208,12 +216,43 @@ extension Store {
                 if bounds.count == Self.postingBatch { try readBlocks() }
             }
             try readBlocks()
+            // Documents whose stored check disagrees, analysed on every core: a document whose
+            // postings add up to its record's text is sound (its check alone was damaged, or its
+            // text closure differs from the paths); any other is named.
+            var suspects: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
+            func recheck() throws {
+                defer { suspects.removeAll(keepingCapacity: true) }
+                let digests = fields.map { Self.digests(of: suspects.map(\.bytes), dbs.definition, $0, c.decoder.options) }
+                for (i, (number, bytes)) in suspects.enumerated() {
+                    var found = digests?[i] ?? nil
+                    if found == nil, let value = try? snap.genericValue(bytes, options: c.decoder.options) {
+                        found = SearchPostingDigest(analyzing: Self.searchTexts(of: value, dbs.definition), with: &analyzer)
+                    }
+                    guard let found else {
+                        problem("\(place): record \(recordName(number)) is indexed but unreadable")
+                        continue
+                    }
+                    if let slot = pass.slots.slot(of: number), !found.matches(pass.sums.seen(slot)) { try named(number, found) }
+                }
+            }
+            func recordName(_ number: UInt32) -> String {
+                let logical = try? keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
+                return (logical ?? nil).map { "\($0)" } ?? "\(number)"
+            }
             try table.forEachExpected(pass.slots) { number, want, slot in
-                let got = pass.sums.seen(slot)
-                guard !want.matches(got) else { return }
-                // Name what is wrong: look the document's terms up one by one.
-                let logical = try keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
-                let name = logical.map { "\($0)" } ?? "\(number)"
+                guard !want.matches(pass.sums.seen(slot)) else { return }
+                if want.recheck, let key = keys[number], let bytes = try snap.withValue(forKey: key, in: c.records, { $0 }) {
+                    suspects.append((number, bytes))
+                    if suspects.count == Self.verifyBatch { try recheck() }
+                    return
+                }
+                try named(number, want)
+            }
+            try recheck()
+            /// Names what is wrong with the postings of document `number`, which do not add up to
+            /// `want`: looks its terms up one by one.
+            func named(_ number: UInt32, _ want: SearchPostingDigest) throws {
+                let name = recordName(number)
                 var terms = try keys[number].flatMap { try SearchDocumentEntries(dbs, state).entry(of: $0, snap.lmdb)?.terms }
                 var record: [[UInt8]: [UInt8]] = [:]
                 if want.checksOccurrences, let k = keys[number] {
@@ -361,10 +400,15 @@ struct SearchPostingDigest: Equatable {
 
     init() {}
 
+    /// Whether a mismatch is checked again against the record's text before it is reported
+    /// (``storedOccurrences`` mixed with the text's checksum).
+    var recheck = false
+
     /// What the postings of a document must add up to by its stored check.
-    init(stored occurrences: UInt32) {
+    init(stored occurrences: UInt32, recheck: Bool = false) {
         storedOccurrences = occurrences
         checksOccurrences = true
+        self.recheck = recheck
     }
 
     /// Whether `seen` (the sums of the postings read; their count is not kept) adds up to this

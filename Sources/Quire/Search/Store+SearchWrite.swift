@@ -120,7 +120,7 @@ struct SearchIndexWriter {
             SearchVarint.append(UInt64(length), to: &numValue)
             state.totals[f] &+= UInt64(length)  // a damaged total stays wrong (verify says so), never traps
         }
-        if state.checkedDocuments { check.append(to: &numValue) }
+        if state.checkedDocuments { SearchDocumentCheck.append(check.stored(withText: dbs.definition.isRecomputable), to: &numValue) }
         numValue.append(contentsOf: key)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(number, to: &numberKey)

@@ -16,6 +16,10 @@ import Testing
         }
     }
 
+    /// A load blocked reading a pipe that stays open stops on the first SIGINT, without waiting
+    /// for more input: it exits while the pipe is still open. How soon is a wall-clock figure:
+    /// alone it is a few milliseconds, but inside a full two-core `swift test` the child can
+    /// wait seconds for a core, so the bound is far above that and far below "never".
     @Test func firstInterruptStopsALoadWaitingOnASlowPipe() throws {
         try withScratch { dir in
             let process = Process()
@@ -33,14 +37,15 @@ import Testing
             Thread.sleep(forTimeInterval: 1.0)
             let sent = Date()
             kill(process.processIdentifier, SIGINT)
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(15)
             while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
             let waited = Date().timeIntervalSince(sent)
+            let stoppedWhileOpen = !process.isRunning  // the pipe closes below
             if process.isRunning { process.terminate() }
             process.waitUntilExit()
             try input.fileHandleForWriting.close()
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(waited < 1.5, "still running \(waited) s after SIGINT")
+            #expect(stoppedWhileOpen, "still running \(waited) s after SIGINT")
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 130, "\(stderr)")
             #expect(stderr.contains("load: interrupted"), "\(stderr)")

@@ -5,12 +5,13 @@ import QuireText
 extension Store {
     /// Checks every full-text index against its records (the hook of ``verify(progress:)``):
     /// each record has a document entry whose postings add up to what its text makes, each
-    /// posting belongs to a live document, and the counters match. What the text makes is the
-    /// document's stored check when the record's text still has the checksum it was indexed
-    /// with (`walked`, from the record walk), else its terms recomputed from the record
-    /// when every field has a path, or listed by an older store's entry; so a missing or wrong
-    /// posting is found. Returns the number of postings checked. `isCancelled` true stops it
-    /// with `CancellationError` (polled every thousand entries or so: it reads every posting).
+    /// posting belongs to a live document, and the counters match. In an index that keeps
+    /// checks, a document's postings mixed with its record's text checksum (`walked`, from the
+    /// record walk) must give its stored check, and one that does not is compared with its
+    /// record's text tokenized again; in older indexes every document's terms are recomputed
+    /// from the record when every field has a path, or listed by its entry. So a missing or
+    /// wrong posting is found. Returns the number of postings checked. `isCancelled` true stops
+    /// it with `CancellationError` (polled every thousand entries or so: it reads every posting).
     func verifySearch(
         _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ walked: [String: WalkedRecordKeys],
         _ problem: (String) -> Void, isCancelled: (() -> Bool)? = nil
@@ -172,7 +173,7 @@ extension Store {
             if keys.count != documents {
                 problem("\(place): \(keys.count) document numbers for \(documents) documents")
             }
-            // Out of the variable `flush` captures.
+            // Out of the variable `flush` captures (the calls below read it without copying it).
             var table = DocumentNumberTable(end: 0, count: 0)
             swap(&table, &checks)
             let pass = SearchPostingPass(table.slots)
@@ -265,22 +266,22 @@ extension Store {
                         terms = terms ?? document.terms
                     }
                 }
-                var named = false
+                var reported = false
                 for term in terms ?? [] {
                     let word = String(decoding: term, as: UTF8.self)
                     let found = try SearchPostings.block(term, at: number, in: dbs.postings, snap.lmdb)
                     let block = try found.map { f in try f.value.withUnsafeBytes { try PostingBlock($0) } }
                     guard let groups = block?.groups(of: number) else {
                         problem("\(place): record \(name): no posting for '\(word)'")
-                        named = true
+                        reported = true
                         continue
                     }
                     if let occurrences = record[term], occurrences != Array(groups) {
                         problem("\(place): record \(name): wrong occurrences of '\(word)'")
-                        named = true
+                        reported = true
                     }
                 }
-                if !named { problem("\(place): record \(name): its postings differ from its text or its term list") }
+                if !reported { problem("\(place): record \(name): its postings differ from its text or its term list") }
             }
             if unlisted == 0 && !uncounted && collectionPostings != expectedPostings {
                 problem("\(place): \(collectionPostings) postings, the documents list \(expectedPostings)")
@@ -299,7 +300,7 @@ extension Store {
     /// The paths whose text verify's record walk checksums (``WalkedRecordKeys``): a
     /// full-text index that keeps checks and whose fields all have paths; nil otherwise.
     static func checkedSearchText(_ snap: borrowing Snapshot, _ c: RegisteredCollection) -> SearchTextPaths? {
-        guard let dbs = c.search, dbs.definition.fields.allSatisfy({ $0.path != nil }),
+        guard let dbs = c.search, dbs.definition.isRecomputable,
             (try? SearchState.stored(dbs, snap.lmdb))?.checkedDocuments == true
         else { return nil }
         return SearchTextPaths(dbs.definition)
@@ -394,15 +395,14 @@ struct SearchPostingDigest: Equatable {
     var terms: UInt64 = 0
     var occurrences: UInt64 = 0
     var checksOccurrences = false
-    /// The low 32 bits of `occurrences`, all that a document's stored check keeps
-    /// (``SearchDocumentCheck/postings``): then only they are compared.
+    /// What the low 32 bits of `occurrences` must be by a document's stored check
+    /// (``SearchDocumentCheck``): then only they are compared.
     var storedOccurrences: UInt32?
+    /// Whether a mismatch is checked again against the record's text before it is reported
+    /// (`storedOccurrences` came from a check mixed with the text's checksum).
+    var recheck = false
 
     init() {}
-
-    /// Whether a mismatch is checked again against the record's text before it is reported
-    /// (``storedOccurrences`` mixed with the text's checksum).
-    var recheck = false
 
     /// What the postings of a document must add up to by its stored check.
     init(stored occurrences: UInt32, recheck: Bool = false) {

@@ -71,21 +71,29 @@ extension Store {
             stored = []
             var uncounted = false  // documents checked by their stored digest, which has no count
             var fields: FieldTable? = try? snap.withFieldRetry { $0 }
+            func recordName(_ number: UInt32) -> String {
+                let logical = try? keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
+                return (logical ?? nil).map { "\($0)" } ?? "\(number)"
+            }
+            // The digests of records' texts, analysed on every core with the table in hand; one
+            // that does not decode with it (a field added since) is decoded again here, with the
+            // snapshot's retry; nil for one that does not decode at all.
+            func analysed(_ records: [UnsafeRawBufferPointer]) -> [SearchPostingDigest?] {
+                var digests =
+                    fields.map { Self.digests(of: records, dbs.definition, $0, c.decoder.options) }
+                    ?? Array(repeating: nil, count: records.count)
+                for (i, bytes) in records.enumerated() where digests[i] == nil {
+                    guard let value = try? snap.genericValue(bytes, options: c.decoder.options) else { continue }
+                    fields = try? snap.withFieldRetry { $0 }
+                    digests[i] = SearchPostingDigest(analyzing: Self.searchTexts(of: value, dbs.definition), with: &analyzer)
+                }
+                return digests
+            }
             var pending: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
-            // Digests of the pending records; one that does not decode with the table in hand
-            // (a field added since) is decoded again here, with the snapshot's retry.
-            func flush() throws {
-                guard let table = fields else { return }
-                let digests = Self.digests(of: pending.map(\.bytes), dbs.definition, table, c.decoder.options)
-                for ((number, bytes), digest) in zip(pending, digests) {
-                    var found = digest
-                    if found == nil, let value = try? snap.genericValue(bytes, options: c.decoder.options) {
-                        fields = try? snap.withFieldRetry { $0 }
-                        found = SearchPostingDigest(analyzing: Self.searchTexts(of: value, dbs.definition), with: &analyzer)
-                    }
+            func flush() {
+                for ((number, _), found) in zip(pending, analysed(pending.map(\.bytes))) {
                     guard let found else {
-                        let logical = (try? keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }) ?? nil
-                        problem("\(place): record \(logical.map { "\($0)" } ?? "\(number)") is indexed but missing or unreadable")
+                        problem("\(place): record \(recordName(number)) is indexed but missing or unreadable")
                         continue
                     }
                     expectedPostings += found.count
@@ -128,7 +136,7 @@ extension Store {
                     // The common case, analysed in batches on every core (the map holds the bytes
                     // for as long as this read lasts).
                     pending.append((number, bytes))
-                    if pending.count == Self.verifyBatch { try flush() }
+                    if pending.count == Self.verifyBatch { flush() }
                     continue
                 }
                 var digest = SearchPostingDigest()
@@ -165,7 +173,7 @@ extension Store {
                 expectedPostings += digest.count
                 checks[number].expected = digest
             }
-            try flush()
+            flush()
             let recordCount = try snap.count(of: c.records)
             if documents != recordCount {
                 problem("\(place): \(documents) documents for \(recordCount) records")
@@ -223,22 +231,13 @@ extension Store {
             var suspects: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
             func recheck() throws {
                 defer { suspects.removeAll(keepingCapacity: true) }
-                let digests = fields.map { Self.digests(of: suspects.map(\.bytes), dbs.definition, $0, c.decoder.options) }
-                for (i, (number, bytes)) in suspects.enumerated() {
-                    var found = digests?[i] ?? nil
-                    if found == nil, let value = try? snap.genericValue(bytes, options: c.decoder.options) {
-                        found = SearchPostingDigest(analyzing: Self.searchTexts(of: value, dbs.definition), with: &analyzer)
-                    }
+                for ((number, _), found) in zip(suspects, analysed(suspects.map(\.bytes))) {
                     guard let found else {
                         problem("\(place): record \(recordName(number)) is indexed but unreadable")
                         continue
                     }
                     if let slot = pass.slots.slot(of: number), !found.matches(pass.sums.seen(slot)) { try named(number, found) }
                 }
-            }
-            func recordName(_ number: UInt32) -> String {
-                let logical = try? keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
-                return (logical ?? nil).map { "\($0)" } ?? "\(number)"
             }
             try table.forEachExpected(pass.slots) { number, want, slot in
                 guard !want.matches(pass.sums.seen(slot)) else { return }
@@ -318,23 +317,21 @@ extension Store {
         of records: [UnsafeRawBufferPointer], _ definition: SearchDefinition, _ fields: FieldTable,
         _ options: CompactDecoder.Options
     ) -> [SearchPostingDigest?] {
-        let mapped = MappedRecords(records: records)
+        let (mapped, paths) = (MappedRecords(records: records), SearchTextPaths(definition))
         return Parallelism.inParts(count: records.count) { range in
             var analyzer = SearchAnalyzer(capacity: 1 << 12)
             return range.map { i -> SearchPostingDigest? in
                 guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
                     return nil
                 }
-                return SearchPostingDigest(analyzing: searchTexts(of: value, definition), with: &analyzer)
+                return SearchPostingDigest(analyzing: paths.texts(of: value), with: &analyzer)
             }
         }.flatMap { $0 }
     }
 
     /// A record's text by the fields' paths (arrays contribute each element).
     static func searchTexts(of value: CompactValue, _ definition: SearchDefinition) -> [SearchText] {
-        var out: [SearchText] = []
-        SearchTextPaths(definition).forEachText(in: value) { out.append(SearchText(field: $0, $1)) }
-        return out
+        SearchTextPaths(definition).texts(of: value)
     }
 }
 
@@ -366,6 +363,13 @@ struct SearchTextPaths: Sendable {
             }
             walk(value, 0)
         }
+    }
+
+    /// The pieces of text the paths find in `value`, in ``forEachText(in:_:)``'s order.
+    func texts(of value: CompactValue) -> [SearchText] {
+        var out: [SearchText] = []
+        forEachText(in: value) { out.append(SearchText(field: $0, $1)) }
+        return out
     }
 
     /// ``SearchDocumentCheck/textChecksum(_:)`` of the text the paths find in `value`.

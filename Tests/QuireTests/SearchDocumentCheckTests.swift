@@ -53,14 +53,7 @@ import QuireLMDB  // white-box: changes the store under the index
     /// longer have the checksums they were indexed with, so verify tokenizes them and names both.
     @Test func aRecordChangedBehindTheIndexIsFound() async throws {
         try await withTemporaryStorePath { path in
-            do {
-                let store = try Store(path: path)
-                try store.register(notes)
-                try await store.put(note("a", "storm surge"), in: notes)
-                try await store.put(note("b", "quiet harbour"), in: notes)
-                #expect(try store.verify().isSound)
-                store.close()
-            }
+            try await Self.storeTwoNotes(path)
             try Self.swapTheTwoRecords(path)
             let store = try Store(path: path)
             defer { store.close() }
@@ -76,13 +69,7 @@ import QuireLMDB  // white-box: changes the store under the index
     /// posting of that document gone too, the document is named.
     @Test func aDamagedCheckIsRecheckedNotReported() async throws {
         try await withTemporaryStorePath { path in
-            do {
-                let store = try Store(path: path)
-                try store.register(notes)
-                try await store.put(note("a", "storm surge"), in: notes)
-                try await store.put(note("b", "quiet harbour"), in: notes)
-                store.close()
-            }
+            try await Self.storeTwoNotes(path)
             try Self.damageTheCheck(path, ofKeyEnding: "b")
             do {
                 let store = try Store(path: path)
@@ -147,6 +134,16 @@ import QuireLMDB  // white-box: changes the store under the index
             #expect(report.problems.contains { $0.contains("record n1234: no posting for") }, "\(report.problems)")
             #expect(report.problems.allSatisfy { $0.contains("n1234") || $0.contains("postings, the documents list") }, "\(report.problems)")
         }
+    }
+
+    /// A store at `path` holding notes "a" (storm surge) and "b" (quiet harbour), verified sound.
+    static func storeTwoNotes(_ path: String) async throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        try store.register(notes)
+        try await store.put(note("a", "storm surge"), in: notes)
+        try await store.put(note("b", "quiet harbour"), in: notes)
+        #expect(try store.verify().isSound)
     }
 
     static func swapTheTwoRecords(_ path: String) throws {

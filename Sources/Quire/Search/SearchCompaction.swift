@@ -24,21 +24,23 @@ enum SearchCompaction {
         var rewritten: Bool { bytesAfter != bytesBefore }
     }
 
-    /// Compacts `database` when worthwhile; `directory` holds the temporary file. With
-    /// `reblocking` (the postings), a term's consecutive blocks on overflow pages are cut
-    /// again as one run (``LargeBlockRun``). `isCancelled`, polled every few thousand entries,
-    /// stops it with `CancellationError`: the caller's transaction is then aborted, and the
-    /// database stays as it was.
+    /// Compacts `database` when worthwhile, or `always`; `directory` holds the temporary file.
+    /// With `reblocking` (the postings), each term's blocks, its segments' too
+    /// (``SearchSegmentMerge``), are cut again as one run (``TermBlockCutter``). `isCancelled`,
+    /// polled every few thousand entries, stops it with `CancellationError`: the caller's
+    /// transaction is then aborted, and the database stays as it was.
     static func compact<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, directory: String, reblocking: Bool = false,
+        _ database: Database, _ txn: borrowing T, directory: String, reblocking: Bool = false, always: Bool = false,
         isCancelled: (() -> Bool)? = nil
     ) throws -> Outcome {
         var poll = CancellationPoll(every: 4_096)
         let before = try txn.statistics(of: database)
         var outcome = Outcome(bytesBefore: before.bytes, bytesAfter: before.bytes)
-        let packed = try packedPages(database, txn, pageSize: before.pageSize)
-        guard Double(packed) <= worthwhileShare * Double(before.branchPages + before.leafPages + before.overflowPages)
-        else { return outcome }
+        if !always {
+            let packed = try packedPages(database, txn, pageSize: before.pageSize)
+            let used = before.branchPages + before.leafPages + before.overflowPages
+            guard Double(packed) <= worthwhileShare * Double(used) else { return outcome }
+        }
         let file = try SpillFile(directory: directory)
         try file.appendPairs { emit in
             guard reblocking else {
@@ -48,15 +50,8 @@ enum SearchCompaction {
                 }
                 return
             }
-            var run = LargeBlockRun(pageSize: before.pageSize)
-            for entry in txn.entries(in: database) {
-                try poll.step(isCancelled)
-                if try !run.add(entry.key, entry.value, emit) {
-                    try run.flush(emit)
-                    if try !run.add(entry.key, entry.value, emit) { try emit(entry.key, entry.value) }
-                }
-            }
-            try run.flush(emit)
+            try SearchSegmentMerge.forEachMergedBlock(
+                database, txn, includingMain: true, cutting: true, pageSize: before.pageSize, isCancelled: isCancelled, emit)
         }
         try txn.checkIntact()
         try txn.removeAll(in: database)
@@ -99,95 +94,15 @@ enum SearchCompaction {
     }
 }
 
-/// A term's consecutive posting blocks too large for a leaf page, cut again as one run into
-/// blocks that end just short of a page boundary. Each chunk of a load writes a frequent term's
-/// new postings as blocks of their own, and each of those leaves its last overflow page part
-/// empty (12 bytes an article on the news corpus); cut again, only the run's last block does.
-/// Streamed: it holds the first block (a run of one is written as it was) and the block being
-/// cut, whatever the term's length.
-struct LargeBlockRun {
-    let pageSize: Int
-    private var term: [UInt8] = []
-    private var key: [UInt8] = []
-    private var first: [UInt8]?
-    private var writer = PostingListEncoder()
-    private var value: [UInt8] = []
-    private var cutting = false
-
-    init(pageSize: Int) { self.pageSize = pageSize }
-
-    /// The size a re-cut block ends below: whole overflow pages of about ``SearchPostings/largeBlock``
-    /// bytes, less the first page's 16-byte header.
-    private var limit: Int { max(1, SearchPostings.largeBlock / pageSize) * pageSize - 16 }
-
-    /// Adds a block to the run, writing what it completes; false when the block is not one of
-    /// the run (not on overflow pages, or another term's): then the caller flushes the run and
-    /// adds it again (a start of a new run) or writes it as it is.
-    mutating func add(
-        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
-        _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
-    ) throws -> Bool {
-        guard value.count + 8 + key.count > SearchCompaction.largestLeafNode(pageSize: pageSize), key.count > 5,
-            key[key.count - 5] == 0
-        else { return false }
-        let blockTerm = key.prefix(key.count - 5)
-        guard first != nil || cutting else {
-            term = Array(blockTerm)
-            self.key = Array(key)
-            first = Array(value)
-            return true
-        }
-        guard blockTerm.elementsEqual(term) else { return false }
-        if let held = first {
-            first = nil
-            cutting = true
-            writer.reserve(limit)
-            try held.withUnsafeBytes { try cut($0, emit) }
-        }
-        try cut(value, emit)
-        return true
-    }
-
-    /// Feeds one block's documents to the writer, writing each block it fills.
-    private mutating func cut(
-        _ bytes: UnsafeRawBufferPointer, _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        try PostingBlock(bytes).forEach { document, groups in
-            // The encoder's byte count is at least the finished list's size.
-            if writer.documentCount > 0, writer.byteCount + groups.count + 5 > limit {
-                try write(emit)
-                key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, document) }
-            }
-            writer.append(document: document, encodedGroups: groups)
-        }
-    }
-
-    private mutating func write(_ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
-        value.removeAll(keepingCapacity: true)
-        writer.finish(into: &value)
-        try key.withUnsafeBytes { k in try value.withUnsafeBytes { try emit(k, $0) } }
-    }
-
-    /// Ends the run: a single block as it was (under its key), else the last cut block.
-    mutating func flush(_ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
-        if let held = first {
-            try key.withUnsafeBytes { k in try held.withUnsafeBytes { try emit(k, $0) } }
-        } else if cutting, writer.documentCount > 0 {
-            try write(emit)
-        }
-        first = nil
-        cutting = false
-    }
-}
-
 extension Store {
-    /// Compacts `collection`'s posting blocks, and its document and number entries (their pages
-    /// split too, a chunk's new entries landing among the stored ones), when worthwhile
-    /// (``SearchCompaction``) and when a bulk load that
-    /// wrote `written` records is a large enough part of its index: at least a quarter of the
-    /// indexed documents, so that a load's compaction costs a bounded share of what it wrote
-    /// (a small load into a large store neither scans nor rewrites the large index). Returns
-    /// nil when it did not look. `isCancelled` true stops it, the index left as it was.
+    /// Merges the segments the load's chunks wrote (``SearchSegmentMerge``) and compacts
+    /// `collection`'s posting blocks, and its document and number entries (their pages split
+    /// too, a chunk's new entries landing among the stored ones), when worthwhile
+    /// (``SearchCompaction``) and when a bulk load that wrote `written` records is a large
+    /// enough part of its index: at least a quarter of the indexed documents, so that a load's
+    /// compaction costs a bounded share of what it wrote (a small load into a large store
+    /// neither scans nor rewrites the large index: its segments are merged in place). Returns
+    /// nil when it did not compact. `isCancelled` true stops it, the index left as it was.
     @available(*, noasync)
     func compactSearchIndexAfterLoad<V>(
         _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil
@@ -196,12 +111,22 @@ extension Store {
         let c = try resolvedForWrite(collection)
         guard let dbs = c.search else { return nil }
         return try writeNow { txn -> SearchCompaction.Outcome? in
-            let state = try SearchState.stored(dbs, txn.lmdb)
-            guard UInt64(written) * 4 >= state.documents else { return nil }
+            var state = try SearchState.stored(dbs, txn.lmdb)
+            let whole = UInt64(written) * 4 >= state.documents
+            let segmented = state.segmented
+            if segmented {
+                state.segmented = false
+                try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
+                if !whole {
+                    try SearchSegmentMerge.mergeInPlace(dbs.postings, txn.lmdb, directory: path, isCancelled: isCancelled)
+                }
+            }
+            guard whole else { return nil }
             var total = SearchCompaction.Outcome(bytesBefore: 0, bytesAfter: 0)
             for database in [dbs.postings, dbs.documents, dbs.numbers] {
                 let outcome = try SearchCompaction.compact(
-                    database, txn.lmdb, directory: path, reblocking: database == dbs.postings, isCancelled: isCancelled)
+                    database, txn.lmdb, directory: path, reblocking: database == dbs.postings,
+                    always: segmented && database == dbs.postings, isCancelled: isCancelled)
                 total.bytesBefore += outcome.bytesBefore
                 total.bytesAfter += outcome.bytesAfter
             }

@@ -20,7 +20,8 @@ extension SearchDefinition {
 ///   of them) and its physical record key;
 /// - `s:<c>:stat`: `state` → the next document number, the document count, the token totals
 ///   per field (BM25's average lengths), then (in indexes created now) the lengths a `num` entry
-///   holds and the flags (bit 0: `doc` is keyed by hashes).
+///   holds and the flags (bit 0: `doc` is keyed by hashes; bit 1: `num` entries hold checks;
+///   bit 2: `post` may hold segments, ``SearchSegments``).
 struct SearchDatabases: Sendable {
     let definition: SearchDefinition
     let postings: Database
@@ -190,6 +191,10 @@ struct SearchState: Sendable, Hashable {
     /// lengths: in indexes created now, so that `verify` checks postings without tokenizing
     /// every record again.
     var checkedDocuments = false
+    /// Whether `s:<c>:post` may hold segments (``SearchSegments``): set when a bulk chunk writes
+    /// one, cleared when the load's end merges them. Builds that predate segments refuse such an
+    /// index instead of missing the segments' postings.
+    var segmented = false
 
     /// The state of an index with nothing in it yet.
     init(newIndex definition: SearchDefinition) {
@@ -217,9 +222,10 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 3 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 7 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
+            segmented = flags & 4 == 4
         }
     }
 
@@ -228,9 +234,9 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 || hashedDocuments || checkedDocuments {
+        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented {
             SearchVarint.append(UInt64(lengthFields), to: &out)
-            SearchVarint.append((hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0), to: &out)
+            SearchVarint.append((hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0), to: &out)
         }
         return out
     }

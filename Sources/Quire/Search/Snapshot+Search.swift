@@ -110,6 +110,7 @@ extension StoreReading where Self: ~Copyable {
         let state = try SearchState.stored(dbs, lmdb)
         let buffers = store.searchQueryBuffers
         var evaluation = SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
+        if state.segmented { evaluation.segments = try SearchSegments.starts(try lmdb.cursor(in: dbs.postings)) }
         let matched = try evaluate(parsed, negated: false, &evaluation, c)
         let scorer = BM25(weights: evaluation.weights)
         let averages = state.averageLengths(count: evaluation.weights.count)
@@ -395,45 +396,55 @@ extension StoreReading where Self: ~Copyable {
         return result
     }
 
-    /// `term`'s posting blocks.
+    /// `term`'s posting blocks: the main ones, then each segment's.
     private func termPostings(_ term: [UInt8], _ e: SearchEvaluation, deferringGroups: Bool = false) throws -> TermPostings {
-        var prefix = term
-        prefix.append(0)
         var bounds: [UInt32] = []
         var values: [UnsafeRawBufferPointer] = []
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
-            guard let bound = SearchDatabases.postingNumber(entry.key) else { continue }
-            bounds.append(bound)
-            values.append(entry.value)
+        for segment in [nil] + e.segments.map(Optional.some) {
+            var prefix = SearchSegments.keyTerm(term, in: segment)
+            prefix.append(0)
+            for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
+                guard let bound = SearchDatabases.postingNumber(entry.key) else { continue }
+                bounds.append(bound)
+                values.append(entry.value)
+            }
         }
         try checkIntact()
         return try TermPostings(term: term, bounds: bounds, values: values, deferringGroups: deferringGroups)
     }
 
     /// The posting blocks of each distinct stored term starting with `prefix`, in term order, in
-    /// one pass over the prefix's key range.
+    /// one pass over the prefix's key range (and one over each segment's).
     private func expansions(of prefix: [UInt8], _ e: SearchEvaluation, deferringGroups: Bool = false) throws -> [TermPostings] {
-        var out: [TermPostings] = []
-        var term: [UInt8] = []
-        var bounds: [UInt32] = []
-        var values: [UnsafeRawBufferPointer] = []
-        for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) {
-            guard entry.key.count >= 5, entry.key[entry.key.count - 5] == 0,
-                let bound = SearchDatabases.postingNumber(entry.key)
-            else { continue }
-            let entryTerm = entry.key.prefix(entry.key.count - 5)
-            if !entryTerm.elementsEqual(term) {
-                if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values, deferringGroups: deferringGroups)) }
-                term = Array(entryTerm)
-                bounds.removeAll()
-                values.removeAll()
+        // Each term's blocks, in the order of the sources (main, then the segments).
+        var found: [(term: [UInt8], bounds: [UInt32], values: [UnsafeRawBufferPointer])] = []
+        var position: [[UInt8]: Int] = [:]  // of each term in `found`, when there are segments
+        for segment in [nil] + e.segments.map(Optional.some) {
+            let skipped = segment == nil ? 0 : 5
+            for entry in entries(in: e.dbs.postings, range: .prefix(SearchSegments.keyTerm(prefix, in: segment))) {
+                guard entry.key.count >= 5 + skipped, entry.key[entry.key.count - 5] == 0,
+                    let bound = SearchDatabases.postingNumber(entry.key)
+                else { continue }
+                let entryTerm = entry.key[skipped..<(entry.key.count - 5)]
+                var at = found.count - 1
+                if at < 0 || !found[at].term.elementsEqual(entryTerm) {
+                    if !position.isEmpty, let known = position[Array(entryTerm)] {
+                        at = known
+                    } else {
+                        at = found.count
+                        found.append((Array(entryTerm), [], []))
+                        if !e.segments.isEmpty { position[found[at].term] = at }
+                    }
+                }
+                found[at].bounds.append(bound)
+                found[at].values.append(entry.value)
             }
-            bounds.append(bound)
-            values.append(entry.value)
         }
-        if !values.isEmpty { out.append(try TermPostings(term: term, bounds: bounds, values: values, deferringGroups: deferringGroups)) }
         try checkIntact()
-        return out
+        if !e.segments.isEmpty { found.sort { $0.term.lexicographicallyPrecedes($1.term) } }
+        return try found.map {
+            try TermPostings(term: $0.term, bounds: $0.bounds, values: $0.values, deferringGroups: deferringGroups)
+        }
     }
 
     /// A phrase: the documents where its terms occur at consecutive positions (the last one
@@ -557,6 +568,8 @@ struct SearchEvaluation {
     let weights: [Double]
     /// Where large arrays come from and go back to.
     let buffers: SearchQueryBuffers
+    /// The starts of the index's segments (``SearchSegments``), whose blocks follow the main ones.
+    var segments: [UInt32] = []
     var leaves: [SearchLeaf] = []
 
     init(dbs: SearchDatabases, state: SearchState, buffers: SearchQueryBuffers) {

@@ -187,11 +187,19 @@ extension Store {
             let pass = SearchPostingPass(table.slots)
             var blocks = MappedBlocks()
             var bounds: [UInt32] = []
-            var previous: (term: [UInt8], last: UInt32)?
+            // Each block's source: its segment's index in `segments`, or -1 for the main blocks.
+            var sources: [Int] = []
+            let segments = try SearchSegments.starts(try snap.lmdb.cursor(in: dbs.postings))
+            let segmentIndex = Dictionary(uniqueKeysWithValues: segments.enumerated().map { ($1, $0) })
+            if !segments.isEmpty && !state.segmented {
+                problem("\(place): posting segments in an index whose state does not say it has any")
+            }
+            var previous: (source: Int, term: [UInt8], last: UInt32)?
             func readBlocks() throws {
                 defer {
                     blocks = MappedBlocks()
                     bounds.removeAll(keepingCapacity: true)
+                    sources.removeAll(keepingCapacity: true)
                 }
                 for (i, block) in pass.read(blocks).enumerated() {
                     try poll.step(isCancelled)
@@ -201,27 +209,39 @@ extension Store {
                         problem("\(place): unreadable posting block of '\(word())': \(unreadable)")
                         continue
                     }
-                    let overlaps = previous.map { $0.term.elementsEqual(term) && $0.last >= bounds[i] } ?? false
+                    let source = sources[i]
+                    let sameRun = previous.map { $0.source == source && $0.term.elementsEqual(term) } ?? false
+                    let overlaps = sameRun && previous!.last >= bounds[i]
                     if let first = block.first, first < bounds[i] || overlaps {
                         problem("\(place): posting block of '\(word())' at \(bounds[i]) overlaps its neighbours")
+                    }
+                    // A segment's documents lie between its start and the next one's; the main
+                    // blocks' below the first segment's.
+                    let low = source < 0 ? 0 : segments[source]
+                    let high = source + 1 < segments.count ? segments[source + 1] : nil
+                    if let first = block.first, let last = block.last, first < low || high.map({ last >= $0 }) == true {
+                        problem("\(place): posting block of '\(word())' at \(bounds[i]) lies outside its segment")
                     }
                     if block.first == nil { problem("\(place): empty posting block of '\(word())'") }
                     collectionPostings += block.postings
                     for number in block.missing { problem("\(place): posting of '\(word())' for missing document \(number)") }
                     if let last = block.last {
-                        if let p = previous, p.term.elementsEqual(term) { previous?.last = last } else { previous = (Array(term), last) }
+                        if sameRun { previous?.last = last } else { previous = (source, Array(term), last) }
                     }
                 }
             }
             for entry in snap.entries(in: dbs.postings) {
                 try poll.step(isCancelled)
-                guard let bound = SearchDatabases.postingNumber(entry.key) else {
+                guard let bound = SearchDatabases.postingNumber(entry.key),
+                    let (segment, term) = SearchSegments.split(UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5)))
+                else {
                     problem("\(place): malformed posting key")
                     continue
                 }
-                blocks.terms.append(UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5)))
+                blocks.terms.append(term)
                 blocks.values.append(entry.value)
                 bounds.append(bound)
+                sources.append(segment.flatMap { segmentIndex[$0] } ?? -1)
                 if bounds.count == Self.postingBatch { try readBlocks() }
             }
             try readBlocks()
@@ -268,7 +288,8 @@ extension Store {
                 var reported = false
                 for term in terms ?? [] {
                     let word = String(decoding: term, as: UTF8.self)
-                    let found = try SearchPostings.block(term, at: number, in: dbs.postings, snap.lmdb)
+                    let keyTerm = SearchSegments.keyTerm(term, in: SearchSegments.owner(of: number, in: segments))
+                    let found = try SearchPostings.block(keyTerm, at: number, in: dbs.postings, snap.lmdb)
                     let block = try found.map { f in try f.value.withUnsafeBytes { try PostingBlock($0) } }
                     guard let groups = block?.groups(of: number) else {
                         problem("\(place): record \(name): no posting for '\(word)'")

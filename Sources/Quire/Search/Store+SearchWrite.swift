@@ -61,6 +61,8 @@ struct SearchIndexWriter {
     let dbs: SearchDatabases
     var state: SearchState
     var analyzer = SearchAnalyzer()
+    /// The starts of the index's segments (``SearchSegments``), read when first needed.
+    private var segments: [UInt32]?
 
     init(_ dbs: SearchDatabases, _ state: SearchState) {
         self.dbs = dbs
@@ -89,16 +91,33 @@ struct SearchIndexWriter {
         if let old {
             number = old.number
             let kept = Set(terms)
+            let segment = try owner(of: number, txn)
             for term in old.terms where !kept.contains(term) {
-                try SearchPostings.remove(term, number, in: dbs.postings, txn)
+                try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), number, in: dbs.postings, txn)
             }
         } else {
             number = try nextNumber()
         }
+        let segment = try owner(of: number, txn)
         for (term, value) in zip(terms, groups) {
-            try value.withUnsafeBytes { try SearchPostings.set(term, number, groups: $0, in: dbs.postings, txn) }
+            let keyTerm = SearchSegments.keyTerm(term, in: segment)
+            try value.withUnsafeBytes { try SearchPostings.set(keyTerm, number, groups: $0, in: dbs.postings, txn) }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
+    }
+
+    /// The segment whose blocks hold (or are to hold) document `number`; nil for the main blocks.
+    private mutating func owner<T: WritableTransaction & ~Copyable>(of number: UInt32, _ txn: borrowing T) throws
+        -> UInt32?
+    {
+        SearchSegments.owner(of: number, in: try segmentStarts(txn))
+    }
+
+    private mutating func segmentStarts<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws -> [UInt32] {
+        if let segments { return segments }
+        let starts = state.segmented ? try SearchSegments.starts(try txn.cursor(in: dbs.postings)) : []
+        segments = starts
+        return starts
     }
 
     private mutating func nextNumber() throws -> UInt32 {
@@ -135,7 +154,10 @@ struct SearchIndexWriter {
         throws -> Bool
     {
         guard let old = try forget(key: key, indexed, txn) else { return false }
-        for term in old.terms { try SearchPostings.remove(term, old.number, in: dbs.postings, txn) }
+        let segment = try owner(of: old.number, txn)
+        for term in old.terms {
+            try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), old.number, in: dbs.postings, txn)
+        }
         try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(old.number, to: &numberKey)
@@ -170,18 +192,22 @@ struct SearchIndexWriter {
     /// Indexes a batch of records (physical keys, the text of each by index), the bulk way:
     /// tokenized on every core; records already indexed are re-indexed one by one; the new
     /// ones get consecutive numbers and their postings are appended term by term, in term
-    /// order, as blocks (extending each term's last block while it is small).
+    /// order, as blocks (extending each term's last block while it is small). With
+    /// `newSegment` (a bulk chunk), the new postings of an index that has some already go
+    /// into a segment of their own (``SearchSegments``), which the load's end merges.
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
-        keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], indexed: IndexedText, _ txn: borrowing T
+        keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], indexed: IndexedText, newSegment: Bool = false,
+        _ txn: borrowing T
     ) throws {
         guard !keys.isEmpty else { return }
         if Set(keys).count != keys.count {
             // The same key twice (an unsorted chunk): the last text is the record that stays.
             let kept = Self.lastOccurrences(keys)
-            return try indexBatch(keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, txn)
+            return try indexBatch(
+                keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, newSegment: newSegment, txn)
         }
         let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, texts)
-        try indexBatch(keys: keys, analysed: parts, indexed: indexed, txn)
+        try indexBatch(keys: keys, analysed: parts, indexed: indexed, newSegment: newSegment, txn)
     }
 
     /// The positions of each key's last occurrence in `keys`, in order.
@@ -194,7 +220,8 @@ struct SearchIndexWriter {
     /// ``indexBatch(keys:texts:indexed:_:)`` of a batch tokenized beforehand (off the writer),
     /// `parts` covering `keys` in order; the keys must be distinct.
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
-        keys: [[UInt8]], analysed parts: [SearchBatchPart], indexed: IndexedText, _ txn: borrowing T
+        keys: [[UInt8]], analysed parts: [SearchBatchPart], indexed: IndexedText, newSegment: Bool = false,
+        _ txn: borrowing T
     ) throws {
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
         var numbers = [UInt32](repeating: .max, count: keys.count)
@@ -230,15 +257,27 @@ struct SearchIndexWriter {
                     key: keys[i], number: number, lengths: lengths, check: part.checks[j], txn, appending: appending)
             }
         }
-        try appendRuns(parts, numbers, txn)
+        guard let first = numbers.first(where: { $0 != .max }) else { return }
+        let segment: UInt32?
+        if newSegment, try txn.cursor(in: dbs.postings).first() != nil {
+            segments = try segmentStarts(txn) + [first]
+            state.segmented = true
+            segment = first
+        } else {
+            segment = try owner(of: first, txn)
+        }
+        try appendRuns(parts, numbers, segment: segment, txn)
     }
 
-    /// Merges the parts' term lists (each in byte order) and appends each term's new postings.
+    /// Merges the parts' term lists (each in byte order) and appends each term's new postings,
+    /// to the main blocks or to `segment`'s.
     private func appendRuns<T: WritableTransaction & ~Copyable>(
-        _ parts: [SearchBatchPart], _ numbers: [UInt32], _ txn: borrowing T
+        _ parts: [SearchBatchPart], _ numbers: [UInt32], segment: UInt32?, _ txn: borrowing T
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
         var buffers = SearchPostings.RunBuffers()
+        var keyTerm = SearchSegments.keyTerm([], in: segment)
+        let prefixLength = keyTerm.count
         let cursor = try txn.cursor(in: dbs.postings)
         // Terms after the last stored one are appended (all of them in a first load).
         let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
@@ -263,9 +302,11 @@ struct SearchIndexWriter {
                 let slots = parts[p].termSlots(next[p])
                 runBytes += 2 * slots.count + parts[p].groupBytes(of: slots)  // a delta byte and slack a posting
             }
-            let appending = lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true
+            keyTerm.removeSubrange(prefixLength...)
+            keyTerm.append(contentsOf: term)
+            let appending = lastTerm.map { $0.lexicographicallyPrecedes(keyTerm) } ?? true
             try SearchPostings.appendRun(
-                term, runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, buffers: &buffers
+                keyTerm[...], runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, buffers: &buffers
             ) { emit in
                 for p in holders {
                     let part = parts[p]
@@ -393,10 +434,13 @@ extension StoreTransaction {
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let keys = chunk.entries.map { $0.key.array }
         if let parts = chunk.searchParts {
-            try writer.indexBatch(keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, lmdb)
+            try writer.indexBatch(
+                keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, newSegment: true, lmdb)
         } else {
             let texts = try Store.chunkTexts(chunk, index, collection, c)
-            try writer.indexBatch(keys: keys, texts: texts.text, indexed: { try storedText($0, index, collection, c) }, lmdb)
+            try writer.indexBatch(
+                keys: keys, texts: texts.text, indexed: { try storedText($0, index, collection, c) }, newSegment: true,
+                lmdb)
             try texts.check()
         }
         try writer.flush(lmdb)

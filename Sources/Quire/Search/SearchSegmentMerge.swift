@@ -1,0 +1,244 @@
+internal import QuireLMDB
+import QuireText
+
+/// Brings a full-text index's segments (``SearchSegments``) back into its main blocks at the end
+/// of a bulk load, in one write transaction: a reader sees the segments or the merged blocks,
+/// never a mix, and the same postings either way.
+///
+/// Two ways, by what the load wrote (``Store/compactSearchIndexAfterLoad(_:written:isCancelled:)``):
+/// - **rewritten**, when the load wrote a quarter of the index or more: every block, main and
+///   segments, is read term by term in key order (one cursor a source, merged), each term's
+///   blocks cut again as one run, written to a temporary file, and appended back into the
+///   emptied database with `MDB_APPEND`, which fills each page;
+/// - **in place**, after a small load into a large index: the segments' blocks are copied out,
+///   deleted, and appended to each term's main blocks (``SearchPostings/appendRun``), touching
+///   only the terms the load had.
+enum SearchSegmentMerge {
+    /// Writes `database`'s blocks in key order through `emit`, each term's blocks (the main
+    /// ones when `includingMain`, then each segment's) as one run: cut again into blocks
+    /// (``TermBlockCutter``) when `cutting`, else as they are, under their main keys.
+    static func forEachMergedBlock<T: ReadableTransaction & ~Copyable>(
+        _ database: Database, _ txn: borrowing T, includingMain: Bool, cutting: Bool, pageSize: Int,
+        isCancelled: (() -> Bool)?, _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var poll = CancellationPoll(every: 4_096)
+        var sources: [TermBlockSource] = []
+        if includingMain { sources.append(try TermBlockSource(try txn.cursor(in: database), segment: nil)) }
+        for start in try SearchSegments.starts(try txn.cursor(in: database)) {
+            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start))
+        }
+        var merger = TermBlockMerger(sources)
+        var cutter = TermBlockCutter(pageSize: pageSize)
+        var key: [UInt8] = []
+        try merger.forEachTerm { term, bounds, values in
+            for _ in values { try poll.step(isCancelled) }  // a step a block, as a copy polls
+            if cutting { return try cutter.write(term, bounds, values, emit) }
+            for (bound, value) in zip(bounds, values) {
+                SearchDatabases.setPostingKey(&key, term, bound)
+                try key.withUnsafeBytes { try emit($0, value) }
+            }
+        }
+        try txn.checkIntact()
+    }
+
+    /// Merges the segments in place: copies their blocks out (in term order, under their main
+    /// keys), deletes them, and appends each term's postings to its main blocks.
+    static func mergeInPlace<T: WritableTransaction & ~Copyable>(
+        _ database: Database, _ txn: borrowing T, directory: String, isCancelled: (() -> Bool)?
+    ) throws {
+        let pageSize = try txn.statistics(of: database).pageSize
+        let file = try SpillFile(directory: directory)
+        try file.appendPairs { emit in
+            try forEachMergedBlock(
+                database, txn, includingMain: false, cutting: false, pageSize: pageSize, isCancelled: isCancelled, emit)
+        }
+        let cursor = try txn.cursor(in: database)
+        let marker = [SearchSegments.marker]
+        while let entry = try cursor.seek(atLeast: marker) {
+            try txn.delete(entry.keyBytes, in: database)
+        }
+        let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
+        var buffers = SearchPostings.RunBuffers()
+        var poll = CancellationPoll(every: 4_096)
+        var term: [UInt8] = []
+        var values: [UnsafeRawBufferPointer] = []
+        func appendTerm() throws {
+            guard !values.isEmpty else { return }
+            try poll.step(isCancelled)
+            try SearchPostings.appendRun(
+                term[...], runBytes: values.reduce(0) { $0 + $1.count }, in: database, txn, cursor: cursor,
+                appending: lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true, buffers: &buffers
+            ) { emit in
+                for value in values { try PostingBlock.forEachPosting(in: value, emit) }
+            }
+            values.removeAll(keepingCapacity: true)
+        }
+        let arena = try file.mapped()
+        try SpillFile.forEachPair(in: arena, size: file.size) { key, value in
+            let blockTerm = key.prefix(max(0, key.count - 5))
+            if !blockTerm.elementsEqual(term) {
+                try appendTerm()
+                term = Array(blockTerm)
+            }
+            values.append(value)
+        }
+        try appendTerm()
+        withExtendedLifetime(arena) {}
+    }
+}
+
+/// One source of posting blocks in key order, the main blocks or one segment's, with the term of
+/// its current block (without the segment's prefix). Its entries point into the map: valid while
+/// the transaction writes nothing.
+struct TermBlockSource {
+    private let cursor: Cursor
+    private let prefix: [UInt8]?
+    private(set) var entry: Entry?
+
+    init(_ cursor: Cursor, segment: UInt32?) throws {
+        self.cursor = cursor
+        prefix = segment.map(SearchSegments.prefix)
+        entry = try prefix.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+        entry = try within(entry)
+    }
+
+    /// The current block's term, nil past the source's last block.
+    var term: UnsafeRawBufferPointer? {
+        entry.map { UnsafeRawBufferPointer(rebasing: $0.key[(prefix?.count ?? 0)..<($0.key.count - 5)]) }
+    }
+
+    /// The current block's bound.
+    var bound: UInt32 { entry.flatMap { SearchDatabases.postingNumber($0.key) } ?? 0 }
+
+    mutating func advance() throws { entry = try within(try cursor.next()) }
+
+    /// The entry when it belongs to this source; a malformed key there is damage.
+    private func within(_ found: Entry?) throws -> Entry? {
+        guard let found else { return nil }
+        if let prefix {
+            guard found.key.starts(with: prefix) else { return nil }
+        } else if found.key.first == SearchSegments.marker {
+            return nil
+        }
+        guard found.key.count >= (prefix?.count ?? 0) + 6, SearchDatabases.postingNumber(found.key) != nil else {
+            throw StoreError(.corrupted, "search index: malformed posting key")
+        }
+        return found
+    }
+}
+
+/// The blocks of several sources, term by term in byte order: each term's blocks from the first
+/// source that has it, then the next… (the main blocks, then the segments in order, which is
+/// ascending document order). A binary heap of the sources by (current term, source).
+struct TermBlockMerger {
+    private var sources: [TermBlockSource]
+    private var heap: [Int] = []
+
+    init(_ sources: [TermBlockSource]) {
+        self.sources = sources
+        for s in sources.indices where sources[s].entry != nil { push(s) }
+    }
+
+    /// Calls `body` with each term and its blocks' bounds and values.
+    mutating func forEachTerm(
+        _ body: (UnsafeRawBufferPointer, [UInt32], [UnsafeRawBufferPointer]) throws -> Void
+    ) throws {
+        var bounds: [UInt32] = []
+        var values: [UnsafeRawBufferPointer] = []
+        while let first = heap.first, let term = sources[first].term {
+            bounds.removeAll(keepingCapacity: true)
+            values.removeAll(keepingCapacity: true)
+            while let top = heap.first, sources[top].term?.elementsEqual(term) == true {
+                repeat {
+                    bounds.append(sources[top].bound)
+                    values.append(sources[top].entry!.value)
+                    try sources[top].advance()
+                } while sources[top].term?.elementsEqual(term) == true
+                if sources[top].entry == nil { popTop() } else { siftDown(0) }
+            }
+            try body(term, bounds, values)
+        }
+    }
+
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        let (x, y) = (sources[a].term!, sources[b].term!)
+        if x.elementsEqual(y) { return a < b }
+        return x.lexicographicallyPrecedes(y)
+    }
+
+    private mutating func push(_ source: Int) {
+        heap.append(source)
+        var i = heap.count - 1
+        while i > 0, precedes(heap[i], heap[(i - 1) / 2]) {
+            heap.swapAt(i, (i - 1) / 2)
+            i = (i - 1) / 2
+        }
+    }
+
+    private mutating func popTop() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        if !heap.isEmpty { siftDown(0) }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var i = start
+        while true {
+            var smallest = i
+            for child in [2 * i + 1, 2 * i + 2] where child < heap.count && precedes(heap[child], heap[smallest]) {
+                smallest = child
+            }
+            guard smallest != i else { return }
+            heap.swapAt(i, smallest)
+            i = smallest
+        }
+    }
+}
+
+/// A term's blocks written again as one run: a single block as it is; several (a chunk's each,
+/// the segments', a small last one) cut into blocks that end just short of a page boundary when
+/// the run is long (``SearchPostings/largeRun``: LMDB puts each on overflow pages of its own,
+/// filled but for the last), else into leaf-sized blocks.
+struct TermBlockCutter {
+    let pageSize: Int
+    private var encoder = PostingListEncoder()
+    private var key: [UInt8] = []
+    private var value: [UInt8] = []
+
+    init(pageSize: Int) { self.pageSize = pageSize }
+
+    /// The size a large block ends below: whole overflow pages of about
+    /// ``SearchPostings/largeBlock`` bytes, less the first page's 16-byte header.
+    static func largeLimit(pageSize: Int) -> Int { max(1, SearchPostings.largeBlock / pageSize) * pageSize - 16 }
+
+    mutating func write(
+        _ term: UnsafeRawBufferPointer, _ bounds: [UInt32], _ values: [UnsafeRawBufferPointer],
+        _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        if values.count == 1 {
+            SearchDatabases.setPostingKey(&key, term, bounds[0])
+            return try key.withUnsafeBytes { try emit($0, values[0]) }
+        }
+        let total = values.reduce(0) { $0 + $1.count }
+        let limit = total >= SearchPostings.largeRun
+            ? Self.largeLimit(pageSize: pageSize) : SearchPostings.blockLimit(term: term.count)
+        encoder.removeAll()
+        for block in values {
+            try PostingBlock.forEachPosting(in: block) { document, groups in
+                // The encoder's byte count is at least the finished list's size.
+                if encoder.documentCount > 0, encoder.byteCount + groups.count + 5 > limit { try flush(emit) }
+                if encoder.documentCount == 0 { SearchDatabases.setPostingKey(&key, term, document) }
+                encoder.append(document: document, encodedGroups: groups)
+            }
+        }
+        try flush(emit)
+    }
+
+    private mutating func flush(_ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        guard encoder.documentCount > 0 else { return }
+        value.removeAll(keepingCapacity: true)
+        encoder.finish(into: &value)
+        encoder.removeAll()
+        try key.withUnsafeBytes { k in try value.withUnsafeBytes { try emit(k, $0) } }
+    }
+}

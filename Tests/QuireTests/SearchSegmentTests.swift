@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import Quire
+import QuireLMDB  // white-box: moves a segment's block under the store
+import QuireNews
+
+/// Generated news text (the fixtures' Zipf vocabulary) as notes.
+private func segmentNotes(_ count: Int, seed: UInt64 = 23) -> [Note] {
+    generatedArticles(count, seed: seed).enumerated().map { i, article in
+        note(article.id, article.headline ?? "", (article.abstract ?? "") + " " + (article.leadParagraph ?? ""),
+             section: i % 3 == 0 ? "Science" : "World", day: i)
+    }
+}
+
+/// The starts of the notes index's segments, and whether its state says it has any.
+private func segments(_ store: Store) throws -> (starts: [UInt32], flagged: Bool) {
+    let dbs = try #require(try store.resolved(notes.name).search)
+    return try store.read { snap in
+        (try SearchSegments.starts(try snap.lmdb.cursor(in: dbs.postings)), try SearchState.stored(dbs, snap.lmdb).segmented)
+    }
+}
+
+/// Hits with their scores, for queries of every kind over words of `values`.
+private func answers(_ store: Store, _ values: [Note]) throws -> [String: [String]] {
+    let words = values.prefix(40).compactMap { $0.title.split(separator: " ").first.map(String.init) }
+        .filter { $0.count > 3 && $0.allSatisfy(\.isLetter) }
+    var queries = Array(words.prefix(12))
+    queries += ["\(words[0]) \(words[1])", "\(words[2]) OR \(words[3])", "\(words[4]) -\(words[5])"]
+    queries += words.prefix(6).map { String($0.prefix(3)) + "*" }
+    queries += values.prefix(8).compactMap { note in
+        let parts = note.title.split(separator: " ").prefix(2)
+        return parts.count == 2 ? "\"\(parts.joined(separator: " "))\"" : nil
+    }
+    queries += ["section:Science \(words[0])", "the", "th*"]
+    var out: [String: [String]] = [:]
+    for query in queries {
+        out[query] = try store.read { snap in
+            try snap.search(query, in: notes, limit: 200).map { "\($0.key) \(($0.score * 1e6).rounded())" }
+        }
+    }
+    return out
+}
+
+private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [Note]) throws {
+    let (got, want) = (try answers(store, values), try answers(reference, values))
+    #expect(want.values.contains { !$0.isEmpty })
+    for (query, hits) in want { #expect(got[query] == hits, "\(query)") }
+}
+
+@Suite struct SearchSegmentTests {
+    /// A load whose end is stopped leaves its chunks' segments: queries read them after the main
+    /// blocks, puts, upserts and deletes find the segment that owns each document, verify checks
+    /// them, and the next load's end merges them; the answers equal those of an index written in
+    /// one chunk, with the same scores, at every step.
+    @Test func segmentsAnswerAsTheMainBlocksDoUntilALoadMergesThem() async throws {
+        let values = segmentNotes(1_000)
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                try await store.bulkInsert(values.prefix(300), into: notes, options: BulkInsertOptions(chunkSize: 1_000))
+                #expect(try segments(store).starts.isEmpty)
+                _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 100)) { loader in
+                    loader.stopsCompaction(when: { true })
+                    try await loader.submit(values[300..<900])
+                }
+                let left = try segments(store)
+                #expect(left.flagged)
+                #expect(left.starts.count == 6, "\(left.starts)")
+                #expect(left.starts.first == 300)
+                try await reference.bulkInsert(values.prefix(900), into: notes, options: BulkInsertOptions(chunkSize: 1_000))
+                #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+
+                // Writes that land in the main blocks, in a segment and past the last one.
+                for target in [store, reference] {
+                    try await target.write { txn in
+                        for value in values[900..<950] { try txn.put(value, in: notes) }  // a group commit: the last segment
+                    }
+                    try await target.put(values[950], in: notes)
+                    var moved = values[10]  // main blocks
+                    moved.title = values[960].title
+                    try await target.put(moved, in: notes)
+                    var changed = values[450]  // a segment
+                    changed.body = values[970].body + " " + values[451].title
+                    try await target.put(changed, in: notes)
+                    try await target.delete(.string(values[620].id), from: notes)
+                    try await target.delete(.string(values[20].id), from: notes)
+                }
+                #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+
+                // A small load into the index: its end merges every segment into the main blocks.
+                let tail = Array(values[951...])
+                let report = try await store.bulkInsert(tail, into: notes, options: BulkInsertOptions(chunkSize: 20))
+                #expect(report.searchCompaction == nil)  // 49 of 1,000 documents: merged in place
+                try await reference.bulkInsert(tail, into: notes, options: BulkInsertOptions(chunkSize: 1_000))
+                let merged = try segments(store)
+                #expect(merged.starts.isEmpty)
+                #expect(!merged.flagged)
+                #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+            }
+        }
+    }
+
+    /// A load of most of the index rewrites its segments and the main blocks together.
+    @Test func aLargeLoadsEndRewritesTheSegmentsIntoPackedMainBlocks() async throws {
+        let values = segmentNotes(1_200, seed: 5)
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                try await store.bulkInsert(values.prefix(200), into: notes, options: BulkInsertOptions(chunkSize: 1_000))
+                let report = try await store.bulkInsert(
+                    values.suffix(1_000), into: notes, options: BulkInsertOptions(chunkSize: 100))
+                let compaction = try #require(report.searchCompaction)
+                #expect(compaction.bytesAfter < compaction.bytesBefore)
+                let left = try segments(store)
+                #expect(left.starts.isEmpty && !left.flagged)
+                try await reference.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
+                #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+            }
+        }
+    }
+
+    /// A block moved into another segment holds documents outside that segment: verify says so.
+    @Test func verifyFindsABlockOutsideItsSegment() async throws {
+        let values = segmentNotes(400, seed: 9)
+        try await withNotes([]) { store in
+            try await store.bulkInsert(values.prefix(100), into: notes, options: BulkInsertOptions(chunkSize: 1_000))
+            _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 150)) { loader in
+                loader.stopsCompaction(when: { true })
+                try await loader.submit(values[100...])
+            }
+            let starts = try segments(store).starts
+            #expect(starts == [100, 250])
+            #expect(try store.verify().isSound)
+            let dbs = try #require(try store.resolved(notes.name).search)
+            try await store.writer.run {
+                try store.writeNow { txn in
+                    // The last block of the first segment, keyed in the second one.
+                    let cursor = try txn.lmdb.cursor(in: dbs.postings)
+                    let entry = try #require(try cursor.seek(atLeast: SearchSegments.prefix(250)).flatMap { _ in try cursor.previous() })
+                    let (key, value) = (entry.keyBytes, entry.valueBytes)
+                    #expect(key.starts(with: SearchSegments.prefix(100)))
+                    #expect(try txn.lmdb.delete(key, in: dbs.postings))
+                    try txn.lmdb.put(value, forKey: SearchSegments.prefix(250) + key.dropFirst(5), in: dbs.postings)
+                }
+            }
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.contains("lies outside its segment") }, "\(report.problems)")
+        }
+    }
+}

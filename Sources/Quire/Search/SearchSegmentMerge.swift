@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import QuireLMDB
 import QuireText
 
@@ -148,12 +151,12 @@ struct TermBlockMerger {
         while let first = heap.first, let term = sources[first].term {
             bounds.removeAll(keepingCapacity: true)
             values.removeAll(keepingCapacity: true)
-            while let top = heap.first, sources[top].term?.elementsEqual(term) == true {
+            while let top = heap.first, isTerm(top, term) {
                 repeat {
                     bounds.append(sources[top].bound)
                     values.append(sources[top].entry!.value)
                     try sources[top].advance()
-                } while sources[top].term?.elementsEqual(term) == true
+                } while isTerm(top, term)
                 if sources[top].entry == nil { popTop() } else { siftDown(0) }
             }
             try body(term, bounds, values)
@@ -161,9 +164,22 @@ struct TermBlockMerger {
     }
 
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        let (x, y) = (sources[a].term!, sources[b].term!)
-        if x.elementsEqual(y) { return a < b }
-        return x.lexicographicallyPrecedes(y)
+        let order = Self.compare(sources[a].term!, sources[b].term!)
+        return order < 0 || (order == 0 && a < b)
+    }
+
+    /// Byte order of two terms (the generic sequence comparisons go a byte a call).
+    static func compare(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        let common = min(x.count, y.count)
+        if common > 0, let p = x.baseAddress, let q = y.baseAddress {
+            let order = memcmp(p, q, common)
+            if order != 0 { return Int(order) }
+        }
+        return x.count - y.count
+    }
+
+    private func isTerm(_ source: Int, _ term: UnsafeRawBufferPointer) -> Bool {
+        sources[source].term.map { Self.compare($0, term) == 0 } ?? false
     }
 
     private mutating func push(_ source: Int) {

@@ -67,7 +67,8 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
             }
             let env = try Environment(path: path)
             defer { env.close() }
-            let postings = try env.openDatabase("s:notes:post")
+            // The compaction wrote the other posting database and switched to it.
+            let postings = try env.openDatabase("s:notes:post.1")
             let sizes = try env.read { txn in
                 txn.entries(in: postings, range: .prefix(Array("common".utf8) + [0])).map { $0.value.count }
             }
@@ -151,7 +152,7 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
             let db = { (name: String) in try env.openDatabase(name, flags: .create) }
             let definition = SearchDefinition(fields: [StoreSearchField(name: "body", id: 0, weight: 1, path: "body")])
             let dbs = SearchDatabases(
-                definition: definition, postings: try db("post"), documents: try db("doc"), numbers: try db("num"),
+                definition: definition, postingDatabases: (try db("post"), nil), documents: try db("doc"), numbers: try db("num"),
                 state: try db("stat"))
             let state = SearchState(newIndex: definition)
             // Every key hashes alike: one entry holds every number.

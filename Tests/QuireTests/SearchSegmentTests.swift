@@ -16,7 +16,8 @@ private func segmentNotes(_ count: Int, seed: UInt64 = 23) -> [Note] {
 private func segments(_ store: Store) throws -> (starts: [UInt32], flagged: Bool) {
     let dbs = try #require(try store.resolved(notes.name).search)
     return try store.read { snap in
-        (try SearchSegments.starts(try snap.lmdb.cursor(in: dbs.postings)), try SearchState.stored(dbs, snap.lmdb).segmented)
+        let state = try SearchState.stored(dbs, snap.lmdb)
+        return (try SearchSegments.starts(try snap.lmdb.cursor(in: try dbs.postings(state))), state.segmented)
     }
 }
 
@@ -121,6 +122,33 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
         }
     }
 
+    /// Each large load's compaction writes the other posting database and switches to it,
+    /// leaving the one it left empty; the answers stay those of an index written in one chunk.
+    @Test func compactionsTakeTurnsBetweenTheTwoPostingDatabases() async throws {
+        let values = segmentNotes(1_200, seed: 31)
+        func entries(_ store: Store) throws -> (first: Int, second: Int, inSecond: Bool) {
+            let dbs = try #require(try store.resolved(notes.name).search)
+            let second = try #require(dbs.postingDatabases.second)
+            return try store.read { snap in
+                (try snap.lmdb.statistics(of: dbs.postingDatabases.first).entries,
+                 try snap.lmdb.statistics(of: second).entries, try SearchState.stored(dbs, snap.lmdb).secondPostings)
+            }
+        }
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                try await store.bulkInsert(values.prefix(300), into: notes, options: BulkInsertOptions(chunkSize: 60))
+                let first = try entries(store)
+                #expect(first.inSecond && first.first == 0 && first.second > 0, "\(first)")
+                try await store.bulkInsert(values.suffix(900), into: notes, options: BulkInsertOptions(chunkSize: 150))
+                let second = try entries(store)
+                #expect(!second.inSecond && second.second == 0 && second.first > first.second, "\(second)")
+                try await reference.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
+                #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+            }
+        }
+    }
+
     /// A block moved into another segment holds documents outside that segment: verify says so.
     @Test func verifyFindsABlockOutsideItsSegment() async throws {
         let values = segmentNotes(400, seed: 9)
@@ -137,12 +165,13 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
             try await store.writer.run {
                 try store.writeNow { txn in
                     // The last block of the first segment, keyed in the second one.
-                    let cursor = try txn.lmdb.cursor(in: dbs.postings)
+                    let postings = try dbs.postings(try SearchState.stored(dbs, txn.lmdb))
+                    let cursor = try txn.lmdb.cursor(in: postings)
                     let entry = try #require(try cursor.seek(atLeast: SearchSegments.prefix(250)).flatMap { _ in try cursor.previous() })
                     let (key, value) = (entry.keyBytes, entry.valueBytes)
                     #expect(key.starts(with: SearchSegments.prefix(100)))
-                    #expect(try txn.lmdb.delete(key, in: dbs.postings))
-                    try txn.lmdb.put(value, forKey: SearchSegments.prefix(250) + key.dropFirst(5), in: dbs.postings)
+                    #expect(try txn.lmdb.delete(key, in: postings))
+                    try txn.lmdb.put(value, forKey: SearchSegments.prefix(250) + key.dropFirst(5), in: postings)
                 }
             }
             let report = try store.verify()

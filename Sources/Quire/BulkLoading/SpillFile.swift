@@ -108,12 +108,21 @@ final class SpillFile {
     static func forEachPair(
         in arena: RecordArena, size: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
     ) rethrows {
-        guard let start = arena.firstBlockStart else { return }
-        var at = 0
+        _ = try forEachPair(in: arena, size: size, from: 0, bytes: .max, body)
+    }
+
+    /// Calls `body` with the pairs from byte `offset` (a pair's start) until about `bytes` have
+    /// been read (at least one pair); returns where the next pair starts (`size` at the end).
+    static func forEachPair(
+        in arena: RecordArena, size: Int, from offset: Int, bytes: Int,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
+    ) rethrows -> Int {
+        guard let start = arena.firstBlockStart else { return size }
+        var at = offset
         func length(_ offset: Int) -> Int {
             Int(UInt32(littleEndian: start.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         }
-        while at + headerSize <= size {
+        while at + headerSize <= size, at == offset || at - offset < bytes {
             let keyCount = length(at)
             let valueCount = length(at + 4)
             let key = UnsafeRawBufferPointer(start: start + at + headerSize, count: keyCount)
@@ -121,6 +130,7 @@ final class SpillFile {
             try body(key, value)
             at += headerSize + keyCount + valueCount
         }
+        return at + headerSize <= size ? at : size
     }
 
     /// The runs' bytes, mapped read-only.

@@ -36,11 +36,7 @@ enum SearchCompaction {
         var poll = CancellationPoll(every: 4_096)
         let before = try txn.statistics(of: database)
         var outcome = Outcome(bytesBefore: before.bytes, bytesAfter: before.bytes)
-        if !always {
-            let packed = try packedPages(database, txn, pageSize: before.pageSize)
-            let used = before.branchPages + before.leafPages + before.overflowPages
-            guard Double(packed) <= worthwhileShare * Double(used) else { return outcome }
-        }
+        guard try always || isWorthwhile(database, txn, before) else { return outcome }
         let file = try SpillFile(directory: directory)
         try file.appendPairs { emit in
             guard reblocking else {
@@ -62,6 +58,15 @@ enum SearchCompaction {
         }
         outcome.bytesAfter = try txn.statistics(of: database).bytes
         return outcome
+    }
+
+    /// Whether `database`'s entries packed would take at most ``worthwhileShare`` of its pages.
+    static func isWorthwhile<T: ReadableTransaction & ~Copyable>(
+        _ database: Database, _ txn: borrowing T, _ statistics: DatabaseStatistics
+    ) throws -> Bool {
+        let packed = try packedPages(database, txn, pageSize: statistics.pageSize)
+        let used = statistics.branchPages + statistics.leafPages + statistics.overflowPages
+        return Double(packed) <= worthwhileShare * Double(used)
     }
 
     /// The largest node LMDB keeps on a leaf page (header, key and value); a larger value goes
@@ -110,27 +115,83 @@ extension Store {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
         guard let dbs = c.search else { return nil }
-        return try writeNow { txn -> SearchCompaction.Outcome? in
+        let whole = try writeNow { txn -> Bool in
             var state = try SearchState.stored(dbs, txn.lmdb)
             let whole = UInt64(written) * 4 >= state.documents
-            let segmented = state.segmented
-            if segmented {
+            if state.segmented && !whole {
+                try SearchSegmentMerge.mergeInPlace(try dbs.postings(state), txn.lmdb, directory: path, isCancelled: isCancelled)
                 state.segmented = false
                 try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
-                if !whole {
-                    try SearchSegmentMerge.mergeInPlace(dbs.postings, txn.lmdb, directory: path, isCancelled: isCancelled)
+            }
+            return whole
+        }
+        guard whole else { return nil }
+        var total = try rewritePostings(dbs, isCancelled: isCancelled)
+        let entries = try writeNow { txn in
+            try [dbs.documents, dbs.numbers].map {
+                try SearchCompaction.compact($0, txn.lmdb, directory: path, isCancelled: isCancelled)
+            }
+        }
+        for outcome in entries {
+            total.bytesBefore += outcome.bytesBefore
+            total.bytesAfter += outcome.bytesAfter
+        }
+        return total
+    }
+
+    /// Bytes of blocks appended a transaction when a compaction writes the other posting database.
+    static let compactionBatchBytes = 64 << 20
+
+    /// Writes the postings again, packed — the main blocks and the segments, each term's blocks
+    /// cut again as one run — into the other posting database, ``compactionBatchBytes`` a
+    /// transaction (one transaction's dirty pages, its anonymous memory, stay bounded whatever the
+    /// index's size; LMDB holds a copy of each until the commit), then switches to it and empties
+    /// the old one in one transaction. Readers see the old postings until the switch. When the
+    /// index has no segments and its pages are packed enough, nothing is written.
+    @available(*, noasync)
+    private func rewritePostings(_ dbs: SearchDatabases, isCancelled: (() -> Bool)?) throws -> SearchCompaction.Outcome {
+        let file = try SpillFile(directory: path)
+        let copied = try writeNow { txn -> (bytes: Int, target: Database?) in
+            let state = try SearchState.stored(dbs, txn.lmdb)
+            let current = try dbs.postings(state)
+            let before = try txn.lmdb.statistics(of: current)
+            guard let target = dbs.otherPostings(state),
+                try state.segmented || SearchCompaction.isWorthwhile(current, txn.lmdb, before)
+            else { return (before.bytes, nil) }
+            try file.appendPairs { emit in
+                try SearchSegmentMerge.forEachMergedBlock(
+                    current, txn.lmdb, includingMain: true, cutting: true, pageSize: before.pageSize,
+                    isCancelled: isCancelled, emit)
+            }
+            try txn.lmdb.removeAll(in: target)  // what a compaction stopped part way left
+            return (before.bytes, target)
+        }
+        guard let target = copied.target else { return .init(bytesBefore: copied.bytes, bytesAfter: copied.bytes) }
+        let arena = try file.mapped()
+        var poll = CancellationPoll(every: 4_096)
+        var offset = 0
+        do {
+            while offset < file.size {
+                offset = try writeNow { txn in
+                    try SpillFile.forEachPair(in: arena, size: file.size, from: offset, bytes: Self.compactionBatchBytes) {
+                        key, value in
+                        try poll.step(isCancelled)
+                        try txn.lmdb.put(value, forKey: key, in: target, flags: .append)
+                    }
                 }
             }
-            guard whole else { return nil }
-            var total = SearchCompaction.Outcome(bytesBefore: 0, bytesAfter: 0)
-            for database in [dbs.postings, dbs.documents, dbs.numbers] {
-                let outcome = try SearchCompaction.compact(
-                    database, txn.lmdb, directory: path, reblocking: database == dbs.postings,
-                    always: segmented && database == dbs.postings, isCancelled: isCancelled)
-                total.bytesBefore += outcome.bytesBefore
-                total.bytesAfter += outcome.bytesAfter
-            }
-            return total
+        } catch {
+            _ = try? writeNow { txn in try txn.lmdb.removeAll(in: target) }
+            throw error
+        }
+        return try writeNow { txn in
+            var state = try SearchState.stored(dbs, txn.lmdb)
+            let old = try dbs.postings(state)
+            state.secondPostings.toggle()
+            state.segmented = false
+            try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
+            try txn.lmdb.removeAll(in: old)
+            return .init(bytesBefore: copied.bytes, bytesAfter: try txn.lmdb.statistics(of: target).bytes)
         }
     }
 }

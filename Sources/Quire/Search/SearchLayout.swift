@@ -21,16 +21,35 @@ extension SearchDefinition {
 /// - `s:<c>:stat`: `state` → the next document number, the document count, the token totals
 ///   per field (BM25's average lengths), then (in indexes created now) the lengths a `num` entry
 ///   holds and the flags (bit 0: `doc` is keyed by hashes; bit 1: `num` entries hold checks;
-///   bit 2: `post` may hold segments, ``SearchSegments``).
+///   bit 2: `post` may hold segments, ``SearchSegments``; bit 3: the postings are in
+///   `s:<c>:post.1`).
 struct SearchDatabases: Sendable {
     let definition: SearchDefinition
-    let postings: Database
+    /// `s:<c>:post` and `s:<c>:post.1`, which take turns holding the postings
+    /// (``SearchState/secondPostings``): a load's compaction writes the other one in several
+    /// transactions, so that its memory stays bounded, then switches in one. The second is nil
+    /// in a read-only store written before it existed.
+    let postingDatabases: (first: Database, second: Database?)
     let documents: Database
     let numbers: Database
     let state: Database
 
     static func names(_ collection: String) -> [String] {
-        ["s:\(collection):post", "s:\(collection):doc", "s:\(collection):num", "s:\(collection):stat"]
+        ["s:\(collection):post", "s:\(collection):doc", "s:\(collection):num", "s:\(collection):stat", "s:\(collection):post.1"]
+    }
+
+    /// The database that holds the postings by `state`.
+    func postings(_ state: SearchState) throws -> Database {
+        guard state.secondPostings else { return postingDatabases.first }
+        guard let second = postingDatabases.second else {
+            throw StoreError(.corrupted, "search index: its postings are in a database the store lacks")
+        }
+        return second
+    }
+
+    /// The posting database that does not hold the postings by `state` (a compaction's target).
+    func otherPostings(_ state: SearchState) -> Database? {
+        state.secondPostings ? postingDatabases.first : postingDatabases.second
     }
 
     static let stateKey = Array("state".utf8)
@@ -195,6 +214,9 @@ struct SearchState: Sendable, Hashable {
     /// one, cleared when the load's end merges them. Builds that predate segments refuse such an
     /// index instead of missing the segments' postings.
     var segmented = false
+    /// Whether the postings are in `s:<c>:post.1` rather than `s:<c>:post`
+    /// (``SearchDatabases/postings(_:)``).
+    var secondPostings = false
 
     /// The state of an index with nothing in it yet.
     init(newIndex definition: SearchDefinition) {
@@ -222,10 +244,11 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 7 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 15 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
+            secondPostings = flags & 8 == 8
         }
     }
 
@@ -234,9 +257,10 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented {
+        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings {
             SearchVarint.append(UInt64(lengthFields), to: &out)
-            SearchVarint.append((hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0), to: &out)
+            let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
+            SearchVarint.append(UInt64(flags), to: &out)
         }
         return out
     }

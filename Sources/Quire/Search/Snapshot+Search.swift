@@ -109,8 +109,8 @@ extension StoreReading where Self: ~Copyable {
         guard limit > 0 else { return [] }
         let state = try SearchState.stored(dbs, lmdb)
         let buffers = store.searchQueryBuffers
-        var evaluation = SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
-        if state.segmented { evaluation.segments = try SearchSegments.starts(try lmdb.cursor(in: dbs.postings)) }
+        var evaluation = try SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
+        if state.segmented { evaluation.segments = try SearchSegments.starts(try lmdb.cursor(in: evaluation.postings)) }
         let matched = try evaluate(parsed, negated: false, &evaluation, c)
         let scorer = BM25(weights: evaluation.weights)
         let averages = state.averageLengths(count: evaluation.weights.count)
@@ -403,7 +403,7 @@ extension StoreReading where Self: ~Copyable {
         for segment in [nil] + e.segments.map(Optional.some) {
             var prefix = SearchSegments.keyTerm(term, in: segment)
             prefix.append(0)
-            for entry in entries(in: e.dbs.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
+            for entry in entries(in: e.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
                 guard let bound = SearchDatabases.postingNumber(entry.key) else { continue }
                 bounds.append(bound)
                 values.append(entry.value)
@@ -421,7 +421,7 @@ extension StoreReading where Self: ~Copyable {
         var position: [[UInt8]: Int] = [:]  // of each term in `found`, when there are segments
         for segment in [nil] + e.segments.map(Optional.some) {
             let skipped = segment == nil ? 0 : 5
-            for entry in entries(in: e.dbs.postings, range: .prefix(SearchSegments.keyTerm(prefix, in: segment))) {
+            for entry in entries(in: e.postings, range: .prefix(SearchSegments.keyTerm(prefix, in: segment))) {
                 guard entry.key.count >= 5 + skipped, entry.key[entry.key.count - 5] == 0,
                     let bound = SearchDatabases.postingNumber(entry.key)
                 else { continue }
@@ -568,14 +568,17 @@ struct SearchEvaluation {
     let weights: [Double]
     /// Where large arrays come from and go back to.
     let buffers: SearchQueryBuffers
+    /// The database that holds the postings.
+    let postings: Database
     /// The starts of the index's segments (``SearchSegments``), whose blocks follow the main ones.
     var segments: [UInt32] = []
     var leaves: [SearchLeaf] = []
 
-    init(dbs: SearchDatabases, state: SearchState, buffers: SearchQueryBuffers) {
+    init(dbs: SearchDatabases, state: SearchState, buffers: SearchQueryBuffers) throws {
         self.dbs = dbs
         self.state = state
         self.buffers = buffers
+        postings = try dbs.postings(state)
         var w = [Double](repeating: 0, count: Int(dbs.definition.fields.map(\.id).max() ?? 0) + 1)
         for field in dbs.definition.fields { w[Int(field.id)] = field.weight }
         weights = w

@@ -189,7 +189,8 @@ extension Store {
             var bounds: [UInt32] = []
             // Each block's source: its segment's index in `segments`, or -1 for the main blocks.
             var sources: [Int] = []
-            let segments = try SearchSegments.starts(try snap.lmdb.cursor(in: dbs.postings))
+            let postingDatabase = try dbs.postings(state)
+            let segments = try SearchSegments.starts(try snap.lmdb.cursor(in: postingDatabase))
             let segmentIndex = Dictionary(uniqueKeysWithValues: segments.enumerated().map { ($1, $0) })
             if !segments.isEmpty && !state.segmented {
                 problem("\(place): posting segments in an index whose state does not say it has any")
@@ -230,7 +231,7 @@ extension Store {
                     }
                 }
             }
-            for entry in snap.entries(in: dbs.postings) {
+            for entry in snap.entries(in: postingDatabase) {
                 try poll.step(isCancelled)
                 guard let bound = SearchDatabases.postingNumber(entry.key),
                     let (segment, term) = SearchSegments.split(UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5)))
@@ -289,7 +290,7 @@ extension Store {
                 for term in terms ?? [] {
                     let word = String(decoding: term, as: UTF8.self)
                     let keyTerm = SearchSegments.keyTerm(term, in: SearchSegments.owner(of: number, in: segments))
-                    let found = try SearchPostings.block(keyTerm, at: number, in: dbs.postings, snap.lmdb)
+                    let found = try SearchPostings.block(keyTerm, at: number, in: postingDatabase, snap.lmdb)
                     let block = try found.map { f in try f.value.withUnsafeBytes { try PostingBlock($0) } }
                     guard let groups = block?.groups(of: number) else {
                         problem("\(place): record \(name): no posting for '\(word)'")
@@ -406,7 +407,8 @@ extension Store {
     /// `search:num`, `search:stat`), for `storeStatistics()`.
     func searchStatistics(_ snap: borrowing Snapshot, _ c: RegisteredCollection) throws -> [CollectionStatistics.Index] {
         guard let dbs = c.search else { return [] }
-        return try zip(["post", "doc", "num", "stat"], [dbs.postings, dbs.documents, dbs.numbers, dbs.state]).map { name, db in
+        let postings = try dbs.postings(try SearchState.stored(dbs, snap.lmdb))
+        return try zip(["post", "doc", "num", "stat"], [postings, dbs.documents, dbs.numbers, dbs.state]).map { name, db in
             let st = try snap.statistics(of: db)
             return CollectionStatistics.Index(name: "search:" + name, entries: st.entries, bytes: st.bytes)
         }

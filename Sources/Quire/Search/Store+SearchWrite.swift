@@ -6,8 +6,12 @@ extension Store {
     /// Opens (creating when writable) the databases of a collection's full-text index.
     func openSearchDatabases(_ collection: String, _ definition: SearchDefinition) throws -> SearchDatabases {
         let flags: DatabaseFlags = options.readOnly ? [] : [.create]
-        let dbs = try SearchDatabases.names(collection).map { try environment.openDatabase($0, flags: flags) }
-        return SearchDatabases(definition: definition, postings: dbs[0], documents: dbs[1], numbers: dbs[2], state: dbs[3])
+        let names = SearchDatabases.names(collection)
+        let dbs = try names.prefix(4).map { try environment.openDatabase($0, flags: flags) }
+        // Absent from a read-only store written before it existed: then the postings are in the first.
+        let second = try? environment.openDatabase(names[4], flags: flags)
+        return SearchDatabases(
+            definition: definition, postingDatabases: (dbs[0], second), documents: dbs[1], numbers: dbs[2], state: dbs[3])
     }
 
     /// Builds the full-text index of a collection from its records (its definition gained or
@@ -22,7 +26,8 @@ extension Store {
             return
         }
         guard let index = collection.search, let dbs = opened.search else { return }
-        for db in [dbs.postings, dbs.documents, dbs.numbers, dbs.state] { try txn.removeAll(in: db) }
+        let postings = [dbs.postingDatabases.first] + (dbs.postingDatabases.second.map { [$0] } ?? [])
+        for db in postings + [dbs.documents, dbs.numbers, dbs.state] { try txn.removeAll(in: db) }
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, txn))
         let table = fields
         var keys: [[UInt8]] = []
@@ -93,7 +98,7 @@ struct SearchIndexWriter {
             let kept = Set(terms)
             let segment = try owner(of: number, txn)
             for term in old.terms where !kept.contains(term) {
-                try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), number, in: dbs.postings, txn)
+                try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), number, in: try dbs.postings(state), txn)
             }
         } else {
             number = try nextNumber()
@@ -101,7 +106,7 @@ struct SearchIndexWriter {
         let segment = try owner(of: number, txn)
         for (term, value) in zip(terms, groups) {
             let keyTerm = SearchSegments.keyTerm(term, in: segment)
-            try value.withUnsafeBytes { try SearchPostings.set(keyTerm, number, groups: $0, in: dbs.postings, txn) }
+            try value.withUnsafeBytes { try SearchPostings.set(keyTerm, number, groups: $0, in: try dbs.postings(state), txn) }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
     }
@@ -115,7 +120,7 @@ struct SearchIndexWriter {
 
     private mutating func segmentStarts<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws -> [UInt32] {
         if let segments { return segments }
-        let starts = state.segmented ? try SearchSegments.starts(try txn.cursor(in: dbs.postings)) : []
+        let starts = state.segmented ? try SearchSegments.starts(try txn.cursor(in: try dbs.postings(state))) : []
         segments = starts
         return starts
     }
@@ -156,7 +161,7 @@ struct SearchIndexWriter {
         guard let old = try forget(key: key, indexed, txn) else { return false }
         let segment = try owner(of: old.number, txn)
         for term in old.terms {
-            try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), old.number, in: dbs.postings, txn)
+            try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), old.number, in: try dbs.postings(state), txn)
         }
         try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
         var numberKey = [UInt8]()
@@ -259,7 +264,7 @@ struct SearchIndexWriter {
         }
         guard let first = numbers.first(where: { $0 != .max }) else { return }
         let segment: UInt32?
-        if newSegment, try txn.cursor(in: dbs.postings).first() != nil {
+        if newSegment, try txn.cursor(in: try dbs.postings(state)).first() != nil {
             segments = try segmentStarts(txn) + [first]
             state.segmented = true
             segment = first
@@ -278,7 +283,8 @@ struct SearchIndexWriter {
         var buffers = SearchPostings.RunBuffers()
         var keyTerm = SearchSegments.keyTerm([], in: segment)
         let prefixLength = keyTerm.count
-        let cursor = try txn.cursor(in: dbs.postings)
+        let postings = try dbs.postings(state)
+        let cursor = try txn.cursor(in: postings)
         // Terms after the last stored one are appended (all of them in a first load).
         let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
         var holders: [Int] = []
@@ -306,7 +312,7 @@ struct SearchIndexWriter {
             keyTerm.append(contentsOf: term)
             let appending = lastTerm.map { $0.lexicographicallyPrecedes(keyTerm) } ?? true
             try SearchPostings.appendRun(
-                keyTerm[...], runBytes: runBytes, in: dbs.postings, txn, cursor: cursor, appending: appending, buffers: &buffers
+                keyTerm[...], runBytes: runBytes, in: postings, txn, cursor: cursor, appending: appending, buffers: &buffers
             ) { emit in
                 for p in holders {
                     let part = parts[p]

@@ -239,12 +239,14 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     static var scatteredChunkSize: Int { 12_000 }
 
     /// Chunks a transaction takes: into a collection with a full-text index that already holds
-    /// four chunks' records, two. Each chunk's postings land in the last block of most terms,
-    /// spread over most leaf pages of the posting tree, so a commit copies and writes most of
-    /// them again whatever the chunk's size: once the tree is large, two chunks a commit halve
-    /// that (1M articles on disk: 44–51 → 36.7 s); while it is small, a chunk a commit keeps the
-    /// loader and the writer overlapping (100k articles in pairs: 3.6 → 4.4 s). A chunk stays the
-    /// unit of encoding, tokenizing and progress.
+    /// four chunks' records, two. A chunk's document entries (keyed by hashes) and date index
+    /// entries land on pages all over their trees, so a commit copies and writes many of them
+    /// whatever the chunk's size; two chunks a commit write fewer pages a record. Before the
+    /// postings went into segments (``SearchSegments``) the posting tree was rewritten so too
+    /// (1M articles on disk: 44–51 → 36.7 s); since, a chunk a commit was as fast within this
+    /// machine's noise (61–62 s against 52–60 s at 1M) for 30 MiB less memory. While the index
+    /// is small, a chunk a commit keeps the loader and the writer overlapping (100k articles in
+    /// pairs: 3.6 → 4.4 s). A chunk stays the unit of encoding, tokenizing and progress.
     private var chunksPerTransaction: Int {
         collection.search != nil && recordsBefore + handedOver >= 4 * options.chunkSize ? 2 : 1
     }

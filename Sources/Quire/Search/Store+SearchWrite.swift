@@ -93,12 +93,13 @@ struct SearchIndexWriter {
     ) throws {
         let number: UInt32
         let old = try forget(key: key, indexed, txn)
+        let postings = try dbs.postings(state)
         if let old {
             number = old.number
             let kept = Set(terms)
             let segment = try owner(of: number, txn)
             for term in old.terms where !kept.contains(term) {
-                try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), number, in: try dbs.postings(state), txn)
+                try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), number, in: postings, txn)
             }
         } else {
             number = try nextNumber()
@@ -106,7 +107,7 @@ struct SearchIndexWriter {
         let segment = try owner(of: number, txn)
         for (term, value) in zip(terms, groups) {
             let keyTerm = SearchSegments.keyTerm(term, in: segment)
-            try value.withUnsafeBytes { try SearchPostings.set(keyTerm, number, groups: $0, in: try dbs.postings(state), txn) }
+            try value.withUnsafeBytes { try SearchPostings.set(keyTerm, number, groups: $0, in: postings, txn) }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
     }
@@ -159,9 +160,9 @@ struct SearchIndexWriter {
         throws -> Bool
     {
         guard let old = try forget(key: key, indexed, txn) else { return false }
-        let segment = try owner(of: old.number, txn)
+        let (segment, postings) = (try owner(of: old.number, txn), try dbs.postings(state))
         for term in old.terms {
-            try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), old.number, in: try dbs.postings(state), txn)
+            try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), old.number, in: postings, txn)
         }
         try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
         var numberKey = [UInt8]()

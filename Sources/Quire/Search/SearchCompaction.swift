@@ -106,7 +106,8 @@ extension Store {
     /// (``SearchCompaction``) and when a bulk load that wrote `written` records is a large
     /// enough part of its index: at least a quarter of the indexed documents, so that a load's
     /// compaction costs a bounded share of what it wrote (a small load into a large store
-    /// neither scans nor rewrites the large index: its segments are merged in place). Returns
+    /// neither scans nor rewrites the large index: its segments are merged in place, unless they
+    /// hold a quarter of the documents, as an interrupted large load's may). Returns
     /// nil when it did not compact. `isCancelled` true stops it, the index left as it was.
     @available(*, noasync)
     func compactSearchIndexAfterLoad<V>(
@@ -117,9 +118,13 @@ extension Store {
         guard let dbs = c.search else { return nil }
         let whole = try writeNow { txn -> Bool in
             var state = try SearchState.stored(dbs, txn.lmdb)
-            let whole = UInt64(written) * 4 >= state.documents
+            // The segments may hold more than this load wrote (an interrupted load's before it).
+            let postings = try dbs.postings(state)
+            let first = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)).first : nil
+            let segmentDocuments = first.map { UInt64(state.nextNumber - min($0, state.nextNumber)) } ?? 0
+            let whole = max(UInt64(written), segmentDocuments) * 4 >= state.documents
             if state.segmented && !whole {
-                try SearchSegmentMerge.mergeInPlace(try dbs.postings(state), txn.lmdb, directory: path, isCancelled: isCancelled)
+                try SearchSegmentMerge.mergeInPlace(postings, txn.lmdb, directory: path, isCancelled: isCancelled)
                 state.segmented = false
                 try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
             }

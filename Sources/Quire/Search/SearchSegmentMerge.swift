@@ -5,17 +5,18 @@ internal import QuireLMDB
 import QuireText
 
 /// Brings a full-text index's segments (``SearchSegments``) back into its main blocks at the end
-/// of a bulk load, in one write transaction: a reader sees the segments or the merged blocks,
-/// never a mix, and the same postings either way.
+/// of a bulk load: a reader sees the segments or the merged blocks, never a mix, and the same
+/// postings either way.
 ///
-/// Two ways, by what the load wrote (``Store/compactSearchIndexAfterLoad(_:written:isCancelled:)``):
-/// - **rewritten**, when the load wrote a quarter of the index or more: every block, main and
+/// Two ways, by what the load and the segments hold (``Store/compactSearchIndexAfterLoad(_:written:isCancelled:)``):
+/// - **rewritten**, when either is a quarter of the index or more: every block, main and
 ///   segments, is read term by term in key order (one cursor a source, merged), each term's
-///   blocks cut again as one run, written to a temporary file, and appended back into the
-///   emptied database with `MDB_APPEND`, which fills each page;
-/// - **in place**, after a small load into a large index: the segments' blocks are copied out,
-///   deleted, and appended to each term's main blocks (``SearchPostings/appendRun``), touching
-///   only the terms the load had.
+///   blocks cut again as one run, written to a temporary file, and appended with `MDB_APPEND`
+///   (which fills each page) into the other posting database, a batch a transaction, before one
+///   transaction switches to it;
+/// - **in place**, after a small load into a large index, in one transaction: the segments'
+///   blocks are copied out, deleted, and appended to each term's main blocks
+///   (``SearchPostings/appendRun``), touching only the terms the segments have.
 enum SearchSegmentMerge {
     /// Writes `database`'s blocks in key order through `emit`, each term's blocks (the main
     /// ones when `includingMain`, then each segment's) as one run: cut again into blocks

@@ -1,17 +1,17 @@
 internal import QuireLMDB
 import QuireText
 
-/// Rewrites a full-text index's posting blocks in key order, packed, when their pages have
-/// come to be mostly empty.
+/// Rewrites a full-text index's databases in key order, packed, when their pages have come to
+/// be mostly empty.
 ///
-/// A bulk chunk's postings land between the stored ones of every term it has (a term's new
-/// documents go after its old ones, before the next term), so after a few chunks most leaf
-/// pages have been split in halves: a 100,000-article bulk insert in 25,000-record chunks
-/// leaves 363 bytes of entries an article on 572 bytes of pages. Written again in key order
-/// with `MDB_APPEND`, LMDB fills each page before it starts the next. The rewrite goes through a
-/// temporary file (the blocks are copied out, the database is emptied, the blocks appended
-/// back), in one write transaction: a reader sees the old pages or the new ones, never a mix,
-/// and the keys and values are the same bytes, so nothing else of the index changes.
+/// A bulk chunk's entries land among the stored ones (document entries keyed by hashes, and
+/// postings before segments: a 100,000-article bulk insert in 25,000-record chunks left 363
+/// bytes of posting entries an article on 572 bytes of pages). Written again in key order with
+/// `MDB_APPEND`, LMDB fills each page before it starts the next. `compact`
+/// goes through a temporary file (the entries are copied out, the database is emptied, the
+/// entries appended back), in one write transaction: a reader sees the old pages or the new
+/// ones, never a mix, and the keys and values are the same bytes. The postings are rewritten
+/// into the other posting database instead, in batches (`Store.rewritePostings`).
 enum SearchCompaction {
     /// Compacted when packed pages would be at most this share of the pages used now.
     static let worthwhileShare = 0.8
@@ -24,30 +24,22 @@ enum SearchCompaction {
         var rewritten: Bool { bytesAfter != bytesBefore }
     }
 
-    /// Compacts `database` when worthwhile, or `always`; `directory` holds the temporary file.
-    /// With `reblocking` (the postings), each term's blocks, its segments' too
-    /// (``SearchSegmentMerge``), are cut again as one run (``TermBlockCutter``). `isCancelled`,
+    /// Compacts `database` when worthwhile; `directory` holds the temporary file. `isCancelled`,
     /// polled every few thousand entries, stops it with `CancellationError`: the caller's
     /// transaction is then aborted, and the database stays as it was.
     static func compact<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, directory: String, reblocking: Bool = false, always: Bool = false,
-        isCancelled: (() -> Bool)? = nil
+        _ database: Database, _ txn: borrowing T, directory: String, isCancelled: (() -> Bool)? = nil
     ) throws -> Outcome {
         var poll = CancellationPoll(every: 4_096)
         let before = try txn.statistics(of: database)
         var outcome = Outcome(bytesBefore: before.bytes, bytesAfter: before.bytes)
-        guard try always || isWorthwhile(database, txn, before) else { return outcome }
+        guard try isWorthwhile(database, txn, before) else { return outcome }
         let file = try SpillFile(directory: directory)
         try file.appendPairs { emit in
-            guard reblocking else {
-                for entry in txn.entries(in: database) {
-                    try poll.step(isCancelled)
-                    try emit(entry.key, entry.value)
-                }
-                return
+            for entry in txn.entries(in: database) {
+                try poll.step(isCancelled)
+                try emit(entry.key, entry.value)
             }
-            try SearchSegmentMerge.forEachMergedBlock(
-                database, txn, includingMain: true, cutting: true, pageSize: before.pageSize, isCancelled: isCancelled, emit)
         }
         try txn.checkIntact()
         try txn.removeAll(in: database)

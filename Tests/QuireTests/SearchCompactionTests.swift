@@ -116,6 +116,52 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
         }
     }
 
+    /// A write that lands between the copy's transactions (a `put` while a load's end compacts)
+    /// voids the copy: the postings stay where they are, with the write's, and a later
+    /// compaction switches to a copy that holds it.
+    @Test(arguments: [1, 2]) func aWriteBetweenTheCopysTransactionsVoidsTheCopy(writeAtCall: Int) async throws {
+        let values = newsNotes(1_000)
+        let late = note("late-note", "zyzzyva quokka", section: "Science")
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(notes)
+                try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 100)) { loader in
+                    loader.stopsCompaction(when: { true })
+                    try await loader.submit(values)
+                }
+                let calls = Mutex(0)
+                let voided = try await store.writer.run {
+                    try store.compactSearchIndexAfterLoad(notes, written: values.count, betweenBatches: {
+                        // Called before each batch of the copy and once after the last one.
+                        guard calls.withLock({ n in n += 1; return n }) == writeAtCall else { return }
+                        try store.writeNow { txn in try txn.put(late, in: notes) }
+                    })
+                }
+                #expect(calls.withLock { $0 } >= writeAtCall)
+                #expect(voided != nil)
+                #expect(try hits(store, "zyzzyva").first?.hasPrefix("late-note ") == true)
+                #expect(try store.verify().isSound)
+            }
+            do {
+                // The copy was not switched to: the second posting database is empty.
+                let env = try Environment(path: path)
+                defer { env.close() }
+                let second = try env.openDatabase("s:notes:post.1")
+                #expect(try env.read { txn throws in try txn.count(of: second) } == 0)
+            }
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            let outcome = try await store.writer.run { try store.compactSearchIndexAfterLoad(notes, written: values.count) }
+            #expect(outcome?.rewritten == true)
+            #expect(try hits(store, "zyzzyva").first?.hasPrefix("late-note ") == true)
+            #expect(try hits(store, "quokka").count == 1)
+            #expect(try store.verify().isSound)
+        }
+    }
+
     @Test func onlyALoadOfAQuarterOfTheIndexLooksAtIt() async throws {
         let values = newsNotes(800)
         try await withNotes([]) { store in

@@ -103,7 +103,8 @@ extension Store {
     /// nil when it did not compact. `isCancelled` true stops it, the index left as it was.
     @available(*, noasync)
     func compactSearchIndexAfterLoad<V>(
-        _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil
+        _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil,
+        betweenBatches: (() throws -> Void)? = nil
     ) throws -> SearchCompaction.Outcome? {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
@@ -123,7 +124,7 @@ extension Store {
             return whole
         }
         guard whole else { return nil }
-        var total = try rewritePostings(dbs, isCancelled: isCancelled)
+        var total = try rewritePostings(dbs, isCancelled: isCancelled, betweenBatches: betweenBatches)
         let entries = try writeNow { txn in
             try [dbs.documents, dbs.numbers].map {
                 try SearchCompaction.compact($0, txn.lmdb, directory: path, isCancelled: isCancelled)
@@ -146,8 +147,12 @@ extension Store {
     /// the old one in one transaction. Readers see the old postings until the switch. When the
     /// index has no segments and its pages are packed enough, nothing is written.
     @available(*, noasync)
-    private func rewritePostings(_ dbs: SearchDatabases, isCancelled: (() -> Bool)?) throws -> SearchCompaction.Outcome {
+    private func rewritePostings(
+        _ dbs: SearchDatabases, isCancelled: (() -> Bool)?, betweenBatches: (() throws -> Void)?
+    ) throws -> SearchCompaction.Outcome {
         let file = try SpillFile(directory: path)
+        // Marks this copy; a write to the index in between deletes the mark.
+        let token = withUnsafeBytes(of: UInt64.random(in: .min ... .max)) { Array($0) }
         let copied = try writeNow { txn -> (bytes: Int, target: Database?) in
             let state = try SearchState.stored(dbs, txn.lmdb)
             let current = try dbs.postings(state)
@@ -161,32 +166,56 @@ extension Store {
                     isCancelled: isCancelled, emit)
             }
             try txn.lmdb.removeAll(in: target)  // what a compaction stopped part way left
+            try txn.lmdb.put(token, forKey: SearchDatabases.rewriteKey, in: dbs.state)
             return (before.bytes, target)
         }
-        guard let target = copied.target else { return .init(bytesBefore: copied.bytes, bytesAfter: copied.bytes) }
+        let unchanged = SearchCompaction.Outcome(bytesBefore: copied.bytes, bytesAfter: copied.bytes)
+        guard let target = copied.target else { return unchanged }
         let arena = try file.mapped()
         var poll = CancellationPoll(every: 4_096)
         var offset = 0
+        /// Whether no write to the index came between this copy's transactions.
+        func isCurrent(_ txn: borrowing StoreTransaction) throws -> Bool {
+            try txn.lmdb.withValue(forKey: SearchDatabases.rewriteKey, in: dbs.state) { $0.elementsEqual(token) } == true
+        }
+        /// Empties the target: the postings stay where they are, as they were (still sound).
+        func abandon(_ txn: borrowing StoreTransaction) throws {
+            try txn.lmdb.removeAll(in: target)
+            try txn.lmdb.delete(SearchDatabases.rewriteKey, in: dbs.state)
+        }
         do {
             while offset < file.size {
-                offset = try writeNow { txn in
-                    try SpillFile.forEachPair(in: arena, size: file.size, from: offset, bytes: Self.compactionBatchBytes) {
+                try betweenBatches?()
+                let next = try writeNow { txn -> Int? in
+                    guard try isCurrent(txn) else {
+                        try abandon(txn)
+                        return nil
+                    }
+                    return try SpillFile.forEachPair(in: arena, size: file.size, from: offset, bytes: Self.compactionBatchBytes) {
                         key, value in
                         try poll.step(isCancelled)
                         try txn.lmdb.put(value, forKey: key, in: target, flags: .append)
                     }
                 }
+                guard let next else { return unchanged }
+                offset = next
             }
+            try betweenBatches?()
         } catch {
-            _ = try? writeNow { txn in try txn.lmdb.removeAll(in: target) }
+            _ = try? writeNow { txn in try abandon(txn) }
             throw error
         }
         return try writeNow { txn in
+            guard try isCurrent(txn) else {
+                try abandon(txn)
+                return unchanged
+            }
             var state = try SearchState.stored(dbs, txn.lmdb)
             let old = try dbs.postings(state)
             state.secondPostings.toggle()
             state.segmented = false
             try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
+            try txn.lmdb.delete(SearchDatabases.rewriteKey, in: dbs.state)
             try txn.lmdb.removeAll(in: old)
             return .init(bytesBefore: copied.bytes, bytesAfter: try txn.lmdb.statistics(of: target).bytes)
         }

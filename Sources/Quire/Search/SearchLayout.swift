@@ -53,6 +53,10 @@ struct SearchDatabases: Sendable {
     }
 
     static let stateKey = Array("state".utf8)
+    /// The `s:<c>:stat` entry a compaction writes while it copies the postings into the other
+    /// posting database over several transactions; every write to the index deletes it
+    /// (``SearchIndexWriter/flush(_:)``), so a copy that a write overtook is not switched to.
+    static let rewriteKey = Array("rewrite".utf8)
 
     /// `term 0x00 number`.
     static func postingKey(_ term: UnsafeBufferPointer<UInt8>, _ number: UInt32) -> [UInt8] {

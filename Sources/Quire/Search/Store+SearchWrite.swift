@@ -329,9 +329,11 @@ struct SearchIndexWriter {
         }
     }
 
-    /// Writes the state entry (the counters).
+    /// Writes the state entry (the counters), and voids a compaction's copy in progress
+    /// (``SearchDatabases/rewriteKey``): it no longer holds every posting.
     mutating func flush<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws {
         try txn.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
+        try txn.delete(SearchDatabases.rewriteKey, in: dbs.state)
     }
 }
 

@@ -34,12 +34,14 @@ let package = Package(
         .systemLibrary(name: "CChecksum"),
         // Header only: a cache prefetch hint for the term table's bulk lookups.
         .systemLibrary(name: "CPrefetch"),
+        // Header only: glibc's malloc_trim, to hand freed buffers back between a load's phases.
+        .systemLibrary(name: "CMalloc"),
 
         // The library, bottom up (DESIGN.md "Architecture").
         .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "QuireCodec", dependencies: ["CZstd", "CChecksum"], swiftSettings: strict),
         .target(name: "QuireText", dependencies: ["CPrefetch"], swiftSettings: strict),
-        .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec", "QuireText"], swiftSettings: strict),
+        .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec", "QuireText", "CMalloc"], swiftSettings: strict),
         .target(name: "QuireNews", dependencies: ["QuireCodec"], swiftSettings: strict),
         .target(name: "QuireHTTP", dependencies: ["CCurl"], swiftSettings: strict),
         .target(

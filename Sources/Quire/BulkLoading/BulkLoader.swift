@@ -26,10 +26,6 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var inFlight: [(task: Task<[Bool], any Error>, chunks: [(inputCount: Int, spilled: Bool)])] = []
     /// Chunks encoded and tokenized, gathered for the writer's next transaction.
     private var gathered: [(chunk: EncodedChunk, spilled: Bool)] = []
-    /// The collection's records when the load began (counted when it has a full-text index:
-    /// only ``chunksPerTransaction`` reads it), and the input values given to the writer.
-    private var recordsBefore = 0
-    private var handedOver = 0
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
     /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
@@ -81,7 +77,6 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     func begin() async throws {
         try store.ensureWritable()
         _ = try store.resolvedForWrite(collection)
-        if collection.search != nil { recordsBefore = try store.read { try $0.count(of: collection) } }
         if options.relaxedDurability {
             let store = self.store
             try await store.writer.run { try store.beginRelaxedLoad() }
@@ -205,6 +200,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private func writeSpilled() async throws {
         guard let file = spill, !file.runs.isEmpty else { return }
         spill = nil
+        returnFreedMemory()  // the sort windows' arrays: the writing phase has no use for them
         let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: KeyOrdering.precedes))
         var merger = try SpilledRunMerger(file, indexed: !collection.indexes.isEmpty)
         try await writeAll(spilled: true, alone: size < options.chunkSize) { merger.next(maxCount: size) }
@@ -238,25 +234,17 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// The largest transaction of a held run that lands among stored keys.
     static var scatteredChunkSize: Int { 12_000 }
 
-    /// Chunks a transaction takes: into a collection with a full-text index that already holds
-    /// four chunks' records, two. A chunk's document entries (keyed by hashes) and date index
-    /// entries land on pages all over their trees, so a commit copies and writes many of them
-    /// whatever the chunk's size; two chunks a commit write fewer pages a record. Before the
-    /// postings went into segments (``SearchSegments``) the posting tree was rewritten so too
-    /// (1M articles on disk: 44–51 → 36.7 s); since, a chunk a commit was as fast within this
-    /// machine's noise (61–62 s against 52–60 s at 1M) for 30 MiB less memory. While the index
-    /// is small, a chunk a commit keeps the loader and the writer overlapping (100k articles in
-    /// pairs: 3.6 → 4.4 s). A chunk stays the unit of encoding, tokenizing and progress.
-    private var chunksPerTransaction: Int {
-        collection.search != nil && recordsBefore + handedOver >= 4 * options.chunkSize ? 2 : 1
-    }
+    /// Chunks a transaction takes. A chunk's document entries (keyed by hashes) and date index
+    /// entries land on pages all over their trees, and LMDB keeps a copy of each page a
+    /// transaction touches until it commits (and its allocations after, for the next one): two
+    /// chunks a transaction wrote fewer pages a record, but their copies grow with the trees. A
+    /// chunk a transaction, the last transaction waited for before the next is handed over (its
+    /// successor tokenized meanwhile): `quire load` of 1M articles peaked at 220 MiB of anonymous
+    /// memory in 49 s, against 267 MiB in 51 s with pairs of chunks and two transactions queued.
+    private static var chunksPerTransaction: Int { 1 }
 
-    /// Transactions that may be committing or waiting to: with a full-text index and a chunk a
-    /// transaction two, so that the next chunk is tokenized while one commits and waits for the
-    /// disk (1M articles, before pairs: 49.9 → 48.0 s); else one, a transaction's memory less.
-    private func queueDepth(transactionOf chunks: Int) -> Int {
-        collection.search != nil && chunks == 1 ? 2 : 1
-    }
+    /// Transactions that may be committing or waiting to (see ``chunksPerTransaction``).
+    private static var queueDepth: Int { 1 }
 
     /// Gathers a chunk for the writer; once a transaction's worth is gathered (or the chunk must
     /// commit alone: a held run landing among stored keys keeps its small transactions), hands
@@ -272,7 +260,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         raise(&lastKey, to: analysed)
         raise(&lastWrittenKey, to: analysed)
         gathered.append((analysed, spilled))
-        if alone || gathered.count >= chunksPerTransaction { try await startWriting() }
+        if alone || gathered.count >= Self.chunksPerTransaction { try await startWriting() }
     }
 
     /// Hands the gathered chunks to the writer as one transaction, written after the ones
@@ -281,10 +269,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         guard !gathered.isEmpty else { return }
         let group = gathered
         gathered = []
-        while inFlight.count >= queueDepth(transactionOf: group.count) { try await settleOldest() }
+        while inFlight.count >= Self.queueDepth { try await settleOldest() }
         let (store, collection) = (self.store, self.collection)
         let chunks = group.map(\.chunk)
-        handedOver += chunks.reduce(0) { $0 + $1.inputCount }
         let before = inFlight.last?.task
         let task = Task {
             // Written after the transaction before it, and not at all when that one failed.
@@ -346,6 +333,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
         try await writeHeld()
         try await settle()
+        // The compaction's pages take the analyses' place in memory, not a place beside them.
+        searchBuffers.release()
+        returnFreedMemory()
         await compactSearchIndex()
         await backgroundFlush?.value
         try await restoreDurability()

@@ -5,10 +5,9 @@ import Synchronization
 
 /// How a bulk insert commits.
 public struct BulkInsertOptions: Sendable {
-    /// Records per transaction (two chunks a transaction into a collection with a full-text
-    /// index that holds four chunks' records); when keys arrive in order, memory holds about two
-    /// chunks of encoded records at a time (about 60 MB of news articles at the default; four
-    /// chunks with a full-text index). Bigger chunks sync less often. A merged sort window that
+    /// Records per transaction; when keys arrive in order, memory holds about two chunks of
+    /// encoded records at a time (about 60 MB of news articles at the default). Bigger chunks
+    /// sync less often. A merged sort window that
     /// lands among stored keys commits at most 12,000 records a transaction (LMDB keeps a copy
     /// of every page a transaction touched until it commits, and such a transaction touches
     /// about a page a record).
@@ -72,8 +71,7 @@ public struct BulkInsertReport: Sendable, Hashable {
     public var records: Int
     /// Chunks committed.
     public var chunks: Int
-    /// Transactions that committed them: one a chunk, or one a pair of chunks into a full-text
-    /// index that holds four chunks' records (``BulkInsertOptions/chunkSize``).
+    /// Transactions that committed them: one a chunk (``BulkInsertOptions/chunkSize``).
     public var transactions: Int = 0
     /// Chunks written with `MDB_APPEND`.
     public var appendedChunks: Int

@@ -53,4 +53,7 @@ final class SearchAnalysisBuffers: Sendable {
 
     /// Gives a part's output arrays back once the part is gone.
     func giveBack(_ output: Output) { kept.withLock { $0.outputs.append(output) } }
+
+    /// Drops the kept arrays (tens of megabytes a part): the load's last chunk is analysed.
+    func release() { kept.withLock { $0 = ([], []) } }
 }

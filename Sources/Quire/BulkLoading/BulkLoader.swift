@@ -24,8 +24,6 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     let progress: (@Sendable (BulkInsertProgress) -> Void)?
     /// The transactions being written, oldest first, each with its chunks' input counts.
     private var inFlight: [(task: Task<[Bool], any Error>, chunks: [(inputCount: Int, spilled: Bool)])] = []
-    /// Chunks encoded and tokenized, gathered for the writer's next transaction.
-    private var gathered: [(chunk: EncodedChunk, spilled: Bool)] = []
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
     /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
@@ -178,7 +176,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
-        try await writeAll(spilled: false, alone: size < options.chunkSize) { merger.next(maxCount: size) }
+        try await writeAll(spilled: false) { merger.next(maxCount: size) }
     }
 
     /// Merges the held chunks into one sorted run in the spill file. The held chunks stay held
@@ -203,14 +201,14 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         returnFreedMemory()  // the sort windows' arrays: the writing phase has no use for them
         let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: KeyOrdering.precedes))
         var merger = try SpilledRunMerger(file, indexed: !collection.indexes.isEmpty)
-        try await writeAll(spilled: true, alone: size < options.chunkSize) { merger.next(maxCount: size) }
+        try await writeAll(spilled: true) { merger.next(maxCount: size) }
     }
 
-    /// Writes every chunk `next` gives, then waits for the last; `alone`: a transaction each.
+    /// Writes every chunk `next` gives, then waits for the last.
     /// When a chunk fails, the ones before it that committed are reported before the error goes up.
-    private func writeAll(spilled: Bool, alone: Bool, _ next: () -> EncodedChunk?) async throws {
+    private func writeAll(spilled: Bool, _ next: () -> EncodedChunk?) async throws {
         do {
-            while let chunk = next() { try await write(chunk, spilled: spilled, alone: alone) }
+            while let chunk = next() { try await write(chunk, spilled: spilled) }
             try await settle()
         } catch {
             try? await settle()
@@ -234,56 +232,31 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// The largest transaction of a held run that lands among stored keys.
     static var scatteredChunkSize: Int { 12_000 }
 
-    /// Chunks a transaction takes. A chunk's document entries (keyed by hashes) and date index
-    /// entries land on pages all over their trees, and LMDB keeps a copy of each page a
-    /// transaction touches until it commits (and its allocations after, for the next one): two
-    /// chunks a transaction wrote fewer pages a record, but their copies grow with the trees. A
-    /// chunk a transaction, the last transaction waited for before the next is handed over (its
-    /// successor tokenized meanwhile): `quire load` of 1M articles peaked at 220 MiB of anonymous
-    /// memory in 49 s, against 267 MiB in 51 s with pairs of chunks and two transactions queued.
-    private static var chunksPerTransaction: Int { 1 }
-
-    /// Transactions that may be committing or waiting to (see ``chunksPerTransaction``).
-    private static var queueDepth: Int { 1 }
-
-    /// Gathers a chunk for the writer; once a transaction's worth is gathered (or the chunk must
-    /// commit alone: a held run landing among stored keys keeps its small transactions), hands
-    /// them over after the transactions before them.
-    private func write(_ encoded: EncodedChunk, spilled: Bool = false, alone: Bool = false) async throws {
+    /// Hands a chunk to the writer as a transaction of its own, once the transaction before it
+    /// has committed (and is reported); the chunk is tokenized meanwhile (unless it was when
+    /// encoded), so the writer's transaction only merges.
+    ///
+    /// One chunk a transaction, one transaction in flight. A chunk's document entries (keyed by
+    /// hashes) and date index entries land on pages all over their trees, and LMDB keeps a copy
+    /// of each page a transaction touches until it commits (and its allocations after, for the
+    /// next one): two chunks a transaction wrote fewer pages a record, but their copies grow with
+    /// the trees. `quire load` of 1M articles peaked at 220 MiB of anonymous memory in 49 s,
+    /// against 267 MiB in 51 s with pairs of chunks and two transactions queued.
+    private func write(_ encoded: EncodedChunk, spilled: Bool = false) async throws {
         var analysed = encoded
-        // Tokenized while the transaction before it commits (unless it was when encoded): the
-        // writer's transaction only merges.
         if analysed.searchParts == nil {
             analysed.searchParts = try store.searchAnalysis(of: encoded, collection, buffers: searchBuffers)
         }
-        if alone { try await startWriting() }
         raise(&lastKey, to: analysed)
         raise(&lastWrittenKey, to: analysed)
-        gathered.append((analysed, spilled))
-        if alone || gathered.count >= Self.chunksPerTransaction { try await startWriting() }
+        while !inFlight.isEmpty { try await settleOldest() }
+        let (store, collection, chunk) = (self.store, self.collection, analysed)
+        let task = Task { try await store.writer.run { try store.writeChunks([chunk], collection) } }
+        inFlight.append((task, [(chunk.inputCount, spilled)]))
     }
 
-    /// Hands the gathered chunks to the writer as one transaction, written after the ones
-    /// before it, once there is room for it (the loader meanwhile prepares the next).
-    private func startWriting() async throws {
-        guard !gathered.isEmpty else { return }
-        let group = gathered
-        gathered = []
-        while inFlight.count >= Self.queueDepth { try await settleOldest() }
-        let (store, collection) = (self.store, self.collection)
-        let chunks = group.map(\.chunk)
-        let before = inFlight.last?.task
-        let task = Task {
-            // Written after the transaction before it, and not at all when that one failed.
-            if let before { _ = try await before.value }
-            return try await store.writer.run { try store.writeChunks(chunks, collection) }
-        }
-        inFlight.append((task, group.map { ($0.chunk.inputCount, $0.spilled) }))
-    }
-
-    /// Writes what is gathered and waits for every transaction, reporting them oldest first.
+    /// Waits for every transaction, reporting them oldest first.
     private func settle() async throws {
-        try await startWriting()
         while !inFlight.isEmpty { try await settleOldest() }
     }
 
@@ -367,7 +340,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     }
 
     /// Ends a failed run: waits for the transactions in flight and, when `writingHeld`, writes
-    /// the staged, spilled, held and gathered chunks (input from before the failure, in input
+    /// the staged, spilled and held chunks (input from before the failure, in input
     /// order) as far as it can; otherwise they are dropped.
     func abandon(writingHeld: Bool) async {
         if writingHeld {
@@ -376,9 +349,6 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             try? await writeHeld()
         }
         spill = nil
-        // Gathered chunks hold input from before the failure; a cancelled load drops them.
-        if writingHeld { try? await startWriting() }
-        gathered = []
         for queued in inFlight { _ = try? await queued.task.value }
         inFlight = []
         await backgroundFlush?.value

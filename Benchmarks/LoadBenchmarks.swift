@@ -9,12 +9,14 @@ import QuireNews
 /// A JSON Lines file of generated news articles as `quire dump` writes them (members in stored
 /// order, dates ISO 8601), in generation order (random ids), under the temporary directory.
 /// Written streaming, so `--load-records 1000000` does not hold a million articles in memory.
+/// With `revision` above 0, the same articles with their headline edited: what a fetch of
+/// articles changed since gives.
 final class JSONLinesInput {
     let url: URL
     let count: Int
     let bytes: Int
 
-    init(count: Int) throws {
+    init(count: Int, revision: Int = 0) throws {
         self.count = count
         url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-bench-load-\(UUID().uuidString).jsonl")
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
@@ -29,7 +31,9 @@ final class JSONLinesInput {
         buffer.reserveCapacity(8 << 20)
         var total = 0
         for index in 0..<count {
-            let encoded = try encoder.encode(generator.article(index: index), fields: &table)
+            var article = generator.article(index: index)
+            if revision > 0 { article.headline = (article.headline ?? "") + " (update \(revision))" }
+            let encoded = try encoder.encode(article, fields: &table)
             buffer += try CompactValue.decode(from: encoded, fields: table).jsonBytes()
             buffer.append(10)
             if buffer.count >= 8 << 20 || index == count - 1 {
@@ -44,51 +48,77 @@ final class JSONLinesInput {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// What a load case loads into: an empty store, or one that holds the same articles already
+/// (`again`: the same file a second time; `revised`: the articles with their headline edited).
+enum LoadKind {
+    case empty, again, revised
+
+    var suffix: String {
+        switch self {
+        case .empty: ""
+        case .again: ".again"
+        case .revised: ".revised"
+        }
+    }
+
+    var group: String { self == .empty ? "load" : "reload" }
+}
+
 /// `load.quire.jsonl` (into `NewsSchema.articles`, its indexes and full-text index: what
 /// `quire load` writes) and `load.quire.jsonl.indexed` (date and section indexes only): the
-/// `ArticleLoader` that `quire load` runs, from the file to a durable store.
+/// `ArticleLoader` that `quire load` runs, from the file to a durable store. `.again` and
+/// `.revised` load into a store that holds the articles (loaded, untimed, before the sample):
+/// every record replaces one, and in `.revised` its postings change.
 final class QuireLoadBenchmark: Benchmark {
     let name: String
-    let group = "load"
+    let group: String
     let isBaseline = false
     private let count: Int
+    private let kind: LoadKind
     private let collection: StoreCollection<Article>
-    private var input: JSONLinesInput?
+    private var inputs: [JSONLinesInput] = []
     private var scratch: ScratchStore?
     private(set) var note: String?
 
-    init(count: Int, searchable: Bool) {
+    init(count: Int, searchable: Bool, kind: LoadKind = .empty) {
         self.count = count
+        self.kind = kind
         collection = searchable ? BenchCollections.searchable : BenchCollections.indexed
-        name = "load.quire.jsonl" + (searchable ? "" : ".indexed")
+        name = "load.quire.jsonl" + (searchable ? "" : ".indexed") + kind.suffix
+        group = kind.group
     }
 
     var records: Int { count }
-    var bytesPerRecord: Double? { input.map { Double($0.bytes) / Double($0.count) } }
+    var bytesPerRecord: Double? { inputs.last.map { Double($0.bytes) / Double($0.count) } }
 
-    func setUp() throws { input = try JSONLinesInput(count: count) }
+    func setUp() throws {
+        inputs = [try JSONLinesInput(count: count)]
+        if kind == .revised { inputs.append(try JSONLinesInput(count: count, revision: 1)) }
+    }
 
     func prepareSample() throws {
         let scratch = try ScratchStore()
         try scratch.store.register(collection)
         self.scratch = scratch
+        if kind != .empty { _ = try load(inputs[0], into: scratch.store) }
     }
 
     func run() throws -> Int {
-        guard let store = scratch?.store, let input else { throw BenchError("no store") }
-        let collection = self.collection
-        let path = input.url.path
+        guard let store = scratch?.store, let input = inputs.last else { throw BenchError("no store") }
         var loaded: ArticleLoader.Report?
         let before = AnonymousMemory.current()
-        let peak = try AnonymousMemory.peak {
-            loaded = try blockingAwait {
-                let reader = try LineBlockReader(path: path)
-                return try await ArticleLoader().run(from: reader, into: store, collection: collection)
-            }
-        }
+        let peak = try AnonymousMemory.peak { loaded = try load(input, into: store) }
         guard let report = loaded else { throw BenchError("no load report") }
         note = "\(report.chunks) chunk commits, peak RssAnon \(peak >> 20) MiB (\(before >> 20) MiB before it); bytes/record is the JSON line's"
         return report.records
+    }
+
+    private func load(_ input: JSONLinesInput, into store: Store) throws -> ArticleLoader.Report {
+        let (collection, path) = (self.collection, input.url.path)
+        return try blockingAwait {
+            let reader = try LineBlockReader(path: path)
+            return try await ArticleLoader().run(from: reader, into: store, collection: collection)
+        }
     }
 
     func finishSample() throws {
@@ -96,23 +126,31 @@ final class QuireLoadBenchmark: Benchmark {
         scratch = nil
     }
 
-    func tearDown() { input?.remove() }
+    func tearDown() { for input in inputs { input.remove() } }
 }
 
 /// `load.sqlite.jsonl`, the baseline: what `sqlite3`'s `.import` and an `INSERT … SELECT
 /// json_extract(…)` do with the same file, through the system libsqlite3 in this process: each
 /// line into a staging table (one transaction, WAL), then into a table keyed by id with the
-/// date and section extracted (the indexes `quire load` writes), the document kept whole.
+/// date and section extracted (the indexes `quire load` writes), the document kept whole. `.again`, the
+/// baseline of the reload group: the same file imported over the same import done before the
+/// sample (untimed), each row replacing its own.
 final class SQLiteLoadBenchmark: Benchmark {
-    let name = "load.sqlite.jsonl"
-    let group = "load"
+    let name: String
+    let group: String
     let isBaseline = true
     private let count: Int
+    private let kind: LoadKind
     private var input: JSONLinesInput?
     private var directory: URL?
     private var database: OpaquePointer?
 
-    init(count: Int) { self.count = count }
+    init(count: Int, kind: LoadKind = .empty) {
+        self.count = count
+        self.kind = kind
+        name = "load.sqlite.jsonl" + kind.suffix
+        group = kind.group
+    }
 
     var records: Int { count }
     var bytesPerRecord: Double? { input.map { Double($0.bytes) / Double($0.count) } }
@@ -126,14 +164,15 @@ final class SQLiteLoadBenchmark: Benchmark {
         self.directory = directory
         try check(sqlite3_open(directory.appendingPathComponent("load.sqlite").path, &database), "open")
         try execute("PRAGMA journal_mode=WAL")
-        try execute("CREATE TABLE staging (doc TEXT)")
         try execute("CREATE TABLE articles (id TEXT PRIMARY KEY, published_at TEXT, section TEXT, doc TEXT)")
         try execute("CREATE INDEX articles_date ON articles(published_at)")
         try execute("CREATE INDEX articles_section ON articles(section)")
+        if kind != .empty { _ = try run() }
     }
 
     func run() throws -> Int {
         guard let input else { throw BenchError("no input") }
+        try execute("CREATE TABLE staging (doc TEXT)")
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v2(database, "INSERT INTO staging VALUES (?)", -1, &statement, nil), "prepare")
         defer { sqlite3_finalize(statement) }

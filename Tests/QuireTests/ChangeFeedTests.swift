@@ -6,25 +6,8 @@ import Testing
 /// The durable change feed: numbered commits kept in the environment, resumable after a restart,
 /// pulled at the subscriber's pace, and a gap (never silence) past retention.
 @Suite struct ChangeFeedTests {
-    /// Reads events until `count` batches arrived (or a timeout).
     func collect(_ feed: ChangeFeed, batches count: Int) async -> [ChangeFeedEvent] {
-        let task = Task {
-            var events: [ChangeFeedEvent] = []
-            var batches = 0
-            for await event in feed {
-                events.append(event)
-                if case .batch = event { batches += 1 }
-                if batches == count { break }
-            }
-            return events
-        }
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(20))
-            task.cancel()
-        }
-        let events = await task.value
-        timeout.cancel()
-        return events
+        await collectChanges(feed, batches: count)
     }
 
     @Test func commitsAreNumberedAndResumeAfterARestart() async throws {

@@ -25,6 +25,27 @@ func generatedArticles(_ count: Int, seed: UInt64 = 7) -> [Article] {
     return (0..<count).map { generator.article(index: $0) }
 }
 
+/// Reads a change feed's events until `count` batches arrived (or 20 seconds passed).
+func collectChanges(_ feed: ChangeFeed, batches count: Int) async -> [ChangeFeedEvent] {
+    let task = Task {
+        var events: [ChangeFeedEvent] = []
+        var batches = 0
+        for await event in feed {
+            events.append(event)
+            if case .batch = event { batches += 1 }
+            if batches == count { break }
+        }
+        return events
+    }
+    let timeout = Task {
+        try await Task.sleep(for: .seconds(20))
+        task.cancel()
+    }
+    let events = await task.value
+    timeout.cancel()
+    return events
+}
+
 func openStore(_ path: String, _ configure: (inout StoreOptions) -> Void = { _ in }) throws -> Store {
     var options = StoreOptions()
     configure(&options)

@@ -112,7 +112,8 @@ extension Store {
     /// about two chunks when keys arrive in order, by the sort window when they don't (see
     /// `BulkInsertOptions.sortWindow`). Each chunk commits atomically; after a crash, a rerun
     /// upserts the same values again without duplicates. When a key is given more than once,
-    /// the value given last is the one kept.
+    /// the value given last is the one kept. A value whose record is stored already, byte for
+    /// byte, is left as it is: not written, and not in the change feed.
     @discardableResult
     public func bulkInsert<V, S: Sequence>(
         _ values: S, into collection: StoreCollection<V>, options: BulkInsertOptions = BulkInsertOptions(),

@@ -19,33 +19,59 @@ extension Store {
         let chunk = try reconcile(chunk, with: txn.state, c, collection.coder)
         defer { withExtendedLifetime(chunk.arenas) {} }  // the entries point into them
         for pair in chunk.longKeys { try registerLongKey(pair.physical, pair.logical, in: txn.lmdb) }
+        let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
+        let unchanged = canAppend ? nil : try unchangedRecords(chunk.entries, in: c.records, txn)
         // The full-text index first, while the records the chunk replaces are still there to
         // give the terms to remove (Search/Store+SearchWrite.swift).
-        try txn.indexChunkForSearch(chunk, collection, c)
-        let canAppend = try isAppendable(chunk.entries, after: txn.cursor(in: c.records).last()?.keyBytes)
+        try txn.indexChunkForSearch(chunk, collection, c, unchanged: unchanged)
+        var (entries, indexKeys) = (chunk.entries, chunk.indexKeys)
+        if let unchanged {
+            entries = entries.indices.filter { !unchanged[$0] }.map { entries[$0] }
+            indexKeys = indexKeys.indices.filter { !unchanged[$0] }.map { indexKeys[$0] }
+        }
         if c.indexes.isEmpty {
-            try txn.putRecords(chunk.entries, in: c.records, appending: canAppend)  // no old value to read
+            try txn.putRecords(entries, in: c.records, appending: canAppend)  // no old value to read
         } else if canAppend {
             // Keys beyond the last one: no record is replaced, no index entry moves.
-            try txn.putRecords(chunk.entries, in: c.records, appending: true)
-            for i in chunk.entries.indices {
-                try txn.putIndexEntries(chunk.indexKeys[i], pointingTo: chunk.entries[i].key.buffer, in: c.indexes)
+            try txn.putRecords(entries, in: c.records, appending: true)
+            for i in entries.indices {
+                try txn.putIndexEntries(indexKeys[i], pointingTo: entries[i].key.buffer, in: c.indexes)
             }
         } else {
-            try writeIndexed(chunk.entries, chunk.indexKeys, txn, collection, c)
+            try writeIndexed(entries, indexKeys, txn, collection, c)
         }
-        if options.changeRetention > 0 {
+        if options.changeRetention > 0, !entries.isEmpty {
             var logical: [[UInt8]: [UInt8]] = [:]
             for pair in chunk.longKeys { logical[pair.physical] = pair.logical }
             var keys: [StoreKey] = []
-            keys.reserveCapacity(chunk.entries.count)
-            for entry in chunk.entries {
+            keys.reserveCapacity(entries.count)
+            for entry in entries {
                 let key = entry.key.array
                 keys.append(StoreKey(bytes: logical.isEmpty ? key : logical[key] ?? key))
             }
             txn.state.changes.record(collection.name, .upsert, keys: keys)
         }
         return canAppend
+    }
+
+    /// Which of a chunk's records are stored already, byte for byte (a load of records it has):
+    /// those are left as they are, with their index entries and postings, and out of the change
+    /// feed, since writing them would change nothing. Nil when none is, or when a key comes
+    /// twice (the chunk's order then decides which record stays).
+    private func unchangedRecords(
+        _ entries: [EncodedEntry], in records: Database, _ txn: borrowing StoreTransaction
+    ) throws -> [Bool]? {
+        guard KeyOrdering.isAscending(entries.lazy.map(\.key), strictly: true) else { return nil }
+        var unchanged = [Bool](repeating: false, count: entries.count)
+        var any = false
+        for (i, entry) in entries.enumerated() {
+            let stored = try txn.lmdb.withValue(forKey: entry.key.buffer, in: records) {
+                $0.elementsEqual(entry.record.buffer)
+            }
+            unchanged[i] = stored == true
+            any = any || unchanged[i]
+        }
+        return any ? unchanged : nil
     }
 
     /// Writes records with index entries, moving the index entries of the records they replace.

@@ -136,11 +136,14 @@ struct PostingBlock {
     }
 
     /// The encoded list.
-    func encoded() -> [UInt8] {
+    func encoded() -> [UInt8] { encoded(documents: documents.indices) }
+
+    /// The encoded list of the documents at positions `positions`.
+    func encoded(documents positions: Range<Int>) -> [UInt8] {
         var writer = PostingListEncoder()
         groups.withUnsafeBytes { all in
-            for (document, range) in zip(documents, ranges) {
-                writer.append(document: document, encodedGroups: UnsafeRawBufferPointer(rebasing: all[range]))
+            for i in positions {
+                writer.append(document: documents[i], encodedGroups: UnsafeRawBufferPointer(rebasing: all[ranges[i]]))
             }
         }
         var out: [UInt8] = []

@@ -35,75 +35,47 @@ enum SearchPostings {
         }
     }
 
-    /// Sets `number`'s occurrences of `term` (adding the posting or replacing it); a block
-    /// that grows past ``blockLimit(term:)`` is split in two.
-    static func set<T: WritableTransaction & ~Copyable>(
-        _ term: [UInt8], _ number: UInt32, groups: UnsafeRawBufferPointer, in database: Database,
-        _ txn: borrowing T
-    ) throws {
-        let limit = blockLimit(term: term.count)
-        guard let found = try block(term, at: number, in: database, txn) else {
-            // Before the term's first block, or the term's first posting: a block of its own.
-            var writer = PostingListEncoder()
-            writer.append(document: number, encodedGroups: groups)
-            var value: [UInt8] = []
-            writer.finish(into: &value)
-            let key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
-            try txn.put(value, forKey: key, in: database)
-            return
-        }
-        var block = try found.value.withUnsafeBytes { try PostingBlock($0) }
-        if let last = block.documents.last, number > last, found.value.count >= limit {
-            // Past a full block: start the next one (it ends below the following block's key,
-            // since `found` is the greatest key at or below `number`).
-            var writer = PostingListEncoder()
-            writer.append(document: number, encodedGroups: groups)
-            var value: [UInt8] = []
-            writer.finish(into: &value)
-            let key = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
-            try txn.put(value, forKey: key, in: database)
-            return
-        }
-        block.set(number, groups: groups)
-        // A large block splits when it doubles; a leaf-sized one when it leaves its leaf.
-        let cap = found.value.count > limit ? 2 * largeBlock : limit
-        try store(block, under: found.key, term: term, cap: cap, in: database, txn)
-    }
-
-    /// Removes `number`'s posting of `term`; returns whether there was one.
-    @discardableResult
-    static func remove<T: WritableTransaction & ~Copyable>(
-        _ term: [UInt8], _ number: UInt32, in database: Database, _ txn: borrowing T
-    ) throws -> Bool {
-        guard let found = try block(term, at: number, in: database, txn) else { return false }
-        var block = try found.value.withUnsafeBytes { try PostingBlock($0) }
-        guard block.remove(number) else { return false }
-        if block.isEmpty {
-            try txn.delete(found.key, in: database)
+    /// Where document `number`'s posting of `term` is, or is due to go: the term's block with the
+    /// greatest key at or below it (nil when there is none: before the term's first block, or a
+    /// term without blocks), and the bound of the term's next block (nil when there is none).
+    static func place(of number: UInt32, _ term: [UInt8], cursor: Cursor) throws
+        -> (block: (key: [UInt8], value: [UInt8])?, nextBound: UInt32?)
+    {
+        let target = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, number) }
+        let atLeast = try cursor.seek(atLeast: target)
+        var found: Entry?
+        var next: Entry?
+        if let exact = atLeast, exact.key.elementsEqual(target) {
+            found = exact
+            next = try cursor.next()
         } else {
-            try txn.put(block.encoded(), forKey: found.key, in: database)
+            next = atLeast
+            let before = atLeast == nil ? try cursor.last() : try cursor.previous()
+            if let before, isBlockKey(before.key, of: term[...]) { found = before }
         }
-        return true
+        let nextBound = next.flatMap { isBlockKey($0.key, of: term[...]) ? SearchDatabases.postingNumber($0.key) : nil }
+        return (found.map { ($0.keyBytes, $0.valueBytes) }, nextBound)
     }
 
-    /// Writes `block` under `key`, or as two halves when it grew past the limit (the second half
-    /// keyed by its first document).
-    private static func store<T: WritableTransaction & ~Copyable>(
+    /// Writes `block` under `key`, or, when it grew past `cap`, cut into as many parts of equal
+    /// document counts as it takes (each after the first keyed by its first document).
+    static func store<T: WritableTransaction & ~Copyable>(
         _ block: PostingBlock, under key: [UInt8], term: [UInt8], cap: Int, in database: Database, _ txn: borrowing T
     ) throws {
         let value = block.encoded()
-        guard value.count > cap, block.documents.count > 1 else {
+        let count = block.documents.count
+        guard value.count > cap, count > 1 else {
             try txn.put(value, forKey: key, in: database)
             return
         }
-        var first = block
-        var second = block
-        let middle = block.documents.count / 2
-        for d in block.documents[middle...] { first.remove(d) }
-        for d in block.documents[..<middle] { second.remove(d) }
-        try txn.put(first.encoded(), forKey: key, in: database)
-        let secondKey = term.withUnsafeBufferPointer { SearchDatabases.postingKey($0, second.documents[0]) }
-        try txn.put(second.encoded(), forKey: secondKey, in: database)
+        let parts = min(count, max(2, (value.count + cap - 1) / cap))
+        for p in 0..<parts {
+            let range = (p * count / parts)..<((p + 1) * count / parts)
+            let partKey = p == 0 ? key : term.withUnsafeBufferPointer {
+                SearchDatabases.postingKey($0, block.documents[range.lowerBound])
+            }
+            try txn.put(block.encoded(documents: range), forKey: partKey, in: database)
+        }
     }
 
     /// What ``appendRun(_:runBytes:in:_:cursor:appending:buffers:_:)`` reuses from one term to

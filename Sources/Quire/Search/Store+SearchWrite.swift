@@ -80,34 +80,55 @@ struct SearchIndexWriter {
     ) throws {
         let document = analyzer.analyze(texts)
         let check = SearchDocumentCheck(SearchPostingDigest(terms: document.terms, groups: document.values), texts: texts)
+        var changes = PostingChanges()
         try upsert(
             key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], check: check, indexed,
-            txn)
+            txn, into: &changes)
+        try changes.apply(in: try dbs.postings(state), txn)
     }
 
-    /// Writes one document's postings and entries: a known document keeps its number, loses the
-    /// postings of terms its old text had and the new one lacks, and has the others set in place.
+    /// Writes one document's entries, and its postings into `changes`: a known document keeps
+    /// its number, loses the postings of terms its old text had and the new one lacks, and has
+    /// set those that are new or changed (all of them when its entry listed its terms only).
     private mutating func upsert<T: WritableTransaction & ~Copyable>(
         key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, check: SearchDocumentCheck,
-        _ indexed: IndexedText, _ txn: borrowing T
+        _ indexed: IndexedText, _ txn: borrowing T, into changes: inout PostingChanges
     ) throws {
         let number: UInt32
         let old = try forget(key: key, indexed, txn)
-        let postings = try dbs.postings(state)
         if let old {
             number = old.number
-            let kept = Set(terms)
             let segment = try owner(of: number, txn)
-            for term in old.terms where !kept.contains(term) {
-                try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), number, in: postings, txn)
+            // Both term lists walked in byte order: an edit changes the occurrences of a few
+            // terms, and the others' postings stay as they are.
+            let before = old.terms.indices.sorted { old.terms[$0].lexicographicallyPrecedes(old.terms[$1]) }
+            let after = terms.indices.sorted { terms[$0].lexicographicallyPrecedes(terms[$1]) }
+            var (b, a) = (0, 0)
+            while b < before.count || a < after.count {
+                let oldTerm = b < before.count ? old.terms[before[b]] : nil
+                let newTerm = a < after.count ? terms[after[a]] : nil
+                if let oldTerm, newTerm.map({ oldTerm.lexicographicallyPrecedes($0) }) ?? true {
+                    changes.remove(SearchSegments.keyTerm(oldTerm, in: segment), number)
+                    b += 1
+                    continue
+                }
+                let t = after[a]
+                if oldTerm == newTerm {
+                    b += 1
+                    if old.groups?[before[b - 1]] == groups[t] {
+                        a += 1
+                        continue
+                    }
+                }
+                changes.set(SearchSegments.keyTerm(terms[t], in: segment), number, groups: groups[t])
+                a += 1
             }
         } else {
             number = try nextNumber()
-        }
-        let segment = try owner(of: number, txn)
-        for (term, value) in zip(terms, groups) {
-            let keyTerm = SearchSegments.keyTerm(term, in: segment)
-            try value.withUnsafeBytes { try SearchPostings.set(keyTerm, number, groups: $0, in: postings, txn) }
+            let segment = try owner(of: number, txn)
+            for (term, value) in zip(terms, groups) {
+                changes.set(SearchSegments.keyTerm(term, in: segment), number, groups: value)
+            }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
     }
@@ -149,8 +170,12 @@ struct SearchIndexWriter {
         numValue.append(contentsOf: key)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(number, to: &numberKey)
-        // A new number is above every stored one: appended.
-        try txn.put(numValue, forKey: numberKey, in: dbs.numbers, flags: newNumber ? .append : [])
+        if newNumber {
+            // A new number is above every stored one: appended.
+            try txn.put(numValue, forKey: numberKey, in: dbs.numbers, flags: .append)
+        } else if try txn.withValue(forKey: numberKey, in: dbs.numbers, { $0.elementsEqual(numValue) }) != true {
+            try txn.put(numValue, forKey: numberKey, in: dbs.numbers)  // unchanged, it is left unwritten
+        }
         state.documents += 1
     }
 
@@ -160,10 +185,10 @@ struct SearchIndexWriter {
         throws -> Bool
     {
         guard let old = try forget(key: key, indexed, txn) else { return false }
-        let (segment, postings) = (try owner(of: old.number, txn), try dbs.postings(state))
-        for term in old.terms {
-            try SearchPostings.remove(SearchSegments.keyTerm(term, in: segment), old.number, in: postings, txn)
-        }
+        let segment = try owner(of: old.number, txn)
+        var changes = PostingChanges()
+        for term in old.terms { changes.remove(SearchSegments.keyTerm(term, in: segment), old.number) }
+        try changes.apply(in: try dbs.postings(state), txn)
         try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(old.number, to: &numberKey)
@@ -171,15 +196,26 @@ struct SearchIndexWriter {
         return true
     }
 
+    /// A document's number and the terms it was indexed with, and their groups unless its entry
+    /// listed the terms (the oldest stores).
+    private typealias ForgottenDocument = (number: UInt32, terms: [[UInt8]], groups: [[UInt8]]?)
+
     /// The number and terms of the document under `key`, its lengths and count undone in the
     /// counters; nil when it is not indexed. The terms are the entry's list, or those of the
     /// text it was indexed with (a record missing meanwhile gives none: `verify` reports what
     /// is left).
     private mutating func forget<T: WritableTransaction & ~Copyable>(
         key: [UInt8], _ indexed: IndexedText, _ txn: borrowing T
-    ) throws -> (number: UInt32, terms: [[UInt8]])? {
+    ) throws -> ForgottenDocument? {
         guard let parsed = try SearchDocumentEntries(dbs, state).entry(of: key, txn) else { return nil }
-        let terms = try parsed.terms ?? analyzer.analyze(try indexed(key) ?? []).terms
+        let terms: [[UInt8]]
+        var groups: [[UInt8]]?
+        if let listed = parsed.terms {
+            terms = listed
+        } else {
+            let document = analyzer.analyze(try indexed(key) ?? [])
+            (terms, groups) = (document.terms, document.values)
+        }
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(parsed.number, to: &numberKey)
         if let lengths = try txn.get(numberKey, in: dbs.numbers) {
@@ -192,7 +228,7 @@ struct SearchIndexWriter {
             }
         }
         if state.documents > 0 { state.documents -= 1 }
-        return (parsed.number, terms)
+        return (parsed.number, terms, groups)
     }
 
     /// Indexes a batch of records (physical keys, the text of each by index), the bulk way:
@@ -203,17 +239,18 @@ struct SearchIndexWriter {
     /// into a segment of their own (``SearchSegments``), which the load's end merges.
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
         keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], indexed: IndexedText, newSegment: Bool = false,
-        _ txn: borrowing T
+        unchanged: [Bool]? = nil, _ txn: borrowing T
     ) throws {
         guard !keys.isEmpty else { return }
         if Set(keys).count != keys.count {
             // The same key twice (an unsorted chunk): the last text is the record that stays.
             let kept = Self.lastOccurrences(keys)
             return try indexBatch(
-                keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, newSegment: newSegment, txn)
+                keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, newSegment: newSegment,
+                unchanged: unchanged.map { mask in kept.map { mask[$0] } }, txn)
         }
         let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, texts)
-        try indexBatch(keys: keys, analysed: parts, indexed: indexed, newSegment: newSegment, txn)
+        try indexBatch(keys: keys, analysed: parts, indexed: indexed, newSegment: newSegment, unchanged: unchanged, txn)
     }
 
     /// The positions of each key's last occurrence in `keys`, in order.
@@ -224,10 +261,11 @@ struct SearchIndexWriter {
     }
 
     /// ``indexBatch(keys:texts:indexed:_:)`` of a batch tokenized beforehand (off the writer),
-    /// `parts` covering `keys` in order; the keys must be distinct.
+    /// `parts` covering `keys` in order; the keys must be distinct. The documents `unchanged`
+    /// marks are indexed already with the text they have: left alone.
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
         keys: [[UInt8]], analysed parts: [SearchBatchPart], indexed: IndexedText, newSegment: Bool = false,
-        _ txn: borrowing T
+        unchanged: [Bool]? = nil, _ txn: borrowing T
     ) throws {
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
         var numbers = [UInt32](repeating: .max, count: keys.count)
@@ -243,10 +281,12 @@ struct SearchIndexWriter {
             appending = ascending && lastKey.map { $0.lexicographicallyPrecedes(keys[0]) } ?? true
         }
         let entries = SearchDocumentEntries(dbs, state)
+        var changes = PostingChanges()  // of the documents indexed already, written after the batch
         for part in parts {
             var byDocument: (starts: [Int], slots: [(slot: Int, term: Int)])?
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
+                if unchanged?[i] == true { continue }
                 let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
                 if try !appending && entries.entry(of: keys[i], txn) != nil {
                     if byDocument == nil { byDocument = part.postingsByDocument() }
@@ -254,7 +294,8 @@ struct SearchIndexWriter {
                     let terms = postings.map { Array(part.term($0.term)) }
                     let groups = postings.map { Array(part.groups(ofSlot: $0.slot)) }
                     try upsert(
-                        key: keys[i], terms: terms, groups: groups, lengths: lengths, check: part.checks[j], indexed, txn)
+                        key: keys[i], terms: terms, groups: groups, lengths: lengths, check: part.checks[j], indexed, txn,
+                        into: &changes)
                     continue
                 }
                 let number = try nextNumber()
@@ -263,6 +304,7 @@ struct SearchIndexWriter {
                     key: keys[i], number: number, lengths: lengths, check: part.checks[j], txn, appending: appending)
             }
         }
+        try changes.apply(in: try dbs.postings(state), txn)
         guard let first = numbers.first(where: { $0 != .max }) else { return }
         let segment: UInt32?
         if newSegment, try txn.cursor(in: try dbs.postings(state)).first() != nil {
@@ -435,21 +477,22 @@ extension StoreTransaction {
     /// appended as merged blocks term by term. The text comes from the records' bytes, decoded
     /// with the chunk's field table on the tokenizing threads (a chunk keeps no values). Runs
     /// before the chunk's records are written: a record it replaces gives the terms to remove.
-    func indexChunkForSearch<V>(_ chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection)
-        throws
-    {
+    func indexChunkForSearch<V>(
+        _ chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection, unchanged: [Bool]? = nil
+    ) throws {
         guard let index = collection.search, let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let keys = chunk.entries.map { $0.key.array }
         if let parts = chunk.searchParts {
             try writer.indexBatch(
-                keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, newSegment: true, lmdb)
+                keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, newSegment: true,
+                unchanged: unchanged, lmdb)
         } else {
             let texts = try Store.chunkTexts(chunk, index, collection, c)
             try writer.indexBatch(
                 keys: keys, texts: texts.text, indexed: { try storedText($0, index, collection, c) }, newSegment: true,
-                lmdb)
+                unchanged: unchanged, lmdb)
             try texts.check()
         }
         try writer.flush(lmdb)

@@ -453,6 +453,41 @@ let datedNotes = StoreCollection<Note>(
             #expect(try hits("storm", 200, 100).isEmpty)
         }
     }
+
+    /// Newest or oldest first with many matches, the page comes from walking the date index
+    /// (a walk that runs long falls back to reading every match's date): the same order as
+    /// sorting every match — by date, ties (three notes a day) by score, then key.
+    @Test func aDateOrderedPageOfManyMatchesIsTheSortedMatchesFirst() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(datedNotes)
+            // "tide" in every note (same length, same score); "ebb" in the 300 oldest only: a
+            // newest-first walk would pass 1,500 entries for them and gives up.
+            let values = (0..<1_800).map { i in
+                note(String(format: "d%04d", (i * 7) % 1_800), i < 300 ? "tide ebb" : "tide flow", day: i / 3)
+            }
+            try await store.bulkInsert(values, into: datedNotes)
+            let byDay = values.sorted { $0.day != $1.day ? $0.day < $1.day : $0.id < $1.id }
+            let newestFirst = values.sorted { $0.day != $1.day ? $0.day > $1.day : $0.id < $1.id }
+            func page(_ query: String, _ sort: SearchSort, _ limit: Int, since: Int? = nil) throws -> [String] {
+                try store.read { snap in
+                    try snap.search(
+                        query, in: datedNotes, limit: limit, sort: sort,
+                        since: since.map { Date(timeIntervalSince1970: Double($0) * 86_400) }
+                    ).map { $0.key.description }
+                }
+            }
+            let ebb = newestFirst.filter { $0.title.hasSuffix("ebb") }
+            let fromDay250 = byDay.filter { $0.day >= Date(timeIntervalSince1970: 250 * 86_400) }
+            for limit in [1, 7, 8, 30] {
+                #expect(try page("tide", .newest, limit) == newestFirst.prefix(limit).map(\.id))
+                #expect(try page("tide", .oldest, limit) == byDay.prefix(limit).map(\.id))
+                #expect(try page("ebb", .newest, limit) == ebb.prefix(limit).map(\.id))
+                #expect(try page("tide", .oldest, limit, since: 250) == fromDay250.prefix(limit).map(\.id))
+            }
+        }
+    }
 }
 
 /// Adds a posting block of a document that does not exist and removes the block a record needs.

@@ -122,122 +122,141 @@ extension StoreReading where Self: ~Copyable {
         // Each match's field lengths (`stride` a kept match, in `lengths`) and, when needed, its
         // date; those outside the dates dropped. Sized once: a common term matches most documents.
         let stride = evaluation.weights.count
-        let candidates = try withinDates(matched, since: since, until: until, SearchDocumentEntries(dbs, state), c)
-        var kept = buffers.numbers(capacity: candidates.count)
-        var dates: [Date?] = []
-        var lengths = buffers.numbers(capacity: candidates.count * stride)
-        lengths.append(contentsOf: repeatElement(0, count: candidates.count * stride))
-        if needDates { dates.reserveCapacity(candidates.count) }
-        var numberKey = [UInt8](repeating: 0, count: 4)
-        // One cursor for the ascending numbers: LMDB looks for a key on the cursor's current
-        // page before descending from the root (a prefix's matches are most of the documents).
-        let numbers = try cursor(in: dbs.numbers)
-        for number in candidates {
-            SearchDatabases.setNumber(number, in: &numberKey)
-            // A dropped match's lengths are overwritten by the next one's (the same fields).
-            let start = kept.count * stride
-            var date: Date?
-            let inRange = try numbers.seek(exactly: numberKey).map { entry -> Bool in
-                let bytes = entry.value
-                var offset = 0
-                for f in 0..<state.lengthFields {
-                    let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
-                    if f < stride { lengths[start + f] = l }
-                }
-                guard needDates, let dateField else { return true }
-                guard bytes.count >= offset + state.checkBytes else {
-                    throw StoreError(.corrupted, "search index: short number entry")
-                }
-                let physical = UnsafeRawBufferPointer(rebasing: bytes[(offset + state.checkBytes)...])
-                let value = try withValue(forKey: physical, in: c.records) { record in
-                    try withFieldRetry { table in
-                        try CompactField.value(at: dateField, in: record, fields: table, options: c.decoder.options)
+        let inDates = try withinDates(matched, since: since, until: until, SearchDocumentEntries(dbs, state), c)
+        // By date, many matches: those the date index gives first (and every match again in the
+        // rare case that they fill no page: a boundary date outside the bounds by less than a
+        // millisecond, an entry without its number entry).
+        var narrowed = sort == .relevance ? nil : try dateOrderedCandidates(
+            inDates, newest: sort == .newest, limit: limit, since: since, until: until, SearchDocumentEntries(dbs, state),
+            c)
+        while true {
+            let candidates = narrowed ?? inDates
+            var kept = buffers.numbers(capacity: candidates.count)
+            var dates: [Date?] = []
+            var lengths = buffers.numbers(capacity: candidates.count * stride)
+            lengths.append(contentsOf: repeatElement(0, count: candidates.count * stride))
+            if needDates { dates.reserveCapacity(candidates.count) }
+            var numberKey = [UInt8](repeating: 0, count: 4)
+            // One cursor for the ascending numbers: LMDB looks for a key on the cursor's current
+            // page before descending from the root (a prefix's matches are most of the documents).
+            let numbers = try cursor(in: dbs.numbers)
+            for number in candidates {
+                SearchDatabases.setNumber(number, in: &numberKey)
+                // A dropped match's lengths are overwritten by the next one's (the same fields).
+                let start = kept.count * stride
+                var date: Date?
+                let inRange = try numbers.seek(exactly: numberKey).map { entry -> Bool in
+                    let bytes = entry.value
+                    var offset = 0
+                    for f in 0..<state.lengthFields {
+                        let l = UInt32(truncatingIfNeeded: try SearchVarint.read(bytes, &offset))
+                        if f < stride { lengths[start + f] = l }
                     }
+                    guard needDates, let dateField else { return true }
+                    guard bytes.count >= offset + state.checkBytes else {
+                        throw StoreError(.corrupted, "search index: short number entry")
+                    }
+                    let physical = UnsafeRawBufferPointer(rebasing: bytes[(offset + state.checkBytes)...])
+                    let value = try withValue(forKey: physical, in: c.records) { record in
+                        try withFieldRetry { table in
+                            try CompactField.value(at: dateField, in: record, fields: table, options: c.decoder.options)
+                        }
+                    }
+                    if case .date(let d)?? = value { date = d }
+                    guard since != nil || until != nil else { return true }
+                    guard let d = date else { return false }
+                    if let since, d < since { return false }
+                    if let until, d > until { return false }
+                    return true
                 }
-                if case .date(let d)?? = value { date = d }
-                guard since != nil || until != nil else { return true }
-                guard let d = date else { return false }
-                if let since, d < since { return false }
-                if let until, d > until { return false }
-                return true
+                guard inRange == true else { continue }
+                kept.append(number)
+                if needDates { dates.append(date) }
             }
-            guard inRange == true else { continue }
-            kept.append(number)
-            if needDates { dates.append(date) }
-        }
-        // Scores leaf by leaf: each leaf's documents are found among the kept ones by galloping
-        // forward from the last one found, so a leaf costs about its postings whether it matches
-        // most kept documents (a common term) or a few (one expansion of a prefix).
-        var scores = buffers.reals(capacity: kept.count)
-        scores.append(contentsOf: repeatElement(0, count: kept.count))
-        var frequencies = [UInt32](repeating: 0, count: stride)
-        averages.withUnsafeBufferPointer { av in
-            lengths.withUnsafeBufferPointer { allLengths in
-                kept.withUnsafeBufferPointer { kept in
-                    for leaf in evaluation.leaves {
-                        var at = 0
-                        for (k, number) in leaf.documents.enumerated() {
-                            at = SearchSets.firstIndex(atLeast: number, in: kept, from: at)
-                            guard at < kept.count else { break }
-                            guard kept[at] == number else { continue }
-                            for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
-                            let le = UnsafeBufferPointer(rebasing: allLengths[(at * stride)..<(at * stride + stride)])
-                            scores[at] += frequencies.withUnsafeBufferPointer { fr in
-                                scorer.termScore(
-                                    idf: leaf.idf,
-                                    weightedFrequency: scorer.weightedFrequency(frequencies: fr, lengths: le, averageLengths: av))
+            // Scores leaf by leaf: each leaf's documents are found among the kept ones by galloping
+            // forward from the last one found, so a leaf costs about its postings whether it matches
+            // most kept documents (a common term) or a few (one expansion of a prefix).
+            var scores = buffers.reals(capacity: kept.count)
+            scores.append(contentsOf: repeatElement(0, count: kept.count))
+            var frequencies = [UInt32](repeating: 0, count: stride)
+            averages.withUnsafeBufferPointer { av in
+                lengths.withUnsafeBufferPointer { allLengths in
+                    kept.withUnsafeBufferPointer { kept in
+                        for leaf in evaluation.leaves {
+                            var at = 0
+                            for (k, number) in leaf.documents.enumerated() {
+                                at = SearchSets.firstIndex(atLeast: number, in: kept, from: at)
+                                guard at < kept.count else { break }
+                                guard kept[at] == number else { continue }
+                                for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
+                                let le = UnsafeBufferPointer(
+                                    rebasing: allLengths[(at * stride)..<(at * stride + stride)])
+                                scores[at] += frequencies.withUnsafeBufferPointer { fr in
+                                    scorer.termScore(
+                                        idf: leaf.idf,
+                                        weightedFrequency: scorer.weightedFrequency(
+                                            frequencies: fr, lengths: le, averageLengths: av))
+                                }
                             }
                         }
                     }
                 }
             }
-        }
-        // Record keys only for the hits that can make the page: by relevance, those scoring at
-        // least the limit-th best score (ties are ordered by key); by date, all of them.
-        var shortlist: [Int]
-        if sort == .relevance, kept.count > limit {
-            let threshold = SearchSets.largest(limit, of: scores)
-            shortlist = []
-            for i in kept.indices where scores[i] >= threshold { shortlist.append(i) }
-        } else {
-            shortlist = Array(kept.indices)
-        }
-        var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
-        hits.reserveCapacity(shortlist.count)
-        for i in shortlist {
-            SearchDatabases.setNumber(kept[i], in: &numberKey)
-            let physical = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> [UInt8] in
-                Array(bytes[try state.keyOffset(inNumberEntry: bytes)...])
+            // Record keys only for the hits that can make the page: by relevance, those scoring at
+            // least the limit-th best score (ties are ordered by key); by date, all of them.
+            var shortlist: [Int]
+            if sort == .relevance, kept.count > limit {
+                let threshold = SearchSets.largest(limit, of: scores)
+                shortlist = []
+                for i in kept.indices where scores[i] >= threshold { shortlist.append(i) }
+            } else {
+                shortlist = Array(kept.indices)
             }
-            guard let physical else { continue }
-            hits.append((physical, scores[i], needDates ? dates[i] : nil))
-        }
-        switch sort {
-        case .relevance:
-            hits.sort { $0.score != $1.score ? $0.score > $1.score : $0.physical.lexicographicallyPrecedes($1.physical) }
-        case .newest, .oldest:
-            let newest = sort == .newest
-            hits.sort { a, b in
-                switch (a.date, b.date) {
-                case let (x?, y?) where x != y: return newest ? x > y : x < y
-                case (nil, _?): return false
-                case (_?, nil): return true
-                default: return a.score != b.score ? a.score > b.score : a.physical.lexicographicallyPrecedes(b.physical)
+            var hits: [(physical: [UInt8], score: Double, date: Date?)] = []
+            hits.reserveCapacity(shortlist.count)
+            for i in shortlist {
+                SearchDatabases.setNumber(kept[i], in: &numberKey)
+                let physical = try withValue(forKey: numberKey, in: dbs.numbers) { bytes -> [UInt8] in
+                    Array(bytes[try state.keyOffset(inNumberEntry: bytes)...])
+                }
+                guard let physical else { continue }
+                hits.append((physical, scores[i], needDates ? dates[i] : nil))
+            }
+            switch sort {
+            case .relevance:
+                hits.sort {
+                    $0.score != $1.score ? $0.score > $1.score : $0.physical.lexicographicallyPrecedes($1.physical)
+                }
+            case .newest, .oldest:
+                let newest = sort == .newest
+                hits.sort { a, b in
+                    switch (a.date, b.date) {
+                    case let (x?, y?) where x != y: return newest ? x > y : x < y
+                    case (nil, _?): return false
+                    case (_?, nil): return true
+                    default:
+                        return a.score != b.score ? a.score > b.score : a.physical.lexicographicallyPrecedes(b.physical)
+                    }
                 }
             }
+            let page = try hits.prefix(limit).map { hit in
+                SearchHit(
+                    key: try hit.physical.withUnsafeBytes { try logicalKey($0) }, score: hit.score, date: hit.date)
+            }
+            buffers.give(kept)
+            buffers.give(lengths)
+            buffers.give(scores)
+            if narrowed != nil && page.count < limit {
+                narrowed = nil
+                continue
+            }
+            for leaf in evaluation.leaves {
+                buffers.give(leaf.documents)
+                buffers.give(leaf.frequencies)
+            }
+            buffers.give(matched)
+            return page
         }
-        let page = try hits.prefix(limit).map { hit in
-            SearchHit(key: try hit.physical.withUnsafeBytes { try logicalKey($0) }, score: hit.score, date: hit.date)
-        }
-        for leaf in evaluation.leaves {
-            buffers.give(leaf.documents)
-            buffers.give(leaf.frequencies)
-        }
-        buffers.give(matched)
-        buffers.give(kept)
-        buffers.give(lengths)
-        buffers.give(scores)
-        return page
     }
 
     /// `matched` narrowed to the documents the collection's date index holds in `since...until`,

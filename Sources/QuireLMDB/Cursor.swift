@@ -108,6 +108,14 @@ public final class Cursor {
         return error
     }
 
+    /// Deletes the entry the cursor stands at, in a write transaction; the cursor then stands at
+    /// the entry after it, which ``current()`` gives (nil past the last). The corresponding C
+    /// call is `mdb_cursor_del`. A range is deleted with a seek and this, not a seek a key.
+    public func deleteCurrent() throws(LMDBError) {
+        handle.checkLive()
+        try handle.check(mdb_cursor_del(cursor, 0), "mdb_cursor_del")
+    }
+
     /// Moves to the first entry. The corresponding C op is `MDB_FIRST`.
     public func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }
     /// Moves to the last entry. The corresponding C op is `MDB_LAST`.

@@ -141,4 +141,33 @@ import Testing
             #expect(result == "bdfhjlnprtvx")
         }
     }
+
+    /// Deleting at the cursor leaves it at the next entry: a range deleted in one walk, across
+    /// leaf pages and up to the last entry, with what is outside the range kept.
+    @Test func deleteCurrentLeavesTheCursorAtTheNextEntry() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("numbers")
+            let key = { (i: Int) in bytes(String(format: "k%05d", i)) }
+            let value = [UInt8](repeating: 7, count: 300)  // about a dozen entries a page
+            try env.write { txn throws in for i in 0..<2_000 { try txn.put(value, forKey: key(i), in: db) } }
+            func deleteWalk(from: Int, below: Int?) throws -> Int {
+                try env.write { txn throws in
+                    let cursor = try txn.cursor(in: db)
+                    var deleted = 0
+                    var entry = try cursor.seek(atLeast: key(from))
+                    while let e = entry, below.map({ string(e.key) < String(format: "k%05d", $0) }) ?? true {
+                        try cursor.deleteCurrent()
+                        deleted += 1
+                        entry = try cursor.current()
+                    }
+                    return deleted
+                }
+            }
+            #expect(try deleteWalk(from: 500, below: 1_500) == 1_000)
+            #expect(try deleteWalk(from: 1_900, below: nil) == 100)
+            let left = try env.read { txn throws in txn.entries(in: db).map { string($0.key) } }
+            #expect(left == (0..<500).map { String(format: "k%05d", $0) } + (1_500..<1_900).map { String(format: "k%05d", $0) })
+        }
+    }
 }

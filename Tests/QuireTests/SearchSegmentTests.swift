@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Quire
 import QuireLMDB  // white-box: moves a segment's block under the store
@@ -168,6 +169,70 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                 try await reference.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
                 #expect(try store.verify().isSound)
                 try expectSameAnswers(store, reference, values)
+            }
+        }
+    }
+
+    /// The load's end merges the segments in place a batch of terms a transaction. Between two
+    /// batches — terms below the merge's progress in the main blocks, the others still in the
+    /// segments — an upsert, a delete and new documents (from another task or process) land where
+    /// readers and verify look for them, and a merge stopped there goes on at the next load's end.
+    @Test func writesBetweenTheMergesBatchesLandWhereTheyAreRead() async throws {
+        let values = segmentNotes(900, seed: 41)
+        let edited = note(values[700].id, "zyzzyva " + values[3].title, values[3].body, section: "World", day: 700)
+        let added = (0..<5).map { note("late-\($0)", values[10 + $0].title + " quokka", values[20].body, day: 900 + $0) }
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                try await store.bulkInsert(values.prefix(300), into: notes, options: BulkInsertOptions(chunkSize: 1_000))
+                _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 150)) { loader in
+                    loader.stopsCompaction(when: { true })
+                    try await loader.submit(values[300...])
+                }
+                #expect(try segments(store).starts == [300, 450, 600, 750])
+                let batches = Mutex(0)
+                let midway = Mutex<[VerificationReport]>([])
+                // Batches of about 8 KiB of blocks: dozens of them. Stopped after the tenth.
+                await #expect(throws: CancellationError.self) {
+                    try await store.writer.run {
+                        try store.compactSearchIndexAfterLoad(
+                            notes, written: 600,
+                            betweenMergeBatches: {
+                                let batch = batches.withLock { n in
+                                    n += 1
+                                    return n
+                                }
+                                if batch == 4 {
+                                    try store.writeNow { txn in
+                                        try txn.put(edited, in: notes)
+                                        try txn.delete(.string(values[450].id), from: notes)
+                                        try txn.put(contentsOf: added, in: notes)
+                                    }
+                                    let report = try store.verify()
+                                    midway.withLock { $0.append(report) }
+                                }
+                                if batch == 10 { throw CancellationError() }
+                            }, mergeBatchBytes: 8 << 10)
+                    }
+                }
+                let reports = midway.withLock { $0 }
+                #expect(reports.count == 1 && reports[0].isSound, "\(reports.first?.problems ?? [])")
+                let stopped = try segments(store)
+                #expect(stopped.flagged && !stopped.starts.isEmpty)
+                #expect(try store.verify().isSound)
+                var final = Array(values)
+                final[700] = edited
+                final.remove(at: 450)
+                final += added
+                try await reference.bulkInsert(final, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
+                try expectSameAnswers(store, reference, final)
+                #expect(try ids(store, "zyzzyva") == [edited.id])
+                #expect(try Set(ids(store, "quokka")) == Set(added.map(\.id)))
+                // The next load's end goes on from where it stopped and clears the flag.
+                let outcome = try await store.writer.run { try store.compactSearchIndexAfterLoad(notes, written: 600) }
+                #expect(outcome != nil)
+                #expect(try segments(store) == ([], false))
+                #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, final)
             }
         }
     }

@@ -98,39 +98,41 @@ enum SearchCompaction {
 }
 
 extension Store {
-    /// Merges the segments the load's chunks wrote (``SearchSegmentMerge``) and compacts
-    /// `collection`'s posting blocks, and its document and number entries (their pages split
-    /// too, a chunk's new entries landing among the stored ones), when worthwhile
-    /// (``SearchCompaction``) and when a bulk load that wrote `written` records is a large
-    /// enough part of its index: at least a quarter of the indexed documents, so that a load's
-    /// compaction costs a bounded share of what it wrote (a small load into a large store
-    /// neither scans nor rewrites the large index: its segments are merged in place, unless they
-    /// hold a quarter of the documents, as an interrupted large load's may). Returns
-    /// nil when it did not compact. `isCancelled` true stops it, the index left as it was.
+    /// Merges the segments the load's chunks wrote into the main blocks, in place
+    /// (``SearchSegmentMerge``), then compacts `collection`'s posting blocks, and its document and
+    /// number entries (their pages split too, a chunk's new entries landing among the stored
+    /// ones), when worthwhile (``SearchCompaction``: mostly empty pages; a copy leaves the pages
+    /// it copied free) and when a bulk load that wrote `written` records is a large enough part
+    /// of its index: at least a quarter of the indexed documents, so that a load's compaction
+    /// costs a bounded share of what it wrote (a small load into a large store neither scans nor
+    /// rewrites the large index, unless its segments hold a quarter of the documents, as an
+    /// interrupted large load's may). Returns nil when it did not look at compacting.
+    /// `isCancelled` true stops it between entries: what committed stays, sound (a merge goes on
+    /// from there next time), and the rest as it was.
     @available(*, noasync)
     func compactSearchIndexAfterLoad<V>(
         _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil,
-        betweenBatches: (() throws -> Void)? = nil
+        betweenBatches: (() throws -> Void)? = nil, betweenMergeBatches: (() throws -> Void)? = nil,
+        mergeBatchBytes: Int = compactionBatchBytes
     ) throws -> SearchCompaction.Outcome? {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
         guard let dbs = c.search else { return nil }
-        let whole = try writeNow { txn -> Bool in
-            var state = try SearchState.stored(dbs, txn.lmdb)
+        let (whole, segmented) = try writeNow { txn -> (Bool, Bool) in
+            let state = try SearchState.stored(dbs, txn.lmdb)
             // The segments may hold more than this load wrote (an interrupted load's before it).
             let postings = try dbs.postings(state)
             let first = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)).first : nil
             let segmentDocuments = first.map { UInt64(state.nextNumber - min($0, state.nextNumber)) } ?? 0
-            let whole = max(UInt64(written), segmentDocuments) * 4 >= state.documents
-            if state.segmented && !whole {
-                try SearchSegmentMerge.mergeInPlace(postings, txn.lmdb, directory: path, isCancelled: isCancelled)
-                state.segmented = false
-                try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
-            }
-            return whole
+            return (max(UInt64(written), segmentDocuments) * 4 >= state.documents, state.segmented)
         }
+        let merged = segmented
+            ? try mergeSegments(dbs, batchBytes: mergeBatchBytes, isCancelled: isCancelled, betweenBatches: betweenMergeBatches)
+            : nil
         guard whole else { return nil }
+        // Packed again only when its pages are mostly empty: a copy leaves the pages it copied free.
         var total = try rewritePostings(dbs, isCancelled: isCancelled, betweenBatches: betweenBatches)
+        if let merged { total.bytesBefore = merged.bytesBefore }
         let entries = try writeNow { txn in
             try [dbs.documents, dbs.numbers].map {
                 try SearchCompaction.compact($0, txn.lmdb, directory: path, isCancelled: isCancelled)
@@ -143,8 +145,58 @@ extension Store {
         return total
     }
 
-    /// Bytes of blocks appended a transaction when a compaction writes the other posting database.
+    /// Bytes of blocks appended a transaction when a compaction writes the other posting database,
+    /// or read from the segments a transaction when they are merged in place.
     static let compactionBatchBytes = 16 << 20
+
+    /// Merges the segments into the main blocks in place, a batch of terms a transaction
+    /// (``SearchSegmentMerge/mergeBatch(_:_:segmentsUpTo:from:bytes:isCancelled:)``), recording
+    /// how far it came (``SegmentMergeProgress``: writes meanwhile route by it, and a merge that
+    /// was stopped goes on from there); segments a load wrote meanwhile are merged after. The last
+    /// batch clears the state's segment flag. `betweenBatches` runs before each batch.
+    @available(*, noasync)
+    private func mergeSegments(
+        _ dbs: SearchDatabases, batchBytes: Int, isCancelled: (() -> Bool)?, betweenBatches: (() throws -> Void)?
+    ) throws -> SearchCompaction.Outcome {
+        var before: Int?
+        while true {
+            try betweenBatches?()
+            let batch = try writeNow { txn -> (done: Bool, bytes: Int) in
+                var state = try SearchState.stored(dbs, txn.lmdb)
+                let postings = try dbs.postings(state)
+                let bytes = try txn.lmdb.statistics(of: postings).bytes
+                let starts = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)) : []
+                guard let newest = starts.last else {
+                    if state.segmented {
+                        state.segmented = false
+                        try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
+                    }
+                    try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)
+                    return (true, bytes)
+                }
+                let progress = try SegmentMergeProgress.stored(dbs, txn.lmdb) ?? SegmentMergeProgress(last: newest, next: [])
+                let next = try SearchSegmentMerge.mergeBatch(
+                    postings, txn.lmdb, segmentsUpTo: progress.last, from: progress.next,
+                    bytes: batchBytes, isCancelled: isCancelled)
+                if let next {
+                    try txn.lmdb.put(
+                        SegmentMergeProgress(last: progress.last, next: next).bytes, forKey: SearchDatabases.mergeKey,
+                        in: dbs.state)
+                } else {
+                    try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)  // the next pass: newer segments
+                }
+                // Moved, not changed; but as with every write to the index, a copy in progress is void.
+                try txn.lmdb.delete(SearchDatabases.rewriteKey, in: dbs.state)
+                return (false, bytes)
+            }
+            if before == nil { before = batch.bytes }
+            if batch.done { break }
+        }
+        let after = try read { snap in
+            try snap.lmdb.statistics(of: try dbs.postings(try SearchState.stored(dbs, snap.lmdb))).bytes
+        }
+        return SearchCompaction.Outcome(bytesBefore: before ?? after, bytesAfter: after)
+    }
 
     /// Writes the postings again, packed — the main blocks and the segments, each term's blocks
     /// cut again as one run — into the other posting database, ``compactionBatchBytes`` a

@@ -57,6 +57,8 @@ struct SearchDatabases: Sendable {
     /// posting database over several transactions; every write to the index deletes it
     /// (``SearchIndexWriter/flush(_:)``), so a copy that a write overtook is not switched to.
     static let rewriteKey = Array("rewrite".utf8)
+    /// The `s:<c>:stat` entry of a merge of the segments in progress (``SegmentMergeProgress``).
+    static let mergeKey = Array("merge".utf8)
 
     /// `term 0x00 number`.
     static func postingKey(_ term: UnsafeBufferPointer<UInt8>, _ number: UInt32) -> [UInt8] {

@@ -8,15 +8,15 @@ import QuireText
 /// of a bulk load: a reader sees the segments or the merged blocks, never a mix, and the same
 /// postings either way.
 ///
-/// Two ways, by what the load and the segments hold (``Store/compactSearchIndexAfterLoad(_:written:isCancelled:)``):
-/// - **rewritten**, when either is a quarter of the index or more: every block, main and
-///   segments, is read term by term in key order (one cursor a source, merged), each term's
-///   blocks cut again as one run, written to a temporary file, and appended with `MDB_APPEND`
-///   (which fills each page) into the other posting database, a batch a transaction, before one
-///   transaction switches to it;
-/// - **in place**, after a small load into a large index, in one transaction: the segments'
-///   blocks are copied out, deleted, and appended to each term's main blocks
-///   (``SearchPostings/appendRun``), touching only the terms the segments have.
+/// In place, a batch of terms a transaction (``mergeBatch(_:_:from:bytes:isCancelled:)``): the
+/// segments' blocks of the batch's terms are read in term order (one cursor a segment, merged),
+/// deleted, and appended to each term's main blocks (``SearchPostings/appendRun``), touching only
+/// the terms the segments have. After each commit every term's postings are whole, in its main
+/// blocks or still in the segments, so a reader between batches sees them all; and the pages
+/// one batch frees hold the next batch's blocks, so the file grows by about a batch, where a copy
+/// into the other posting database (``Store/compactSearchIndexAfterLoad(_:written:isCancelled:betweenBatches:)``
+/// still copies an index with no segments whose pages are mostly empty) left the segments' pages free: a
+/// third of the file after a load of 1M articles.
 enum SearchSegmentMerge {
     /// Writes `database`'s blocks in key order through `emit`, each term's blocks (the main
     /// ones when `includingMain`, then each segment's) as one run: cut again into blocks
@@ -36,58 +36,92 @@ enum SearchSegmentMerge {
         var key: [UInt8] = []
         try merger.forEachTerm { term, bounds, values in
             for _ in values { try poll.step(isCancelled) }  // a step a block, as a copy polls
-            if cutting { return try cutter.write(term, bounds, values, emit) }
+            if cutting {
+                try cutter.write(term, bounds, values, emit)
+                return true
+            }
             for (bound, value) in zip(bounds, values) {
                 SearchDatabases.setPostingKey(&key, term, bound)
                 try key.withUnsafeBytes { try emit($0, value) }
             }
+            return true
         }
         try txn.checkIntact()
     }
 
-    /// Merges the segments in place: copies their blocks out (in term order, under their main
-    /// keys), deletes them, and appends each term's postings to its main blocks.
-    static func mergeInPlace<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, directory: String, isCancelled: (() -> Bool)?
-    ) throws {
-        let pageSize = try txn.statistics(of: database).pageSize
-        let file = try SpillFile(directory: directory)
-        try file.appendPairs { emit in
-            try forEachMergedBlock(
-                database, txn, includingMain: false, cutting: false, pageSize: pageSize, isCancelled: isCancelled, emit)
-        }
-        let cursor = try txn.cursor(in: database)
-        let marker = [SearchSegments.marker]
-        while let entry = try cursor.seek(atLeast: marker) {
-            try txn.delete(entry.keyBytes, in: database)
-        }
-        let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }
-        var buffers = SearchPostings.RunBuffers()
+    /// Merges the blocks of a batch of terms of the segments starting at or below `last` into the
+    /// main blocks, from the first term at or after `from` (the whole of a term, however many
+    /// blocks it has) until the blocks read pass `bytes`: reads them, deletes them from those
+    /// segments, and appends each term's run to its main blocks. Returns the first term of the
+    /// next batch, nil when those segments had no more terms.
+    static func mergeBatch<T: WritableTransaction & ~Copyable>(
+        _ database: Database, _ txn: borrowing T, segmentsUpTo last: UInt32, from: [UInt8], bytes: Int,
+        isCancelled: (() -> Bool)?
+    ) throws -> [UInt8]? {
         var poll = CancellationPoll(every: 4_096)
-        var term: [UInt8] = []
-        var values: [UnsafeRawBufferPointer] = []
-        func appendTerm() throws {
-            guard !values.isEmpty else { return }
-            try poll.step(isCancelled)
-            try SearchPostings.appendRun(
-                term[...], runBytes: values.reduce(0) { $0 + $1.count }, in: database, txn, cursor: cursor,
-                appending: lastTerm.map { $0.lexicographicallyPrecedes(term) } ?? true, buffers: &buffers
-            ) { emit in
-                for value in values { try PostingBlock.forEachPosting(in: value, emit) }
-            }
-            values.removeAll(keepingCapacity: true)
+        let starts = try SearchSegments.starts(try txn.cursor(in: database)).filter { $0 <= last }
+        var sources: [TermBlockSource] = []
+        for start in starts {
+            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, from: from))
         }
-        let arena = try file.mapped()
-        try SpillFile.forEachPair(in: arena, size: file.size) { key, value in
-            let blockTerm = key.prefix(max(0, key.count - 5))
-            if !blockTerm.elementsEqual(term) {
-                try appendTerm()
-                term = Array(blockTerm)
+        // The batch's runs, copied out: the deletes below change the pages they were read from.
+        var terms: [UInt8] = []
+        var termEnds: [Int] = []
+        var blocks: [UInt8] = []
+        var blockEnds: [Int] = []
+        var runEnds: [Int] = []  // each term's last block + 1
+        var next: [UInt8]?
+        var merger = TermBlockMerger(sources)
+        try merger.forEachTerm { term, _, values in
+            guard blocks.count < bytes else {
+                next = Array(term)
+                return false
             }
-            values.append(value)
+            for value in values {
+                try poll.step(isCancelled)
+                blocks.append(contentsOf: value)
+                blockEnds.append(blocks.count)
+            }
+            terms.append(contentsOf: term)
+            termEnds.append(terms.count)
+            runEnds.append(blockEnds.count)
+            return true
         }
-        try appendTerm()
-        withExtendedLifetime(arena) {}
+        try txn.checkIntact()
+        // The batch's blocks out of every segment: keys from `prefix from` below `prefix next 0x00`.
+        let cursor = try txn.cursor(in: database)
+        for start in starts {
+            let prefix = SearchSegments.prefix(start)
+            let end = next.map { prefix + $0 + [0] }
+            var entry = try cursor.seek(atLeast: prefix + from)
+            while let found = entry, found.key.starts(with: prefix),
+                end.map({ $0.withUnsafeBytes { TermBlockMerger.compare(found.key, $0) < 0 } }) ?? true
+            {
+                try poll.step(isCancelled)
+                try cursor.deleteCurrent()
+                entry = try cursor.current()
+            }
+        }
+        var buffers = SearchPostings.RunBuffers()
+        try blocks.withUnsafeBytes { all in
+            var block = 0
+            for t in termEnds.indices {
+                let term = terms[(t == 0 ? 0 : termEnds[t - 1])..<termEnds[t]]
+                let first = block
+                block = runEnds[t]
+                let runBytes = blockEnds[block - 1] - (first == 0 ? 0 : blockEnds[first - 1])
+                try poll.step(isCancelled)
+                try SearchPostings.appendRun(
+                    term, runBytes: runBytes, in: database, txn, cursor: cursor, appending: false, buffers: &buffers
+                ) { emit in
+                    for b in first..<block {
+                        let value = UnsafeRawBufferPointer(rebasing: all[(b == 0 ? 0 : blockEnds[b - 1])..<blockEnds[b]])
+                        try PostingBlock.forEachPosting(in: value, emit)
+                    }
+                }
+            }
+        }
+        return next
     }
 }
 
@@ -99,11 +133,12 @@ struct TermBlockSource {
     private let prefix: [UInt8]?
     private(set) var entry: Entry?
 
-    init(_ cursor: Cursor, segment: UInt32?) throws {
+    /// The source's blocks from the first of `term` on (all of them when `term` is empty).
+    init(_ cursor: Cursor, segment: UInt32?, from term: [UInt8] = []) throws {
         self.cursor = cursor
         prefix = segment.map(SearchSegments.prefix)
-        entry = try prefix.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
-        entry = try within(entry)
+        let start = (prefix ?? []) + term
+        entry = try within(start.isEmpty ? try cursor.first() : try cursor.seek(atLeast: start))
     }
 
     /// The current block's term, nil past the source's last block.
@@ -143,9 +178,9 @@ struct TermBlockMerger {
         for s in sources.indices where sources[s].entry != nil { push(s) }
     }
 
-    /// Calls `body` with each term and its blocks' bounds and values.
+    /// Calls `body` with each term and its blocks' bounds and values, until it returns false.
     mutating func forEachTerm(
-        _ body: (UnsafeRawBufferPointer, [UInt32], [UnsafeRawBufferPointer]) throws -> Void
+        _ body: (UnsafeRawBufferPointer, [UInt32], [UnsafeRawBufferPointer]) throws -> Bool
     ) throws {
         var bounds: [UInt32] = []
         var values: [UnsafeRawBufferPointer] = []
@@ -160,7 +195,7 @@ struct TermBlockMerger {
                 } while isTerm(top, term)
                 if sources[top].entry == nil { popTop() } else { siftDown(0) }
             }
-            try body(term, bounds, values)
+            guard try body(term, bounds, values) else { return }
         }
     }
 

@@ -70,3 +70,74 @@ enum SearchSegments {
         return low == 0 ? nil : starts[low - 1]
     }
 }
+
+/// How far a merge of the segments into the main blocks has come (the `merge` entry of
+/// `s:<c>:stat`: `last` big-endian, then `next`'s bytes): it merges the segments starting at or
+/// below `last`, a batch of terms a transaction in term order, and the terms below `next` are
+/// merged. Their postings of those segments' documents are in the main blocks; the segments hold
+/// blocks of the other terms only, and newer segments (a load that started meanwhile) all terms.
+struct SegmentMergeProgress: Equatable {
+    var last: UInt32
+    var next: [UInt8]
+
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        SearchDatabases.appendNumber(last, to: &out)
+        return out + next
+    }
+
+    /// The progress stored in `dbs`, nil when no merge is under way.
+    static func stored<T: ReadableTransaction & ~Copyable>(_ dbs: SearchDatabases, _ txn: borrowing T) throws
+        -> SegmentMergeProgress?
+    {
+        try txn.withValue(forKey: SearchDatabases.mergeKey, in: dbs.state) { bytes in
+            guard let last = SearchDatabases.number(bytes, at: 0) else {
+                throw StoreError(.corrupted, "search index: a merge entry of \(bytes.count) bytes")
+            }
+            return SegmentMergeProgress(last: last, next: Array(bytes[4...]))
+        }
+    }
+
+    /// Whether `term`'s postings of the merged segments' documents are in the main blocks.
+    func hasMerged(_ term: some Collection<UInt8>) -> Bool { term.lexicographicallyPrecedes(next) }
+}
+
+/// Which blocks hold a term's posting of a document: the segment that owns the document's
+/// number (``SearchSegments/owner(of:in:)``), or the main blocks; while a merge is under way
+/// (``SegmentMergeProgress``), a term it has passed has the merged segments' documents in the
+/// main blocks, and only the newer segments own numbers.
+struct SegmentRouting {
+    let starts: [UInt32]
+    let merge: SegmentMergeProgress?
+    /// The starts of the segments newer than the merge's.
+    private let newer: [UInt32]
+
+    init(starts: [UInt32], merge: SegmentMergeProgress?) {
+        self.starts = starts
+        self.merge = merge
+        newer = merge.map { m in starts.filter { $0 > m.last } } ?? starts
+    }
+
+    /// The routing read from the index (a seek a segment).
+    static func stored<T: ReadableTransaction & ~Copyable>(
+        _ dbs: SearchDatabases, _ state: SearchState, _ txn: borrowing T
+    ) throws -> SegmentRouting {
+        guard state.segmented else { return SegmentRouting(starts: [], merge: nil) }
+        let starts = try SearchSegments.starts(try txn.cursor(in: try dbs.postings(state)))
+        return SegmentRouting(starts: starts, merge: try SegmentMergeProgress.stored(dbs, txn))
+    }
+
+    /// The segments that own numbers for `term`'s postings, ascending.
+    func starts(for term: some Collection<UInt8>) -> [UInt32] {
+        merge.map { $0.hasMerged(term) } == true ? newer : starts
+    }
+
+    /// The segment whose blocks of `term` hold (or are to hold) document `number`; nil for the
+    /// main blocks.
+    func owner(of number: UInt32, term: some Collection<UInt8>) -> UInt32? {
+        SearchSegments.owner(of: number, in: starts(for: term))
+    }
+
+    /// With a segment started at `start` added (a bulk chunk's, the newest).
+    func adding(_ start: UInt32) -> SegmentRouting { SegmentRouting(starts: starts + [start], merge: merge) }
+}

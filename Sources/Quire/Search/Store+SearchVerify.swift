@@ -191,6 +191,7 @@ extension Store {
             var sources: [Int] = []
             let postingDatabase = try dbs.postings(state)
             let segments = try SearchSegments.starts(try snap.lmdb.cursor(in: postingDatabase))
+            let routing = SegmentRouting(starts: segments, merge: try SegmentMergeProgress.stored(dbs, snap.lmdb))
             let segmentIndex = Dictionary(uniqueKeysWithValues: segments.enumerated().map { ($1, $0) })
             if !segments.isEmpty && !state.segmented {
                 problem("\(place): posting segments in an index whose state does not say it has any")
@@ -217,11 +218,15 @@ extension Store {
                         problem("\(place): posting block of '\(word())' at \(bounds[i]) overlaps its neighbours")
                     }
                     // A segment's documents lie between its start and the next one's; the main
-                    // blocks' below the first segment's.
+                    // blocks' below the first segment's (for a term a merge has passed, the first
+                    // segment newer than the merge's, and the merged segments hold none of it).
+                    let owners = routing.starts(for: term)
                     let low = source < 0 ? 0 : segments[source]
-                    let high = source + 1 < segments.count ? segments[source + 1] : nil
+                    let high = source < 0 ? owners.first : source + 1 < segments.count ? segments[source + 1] : nil
                     if let first = block.first, let last = block.last, first < low || high.map({ last >= $0 }) == true {
                         problem("\(place): posting block of '\(word())' at \(bounds[i]) lies outside its segment")
+                    } else if source >= 0, owners.count < segments.count, !owners.contains(segments[source]) {
+                        problem("\(place): posting block of '\(word())' at \(bounds[i]) is left in a merged segment")
                     }
                     if block.first == nil { problem("\(place): empty posting block of '\(word())'") }
                     collectionPostings += block.postings
@@ -289,7 +294,7 @@ extension Store {
                 var reported = false
                 for term in terms ?? [] {
                     let word = String(decoding: term, as: UTF8.self)
-                    let keyTerm = SearchSegments.keyTerm(term, in: SearchSegments.owner(of: number, in: segments))
+                    let keyTerm = SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term))
                     let found = try SearchPostings.block(keyTerm, at: number, in: postingDatabase, snap.lmdb)
                     let block = try found.map { f in try f.value.withUnsafeBytes { try PostingBlock($0) } }
                     guard let groups = block?.groups(of: number) else {

@@ -66,8 +66,8 @@ struct SearchIndexWriter {
     let dbs: SearchDatabases
     var state: SearchState
     var analyzer = SearchAnalyzer()
-    /// The starts of the index's segments (``SearchSegments``), read when first needed.
-    private var segments: [UInt32]?
+    /// Which blocks hold which postings (``SegmentRouting``), read when first needed.
+    private var routing: SegmentRouting?
 
     init(_ dbs: SearchDatabases, _ state: SearchState) {
         self.dbs = dbs
@@ -98,7 +98,7 @@ struct SearchIndexWriter {
         let old = try forget(key: key, indexed, txn)
         if let old {
             number = old.number
-            let segment = try owner(of: number, txn)
+            let routing = try self.routing(txn)
             // Both term lists walked in byte order: an edit changes the occurrences of a few
             // terms, and the others' postings stay as they are.
             let before = old.terms.indices.sorted { old.terms[$0].lexicographicallyPrecedes(old.terms[$1]) }
@@ -108,7 +108,7 @@ struct SearchIndexWriter {
                 let oldTerm = b < before.count ? old.terms[before[b]] : nil
                 let newTerm = a < after.count ? terms[after[a]] : nil
                 if let oldTerm, newTerm.map({ oldTerm.lexicographicallyPrecedes($0) }) ?? true {
-                    changes.remove(SearchSegments.keyTerm(oldTerm, in: segment), number)
+                    changes.remove(SearchSegments.keyTerm(oldTerm, in: routing.owner(of: number, term: oldTerm)), number)
                     b += 1
                     continue
                 }
@@ -120,31 +120,26 @@ struct SearchIndexWriter {
                         continue
                     }
                 }
+                let segment = routing.owner(of: number, term: terms[t])
                 changes.set(SearchSegments.keyTerm(terms[t], in: segment), number, groups: groups[t])
                 a += 1
             }
         } else {
             number = try nextNumber()
-            let segment = try owner(of: number, txn)
+            let routing = try self.routing(txn)
             for (term, value) in zip(terms, groups) {
-                changes.set(SearchSegments.keyTerm(term, in: segment), number, groups: value)
+                changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: value)
             }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
     }
 
-    /// The segment whose blocks hold (or are to hold) document `number`; nil for the main blocks.
-    private mutating func owner<T: WritableTransaction & ~Copyable>(of number: UInt32, _ txn: borrowing T) throws
-        -> UInt32?
-    {
-        SearchSegments.owner(of: number, in: try segmentStarts(txn))
-    }
-
-    private mutating func segmentStarts<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws -> [UInt32] {
-        if let segments { return segments }
-        let starts = state.segmented ? try SearchSegments.starts(try txn.cursor(in: try dbs.postings(state))) : []
-        segments = starts
-        return starts
+    /// The index's routing of postings to blocks, read when first needed.
+    private mutating func routing<T: WritableTransaction & ~Copyable>(_ txn: borrowing T) throws -> SegmentRouting {
+        if let routing { return routing }
+        let stored = try SegmentRouting.stored(dbs, state, txn)
+        routing = stored
+        return stored
     }
 
     private mutating func nextNumber() throws -> UInt32 {
@@ -185,9 +180,11 @@ struct SearchIndexWriter {
         throws -> Bool
     {
         guard let old = try forget(key: key, indexed, txn) else { return false }
-        let segment = try owner(of: old.number, txn)
+        let routing = try self.routing(txn)
         var changes = PostingChanges()
-        for term in old.terms { changes.remove(SearchSegments.keyTerm(term, in: segment), old.number) }
+        for term in old.terms {
+            changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: old.number, term: term)), old.number)
+        }
         try changes.apply(in: try dbs.postings(state), txn)
         try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
         var numberKey = [UInt8]()
@@ -306,26 +303,26 @@ struct SearchIndexWriter {
         }
         try changes.apply(in: try dbs.postings(state), txn)
         guard let first = numbers.first(where: { $0 != .max }) else { return }
-        let segment: UInt32?
+        let routing: SegmentRouting
         if newSegment, try txn.cursor(in: try dbs.postings(state)).first() != nil {
-            segments = try segmentStarts(txn) + [first]
+            routing = try self.routing(txn).adding(first)
+            self.routing = routing
             state.segmented = true
-            segment = first
         } else {
-            segment = try owner(of: first, txn)
+            routing = try self.routing(txn)
         }
-        try appendRuns(parts, numbers, segment: segment, txn)
+        // The new documents are numbered from `first` on: the blocks that own `first` own them all.
+        try appendRuns(parts, numbers, segment: { routing.owner(of: first, term: $0) }, txn)
     }
 
     /// Merges the parts' term lists (each in byte order) and appends each term's new postings,
-    /// to the main blocks or to `segment`'s.
+    /// to the main blocks or to the blocks of the segment `segment` gives for the term.
     private func appendRuns<T: WritableTransaction & ~Copyable>(
-        _ parts: [SearchBatchPart], _ numbers: [UInt32], segment: UInt32?, _ txn: borrowing T
+        _ parts: [SearchBatchPart], _ numbers: [UInt32], segment: (ArraySlice<UInt8>) -> UInt32?, _ txn: borrowing T
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
         var buffers = SearchPostings.RunBuffers()
-        var keyTerm = SearchSegments.keyTerm([], in: segment)
-        let prefixLength = keyTerm.count
+        var keyTerm: [UInt8] = []
         let postings = try dbs.postings(state)
         let cursor = try txn.cursor(in: postings)
         // Terms after the last stored one are appended (all of them in a first load).
@@ -351,7 +348,8 @@ struct SearchIndexWriter {
                 let slots = parts[p].termSlots(next[p])
                 runBytes += 2 * slots.count + parts[p].groupBytes(of: slots)  // a delta byte and slack a posting
             }
-            keyTerm.removeSubrange(prefixLength...)
+            keyTerm.removeAll(keepingCapacity: true)
+            if let start = segment(term) { keyTerm += SearchSegments.prefix(start) }
             keyTerm.append(contentsOf: term)
             let appending = lastTerm.map { $0.lexicographicallyPrecedes(keyTerm) } ?? true
             try SearchPostings.appendRun(

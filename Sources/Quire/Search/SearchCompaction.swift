@@ -113,7 +113,7 @@ extension Store {
     func compactSearchIndexAfterLoad<V>(
         _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil,
         betweenBatches: (() throws -> Void)? = nil, betweenMergeBatches: (() throws -> Void)? = nil,
-        mergeBatchBytes: Int = compactionBatchBytes
+        mergeBatchBytes: Int = mergeBatchBytes
     ) throws -> SearchCompaction.Outcome? {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
@@ -145,9 +145,13 @@ extension Store {
         return total
     }
 
-    /// Bytes of blocks appended a transaction when a compaction writes the other posting database,
-    /// or read from the segments a transaction when they are merged in place.
+    /// Bytes of blocks appended a transaction when a compaction writes the other posting database.
     static let compactionBatchBytes = 16 << 20
+
+    /// Bytes of blocks read from the segments a transaction when they are merged in place: a
+    /// batch of rare terms touches a main leaf page every few dozen terms, so its transaction
+    /// dirties more pages than it moves bytes.
+    static let mergeBatchBytes = 8 << 20
 
     /// Merges the segments into the main blocks in place, a batch of terms a transaction
     /// (``SearchSegmentMerge/mergeBatch(_:_:segmentsUpTo:from:bytes:isCancelled:)``), recording

@@ -68,6 +68,7 @@ enum SearchSegmentMerge {
         var terms: [UInt8] = []
         var termEnds: [Int] = []
         var blocks: [UInt8] = []
+        blocks.reserveCapacity(bytes + bytes / 8)  // most batches end within an eighth past `bytes`
         var blockEnds: [Int] = []
         var runEnds: [Int] = []  // each term's last block + 1
         var next: [UInt8]?

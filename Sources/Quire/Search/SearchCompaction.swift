@@ -171,8 +171,8 @@ extension Store {
                 let bytes = try txn.lmdb.statistics(of: postings).bytes
                 let starts = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)) : []
                 guard let newest = starts.last else {
-                    if state.segmented {
-                        state.segmented = false
+                    if state.segmented || state.merging {
+                        (state.segmented, state.merging) = (false, false)
                         try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
                     }
                     try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)
@@ -188,6 +188,10 @@ extension Store {
                         in: dbs.state)
                 } else {
                     try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)  // the next pass: newer segments
+                }
+                if state.merging != (next != nil) {
+                    state.merging = next != nil
+                    try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
                 }
                 // Moved, not changed; but as with every write to the index, a copy in progress is void.
                 try txn.lmdb.delete(SearchDatabases.rewriteKey, in: dbs.state)

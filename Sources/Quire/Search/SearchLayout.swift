@@ -22,7 +22,7 @@ extension SearchDefinition {
 ///   per field (BM25's average lengths), then (in indexes created now) the lengths a `num` entry
 ///   holds and the flags (bit 0: `doc` is keyed by hashes; bit 1: `num` entries hold checks;
 ///   bit 2: `post` may hold segments, ``SearchSegments``; bit 3: the postings are in
-///   `s:<c>:post.1`).
+///   `s:<c>:post.1`; bit 4: a merge of the segments is under way, ``SegmentMergeProgress``).
 struct SearchDatabases: Sendable {
     let definition: SearchDefinition
     /// `s:<c>:post` and `s:<c>:post.1`, which take turns holding the postings
@@ -223,6 +223,10 @@ struct SearchState: Sendable, Hashable {
     /// Whether the postings are in `s:<c>:post.1` rather than `s:<c>:post`
     /// (``SearchDatabases/postings(_:)``).
     var secondPostings = false
+    /// Whether a merge of the segments is under way (``SegmentMergeProgress``): writes route
+    /// by its progress. Builds that predate it refuse the index rather than write postings where
+    /// nothing reads them.
+    var merging = false
 
     /// The state of an index with nothing in it yet.
     init(newIndex definition: SearchDefinition) {
@@ -250,11 +254,12 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 15 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 31 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
             secondPostings = flags & 8 == 8
+            merging = flags & 16 == 16
         }
     }
 
@@ -266,6 +271,7 @@ struct SearchState: Sendable, Hashable {
         if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings {
             SearchVarint.append(UInt64(lengthFields), to: &out)
             let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
+                | (merging ? 16 : 0)
             SearchVarint.append(UInt64(flags), to: &out)
         }
         return out

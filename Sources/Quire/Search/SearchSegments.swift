@@ -124,7 +124,7 @@ struct SegmentRouting {
     ) throws -> SegmentRouting {
         guard state.segmented else { return SegmentRouting(starts: [], merge: nil) }
         let starts = try SearchSegments.starts(try txn.cursor(in: try dbs.postings(state)))
-        return SegmentRouting(starts: starts, merge: try SegmentMergeProgress.stored(dbs, txn))
+        return SegmentRouting(starts: starts, merge: state.merging ? try SegmentMergeProgress.stored(dbs, txn) : nil)
     }
 
     /// The segments that own numbers for `term`'s postings, ascending.

@@ -191,7 +191,11 @@ extension Store {
             var sources: [Int] = []
             let postingDatabase = try dbs.postings(state)
             let segments = try SearchSegments.starts(try snap.lmdb.cursor(in: postingDatabase))
-            let routing = SegmentRouting(starts: segments, merge: try SegmentMergeProgress.stored(dbs, snap.lmdb))
+            let merge = try SegmentMergeProgress.stored(dbs, snap.lmdb)
+            let routing = SegmentRouting(starts: segments, merge: state.merging ? merge : nil)
+            if state.merging != (merge != nil) {
+                problem("\(place): a merge entry and a state that disagree on whether a merge is under way")
+            }
             let segmentIndex = Dictionary(uniqueKeysWithValues: segments.enumerated().map { ($1, $0) })
             if !segments.isEmpty && !state.segmented {
                 problem("\(place): posting segments in an index whose state does not say it has any")

@@ -230,6 +230,8 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                 let stopped = try segments(store)
                 #expect(stopped.flagged && !stopped.starts.isEmpty)
                 #expect(try merging(store) == true)  // older builds refuse the index meanwhile
+                let stats = try store.storeStatistics().collections.first { $0.name == notes.name }
+                #expect(stats?.searchSegments == stopped.starts.count && stats?.searchMerging == true)
                 #expect(try store.verify().isSound)
                 var final = Array(values)
                 final[700] = edited
@@ -244,6 +246,8 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                 #expect(outcome != nil)
                 #expect(try segments(store) == ([], false))
                 #expect(try merging(store) == false)
+                let merged = try store.storeStatistics().collections.first { $0.name == notes.name }
+                #expect(merged?.searchSegments == 0 && merged?.searchMerging == false)
                 #expect(try store.verify().isSound)
                 try expectSameAnswers(store, reference, final)
             }

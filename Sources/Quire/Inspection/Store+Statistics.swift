@@ -24,6 +24,12 @@ public struct CollectionStatistics: Sendable, Hashable, Codable {
 
     /// Bytes of the records' pages per record, rounded (0 for an empty collection).
     public var bytesPerRecord: Int
+    /// The full-text index's posting segments that a bulk load's end has still to merge (a load
+    /// that was interrupted, or one under way); nil for a collection without a full-text index.
+    public var searchSegments: Int? = nil
+    /// Whether a merge of those segments is under way (or was stopped part way, and goes on at the
+    /// next load's end); nil for a collection without a full-text index.
+    public var searchMerging: Bool? = nil
 }
 
 /// Sizes and counts of one relation.
@@ -86,9 +92,10 @@ extension Store {
                     let dictionary = try storedDictionary(name)?.count ?? 0
                     let compression = !c.definition.compressed ? "none" : dictionary > 0 ? "zstd+dictionary" : "zstd"
                     return CollectionStatistics(
-                        name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search,
+                        name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search.indexes,
                         compression: compression, dictionaryBytes: dictionary,
-                        bytesPerRecord: st.entries > 0 ? (st.bytes + st.entries / 2) / st.entries : 0)
+                        bytesPerRecord: st.entries > 0 ? (st.bytes + st.entries / 2) / st.entries : 0,
+                        searchSegments: search.segments, searchMerging: search.merging)
                 }
                 let relations = try relationDBs.keys.sorted().map { name -> RelationStatistics in
                     let st = try snap.statistics(of: relationDBs[name]!)

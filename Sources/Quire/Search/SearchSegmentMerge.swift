@@ -8,15 +8,15 @@ import QuireText
 /// of a bulk load: a reader sees the segments or the merged blocks, never a mix, and the same
 /// postings either way.
 ///
-/// In place, a batch of terms a transaction (``mergeBatch(_:_:from:bytes:isCancelled:)``): the
-/// segments' blocks of the batch's terms are read in term order (one cursor a segment, merged),
-/// deleted, and appended to each term's main blocks (``SearchPostings/appendRun``), touching only
-/// the terms the segments have. After each commit every term's postings are whole, in its main
-/// blocks or still in the segments, so a reader between batches sees them all; and the pages
-/// one batch frees hold the next batch's blocks, so the file grows by about a batch, where a copy
-/// into the other posting database (``Store/compactSearchIndexAfterLoad(_:written:isCancelled:betweenBatches:)``
-/// still copies an index with no segments whose pages are mostly empty) left the segments' pages free: a
-/// third of the file after a load of 1M articles.
+/// In place, a batch of terms a transaction (``mergeBatch(_:_:segmentsUpTo:from:bytes:isCancelled:)``):
+/// the segments' blocks of the batch's terms are read in term order (one cursor a segment,
+/// merged), deleted, and appended to each term's main blocks (``SearchPostings/appendRun``),
+/// touching only the terms the segments have. After each commit every term's postings are whole,
+/// in its main blocks or still in the segments, so a reader between batches sees them all, and
+/// a write routes by the merge's progress (``SegmentRouting``). The pages one batch frees hold
+/// the next batch's blocks, so the file grows by about a batch; copying every block into the
+/// other posting database instead (which the load's end still does when the merged pages are
+/// mostly empty) left the segments' pages free: a third of the file after a load of 1M articles.
 enum SearchSegmentMerge {
     /// Writes `database`'s blocks in key order through `emit`, each term's blocks (the main
     /// ones when `includingMain`, then each segment's) as one run: cut again into blocks

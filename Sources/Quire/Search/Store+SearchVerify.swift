@@ -414,13 +414,19 @@ struct SearchTextPaths: Sendable {
 extension Store {
     /// The full-text index's databases as index statistics (`search:post`, `search:doc`,
     /// `search:num`, `search:stat`), for `storeStatistics()`.
-    func searchStatistics(_ snap: borrowing Snapshot, _ c: RegisteredCollection) throws -> [CollectionStatistics.Index] {
-        guard let dbs = c.search else { return [] }
-        let postings = try dbs.postings(try SearchState.stored(dbs, snap.lmdb))
-        return try zip(["post", "doc", "num", "stat"], [postings, dbs.documents, dbs.numbers, dbs.state]).map { name, db in
+    func searchStatistics(_ snap: borrowing Snapshot, _ c: RegisteredCollection) throws
+        -> (indexes: [CollectionStatistics.Index], segments: Int?, merging: Bool?)
+    {
+        guard let dbs = c.search else { return ([], nil, nil) }
+        let state = try SearchState.stored(dbs, snap.lmdb)
+        let postings = try dbs.postings(state)
+        let indexes = try zip(["post", "doc", "num", "stat"], [postings, dbs.documents, dbs.numbers, dbs.state]).map {
+            name, db in
             let st = try snap.statistics(of: db)
             return CollectionStatistics.Index(name: "search:" + name, entries: st.entries, bytes: st.bytes)
         }
+        let segments = state.segmented ? try SearchSegments.starts(try snap.lmdb.cursor(in: postings)).count : 0
+        return (indexes, segments, state.merging)
     }
 }
 

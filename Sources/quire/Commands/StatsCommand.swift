@@ -37,6 +37,11 @@ enum StatsCommand {
             for i in c.indexes {
                 try out.line("  index      \(i.name): \(g(i.entries)) entries, \(g(i.bytes)) bytes")
             }
+            if let segments = c.searchSegments, segments > 0 {
+                // Left by a load that was interrupted (or is under way): its end merges them.
+                let merging = c.searchMerging == true ? ", a merge of them under way" : ""
+                try out.line("  segments   \(g(segments)) in the full-text index\(merging); the next load's end merges them")
+            }
         }
         for r in stats.relations {
             try out.line("relation     \(r.name): \(g(r.entries)) entries, \(g(r.bytes)) bytes")

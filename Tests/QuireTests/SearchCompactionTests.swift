@@ -134,11 +134,13 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
                 }
                 let calls = Mutex(0)
                 let voided = try await store.writer.run {
-                    try store.compactSearchIndexAfterLoad(notes, written: values.count, betweenBatches: {
-                        // Called before each batch of the copy and once after the last one.
-                        guard calls.withLock({ n in n += 1; return n }) == writeAtCall else { return }
-                        try store.writeNow { txn in try txn.put(late, in: notes) }
-                    })
+                    try store.compactSearchIndexAfterLoad(
+                        notes, written: values.count,
+                        betweenBatches: {
+                            // Called before each batch of the copy and once after the last one.
+                            guard calls.withLock({ n in n += 1; return n }) == writeAtCall else { return }
+                            try store.writeNow { txn in try txn.put(late, in: notes) }
+                        }, segmentsMergedInPlace: 0)  // the segments copied with the main blocks
                 }
                 #expect(calls.withLock { $0 } >= writeAtCall)
                 #expect(voided != nil)

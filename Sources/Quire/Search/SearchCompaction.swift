@@ -113,20 +113,22 @@ extension Store {
     func compactSearchIndexAfterLoad<V>(
         _ collection: StoreCollection<V>, written: Int, isCancelled: (() -> Bool)? = nil,
         betweenBatches: (() throws -> Void)? = nil, betweenMergeBatches: (() throws -> Void)? = nil,
-        mergeBatchBytes: Int = mergeBatchBytes
+        mergeBatchBytes: Int = mergeBatchBytes, segmentsMergedInPlace: Int = segmentsMergedInPlace
     ) throws -> SearchCompaction.Outcome? {
         guard collection.search != nil, written > 0 else { return nil }
         let c = try resolvedForWrite(collection)
         guard let dbs = c.search else { return nil }
-        let (whole, segmented) = try writeNow { txn -> (Bool, Bool) in
+        let (whole, inPlace) = try writeNow { txn -> (Bool, Bool) in
             let state = try SearchState.stored(dbs, txn.lmdb)
             // The segments may hold more than this load wrote (an interrupted load's before it).
             let postings = try dbs.postings(state)
-            let first = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)).first : nil
-            let segmentDocuments = first.map { UInt64(state.nextNumber - min($0, state.nextNumber)) } ?? 0
-            return (max(UInt64(written), segmentDocuments) * 4 >= state.documents, state.segmented)
+            let starts = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)) : []
+            let segmentDocuments = starts.first.map { UInt64(state.nextNumber - min($0, state.nextNumber)) } ?? 0
+            let whole = max(UInt64(written), segmentDocuments) * 4 >= state.documents
+            // Many segments are copied with the rest when the load is large enough to copy.
+            return (whole, state.segmented && (!whole || state.merging || starts.count <= segmentsMergedInPlace))
         }
-        let merged = segmented
+        let merged = inPlace
             ? try mergeSegments(dbs, batchBytes: mergeBatchBytes, isCancelled: isCancelled, betweenBatches: betweenMergeBatches)
             : nil
         guard whole else { return nil }
@@ -153,6 +155,13 @@ extension Store {
     /// dirties more pages than it moves bytes (a 1M load's end peaked at 270 MiB with 16 MiB,
     /// 230 with 8, 214 with 4: as its chunks).
     static let mergeBatchBytes = 4 << 20
+
+    /// The most segments a large load's end merges in place (above, it copies every block into
+    /// the other posting database). A batch touches a page of every segment it reads from, so
+    /// the merge writes about segments × batches pages, and the batches grow with the segments:
+    /// the square of their number. A 1M load has about 83 (its end 57 → 53 s in place); a 10M
+    /// load about 830, whose merge in place took 20 minutes where the copy takes a few.
+    static let segmentsMergedInPlace = 128
 
     /// Merges the segments into the main blocks in place, a batch of terms a transaction
     /// (``SearchSegmentMerge/mergeBatch(_:_:segmentsUpTo:from:bytes:isCancelled:)``), recording

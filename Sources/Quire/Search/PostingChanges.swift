@@ -22,8 +22,6 @@ struct PostingChanges {
     private var termBytes: [UInt8] = []
     private var groupBytes: [UInt8] = []
 
-    var isEmpty: Bool { changes.isEmpty }
-
     /// Sets document `number`'s occurrences of the term keyed `keyTerm` (a segment's prefix and
     /// the term, or the term): added, or replacing the ones it had.
     mutating func set(_ keyTerm: some Collection<UInt8>, _ number: UInt32, groups: some Collection<UInt8>) {

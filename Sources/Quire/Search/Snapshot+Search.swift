@@ -266,14 +266,9 @@ extension StoreReading where Self: ~Copyable {
     private func withinDates(
         _ matched: [UInt32], since: Date?, until: Date?, _ documents: SearchDocumentEntries, _ c: RegisteredCollection
     ) throws -> [UInt32] {
-        let dbs = documents.dbs
-        guard since != nil || until != nil, let dateField = dbs.definition.dateField,
-            let position = c.definition.indexes.firstIndex(where: { $0.kind == .date && $0.field == dateField })
-        else { return matched }
-        let range = KeyRange(
-            lower: since.map { .inclusive(StoreKey.date($0).bytes) }, upper: until.map { .inclusive(StoreKey.date($0).bytes) })
+        guard since != nil || until != nil, let dateIndex = SearchDateIndex(documents.dbs, c) else { return matched }
         var inRange: [UInt32] = []
-        for entry in entries(in: c.indexes[position], range: range) {
+        for entry in entries(in: dateIndex.database, range: SearchDateIndex.range(since: since, until: until)) {
             guard inRange.count < matched.count else { return matched }  // the words are more selective
             if let found = try documents.entry(of: entry.valueBytes, indexed: true, lmdb) { inRange.append(found.number) }
         }

@@ -164,7 +164,7 @@ extension Store {
     static let segmentsMergedInPlace = 128
 
     /// Merges the segments into the main blocks in place, a batch of terms a transaction
-    /// (``SearchSegmentMerge/mergeBatch(_:_:segmentsUpTo:from:bytes:isCancelled:)``), recording
+    /// (``SearchSegmentMerge/mergeBatch(_:_:segments:from:bytes:isCancelled:)``), recording
     /// how far it came (``SegmentMergeProgress``: writes meanwhile route by it, and a merge that
     /// was stopped goes on from there); segments a load wrote meanwhile are merged after. The last
     /// batch clears the state's segment flag. `betweenBatches` runs before each batch.
@@ -190,7 +190,7 @@ extension Store {
                 }
                 let progress = try SegmentMergeProgress.stored(dbs, txn.lmdb) ?? SegmentMergeProgress(last: newest, next: [])
                 let next = try SearchSegmentMerge.mergeBatch(
-                    postings, txn.lmdb, segmentsUpTo: progress.last, from: progress.next,
+                    postings, txn.lmdb, segments: starts.filter { $0 <= progress.last }, from: progress.next,
                     bytes: batchBytes, isCancelled: isCancelled)
                 if let next {
                     try txn.lmdb.put(

@@ -8,7 +8,7 @@ import QuireText
 /// of a bulk load: a reader sees the segments or the merged blocks, never a mix, and the same
 /// postings either way.
 ///
-/// In place, a batch of terms a transaction (``mergeBatch(_:_:segmentsUpTo:from:bytes:isCancelled:)``):
+/// In place, a batch of terms a transaction (``mergeBatch(_:_:segments:from:bytes:isCancelled:)``):
 /// the segments' blocks of the batch's terms are read in term order (one cursor a segment,
 /// merged), deleted, and appended to each term's main blocks (``SearchPostings/appendRun``),
 /// touching only the terms the segments have. After each commit every term's postings are whole,
@@ -49,17 +49,16 @@ enum SearchSegmentMerge {
         try txn.checkIntact()
     }
 
-    /// Merges the blocks of a batch of terms of the segments starting at or below `last` into the
-    /// main blocks, from the first term at or after `from` (the whole of a term, however many
-    /// blocks it has) until the blocks read pass `bytes`: reads them, deletes them from those
-    /// segments, and appends each term's run to its main blocks. Returns the first term of the
-    /// next batch, nil when those segments had no more terms.
+    /// Merges the blocks of a batch of terms of the segments starting at `starts` into the main
+    /// blocks, from the first term at or after `from` (the whole of a term, however many blocks
+    /// it has) until the blocks read pass `bytes`: reads them, deletes them from those segments,
+    /// and appends each term's run to its main blocks. Returns the first term of the next batch,
+    /// nil when those segments had no more terms.
     static func mergeBatch<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, segmentsUpTo last: UInt32, from: [UInt8], bytes: Int,
+        _ database: Database, _ txn: borrowing T, segments starts: [UInt32], from: [UInt8], bytes: Int,
         isCancelled: (() -> Bool)?
     ) throws -> [UInt8]? {
         var poll = CancellationPoll(every: 4_096)
-        let starts = try SearchSegments.starts(try txn.cursor(in: database)).filter { $0 <= last }
         var sources: [TermBlockSource] = []
         for start in starts {
             sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, from: from))

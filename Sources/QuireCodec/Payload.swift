@@ -26,10 +26,13 @@ enum Payload {
         let size = try reader.varint(&position, end: reader.count)
         guard size <= UInt64(maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
         let frame = UnsafeRawBufferPointer(rebasing: bytes[position...])
-        let inflated = try (decompressor ?? ZstdDecompressor.plain).decompress(
-            frame, expectedSize: Int(size), needsDictionary: header & FormatHeader.dictionary != 0)
-        return try inflated.withUnsafeBytes { raw in
-            try openBody(ByteReader(raw), at: 0, standalone: standalone, fields: fields, body)
+        // Decompressed into temporary memory (on the stack when small enough): the body reads it
+        // in place and copies out what it keeps.
+        return try withUnsafeTemporaryAllocation(byteCount: Int(size), alignment: 8) { inflated in
+            try (decompressor ?? ZstdDecompressor.plain).decompress(
+                frame, into: inflated, needsDictionary: header & FormatHeader.dictionary != 0)
+            return try openBody(
+                ByteReader(UnsafeRawBufferPointer(inflated)), at: 0, standalone: standalone, fields: fields, body)
         }
     }
 

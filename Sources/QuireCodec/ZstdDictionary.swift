@@ -110,6 +110,17 @@ final class ZstdDecompressor: @unchecked Sendable {
 
     /// Decompresses a frame that must produce exactly `expectedSize` bytes (so output is bounded).
     func decompress(_ frame: UnsafeRawBufferPointer, expectedSize: Int, needsDictionary: Bool) throws(CompactDecodingError) -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: expectedSize) { buffer, count throws(CompactDecodingError) in
+            try decompress(frame, into: UnsafeMutableRawBufferPointer(buffer), needsDictionary: needsDictionary)
+            count = expectedSize
+        }
+    }
+
+    /// Decompresses a frame that must fill `output` exactly: the caller's buffer, which may be
+    /// uninitialized (a record's decode decompresses into temporary memory, not a new array).
+    func decompress(
+        _ frame: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, needsDictionary: Bool
+    ) throws(CompactDecodingError) {
         if needsDictionary && ddict == nil {
             throw CompactDecodingError(.decompressionFailed("the payload needs a dictionary and none was given"))
         }
@@ -117,21 +128,19 @@ final class ZstdDecompressor: @unchecked Sendable {
             throw CompactDecodingError(.decompressionFailed("out of memory"))
         }
         defer { contexts.give(dctx) }
-        var output = [UInt8](repeating: 0, count: expectedSize)
-        let written = output.withUnsafeMutableBytes { out in
+        let expectedSize = output.count
+        let written =
             if needsDictionary, let ddict {
-                ZSTD_decompress_usingDDict(dctx, out.baseAddress, expectedSize, frame.baseAddress, frame.count, ddict)
+                ZSTD_decompress_usingDDict(dctx, output.baseAddress, expectedSize, frame.baseAddress, frame.count, ddict)
             } else {
-                ZSTD_decompressDCtx(dctx, out.baseAddress, expectedSize, frame.baseAddress, frame.count)
+                ZSTD_decompressDCtx(dctx, output.baseAddress, expectedSize, frame.baseAddress, frame.count)
             }
-        }
         if ZSTD_isError(written) != 0 {
             throw CompactDecodingError(.decompressionFailed(String(cString: ZSTD_getErrorName(written))))
         }
         guard written == expectedSize else {
             throw CompactDecodingError(.decompressionFailed("frame gave \(written) bytes, header said \(expectedSize)"))
         }
-        return output
     }
 }
 

@@ -203,7 +203,7 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
             let dbs = SearchDatabases(
                 definition: definition, postingDatabases: (try db("post"), nil), documents: try db("doc"), numbers: try db("num"),
                 state: try db("stat"))
-            let state = SearchState(newIndex: definition)
+            let state = SearchState(newIndex: definition, hashedDocuments: true)
             // Every key hashes alike: one entry holds every number.
             let entries = SearchDocumentEntries(dbs, state, hash: { _ in [0, 0, 0, 0, 0, 0, 0, 7] })
             let keys = ["alpha", "beta", "gamma"].map { Array($0.utf8) }

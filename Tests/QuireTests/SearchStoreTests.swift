@@ -158,6 +158,43 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    @Test func anIndexWithHashedDocumentEntriesStillReadsUpdatesAndVerifies() async throws {
+        try await withTemporaryStorePath { path in
+            let before: [String]
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                try await store.put(note("a", "storm surge", "the storm came at night"), in: notes)
+                try await store.put(note("b", "quiet day", "no storm today"), in: notes)
+                before = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
+                store.close()
+            }
+            // As the builds of 2026-12-02 to 12-04 wrote them: keyed by 8-byte hashes, flag bit 0.
+            let keys = try rewriteDocumentEntriesHashed(path)
+            #expect(keys.allSatisfy { $0.count == 8 } && keys.count == 2)
+            do {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(notes)
+                #expect(try store.verify().isSound)
+                let after = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
+                #expect(after == before)
+                try await store.put(note("b", "storm day"), in: notes)
+                try await store.put(note("c", "storm"), in: notes)
+                try await store.delete(.string("a"), from: notes)
+                #expect(try Set(ids(store, "storm")) == ["b", "c"])
+                let report = try store.verify()
+                #expect(report.isSound, "\(report.problems)")
+            }
+            // New entries keep the index's layout: "b" and "c" by their hashes, "a" gone.
+            let env = try Environment(path: path)
+            defer { env.close() }
+            let documents = try env.openDatabase("s:notes:doc")
+            let stored = try env.read { txn in txn.entries(in: documents).map(\.keyBytes) }
+            #expect(Set(stored) == Set(["b", "c"].map { SearchDocumentEntries.hash(Array($0.utf8)) }))
+        }
+    }
+
     @Test func documentEntriesHoldTheirNumberOnlyAndOlderOnesListingTermsStillUpdate() async throws {
         try await withTemporaryStorePath { path in
             do {
@@ -508,6 +545,27 @@ private func rewriteEntryAsListingTerms(_ path: String, keyEnding: Character, te
     return entries.map { $0.1.count }
 }
 
+/// Rewrites the notes' document entries keyed by hashes of the record keys (the state's flag
+/// bit 0), as indexes created by the builds of 2026-12-02 to 12-04 hold them. Returns the new keys.
+private func rewriteDocumentEntriesHashed(_ path: String) throws -> [[UInt8]] {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let documents = try env.openDatabase("s:notes:doc")
+    let state = try env.openDatabase("s:notes:stat")
+    return try env.write { txn in
+        var stored = try #require(try txn.get(Array("state".utf8), in: state))
+        #expect(stored.last == 2)  // the flags: checked number entries, keyed by record keys
+        stored[stored.count - 1] = 3
+        try txn.put(stored, forKey: Array("state".utf8), in: state)
+        let entries = txn.entries(in: documents).map { ($0.keyBytes, $0.valueBytes) }
+        try txn.removeAll(in: documents)
+        for (key, number) in entries {
+            try txn.put(number, forKey: SearchDocumentEntries.hash(key), in: documents)
+        }
+        return txn.entries(in: documents).map(\.keyBytes)
+    }
+}
+
 /// Rewrites the notes' index as indexes created before the state kept its layout wrote it:
 /// `num` entries with 16 lengths, `doc` entries keyed by the physical key, no lengths count and
 /// flags after the state's totals. Returns the sizes the `num` entries had before.
@@ -534,7 +592,7 @@ private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
         for _ in 0..<18 { _ = varint(stored, &at) }  // next number, documents, 16 totals
         let totalsEnd = at
         let lengths = Int(varint(stored, &at))
-        #expect(varint(stored, &at) == 3)  // flags: hashed document keys, checked number entries
+        #expect(varint(stored, &at) == 2)  // flags: checked number entries (document keys not hashed)
         #expect(at == stored.count)
         try txn.put(Array(stored.prefix(totalsEnd)), forKey: Array("state".utf8), in: state)
         let entries = txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) }

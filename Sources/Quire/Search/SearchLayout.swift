@@ -210,7 +210,8 @@ struct SearchState: Sendable, Hashable {
     /// (no declared field has them, so no score reads them): 10 bytes an article less.
     var lengthFields = 16
     /// Whether `s:<c>:doc` is keyed by a hash of the physical key (``SearchDocumentEntries``):
-    /// in indexes created now; those created before are keyed by the physical key.
+    /// in indexes created by the builds of 2026-12-02 to 12-04; those created before and after
+    /// are keyed by the physical key.
     var hashedDocuments = false
     /// Whether each `s:<c>:num` entry holds the document's ``SearchDocumentCheck`` after its
     /// lengths: in indexes created now, so that `verify` checks postings without tokenizing
@@ -228,10 +229,13 @@ struct SearchState: Sendable, Hashable {
     /// nothing reads them.
     var merging = false
 
-    /// The state of an index with nothing in it yet.
-    init(newIndex definition: SearchDefinition) {
+    /// The state of an index with nothing in it yet: its document entries keyed by the physical
+    /// key (a load that appends its records in key order appends them too; keyed by hashes, they
+    /// landed all over their tree, a page a record in each chunk's transaction), unless
+    /// `hashedDocuments` (for tests of the layout that stores of 2026-12-02 to 12-04 have).
+    init(newIndex definition: SearchDefinition, hashedDocuments: Bool = false) {
         lengthFields = min(16, Int(definition.fields.map(\.id).max() ?? 0) + 1)
-        hashedDocuments = true
+        self.hashedDocuments = hashedDocuments
         checkedDocuments = true
     }
 

@@ -22,6 +22,15 @@ private func segments(_ store: Store) throws -> (starts: [UInt32], flagged: Bool
     }
 }
 
+/// The notes index's posting blocks by key, the segments' with them.
+private func postingBlocks(_ store: Store) throws -> [[UInt8]: [UInt8]] {
+    let dbs = try #require(try store.resolved(notes.name).search)
+    return try store.read { snap in
+        let postings = try dbs.postings(try SearchState.stored(dbs, snap.lmdb))
+        return Dictionary(uniqueKeysWithValues: snap.lmdb.entries(in: postings).map { ($0.keyBytes, $0.valueBytes) })
+    }
+}
+
 /// Whether the notes index's state says a merge of its segments is under way, and it has the
 /// entry that records how far (nil when the two disagree).
 private func merging(_ store: Store) throws -> Bool? {
@@ -110,6 +119,34 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                 #expect(merged.starts.isEmpty)
                 #expect(!merged.flagged)
                 #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+            }
+        }
+    }
+
+    /// A merge moves the segments' full blocks as they are and packs the small ones again.
+    @Test func aMergeMovesFullSegmentBlocksAsTheyAre() async throws {
+        let values = segmentNotes(2_480, seed: 11)
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                try await store.bulkInsert(values.prefix(2_000), into: notes, options: BulkInsertOptions(chunkSize: 3_000))
+                _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 240)) { loader in
+                    loader.stopsCompaction(when: { true })
+                    try await loader.submit(values[2_000...])
+                }
+                #expect(try segments(store).starts == [2_000, 2_240])
+                let blocks = try postingBlocks(store).filter { $0.key.first == SearchSegments.marker }
+                // `0xFF start term 0x00 bound`: half a leaf block or more moves, the rest is packed.
+                let full = blocks.filter { $0.value.count >= SearchPostings.blockLimit(term: $0.key.count - 10) / 2 }
+                #expect(full.count >= 2 && full.count < blocks.count / 4)
+                // The segments are a fifth of the index: merged in place, not copied.
+                let outcome = try await store.writer.run { try store.compactSearchIndexAfterLoad(notes, written: 1) }
+                #expect(outcome == nil)
+                #expect(try segments(store).starts.isEmpty)
+                let merged = try postingBlocks(store)
+                for (key, value) in full { #expect(merged[Array(key.dropFirst(5))] == value, "\(key)") }
+                #expect(try store.verify().isSound)
+                try await reference.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 3_000))
                 try expectSameAnswers(store, reference, values)
             }
         }

@@ -10,9 +10,11 @@ import QuireText
 ///
 /// In place, a batch of terms a transaction (``mergeBatch(_:_:segments:from:bytes:isCancelled:)``):
 /// the segments' blocks of the batch's terms are read in term order (one cursor a segment,
-/// merged), deleted, and appended to each term's main blocks (``SearchPostings/appendRun``),
-/// touching only the terms the segments have. After each commit every term's postings are whole,
-/// in its main blocks or still in the segments, so a reader between batches sees them all, and
+/// merged), deleted, and appended to each term's main blocks, touching only the terms the
+/// segments have: a block at least half a leaf block long moves as it is (a stored list starts
+/// from its first document), the smaller ones are packed again (``SearchPostings/appendRun``).
+/// After each commit every term's postings are whole, in its main blocks or still in the
+/// segments, so a reader between batches sees them all, and
 /// a write routes by the merge's progress (``SegmentRouting``). The pages one batch frees hold
 /// the next batch's blocks, so the file grows by about a batch; copying every block into the
 /// other posting database instead (which the load's end still does when the merged pages are
@@ -69,18 +71,20 @@ enum SearchSegmentMerge {
         var blocks: [UInt8] = []
         blocks.reserveCapacity(bytes + bytes / 8)  // most batches end within an eighth past `bytes`
         var blockEnds: [Int] = []
+        var blockBounds: [UInt32] = []  // each block's first document, its key's number
         var runEnds: [Int] = []  // each term's last block + 1
         var next: [UInt8]?
         var merger = TermBlockMerger(sources)
-        try merger.forEachTerm { term, _, values in
+        try merger.forEachTerm { term, bounds, values in
             guard blocks.count < bytes else {
                 next = Array(term)
                 return false
             }
-            for value in values {
+            for (value, bound) in zip(values, bounds) {
                 try poll.step(isCancelled)
                 blocks.append(contentsOf: value)
                 blockEnds.append(blocks.count)
+                blockBounds.append(bound)
             }
             terms.append(contentsOf: term)
             termEnds.append(terms.count)
@@ -103,22 +107,39 @@ enum SearchSegmentMerge {
             }
         }
         var buffers = SearchPostings.RunBuffers()
+        var key: [UInt8] = []
         try blocks.withUnsafeBytes { all in
+            func value(_ b: Int) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: all[(b == 0 ? 0 : blockEnds[b - 1])..<blockEnds[b]])
+            }
+            /// Appends blocks `range` of `term` as one run, their postings decoded and encoded again.
+            func appendDecoded(_ term: ArraySlice<UInt8>, _ range: Range<Int>) throws {
+                guard !range.isEmpty else { return }
+                let runBytes = blockEnds[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : blockEnds[range.lowerBound - 1])
+                try SearchPostings.appendRun(
+                    term, runBytes: runBytes, in: database, txn, cursor: cursor, appending: false, buffers: &buffers
+                ) { emit in
+                    for b in range { try PostingBlock.forEachPosting(in: value(b), emit) }
+                }
+            }
             var block = 0
             for t in termEnds.indices {
                 let term = terms[(t == 0 ? 0 : termEnds[t - 1])..<termEnds[t]]
                 let first = block
                 block = runEnds[t]
-                let runBytes = blockEnds[block - 1] - (first == 0 ? 0 : blockEnds[first - 1])
                 try poll.step(isCancelled)
-                try SearchPostings.appendRun(
-                    term, runBytes: runBytes, in: database, txn, cursor: cursor, appending: false, buffers: &buffers
-                ) { emit in
-                    for b in first..<block {
-                        let value = UnsafeRawBufferPointer(rebasing: all[(b == 0 ? 0 : blockEnds[b - 1])..<blockEnds[b]])
-                        try PostingBlock.forEachPosting(in: value, emit)
-                    }
+                // A block at least half full moves as it is, under the term's main key: a stored
+                // list starts from its first document, so it needs no decoding (a frequent term's
+                // large blocks are most of the bytes). Runs of smaller ones are packed again.
+                let moved = SearchPostings.blockLimit(term: term.count) / 2
+                var small = first
+                for b in first..<block where value(b).count >= moved {
+                    try appendDecoded(term, small..<b)
+                    SearchDatabases.setPostingKey(&key, term, blockBounds[b])
+                    _ = try key.withUnsafeBytes { try txn.put(value(b), forKey: $0, in: database) }
+                    small = b + 1
                 }
+                try appendDecoded(term, small..<block)
             }
         }
         return next

@@ -132,15 +132,7 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
 
     @Test func anIndexOfTheOldestLayoutStillReadsAndUpdates() async throws {
         try await withTemporaryStorePath { path in
-            let before: [String]
-            do {
-                let store = try Store(path: path)
-                try store.register(notes)
-                try await store.put(note("a", "storm surge", "the storm came at night"), in: notes)
-                try await store.put(note("b", "quiet day", "no storm today"), in: notes)
-                before = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
-                store.close()
-            }
+            let before = try await indexTwoStormNotes(path)
             // Two declared fields (ids 0 and 1): two lengths, the check, then the key ("a" or "b").
             let sizes = try rewriteIndexInTheOldestLayout(path)
             #expect(sizes == [7, 7])
@@ -160,15 +152,7 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
 
     @Test func anIndexWithHashedDocumentEntriesStillReadsUpdatesAndVerifies() async throws {
         try await withTemporaryStorePath { path in
-            let before: [String]
-            do {
-                let store = try Store(path: path)
-                try store.register(notes)
-                try await store.put(note("a", "storm surge", "the storm came at night"), in: notes)
-                try await store.put(note("b", "quiet day", "no storm today"), in: notes)
-                before = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
-                store.close()
-            }
+            let before = try await indexTwoStormNotes(path)
             // As the builds of 2026-12-02 to 12-04 wrote them: keyed by 8-byte hashes, flag bit 0.
             let keys = try rewriteDocumentEntriesHashed(path)
             #expect(keys.allSatisfy { $0.count == 8 } && keys.count == 2)
@@ -543,6 +527,17 @@ private func rewriteEntryAsListingTerms(_ path: String, keyEnding: Character, te
     }
     try env.write { txn in try txn.put(listed, forKey: key, in: documents) }
     return entries.map { $0.1.count }
+}
+
+/// Stores notes "a" and "b" at `path` (both mention a storm); returns the search for "storm"
+/// as "key score" lines, to compare with after the index is rewritten in an older layout.
+private func indexTwoStormNotes(_ path: String) async throws -> [String] {
+    let store = try Store(path: path)
+    defer { store.close() }
+    try store.register(notes)
+    try await store.put(note("a", "storm surge", "the storm came at night"), in: notes)
+    try await store.put(note("b", "quiet day", "no storm today"), in: notes)
+    return try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
 }
 
 /// Rewrites the notes' document entries keyed by hashes of the record keys (the state's flag

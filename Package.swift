@@ -65,7 +65,7 @@ let package = Package(
             name: "quire-bench",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "QuireServe", "QuireCluster", "CLMDB", "CSQLite",
+                "QuireServe", "QuireCluster", "CLMDB", "CSQLite", "CMalloc",
             ],
             path: "Benchmarks", exclude: ["README.md", "latest.svg", "scale.svg"], swiftSettings: strict),
 

@@ -102,8 +102,8 @@ enum ScaleRun {
 
         var insertSeconds = 0.0
         // What the size before freed (its verify's buffers, some 400 MiB at 1M) stays in glibc's
-        // heap and would count in this insert's peak: a 10M insert after 1M read 408 MiB, 218
-        // without the 1M case before it.
+        // heap and would count in this insert's peak. (A 10M insert after 1M still read 381 MiB
+        // with it, against 218 MiB without the 1M case before it: not only that.)
         quire_malloc_trim()
         let insertAnonymous = try AnonymousMemory.peak {
             insertSeconds = try time {

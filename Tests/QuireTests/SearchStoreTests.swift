@@ -136,12 +136,8 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             // Two declared fields (ids 0 and 1): two lengths, the check, then the key ("a" or "b").
             let sizes = try rewriteIndexInTheOldestLayout(path)
             #expect(sizes == [7, 7])
-            let store = try Store(path: path)
+            let store = try reopenAnsweringAsBefore(path, before)
             defer { store.close() }
-            try store.register(notes)
-            #expect(try store.verify().isSound)
-            let after = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
-            #expect(after == before)
             try await store.put(note("b", "storm day"), in: notes)  // its old lengths undone from 16
             try await store.put(note("c", "storm"), in: notes)
             #expect(try Set(ids(store, "storm")) == ["a", "b", "c"])
@@ -157,12 +153,8 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             let keys = try rewriteDocumentEntriesHashed(path)
             #expect(keys.allSatisfy { $0.count == 8 } && keys.count == 2)
             do {
-                let store = try Store(path: path)
+                let store = try reopenAnsweringAsBefore(path, before)
                 defer { store.close() }
-                try store.register(notes)
-                #expect(try store.verify().isSound)
-                let after = try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
-                #expect(after == before)
                 try await store.put(note("b", "storm day"), in: notes)
                 try await store.put(note("c", "storm"), in: notes)
                 try await store.delete(.string("a"), from: notes)
@@ -537,7 +529,27 @@ private func indexTwoStormNotes(_ path: String) async throws -> [String] {
     try store.register(notes)
     try await store.put(note("a", "storm surge", "the storm came at night"), in: notes)
     try await store.put(note("b", "quiet day", "no storm today"), in: notes)
-    return try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
+    return try stormAnswers(store)
+}
+
+/// The search for "storm" as "key score" lines.
+private func stormAnswers(_ store: Store) throws -> [String] {
+    try store.read { snap in try snap.search("storm", in: notes).map { "\($0.key) \($0.score)" } }
+}
+
+/// The store at `path` opened again after its index was rewritten in an older layout, checked to
+/// verify and to answer "storm" as `before` (from ``indexTwoStormNotes(_:)``).
+private func reopenAnsweringAsBefore(_ path: String, _ before: [String]) throws -> Store {
+    let store = try Store(path: path)
+    do {
+        try store.register(notes)
+        #expect(try store.verify().isSound)
+        #expect(try stormAnswers(store) == before)
+        return store
+    } catch {
+        store.close()
+        throw error
+    }
 }
 
 /// Rewrites the notes' document entries keyed by hashes of the record keys (the state's flag

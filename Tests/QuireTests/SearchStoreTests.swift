@@ -308,6 +308,37 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// The index layouts verify reads: the current one, document entries keyed by hashes, and
+    /// the oldest (no stored checks: every document's postings are summed by term too).
+    enum Layout: CaseIterable { case current, hashed, oldest }
+
+    /// Verify looks each document's number entry up again rather than holding every key: a
+    /// planted posting, a missing one, and two document entries whose numbers were swapped are
+    /// each found, in every layout.
+    @Test(arguments: Layout.allCases) func verifyFindsDamageInEveryLayout(_ layout: Layout) async throws {
+        try await withTemporaryStorePath { path in
+            _ = try await indexTwoStormNotes(path)
+            switch layout {
+            case .current: break
+            case .hashed: _ = try rewriteDocumentEntriesHashed(path)
+            case .oldest: _ = try rewriteIndexInTheOldestLayout(path)
+            }
+            func verified() throws -> [String] {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(notes)
+                return try store.verify().problems
+            }
+            try plantBadPostings(path)
+            let planted = try verified()
+            #expect(planted.contains { $0.contains("posting of 'ghost' for missing document 42") }, "\(planted)")
+            #expect(planted.contains { $0.contains("record a: no posting for 'surge'") }, "\(planted)")
+            try swapDocumentEntryValues(path)
+            let swapped = try verified()
+            #expect(swapped.filter { $0.contains("document entry and number entry disagree") }.count == 2, "\(swapped)")
+        }
+    }
+
     @Test func verifyFindsAPlantedPostingAndAMissingOne() async throws {
         try await withTemporaryStorePath { path in
             do {
@@ -649,4 +680,16 @@ private func checkOperators(_ store: Store) throws {
         #expect(try ids(store, "storm", sort: .oldest, since: day2) == ["c", "a"])
         #expect(try ids(store, "storm", sort: .oldest, until: day2) == ["b", "c"])
         #expect(try ids(store, "nothinghere").isEmpty)
+}
+
+/// Swaps the values of the notes' two document entries: each then names the other's number.
+private func swapDocumentEntryValues(_ path: String) throws {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let documents = try env.openDatabase("s:notes:doc")
+    try env.write { txn in
+        let entries = txn.entries(in: documents).map { ($0.keyBytes, $0.valueBytes) }
+        #expect(entries.count == 2)
+        for (i, (key, _)) in entries.enumerated() { try txn.put(entries[1 - i].1, forKey: key, in: documents) }
+    }
 }

@@ -23,8 +23,8 @@ struct WalkedRecordKeys {
     func contains(_ key: UnsafeRawBufferPointer) -> Bool { byHash[Self.hash(key)] != nil }
 
     /// The text checksum of the record under the physical `key`, nil when the walk has none.
-    func textChecksum(of key: [UInt8]) -> UInt32? {
-        guard let found = key.withUnsafeBytes({ byHash[Self.hash($0)] }), found < Self.noText else { return nil }
+    func textChecksum(of key: UnsafeRawBufferPointer) -> UInt32? {
+        guard let found = byHash[Self.hash(key)], found < Self.noText else { return nil }
         return UInt32(found)
     }
 }

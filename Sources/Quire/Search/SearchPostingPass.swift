@@ -17,10 +17,23 @@ struct SearchPostingPass {
 
     let slots: DocumentSlots
     let sums: PostingSums
+    private let termSums: Bool
 
-    init(_ slots: DocumentSlots) {
+    /// `termSums`: whether the documents' term hashes are summed too (some document expects
+    /// them: an index without stored checks); the occurrences' always are.
+    init(_ slots: DocumentSlots, termSums: Bool) {
         self.slots = slots
-        sums = PostingSums(slots: slots.count, parts: Parallelism.parts)
+        self.termSums = termSums
+        sums = PostingSums(slots: slots.count, parts: Parallelism.parts, termSums: termSums)
+    }
+
+    /// Whether the postings read for `slot` add up to `want`. Without term sums a full digest
+    /// (a record's text analysed again) is compared by its occurrences alone: each posting's
+    /// occurrence hash mixes in its term's.
+    func matches(_ want: SearchPostingDigest, slot: Int) -> Bool {
+        let seen = sums.seen(slot)
+        guard !termSums, want.storedOccurrences == nil, want.checksOccurrences else { return want.matches(seen) }
+        return seen.occurrences == want.occurrences
     }
 
     /// Reads the blocks (each its term and its stored bytes, in the map) on every core.
@@ -92,13 +105,15 @@ struct DocumentSlots: Sendable {
 
 /// Per document slot, the wrapping sums of its postings' term hashes and of their hashes with
 /// their occurrences (``SearchPostingDigest``), kept apart for each part (each part's thread
-/// writes only its own) and added up when read. @unchecked: see that rule.
+/// writes only its own) and added up when read. The term sums only when asked: documents with
+/// a stored check compare the occurrences alone, and each sum is 8 bytes a document a part.
+/// @unchecked: see that rule.
 final class PostingSums: @unchecked Sendable {
     private let terms: [UnsafeMutableBufferPointer<UInt64>]
     private let occurrences: [UnsafeMutableBufferPointer<UInt64>]
 
-    init(slots: Int, parts: Int) {
-        terms = (0..<parts).map { _ in Self.zeroed(slots) }
+    init(slots: Int, parts: Int, termSums: Bool) {
+        terms = termSums ? (0..<parts).map { _ in Self.zeroed(slots) } : []
         occurrences = (0..<parts).map { _ in Self.zeroed(slots) }
     }
 
@@ -113,78 +128,117 @@ final class PostingSums: @unchecked Sendable {
     }
 
     func add(part: Int, slot: Int, termHash: UInt64, groups: UnsafeRawBufferPointer) {
-        terms[part][slot] &+= termHash
+        if !terms.isEmpty { terms[part][slot] &+= termHash }
         occurrences[part][slot] &+= SearchPostingDigest.occurrenceHash(termHash: termHash, groups: groups)
     }
 
     /// What the postings of `slot` add up to, on every part.
     func seen(_ slot: Int) -> SearchPostingDigest {
         var digest = SearchPostingDigest()
-        for part in terms.indices {
-            digest.terms &+= terms[part][slot]
-            digest.occurrences &+= occurrences[part][slot]
-        }
+        for part in terms.indices { digest.terms &+= terms[part][slot] }
+        for part in occurrences.indices { digest.occurrences &+= occurrences[part][slot] }
         return digest
     }
 }
 
-/// What verify learns about each document number: whether a `num` entry has it, its stored
-/// check, and the digest its record (or stored check, or listed terms) expects.
-struct DocumentCheck {
-    var known = false
-    /// Its `num` entry's check, in an index that keeps them.
-    var stored: UInt32?
-    var expected: SearchPostingDigest?
-}
-
-/// ``DocumentCheck``s by document number: an array when the numbers below `end` are at most four
-/// times the documents (or a million), a dictionary otherwise, so a damaged or sparse index never
-/// allocates more than its documents need.
+/// What verify expects of each document number's postings, in a few bytes a document: a
+/// 10M-article index has 10M of them, and a table of optional digests (56 bytes each) with a
+/// dictionary of their keys took several gigabytes. A digest by a stored check keeps its 32
+/// bits; a full one (an index without checks) keeps its two sums, in arrays made only then.
+/// An array by number when the numbers below `end` are at most four times the documents (or a
+/// million), a dictionary otherwise, so a damaged or sparse index never allocates more than its
+/// documents need.
 struct DocumentNumberTable {
-    private var dense: [DocumentCheck]
-    private var sparse: [UInt32: DocumentCheck] = [:]
+    /// What a number expects: ``Kind/none`` until set.
+    private enum Kind: UInt8 {
+        case none, stored, storedRechecked, terms, termsAndOccurrences
+    }
+
     private let isDense: Bool
+    /// By number (dense): whether a `num` entry has it, and what it expects.
+    private var known: [Bool]
+    private var kinds: [UInt8]
+    private var stored: [UInt32]
+    /// The full digests' sums, by number; empty until one is set.
+    private var terms: [UInt64] = []
+    private var occurrences: [UInt64] = []
+    private var sparseKnown: Set<UInt32> = []
+    private var sparse: [UInt32: SearchPostingDigest] = [:]
 
     init(end: UInt64, count: Int) {
         isDense = end <= UInt64(max(1 << 20, 4 * count))
-        dense = isDense ? Array(repeating: DocumentCheck(), count: Int(end)) : []
+        let size = isDense ? Int(end) : 0
+        known = Array(repeating: false, count: size)
+        kinds = Array(repeating: Kind.none.rawValue, count: size)
+        stored = Array(repeating: 0, count: size)
     }
 
-    subscript(number: UInt32) -> DocumentCheck {
-        get { isDense ? (Int(number) < dense.count ? dense[Int(number)] : DocumentCheck()) : sparse[number] ?? DocumentCheck() }
-        set {
-            if !isDense {
-                sparse[number] = newValue
-            } else if Int(number) < dense.count {
-                dense[Int(number)] = newValue
-            }
-        }
-    }
+    /// Whether some number expects its postings' terms (a full digest): the posting pass then
+    /// sums them too.
+    private(set) var needsTerms = false
 
     /// Marks `number` as a document's: a `num` entry has it.
     mutating func addKnown(_ number: UInt32) {
-        if isDense {
-            if Int(number) < dense.count { dense[Int(number)].known = true }
-        } else {
-            sparse[number, default: DocumentCheck()].known = true
+        if !isDense {
+            sparseKnown.insert(number)
+        } else if Int(number) < known.count {
+            known[Int(number)] = true
+        }
+    }
+
+    /// Sets what the postings of `number` must add up to (the digest's count is not kept).
+    mutating func setExpected(_ number: UInt32, _ digest: SearchPostingDigest) {
+        if digest.storedOccurrences == nil { needsTerms = true }
+        guard isDense else {
+            sparse[number] = digest
+            return
+        }
+        let i = Int(number)
+        guard i < kinds.count else { return }
+        if let low = digest.storedOccurrences {
+            kinds[i] = (digest.recheck ? Kind.storedRechecked : Kind.stored).rawValue
+            stored[i] = low
+            return
+        }
+        if terms.isEmpty {
+            terms = Array(repeating: 0, count: kinds.count)
+            occurrences = Array(repeating: 0, count: kinds.count)
+        }
+        kinds[i] = (digest.checksOccurrences ? Kind.termsAndOccurrences : Kind.terms).rawValue
+        terms[i] = digest.terms
+        occurrences[i] = digest.occurrences
+    }
+
+    /// The digest set for dense number `i`, nil when none is.
+    private func expected(at i: Int) -> SearchPostingDigest? {
+        switch Kind(rawValue: kinds[i]) ?? .none {
+        case .none: return nil
+        case .stored: return SearchPostingDigest(stored: stored[i])
+        case .storedRechecked: return SearchPostingDigest(stored: stored[i], recheck: true)
+        case .terms, .termsAndOccurrences:
+            var digest = SearchPostingDigest()
+            digest.terms = terms[i]
+            digest.occurrences = occurrences[i]
+            digest.checksOccurrences = kinds[i] == Kind.termsAndOccurrences.rawValue
+            return digest
         }
     }
 
     /// The slots of the known numbers for the posting pass.
     var slots: DocumentSlots {
-        isDense ? DocumentSlots(dense: dense.map(\.known)) : DocumentSlots(sparse: sparse.keys.filter { sparse[$0]!.known })
+        isDense ? DocumentSlots(dense: known) : DocumentSlots(sparse: sparseKnown)
     }
 
     /// Calls `body` with each number that expects postings, its expected digest and its slot
     /// in `slots` (``slots`` of this table).
     func forEachExpected(_ slots: DocumentSlots, _ body: (UInt32, SearchPostingDigest, Int) throws -> Void) rethrows {
         if isDense {
-            for (number, check) in dense.enumerated() {
-                if let expected = check.expected, let slot = slots.slot(of: UInt32(number)) { try body(UInt32(number), expected, slot) }
+            for i in kinds.indices where kinds[i] != Kind.none.rawValue {
+                if let expected = expected(at: i), let slot = slots.slot(of: UInt32(i)) { try body(UInt32(i), expected, slot) }
             }
         } else {
-            for (number, check) in sparse {
-                if let expected = check.expected, let slot = slots.slot(of: number) { try body(number, expected, slot) }
+            for (number, expected) in sparse {
+                if let slot = slots.slot(of: number) { try body(number, expected, slot) }
             }
         }
     }

@@ -22,12 +22,14 @@ extension Store {
             guard let c = registered[name], let dbs = c.search else { continue }
             let place = "\(name): search index"
             let records = walked[name]  // what the record walk saw; always there in a whole verify
-            // Document numbers → physical keys, and the totals they imply.
-            var keys: [UInt32: [UInt8]] = [:]
-            var stored: [(number: UInt32, check: UInt32)] = []  // the entries' checks (SearchDocumentCheck)
+            // The numbers of the `num` entries, and the totals they imply. Their keys and checks
+            // are read again by number where needed: held for every document, they took some
+            // 200 bytes each (2 GB at 10M articles).
+            var numbers: [UInt32] = []
             var highest: UInt32?
             var totals = [UInt64](repeating: 0, count: 16)
             let state = try SearchState.stored(dbs, snap.lmdb)
+            let documentEntries = SearchDocumentEntries(dbs, state)
             for entry in snap.entries(in: dbs.numbers) {
                 try poll.step(isCancelled)
                 guard let number = SearchDatabases.number(entry.key, at: 0), entry.key.count == 4 else {
@@ -38,21 +40,47 @@ extension Store {
                 // Wrapping: damaged lengths make a sum that disagrees with the state, not a trap.
                 for f in 0..<state.lengthFields { totals[f] &+= try SearchVarint.read(entry.value, &offset) }
                 if state.checkedDocuments {
-                    guard let check = SearchDocumentCheck.read(entry.value, at: offset) else {
+                    guard SearchDocumentCheck.read(entry.value, at: offset) != nil else {
                         problem("\(place): document \(number): short number entry")
                         continue
                     }
-                    stored.append((number, check))
                     offset += SearchDocumentCheck.byteCount
                 }
-                let key = Array(entry.value[offset...])
-                keys[number] = key
+                let key = UnsafeRawBufferPointer(rebasing: entry.value[offset...])
+                numbers.append(number)
                 highest = max(highest ?? number, number)
-                let present = try records.map { r in key.withUnsafeBytes { r.contains($0) } } ?? snap.contains(key, in: c.records)
+                let present = try records.map { $0.contains(key) } ?? snap.contains(Array(key), in: c.records)
                 if !present {
-                    let logical = try snap.logicalKey(UnsafeRawBufferPointer(rebasing: entry.value[offset...]))
+                    let logical = try snap.logicalKey(key)
                     problem("\(place): document \(number) belongs to missing record \(logical)")
                 }
+            }
+            // Per document, what its postings must add up to: a sum of their terms' hashes and
+            // (recomputed from the record, or by its stored check) of their terms' and
+            // occurrences' hashes. One pass over the postings then checks every document, however
+            // long its terms' lists. Numbers index arrays when they are dense enough (a damaged
+            // state or a sparse index keeps a dictionary): a pass over every posting looks each one up.
+            let numberCount = numbers.count
+            var checks = DocumentNumberTable(end: highest.map { UInt64($0) + 1 } ?? 0, count: numberCount)
+            for number in numbers { checks.addKnown(number) }
+            numbers = []
+            /// `body` with the physical key and the stored check of document `number` by its
+            /// `num` entry; nil when it has none (or a short one).
+            func withNumberEntry<R>(_ number: UInt32, _ body: (UnsafeRawBufferPointer, UInt32?) throws -> R) throws -> R? {
+                var numberKey = [UInt8]()
+                SearchDatabases.appendNumber(number, to: &numberKey)
+                let found: R?? = try snap.lmdb.withValue(forKey: numberKey, in: dbs.numbers) { bytes in
+                    var offset = 0
+                    for _ in 0..<state.lengthFields { _ = try SearchVarint.read(bytes, &offset) }
+                    var check: UInt32?
+                    if state.checkedDocuments {
+                        guard let stored = SearchDocumentCheck.read(bytes, at: offset) else { return nil }
+                        check = stored
+                        offset += SearchDocumentCheck.byteCount
+                    }
+                    return try body(UnsafeRawBufferPointer(rebasing: bytes[offset...]), check)
+                }
+                return found ?? nil
             }
             let recomputable = dbs.definition.isRecomputable
             var analyzer = SearchAnalyzer(capacity: 1 << 12)
@@ -60,20 +88,13 @@ extension Store {
             var collectionPostings = 0
             var documents = 0
             var unlisted = 0  // documents whose terms neither their entry nor their record gives
-            // Per document, what its postings must add up to: their count, a sum of their terms'
-            // hashes and (recomputed from the record) of their terms' and occurrences' hashes.
-            // One pass over the postings then checks every document, however long its terms' lists.
-            // Numbers index an array when they are dense enough (a damaged state or a sparse
-            // index keeps a dictionary): a pass over every posting looks each one up.
-            var checks = DocumentNumberTable(end: highest.map { UInt64($0) + 1 } ?? 0, count: keys.count)
-            for number in keys.keys { checks.addKnown(number) }
-            for (number, check) in stored { checks[number].stored = check }
-            stored = []
             var uncounted = false  // documents checked by their stored digest, which has no count
             var fields: FieldTable? = try? snap.withFieldRetry { $0 }
             func recordName(_ number: UInt32) -> String {
-                let logical = try? keys[number].map { k in try k.withUnsafeBytes { try snap.logicalKey($0) } }
-                return (logical ?? nil).map { "\($0)" } ?? "\(number)"
+                guard let key = try? documentEntries.key(of: number, snap.lmdb),
+                    let logical = try? key.withUnsafeBytes({ try snap.logicalKey($0) })
+                else { return "\(number)" }
+                return "\(logical)"
             }
             // The digests of records' texts, analysed on every core with the table in hand; one
             // that does not decode with it (a field added since) is decoded again here, with the
@@ -97,37 +118,39 @@ extension Store {
                         continue
                     }
                     expectedPostings += found.count
-                    checks[number].expected = found
+                    checks.setExpected(number, found)
                 }
                 pending.removeAll(keepingCapacity: true)
             }
-            for (key, parsed) in try Self.documentEntries(dbs, state, keys, snap, &poll, isCancelled) {
-                try poll.step(isCancelled)
+            /// Checks the document entry of the physical `key`: `parsed` (nil when it cannot be
+            /// read) must name a number whose `num` entry holds the same key.
+            func visit(_ key: UnsafeRawBufferPointer, _ parsed: (number: UInt32, terms: [[UInt8]]?)?) throws {
                 documents += 1
                 func logical() -> String {
-                    (try? key.withUnsafeBytes { try snap.logicalKey($0) }).map { "\($0)" }
-                        ?? key.map { String($0, radix: 16) }.joined(separator: ".")
+                    (try? snap.logicalKey(key)).map { "\($0)" } ?? key.map { String($0, radix: 16) }.joined(separator: ".")
                 }
-                guard let parsed, keys[parsed.number] == key else {
+                guard let parsed, let found = try withNumberEntry(parsed.number, { (same: $0.elementsEqual(key), check: $1) }),
+                    found.same
+                else {
                     problem("\(place): record \(logical()): document entry and number entry disagree")
-                    continue
+                    return
                 }
                 let number = parsed.number
                 let terms = parsed.terms  // listed by entries of the older format only
-                if let check = checks[number].stored {
+                if let check = found.check {
                     // Its postings mixed with its record's text must give the check stored when it
                     // was indexed (its postings alone without field paths). One that does not is
                     // analysed after the posting pass: its text changed, or its postings, or its
                     // check, or a text closure differs from the fields' paths.
                     if !recomputable {
-                        checks[number].expected = SearchPostingDigest(stored: check)
+                        checks.setExpected(number, SearchPostingDigest(stored: check))
                         uncounted = true
-                        continue
+                        return
                     }
                     if let text = records?.textChecksum(of: key) {
-                        checks[number].expected = SearchPostingDigest(stored: check ^ text, recheck: true)
+                        checks.setExpected(number, SearchPostingDigest(stored: check ^ text, recheck: true))
                         uncounted = true
-                        continue
+                        return
                     }
                 }
                 if recomputable, terms == nil,
@@ -137,7 +160,7 @@ extension Store {
                     // for as long as this read lasts).
                     pending.append((number, bytes))
                     if pending.count == Self.verifyBatch { flush() }
-                    continue
+                    return
                 }
                 var digest = SearchPostingDigest()
                 if recomputable {
@@ -146,7 +169,7 @@ extension Store {
                     }
                     guard let value = found ?? nil else {
                         problem("\(place): record \(logical()) is indexed but missing or unreadable")
-                        continue
+                        return
                     }
                     var computed: [[UInt8]] = []
                     analyzer.forEachTerm(Self.searchTexts(of: value, dbs.definition)) { term, groups in
@@ -168,23 +191,47 @@ extension Store {
                     // Text without field paths, in an entry that does not list its terms: the
                     // document's postings cannot be told apart from the others'.
                     unlisted += 1
-                    continue
+                    return
                 }
                 expectedPostings += digest.count
-                checks[number].expected = digest
+                checks.setExpected(number, digest)
             }
+            for entry in snap.entries(in: dbs.documents) {
+                try poll.step(isCancelled)
+                guard state.hashedDocuments else {
+                    try visit(entry.key, try? SearchDatabases.documentEntry(entry.value))
+                    continue
+                }
+                // A hashed entry: one document a number it holds, the key taken from its `num`
+                // entry, which must hash to the entry's.
+                guard let numbers = try? SearchDocumentEntries.numbers(entry.value) else {
+                    try visit(entry.key, nil)
+                    continue
+                }
+                for number in numbers {
+                    let key = try withNumberEntry(number) { k, _ in
+                        SearchDocumentEntries.hash(k).elementsEqual(entry.key) ? Array(k) : nil
+                    }
+                    if let key = key ?? nil {
+                        try key.withUnsafeBytes { try visit($0, (number, nil)) }
+                    } else {
+                        try visit(entry.key, nil)
+                    }
+                }
+            }
+            try snap.checkIntact()
             flush()
             let recordCount = try snap.count(of: c.records)
             if documents != recordCount {
                 problem("\(place): \(documents) documents for \(recordCount) records")
             }
-            if keys.count != documents {
-                problem("\(place): \(keys.count) document numbers for \(documents) documents")
+            if numberCount != documents {
+                problem("\(place): \(numberCount) document numbers for \(documents) documents")
             }
             // Out of the variable `flush` captures (the calls below read it without copying it).
             var table = DocumentNumberTable(end: 0, count: 0)
             swap(&table, &checks)
-            let pass = SearchPostingPass(table.slots)
+            let pass = SearchPostingPass(table.slots, termSums: table.needsTerms)
             var blocks = MappedBlocks()
             var bounds: [UInt32] = []
             // Each block's source: its segment's index in `segments`, or -1 for the main blocks.
@@ -266,12 +313,14 @@ extension Store {
                         problem("\(place): record \(recordName(number)) is indexed but unreadable")
                         continue
                     }
-                    if let slot = pass.slots.slot(of: number), !found.matches(pass.sums.seen(slot)) { try named(number, found) }
+                    if let slot = pass.slots.slot(of: number), !pass.matches(found, slot: slot) { try named(number, found) }
                 }
             }
             try table.forEachExpected(pass.slots) { number, want, slot in
-                guard !want.matches(pass.sums.seen(slot)) else { return }
-                if want.recheck, let key = keys[number], let bytes = try snap.withValue(forKey: key, in: c.records, { $0 }) {
+                guard !pass.matches(want, slot: slot) else { return }
+                if want.recheck, let key = try documentEntries.key(of: number, snap.lmdb),
+                    let bytes = try snap.withValue(forKey: key, in: c.records, { $0 })
+                {
                     suspects.append((number, bytes))
                     if suspects.count == Self.verifyBatch { try recheck() }
                     return
@@ -283,9 +332,10 @@ extension Store {
             /// `want`: looks its terms up one by one.
             func named(_ number: UInt32, _ want: SearchPostingDigest) throws {
                 let name = recordName(number)
-                var terms = try keys[number].flatMap { try SearchDocumentEntries(dbs, state).entry(of: $0, snap.lmdb)?.terms }
+                let key = try documentEntries.key(of: number, snap.lmdb)
+                var terms = try key.flatMap { try documentEntries.entry(of: $0, snap.lmdb)?.terms }
                 var record: [[UInt8]: [UInt8]] = [:]
-                if want.checksOccurrences, let k = keys[number] {
+                if want.checksOccurrences, let k = key {
                     let found: CompactValue?? = try snap.withValue(forKey: k, in: c.records) { bytes in
                         try? snap.genericValue(bytes, options: c.decoder.options)
                     }
@@ -518,37 +568,5 @@ struct SearchPostingDigest: Equatable {
         var h = seed
         for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
         return h
-    }
-}
-
-extension Store {
-    /// Each `s:<c>:doc` entry as (physical key, its number and listed terms), nil for one that
-    /// cannot be read; entries keyed by hashes give one pair per number they hold, the key taken
-    /// from `keys` (the `num` entries), nil when that key does not hash to the entry's.
-    fileprivate static func documentEntries(
-        _ dbs: SearchDatabases, _ state: SearchState, _ keys: [UInt32: [UInt8]], _ snap: borrowing Snapshot,
-        _ poll: inout CancellationPoll, _ isCancelled: (() -> Bool)?
-    ) throws -> [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] {
-        var out: [(key: [UInt8], entry: (number: UInt32, terms: [[UInt8]]?)?)] = []
-        for entry in snap.entries(in: dbs.documents) {
-            try poll.step(isCancelled)
-            guard state.hashedDocuments else {
-                out.append((entry.keyBytes, try? SearchDatabases.documentEntry(entry.value)))
-                continue
-            }
-            guard let numbers = try? SearchDocumentEntries.numbers(entry.value) else {
-                out.append((entry.keyBytes, nil))
-                continue
-            }
-            for number in numbers {
-                if let key = keys[number], SearchDocumentEntries.hash(key).elementsEqual(entry.key) {
-                    out.append((key, (number, nil)))
-                } else {
-                    out.append((entry.keyBytes, nil))
-                }
-            }
-        }
-        try snap.checkIntact()
-        return out
     }
 }

@@ -3,11 +3,15 @@
 /* glibc's malloc_trim, which Swift's Glibc module does not export (it lives in <malloc.h>): a
    bulk load hands its analysis buffers' pages back before its compaction's pages take their place. */
 
+/* __GLIBC__ comes from <features.h>, which any libc header includes: without one first the
+   test below was always false and the trim did nothing. */
+#include <stdlib.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
-static inline void quire_malloc_trim(void) { (void)malloc_trim(0); }
+/* 1 when pages went back to the system. */
+static inline int quire_malloc_trim(void) { return malloc_trim(0); }
 #else
-static inline void quire_malloc_trim(void) {}
+static inline int quire_malloc_trim(void) { return 0; }
 #endif
 
 #endif

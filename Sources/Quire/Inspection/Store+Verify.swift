@@ -84,7 +84,7 @@ extension Store {
                 var fields: FieldTable? = try? snap.withFieldRetry { $0 }
                 // Text checksums for a full-text index that keeps checks (Search/SearchDocumentCheck.swift).
                 let search = Self.checkedSearchText(snap, c)
-                var seen = WalkedRecordKeys(capacity: (try? snap.count(of: c.records)) ?? 0)
+                var walking = WalkedRecordKeys.Builder(capacity: (try? snap.count(of: c.records)) ?? 0)
                 var walk = snap.entries(in: c.records).makeIterator()
                 func nextBatch() -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
                     var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
@@ -141,11 +141,11 @@ extension Store {
                                 walked = WalkedRecord(entry.key, value, c.definition.indexes, longKeys, search)
                             } catch {
                                 problem("\(name): record \(key): does not decode: \(error)")
-                                seen.add(hash: WalkedRecordKeys.hash(entry.key), textChecksum: nil)
+                                walking.add(hash: WalkedRecordKeys.hash(entry.key), textChecksum: nil)
                                 continue
                             }
                         }
-                        seen.add(hash: walked!.keyHash, textChecksum: walked!.textChecksum)
+                        walking.add(hash: walked!.keyHash, textChecksum: walked!.textChecksum)
                         for (i, index) in c.definition.indexes.enumerated() {
                             for (indexKey, stored) in walked!.indexKeys[i] {
                                 expected[i] += 1
@@ -161,6 +161,7 @@ extension Store {
                     }
                 }
                 try snap.checkIntact()
+                let seen = walking.sealed()
                 walkedKeys[name] = seen
                 for (i, index) in c.definition.indexes.enumerated() {
                     var entries = 0

@@ -28,6 +28,8 @@ enum ScaleRun {
         var jsonLinesBytes: Int
         /// The peak anonymous resident memory during the bulk insert.
         var insertAnonymousBytes: Int
+        /// The peak anonymous resident memory during `verify`.
+        var verifyAnonymousBytes: Int
         var peakMemoryBytes: Int
         var seconds: Double
     }
@@ -134,15 +136,20 @@ enum ScaleRun {
                 }
             }
         }
-        let verifySeconds = try time {
-            let report = try store.verify()
-            guard report.isSound else { throw BenchError("scale: verify found \(report.problems.prefix(3))") }
+        var verifySeconds = 0.0
+        quire_malloc_trim()
+        let verifyAnonymous = try AnonymousMemory.peak {
+            verifySeconds = try time {
+                let report = try store.verify()
+                guard report.isSound else { throw BenchError("scale: verify found \(report.problems.prefix(3))") }
+            }
         }
         let storeBytes = try store.storeStatistics().fileBytes
         return Row(
             records: size, search: search, bulkInsert: Double(size) / insertSeconds, pointGets: Double(lookups) / getSeconds,
             scan: Double(size) / scanSeconds, verify: Double(size) / verifySeconds, storeBytes: storeBytes,
             jsonLinesBytes: Int(meanJSONLineBytes * Double(size)), insertAnonymousBytes: insertAnonymous,
+            verifyAnonymousBytes: verifyAnonymous,
             peakMemoryBytes: BenchmarkRunner.peakMemoryBytes(), seconds: Date().timeIntervalSince(started))
     }
 
@@ -171,14 +178,16 @@ enum ScaleRun {
     }
 
     static func table(_ rows: [Row]) -> String {
-        var out = "records     insert/s    gets/s     scan/s   verify/s  disk/JSONL  insert anon MB  peak RSS MB  seconds\n"
+        var out =
+            "records     insert/s    gets/s     scan/s   verify/s  disk/JSONL  insert anon MB  verify anon MB  peak RSS MB  seconds\n"
         for row in rows {
             let ratio = Double(row.storeBytes) / Double(max(1, row.jsonLinesBytes))
             out += [
                 pad(Report.compact(Double(row.records)), 7), pad(Report.compact(row.bulkInsert), 11),
                 pad(Report.compact(row.pointGets), 9), pad(Report.compact(row.scan), 10),
                 pad(Report.compact(row.verify), 10), pad(Report.fixed(ratio, 2) + "×", 11),
-                pad(String(row.insertAnonymousBytes >> 20), 15), pad(String(row.peakMemoryBytes >> 20), 12),
+                pad(String(row.insertAnonymousBytes >> 20), 15), pad(String(row.verifyAnonymousBytes >> 20), 15),
+                pad(String(row.peakMemoryBytes >> 20), 12),
                 pad(Report.fixed(row.seconds, 1), 8),
             ].joined(separator: " ") + "\n"
         }

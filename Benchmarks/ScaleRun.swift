@@ -103,9 +103,9 @@ enum ScaleRun {
         try store.register(collection)
 
         var insertSeconds = 0.0
-        // What the size before freed (its verify's buffers, some 400 MiB at 1M) stays in glibc's
-        // heap and would count in this insert's peak. (A 10M insert after 1M still read 381 MiB
-        // with it, against 218 MiB without the 1M case before it: not only that.)
+        // What the size before freed (its verify's buffers) stays in glibc's heap and would count
+        // in this insert's peak. (Until the trim's header was mended it did nothing, and a 10M
+        // insert after the 1M case read 381–408 MiB, against 218 MiB without it.)
         quire_malloc_trim()
         let insertAnonymous = try AnonymousMemory.peak {
             insertSeconds = try time {

@@ -19,21 +19,23 @@ struct SearchPostingPass {
     let sums: PostingSums
     private let termSums: Bool
 
-    /// `termSums`: whether the documents' term hashes are summed too (some document expects
-    /// them: an index without stored checks); the occurrences' always are.
+    /// `termSums`: whether the documents' term hashes are summed too, with whole occurrence
+    /// sums (some document expects them: an index without stored checks); otherwise only the
+    /// occurrence sums' low 32 bits, all that a stored check compares.
     init(_ slots: DocumentSlots, termSums: Bool) {
         self.slots = slots
         self.termSums = termSums
-        sums = PostingSums(slots: slots.count, parts: Parallelism.parts, termSums: termSums)
+        sums = PostingSums(slots: slots.count, parts: Parallelism.parts, full: termSums)
     }
 
     /// Whether the postings read for `slot` add up to `want`. Without term sums a full digest
-    /// (a record's text analysed again) is compared by its occurrences alone: each posting's
-    /// occurrence hash mixes in its term's.
+    /// (a record's text analysed again, for a document whose stored check disagreed) is
+    /// compared by its occurrences' low 32 bits, as the check was: each posting's occurrence
+    /// hash mixes in its term's.
     func matches(_ want: SearchPostingDigest, slot: Int) -> Bool {
         let seen = sums.seen(slot)
         guard !termSums, want.storedOccurrences == nil, want.checksOccurrences else { return want.matches(seen) }
-        return seen.occurrences == want.occurrences
+        return UInt32(truncatingIfNeeded: seen.occurrences) == UInt32(truncatingIfNeeded: want.occurrences)
     }
 
     /// Reads the blocks (each its term and its stored bytes, in the map) on every core.
@@ -105,38 +107,51 @@ struct DocumentSlots: Sendable {
 
 /// Per document slot, the wrapping sums of its postings' term hashes and of their hashes with
 /// their occurrences (``SearchPostingDigest``), kept apart for each part (each part's thread
-/// writes only its own) and added up when read. The term sums only when asked: documents with
-/// a stored check compare the occurrences alone, and each sum is 8 bytes a document a part.
-/// @unchecked: see that rule.
+/// writes only its own) and added up when read. Full sums (8 bytes each) only when asked:
+/// documents with a stored check compare the low 32 bits of their occurrences' sum alone, so
+/// then only those are kept, 4 bytes a document a part. @unchecked: see that rule.
 final class PostingSums: @unchecked Sendable {
     private let terms: [UnsafeMutableBufferPointer<UInt64>]
     private let occurrences: [UnsafeMutableBufferPointer<UInt64>]
+    private let lowOccurrences: [UnsafeMutableBufferPointer<UInt32>]
 
-    init(slots: Int, parts: Int, termSums: Bool) {
-        terms = termSums ? (0..<parts).map { _ in Self.zeroed(slots) } : []
-        occurrences = (0..<parts).map { _ in Self.zeroed(slots) }
+    /// `full`: term sums and whole occurrence sums; otherwise the occurrences' low 32 bits.
+    init(slots: Int, parts: Int, full: Bool) {
+        terms = full ? (0..<parts).map { _ in Self.zeroed(slots) } : []
+        occurrences = full ? (0..<parts).map { _ in Self.zeroed(slots) } : []
+        lowOccurrences = full ? [] : (0..<parts).map { _ in Self.zeroed(slots) }
     }
 
-    private static func zeroed(_ count: Int) -> UnsafeMutableBufferPointer<UInt64> {
-        let buffer = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: count)
+    private static func zeroed<T: FixedWidthInteger>(_ count: Int) -> UnsafeMutableBufferPointer<T> {
+        let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
         buffer.initialize(repeating: 0)
         return buffer
     }
 
     deinit {
         for buffer in terms + occurrences { buffer.deallocate() }
+        for buffer in lowOccurrences { buffer.deallocate() }
     }
 
     func add(part: Int, slot: Int, termHash: UInt64, groups: UnsafeRawBufferPointer) {
-        if !terms.isEmpty { terms[part][slot] &+= termHash }
-        occurrences[part][slot] &+= SearchPostingDigest.occurrenceHash(termHash: termHash, groups: groups)
+        let hash = SearchPostingDigest.occurrenceHash(termHash: termHash, groups: groups)
+        if lowOccurrences.isEmpty {
+            terms[part][slot] &+= termHash
+            occurrences[part][slot] &+= hash
+        } else {
+            lowOccurrences[part][slot] &+= UInt32(truncatingIfNeeded: hash)
+        }
     }
 
-    /// What the postings of `slot` add up to, on every part.
+    /// What the postings of `slot` add up to, on every part (without full sums: no term sum, and
+    /// the occurrences' low 32 bits).
     func seen(_ slot: Int) -> SearchPostingDigest {
         var digest = SearchPostingDigest()
         for part in terms.indices { digest.terms &+= terms[part][slot] }
         for part in occurrences.indices { digest.occurrences &+= occurrences[part][slot] }
+        var low: UInt32 = 0
+        for part in lowOccurrences.indices { low &+= lowOccurrences[part][slot] }
+        if !lowOccurrences.isEmpty { digest.occurrences = UInt64(low) }
         return digest
     }
 }

@@ -70,15 +70,11 @@ extension Store {
                 var numberKey = [UInt8]()
                 SearchDatabases.appendNumber(number, to: &numberKey)
                 let found: R?? = try snap.lmdb.withValue(forKey: numberKey, in: dbs.numbers) { bytes in
-                    var offset = 0
-                    for _ in 0..<state.lengthFields { _ = try SearchVarint.read(bytes, &offset) }
-                    var check: UInt32?
-                    if state.checkedDocuments {
-                        guard let stored = SearchDocumentCheck.read(bytes, at: offset) else { return nil }
-                        check = stored
-                        offset += SearchDocumentCheck.byteCount
-                    }
-                    return try body(UnsafeRawBufferPointer(rebasing: bytes[offset...]), check)
+                    // Damaged lengths threw in the pass over the `num` entries above.
+                    guard let keyOffset = try? state.keyOffset(inNumberEntry: bytes) else { return nil }
+                    let check = state.checkedDocuments
+                        ? SearchDocumentCheck.read(bytes, at: keyOffset - SearchDocumentCheck.byteCount) : nil
+                    return try body(UnsafeRawBufferPointer(rebasing: bytes[keyOffset...]), check)
                 }
                 return found ?? nil
             }

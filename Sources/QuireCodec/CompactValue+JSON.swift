@@ -57,8 +57,6 @@ extension CompactValue {
     }
 }
 
-private let hexDigits = Array("0123456789abcdef".utf8)
-
 /// Writes a JSON string, escaping only `"`, `\` and control characters.
 func writeJSONString(_ string: String, into out: inout [UInt8]) {
     var string = string
@@ -71,43 +69,20 @@ func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8
     // Runs of bytes that need no escape (nearly all of them) are copied whole.
     var run = 0
     var i = 0
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let highs: UInt64 = 0x8080_8080_8080_8080
     while i < bytes.count {
-        // Eight bytes at a time while none needs an escape: a byte below 0x20 (the subtraction
-        // borrows into its high bit) or one that is '"' or '\\' (zero after the XOR).
-        if i + 8 <= bytes.count {
-            let word = UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let below = (word &- ones &* 0x20) & ~word
-            let isQuote = (quote &- ones) & ~quote
-            let isBackslash = (backslash &- ones) & ~backslash
-            if (below | isQuote | isBackslash) & highs == 0 {
-                i += 8
-                continue
-            }
+        if i + 8 <= bytes.count, !JSONEscapes.anyIn(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
+            i += 8
+            continue
         }
         let byte = bytes[i]
-        defer { i += 1 }
-        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-        if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i])) }
-        run = i + 1
-        out.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
-        case 0x0A: out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(UInt8(ascii: "t"))
-        case 0x08: out.append(UInt8(ascii: "b"))
-        case 0x0C: out.append(UInt8(ascii: "f"))
-        default:
-            out.append(contentsOf: "u00".utf8)
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0xF)])
-        }
+        i += 1
+        guard JSONEscapes.needsEscape(byte) else { continue }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i - 1]))
+        run = i
+        let (escape, count) = JSONEscapes.escape(of: byte)
+        for index in 0..<count { out.append(UInt8(truncatingIfNeeded: escape >> (8 * index))) }
     }
-    if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
+    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
     out.append(UInt8(ascii: "\""))
 }
 

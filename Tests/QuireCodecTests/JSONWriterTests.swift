@@ -59,4 +59,39 @@ import Testing
         }
         #expect(out == Array("kept".utf8))
     }
+
+    /// One writer for many records (what a dump's part does): the keys it keeps for the table's
+    /// ids must not leak into a standalone payload, whose ids name its own fields, and a record
+    /// that fails leaves nothing behind it.
+    @Test func aReusedWriterWritesEachRecordAsTheTreeDoes() throws {
+        struct Other: Codable { var zeta: String; var alpha: [Int]; var title: String }
+        var table = FieldTable()
+        let encoder = CompactEncoder()
+        var payloads: [[UInt8]] = []
+        for index in 0..<60 {
+            if index % 3 == 2 {
+                payloads.append(try encoder.encodeStandalone(Other(zeta: "z\(index)", alpha: [index, -index], title: "t\"\(index)")))
+            } else {
+                payloads.append(try encoder.encode(["title": "record \(index)", "count": "\(index * 31)", "tab": "a\tb"], fields: &table))
+            }
+        }
+        var broken = payloads[4]
+        broken[broken.count - 3] = 0xFF  // inside the last string: not UTF-8
+        payloads.insert(broken, at: 5)
+        var writer = RecordJSONWriter(fields: table, capacity: 16)
+        var expected: [UInt8] = []
+        for (index, payload) in payloads.enumerated() {
+            let before = writer.count
+            do {
+                try payload.withUnsafeBytes { try writer.append(record: $0) }
+            } catch {
+                #expect(index == 5, "record \(index) failed: \(error)")
+                #expect(writer.count == before)
+                continue
+            }
+            expected += try CompactValue.decode(from: payload, fields: table).jsonBytes()
+            #expect(Array(writer.bytes) == expected, "record \(index)")
+        }
+        #expect(expected.count > 16 * 64)  // the buffer grew many times over
+    }
 }

@@ -81,6 +81,16 @@ final class Corpus: @unchecked Sendable {
         return store
     }
 
+    /// ``readStore()`` with its records compressed (`ReadStore(corpus:compressed:)`).
+    private var compressedReadStoreStorage: ReadStore?
+
+    func compressedReadStore() throws -> ReadStore {
+        if let compressedReadStoreStorage { return compressedReadStoreStorage }
+        let store = try ReadStore(corpus: self, compressed: true)
+        compressedReadStoreStorage = store
+        return store
+    }
+
     /// The search cases' store and FTS5 database (`searchFixture()`); made on first use.
     var searchFixtureStorage: SearchFixture?
 
@@ -88,6 +98,8 @@ final class Corpus: @unchecked Sendable {
     func cleanUp() {
         readStoreStorage?.close()
         readStoreStorage = nil
+        compressedReadStoreStorage?.close()
+        compressedReadStoreStorage = nil
         searchFixtureStorage?.close()
         searchFixtureStorage = nil
     }

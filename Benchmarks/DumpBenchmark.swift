@@ -5,24 +5,34 @@ import Quire
 /// JSON, what `quire dump` did) and `dump.quire.json` (JSON written straight from the record
 /// bytes, `snapshot.forEachJSON`, what it does now): every article of the shared read store,
 /// in key order, in one snapshot. Records/s is what `quire dump` can reach before its output.
+/// `dump.quire.json.zstd`: the same from the store with its records compressed (a default
+/// store's articles), so each record is decompressed first.
 final class DumpBenchmark: Benchmark {
     let name: String
     let group = "dump"
     private let corpus: Corpus
     private let direct: Bool
+    private let compressed: Bool
     private var readStore: ReadStore?
 
-    init(corpus: Corpus, direct: Bool) {
+    init(corpus: Corpus, direct: Bool, compressed: Bool = false) {
         self.corpus = corpus
         self.direct = direct
-        name = direct ? "dump.quire.json" : "dump.quire.tree"
+        self.compressed = compressed
+        name = (direct ? "dump.quire.json" : "dump.quire.tree") + (compressed ? ".zstd" : "")
     }
 
     var isBaseline: Bool { !direct }
     var records: Int { corpus.count }
-    var bytesPerRecord: Double? { corpus.meanValueBytes }
+    /// The records' pages on disk, a record.
+    private(set) var bytesPerRecord: Double?
 
-    func setUp() throws { readStore = try corpus.readStore() }
+    func setUp() throws {
+        let readStore = try compressed ? corpus.compressedReadStore() : corpus.readStore()
+        self.readStore = readStore
+        let stored = try readStore.store.storeStatistics().collections.first { $0.name == readStore.collection.name }
+        bytesPerRecord = stored.map { Double($0.bytes) / Double(max(1, $0.records)) }
+    }
 
     func run() throws -> Int {
         guard let readStore else { throw BenchError("no store") }

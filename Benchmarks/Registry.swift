@@ -46,6 +46,7 @@ enum Registry {
             FieldReadBenchmark(corpus: corpus, lazy: true),
             DumpBenchmark(corpus: corpus, direct: false),
             DumpBenchmark(corpus: corpus, direct: true),
+            DumpBenchmark(corpus: corpus, direct: true, compressed: true),
             FetchBenchmark(corpus: corpus),
             ClusterIngestBenchmark(corpus: corpus),
             ReplicaApplyBenchmark(corpus: corpus, bulk: true),

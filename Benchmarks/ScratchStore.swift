@@ -46,20 +46,25 @@ enum BenchCollections {
     static let indexed = StoreCollection<Article>(
         name: "articles", key: { .string($0.id) }, indexes: NewsSchema.articles.indexes)
     static let searchable = NewsSchema.articles
+    static let compressed = StoreCollection<Article>(name: "articles", key: { .string($0.id) }, compressed: true)
 }
 
-/// A store holding the whole corpus (no indexes), loaded once for the read cases.
+/// A store holding the whole corpus (no indexes), loaded once for the read cases; `compressed`:
+/// the records compressed with a dictionary trained on the load's first 2,000 (as a default
+/// store's articles are).
 final class ReadStore {
     let scratch: ScratchStore
     var store: Store { scratch.store }
-    let collection = BenchCollections.plain
+    let collection: StoreCollection<Article>
 
-    init(corpus: Corpus) throws {
+    init(corpus: Corpus, compressed: Bool = false) throws {
         scratch = try ScratchStore()
         let store = scratch.store
-        let collection = collection
+        let collection = compressed ? BenchCollections.compressed : BenchCollections.plain
+        self.collection = collection
         try store.register(collection)
         let articles = corpus.sortedArticles
+        // A compressed collection's bulk load trains its dictionary on its first values itself.
         _ = try blockingAwait {
             try await store.bulkInsert(articles, into: collection, options: BulkInsertOptions(relaxedDurability: true))
         }

@@ -90,4 +90,53 @@ import Testing
             #expect(walked.map(\.1) == (try Self.oneByOne(store)).map(\.1))
         }
     }
+
+    /// Items indexed by a tag that several share, so that an index value has many records.
+    static let tagged = StoreCollection<Item>(
+        name: "tagged", key: { .string($0.id) },
+        indexes: [StoreIndex(name: "tag", kind: .string, field: "title") { [.string("tag\($0.count % 5)")] }])
+
+    /// The walk in an index's order hands out what looking each entry's record up gives.
+    @Test func anIndexWalkHandsOutEachEntrysRecordInIndexOrder() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(Self.tagged)
+            let count = JSONBatchRenderer.batchSize * 3 + 17
+            try await store.bulkInsert((0..<count).map { Self.item($0) }, into: Self.tagged)
+            func expected(_ range: StoreKeyRange, reverse: Bool) throws -> [(String, [UInt8])] {
+                try store.read { snap in
+                    try snap.indexKeys("tagged", "tag", range: range, reverse: reverse).map {
+                        ($0.description, try #require(try snap.jsonValue($0, inCollectionNamed: "tagged")))
+                    }
+                }
+            }
+            func walked(_ range: StoreKeyRange, reverse: Bool, stopAfter: Int = .max) throws -> [(String, [UInt8])] {
+                try store.read { snap in
+                    var out: [(String, [UInt8])] = []
+                    try snap.forEachJSON(inCollectionNamed: "tagged", byIndex: "tag", range: range, reverse: reverse) { key, json in
+                        out.append((key.description, json))
+                        return out.count < stopAfter
+                    }
+                    return out
+                }
+            }
+            let ranges: [StoreKeyRange] = [.all, .exactly(.string("tag3")), .closed(.string("tag1"), .string("tag2"))]
+            for range in ranges {
+                for reverse in [false, true] {
+                    let want = try expected(range, reverse: reverse)
+                    let got = try walked(range, reverse: reverse)
+                    #expect(!want.isEmpty)
+                    #expect(got.map(\.0) == want.map(\.0), "\(range) reverse \(reverse)")
+                    #expect(got.map(\.1) == want.map(\.1), "\(range) reverse \(reverse)")
+                }
+            }
+            let all = try walked(.all, reverse: false)
+            #expect(all.count == count)
+            // In index order, not key order: every tag0 record before the first tag1 one.
+            let tags = try all.map { try JSONDecoder().decode(Item.self, from: Data($0.1)).count % 5 }
+            #expect(tags == tags.sorted())
+            #expect(try walked(.all, reverse: false, stopAfter: 1500).map(\.0) == all.prefix(1500).map(\.0))
+        }
+    }
 }

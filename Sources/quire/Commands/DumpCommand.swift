@@ -76,16 +76,14 @@ enum DumpCommand {
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
                 throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
             }
-            try snap.forEachIndexEntry(collection, index.name, range: dateRange(options)) { _, key in
-                guard let json = try snap.jsonValue(key, inCollectionNamed: collection) else { return true }
-                return try emit(json)
+            try snap.forEachJSON(inCollectionNamed: collection, byIndex: index.name, range: dateRange(options)) { _, json in
+                try emit(json)
             }
         } else if let section = options.section,
             let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
         {
-            try snap.forEachIndexEntry(collection, index.name, range: .exactly(.string(section))) { _, key in
-                guard let json = try snap.jsonValue(key, inCollectionNamed: collection) else { return true }
-                return try emit(json)
+            try snap.forEachJSON(inCollectionNamed: collection, byIndex: index.name, range: .exactly(.string(section))) { _, json in
+                try emit(json)
             }
         } else {
             try snap.forEachJSON(inCollectionNamed: collection) { _, json in try emit(json) }

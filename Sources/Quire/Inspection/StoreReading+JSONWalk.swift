@@ -1,0 +1,128 @@
+import QuireCodec
+internal import QuireLMDB
+
+/// Walks that hand out records as JSON written straight from their bytes, a batch at a time on
+/// every core: what `quire dump` runs, in key order or in an index's order.
+extension StoreReading where Self: ~Copyable {
+    /// Walks a collection by name as JSON records, in key order, until `body` returns false: the
+    /// dump's fast path. Each record's JSON is written straight from its bytes, a batch of
+    /// records at a time on every core while the batch before is handed out (`body` is still
+    /// called in order, on this thread), into one reused buffer, valid only during the call of
+    /// `body`. Inside a write transaction, `body` must not write: the batches still point into
+    /// the pages a write could change.
+    public func forEachJSON(
+        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, [UInt8]) throws -> Bool
+    ) throws {
+        let c = try store.resolved(name)
+        try walkJSON(c, body) { collect in
+            try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
+                try collect(key, entry.value)
+            }
+        }
+    }
+
+    /// ``forEachJSON(inCollectionNamed:range:reverse:_:)`` in the order of one of the
+    /// collection's indexes: the record of each entry whose index value is in `range` (the days
+    /// of a date index, one section's value), as often as it has entries there. An entry whose
+    /// record is missing is left out, as ``jsonValue(_:inCollectionNamed:)`` gives none for it.
+    public func forEachJSON(
+        inCollectionNamed name: String, byIndex index: String, range: StoreKeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, [UInt8]) throws -> Bool
+    ) throws {
+        let c = try store.resolved(name)
+        let entries = try store.indexDatabase(name, index)
+        try walkJSON(c, body) { collect in
+            try forEachEntry(in: entries, range: range.lmdb, reverse: reverse) { _, entry in
+                let key = try logicalKey(entry.value)
+                guard let stored = try storedKey(key) else { return true }
+                return try withValue(forKey: stored, in: c.records) { try collect(key, $0) } ?? true
+            }
+        }
+    }
+
+    /// Hands out as JSON, in order, the records that `walk` gives to its `collect` (a key and
+    /// the record's bytes in the map), until `body` or `collect` returns false.
+    private func walkJSON(
+        _ c: RegisteredCollection, _ body: (StoreKey, [UInt8]) throws -> Bool,
+        walk: (_ collect: (StoreKey, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
+    ) throws {
+        // `collect` calls `body`, so it is passed as escaping; it does not outlive this call.
+        try withoutActuallyEscaping(body) { body in try walkJSON(c, escapable: body, walk: walk) }
+    }
+
+    private func walkJSON(
+        _ c: RegisteredCollection, escapable body: @escaping (StoreKey, [UInt8]) throws -> Bool,
+        walk: (_ collect: (StoreKey, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
+    ) throws {
+        let options = c.decoder.options
+        var table: FieldTable?  // fetched once for the walk, not per record
+        var json: [UInt8] = []
+        json.reserveCapacity(4096)
+        /// Two batches: one filled by the walk while the other renders, then is handed out.
+        var batches = [JSONWalkBatch(), JSONWalkBatch()]
+        var filling = 0
+        var rendering: BackgroundWork<[JSONBatchRenderer.Part]>?
+        // The render reads the map: it never outlives this call (and its transaction).
+        defer { _ = rendering?.wait() }
+
+        /// Hands out the batch that rendered (`batches[index]`) in order; false when `body` stopped the walk.
+        func handOut(_ index: Int, _ parts: [JSONBatchRenderer.Part]) throws -> Bool {
+            let batch = batches[index]
+            var next = 0
+            for part in parts {
+                let stopped = try batch.renderer.withBytes(of: part) { bytes in
+                    var start = 0
+                    for end in part.ends {
+                        json.removeAll(keepingCapacity: true)
+                        json.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                        start = end
+                        if try !body(batch.keys[next], json) { return true }
+                        next += 1
+                    }
+                    return false
+                }
+                if stopped { return false }
+                guard part.failedAt != nil else { continue }
+                // The rest of the part, one by one: the field table is refreshed when the record
+                // has an id it lacks; a damaged record throws here, as in a serial walk.
+                while next < part.range.upperBound {
+                    try withFieldRetry(&table) { table in
+                        json.removeAll(keepingCapacity: true)
+                        try CompactValue.appendJSON(from: batch.records[next], fields: table, options: options, to: &json)
+                    }
+                    if try !body(batch.keys[next], json) { return false }
+                    next += 1
+                }
+            }
+            return true
+        }
+        /// Starts rendering the batch the walk filled and hands out the one rendered before it.
+        func advance() throws -> Bool {
+            let rendered = rendering.map { (index: 1 - filling, parts: $0.wait()) }
+            rendering = nil
+            if !batches[filling].records.isEmpty {
+                let fields = table ?? writingFields ?? store.fields
+                table = fields
+                let (renderer, records) = (batches[filling].renderer, MappedRecords(records: batches[filling].records))
+                rendering = BackgroundWork { renderer.render(records, fields: fields, options: options) }
+            }
+            filling = 1 - filling
+            guard let rendered else { return true }
+            defer { batches[rendered.index].removeAll() }
+            return try handOut(rendered.index, rendered.parts)
+        }
+        var stopped = false
+        try walk { key, record in
+            batches[filling].keys.append(key)
+            batches[filling].records.append(record)
+            if batches[filling].records.count == JSONBatchRenderer.batchSize, try !advance() {
+                stopped = true
+                return false
+            }
+            return true
+        }
+        // The last batch, then the one still rendering.
+        if !stopped, try advance() { _ = try advance() }
+    }
+}

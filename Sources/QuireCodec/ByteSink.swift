@@ -33,6 +33,7 @@ struct ByteSink: ~Copyable {
 
     /// Appends a byte there is room for (after ``reserve(_:)``).
     @inline(__always) mutating func appendReserved(_ byte: UInt8) {
+        assert(count < capacity, "no room reserved")
         base[count] = byte
         count += 1
     }
@@ -40,6 +41,7 @@ struct ByteSink: ~Copyable {
     /// Appends bytes there is room for (after ``reserve(_:)``).
     @inline(__always) mutating func appendReserved(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
+        assert(bytes.count <= capacity - count, "no room reserved")
         (base + count).update(from: source, count: bytes.count)
         count += bytes.count
     }

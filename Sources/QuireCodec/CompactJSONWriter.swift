@@ -173,8 +173,9 @@ package struct RecordJSONWriter: ~Copyable {
 
     /// Writes valid UTF-8 bytes as a JSON string, escaping only `"`, `\` and control characters.
     private mutating func writeString(_ bytes: UnsafeBufferPointer<UInt8>) {
-        // The longest form: every byte a six-byte \u00XX escape, and the quotes.
-        sink.reserve(bytes.count * 6 + 2)
+        // Room for the bytes as they are and the quotes; an escape makes room for itself and the
+        // rest (reserving for the longest form, six bytes a byte, would ask 6× a huge string).
+        sink.reserve(bytes.count + 2)
         sink.appendReserved(UInt8(ascii: "\""))
         var run = 0  // the start of the bytes not copied yet
         var i = 0
@@ -188,6 +189,7 @@ package struct RecordJSONWriter: ~Copyable {
             guard JSONEscapes.needsEscape(byte) else { continue }
             sink.appendReserved(UnsafeBufferPointer(rebasing: bytes[run..<i - 1]))
             run = i
+            sink.reserve(6 + (bytes.count - i) + 1)
             let (escape, escapeCount) = JSONEscapes.escape(of: byte)
             for index in 0..<escapeCount { sink.appendReserved(UInt8(truncatingIfNeeded: escape >> (8 * index))) }
         }

@@ -75,6 +75,8 @@ import Testing
                 payloads.append(try encoder.encode(["title": "record \(index)", "count": "\(index * 31)", "tab": "a\tb"], fields: &table))
             }
         }
+        // Every byte escaped (six bytes each) in a string far past the buffer's room.
+        payloads.append(try encoder.encode(["title": String(repeating: "\u{1}\"", count: 3_000)], fields: &table))
         var broken = payloads[4]
         broken[broken.count - 3] = 0xFF  // inside the last string: not UTF-8
         payloads.insert(broken, at: 5)

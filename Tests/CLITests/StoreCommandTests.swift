@@ -231,4 +231,40 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             #expect(count % 5_000 == 0)
         }
     }
+
+    /// Ctrl-C during a dump (batches rendering in the background) stops it: exit 130, and what
+    /// it printed is a whole JSON array of whole records, the first ones in key order.
+    @Test func interruptedDumpEndsItsOutputWhole() async throws {
+        try await withScratch { dir in
+            let file = dir.appendingPathComponent("big.jsonl")
+            try generatedJSONL(count: 12_000, seed: 9).write(to: file)
+            #expect(try await runQuire(["load", file.path, "--quiet"], directory: dir).status == 0)
+            let full = try await runQuire(["dump", "--format", "json"], directory: dir)
+            let all = try #require(try JSONSerialization.jsonObject(with: Data(full.stdout.utf8)) as? [[String: Any]])
+            #expect(all.count == 12_000)
+            let output = dir.appendingPathComponent("out.json")
+            FileManager.default.createFile(atPath: output.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: output)
+            defer { try? handle.close() }
+            let process = Process()
+            process.executableURL = try QuireBinary.url()
+            process.arguments = ["dump", "--format", "json"]
+            process.currentDirectoryURL = dir
+            process.standardOutput = handle
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Signalled once the first records are out.
+            while process.isRunning, (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0 < 4096 {
+                usleep(1_000)
+            }
+            let interrupted = process.isRunning
+            if interrupted { kill(process.processIdentifier, SIGINT) }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == (interrupted ? 130 : 0))
+            let printed = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [[String: Any]])
+            #expect(!printed.isEmpty)
+            #expect(printed.count <= all.count)
+            #expect(printed.map { $0["id"] as? String } == all.prefix(printed.count).map { $0["id"] as? String })
+        }
+    }
 }

@@ -33,8 +33,6 @@ package struct RecordJSONWriter: ~Copyable {
     /// 0 for an id whose key is not written yet (a written one takes at least 3 bytes).
     private var keyLengths: [Int]
     private var sink: ByteSink
-    /// Scalars written by the value tree's writer (dates, doubles, bytes), then copied.
-    private var scratch: [UInt8] = []
 
     package init(fields: FieldTable, options: CompactDecoder.Options = .init(), capacity: Int = 4096) {
         self.fields = fields
@@ -85,14 +83,13 @@ package struct RecordJSONWriter: ~Copyable {
             let length = try reader.length(&cursor, end: end)
             try writeStoredString(reader, at: cursor, length: length)
         case .stringRef, .stringPrefixRef, .internedString:
-            var string = try generic.strings.read(kind, at: position, end: end)
-            string.withUTF8 { writeString($0) }
-        case .null: writeLiteral("null")
-        case .trueValue: writeLiteral("true")
-        case .falseValue: writeLiteral("false")
-        case .smallInt: writeInteger(unzigzag(UInt64(tag & 0x3F)))
-        case .int: writeInteger(unzigzag(try reader.varint(&cursor, end: end)))
-        case .uint: writeDigits(of: try reader.varint(&cursor, end: end), negative: false)
+            sink.appendJSONString(try generic.strings.read(kind, at: position, end: end))
+        case .null: sink.appendLiteral("null")
+        case .trueValue: sink.appendLiteral("true")
+        case .falseValue: sink.appendLiteral("false")
+        case .smallInt: sink.appendDecimal(unzigzag(UInt64(tag & 0x3F)))
+        case .int: sink.appendDecimal(unzigzag(try reader.varint(&cursor, end: end)))
+        case .uint: sink.appendDecimal(magnitude: try reader.varint(&cursor, end: end), negative: false)
         case .array:
             guard depth < generic.depthLimit else { throw CompactDecodingError(.depthLimitExceeded, offset: position) }
             let length = try reader.length(&cursor, end: end)
@@ -119,8 +116,7 @@ package struct RecordJSONWriter: ~Copyable {
                 if kind == .object && keysFromTable {
                     try writeTableKey(reader, &cursor, end: bodyEnd)
                 } else {
-                    var key = try generic.readKey(&cursor, end: bodyEnd, isMap: kind == .map)
-                    key.withUTF8 { writeString($0) }
+                    sink.appendJSONString(try generic.readKey(&cursor, end: bodyEnd, isMap: kind == .map))
                     sink.append(UInt8(ascii: ":"))
                 }
                 let next = try reader.skip(cursor, end: bodyEnd)
@@ -130,9 +126,7 @@ package struct RecordJSONWriter: ~Copyable {
             sink.append(UInt8(ascii: "}"))
         default:
             // Doubles, dates and bytes: through the value, as `jsonBytes` writes them.
-            scratch.removeAll(keepingCapacity: true)
-            try generic.read(at: position, end: end, depth: depth).appendJSON(to: &scratch)
-            scratch.withUnsafeBufferPointer { sink.append($0) }
+            try generic.read(at: position, end: end, depth: depth).write(into: &sink)
         }
     }
 
@@ -147,8 +141,7 @@ package struct RecordJSONWriter: ~Copyable {
         if keyLengths[id] == 0 {
             // Written into the sink once, then kept: the sink's own writer does the escaping.
             let mark = sink.count
-            var name = fields.names[id]
-            name.withUTF8 { writeString($0) }
+            sink.appendJSONString(fields.names[id])
             sink.append(UInt8(ascii: ":"))
             keyStarts[id] = keyBytes.count
             keyLengths[id] = sink.count - mark
@@ -168,60 +161,6 @@ package struct RecordJSONWriter: ~Copyable {
         guard UTF8Validation.validate(start, count: length).isValid else {
             throw CompactDecodingError(.invalidUTF8, offset: position)
         }
-        writeString(UnsafeBufferPointer(start: start, count: length))
-    }
-
-    /// Writes valid UTF-8 bytes as a JSON string, escaping only `"`, `\` and control characters.
-    private mutating func writeString(_ bytes: UnsafeBufferPointer<UInt8>) {
-        // Room for the bytes as they are and the quotes; an escape makes room for itself and the
-        // rest (reserving for the longest form, six bytes a byte, would ask 6× a huge string).
-        sink.reserve(bytes.count + 2)
-        sink.appendReserved(UInt8(ascii: "\""))
-        var run = 0  // the start of the bytes not copied yet
-        var i = 0
-        while i < bytes.count {
-            if i + 8 <= bytes.count, !JSONEscapes.anyIn(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
-                i += 8
-                continue
-            }
-            let byte = bytes[i]
-            i += 1
-            guard JSONEscapes.needsEscape(byte) else { continue }
-            sink.appendReserved(UnsafeBufferPointer(rebasing: bytes[run..<i - 1]))
-            run = i
-            sink.reserve(6 + (bytes.count - i) + 1)
-            let (escape, escapeCount) = JSONEscapes.escape(of: byte)
-            for index in 0..<escapeCount { sink.appendReserved(UInt8(truncatingIfNeeded: escape >> (8 * index))) }
-        }
-        sink.appendReserved(UnsafeBufferPointer(rebasing: bytes[run...]))
-        sink.appendReserved(UInt8(ascii: "\""))
-    }
-
-    private mutating func writeLiteral(_ literal: StaticString) {
-        sink.append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    private mutating func writeInteger(_ value: Int64) {
-        writeDigits(of: value.magnitude, negative: value < 0)
-    }
-
-    /// Decimal digits, as `String(value)` writes them.
-    private mutating func writeDigits(of magnitude: UInt64, negative: Bool) {
-        sink.reserve(21)
-        if negative { sink.appendReserved(UInt8(ascii: "-")) }
-        let first = sink.count
-        var rest = magnitude
-        repeat {
-            sink.appendReserved(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        } while rest > 0
-        // Written lowest digit first: turned around in place.
-        var low = sink.base + first
-        var high = sink.base + sink.count - 1
-        while low < high {
-            swap(&low.pointee, &high.pointee)
-            low += 1
-            high -= 1
-        }
+        sink.appendJSONString(UnsafeBufferPointer(start: start, count: length))
     }
 }

@@ -10,80 +10,49 @@ extension CompactValue {
 
     /// ``jsonString()`` as UTF-8 bytes.
     public func jsonBytes() -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(1024)  // most records fit: no regrowth while writing
-        writeJSON(into: &out)
-        return out
+        var sink = ByteSink(capacity: 1024)  // most records fit: no regrowth while writing
+        write(into: &sink)
+        return Array(sink.bytes)
     }
 
-    /// Appends ``jsonBytes()`` to `out`.
-    func appendJSON(to out: inout [UInt8]) { writeJSON(into: &out) }
-
-    private func writeJSON(into out: inout [UInt8]) {
+    /// Appends ``jsonBytes()`` to `sink`.
+    func write(into sink: inout ByteSink) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): out.append(contentsOf: String(value).utf8)
-        case .uint(let value): out.append(contentsOf: String(value).utf8)
+        case .null: sink.appendLiteral("null")
+        case .bool(let value): sink.appendLiteral(value ? "true" : "false")
+        case .int(let value): sink.appendDecimal(value)
+        case .uint(let value): sink.appendDecimal(magnitude: value, negative: false)
         case .double(let value):
             if value.isFinite {
-                out.append(contentsOf: value.description.utf8)
+                var text = value.description
+                text.withUTF8 { sink.append($0) }
             } else {
-                out.append(contentsOf: "null".utf8)
+                sink.appendLiteral("null")
             }
-        case .string(let value), .url(let value): writeJSONString(value, into: &out)
-        case .bytes(let value): writeJSONString(Data(value).base64EncodedString(), into: &out)
+        case .string(let value), .url(let value): sink.appendJSONString(value)
+        case .bytes(let value): sink.appendJSONString(Data(value).base64EncodedString())
         case .date(let value):
-            out.append(UInt8(ascii: "\""))
-            appendISO8601(value, to: &out)
-            out.append(UInt8(ascii: "\""))
+            sink.append(UInt8(ascii: "\""))
+            appendISO8601(value, to: &sink)
+            sink.append(UInt8(ascii: "\""))
         case .array(let items):
-            out.append(UInt8(ascii: "["))
+            sink.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                item.writeJSON(into: &out)
+                if index > 0 { sink.append(UInt8(ascii: ",")) }
+                item.write(into: &sink)
             }
-            out.append(UInt8(ascii: "]"))
+            sink.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out.append(UInt8(ascii: "{"))
+            sink.append(UInt8(ascii: "{"))
             for (index, field) in fields.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                writeJSONString(field.key, into: &out)
-                out.append(UInt8(ascii: ":"))
-                field.value.writeJSON(into: &out)
+                if index > 0 { sink.append(UInt8(ascii: ",")) }
+                sink.appendJSONString(field.key)
+                sink.append(UInt8(ascii: ":"))
+                field.value.write(into: &sink)
             }
-            out.append(UInt8(ascii: "}"))
+            sink.append(UInt8(ascii: "}"))
         }
     }
-}
-
-/// Writes a JSON string, escaping only `"`, `\` and control characters.
-func writeJSONString(_ string: String, into out: inout [UInt8]) {
-    var string = string
-    string.withUTF8 { bytes in writeJSONString(bytes, into: &out) }
-}
-
-/// Writes valid UTF-8 bytes as a JSON string, escaping only `"`, `\` and control characters.
-func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    // Runs of bytes that need no escape (nearly all of them) are copied whole.
-    var run = 0
-    var i = 0
-    while i < bytes.count {
-        if i + 8 <= bytes.count, !JSONEscapes.anyIn(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self)) {
-            i += 8
-            continue
-        }
-        let byte = bytes[i]
-        i += 1
-        guard JSONEscapes.needsEscape(byte) else { continue }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<i - 1]))
-        run = i
-        let (escape, count) = JSONEscapes.escape(of: byte)
-        for index in 0..<count { out.append(UInt8(truncatingIfNeeded: escape >> (8 * index))) }
-    }
-    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...]))
-    out.append(UInt8(ascii: "\""))
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` in UTC, computed directly (no formatter, no locale).
@@ -93,16 +62,17 @@ func writeJSONString(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8
 /// a Date holds about 100 ns for today's dates, so text with 7 fraction digits or fewer comes
 /// back as written, and dump → load → dump changes nothing.
 func iso8601(_ date: Date) -> String {
-    var out: [UInt8] = []
-    appendISO8601(date, to: &out)
-    return String(decoding: out, as: UTF8.self)
+    var sink = ByteSink(capacity: 32)
+    appendISO8601(date, to: &sink)
+    return String(decoding: sink.bytes, as: UTF8.self)
 }
 
 /// ``iso8601(_:)``'s text appended to `out` as bytes, without making strings (a dump writes one per record).
-func appendISO8601(_ date: Date, to out: inout [UInt8]) {
+func appendISO8601(_ date: Date, to out: inout ByteSink) {
     let sinceReference = date.timeIntervalSinceReferenceDate
     guard sinceReference.isFinite, sinceReference.magnitude < 1e14 else {
-        out.append(contentsOf: String(date.timeIntervalSince1970).utf8)
+        var text = String(date.timeIntervalSince1970)
+        text.withUTF8 { out.append($0) }
         return
     }
     var whole = sinceReference.rounded(.down)

@@ -18,6 +18,19 @@ struct QuireRunError: Error, CustomStringConvertible {
     let description: String
 }
 
+/// Starts the built `quire` binary with `args` in `directory`, its output into `stdout` and its
+/// errors discarded, for a test that signals it or reads its output while it runs.
+func startQuire(_ args: [String], directory: URL, stdout: FileHandle) throws -> Process {
+    let process = Process()
+    process.executableURL = try QuireBinary.url()
+    process.arguments = args
+    process.currentDirectoryURL = directory
+    process.standardOutput = stdout
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// Runs the built `quire` binary with `args` and returns its exit status, stdout and stderr.
 ///
 /// - Parameters:

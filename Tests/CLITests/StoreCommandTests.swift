@@ -246,13 +246,7 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             FileManager.default.createFile(atPath: output.path, contents: nil)
             let handle = try FileHandle(forWritingTo: output)
             defer { try? handle.close() }
-            let process = Process()
-            process.executableURL = try QuireBinary.url()
-            process.arguments = ["dump", "--format", "json"]
-            process.currentDirectoryURL = dir
-            process.standardOutput = handle
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startQuire(["dump", "--format", "json"], directory: dir, stdout: handle)
             // Signalled once the first records are out.
             while process.isRunning, (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0 < 4096 {
                 usleep(1_000)

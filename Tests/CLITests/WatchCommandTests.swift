@@ -15,13 +15,7 @@ import Testing
             try Data().write(to: out)
             let handle = try FileHandle(forWritingTo: out)
             defer { try? handle.close() }
-            let process = Process()
-            process.executableURL = try QuireBinary.url()
-            process.arguments = ["watch", "--since", "0"]
-            process.currentDirectoryURL = dir
-            process.standardOutput = handle
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startQuire(["watch", "--since", "0"], directory: dir, stdout: handle)
             // Every kept commit arrives, then the command waits for more until interrupted.
             let deadline = Date().addingTimeInterval(20)
             var lines: [String] = []

@@ -41,13 +41,20 @@ import Testing
         }
     }
 
-    @Test func batchesHandOutWhatOneRecordAtATimeGives() async throws {
+    /// A fresh store holding `count` items in `collection`.
+    static func withItems(_ count: Int, in collection: StoreCollection<Item>, _ body: (Store) async throws -> Void) async throws {
         try await withTemporaryStorePath { path in
             let store = try Store(path: path)
             defer { store.close() }
-            try store.register(Self.items)
-            let count = JSONBatchRenderer.batchSize * 2 + 321
-            try await store.bulkInsert((0..<count).map { Self.item($0) }, into: Self.items)
+            try store.register(collection)
+            try await store.bulkInsert((0..<count).map { Self.item($0) }, into: collection)
+            try await body(store)
+        }
+    }
+
+    @Test func batchesHandOutWhatOneRecordAtATimeGives() async throws {
+        let count = JSONBatchRenderer.batchSize * 2 + 321
+        try await Self.withItems(count, in: Self.items) { store in
             for reverse in [false, true] {
                 let expected = try Self.oneByOne(store, reverse: reverse)
                 let walked = try Self.walked(store, reverse: reverse)
@@ -98,12 +105,8 @@ import Testing
 
     /// The walk in an index's order hands out what looking each entry's record up gives.
     @Test func anIndexWalkHandsOutEachEntrysRecordInIndexOrder() async throws {
-        try await withTemporaryStorePath { path in
-            let store = try Store(path: path)
-            defer { store.close() }
-            try store.register(Self.tagged)
-            let count = JSONBatchRenderer.batchSize * 3 + 17
-            try await store.bulkInsert((0..<count).map { Self.item($0) }, into: Self.tagged)
+        let count = JSONBatchRenderer.batchSize * 3 + 17
+        try await Self.withItems(count, in: Self.tagged) { store in
             func expected(_ range: StoreKeyRange, reverse: Bool) throws -> [(String, [UInt8])] {
                 try store.read { snap in
                     try snap.indexKeys("tagged", "tag", range: range, reverse: reverse).map {

@@ -243,7 +243,7 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let all = try #require(try JSONSerialization.jsonObject(with: Data(full.stdout.utf8)) as? [[String: Any]])
             #expect(all.count == 12_000)
             let output = dir.appendingPathComponent("out.json")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            try Data().write(to: output)
             let handle = try FileHandle(forWritingTo: output)
             defer { try? handle.close() }
             let process = try startQuire(["dump", "--format", "json"], directory: dir, stdout: handle)

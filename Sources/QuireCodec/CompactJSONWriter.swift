@@ -12,7 +12,7 @@ extension CompactValue {
         from bytes: UnsafeRawBufferPointer, fields: FieldTable, options: CompactDecoder.Options = .init(),
         to out: inout [UInt8]
     ) throws {
-        var writer = RecordJSONWriter(fields: fields, options: options, capacity: bytes.count * 2)
+        var writer = RecordJSONWriter(fields: fields, options: options, capacity: bytes.count * 2, keepsKeys: false)
         try writer.append(record: bytes)
         out.append(contentsOf: writer.bytes)
     }
@@ -27,6 +27,7 @@ extension CompactValue {
 package struct RecordJSONWriter: ~Copyable {
     private let fields: FieldTable
     private let options: CompactDecoder.Options
+    private let keepsKeys: Bool
     /// The `"name":` of each field id met so far, back to back (written at its first use).
     private var keyBytes: [UInt8] = []
     private var keyStarts: [Int]
@@ -34,11 +35,13 @@ package struct RecordJSONWriter: ~Copyable {
     private var keyLengths: [Int]
     private var sink: ByteSink
 
-    package init(fields: FieldTable, options: CompactDecoder.Options = .init(), capacity: Int = 4096) {
+    /// `keepsKeys` false for a writer of one record, which would write each key once anyway.
+    package init(fields: FieldTable, options: CompactDecoder.Options = .init(), capacity: Int = 4096, keepsKeys: Bool = true) {
         self.fields = fields
         self.options = options
-        keyStarts = Array(repeating: 0, count: fields.names.count)
-        keyLengths = Array(repeating: 0, count: fields.names.count)
+        self.keepsKeys = keepsKeys
+        keyStarts = keepsKeys ? Array(repeating: 0, count: fields.names.count) : []
+        keyLengths = keepsKeys ? Array(repeating: 0, count: fields.names.count) : []
         sink = ByteSink(capacity: capacity)
     }
 
@@ -134,10 +137,15 @@ package struct RecordJSONWriter: ~Copyable {
     private mutating func writeTableKey(_ reader: ByteReader, _ cursor: inout Int, end: Int) throws(CompactDecodingError) {
         let at = cursor
         let raw = try reader.varint(&cursor, end: end)
-        guard raw < UInt64(keyLengths.count) else {
+        guard raw < UInt64(fields.names.count) else {
             throw CompactDecodingError(.unknownFieldID(UInt32(truncatingIfNeeded: raw)), offset: at)
         }
         let id = Int(raw)
+        guard keepsKeys else {
+            sink.appendJSONString(fields.names[id])
+            sink.append(UInt8(ascii: ":"))
+            return
+        }
         if keyLengths[id] == 0 {
             // Written into the sink once, then kept: the sink's own writer does the escaping.
             let mark = sink.count

@@ -5,8 +5,9 @@ extension CompactValue {
     /// text as `CompactValue.decode(from:fields:options:).jsonBytes()`, without building the
     /// value tree (no enum per value, no array per object, no string for a plain stored string).
     ///
-    /// What `quire dump` and `quire serve`'s lists use, where the tree would be thrown away at
-    /// once. Stored strings are checked as UTF-8 before they are copied out.
+    /// What `quire get` and `quire serve` use for a record, where the tree would be thrown away
+    /// at once (`quire dump` keeps one such writer a core for its batches). Stored strings are
+    /// checked as UTF-8 before they are copied out.
     /// - Throws: ``CompactDecodingError`` for malformed bytes or field ids missing from `fields`.
     public static func appendJSON(
         from bytes: UnsafeRawBufferPointer, fields: FieldTable, options: CompactDecoder.Options = .init(),
@@ -22,8 +23,8 @@ extension CompactValue {
 /// the other into its own buffer (what a dump's batch does on each core).
 ///
 /// Each field's `"name":` is written once and copied for every record after, and pieces go into
-/// a ``ByteSink`` with room reserved for their largest form: a dump spent a third of its time on
-/// keys' strings and array appends.
+/// a ``ByteSink`` that reserves room once a piece: a dump spent a third of its time on keys'
+/// strings and array appends.
 package struct RecordJSONWriter: ~Copyable {
     private let fields: FieldTable
     private let options: CompactDecoder.Options

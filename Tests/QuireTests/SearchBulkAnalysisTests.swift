@@ -137,15 +137,33 @@ import QuireTestSupport
         let fresh = SearchBatchPart.analyse(count: 600, parts: 2, short)
         #expect(reused.count == 2)
         #expect(contents(reused) == contents(fresh))
-        // The postings regrouped by document give every posting of the part exactly once.
+        // The postings regrouped by document, in slices: each document's in term order, every
+        // posting of the part exactly once.
         for part in reused {
-            let byDocument = part.postingsByDocument()
-            #expect(byDocument.starts.last == part.termDocuments.count)
-            #expect(Set(byDocument.slots.map(\.slot)).count == part.termDocuments.count)
-            for j in 0..<part.range.count {
-                let slots = byDocument.slots[byDocument.starts[j]..<byDocument.starts[j + 1]]
-                #expect(slots.allSatisfy { Int(part.termDocuments[$0.slot]) == j && part.termSlots($0.term).contains($0.slot) })
+            var byTerm: [Int: [String]] = [:]
+            for k in 0..<part.termCount {
+                for slot in part.termSlots(k) {
+                    byTerm[Int(part.termDocuments[slot]), default: []].append(
+                        String(decoding: part.term(k), as: UTF8.self) + ":\(Array(part.groups(ofSlot: slot)))")
+                }
             }
+            var documents: [SearchDocumentTerms] = []
+            var seen = 0
+            for start in stride(from: 0, to: part.range.count, by: 128) {
+                let slice = start..<min(part.range.count, start + 128)
+                part.documentTerms(slice, into: &documents)
+                #expect(documents.count == slice.count)
+                for j in slice {
+                    let listed = documents[j - start].withTerms { terms in
+                        (0..<terms.count).map {
+                            String(decoding: terms.term($0), as: UTF8.self) + ":\(Array(terms.groups($0)))"
+                        }
+                    }
+                    #expect(listed == byTerm[j] ?? [])
+                    seen += listed.count
+                }
+            }
+            #expect(seen == part.termDocuments.count)
         }
     }
 }

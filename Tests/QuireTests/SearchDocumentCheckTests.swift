@@ -22,8 +22,11 @@ import QuireLMDB  // white-box: changes the store under the index
         var analyzer = SearchAnalyzer()
         let texts = [SearchText(field: 0, "Storm surge"), SearchText(field: 1, "the storm came")]
         let document = analyzer.analyze(texts)
-        let check = SearchDocumentCheck(SearchPostingDigest(terms: document.terms, groups: document.values), texts: texts)
-        // The same postings read one by one, as verify reads them from the blocks.
+        var sorted = SearchDocumentTerms()
+        analyzer.analyze(texts, into: &sorted)
+        let check = SearchDocumentCheck(SearchPostingDigest(sorted), texts: texts)
+        // The same postings read one by one (in the order of first appearance), as verify reads
+        // them from the blocks.
         var seen = SearchPostingDigest()
         for (term, groups) in zip(document.terms, document.values) {
             term.withUnsafeBytes { t in groups.withUnsafeBytes { seen.add(term: t, groups: $0) } }

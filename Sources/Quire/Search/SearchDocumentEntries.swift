@@ -10,6 +10,9 @@ internal import QuireLMDB
 ///   plus 14 (51 for an NYT article id);
 /// - keyed by the physical key (indexes created before), the value the number and, in the
 ///   oldest stores, the document's distinct terms.
+/// A document's `s:<c>:doc` entry: its number and, in the oldest stores, its distinct terms.
+typealias SearchDocumentEntry = (number: UInt32, terms: [[UInt8]]?)
+
 struct SearchDocumentEntries {
     let dbs: SearchDatabases
     let state: SearchState
@@ -52,7 +55,7 @@ struct SearchDocumentEntries {
     /// from the collection's records or their indexes, and every record is indexed), a hash
     /// that names one document needs no check of its key.
     func entry<T: ReadableTransaction & ~Copyable>(of key: [UInt8], indexed: Bool = false, _ txn: borrowing T) throws
-        -> (number: UInt32, terms: [[UInt8]]?)?
+        -> SearchDocumentEntry?
     {
         guard state.hashedDocuments else {
             return try txn.withValue(forKey: key, in: dbs.documents) { try SearchDatabases.documentEntry($0) }

@@ -318,6 +318,15 @@ struct SearchAnalyzer {
         table = TermTable(capacity: capacity)
     }
 
+    /// Appends the distinct terms of `texts` and their groups to `document`, in byte order;
+    /// returns the field lengths.
+    @discardableResult
+    mutating func analyze(_ texts: [SearchText], into document: inout SearchDocumentTerms) -> [UInt32] {
+        let lengths = forEachTerm(texts) { term, groups in document.append(term: term, groups: groups) }
+        document.sortByTerm()
+        return lengths
+    }
+
     mutating func analyze(_ texts: [SearchText]) -> SearchDocument {
         var document = SearchDocument()
         document.lengths = forEachTerm(texts) { term, groups in

@@ -515,9 +515,9 @@ struct SearchPostingDigest: Equatable {
     }
 
     /// The digest of a document's postings: its terms and their encoded occurrences.
-    init(terms: [[UInt8]], groups: [[UInt8]]) {
-        for (term, value) in zip(terms, groups) {
-            term.withUnsafeBytes { t in value.withUnsafeBytes { add(term: t, groups: $0) } }
+    init(_ document: SearchDocumentTerms) {
+        document.withTerms { terms in
+            for t in 0..<terms.count { add(term: terms.term(t), groups: terms.groups(t)) }
         }
         checksOccurrences = true
     }

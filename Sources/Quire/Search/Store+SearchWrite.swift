@@ -68,6 +68,11 @@ struct SearchIndexWriter {
     var analyzer = SearchAnalyzer()
     /// Which blocks hold which postings (``SegmentRouting``), read when first needed.
     private var routing: SegmentRouting?
+    /// The terms of the document an upsert or a delete replaces (``forget(key:_:_:_:)``).
+    private var oldTerms = SearchDocumentTerms()
+    /// How many documents of a part re-indexed one by one have their terms copied out of it at
+    /// once (``SearchBatchPart/documentTerms(_:into:)``, a pass over the whole part a slice).
+    static let reindexSlice = 2_048
 
     init(_ dbs: SearchDatabases, _ state: SearchState) {
         self.dbs = dbs
@@ -78,60 +83,71 @@ struct SearchIndexWriter {
     mutating func index<T: WritableTransaction & ~Copyable>(
         key: [UInt8], _ texts: [SearchText], indexed: IndexedText, _ txn: borrowing T
     ) throws {
-        let document = analyzer.analyze(texts)
-        let check = SearchDocumentCheck(SearchPostingDigest(terms: document.terms, groups: document.values), texts: texts)
+        var document = SearchDocumentTerms()
+        let lengths = analyzer.analyze(texts, into: &document)
+        let check = SearchDocumentCheck(SearchPostingDigest(document), texts: texts)
         var changes = PostingChanges()
-        try upsert(
-            key: key, terms: document.terms, groups: document.values, lengths: document.lengths[...], check: check, indexed,
-            txn, into: &changes)
+        let entry = try SearchDocumentEntries(dbs, state).entry(of: key, txn)
+        try upsert(key: key, entry: entry, document, lengths: lengths[...], check: check, indexed, txn, into: &changes)
         try changes.apply(in: try dbs.postings(state), txn)
     }
 
-    /// Writes one document's entries, and its postings into `changes`: a known document keeps
-    /// its number, loses the postings of terms its old text had and the new one lacks, and has
-    /// set those that are new or changed (all of them when its entry listed its terms only).
+    /// Writes one document's entries, and its postings into `changes`: a known document (its
+    /// `entry`) keeps its number, loses the postings of terms its old text had and the new one
+    /// lacks, and has set those that are new or changed (all of them when its entry listed its
+    /// terms only).
     private mutating func upsert<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], terms: [[UInt8]], groups: [[UInt8]], lengths: ArraySlice<UInt32>, check: SearchDocumentCheck,
-        _ indexed: IndexedText, _ txn: borrowing T, into changes: inout PostingChanges
+        key: [UInt8], entry: SearchDocumentEntry?, _ document: SearchDocumentTerms, lengths: ArraySlice<UInt32>,
+        check: SearchDocumentCheck, _ indexed: IndexedText, _ txn: borrowing T, into changes: inout PostingChanges
     ) throws {
         let number: UInt32
-        let old = try forget(key: key, indexed, txn)
-        if let old {
-            number = old.number
-            let routing = try self.routing(txn)
+        let routing: SegmentRouting
+        if let entry {
+            number = entry.number
+            try forget(key: key, entry, indexed, txn)
+            routing = try self.routing(txn)
             // Both term lists walked in byte order: an edit changes the occurrences of a few
             // terms, and the others' postings stay as they are.
-            let before = old.terms.indices.sorted { old.terms[$0].lexicographicallyPrecedes(old.terms[$1]) }
-            let after = terms.indices.sorted { terms[$0].lexicographicallyPrecedes(terms[$1]) }
-            var (b, a) = (0, 0)
-            while b < before.count || a < after.count {
-                let oldTerm = b < before.count ? old.terms[before[b]] : nil
-                let newTerm = a < after.count ? terms[after[a]] : nil
-                if let oldTerm, newTerm.map({ oldTerm.lexicographicallyPrecedes($0) }) ?? true {
-                    changes.remove(SearchSegments.keyTerm(oldTerm, in: routing.owner(of: number, term: oldTerm)), number)
-                    b += 1
-                    continue
-                }
-                let t = after[a]
-                if oldTerm == newTerm {
-                    b += 1
-                    if old.groups?[before[b - 1]] == groups[t] {
+            oldTerms.withTerms { before in
+                document.withTerms { after in
+                    var (b, a) = (0, 0)
+                    while b < before.count || a < after.count {
+                        let order =
+                            b == before.count ? 1 : a == after.count ? -1 : TermBlockMerger.compare(before.term(b), after.term(a))
+                        if order < 0 {
+                            let term = before.term(b)
+                            changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)
+                            b += 1
+                            continue
+                        }
+                        if order == 0 {
+                            b += 1
+                            if oldTerms.hasGroups, Self.equal(before.groups(b - 1), after.groups(a)) {
+                                a += 1
+                                continue
+                            }
+                        }
+                        let term = after.term(a)
+                        changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: after.groups(a))
                         a += 1
-                        continue
                     }
                 }
-                let segment = routing.owner(of: number, term: terms[t])
-                changes.set(SearchSegments.keyTerm(terms[t], in: segment), number, groups: groups[t])
-                a += 1
             }
         } else {
             number = try nextNumber()
-            let routing = try self.routing(txn)
-            for (term, value) in zip(terms, groups) {
-                changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: value)
+            routing = try self.routing(txn)
+            document.withTerms { terms in
+                for t in 0..<terms.count {
+                    let term = terms.term(t)
+                    changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: terms.groups(t))
+                }
             }
         }
-        try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: old == nil)
+        try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: entry == nil)
+    }
+
+    private static func equal(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
+        x.count == y.count && TermBlockMerger.compare(x, y) == 0
     }
 
     /// The index's routing of postings to blocks, read when first needed.
@@ -179,42 +195,41 @@ struct SearchIndexWriter {
     mutating func remove<T: WritableTransaction & ~Copyable>(key: [UInt8], indexed: IndexedText, _ txn: borrowing T)
         throws -> Bool
     {
-        guard let old = try forget(key: key, indexed, txn) else { return false }
+        guard let entry = try SearchDocumentEntries(dbs, state).entry(of: key, txn) else { return false }
+        try forget(key: key, entry, indexed, txn)
         let routing = try self.routing(txn)
         var changes = PostingChanges()
-        for term in old.terms {
-            changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: old.number, term: term)), old.number)
+        oldTerms.withTerms { terms in
+            for t in 0..<terms.count {
+                let term = terms.term(t)
+                changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: entry.number, term: term)), entry.number)
+            }
         }
         try changes.apply(in: try dbs.postings(state), txn)
-        try SearchDocumentEntries(dbs, state).remove(key, old.number, txn)
+        try SearchDocumentEntries(dbs, state).remove(key, entry.number, txn)
         var numberKey = [UInt8]()
-        SearchDatabases.appendNumber(old.number, to: &numberKey)
+        SearchDatabases.appendNumber(entry.number, to: &numberKey)
         try txn.delete(numberKey, in: dbs.numbers)
         return true
     }
 
-    /// A document's number and the terms it was indexed with, and their groups unless its entry
-    /// listed the terms (the oldest stores).
-    private typealias ForgottenDocument = (number: UInt32, terms: [[UInt8]], groups: [[UInt8]]?)
-
-    /// The number and terms of the document under `key`, its lengths and count undone in the
-    /// counters; nil when it is not indexed. The terms are the entry's list, or those of the
-    /// text it was indexed with (a record missing meanwhile gives none: `verify` reports what
-    /// is left).
+    /// Puts the terms the indexed document under `key` (its `entry`) was indexed with in
+    /// `oldTerms`, and undoes its lengths and count in the counters. The terms are the entry's
+    /// list (without groups), or those of the text it was indexed with (a record missing
+    /// meanwhile gives none: `verify` reports what is left).
     private mutating func forget<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], _ indexed: IndexedText, _ txn: borrowing T
-    ) throws -> ForgottenDocument? {
-        guard let parsed = try SearchDocumentEntries(dbs, state).entry(of: key, txn) else { return nil }
-        let terms: [[UInt8]]
-        var groups: [[UInt8]]?
-        if let listed = parsed.terms {
-            terms = listed
+        key: [UInt8], _ entry: SearchDocumentEntry, _ indexed: IndexedText, _ txn: borrowing T
+    ) throws {
+        if let listed = entry.terms {
+            oldTerms.removeAll(hasGroups: false)
+            for term in listed { oldTerms.append(term: term, groups: EmptyCollection()) }
+            oldTerms.sortByTerm()
         } else {
-            let document = analyzer.analyze(try indexed(key) ?? [])
-            (terms, groups) = (document.terms, document.values)
+            oldTerms.removeAll()
+            _ = analyzer.analyze(try indexed(key) ?? [], into: &oldTerms)
         }
         var numberKey = [UInt8]()
-        SearchDatabases.appendNumber(parsed.number, to: &numberKey)
+        SearchDatabases.appendNumber(entry.number, to: &numberKey)
         if let lengths = try txn.get(numberKey, in: dbs.numbers) {
             try lengths.withUnsafeBytes { bytes in
                 var offset = 0
@@ -225,7 +240,6 @@ struct SearchIndexWriter {
             }
         }
         if state.documents > 0 { state.documents -= 1 }
-        return (parsed.number, terms, groups)
     }
 
     /// Indexes a batch of records (physical keys, the text of each by index), the bulk way:
@@ -279,20 +293,22 @@ struct SearchIndexWriter {
         }
         let entries = SearchDocumentEntries(dbs, state)
         var changes = PostingChanges()  // of the documents indexed already, written after the batch
+        // The terms of the part's documents `slice`, copied out for those indexed already.
+        var sliceTerms: [SearchDocumentTerms] = []
         for part in parts {
-            var byDocument: (starts: [Int], slots: [(slot: Int, term: Int)])?
+            var slice = 0..<0
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
                 if unchanged?[i] == true { continue }
                 let lengths = part.lengths[(j * 16)..<(j * 16 + 16)]
-                if try !appending && entries.entry(of: keys[i], txn) != nil {
-                    if byDocument == nil { byDocument = part.postingsByDocument() }
-                    let postings = byDocument!.slots[byDocument!.starts[j]..<byDocument!.starts[j + 1]]
-                    let terms = postings.map { Array(part.term($0.term)) }
-                    let groups = postings.map { Array(part.groups(ofSlot: $0.slot)) }
+                if !appending, let entry = try entries.entry(of: keys[i], txn) {
+                    if !slice.contains(j) {
+                        slice = j..<min(part.range.count, j + Self.reindexSlice)
+                        part.documentTerms(slice, into: &sliceTerms)
+                    }
                     try upsert(
-                        key: keys[i], terms: terms, groups: groups, lengths: lengths, check: part.checks[j], indexed, txn,
-                        into: &changes)
+                        key: keys[i], entry: entry, sliceTerms[j - slice.lowerBound], lengths: lengths,
+                        check: part.checks[j], indexed, txn, into: &changes)
                     continue
                 }
                 let number = try nextNumber()

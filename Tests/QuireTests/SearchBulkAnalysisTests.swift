@@ -147,14 +147,15 @@ import QuireTestSupport
                         String(decoding: part.term(k), as: UTF8.self) + ":\(Array(part.groups(ofSlot: slot)))")
                 }
             }
-            var documents: [SearchDocumentTerms] = []
+            var documents = SearchDocumentTermSlice()
+            let sizes = part.documentSizes()
             var seen = 0
             for start in stride(from: 0, to: part.range.count, by: 128) {
                 let slice = start..<min(part.range.count, start + 128)
-                part.documentTerms(slice, into: &documents)
+                part.documentTerms(slice, sizes: sizes, into: &documents)
                 #expect(documents.count == slice.count)
                 for j in slice {
-                    let listed = documents[j - start].withTerms { terms in
+                    let listed = documents.withDocument(j - start) { terms in
                         (0..<terms.count).map {
                             String(decoding: terms.term($0), as: UTF8.self) + ":\(Array(terms.groups($0)))"
                         }

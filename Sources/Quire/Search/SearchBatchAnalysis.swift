@@ -263,28 +263,56 @@ final class SearchBatchPart: Sendable {
     /// Term `k`'s slots in the term-ordered postings.
     func termSlots(_ k: Int) -> Range<Int> { termStarts[k]..<termStarts[k + 1] }
 
+    /// How many terms each document of the part has, and how many bytes they and their groups
+    /// take: the room ``documentTerms(_:sizes:into:)`` makes.
+    func documentSizes() -> (entries: [Int], bytes: [Int]) {
+        var entryCounts = [Int](repeating: 0, count: range.count)
+        var byteCounts = [Int](repeating: 0, count: range.count)
+        forEachPosting(ofDocuments: 0..<range.count) { d, term, groups in
+            entryCounts[d] += 1
+            byteCounts[d] += term.count + groups.count
+        }
+        return (entryCounts, byteCounts)
+    }
+
     /// Fills `documents` with the terms and groups of the part's documents `slice` (indexes
-    /// in the part), `documents[j - slice.lowerBound]` with document `j`'s, in term order: for
-    /// documents re-indexed one by one (records already in the index). One pass over the
-    /// term-ordered arrays, read front to back; gathered document by document instead, every
-    /// posting cost the writer two cache misses (half of a reload's writer time).
-    func documentTerms(_ slice: Range<Int>, into documents: inout [SearchDocumentTerms]) {
-        if documents.count > slice.count { documents.removeLast(documents.count - slice.count) }
-        for d in documents.indices { documents[d].removeAll() }
-        documents.append(contentsOf: repeatElement(SearchDocumentTerms(), count: slice.count - documents.count))
+    /// in the part), document `d` with those of document `slice.lowerBound + d`, in term order:
+    /// for documents re-indexed one by one (records already in the index). `sizes` are the
+    /// part's ``documentSizes()``. A pass over the term-ordered arrays, read front to back;
+    /// gathered document by document instead, every posting cost the writer two cache misses
+    /// (half of a reload's writer time).
+    func documentTerms(
+        _ slice: Range<Int>, sizes: (entries: [Int], bytes: [Int]), into documents: inout SearchDocumentTermSlice
+    ) {
+        documents.reset(entryCounts: sizes.entries[slice], byteCounts: sizes.bytes[slice])
+        documents.fill { appender in
+            forEachPosting(ofDocuments: slice) { d, term, groups in appender.append(d, term: term, groups: groups) }
+        }
+    }
+
+    /// Calls `body` with each posting of the documents `slice` in term order: the document's
+    /// place in the slice, the term's bytes and the posting's groups.
+    @inline(__always)
+    private func forEachPosting(
+        ofDocuments slice: Range<Int>, _ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
+    ) {
+        let (low, high) = (Int32(slice.lowerBound), Int32(slice.upperBound))
         terms.withUnsafeBytes { terms in
             termGroups.withUnsafeBytes { groups in
-                var groupStart = 0
-                for k in 0..<termCount {
-                    let term = UnsafeRawBufferPointer(rebasing: terms[(k == 0 ? 0 : termEnds[k - 1])..<termEnds[k]])
-                    for slot in termSlots(k) {
-                        let j = Int(termDocuments[slot])
-                        let groupEnd = Int(termGroupEnds[slot])
-                        if slice.contains(j) {
-                            documents[j - slice.lowerBound].append(
-                                term: term, groups: UnsafeRawBufferPointer(rebasing: groups[groupStart..<groupEnd]))
+                termDocuments.withUnsafeBufferPointer { termDocuments in
+                    termGroupEnds.withUnsafeBufferPointer { termGroupEnds in
+                        var groupStart = 0
+                        for k in 0..<termCount {
+                            let term = UnsafeRawBufferPointer(rebasing: terms[(k == 0 ? 0 : termEnds[k - 1])..<termEnds[k]])
+                            for slot in termStarts[k]..<termStarts[k + 1] {
+                                let j = termDocuments[slot]
+                                let groupEnd = Int(termGroupEnds[slot])
+                                if j >= low && j < high {
+                                    body(Int(j - low), term, UnsafeRawBufferPointer(rebasing: groups[groupStart..<groupEnd]))
+                                }
+                                groupStart = groupEnd
+                            }
                         }
-                        groupStart = groupEnd
                     }
                 }
             }

@@ -322,7 +322,7 @@ struct SearchAnalyzer {
     /// returns the field lengths.
     @discardableResult
     mutating func analyze(_ texts: [SearchText], into document: inout SearchDocumentTerms) -> [UInt32] {
-        let lengths = forEachTerm(texts) { term, groups in document.append(term: term, groups: groups) }
+        let lengths = forEachTerm(texts) { term, groups in document.append(term: UnsafeRawBufferPointer(term), groups: groups) }
         document.sortByTerm()
         return lengths
     }

@@ -88,7 +88,9 @@ struct SearchIndexWriter {
         let check = SearchDocumentCheck(SearchPostingDigest(document), texts: texts)
         var changes = PostingChanges()
         let entry = try SearchDocumentEntries(dbs, state).entry(of: key, txn)
-        try upsert(key: key, entry: entry, document, lengths: lengths[...], check: check, indexed, txn, into: &changes)
+        try document.withTerms { terms in
+            try upsert(key: key, entry: entry, terms, lengths: lengths[...], check: check, indexed, txn, into: &changes)
+        }
         try changes.apply(in: try dbs.postings(state), txn)
     }
 
@@ -97,7 +99,7 @@ struct SearchIndexWriter {
     /// lacks, and has set those that are new or changed (all of them when its entry listed its
     /// terms only).
     private mutating func upsert<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], entry: SearchDocumentEntry?, _ document: SearchDocumentTerms, lengths: ArraySlice<UInt32>,
+        key: [UInt8], entry: SearchDocumentEntry?, _ document: SearchDocumentTerms.View, lengths: ArraySlice<UInt32>,
         check: SearchDocumentCheck, _ indexed: IndexedText, _ txn: borrowing T, into changes: inout PostingChanges
     ) throws {
         let number: UInt32
@@ -108,39 +110,36 @@ struct SearchIndexWriter {
             routing = try self.routing(txn)
             // Both term lists walked in byte order: an edit changes the occurrences of a few
             // terms, and the others' postings stay as they are.
+            let after = document
             oldTerms.withTerms { before in
-                document.withTerms { after in
-                    var (b, a) = (0, 0)
-                    while b < before.count || a < after.count {
-                        let order =
-                            b == before.count ? 1 : a == after.count ? -1 : TermBlockMerger.compare(before.term(b), after.term(a))
-                        if order < 0 {
-                            let term = before.term(b)
-                            changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)
-                            b += 1
+                var (b, a) = (0, 0)
+                while b < before.count || a < after.count {
+                    let order =
+                        b == before.count ? 1 : a == after.count ? -1 : TermBlockMerger.compare(before.term(b), after.term(a))
+                    if order < 0 {
+                        let term = before.term(b)
+                        changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)
+                        b += 1
+                        continue
+                    }
+                    if order == 0 {
+                        b += 1
+                        if oldTerms.hasGroups, Self.equal(before.groups(b - 1), after.groups(a)) {
+                            a += 1
                             continue
                         }
-                        if order == 0 {
-                            b += 1
-                            if oldTerms.hasGroups, Self.equal(before.groups(b - 1), after.groups(a)) {
-                                a += 1
-                                continue
-                            }
-                        }
-                        let term = after.term(a)
-                        changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: after.groups(a))
-                        a += 1
                     }
+                    let term = after.term(a)
+                    changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: after.groups(a))
+                    a += 1
                 }
             }
         } else {
             number = try nextNumber()
             routing = try self.routing(txn)
-            document.withTerms { terms in
-                for t in 0..<terms.count {
-                    let term = terms.term(t)
-                    changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: terms.groups(t))
-                }
+            for t in 0..<document.count {
+                let term = document.term(t)
+                changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: document.groups(t))
             }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: entry == nil)
@@ -222,7 +221,7 @@ struct SearchIndexWriter {
     ) throws {
         if let listed = entry.terms {
             oldTerms.removeAll(hasGroups: false)
-            for term in listed { oldTerms.append(term: term, groups: EmptyCollection()) }
+            for term in listed { term.withUnsafeBytes { oldTerms.append(term: $0, groups: EmptyCollection()) } }
             oldTerms.sortByTerm()
         } else {
             oldTerms.removeAll()
@@ -294,9 +293,10 @@ struct SearchIndexWriter {
         let entries = SearchDocumentEntries(dbs, state)
         var changes = PostingChanges()  // of the documents indexed already, written after the batch
         // The terms of the part's documents `slice`, copied out for those indexed already.
-        var sliceTerms: [SearchDocumentTerms] = []
+        var sliceTerms = SearchDocumentTermSlice()
         for part in parts {
             var slice = 0..<0
+            var sizes: (entries: [Int], bytes: [Int])?
             for j in 0..<part.range.count {
                 let i = part.range.lowerBound + j
                 if unchanged?[i] == true { continue }
@@ -304,11 +304,14 @@ struct SearchIndexWriter {
                 if !appending, let entry = try entries.entry(of: keys[i], txn) {
                     if !slice.contains(j) {
                         slice = j..<min(part.range.count, j + Self.reindexSlice)
-                        part.documentTerms(slice, into: &sliceTerms)
+                        if sizes == nil { sizes = part.documentSizes() }
+                        part.documentTerms(slice, sizes: sizes!, into: &sliceTerms)
                     }
-                    try upsert(
-                        key: keys[i], entry: entry, sliceTerms[j - slice.lowerBound], lengths: lengths,
-                        check: part.checks[j], indexed, txn, into: &changes)
+                    try sliceTerms.withDocument(j - slice.lowerBound) { document in
+                        try upsert(
+                            key: keys[i], entry: entry, document, lengths: lengths, check: part.checks[j], indexed, txn,
+                            into: &changes)
+                    }
                     continue
                 }
                 let number = try nextNumber()

@@ -158,11 +158,16 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         if pieces.count == 1 { return try await write(pieces[0]) }
         let fields = try store.harmonizeFields(&pieces, collection)
         let searchParts = SearchBatchPart.joined(pieces.map(\.searchParts), counts: pieces.map(\.entries.count))
+        let searchSkipped = pieces.allSatisfy { $0.searchSkipped == nil }
+            ? nil : pieces.flatMap { $0.searchSkipped ?? [Bool](repeating: false, count: $0.entries.count) }
         let total = pieces.reduce(0) { $0 + $1.entries.count }
         var merger = SortedRunMerger(pieces, fields: fields)
         while var chunk = merger.next(maxCount: Int.max) {
             // One chunk, the pieces end to end: their texts' analyses still hold.
-            if chunk.entries.count == total { chunk.searchParts = searchParts }
+            if chunk.entries.count == total, let searchParts {
+                chunk.searchParts = searchParts
+                chunk.searchSkipped = searchSkipped
+            }
             try await write(chunk)
         }
     }
@@ -244,8 +249,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// against 267 MiB in 51 s with pairs of chunks and two transactions queued.
     private func write(_ encoded: EncodedChunk, spilled: Bool = false) async throws {
         var analysed = encoded
-        if analysed.searchParts == nil {
-            analysed.searchParts = try store.searchAnalysis(of: encoded, collection, buffers: searchBuffers)
+        if analysed.searchParts == nil, let analysis = try store.searchAnalysis(of: encoded, collection, buffers: searchBuffers) {
+            (analysed.searchParts, analysed.searchSkipped) = analysis
         }
         raise(&lastKey, to: analysed)
         raise(&lastWrittenKey, to: analysed)

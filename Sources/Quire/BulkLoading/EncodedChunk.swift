@@ -43,12 +43,18 @@ struct EncodedChunk: Sendable {
     /// The records tokenized for the collection's full-text index, when done before the chunk
     /// reaches the writer (``Store/searchAnalysis(of:_:)``); nil: the writer tokenizes them.
     var searchParts: [SearchBatchPart]?
+    /// The records the analysis in ``searchParts`` left out, because each was stored already
+    /// byte for byte when the chunk was analysed (``Store/recordsStoredAlready(_:_:)``); nil
+    /// when it left none out. The writer leaves such records alone; when one of them changed
+    /// meanwhile, it tokenizes the chunk again.
+    var searchSkipped: [Bool]?
 
     /// The chunk without its search analysis (one held for a merge: what is merged is tokenized
     /// again, from the merged chunks' records).
     var withoutSearchParts: EncodedChunk {
         var chunk = self
         chunk.searchParts = nil
+        chunk.searchSkipped = nil
         return chunk
     }
 

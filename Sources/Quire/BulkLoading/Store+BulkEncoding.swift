@@ -25,10 +25,12 @@ extension Store {
         if ascending, let search = analysableSearchIndex(of: chunk, collection, c) {
             // Tokenized now, from the values, since the chunk may be written as it came: later
             // the text would have to be decoded back from the records.
+            let skipped = try recordsStoredAlready(chunk, c)
+            chunk.searchSkipped = skipped
             chunk.searchParts = SearchBatchPart.analyse(
                 count: values.count, parts: Parallelism.parts, buffers: searchBuffers
             ) {
-                search.text(values[values.startIndex + $0])
+                skipped?[$0] == true ? [] : search.text(values[values.startIndex + $0])
             }
         }
         // Equal keys keep their input order, so the last value given for a key wins.

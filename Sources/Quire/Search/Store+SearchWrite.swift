@@ -501,7 +501,7 @@ extension StoreTransaction {
         try state.flushPendingSearch(lmdb)
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let keys = chunk.entries.map { $0.key.array }
-        if let parts = chunk.searchParts {
+        if let parts = chunk.searchParts, Self.leavesAlone(chunk.searchSkipped, unchanged) {
             try writer.indexBatch(
                 keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, newSegment: true,
                 unchanged: unchanged, lmdb)
@@ -513,6 +513,13 @@ extension StoreTransaction {
             try texts.check()
         }
         try writer.flush(lmdb)
+    }
+
+    /// Whether every record a chunk's analysis left out (`skipped`) is one the writer leaves
+    /// alone (`unchanged`: stored byte for byte in the chunk's transaction).
+    private static func leavesAlone(_ skipped: [Bool]?, _ unchanged: [Bool]?) -> Bool {
+        guard let skipped else { return true }
+        return skipped.indices.allSatisfy { !skipped[$0] || unchanged?[$0] == true }
     }
 
     /// The text of the record stored under the physical `key` (before the chunk replaces it).
@@ -532,15 +539,17 @@ extension Store {
     /// come from `buffers` (a bulk load's pool) when given.
     func searchAnalysis<V>(
         of chunk: EncodedChunk, _ collection: StoreCollection<V>, buffers: SearchAnalysisBuffers? = nil
-    ) throws -> [SearchBatchPart]? {
+    ) throws -> (parts: [SearchBatchPart], skipped: [Bool]?)? {
         guard collection.search != nil else { return nil }
         let c = try resolvedForWrite(collection)
         guard let index = analysableSearchIndex(of: chunk, collection, c) else { return nil }
-        let texts = try Self.chunkTexts(chunk, index, collection, c)
-        let parts = SearchBatchPart.analyse(
-            count: chunk.entries.count, parts: Parallelism.parts, buffers: buffers, texts.text)
-        try texts.check()
-        return parts
+        let skipped = try recordsStoredAlready(chunk, c)
+        let (text, check) = try Self.chunkTexts(chunk, index, collection, c)
+        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, buffers: buffers) {
+            skipped?[$0] == true ? [] : text($0)
+        }
+        try check()
+        return (parts, skipped)
     }
 
     /// The collection's full-text index when a chunk of it can be tokenized before the writer:

@@ -51,6 +51,12 @@ enum KeyOrdering {
         return value
     }
 
+    /// True when `a` and `b` hold the same bytes (one `memcmp`: the generic `elementsEqual`
+    /// goes a byte a call, and comparing reloaded records with it took most of a writer's time).
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && KeyRange.compare(a, b) == 0
+    }
+
     /// True when `a` sorts before `b`.
     static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         a.withUnsafeBytes { a in b.withUnsafeBytes { b in KeyRange.compare(a, b) < 0 } }

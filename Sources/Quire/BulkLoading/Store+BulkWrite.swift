@@ -66,7 +66,7 @@ extension Store {
         var any = false
         for (i, entry) in entries.enumerated() {
             let stored = try txn.lmdb.withValue(forKey: entry.key.buffer, in: records) {
-                $0.elementsEqual(entry.record.buffer)
+                KeyOrdering.equal($0, entry.record.buffer)
             }
             unchanged[i] = stored == true
             any = any || unchanged[i]
@@ -91,7 +91,7 @@ extension Store {
                 try self.read { snapshot throws in
                     try range.map { i in
                         try snapshot.withValue(forKey: entries[i].key.buffer, in: records) {
-                            $0.count == entries[i].record.buffer.count && KeyRange.compare($0, entries[i].record.buffer) == 0
+                            KeyOrdering.equal($0, entries[i].record.buffer)
                         } == true
                     }
                 }

@@ -124,7 +124,7 @@ struct SearchIndexWriter {
                     }
                     if order == 0 {
                         b += 1
-                        if oldTerms.hasGroups, Self.equal(before.groups(b - 1), after.groups(a)) {
+                        if oldTerms.hasGroups, KeyOrdering.equal(before.groups(b - 1), after.groups(a)) {
                             a += 1
                             continue
                         }
@@ -143,10 +143,6 @@ struct SearchIndexWriter {
             }
         }
         try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: entry == nil)
-    }
-
-    private static func equal(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
-        x.count == y.count && TermBlockMerger.compare(x, y) == 0
     }
 
     /// The index's routing of postings to blocks, read when first needed.

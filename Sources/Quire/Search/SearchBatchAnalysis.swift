@@ -6,7 +6,7 @@ import Synchronization
 
 /// The tokenized text of a contiguous range of a batch's documents, grouped by term for a bulk
 /// build: per document its field lengths; per term, in byte order, its postings in document order
-/// (``documentTerms(_:into:)`` regroups them by document for records already indexed).
+/// (``documentTerms(_:sizes:into:)`` regroups them by document for records already indexed).
 ///
 /// Built off the writer's own work: a batch is cut in as many parts as there are cores (two on
 /// the machines we measure) and each part is analysed on its own thread with its own term table.

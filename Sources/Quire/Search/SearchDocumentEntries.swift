@@ -1,5 +1,8 @@
 internal import QuireLMDB
 
+/// A document's `s:<c>:doc` entry: its number and, in the oldest stores, its distinct terms.
+typealias SearchDocumentEntry = (number: UInt32, terms: [[UInt8]]?)
+
 /// The `s:<c>:doc` entries, physical record key → document number, in either of their layouts
 /// (``SearchState/hashedDocuments`` says which):
 ///
@@ -10,9 +13,6 @@ internal import QuireLMDB
 ///   plus 14 (51 for an NYT article id);
 /// - keyed by the physical key (indexes created before), the value the number and, in the
 ///   oldest stores, the document's distinct terms.
-/// A document's `s:<c>:doc` entry: its number and, in the oldest stores, its distinct terms.
-typealias SearchDocumentEntry = (number: UInt32, terms: [[UInt8]]?)
-
 struct SearchDocumentEntries {
     let dbs: SearchDatabases
     let state: SearchState

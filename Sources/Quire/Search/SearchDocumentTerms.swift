@@ -109,7 +109,7 @@ struct SearchDocumentTerms {
 }
 
 /// The terms and groups of a slice of a batch part's documents, each document's in term order,
-/// all in two flat arrays (``SearchBatchPart/documentTerms(_:into:)`` fills them): written
+/// all in two flat arrays (``SearchBatchPart/documentTerms(_:sizes:into:)`` fills them): written
 /// document region by document region, a posting at a time, so that the lines being written
 /// stay in the cache (an array a document had four lines to keep warm, and missed).
 struct SearchDocumentTermSlice {
@@ -124,7 +124,7 @@ struct SearchDocumentTermSlice {
     var count: Int { max(0, starts.count - 1) }
 
     /// Makes room for documents with `entryCounts[d]` terms and `byteCounts[d]` bytes (terms
-    /// and groups) each, empty until ``append(_:term:groups:)`` fills them in order.
+    /// and groups) each, empty until ``fill(_:)`` fills them in order.
     mutating func reset(entryCounts: ArraySlice<Int>, byteCounts: ArraySlice<Int>) {
         starts.removeAll(keepingCapacity: true)
         starts.append(0)

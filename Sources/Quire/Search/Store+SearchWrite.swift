@@ -71,7 +71,7 @@ struct SearchIndexWriter {
     /// The terms of the document an upsert or a delete replaces (``forget(key:_:_:_:)``).
     private var oldTerms = SearchDocumentTerms()
     /// How many documents of a part re-indexed one by one have their terms copied out of it at
-    /// once (``SearchBatchPart/documentTerms(_:into:)``, a pass over the whole part a slice).
+    /// once (``SearchBatchPart/documentTerms(_:sizes:into:)``, a pass over the whole part a slice).
     static let reindexSlice = 2_048
 
     init(_ dbs: SearchDatabases, _ state: SearchState) {

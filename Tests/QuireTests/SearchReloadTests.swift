@@ -64,6 +64,46 @@ import Testing
         }
     }
 
+    /// A replaced document is tokenized again only in the fields whose text changed: terms that
+    /// move between a changed field and one that stayed, terms only the other field has, and a
+    /// record whose text did not change at all (its section did) all end as an index built from
+    /// the final records at once, by single puts and by bulk loads alike.
+    @Test func onlyTheFieldsWhoseTextChangedAreTokenizedAgain() async throws {
+        let first = (0..<600).map { i in
+            note(String(format: "f%04d", i), "storm \(i % 7) over the bay", "the bay was calm and the storm passed", day: i)
+        }
+        let second = first.enumerated().map { i, n -> Note in
+            switch i % 4 {
+            case 0: note(n.id, "calm bay tonight", n.body, day: i)  // title only: "calm" now in both fields
+            case 1: note(n.id, n.title, "storm storm over the bay", day: i)  // body only
+            case 2: note(n.id, n.title, n.body, section: "Science", day: i)  // no text changed
+            default: n
+            }
+        }
+        let queries = ["storm", "calm", "bay", "tonight", "passed", "\"storm storm\"", "\"calm bay\"", "over"]
+        let expected = try await withNotes([]) { fresh in
+            try await fresh.bulkInsert(second, into: notes)
+            return try queries.map { try ids(fresh, $0) }
+        }
+        #expect(expected.allSatisfy { !$0.isEmpty })
+        // Bulk: a load of the edited records over the first ones.
+        try await withNotes([]) { store in
+            try await store.bulkInsert(first, into: notes)
+            try await store.bulkInsert(second.shuffled(), into: notes, options: BulkInsertOptions(chunkSize: 250))
+            #expect(try queries.map { try ids(store, $0) } == expected)
+            #expect(try store.read { try $0.search("science", in: notes, limit: 10) }.isEmpty)
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+        // One put at a time.
+        try await withNotes(first) { store in
+            try await store.write { txn in for value in second { try txn.put(value, in: notes) } }
+            #expect(try queries.map { try ids(store, $0) } == expected)
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+    }
+
     /// A term that a batch adds to hundreds of stored documents (a fifth of the index, too few
     /// for the load's end to rewrite the postings): its run is cut into parts no larger than a
     /// block may grow, and a batch that takes the term away again empties and deletes them.

@@ -353,8 +353,10 @@ struct SearchAnalyzer {
         }
         var lengths = [UInt32](repeating: 0, count: 16)
         buffer.fieldLengths(into: &lengths)
-        // Keep the table small: a long-lived table would grow with the vocabulary.
-        if table.count > 1 << 16 { table = TermTable(capacity: 256) }
+        // A table of this document's terms only: small enough to stay in the cache (one kept
+        // across documents grew with the vocabulary, and an old text's analysis in a reload
+        // missed the cache on most of its tokens).
+        table.removeAll()
         var value = encoded
         buffer.forEachTerm(interning: &table) { _, term, occurrences in
             value.removeAll(keepingCapacity: true)

@@ -70,6 +70,8 @@ struct SearchIndexWriter {
     private var routing: SegmentRouting?
     /// The terms of the document an upsert or a delete replaces (``forget(key:_:_:_:)``).
     private var oldTerms = SearchDocumentTerms()
+    /// Compares a term's occurrences in the fields an upsert changed.
+    private var occurrences = OccurrenceComparison()
     /// How many documents of a part re-indexed one by one have their terms copied out of it at
     /// once (``SearchBatchPart/documentTerms(_:sizes:into:)``, a pass over the whole part a slice).
     static let reindexSlice = 2_048
@@ -89,7 +91,8 @@ struct SearchIndexWriter {
         var changes = PostingChanges()
         let entry = try SearchDocumentEntries(dbs, state).entry(of: key, txn)
         try document.withTerms { terms in
-            try upsert(key: key, entry: entry, terms, lengths: lengths[...], check: check, indexed, txn, into: &changes)
+            try upsert(
+                key: key, entry: entry, terms, texts: texts, lengths: lengths[...], check: check, indexed, txn, into: &changes)
         }
         try changes.apply(in: try dbs.postings(state), txn)
     }
@@ -97,52 +100,111 @@ struct SearchIndexWriter {
     /// Writes one document's entries, and its postings into `changes`: a known document (its
     /// `entry`) keeps its number, loses the postings of terms its old text had and the new one
     /// lacks, and has set those that are new or changed (all of them when its entry listed its
-    /// terms only).
+    /// terms only). With its new `texts`, only the fields whose text changed are tokenized
+    /// again from the old record (``changedFields(_:_:)``).
     private mutating func upsert<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], entry: SearchDocumentEntry?, _ document: SearchDocumentTerms.View, lengths: ArraySlice<UInt32>,
-        check: SearchDocumentCheck, _ indexed: IndexedText, _ txn: borrowing T, into changes: inout PostingChanges
+        key: [UInt8], entry: SearchDocumentEntry?, _ document: SearchDocumentTerms.View, texts: [SearchText]?,
+        lengths: ArraySlice<UInt32>, check: SearchDocumentCheck, _ indexed: IndexedText, _ txn: borrowing T,
+        into changes: inout PostingChanges
     ) throws {
-        let number: UInt32
-        let routing: SegmentRouting
-        if let entry {
-            number = entry.number
-            try forget(key: key, entry, indexed, txn)
-            routing = try self.routing(txn)
-            // Both term lists walked in byte order: an edit changes the occurrences of a few
-            // terms, and the others' postings stay as they are.
-            let after = document
-            oldTerms.withTerms { before in
-                var (b, a) = (0, 0)
-                while b < before.count || a < after.count {
-                    let order =
-                        b == before.count ? 1 : a == after.count ? -1 : TermBlockMerger.compare(before.term(b), after.term(a))
-                    if order < 0 {
-                        let term = before.term(b)
-                        changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)
-                        b += 1
-                        continue
-                    }
-                    if order == 0 {
-                        b += 1
-                        if oldTerms.hasGroups, KeyOrdering.equal(before.groups(b - 1), after.groups(a)) {
-                            a += 1
-                            continue
-                        }
-                    }
-                    let term = after.term(a)
-                    changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: after.groups(a))
-                    a += 1
-                }
-            }
-        } else {
-            number = try nextNumber()
-            routing = try self.routing(txn)
+        guard let entry else {
+            let number = try nextNumber()
+            let routing = try self.routing(txn)
             for t in 0..<document.count {
                 let term = document.term(t)
                 changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: document.groups(t))
             }
+            return try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false)
         }
-        try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: entry == nil)
+        let number = entry.number
+        // The fields whose text changed: a term's occurrences in the others are the same as before.
+        var changed = UInt16.max
+        if entry.terms == nil, let texts {
+            let old = try indexed(key) ?? []
+            changed = Self.changedFields(old, texts)
+            oldTerms.removeAll()
+            if changed != 0 { analyzer.analyze(old.filter { changed & 1 << ($0.field & 15) != 0 }, into: &oldTerms) }
+        } else {
+            try forget(key: key, entry, indexed, txn)
+        }
+        try undoCounts(of: entry, txn)
+        let routing = try self.routing(txn)
+        // Both term lists walked in byte order: an edit changes the occurrences of a few
+        // terms, and the others' postings stay as they are.
+        let after = document
+        oldTerms.withTerms { before in
+            var (b, a) = (0, 0)
+            while b < before.count || a < after.count {
+                let order = b == before.count ? 1 : a == after.count ? -1 : TermBlockMerger.compare(before.term(b), after.term(a))
+                if order < 0 {
+                    let term = before.term(b)
+                    changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)
+                    b += 1
+                    continue
+                }
+                if order == 0 {
+                    b += 1
+                    let same = changed == .max
+                        ? oldTerms.hasGroups && KeyOrdering.equal(before.groups(b - 1), after.groups(a))
+                        : occurrences.same(before.groups(b - 1), after.groups(a), in: changed)
+                    if same {
+                        a += 1
+                        continue
+                    }
+                } else if changed != .max, !Self.occurs(after.groups(a), inAnyOf: changed) {
+                    a += 1  // only in fields whose text is the same: its postings are too
+                    continue
+                }
+                let term = after.term(a)
+                changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: after.groups(a))
+                a += 1
+            }
+        }
+        try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false, newNumber: false)
+    }
+
+    /// The fields (a bit a field id) whose pieces of text differ between `old` and `new`, in
+    /// content or order.
+    static func changedFields(_ old: [SearchText], _ new: [SearchText]) -> UInt16 {
+        var changed: UInt16 = 0
+        for f in UInt8(0)..<16 {
+            let before = old.lazy.filter { $0.field & 15 == f }.map(\.text)
+            let after = new.lazy.filter { $0.field & 15 == f }.map(\.text)
+            if !before.elementsEqual(after) { changed |= 1 << f }
+        }
+        return changed
+    }
+
+    /// Compares a term's occurrences before and after an upsert in the fields whose text
+    /// changed, in arrays kept from term to term.
+    struct OccurrenceComparison {
+        private var before: [Occurrence] = []
+        private var after: [Occurrence] = []
+
+        /// Whether `old` (groups of the changed `fields` only) and `new` (groups of every
+        /// field) have the same occurrences in `fields`: then the term's postings are unchanged.
+        mutating func same(_ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer, in fields: UInt16) -> Bool {
+            before.removeAll(keepingCapacity: true)
+            after.removeAll(keepingCapacity: true)
+            do {
+                try SearchOccurrences.decode(old, into: &before)
+                try SearchOccurrences.decode(new, into: &after)
+            } catch {
+                return false  // written again: that is always right
+            }
+            after.removeAll { fields & 1 << $0.field == 0 }
+            return before == after
+        }
+    }
+
+    /// Whether occurrence groups (``SearchOccurrences``) have one in a field of `fields`.
+    private static func occurs(_ groups: UnsafeRawBufferPointer, inAnyOf fields: UInt16) -> Bool {
+        var found = false
+        // The groups come from this write's own analysis: they parse (a failure counts as found).
+        do { try SearchOccurrences.forEachField(groups) { field, _ in found = found || fields & 1 << field != 0 } } catch {
+            return true
+        }
+        return found
     }
 
     /// The index's routing of postings to blocks, read when first needed.
@@ -192,6 +254,7 @@ struct SearchIndexWriter {
     {
         guard let entry = try SearchDocumentEntries(dbs, state).entry(of: key, txn) else { return false }
         try forget(key: key, entry, indexed, txn)
+        try undoCounts(of: entry, txn)
         let routing = try self.routing(txn)
         var changes = PostingChanges()
         oldTerms.withTerms { terms in
@@ -209,9 +272,8 @@ struct SearchIndexWriter {
     }
 
     /// Puts the terms the indexed document under `key` (its `entry`) was indexed with in
-    /// `oldTerms`, and undoes its lengths and count in the counters. The terms are the entry's
-    /// list (without groups), or those of the text it was indexed with (a record missing
-    /// meanwhile gives none: `verify` reports what is left).
+    /// `oldTerms`: the entry's list (without groups), or those of the text it was indexed with
+    /// (a record missing meanwhile gives none: `verify` reports what is left).
     private mutating func forget<T: WritableTransaction & ~Copyable>(
         key: [UInt8], _ entry: SearchDocumentEntry, _ indexed: IndexedText, _ txn: borrowing T
     ) throws {
@@ -223,6 +285,12 @@ struct SearchIndexWriter {
             oldTerms.removeAll()
             _ = analyzer.analyze(try indexed(key) ?? [], into: &oldTerms)
         }
+    }
+
+    /// Undoes a document's lengths and count in the counters (it is replaced or deleted).
+    private mutating func undoCounts<T: WritableTransaction & ~Copyable>(of entry: SearchDocumentEntry, _ txn: borrowing T)
+        throws
+    {
         var numberKey = [UInt8]()
         SearchDatabases.appendNumber(entry.number, to: &numberKey)
         if let lengths = try txn.get(numberKey, in: dbs.numbers) {
@@ -256,7 +324,10 @@ struct SearchIndexWriter {
                 unchanged: unchanged.map { mask in kept.map { mask[$0] } }, txn)
         }
         let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, texts)
-        try indexBatch(keys: keys, analysed: parts, indexed: indexed, newSegment: newSegment, unchanged: unchanged, txn)
+        try withoutActuallyEscaping(texts) { texts in
+            try indexBatch(
+                keys: keys, analysed: parts, texts: texts, indexed: indexed, newSegment: newSegment, unchanged: unchanged, txn)
+        }
     }
 
     /// The positions of each key's last occurrence in `keys`, in order.
@@ -270,8 +341,8 @@ struct SearchIndexWriter {
     /// `parts` covering `keys` in order; the keys must be distinct. The documents `unchanged`
     /// marks are indexed already with the text they have: left alone.
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
-        keys: [[UInt8]], analysed parts: [SearchBatchPart], indexed: IndexedText, newSegment: Bool = false,
-        unchanged: [Bool]? = nil, _ txn: borrowing T
+        keys: [[UInt8]], analysed parts: [SearchBatchPart], texts: ((Int) -> [SearchText])? = nil, indexed: IndexedText,
+        newSegment: Bool = false, unchanged: [Bool]? = nil, _ txn: borrowing T
     ) throws {
         // Numbers of the new documents (UInt32.max: already indexed, done in place).
         var numbers = [UInt32](repeating: .max, count: keys.count)
@@ -305,8 +376,8 @@ struct SearchIndexWriter {
                     }
                     try sliceTerms.withDocument(j - slice.lowerBound) { document in
                         try upsert(
-                            key: keys[i], entry: entry, document, lengths: lengths, check: part.checks[j], indexed, txn,
-                            into: &changes)
+                            key: keys[i], entry: entry, document, texts: texts?(i), lengths: lengths, check: part.checks[j],
+                            indexed, txn, into: &changes)
                     }
                     continue
                 }
@@ -498,9 +569,13 @@ extension StoreTransaction {
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let keys = chunk.entries.map { $0.key.array }
         if let parts = chunk.searchParts, Self.leavesAlone(chunk.searchSkipped, unchanged) {
+            // The new texts, decoded again for the records that replace others (their old texts
+            // are tokenized only where they differ).
+            let texts = try Store.chunkTexts(chunk, index, collection, c)
             try writer.indexBatch(
-                keys: keys, analysed: parts, indexed: { try storedText($0, index, collection, c) }, newSegment: true,
-                unchanged: unchanged, lmdb)
+                keys: keys, analysed: parts, texts: texts.text, indexed: { try storedText($0, index, collection, c) },
+                newSegment: true, unchanged: unchanged, lmdb)
+            try texts.check()
         } else {
             let texts = try Store.chunkTexts(chunk, index, collection, c)
             try writer.indexBatch(

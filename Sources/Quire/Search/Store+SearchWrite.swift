@@ -56,8 +56,9 @@ extension Store {
 ///
 /// What an upsert or a delete removes are the terms of the text the document was indexed with:
 /// listed in its `s:<c>:doc` entry by stores of an older format, else tokenized again from the
-/// record being replaced (``IndexedText``). Keeping every document's term list took about half
-/// of the index's bytes (745 of 1,385 bytes an article).
+/// record being replaced (``IndexedText``), for an upsert only in the fields whose text changed.
+/// Keeping every document's term list took about half of the index's bytes (745 of 1,385 bytes
+/// an article).
 struct SearchIndexWriter {
     /// The text a document was indexed with, by its physical key: the record a write is about
     /// to replace or delete, read before it is overwritten; nil when there is none.

@@ -25,8 +25,6 @@ struct SearchDocumentTerms {
 
     init() {}
 
-    var count: Int { entries.count }
-
     /// Empties the list, keeping its storage; `hasGroups` tells whether groups will be given.
     mutating func removeAll(hasGroups: Bool = true) {
         bytes.removeAll(keepingCapacity: true)

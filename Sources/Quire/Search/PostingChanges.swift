@@ -77,7 +77,7 @@ struct PostingChanges {
             changes.indices.sorted { a, b in
                 let (x, y) = (changes[a], changes[b])
                 if x.term != y.term {
-                    let order = TermBlockMerger.compare(
+                    let order = KeyRange.compare(
                         UnsafeRawBufferPointer(rebasing: bytes[x.term]), UnsafeRawBufferPointer(rebasing: bytes[y.term]))
                     if order != 0 { return order < 0 }
                 }

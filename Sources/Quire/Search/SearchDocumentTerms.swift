@@ -1,3 +1,5 @@
+internal import QuireLMDB
+
 /// One document's distinct terms, each with its occurrence groups (``SearchOccurrences``), in
 /// term byte order: what re-indexing a document compares, the text it was indexed with against
 /// its new one. Two flat arrays, kept from document to document, so that once they have grown
@@ -62,7 +64,7 @@ struct SearchDocumentTerms {
                 var j = i + 1
                 while j < keys.count && keys[j] >> 16 == keys[i] >> 16 { j += 1 }
                 if j - i > 1 {
-                    sorted[i..<j].sort { a, b in TermBlockMerger.compare(Self.term(a, bytes), Self.term(b, bytes)) < 0 }
+                    sorted[i..<j].sort { a, b in KeyRange.compare(Self.term(a, bytes), Self.term(b, bytes)) < 0 }
                 }
                 i = j
             }
@@ -73,7 +75,7 @@ struct SearchDocumentTerms {
     /// ``sortByTerm()`` of more terms than a key has room to number.
     private mutating func sortByTermSlowly() {
         let order = bytes.withUnsafeBytes { bytes in
-            entries.sorted { a, b in TermBlockMerger.compare(Self.term(a, bytes), Self.term(b, bytes)) < 0 }
+            entries.sorted { a, b in KeyRange.compare(Self.term(a, bytes), Self.term(b, bytes)) < 0 }
         }
         entries = order
     }

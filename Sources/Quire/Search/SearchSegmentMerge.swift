@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 internal import QuireLMDB
 import QuireText
 
@@ -99,7 +96,7 @@ enum SearchSegmentMerge {
             let end = next.map { prefix + $0 + [0] }
             var entry = try cursor.seek(atLeast: prefix + from)
             while let found = entry, found.key.starts(with: prefix),
-                end.map({ $0.withUnsafeBytes { TermBlockMerger.compare(found.key, $0) < 0 } }) ?? true
+                end.map({ $0.withUnsafeBytes { KeyRange.compare(found.key, $0) < 0 } }) ?? true
             {
                 try poll.step(isCancelled)
                 try cursor.deleteCurrent()
@@ -221,22 +218,12 @@ struct TermBlockMerger {
     }
 
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        let order = Self.compare(sources[a].term!, sources[b].term!)
+        let order = KeyRange.compare(sources[a].term!, sources[b].term!)
         return order < 0 || (order == 0 && a < b)
     }
 
-    /// Byte order of two terms (the generic sequence comparisons go a byte a call).
-    static func compare(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
-        let common = min(x.count, y.count)
-        if common > 0, let p = x.baseAddress, let q = y.baseAddress {
-            let order = memcmp(p, q, common)
-            if order != 0 { return Int(order) }
-        }
-        return x.count - y.count
-    }
-
     private func isTerm(_ source: Int, _ term: UnsafeRawBufferPointer) -> Bool {
-        sources[source].term.map { Self.compare($0, term) == 0 } ?? false
+        sources[source].term.map { KeyRange.compare($0, term) == 0 } ?? false
     }
 
     private mutating func push(_ source: Int) {

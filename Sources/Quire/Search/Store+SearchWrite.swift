@@ -136,7 +136,7 @@ struct SearchIndexWriter {
         oldTerms.withTerms { before in
             var (b, a) = (0, 0)
             while b < before.count || a < after.count {
-                let order = b == before.count ? 1 : a == after.count ? -1 : TermBlockMerger.compare(before.term(b), after.term(a))
+                let order = b == before.count ? 1 : a == after.count ? -1 : KeyRange.compare(before.term(b), after.term(a))
                 if order < 0 {
                     let term = before.term(b)
                     changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)

@@ -69,7 +69,7 @@ struct SearchIndexWriter {
     var analyzer = SearchAnalyzer()
     /// Which blocks hold which postings (``SegmentRouting``), read when first needed.
     private var routing: SegmentRouting?
-    /// The terms of the document an upsert or a delete replaces (``forget(key:_:_:_:)``).
+    /// The terms of the document an upsert or a delete replaces (``forget(key:_:comparedWith:_:)``).
     private var oldTerms = SearchDocumentTerms()
     /// Compares a term's occurrences in the fields an upsert changed.
     private var occurrences = OccurrenceComparison()
@@ -119,15 +119,7 @@ struct SearchIndexWriter {
         }
         let number = entry.number
         // The fields whose text changed: a term's occurrences in the others are the same as before.
-        var changed = UInt16.max
-        if entry.terms == nil, let texts {
-            let old = try indexed(key) ?? []
-            changed = Self.changedFields(old, texts)
-            oldTerms.removeAll()
-            if changed != 0 { analyzer.analyze(old.filter { changed & 1 << ($0.field & 15) != 0 }, into: &oldTerms) }
-        } else {
-            try forget(key: key, entry, indexed, txn)
-        }
+        let changed = try forget(key: key, entry, comparedWith: texts, indexed)
         try undoCounts(of: entry, txn)
         let routing = try self.routing(txn)
         // Both term lists walked in byte order: an edit changes the occurrences of a few
@@ -254,7 +246,7 @@ struct SearchIndexWriter {
         throws -> Bool
     {
         guard let entry = try SearchDocumentEntries(dbs, state).entry(of: key, txn) else { return false }
-        try forget(key: key, entry, indexed, txn)
+        _ = try forget(key: key, entry, indexed)
         try undoCounts(of: entry, txn)
         let routing = try self.routing(txn)
         var changes = PostingChanges()
@@ -272,20 +264,29 @@ struct SearchIndexWriter {
         return true
     }
 
-    /// Puts the terms the indexed document under `key` (its `entry`) was indexed with in
-    /// `oldTerms`: the entry's list (without groups), or those of the text it was indexed with
-    /// (a record missing meanwhile gives none: `verify` reports what is left).
-    private mutating func forget<T: WritableTransaction & ~Copyable>(
-        key: [UInt8], _ entry: SearchDocumentEntry, _ indexed: IndexedText, _ txn: borrowing T
-    ) throws {
+    /// Puts in `oldTerms` the terms the indexed document under `key` (its `entry`) was indexed
+    /// with: the entry's list (without groups), or those of the text it was indexed with (a
+    /// record missing meanwhile gives none: `verify` reports what is left). Given the document's
+    /// new `texts`, only the fields of the old text that differ from them are tokenized. Returns
+    /// the fields tokenized (a bit a field id): all of them for a whole text or a listed one.
+    private mutating func forget(
+        key: [UInt8], _ entry: SearchDocumentEntry, comparedWith texts: [SearchText]? = nil, _ indexed: IndexedText
+    ) throws -> UInt16 {
         if let listed = entry.terms {
             oldTerms.removeAll(hasGroups: false)
             for term in listed { term.withUnsafeBytes { oldTerms.append(term: $0, groups: EmptyCollection()) } }
             oldTerms.sortByTerm()
-        } else {
-            oldTerms.removeAll()
-            _ = analyzer.analyze(try indexed(key) ?? [], into: &oldTerms)
+            return .max
         }
+        let old = try indexed(key) ?? []
+        oldTerms.removeAll()
+        guard let texts else {
+            analyzer.analyze(old, into: &oldTerms)
+            return .max
+        }
+        let changed = Self.changedFields(old, texts)
+        if changed != 0 { analyzer.analyze(old.filter { changed & 1 << ($0.field & 15) != 0 }, into: &oldTerms) }
+        return changed
     }
 
     /// Undoes a document's lengths and count in the counters (it is replaced or deleted).

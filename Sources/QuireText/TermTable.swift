@@ -30,21 +30,6 @@ public struct TermTable: Sendable {
     /// The number of distinct terms.
     public var count: Int { hashes.count }
 
-    /// Forgets every term, keeping the storage unless its slots have grown past `maximumSlots`
-    /// (then they start small again). For a table reused a document at a time: one kept across
-    /// documents grows with the vocabulary, and most of its lookups miss the cache.
-    public mutating func removeAll(keepingSlotsUpTo maximumSlots: Int = 1 << 12) {
-        arena.removeAll(keepingCapacity: true)
-        entries.removeAll(keepingCapacity: true)
-        hashes.removeAll(keepingCapacity: true)
-        byteCount = 0
-        if slots.count > maximumSlots {
-            slots = [UInt64](repeating: 0, count: 512)
-        } else {
-            slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-        }
-    }
-
     @inline(__always)
     static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         // FNV-1a, then a final avalanche (so the low bits used for slots depend on every byte).

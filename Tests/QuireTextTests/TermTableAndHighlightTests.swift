@@ -21,26 +21,6 @@ import QuireText
         #expect(table.term(5_000) == "")
     }
 
-    @Test func aTableEmptiedForgetsItsTermsAndNumbersFromZeroAgain() {
-        var table = TermTable(capacity: 4)
-        for i in 0..<100 { _ = table.intern("old\(i)") }
-        table.removeAll()
-        #expect(table.count == 0 && table.byteCount == 0)
-        var old = "old7"
-        #expect(old.withUTF8 { table.id(of: $0) } == nil)
-        #expect(table.intern("new") == 0)
-        #expect(table.intern("old7") == 1)
-        #expect(table.intern("new") == 0)
-        // Past the slots it keeps (10,000 terms need 32,768): emptied, it starts small and grows again.
-        for i in 0..<10_000 { _ = table.intern("big\(i)") }
-        table.removeAll(keepingSlotsUpTo: 1 << 12)
-        for i in 0..<3_000 { #expect(table.intern("again\(i)") == UInt32(i)) }
-        #expect(table.count == 3_000)
-        var big = "big5"
-        #expect(big.withUTF8 { table.id(of: $0) } == nil)
-        #expect(table.term(2_999) == "again2999")
-    }
-
     @Test func termsOfEveryLengthKeepTheirBytesAndPrefixesStayApart() {
         // Lengths across the entry's two length bytes; each term is a prefix of the next one.
         var table = TermTable(capacity: 4)

@@ -353,10 +353,8 @@ struct SearchAnalyzer {
         }
         var lengths = [UInt32](repeating: 0, count: 16)
         buffer.fieldLengths(into: &lengths)
-        // A table of this document's terms only: small enough to stay in the cache (one kept
-        // across documents grew with the vocabulary, and an old text's analysis in a reload
-        // missed the cache on most of its tokens).
-        table.removeAll()
+        // Keep the table small: a long-lived table would grow with the vocabulary.
+        if table.count > 1 << 16 { table = TermTable(capacity: 256) }
         var value = encoded
         buffer.forEachTerm(interning: &table) { _, term, occurrences in
             value.removeAll(keepingCapacity: true)

@@ -1,5 +1,11 @@
 internal import CLMDB
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A key and value seen through a cursor: zero-copy views of the map.
 ///
 /// Valid only inside the transaction's closure; copy with `Array(entry.key)` to keep them.
@@ -114,6 +120,19 @@ public final class Cursor {
     public func deleteCurrent() throws(LMDBError) {
         handle.checkLive()
         try handle.check(mdb_cursor_del(cursor, 0), "mdb_cursor_del")
+    }
+
+    /// Deletes the entry at the cursor and returns the one after it, nil past the last entry or
+    /// when that was the database's last entry (LMDB then leaves the cursor unset).
+    /// The corresponding C ops are `mdb_cursor_del`, then `MDB_GET_CURRENT`.
+    public func deleteCurrentAndFollow() throws(LMDBError) -> Entry? {
+        try deleteCurrent()
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_CURRENT)
+        if rc == MDB_NOTFOUND || rc == EINVAL { return nil }
+        try handle.check(rc, "mdb_cursor_get")
+        return Entry(key: k.buffer, value: v.buffer)
     }
 
     /// Moves to the first entry. The corresponding C op is `MDB_FIRST`.

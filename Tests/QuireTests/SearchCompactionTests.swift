@@ -59,9 +59,19 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
                 let store = try Store(path: path)
                 defer { store.close() }
                 try store.register(notes)
-                let report = try await store.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 3_000))
+                let report = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 3_000)) {
+                    loader in
+                    loader.stopsCompaction(when: { true })
+                    for start in stride(from: 0, to: values.count, by: 3_000) {
+                        try await loader.submit(values[start..<(start + 3_000)])
+                    }
+                }
                 #expect(report.chunks == 3)
-                #expect(report.searchCompaction != nil)
+                // The segments copied (as a load's end does above `segmentsMergedInPlace`).
+                let outcome = try await store.writer.run {
+                    try store.compactSearchIndexAfterLoad(notes, written: values.count, segmentsMergedInPlace: 0)
+                }
+                #expect(outcome?.rewritten == true)
                 #expect(try store.verify().isSound)
                 let hits = try store.read { snap in try snap.search("common", in: notes, limit: 10_000) }
                 #expect(hits.count == values.count)

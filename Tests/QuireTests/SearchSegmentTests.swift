@@ -18,7 +18,7 @@ private func segments(_ store: Store) throws -> (starts: [UInt32], flagged: Bool
     let dbs = try #require(try store.resolved(notes.name).search)
     return try store.read { snap in
         let state = try SearchState.stored(dbs, snap.lmdb)
-        return (try SearchSegments.starts(try snap.lmdb.cursor(in: try dbs.postings(state))), state.segmented)
+        return (try state.segmentKeys.starts(try snap.lmdb.cursor(in: try dbs.postings(state))), state.segmented)
     }
 }
 
@@ -135,8 +135,8 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                     try await loader.submit(values[2_000...])
                 }
                 #expect(try segments(store).starts == [2_000, 2_240])
-                let blocks = try postingBlocks(store).filter { $0.key.first == SearchSegments.marker }
-                // `0xFF start term 0x00 bound`: half a leaf block or more moves, the rest is packed.
+                let blocks = try postingBlocks(store).filter { $0.key.first == SegmentKeys.low.marker }
+                // `0x00 start term 0x00 bound`: half a leaf block or more moves, the rest is packed.
                 let full = blocks.filter { $0.value.count >= SearchPostings.blockLimit(term: $0.key.count - 10) / 2 }
                 #expect(full.count >= 2 && full.count < blocks.count / 4)
                 // The segments are a fifth of the index: merged in place, not copied.
@@ -194,8 +194,10 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
         }
     }
 
-    /// Each large load's compaction writes the other posting database and switches to it,
-    /// leaving the one it left empty; the answers stay those of an index written in one chunk.
+    /// A first load's end merges its segments in place, packed; each large load into stored
+    /// postings merges them among those and then compacts them into the other posting database,
+    /// switches to it and empties the one it left. The answers stay those of an index written in
+    /// one chunk.
     @Test func compactionsTakeTurnsBetweenTheTwoPostingDatabases() async throws {
         let values = segmentNotes(1_200, seed: 31)
         func entries(_ store: Store) throws -> (first: Int, second: Int, inSecond: Bool) {
@@ -210,10 +212,13 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
             try await withNotes([]) { reference in
                 try await store.bulkInsert(values.prefix(300), into: notes, options: BulkInsertOptions(chunkSize: 60))
                 let first = try entries(store)
-                #expect(first.inSecond && first.first == 0 && first.second > 0, "\(first)")
-                try await store.bulkInsert(values.suffix(900), into: notes, options: BulkInsertOptions(chunkSize: 150))
+                #expect(!first.inSecond && first.first > 0 && first.second == 0, "\(first)")
+                try await store.bulkInsert(values[300..<750], into: notes, options: BulkInsertOptions(chunkSize: 75))
                 let second = try entries(store)
-                #expect(!second.inSecond && second.second == 0 && second.first > first.second, "\(second)")
+                #expect(second.inSecond && second.first == 0 && second.second > first.first, "\(second)")
+                try await store.bulkInsert(values[750...], into: notes, options: BulkInsertOptions(chunkSize: 75))
+                let third = try entries(store)
+                #expect(!third.inSecond && third.second == 0 && third.first > second.second, "\(third)")
                 try await reference.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
                 #expect(try store.verify().isSound)
                 try expectSameAnswers(store, reference, values)
@@ -309,11 +314,11 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                     // The last block of the first segment, keyed in the second one.
                     let postings = try dbs.postings(try SearchState.stored(dbs, txn.lmdb))
                     let cursor = try txn.lmdb.cursor(in: postings)
-                    let entry = try #require(try cursor.seek(atLeast: SearchSegments.prefix(250)).flatMap { _ in try cursor.previous() })
+                    let entry = try #require(try cursor.seek(atLeast: SegmentKeys.low.prefix(250)).flatMap { _ in try cursor.previous() })
                     let (key, value) = (entry.keyBytes, entry.valueBytes)
-                    #expect(key.starts(with: SearchSegments.prefix(100)))
+                    #expect(key.starts(with: SegmentKeys.low.prefix(100)))
                     #expect(try txn.lmdb.delete(key, in: postings))
-                    try txn.lmdb.put(value, forKey: SearchSegments.prefix(250) + key.dropFirst(5), in: postings)
+                    try txn.lmdb.put(value, forKey: SegmentKeys.low.prefix(250) + key.dropFirst(5), in: postings)
                 }
             }
             let report = try store.verify()

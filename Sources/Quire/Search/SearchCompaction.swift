@@ -122,7 +122,7 @@ extension Store {
             let state = try SearchState.stored(dbs, txn.lmdb)
             // The segments may hold more than this load wrote (an interrupted load's before it).
             let postings = try dbs.postings(state)
-            let starts = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)) : []
+            let starts = state.segmented ? try state.segmentKeys.starts(try txn.lmdb.cursor(in: postings)) : []
             let segmentDocuments = starts.first.map { UInt64(state.nextNumber - min($0, state.nextNumber)) } ?? 0
             let whole = max(UInt64(written), segmentDocuments) * 4 >= state.documents
             // Many segments are copied with the rest when the load is large enough to copy.
@@ -179,10 +179,10 @@ extension Store {
                 var state = try SearchState.stored(dbs, txn.lmdb)
                 let postings = try dbs.postings(state)
                 let bytes = try txn.lmdb.statistics(of: postings).bytes
-                let starts = state.segmented ? try SearchSegments.starts(try txn.lmdb.cursor(in: postings)) : []
+                let starts = state.segmented ? try state.segmentKeys.starts(try txn.lmdb.cursor(in: postings)) : []
                 guard let newest = starts.last else {
-                    if state.segmented || state.merging {
-                        (state.segmented, state.merging) = (false, false)
+                    if state.segmented || state.merging || state.lowSegments {
+                        (state.segmented, state.merging, state.lowSegments) = (false, false, false)
                         try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
                     }
                     try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)
@@ -190,7 +190,8 @@ extension Store {
                 }
                 let progress = try SegmentMergeProgress.stored(dbs, txn.lmdb) ?? SegmentMergeProgress(last: newest, next: [])
                 let next = try SearchSegmentMerge.mergeBatch(
-                    postings, txn.lmdb, segments: starts.filter { $0 <= progress.last }, from: progress.next,
+                    postings, txn.lmdb, segments: starts.filter { $0 <= progress.last }, keys: state.segmentKeys,
+                    from: progress.next,
                     bytes: batchBytes, isCancelled: isCancelled)
                 if let next {
                     try txn.lmdb.put(
@@ -238,7 +239,7 @@ extension Store {
             else { return (before.bytes, nil) }
             try file.appendPairs { emit in
                 try SearchSegmentMerge.forEachMergedBlock(
-                    current, txn.lmdb, includingMain: true, cutting: true, pageSize: before.pageSize,
+                    current, txn.lmdb, keys: state.segmentKeys, includingMain: true, cutting: true, pageSize: before.pageSize,
                     isCancelled: isCancelled, emit)
             }
             try txn.lmdb.removeAll(in: target)  // what a compaction stopped part way left
@@ -289,7 +290,7 @@ extension Store {
             var state = try SearchState.stored(dbs, txn.lmdb)
             let old = try dbs.postings(state)
             state.secondPostings.toggle()
-            state.segmented = false
+            (state.segmented, state.lowSegments) = (false, false)
             try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
             try txn.lmdb.delete(SearchDatabases.rewriteKey, in: dbs.state)
             try txn.lmdb.removeAll(in: old)

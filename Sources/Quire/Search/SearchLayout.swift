@@ -22,7 +22,8 @@ extension SearchDefinition {
 ///   per field (BM25's average lengths), then (in indexes created now) the lengths a `num` entry
 ///   holds and the flags (bit 0: `doc` is keyed by hashes; bit 1: `num` entries hold checks;
 ///   bit 2: `post` may hold segments, ``SearchSegments``; bit 3: the postings are in
-///   `s:<c>:post.1`; bit 4: a merge of the segments is under way, ``SegmentMergeProgress``).
+///   `s:<c>:post.1`; bit 4: a merge of the segments is under way, ``SegmentMergeProgress``;
+///   bit 5: the segments' keys start below every term, ``SegmentKeys/low``).
 struct SearchDatabases: Sendable {
     let definition: SearchDefinition
     /// `s:<c>:post` and `s:<c>:post.1`, which take turns holding the postings
@@ -228,6 +229,14 @@ struct SearchState: Sendable, Hashable {
     /// by its progress. Builds that predate it refuse the index rather than write postings where
     /// nothing reads them.
     var merging = false
+    /// Whether the segments' keys start with `0x00`, below every term (``SegmentKeys/low``),
+    /// rather than `0xFF` (``SegmentKeys/high``, the segments of builds before 2026-12-04): set
+    /// with the first segment of a load, cleared with `segmented`. Builds that predate it refuse
+    /// the index while it is set instead of reading segment blocks as terms.
+    var lowSegments = false
+
+    /// How the segments' keys start.
+    var segmentKeys: SegmentKeys { lowSegments ? .low : .high }
 
     /// The state of an index with nothing in it yet: its document entries keyed by the physical
     /// key (a load that appends its records in key order appends them too; keyed by hashes, they
@@ -258,12 +267,13 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 31 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 63 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
             secondPostings = flags & 8 == 8
             merging = flags & 16 == 16
+            lowSegments = flags & 32 == 32
         }
     }
 
@@ -275,7 +285,7 @@ struct SearchState: Sendable, Hashable {
         if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings {
             SearchVarint.append(UInt64(lengthFields), to: &out)
             let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
-                | (merging ? 16 : 0)
+                | (merging ? 16 : 0) | (lowSegments ? 32 : 0)
             SearchVarint.append(UInt64(flags), to: &out)
         }
         return out

@@ -21,14 +21,14 @@ enum SearchSegmentMerge {
     /// ones when `includingMain`, then each segment's) as one run: cut again into blocks
     /// (``TermBlockCutter``) when `cutting`, else as they are, under their main keys.
     static func forEachMergedBlock<T: ReadableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, includingMain: Bool, cutting: Bool, pageSize: Int,
+        _ database: Database, _ txn: borrowing T, keys: SegmentKeys, includingMain: Bool, cutting: Bool, pageSize: Int,
         isCancelled: (() -> Bool)?, _ emit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         var poll = CancellationPoll(every: 4_096)
         var sources: [TermBlockSource] = []
-        if includingMain { sources.append(try TermBlockSource(try txn.cursor(in: database), segment: nil)) }
-        for start in try SearchSegments.starts(try txn.cursor(in: database)) {
-            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start))
+        if includingMain { sources.append(try TermBlockSource(try txn.cursor(in: database), segment: nil, keys: keys)) }
+        for start in try keys.starts(try txn.cursor(in: database)) {
+            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, keys: keys))
         }
         var merger = TermBlockMerger(sources)
         var cutter = TermBlockCutter(pageSize: pageSize)
@@ -48,19 +48,21 @@ enum SearchSegmentMerge {
         try txn.checkIntact()
     }
 
-    /// Merges the blocks of a batch of terms of the segments starting at `starts` into the main
-    /// blocks, from the first term at or after `from` (the whole of a term, however many blocks
-    /// it has) until the blocks read pass `bytes`: reads them, deletes them from those segments,
-    /// and appends each term's run to its main blocks. Returns the first term of the next batch,
-    /// nil when those segments had no more terms.
+    /// Merges the blocks of a batch of terms of the segments starting at `starts` (keyed by
+    /// `keys`) into the main blocks, from the first term at or after `from` (the whole of a term,
+    /// however many blocks it has) until the blocks read pass `bytes`: reads them, deletes them
+    /// from those segments, and appends each term's run to its main blocks (with `MDB_APPEND`
+    /// when its keys come after every stored key: a term the main blocks lack, below which the
+    /// segments are keyed). Returns the first term of the next batch, nil when those segments had
+    /// no more terms.
     static func mergeBatch<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, segments starts: [UInt32], from: [UInt8], bytes: Int,
-        isCancelled: (() -> Bool)?
+        _ database: Database, _ txn: borrowing T, segments starts: [UInt32], keys: SegmentKeys, from: [UInt8],
+        bytes: Int, isCancelled: (() -> Bool)?
     ) throws -> [UInt8]? {
         var poll = CancellationPoll(every: 4_096)
         var sources: [TermBlockSource] = []
         for start in starts {
-            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, from: from))
+            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, keys: keys, from: from))
         }
         // The batch's runs, copied out: the deletes below change the pages they were read from.
         var terms: [UInt8] = []
@@ -92,29 +94,32 @@ enum SearchSegmentMerge {
         // The batch's blocks out of every segment: keys from `prefix from` below `prefix next 0x00`.
         let cursor = try txn.cursor(in: database)
         for start in starts {
-            let prefix = SearchSegments.prefix(start)
+            let prefix = keys.prefix(start)
             let end = next.map { prefix + $0 + [0] }
             var entry = try cursor.seek(atLeast: prefix + from)
             while let found = entry, found.key.starts(with: prefix),
                 end.map({ $0.withUnsafeBytes { KeyRange.compare(found.key, $0) < 0 } }) ?? true
             {
                 try poll.step(isCancelled)
-                try cursor.deleteCurrent()
-                entry = try cursor.current()
+                entry = try cursor.deleteCurrentAndFollow()
             }
         }
         var buffers = SearchPostings.RunBuffers()
         var key: [UInt8] = []
+        // The greatest stored term of the main blocks, when they are above every segment key.
+        let appendsAfter = keys == .low ? try cursor.last().map { last in
+            keys.isSegment(last.key) ? [] : Array(last.key.dropLast(5))
+        } ?? [] : nil
         try blocks.withUnsafeBytes { all in
             func value(_ b: Int) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: all[(b == 0 ? 0 : blockEnds[b - 1])..<blockEnds[b]])
             }
             /// Appends blocks `range` of `term` as one run, their postings decoded and encoded again.
-            func appendDecoded(_ term: ArraySlice<UInt8>, _ range: Range<Int>) throws {
+            func appendDecoded(_ term: ArraySlice<UInt8>, _ range: Range<Int>, appending: Bool) throws {
                 guard !range.isEmpty else { return }
                 let runBytes = blockEnds[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : blockEnds[range.lowerBound - 1])
                 try SearchPostings.appendRun(
-                    term, runBytes: runBytes, in: database, txn, cursor: cursor, appending: false, buffers: &buffers
+                    term, runBytes: runBytes, in: database, txn, cursor: cursor, appending: appending, buffers: &buffers
                 ) { emit in
                     for b in range { try PostingBlock.forEachPosting(in: value(b), emit) }
                 }
@@ -129,14 +134,17 @@ enum SearchSegmentMerge {
                 // list starts from its first document, so it needs no decoding (a frequent term's
                 // large blocks are most of the bytes). Runs of smaller ones are packed again.
                 let moved = SearchPostings.blockLimit(term: term.count) / 2
+                let appending = appendsAfter.map { $0.lexicographicallyPrecedes(term) } ?? false
                 var small = first
                 for b in first..<block where value(b).count >= moved {
-                    try appendDecoded(term, small..<b)
+                    try appendDecoded(term, small..<b, appending: appending)
                     SearchDatabases.setPostingKey(&key, term, blockBounds[b])
-                    _ = try key.withUnsafeBytes { try txn.put(value(b), forKey: $0, in: database) }
+                    _ = try key.withUnsafeBytes {
+                        try txn.put(value(b), forKey: $0, in: database, flags: appending ? .append : [])
+                    }
                     small = b + 1
                 }
-                try appendDecoded(term, small..<block)
+                try appendDecoded(term, small..<block, appending: appending)
             }
         }
         return next
@@ -148,14 +156,16 @@ enum SearchSegmentMerge {
 /// the transaction writes nothing.
 struct TermBlockSource {
     private let cursor: Cursor
+    private let keys: SegmentKeys
     private let prefix: [UInt8]?
     private(set) var entry: Entry?
 
     /// The source's blocks from the first of `term` on (all of them when `term` is empty).
-    init(_ cursor: Cursor, segment: UInt32?, from term: [UInt8] = []) throws {
+    init(_ cursor: Cursor, segment: UInt32?, keys: SegmentKeys, from term: [UInt8] = []) throws {
         self.cursor = cursor
-        prefix = segment.map(SearchSegments.prefix)
-        let start = (prefix ?? []) + term
+        self.keys = keys
+        prefix = segment.map(keys.prefix)
+        let start = prefix.map { $0 + term } ?? keys.mainKey(from: term)
         entry = try within(start.isEmpty ? try cursor.first() : try cursor.seek(atLeast: start))
     }
 
@@ -174,7 +184,7 @@ struct TermBlockSource {
         guard let found else { return nil }
         if let prefix {
             guard found.key.starts(with: prefix) else { return nil }
-        } else if found.key.first == SearchSegments.marker {
+        } else if keys.isSegment(found.key) {
             return nil
         }
         guard found.key.count >= (prefix?.count ?? 0) + 6, SearchDatabases.postingNumber(found.key) != nil else {

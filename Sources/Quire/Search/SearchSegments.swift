@@ -1,15 +1,14 @@
 internal import QuireLMDB
 
-/// The posting segments of a full-text index: the postings of each bulk chunk written into an
-/// index that already had postings, keyed apart from the main blocks until the load ends and
+/// The posting segments of a full-text index: the postings of each bulk chunk, keyed apart from the main blocks until the load ends and
 /// merges them in (``SearchSegmentMerge``).
 ///
 /// A chunk's runs, written among the stored terms, touched the last block of most terms on most
 /// leaf pages of `s:<c>:post`: each commit copied and wrote most of the tree again (≈ 300 MB a
 /// commit at 1M articles), and the dirty pages of a commit grew with the index. A segment's keys
-/// are `0xFF start term 0x00 bound`, `start` the big-endian number of the segment's first
-/// document: above every term (UTF-8 never has the byte `0xFF`) and above every older segment,
-/// so a chunk appends its runs with `MDB_APPEND` and touches no stored page.
+/// are `marker start term 0x00 bound` (``SegmentKeys``), `start` the big-endian number of the
+/// segment's first document: apart from every term and above every older segment, so a chunk
+/// writes its runs in one place and touches no stored block.
 ///
 /// A segment holds the documents numbered from its start up to the next segment's start; the
 /// main blocks hold those below the first segment's. Reading a term's main blocks and then each
@@ -17,47 +16,6 @@ internal import QuireLMDB
 /// one list. Documents indexed later, one by one or in a group commit, go into the source that
 /// owns their number (``owner(of:in:)``): new documents into the last segment.
 enum SearchSegments {
-    /// The first byte of a segment's keys.
-    static let marker: UInt8 = 0xFF
-
-    /// The `0xFF start` prefix of a segment's keys.
-    static func prefix(_ start: UInt32) -> [UInt8] {
-        var out: [UInt8] = [marker]
-        SearchDatabases.appendNumber(start, to: &out)
-        return out
-    }
-
-    /// The key term of `term` in the segment starting at `start`, or `term` itself in the main
-    /// blocks (`start` nil): the bytes before `0x00 bound` in its blocks' keys.
-    static func keyTerm(_ term: some Collection<UInt8>, in start: UInt32?) -> [UInt8] {
-        guard let start else { return Array(term) }
-        var out = prefix(start)
-        out.append(contentsOf: term)
-        return out
-    }
-
-    /// The segment and term of a block key's term part (the key without `0x00 bound`); nil for a
-    /// segment key too short to hold a start.
-    static func split(_ keyTerm: UnsafeRawBufferPointer) -> (start: UInt32?, term: UnsafeRawBufferPointer)? {
-        guard keyTerm.first == marker else { return (nil, keyTerm) }
-        guard let start = SearchDatabases.number(keyTerm, at: 1) else { return nil }
-        return (start, UnsafeRawBufferPointer(rebasing: keyTerm[5...]))
-    }
-
-    /// The starts of the segments that have blocks, ascending: a seek a segment.
-    static func starts(_ cursor: Cursor) throws -> [UInt32] {
-        var starts: [UInt32] = []
-        var target: [UInt8] = [marker]
-        while let entry = try cursor.seek(atLeast: target), entry.key.first == marker,
-            let start = SearchDatabases.number(entry.key, at: 1)
-        {
-            starts.append(start)
-            guard start < .max else { break }
-            target = prefix(start + 1)
-        }
-        return starts
-    }
-
     /// The segment that owns document `number` (the one with the greatest start at or below it),
     /// nil when the main blocks do.
     static func owner(of number: UInt32, in starts: [UInt32]) -> UInt32? {
@@ -102,6 +60,67 @@ struct SegmentMergeProgress: Equatable {
     func hasMerged(_ term: some Collection<UInt8>) -> Bool { term.lexicographicallyPrecedes(next) }
 }
 
+/// How the keys of an index's segments start (``SearchState/segmentKeys``).
+///
+/// `0x00` (``low``, since 2026-12-04): below every term (a term has no `0x00`), so a load's end
+/// that merges the segments of an index whose main blocks are empty — every chunk of a first load
+/// writes a segment — appends each term's blocks after every other key with `MDB_APPEND`, which
+/// fills each page, while the segments' freed pages take the next batch. Above the segments
+/// (``high``, `0xFF`: UTF-8 never has it, the builds before), the merged blocks went in just
+/// before the segments' keys, pages split in halves: at 100,000 articles the postings took 52.8
+/// MB of pages instead of 43.6, and the copy that packed them again left 59 MB of the file free.
+struct SegmentKeys: Equatable {
+    /// The first byte of a segment's keys.
+    let marker: UInt8
+
+    static let low = SegmentKeys(marker: 0x00)
+    static let high = SegmentKeys(marker: 0xFF)
+
+    /// The `marker start` prefix of a segment's keys.
+    func prefix(_ start: UInt32) -> [UInt8] {
+        var out: [UInt8] = [marker]
+        SearchDatabases.appendNumber(start, to: &out)
+        return out
+    }
+
+    /// The key term of `term` in the segment starting at `start`, or `term` itself in the main
+    /// blocks (`start` nil): the bytes before `0x00 bound` in its blocks' keys.
+    func keyTerm(_ term: some Collection<UInt8>, in start: UInt32?) -> [UInt8] {
+        guard let start else { return Array(term) }
+        var out = prefix(start)
+        out.append(contentsOf: term)
+        return out
+    }
+
+    /// Whether `key` (a block key or its term part) is a segment's.
+    func isSegment(_ key: some Collection<UInt8>) -> Bool { key.first == marker }
+
+    /// The smallest key of the main blocks from `term` on: below the segments, or above them.
+    func mainKey(from term: [UInt8]) -> [UInt8] { marker == 0 && term.isEmpty ? [1] : term }
+
+    /// The segment and term of a block key's term part (the key without `0x00 bound`); nil for a
+    /// segment key too short to hold a start.
+    func split(_ keyTerm: UnsafeRawBufferPointer) -> (start: UInt32?, term: UnsafeRawBufferPointer)? {
+        guard isSegment(keyTerm) else { return (nil, keyTerm) }
+        guard let start = SearchDatabases.number(keyTerm, at: 1) else { return nil }
+        return (start, UnsafeRawBufferPointer(rebasing: keyTerm[5...]))
+    }
+
+    /// The starts of the segments that have blocks, ascending: a seek a segment.
+    func starts(_ cursor: Cursor) throws -> [UInt32] {
+        var starts: [UInt32] = []
+        var target: [UInt8] = [marker]
+        while let entry = try cursor.seek(atLeast: target), isSegment(entry.key),
+            let start = SearchDatabases.number(entry.key, at: 1)
+        {
+            starts.append(start)
+            guard start < .max else { break }
+            target = prefix(start + 1)
+        }
+        return starts
+    }
+}
+
 /// Which blocks hold a term's posting of a document: the segment that owns the document's
 /// number (``SearchSegments/owner(of:in:)``), or the main blocks; while a merge is under way
 /// (``SegmentMergeProgress``), a term it has passed has the merged segments' documents in the
@@ -109,12 +128,14 @@ struct SegmentMergeProgress: Equatable {
 struct SegmentRouting {
     let starts: [UInt32]
     let merge: SegmentMergeProgress?
+    let keys: SegmentKeys
     /// The starts of the segments newer than the merge's.
     private let newer: [UInt32]
 
-    init(starts: [UInt32], merge: SegmentMergeProgress?) {
+    init(starts: [UInt32], merge: SegmentMergeProgress?, keys: SegmentKeys) {
         self.starts = starts
         self.merge = merge
+        self.keys = keys
         newer = merge.map { m in starts.filter { $0 > m.last } } ?? starts
     }
 
@@ -122,9 +143,11 @@ struct SegmentRouting {
     static func stored<T: ReadableTransaction & ~Copyable>(
         _ dbs: SearchDatabases, _ state: SearchState, _ txn: borrowing T
     ) throws -> SegmentRouting {
-        guard state.segmented else { return SegmentRouting(starts: [], merge: nil) }
-        let starts = try SearchSegments.starts(try txn.cursor(in: try dbs.postings(state)))
-        return SegmentRouting(starts: starts, merge: state.merging ? try SegmentMergeProgress.stored(dbs, txn) : nil)
+        let keys = state.segmentKeys
+        guard state.segmented else { return SegmentRouting(starts: [], merge: nil, keys: keys) }
+        let starts = try keys.starts(try txn.cursor(in: try dbs.postings(state)))
+        return SegmentRouting(
+            starts: starts, merge: state.merging ? try SegmentMergeProgress.stored(dbs, txn) : nil, keys: keys)
     }
 
     /// The segments that own numbers for `term`'s postings, ascending.
@@ -138,6 +161,14 @@ struct SegmentRouting {
         SearchSegments.owner(of: number, in: starts(for: term))
     }
 
-    /// With a segment started at `start` added (a bulk chunk's, the newest).
-    func adding(_ start: UInt32) -> SegmentRouting { SegmentRouting(starts: starts + [start], merge: merge) }
+    /// The key term of `term`'s blocks that hold (or are to hold) document `number`.
+    func keyTerm(_ term: some Collection<UInt8>, of number: UInt32) -> [UInt8] {
+        keys.keyTerm(term, in: owner(of: number, term: term))
+    }
+
+    /// With a segment started at `start` added (a bulk chunk's, the newest), keyed by `keys`
+    /// (the first segment of a load chooses them).
+    func adding(_ start: UInt32, keys: SegmentKeys) -> SegmentRouting {
+        SegmentRouting(starts: starts + [start], merge: merge, keys: keys)
+    }
 }

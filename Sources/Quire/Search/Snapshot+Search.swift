@@ -110,7 +110,7 @@ extension StoreReading where Self: ~Copyable {
         let state = try SearchState.stored(dbs, lmdb)
         let buffers = store.searchQueryBuffers
         var evaluation = try SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
-        if state.segmented { evaluation.segments = try SearchSegments.starts(try lmdb.cursor(in: evaluation.postings)) }
+        if state.segmented { evaluation.segments = try state.segmentKeys.starts(try lmdb.cursor(in: evaluation.postings)) }
         let matched = try evaluate(parsed, negated: false, &evaluation, c)
         let scorer = BM25(weights: evaluation.weights)
         let averages = state.averageLengths(count: evaluation.weights.count)
@@ -415,7 +415,7 @@ extension StoreReading where Self: ~Copyable {
         var bounds: [UInt32] = []
         var values: [UnsafeRawBufferPointer] = []
         for segment in [nil] + e.segments.map(Optional.some) {
-            var prefix = SearchSegments.keyTerm(term, in: segment)
+            var prefix = e.state.segmentKeys.keyTerm(term, in: segment)
             prefix.append(0)
             for entry in entries(in: e.postings, range: .prefix(prefix)) where entry.key.count == prefix.count + 4 {
                 guard let bound = SearchDatabases.postingNumber(entry.key) else { continue }
@@ -435,7 +435,7 @@ extension StoreReading where Self: ~Copyable {
         var position: [[UInt8]: Int] = [:]  // of each term in `found`, when there are segments
         for segment in [nil] + e.segments.map(Optional.some) {
             let skipped = segment == nil ? 0 : 5
-            for entry in entries(in: e.postings, range: .prefix(SearchSegments.keyTerm(prefix, in: segment))) {
+            for entry in entries(in: e.postings, range: .prefix(e.state.segmentKeys.keyTerm(prefix, in: segment))) {
                 guard entry.key.count >= 5 + skipped, entry.key[entry.key.count - 5] == 0,
                     let bound = SearchDatabases.postingNumber(entry.key)
                 else { continue }

@@ -233,9 +233,10 @@ extension Store {
             // Each block's source: its segment's index in `segments`, or -1 for the main blocks.
             var sources: [Int] = []
             let postingDatabase = try dbs.postings(state)
-            let segments = try SearchSegments.starts(try snap.lmdb.cursor(in: postingDatabase))
+            let segmentKeys = state.segmentKeys
+            let segments = try segmentKeys.starts(try snap.lmdb.cursor(in: postingDatabase))
             let merge = try SegmentMergeProgress.stored(dbs, snap.lmdb)
-            let routing = SegmentRouting(starts: segments, merge: state.merging ? merge : nil)
+            let routing = SegmentRouting(starts: segments, merge: state.merging ? merge : nil, keys: segmentKeys)
             if state.merging != (merge != nil) {
                 problem("\(place): a merge entry and a state that disagree on whether a merge is under way")
             }
@@ -286,7 +287,7 @@ extension Store {
             for entry in snap.entries(in: postingDatabase) {
                 try poll.step(isCancelled)
                 guard let bound = SearchDatabases.postingNumber(entry.key),
-                    let (segment, term) = SearchSegments.split(UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5)))
+                    let (segment, term) = segmentKeys.split(UnsafeRawBufferPointer(rebasing: entry.key.prefix(entry.key.count - 5)))
                 else {
                     problem("\(place): malformed posting key")
                     continue
@@ -344,7 +345,7 @@ extension Store {
                 var reported = false
                 for term in terms ?? [] {
                     let word = String(decoding: term, as: UTF8.self)
-                    let keyTerm = SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term))
+                    let keyTerm = routing.keyTerm(term, of: number)
                     let found = try SearchPostings.block(keyTerm, at: number, in: postingDatabase, snap.lmdb)
                     let block = try found.map { f in try f.value.withUnsafeBytes { try PostingBlock($0) } }
                     guard let groups = block?.groups(of: number) else {
@@ -471,7 +472,7 @@ extension Store {
             let st = try snap.statistics(of: db)
             return CollectionStatistics.Index(name: "search:" + name, entries: st.entries, bytes: st.bytes)
         }
-        let segments = state.segmented ? try SearchSegments.starts(try snap.lmdb.cursor(in: postings)).count : 0
+        let segments = state.segmented ? try state.segmentKeys.starts(try snap.lmdb.cursor(in: postings)).count : 0
         return (indexes, segments, state.merging)
     }
 }

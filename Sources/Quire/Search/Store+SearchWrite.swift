@@ -113,7 +113,7 @@ struct SearchIndexWriter {
             let routing = try self.routing(txn)
             for t in 0..<document.count {
                 let term = document.term(t)
-                changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: document.groups(t))
+                changes.set(routing.keyTerm(term, of: number), number, groups: document.groups(t))
             }
             return try putEntries(key: key, number: number, lengths: lengths, check: check, txn, appending: false)
         }
@@ -131,7 +131,7 @@ struct SearchIndexWriter {
                 let order = b == before.count ? 1 : a == after.count ? -1 : KeyRange.compare(before.term(b), after.term(a))
                 if order < 0 {
                     let term = before.term(b)
-                    changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number)
+                    changes.remove(routing.keyTerm(term, of: number), number)
                     b += 1
                     continue
                 }
@@ -149,7 +149,7 @@ struct SearchIndexWriter {
                     continue
                 }
                 let term = after.term(a)
-                changes.set(SearchSegments.keyTerm(term, in: routing.owner(of: number, term: term)), number, groups: after.groups(a))
+                changes.set(routing.keyTerm(term, of: number), number, groups: after.groups(a))
                 a += 1
             }
         }
@@ -253,7 +253,7 @@ struct SearchIndexWriter {
         oldTerms.withTerms { terms in
             for t in 0..<terms.count {
                 let term = terms.term(t)
-                changes.remove(SearchSegments.keyTerm(term, in: routing.owner(of: entry.number, term: term)), entry.number)
+                changes.remove(routing.keyTerm(term, of: entry.number), entry.number)
             }
         }
         try changes.apply(in: try dbs.postings(state), txn)
@@ -311,8 +311,8 @@ struct SearchIndexWriter {
     /// tokenized on every core; records already indexed are re-indexed one by one; the new
     /// ones get consecutive numbers and their postings are appended term by term, in term
     /// order, as blocks (extending each term's last block while it is small). With
-    /// `newSegment` (a bulk chunk), the new postings of an index that has some already go
-    /// into a segment of their own (``SearchSegments``), which the load's end merges.
+    /// `newSegment` (a bulk chunk), the new postings go into a segment of their own
+    /// (``SearchSegments``), which the load's end merges.
     mutating func indexBatch<T: WritableTransaction & ~Copyable>(
         keys: [[UInt8]], texts: @Sendable (Int) -> [SearchText], indexed: IndexedText, newSegment: Bool = false,
         unchanged: [Bool]? = nil, _ txn: borrowing T
@@ -392,21 +392,25 @@ struct SearchIndexWriter {
         try changes.apply(in: try dbs.postings(state), txn)
         guard let first = numbers.first(where: { $0 != .max }) else { return }
         let routing: SegmentRouting
-        if newSegment, try txn.cursor(in: try dbs.postings(state)).first() != nil {
-            routing = try self.routing(txn).adding(first)
+        if newSegment {
+            // A load's first segment, even into an empty index: its end then appends the merged
+            // blocks after the segments' keys (``SegmentKeys/low``).
+            if !state.segmented { state.lowSegments = true }
+            routing = try self.routing(txn).adding(first, keys: state.segmentKeys)
             self.routing = routing
             state.segmented = true
         } else {
             routing = try self.routing(txn)
         }
         // The new documents are numbered from `first` on: the blocks that own `first` own them all.
-        try appendRuns(parts, numbers, segment: { routing.owner(of: first, term: $0) }, txn)
+        try appendRuns(parts, numbers, segment: { routing.owner(of: first, term: $0) }, keys: routing.keys, txn)
     }
 
     /// Merges the parts' term lists (each in byte order) and appends each term's new postings,
     /// to the main blocks or to the blocks of the segment `segment` gives for the term.
     private func appendRuns<T: WritableTransaction & ~Copyable>(
-        _ parts: [SearchBatchPart], _ numbers: [UInt32], segment: (ArraySlice<UInt8>) -> UInt32?, _ txn: borrowing T
+        _ parts: [SearchBatchPart], _ numbers: [UInt32], segment: (ArraySlice<UInt8>) -> UInt32?, keys: SegmentKeys,
+        _ txn: borrowing T
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
         var buffers = SearchPostings.RunBuffers()
@@ -437,7 +441,7 @@ struct SearchIndexWriter {
                 runBytes += 2 * slots.count + parts[p].groupBytes(of: slots)  // a delta byte and slack a posting
             }
             keyTerm.removeAll(keepingCapacity: true)
-            if let start = segment(term) { keyTerm += SearchSegments.prefix(start) }
+            if let start = segment(term) { keyTerm += keys.prefix(start) }
             keyTerm.append(contentsOf: term)
             let appending = lastTerm.map { $0.lexicographicallyPrecedes(keyTerm) } ?? true
             try SearchPostings.appendRun(

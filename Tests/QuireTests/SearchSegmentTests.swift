@@ -31,6 +31,38 @@ private func postingBlocks(_ store: Store) throws -> [[UInt8]: [UInt8]] {
     }
 }
 
+/// Keys the notes index's segments `0xFF start term 0x00 bound`, its state's flag of segments
+/// below the terms clear: as an older build's interrupted load left them.
+private func keySegmentsAboveTheTerms(_ store: Store) async throws {
+    let dbs = try #require(try store.resolved(notes.name).search)
+    try await store.writer.run {
+        try store.writeNow { txn in
+            var state = try SearchState.stored(dbs, txn.lmdb)
+            #expect(state.lowSegments)
+            let postings = try dbs.postings(state)
+            let low = txn.lmdb.entries(in: postings).filter { $0.key.first == 0 }.map { ($0.keyBytes, $0.valueBytes) }
+            #expect(!low.isEmpty)
+            for (key, value) in low {
+                #expect(try txn.lmdb.delete(key, in: postings))
+                try txn.lmdb.put(value, forKey: [0xFF] + key.dropFirst(), in: postings)
+            }
+            state.lowSegments = false
+            try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
+        }
+    }
+}
+
+/// The pages the notes index's postings take, and about what they would take packed.
+private func postingPages(_ store: Store) throws -> (used: Int, packed: Int) {
+    let dbs = try #require(try store.resolved(notes.name).search)
+    return try store.read { snap in
+        let postings = try dbs.postings(try SearchState.stored(dbs, snap.lmdb))
+        let statistics = try snap.lmdb.statistics(of: postings)
+        return (statistics.branchPages + statistics.leafPages + statistics.overflowPages,
+                try SearchCompaction.packedPages(postings, snap.lmdb, pageSize: statistics.pageSize))
+    }
+}
+
 /// Whether the notes index's state says a merge of its segments is under way, and it has the
 /// entry that records how far (nil when the two disagree).
 private func merging(_ store: Store) throws -> Bool? {
@@ -74,7 +106,11 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
     /// blocks, puts, upserts and deletes find the segment that owns each document, verify checks
     /// them, and the next load's end merges them; the answers equal those of an index written in
     /// one chunk, with the same scores, at every step.
-    @Test func segmentsAnswerAsTheMainBlocksDoUntilALoadMergesThem() async throws {
+    /// The same for segments keyed above the terms, as builds before 2026-12-04 wrote them
+    /// (`keyedAbove`): they are read, written to, verified and merged as they are, and the next
+    /// chunks of that load key theirs the same way.
+    @Test(arguments: [false, true])
+    func segmentsAnswerAsTheMainBlocksDoUntilALoadMergesThem(keyedAbove: Bool) async throws {
         let values = segmentNotes(1_000)
         try await withNotes([]) { store in
             try await withNotes([]) { reference in
@@ -84,9 +120,11 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                     loader.stopsCompaction(when: { true })
                     try await loader.submit(values[780..<900])
                 }
+                if keyedAbove { try await keySegmentsAboveTheTerms(store) }
                 let left = try segments(store)
                 #expect(left.flagged)
                 #expect(left.starts == [780, 840])
+                #expect(try postingBlocks(store).keys.contains { $0.first == (keyedAbove ? 0xFF : 0x00) })
                 try await reference.bulkInsert(values.prefix(900), into: notes, options: BulkInsertOptions(chunkSize: 1_000))
                 #expect(try store.verify().isSound)
                 try expectSameAnswers(store, reference, values)
@@ -119,6 +157,40 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                 #expect(merged.starts.isEmpty)
                 #expect(!merged.flagged)
                 #expect(try store.verify().isSound)
+                try expectSameAnswers(store, reference, values)
+            }
+        }
+    }
+
+    /// Every chunk of a load into an empty index writes a segment, keyed below the terms, and
+    /// the load's end appends the merged blocks after them: packed pages in the first posting
+    /// database, no copy, the same answers.
+    @Test func aFirstLoadsEndAppendsItsMergedSegmentsPacked() async throws {
+        let values = segmentNotes(2_400)
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 200)) { loader in
+                    loader.stopsCompaction(when: { true })
+                    for start in stride(from: 0, to: values.count, by: 200) {
+                        try await loader.submit(values[start..<(start + 200)])
+                    }
+                }
+                #expect(try segments(store).starts == Array(stride(from: 0, to: 2_400, by: 200)).map(UInt32.init))
+                #expect(try postingBlocks(store).keys.allSatisfy { $0.first == 0 })
+                // Batches of 8 KiB: the segments' keys of the terms after a batch stay while it appends.
+                let outcome = try await store.writer.run {
+                    try store.compactSearchIndexAfterLoad(notes, written: 2_400, mergeBatchBytes: 8 << 10)
+                }
+                #expect(outcome?.rewritten == true)
+                let left = try segments(store)
+                #expect(left.starts.isEmpty && !left.flagged)
+                let dbs = try #require(try store.resolved(notes.name).search)
+                let state = try store.read { snap in try SearchState.stored(dbs, snap.lmdb) }
+                #expect(!state.secondPostings && !state.lowSegments)
+                let pages = try postingPages(store)
+                #expect(Double(pages.used) <= 1.1 * Double(pages.packed), "\(pages)")
+                #expect(try store.verify().isSound)
+                try await reference.bulkInsert(values, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
                 try expectSameAnswers(store, reference, values)
             }
         }

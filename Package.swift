@@ -72,7 +72,7 @@ let package = Package(
         // Tests (Swift Testing), and what they share.
         .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport", swiftSettings: strict),
         .testTarget(name: "QuireLMDBTests", dependencies: ["QuireLMDB", "QuireTestSupport"], swiftSettings: strict),
-        .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec"], swiftSettings: strict),
+        .testTarget(name: "QuireCodecTests", dependencies: ["QuireCodec", "CZstd"], swiftSettings: strict),
         .testTarget(
             name: "QuireTextTests", dependencies: ["QuireText", "QuireFixtures", "QuireNews", "CSQLite", "Quire", "QuireTestSupport"],
             swiftSettings: strict),

@@ -71,18 +71,32 @@ final class ZstdCompressor: @unchecked Sendable {
     func compress(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
         let bound = ZSTD_compressBound(input.count)
         var output = [UInt8](repeating: 0, count: bound)
-        guard let cctx = contexts.take() ?? ZSTD_createCCtx() else { return nil }
+        guard let cctx = contexts.take() ?? newContext() else { return nil }
         defer { contexts.give(cctx) }
         let written = output.withUnsafeMutableBytes { out in
-            if let cdict {
-                ZSTD_compress_usingCDict(cctx, out.baseAddress, bound, input.baseAddress, input.count, cdict)
-            } else {
-                ZSTD_compressCCtx(cctx, out.baseAddress, bound, input.baseAddress, input.count, level)
-            }
+            ZSTD_compress2(cctx, out.baseAddress, bound, input.baseAddress, input.count)
         }
         guard ZSTD_isError(written) == 0 else { return nil }
         output.removeSubrange(written...)
         return output
+    }
+
+    /// A context set up for this compressor (its parameters stay for every frame it writes).
+    /// Frames leave out their content size and dictionary id: a payload keeps its size before the
+    /// frame and flags its dictionary, the one its collection has. 6 bytes of a record's ≈ 550.
+    /// Decoders read frames with or without them alike.
+    private func newContext() -> OpaquePointer? {
+        guard let cctx = ZSTD_createCCtx() else { return nil }
+        let settings = [
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0),
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0),
+            cdict.map { ZSTD_CCtx_refCDict(cctx, $0) } ?? ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level),
+        ]
+        guard settings.allSatisfy({ ZSTD_isError($0) == 0 }) else {
+            ZSTD_freeCCtx(cctx)
+            return nil
+        }
+        return cctx
     }
 }
 

@@ -1,3 +1,4 @@
+import CZstd
 import Foundation
 import QuireCodec
 import Testing
@@ -100,13 +101,66 @@ import Testing
         #expect(try decoder.decodeStandalone(Article.self, from: standalone) == articles[0])
     }
 
+    /// Frames leave out their content size and dictionary id (the payload has both); frames
+    /// that hold them, as builds before 2026-12-04 wrote, decode the same.
+    @Test func framesCarryNoSizeNorDictionaryIdAndOlderFramesStillDecode() throws {
+        var fields = FieldTable()
+        let articles = (0..<300).map { Fixtures.article(UInt64($0)) }
+        let plain = try articles.map { try CompactEncoder().encode($0, fields: &fields) }
+        let dictionary = try ZstdDictionary.train(samples: plain, capacity: 8 * 1024)
+        let encoder = CompactEncoder(options: .init(compression: .init(threshold: 64, dictionary: dictionary)))
+        let decoder = CompactDecoder(options: .init(dictionary: dictionary))
+        let cdict = try #require(dictionary.withUnsafeBytes { ZSTD_createCDict($0.baseAddress, $0.count, 3) })
+        defer { ZSTD_freeCDict(cdict) }
+        let cctx = try #require(ZSTD_createCCtx())
+        defer { ZSTD_freeCCtx(cctx) }
+        for (article, body) in zip(articles.prefix(20), plain) {
+            let payload = try encoder.encode(article, fields: &fields)
+            #expect(payload[0] == 0x51)  // version 1, compressed with the dictionary: header, size, frame
+            var offset = 1
+            var size = 0
+            var shift = 0
+            while true {
+                let byte = payload[offset]
+                offset += 1
+                size |= Int(byte & 0x7F) << shift
+                shift += 7
+                if byte < 0x80 { break }
+            }
+            // The frame header descriptor: no content size (bits 7-6, and single segment, bit 5),
+            // no dictionary id (bits 1-0).
+            #expect(Array(payload[offset..<(offset + 4)]) == [0x28, 0xB5, 0x2F, 0xFD])
+            #expect(payload[offset + 4] & 0xE3 == 0)
+            // The same body in a frame with both, behind the same header and size.
+            let inner = Array(body.dropFirst())  // the plain payload's body, after its header
+            #expect(inner.count == size)
+            var frame = [UInt8](repeating: 0, count: ZSTD_compressBound(inner.count))
+            let written = frame.withUnsafeMutableBytes { out in
+                inner.withUnsafeBytes { ZSTD_compress_usingCDict(cctx, out.baseAddress, out.count, $0.baseAddress, $0.count, cdict) }
+            }
+            #expect(ZSTD_isError(written) == 0)
+            #expect(frame[4] & 0xC3 != 0)
+            let older = Array(payload[..<offset]) + frame.prefix(written)
+            #expect(try decoder.decode(Article.self, from: older, fields: fields) == article)
+            #expect(try decoder.decode(Article.self, from: payload, fields: fields) == article)
+        }
+    }
+
     @Test func corruptFrameThrows() throws {
         var fields = FieldTable()
         let encoder = CompactEncoder(options: .init(compression: .init(threshold: 16)))
-        var bytes = try encoder.encode(Fixtures.article(1), fields: &fields)
-        bytes[bytes.count / 2] ^= 0xFF
-        bytes[bytes.count / 2 + 1] ^= 0x55
-        #expect(throws: CompactDecodingError.self) { try CompactDecoder().decode(Article.self, from: bytes, fields: fields) }
+        let bytes = try encoder.encode(Fixtures.article(1), fields: &fields)
+        #expect(try CompactDecoder().decode(Article.self, from: bytes, fields: fields) == Fixtures.article(1))
+        // A version 1 payload has no checksum of its own: changed literals decode as other text.
+        // What zstd must refuse: the first block's type set to the reserved one (the frame's
+        // header: magic, descriptor, window), and the frame cut short.
+        let frame = try #require((0..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == [0x28, 0xB5, 0x2F, 0xFD] })
+        #expect(bytes[frame + 4] & 0x20 == 0)  // not a single segment: a window byte follows
+        var reserved = bytes
+        reserved[frame + 6] |= 0b110
+        #expect(throws: CompactDecodingError.self) { try CompactDecoder().decode(Article.self, from: reserved, fields: fields) }
+        let cut = Array(bytes.dropLast(9))
+        #expect(throws: CompactDecodingError.self) { try CompactDecoder().decode(Article.self, from: cut, fields: fields) }
         // A declared size beyond the limit is refused before any allocation.
         let bomb: [UInt8] = [0x11, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x28, 0xB5, 0x2F, 0xFD]
         #expect(throws: CompactDecodingError.self) { try CompactValue.decode(from: bomb, fields: fields) }

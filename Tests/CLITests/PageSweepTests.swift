@@ -42,21 +42,25 @@ import Testing
             for command in commands { reference[command] = try await runQuire(["--store", store] + command).stdout }
             try FileManager.default.removeItem(atPath: store)
 
-            var cases: [(offset: Int, count: Int)] = []
+            // Each case: the byte ranges it inverts.
+            var cases: [[(offset: Int, count: Int)]] = []
             switch damage {
-            case .pageHeader: cases = stride(from: 0, to: data.count, by: pageSize).map { ($0, 16) }
-            case .pageMiddle: cases = stride(from: pageSize / 2, to: data.count, by: pageSize).map { ($0, 16) }
+            case .pageHeader: cases = stride(from: 0, to: data.count, by: pageSize).map { [($0, 16)] }
+            case .pageMiddle: cases = stride(from: pageSize / 2, to: data.count, by: pageSize).map { [($0, 16)] }
             case .recordByte:
                 let offsets = try recordOffsets(pristine, in: data)
                 let step = Self.isLong ? 1 : max(1, offsets.count / 6)
-                cases = stride(from: 0, to: offsets.count, by: step).map { (offsets[$0], 1) }
+                cases = stride(from: 0, to: offsets.count, by: step).map { offsets[$0].map { ($0, 1) } }
                 #expect(!cases.isEmpty)
             }
 
             var tally: [String: Int] = [:]
-            for (offset, count) in cases {
+            for ranges in cases {
+                let offset = ranges[0].offset
                 var damaged = data
-                for i in offset..<min(offset + count, damaged.count) { damaged[i] ^= 0xFF }
+                for (start, count) in ranges {
+                    for i in start..<min(start + count, damaged.count) { damaged[i] ^= 0xFF }
+                }
                 try? FileManager.default.removeItem(atPath: store)
                 try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
                 try damaged.write(to: URL(fileURLWithPath: store + "/data.mdb"))
@@ -92,8 +96,10 @@ import Testing
     }
 }
 
-/// Where each record's value bytes sit in the data file: the middle byte of each.
-private func recordOffsets(_ store: String, in data: Data) throws -> [Int] {
+/// Where each record's value bytes sit in the data file: the middle byte of each copy. A page
+/// LMDB reused keeps what it held before in its unused middle, so a record's bytes can also be
+/// found in a page that no longer holds it; all of them are damaged.
+private func recordOffsets(_ store: String, in data: Data) throws -> [[Int]] {
     let environment = try Environment(path: store, options: {
         var options = EnvironmentOptions()
         options.readOnly = true
@@ -104,6 +110,12 @@ private func recordOffsets(_ store: String, in data: Data) throws -> [Int] {
     let records = try environment.openDatabase("c:articles", flags: [])
     let values: [[UInt8]] = try environment.read { txn in txn.entries(in: records).map(\.valueBytes) }
     return values.compactMap { value in
-        data.range(of: Data(value)).map { $0.lowerBound + value.count / 2 }
+        var found: [Int] = []
+        var searched = data.startIndex..<data.endIndex
+        while let range = data.range(of: Data(value), in: searched) {
+            found.append(range.lowerBound + value.count / 2)
+            searched = range.upperBound..<data.endIndex
+        }
+        return found.isEmpty ? nil : found
     }
 }

@@ -106,10 +106,12 @@ enum SearchSegmentMerge {
         }
         var buffers = SearchPostings.RunBuffers()
         var key: [UInt8] = []
-        // The greatest stored term of the main blocks, when they are above every segment key.
-        let appendsAfter = keys == .low ? try cursor.last().map { last in
-            keys.isSegment(last.key) ? [] : Array(last.key.dropLast(5))
-        } ?? [] : nil
+        // With the segments below the terms, a term past the main blocks' last one is appended
+        // after every key: its greatest term, empty when they have none (a first load's).
+        var appendsAfter: [UInt8]?
+        if keys == .low {
+            appendsAfter = try cursor.last().map { keys.isSegment($0.key) ? [] : Array($0.key.dropLast(5)) } ?? []
+        }
         try blocks.withUnsafeBytes { all in
             func value(_ b: Int) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: all[(b == 0 ? 0 : blockEnds[b - 1])..<blockEnds[b]])

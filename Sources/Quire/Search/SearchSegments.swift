@@ -1,7 +1,7 @@
 internal import QuireLMDB
 
-/// The posting segments of a full-text index: the postings of each bulk chunk, keyed apart from the main blocks until the load ends and
-/// merges them in (``SearchSegmentMerge``).
+/// The posting segments of a full-text index: the postings of each bulk chunk, keyed apart from
+/// the main blocks until the load ends and merges them in (``SearchSegmentMerge``).
 ///
 /// A chunk's runs, written among the stored terms, touched the last block of most terms on most
 /// leaf pages of `s:<c>:post`: each commit copied and wrote most of the tree again (≈ 300 MB a
@@ -95,7 +95,8 @@ struct SegmentKeys: Equatable {
     /// Whether `key` (a block key or its term part) is a segment's.
     func isSegment(_ key: some Collection<UInt8>) -> Bool { key.first == marker }
 
-    /// The smallest key of the main blocks from `term` on: below the segments, or above them.
+    /// Where a walk of the main blocks from `term` on starts: at `term`, and with no term past
+    /// the segments when they sort first (empty: the first key).
     func mainKey(from term: [UInt8]) -> [UInt8] { marker == 0 && term.isEmpty ? [1] : term }
 
     /// The segment and term of a block key's term part (the key without `0x00 bound`); nil for a

@@ -143,7 +143,8 @@ import Testing
     }
 
     /// Deleting at the cursor leaves it at the next entry: a range deleted in one walk, across
-    /// leaf pages and up to the last entry, with what is outside the range kept.
+    /// leaf pages and up to the last entry, with what is outside the range kept; a walk that
+    /// deletes the database's last entry ends there (LMDB leaves the cursor unset).
     @Test func deleteCurrentLeavesTheCursorAtTheNextEntry() throws {
         try withTemporaryDirectory { dir throws in
             let env = try Environment(path: dir)
@@ -157,9 +158,8 @@ import Testing
                     var deleted = 0
                     var entry = try cursor.seek(atLeast: key(from))
                     while let e = entry, below.map({ string(e.key) < String(format: "k%05d", $0) }) ?? true {
-                        try cursor.deleteCurrent()
+                        entry = try cursor.deleteCurrentAndFollow()
                         deleted += 1
-                        entry = try cursor.current()
                     }
                     return deleted
                 }
@@ -168,6 +168,8 @@ import Testing
             #expect(try deleteWalk(from: 1_900, below: nil) == 100)
             let left = try env.read { txn throws in txn.entries(in: db).map { string($0.key) } }
             #expect(left == (0..<500).map { String(format: "k%05d", $0) } + (1_500..<1_900).map { String(format: "k%05d", $0) })
+            #expect(try deleteWalk(from: 0, below: nil) == 900)
+            #expect(try env.read { txn throws in txn.entries(in: db).map { $0.key.count } }.isEmpty)
         }
     }
 }

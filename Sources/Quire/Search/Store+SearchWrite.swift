@@ -403,14 +403,14 @@ struct SearchIndexWriter {
             routing = try self.routing(txn)
         }
         // The new documents are numbered from `first` on: the blocks that own `first` own them all.
-        try appendRuns(parts, numbers, segment: { routing.owner(of: first, term: $0) }, keys: routing.keys, txn)
+        try appendRuns(parts, numbers, routing: routing, first: first, txn)
     }
 
     /// Merges the parts' term lists (each in byte order) and appends each term's new postings,
-    /// to the main blocks or to the blocks of the segment `segment` gives for the term.
+    /// to the blocks `routing` gives for the term and the batch's `first` new document (the main
+    /// blocks or a segment's).
     private func appendRuns<T: WritableTransaction & ~Copyable>(
-        _ parts: [SearchBatchPart], _ numbers: [UInt32], segment: (ArraySlice<UInt8>) -> UInt32?, keys: SegmentKeys,
-        _ txn: borrowing T
+        _ parts: [SearchBatchPart], _ numbers: [UInt32], routing: SegmentRouting, first: UInt32, _ txn: borrowing T
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
         var buffers = SearchPostings.RunBuffers()
@@ -441,7 +441,7 @@ struct SearchIndexWriter {
                 runBytes += 2 * slots.count + parts[p].groupBytes(of: slots)  // a delta byte and slack a posting
             }
             keyTerm.removeAll(keepingCapacity: true)
-            if let start = segment(term) { keyTerm += keys.prefix(start) }
+            if let start = routing.owner(of: first, term: term) { keyTerm += routing.keys.prefix(start) }
             keyTerm.append(contentsOf: term)
             let appending = lastTerm.map { $0.lexicographicallyPrecedes(keyTerm) } ?? true
             try SearchPostings.appendRun(
@@ -574,21 +574,20 @@ extension StoreTransaction {
         try state.flushPendingSearch(lmdb)
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
         let keys = chunk.entries.map { $0.key.array }
+        // The records' texts, decoded when asked for: by the tokenizing threads when the chunk has
+        // no analysis, else only for the records that replace others (their old texts are
+        // tokenized only where they differ).
+        let texts = try Store.chunkTexts(chunk, index, collection, c)
         if let parts = chunk.searchParts, Self.leavesAlone(chunk.searchSkipped, unchanged) {
-            // The new texts, decoded again for the records that replace others (their old texts
-            // are tokenized only where they differ).
-            let texts = try Store.chunkTexts(chunk, index, collection, c)
             try writer.indexBatch(
                 keys: keys, analysed: parts, texts: texts.text, indexed: { try storedText($0, index, collection, c) },
                 newSegment: true, unchanged: unchanged, lmdb)
-            try texts.check()
         } else {
-            let texts = try Store.chunkTexts(chunk, index, collection, c)
             try writer.indexBatch(
                 keys: keys, texts: texts.text, indexed: { try storedText($0, index, collection, c) }, newSegment: true,
                 unchanged: unchanged, lmdb)
-            try texts.check()
         }
+        try texts.check()
         try writer.flush(lmdb)
     }
 

@@ -210,10 +210,9 @@ extension Store {
     /// through a declaration of another value type is refused, not decoded into garbage.
     func resolved<V>(for collection: StoreCollection<V>) throws -> RegisteredCollection {
         let c = try resolved(collection.name)
-        if let stored = c.definition.valueType, stored != String(reflecting: V.self) {
+        if let stored = c.definition.valueType, stored != collection.valueTypeName {
             throw StoreError(
-                .definitionMismatch,
-                "collection '\(collection.name)' holds \(stored) values, not \(String(reflecting: V.self))")
+                .definitionMismatch, "collection '\(collection.name)' holds \(stored) values, not \(collection.valueTypeName)")
         }
         return c
     }

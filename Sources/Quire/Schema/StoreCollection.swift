@@ -11,19 +11,27 @@ import QuireCodec
 ///     indexes: [StoreIndex(name: "day", kind: .date, field: "day") { [.date($0.day)] }])
 /// ```
 public struct StoreCollection<Value: Codable & Sendable>: Sendable {
+    /// The declaration's parts, shared by its copies: a read passes the collection around by
+    /// value, and every reading thread would otherwise count references on each closure and
+    /// array of it (one shared counter a copy, not seven).
+    private let parts: Parts
+
     /// The collection's name, unique in a store (letters, digits, `-`, `_`, `.`).
-    public let name: String
+    public var name: String { parts.name }
     /// Computes the identification key of a value.
-    public let key: @Sendable (Value) -> StoreKey
+    public var key: @Sendable (Value) -> StoreKey { parts.key }
     /// Secondary indexes kept in the same transaction as the records.
-    public let indexes: [StoreIndex<Value>]
+    public var indexes: [StoreIndex<Value>] { parts.indexes }
     /// Compress records with zstd (transparent to readers).
-    public let compressed: Bool
+    public var compressed: Bool { parts.compressed }
     /// How values become bytes: the codec's Codable path, or the fast path of `CompactCodable`
     /// types (picked at compile time by the initializer that matches `Value`).
-    let coder: RecordCoder<Value>
+    var coder: RecordCoder<Value> { parts.coder }
     /// The full-text index, when the collection has one (``searchable(_:)``).
-    public internal(set) var search: StoreSearchIndex<Value>? = nil
+    public var search: StoreSearchIndex<Value>? { parts.search }
+    /// `Value`'s full name, as the store's definition records it: worked out once, because a
+    /// typed read compares it with the stored one.
+    var valueTypeName: String { parts.valueTypeName }
 
     /// Declares a collection.
     public init(
@@ -35,21 +43,48 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
 
     init(
         name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>], compressed: Bool,
-        coder: RecordCoder<Value>
+        coder: RecordCoder<Value>, search: StoreSearchIndex<Value>? = nil
     ) {
         precondition(!name.isEmpty && !name.contains(":"), "collection names must be non-empty and free of ':'")
-        self.name = name
-        self.key = key
-        self.indexes = indexes
-        self.compressed = compressed
-        self.coder = coder
+        parts = Parts(
+            name: name, key: key, indexes: indexes, compressed: compressed, coder: coder, search: search,
+            valueTypeName: String(reflecting: Value.self))
+    }
+
+    /// The collection with `search` as its full-text index.
+    func with(search: StoreSearchIndex<Value>) -> StoreCollection {
+        StoreCollection(name: name, key: key, indexes: indexes, compressed: compressed, coder: coder, search: search)
     }
 
     /// The schema stored in the store's metadata.
     var definition: CollectionDefinition {
         CollectionDefinition(
             name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field) },
-            compressed: compressed, valueType: String(reflecting: Value.self), search: search?.definition)
+            compressed: compressed, valueType: valueTypeName, search: search?.definition)
+    }
+
+    /// What a declaration holds; immutable, so copies can share it.
+    private final class Parts: Sendable {
+        let name: String
+        let key: @Sendable (Value) -> StoreKey
+        let indexes: [StoreIndex<Value>]
+        let compressed: Bool
+        let coder: RecordCoder<Value>
+        let search: StoreSearchIndex<Value>?
+        let valueTypeName: String
+
+        init(
+            name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>], compressed: Bool,
+            coder: RecordCoder<Value>, search: StoreSearchIndex<Value>?, valueTypeName: String
+        ) {
+            self.name = name
+            self.key = key
+            self.indexes = indexes
+            self.compressed = compressed
+            self.coder = coder
+            self.search = search
+            self.valueTypeName = valueTypeName
+        }
     }
 }
 

@@ -103,8 +103,6 @@ extension StoreCollection {
     /// The collection with a full-text index: its records' text is tokenized and its postings
     /// written in the same transaction as the records.
     public func searchable(_ index: StoreSearchIndex<Value>) -> StoreCollection {
-        var copy = self
-        copy.search = index
-        return copy
+        with(search: index)
     }
 }

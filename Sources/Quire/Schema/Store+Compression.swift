@@ -79,10 +79,9 @@ extension Store {
         let key = StoreLayout.dictionaryKey(name)
         let meta = metaDB
         _ = try writeNow { txn in try txn.put(dictionary, forKey: key, in: meta) }
-        var updated = RegisteredCollection(
+        let updated = RegisteredCollection(
             definition: c.definition, records: c.records, indexes: c.indexes, dictionary: dictionary,
-            verifyChecksums: self.options.verifyChecksums)
-        updated.search = c.search
+            verifyChecksums: self.options.verifyChecksums, search: c.search)
         registry.withLock { $0[name] = updated }
         return dictionary.count
     }

@@ -4,7 +4,11 @@ internal import QuireLMDB
 import Synchronization
 
 /// A collection's databases and codec, resolved once per process.
-struct RegisteredCollection: Sendable {
+///
+/// A class, immutable once made: every read takes one out of the store's registry, and a copy
+/// of a struct would count references on each of its databases' and coders' storage, shared by
+/// every reading thread.
+final class RegisteredCollection: Sendable {
     let definition: CollectionDefinition
     let records: Database
     /// In the order of `definition.indexes`.
@@ -15,7 +19,7 @@ struct RegisteredCollection: Sendable {
     let sliceEncoders: [CompactEncoder]
     let decoder: CompactDecoder
     /// The full-text index's databases, when the definition has one.
-    var search: SearchDatabases? = nil
+    let search: SearchDatabases?
 
     /// Whether the collection has a trained zstd dictionary.
     let hasDictionary: Bool
@@ -25,9 +29,10 @@ struct RegisteredCollection: Sendable {
     /// records written while the collection was compressed stay readable if it no longer is.
     init(
         definition: CollectionDefinition, records: Database, indexes: [Database], dictionary: [UInt8]?,
-        verifyChecksums: Bool
+        verifyChecksums: Bool, search: SearchDatabases?
     ) {
         self.definition = definition
+        self.search = search
         self.records = records
         self.indexes = indexes
         hasDictionary = dictionary != nil
@@ -149,11 +154,10 @@ extension Store {
             try openCollectionDatabase(StoreLayout.index(definition.name, $0.name), [.duplicateSort], definition.name)
         }
         let dictionary = try storedDictionary(definition.name)
-        var opened = RegisteredCollection(
+        let search = try definition.search.map { try openSearchDatabases(definition.name, $0) }
+        return RegisteredCollection(
             definition: definition, records: records, indexes: indexes, dictionary: dictionary,
-            verifyChecksums: options.verifyChecksums)
-        if let search = definition.search { opened.search = try openSearchDatabases(definition.name, search) }
-        return opened
+            verifyChecksums: options.verifyChecksums, search: search)
     }
 
     private func openCollectionDatabase(_ name: String, _ flags: DatabaseFlags, _ collection: String) throws -> Database {

@@ -41,6 +41,11 @@ extension Environment {
         var busyWaits = 0
         while true {
             gate.enterShared()
+            if isClosed {
+                // Closed while this read waited at the gate: the handle is gone.
+                gate.leaveShared()
+                try ensureOpen("read")
+            }
             var rc: Int32
             var txn: OpaquePointer?
             if let reused = readerPool.take() {

@@ -1,4 +1,5 @@
 internal import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -34,12 +35,14 @@ public final class Environment: @unchecked Sendable {
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
     private let stateLock = ThreadLock()
+    /// Set once by `close()`; an atomic, not part of `State`, because every transaction checks it
+    /// (a lock taken by every read on every core would pass its cache line between them).
+    private let closed = Atomic<Bool>(false)
     private var stateValue = State()
     /// Serializes write transactions and the map changes they trigger within this process.
     let writeLock = ThreadLock()
 
     private struct State {
-        var closed = false
         var databases: [String: Database] = [:]
         var growCount = 0
     }
@@ -238,11 +241,9 @@ public final class Environment: @unchecked Sendable {
     }
 
     private func closeNow() {
-        let wasClosed = withState { s in
-            defer { s.closed = true }
-            return s.closed
+        guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
         }
-        if wasClosed { return }
         writeLock.withLock {
             gate.withExclusive {
                 readerPool.drain()
@@ -257,10 +258,10 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// True once `close()` has run.
-    public var isClosed: Bool { withState { $0.closed } }
+    public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     func ensureOpen(_ operation: String) throws(LMDBError) {
-        if withState({ $0.closed }) {
+        if isClosed {
             throw LMDBError(code: EINVAL, operation: operation, path: path, hint: "the environment is closed")
         }
     }

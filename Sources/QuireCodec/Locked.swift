@@ -16,13 +16,16 @@ package final class Locked<Value>: @unchecked Sendable {
 
     package init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
+        // Two cache lines of its own: a lock word beside a reference count or value that other
+        // threads write would make every lock and unlock miss (false sharing).
+        mutex = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
+            .bindMemory(to: pthread_mutex_t.self, capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.

@@ -12,13 +12,16 @@ final class ThreadLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     init() {
-        mutex = .allocate(capacity: 1)
+        // Two cache lines of its own: a lock word beside a reference count or value that other
+        // threads write would make every lock and unlock miss (false sharing).
+        mutex = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
+            .bindMemory(to: pthread_mutex_t.self, capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {

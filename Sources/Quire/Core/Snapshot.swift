@@ -179,8 +179,14 @@ extension StoreReading where Self: ~Copyable {
     /// lacks (written after it was loaded, maybe by another process), reloads the table from
     /// this snapshot — which contains every id its records use — and tries once more.
     func withFieldRetry<R>(_ body: (FieldTable) throws -> R) throws -> R {
-        var table: FieldTable?
-        return try withFieldRetry(&table, body)
+        // Not through the walk's version: keeping the table in a variable would copy it, and every
+        // copy counts references on storage that all reading threads share.
+        let current = writingFields ?? store.fields
+        do {
+            return try body(current)
+        } catch {
+            return try retryWithFreshFields(after: error, current, body)
+        }
     }
 
     /// ``withFieldRetry(_:)`` starting from `table` (the process's table when nil), which is
@@ -194,12 +200,22 @@ extension StoreReading where Self: ~Copyable {
         do {
             return try body(current)
         } catch {
-            guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
-            let fresh = try Store.loadFieldTable(lmdb, store.fieldsDB, meta: store.metaDB, path: store.environment.path)
-            guard fresh.count > current.count else { throw error }
-            store.adoptFields(fresh)
-            table = fresh
-            return try body(fresh)
+            return try retryWithFreshFields(after: error, current, body) { table = $0 }
         }
+    }
+
+    /// After `error` from a decode with `current`: when the record has a field id the table
+    /// lacks, runs `body` once more with the table reloaded from this snapshot (handed to
+    /// `adopt` too); else rethrows `error`.
+    private func retryWithFreshFields<R>(
+        after error: any Error, _ current: FieldTable, _ body: (FieldTable) throws -> R,
+        adopt: (FieldTable) -> Void = { _ in }
+    ) throws -> R {
+        guard let decoding = error as? CompactDecodingError, decoding.unknownFieldID != nil else { throw error }
+        let fresh = try Store.loadFieldTable(lmdb, store.fieldsDB, meta: store.metaDB, path: store.environment.path)
+        guard fresh.count > current.count else { throw error }
+        store.adoptFields(fresh)
+        adopt(fresh)
+        return try body(fresh)
     }
 }

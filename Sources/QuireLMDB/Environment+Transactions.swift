@@ -61,6 +61,11 @@ extension Environment {
             if txn == nil && (rc == MDB_SUCCESS || rc != MDB_MAP_RESIZED) {
                 rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
             }
+            if rc == MDB_READERS_FULL, let idle = readerPool.takeFromAnyShard() {
+                // Reset transactions kept in other threads' shards hold slots: renew one of them.
+                rc = mdb_txn_renew(idle)
+                if rc == MDB_SUCCESS { txn = idle } else { mdb_txn_abort(idle) }
+            }
             if rc == MDB_SUCCESS, let txn { return txn }
             gate.leaveShared()
             switch rc {

@@ -87,8 +87,10 @@ public final class Environment: @unchecked Sendable {
         self.path = canonical
         self.options = options
         // Leave a few slots of the shared reader table to other processes.
-        self.gate = ReaderGate(limit: max(1, options.maxReaders - 8))
-        self.readerPool = ReadTransactionPool(capacity: 64)
+        let readerLimit = max(1, options.maxReaders - 8)
+        self.gate = ReaderGate(limit: readerLimit)
+        // Idle transactions keep their reader slots: no more of them than may be active at once.
+        self.readerPool = ReadTransactionPool(capacity: min(64, readerLimit))
     }
 
     /// The prefix of the directory a new environment is made in before its data file is linked

@@ -33,6 +33,16 @@ final class ReadTransactionPool: @unchecked Sendable {
         shards[Self.threadShard % shards.count].take()
     }
 
+    /// A reset transaction from whichever shard holds one: for a thread whose `mdb_txn_begin`
+    /// found the reader table full while other threads' shards keep idle transactions (and
+    /// their slots).
+    func takeFromAnyShard() -> OpaquePointer? {
+        for shard in shards {
+            if let txn = shard.take() { return txn }
+        }
+        return nil
+    }
+
     /// Resets `txn` and keeps it in the thread's shard, or aborts it when that shard is full.
     func recycle(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)

@@ -150,4 +150,41 @@ import Testing
             #expect(failures.load(ordering: .relaxed) == 0)
         }
     }
+
+    /// Idle read transactions wait in the shard of the thread that last used one, each holding
+    /// its reader slot: more threads than shards all read, and the pool keeps no more idle
+    /// transactions than may be active at once.
+    @Test func moreThreadsThanShardsReadAndThePoolKeepsNoMoreThanTheReaderLimit() throws {
+        try withTemporaryDirectory { dir throws in
+            var options = EnvironmentOptions()
+            options.maxReaders = 24  // 16 may read at once, 16 may wait reset in the pool
+            let env = try Environment(path: dir, options: options)
+            let db = try env.openDatabase("r")
+            try env.write { txn throws in try txn.put([7], forKey: bytes("k"), in: db) }
+            let failures = Atomic<Int>(0)
+            let reads = Atomic<Int>(0)
+            let finished = DispatchSemaphore(value: 0)
+            let threads = 40
+            for _ in 0..<threads {
+                Thread.detachNewThread {
+                    for _ in 0..<20 {
+                        do {
+                            let value = try env.read { txn -> [UInt8]? in
+                                usleep(200)
+                                return try txn.get(bytes("k"), in: db)
+                            }
+                            if value == [7] { reads.add(1, ordering: .relaxed) } else { failures.add(1, ordering: .relaxed) }
+                        } catch {
+                            failures.add(1, ordering: .relaxed)
+                        }
+                    }
+                    finished.signal()
+                }
+            }
+            for _ in 0..<threads { finished.wait() }
+            #expect(failures.load(ordering: .relaxed) == 0)
+            #expect(reads.load(ordering: .relaxed) == threads * 20)
+            #expect(env.readerPool.count <= 16)
+        }
+    }
 }

@@ -61,6 +61,83 @@ import Testing
         #expect(after >= before + 10, "the child's ten commits")  // and its database open
         #expect(after >= ids.last ?? 0 && !ids.isEmpty)
     }
+
+    /// Another process holds every reader slot but those that this process's idle transactions
+    /// keep, one in each of eight threads' shards. A new thread, whose shard is empty, gets
+    /// `MDB_READERS_FULL` from `mdb_txn_begin` and must renew one of those idle transactions:
+    /// waiting would last until the other process let go (the read would fail after 5 s).
+    @Test func aThreadFindingTheReaderTableFullRenewsAnotherThreadsIdleTransaction() async throws {
+        let dir = NSTemporaryDirectory() + "quire-slots-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = try Environment(path: dir, options: slotOptions)
+        let db = try env.openDatabase("x")
+        try put(env, db, "first")
+        for _ in 0..<8 {
+            #expect(onNewThread { (try? env.read { txn in try txn.get(Array("first".utf8), in: db) }) != nil })
+        }
+        let holders = slotOptions.maxReaders - env.readerPool.count
+        let release = dir + "/release"
+        async let child = #expect(processExitsWith: .success) { [dir = dir as String, holders = holders as Int] in
+            try holdReaderSlots(dir, count: holders)
+        }
+        #expect(waitForFile(dir + "/ready"))
+        let value = onNewThread { try? env.read { txn in try txn.get(Array("first".utf8), in: db) } }
+        #expect(value == [1])
+        #expect(FileManager.default.createFile(atPath: release, contents: nil))
+        _ = await child
+    }
+}
+
+/// Reader slots exactly one page of lock file holds, so LMDB rounds nothing up.
+private let slotOptions = {
+    var options = EnvironmentOptions()
+    options.maxReaders = 62
+    return options
+}()
+
+/// Child process: `count` threads each hold a read transaction (a reader slot) until the file
+/// `release` appears; the file `ready` says they all hold one.
+private func holdReaderSlots(_ dir: String, count: Int) throws {
+    let env = try Environment(path: dir, options: slotOptions)
+    let inside = Atomic<Int>(0)
+    let done = DispatchGroup()
+    for _ in 0..<count {
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            _ = try? env.read { _ in
+                inside.add(1, ordering: .relaxed)
+                _ = waitForFile(dir + "/release")
+            }
+        }.start()
+    }
+    while inside.load(ordering: .relaxed) < count { usleep(1_000) }
+    _ = FileManager.default.createFile(atPath: dir + "/ready", contents: nil)
+    done.wait()
+    env.close()
+}
+
+/// Waits up to 30 s for `path` to exist; whether it does.
+private func waitForFile(_ path: String) -> Bool {
+    let deadline = Date().addingTimeInterval(30)
+    while !FileManager.default.fileExists(atPath: path) {
+        if Date() > deadline { return false }
+        usleep(2_000)
+    }
+    return true
+}
+
+/// `body`'s result, run on a thread of its own (a new thread has its own shard of idle
+/// read transactions).
+private func onNewThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        result.withLock { $0 = body() }
+        done.signal()
+    }.start()
+    done.wait()
+    return result.withLock { $0! }
 }
 
 /// A new environment with a 128 KiB map, database `x` and one key written.

@@ -14,7 +14,7 @@ import Darwin
 /// The pool is split into shards, and a thread takes from and gives back to its own: with one
 /// shared list, every read on every core took the same lock twice, and threads reading at once
 /// spent their time handing its cache line to each other.
-final class ReadTransactionPool: @unchecked Sendable {
+final class ReadTransactionPool: Sendable {
     private let shards: [Shard]
     /// How many reset transactions the pool keeps at most, over all its shards.
     let capacity: Int
@@ -96,10 +96,11 @@ final class ReadTransactionPool: @unchecked Sendable {
     /// the first threads to read each have their own.
     private static var threadShard: Int {
         if let stored = pthread_getspecific(shardKey) { return Int(bitPattern: stored) - 1 }
-        let number = nextShard.wrappingAdd(1, ordering: .relaxed).oldValue
+        let turn = UInt(bitPattern: nextShard.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let number = Int(turn % UInt(shardCount))
         // Stored plus one: a thread's first value is nil.
-        pthread_setspecific(shardKey, UnsafeRawPointer(bitPattern: number % shardCount + 1))
-        return number % shardCount
+        pthread_setspecific(shardKey, UnsafeRawPointer(bitPattern: number + 1))
+        return number
     }
 
     private static let shardKey: pthread_key_t = {

@@ -80,7 +80,14 @@ import Testing
         async let child = #expect(processExitsWith: .success) { [dir = dir as String, holders = holders as Int] in
             try holdReaderSlots(dir, count: holders)
         }
-        #expect(waitForFile(dir + "/ready"))
+        // Waits without blocking a thread of the pool, which starts the child; it can take minutes
+        // while the whole suite runs on two cores.
+        var ready = false
+        for _ in 0..<300_000 where !ready {
+            try await Task.sleep(for: .milliseconds(2))
+            ready = FileManager.default.fileExists(atPath: dir + "/ready")
+        }
+        #expect(ready)
         let value = onNewThread { try? env.read { txn in try txn.get(Array("first".utf8), in: db) } }
         #expect(value == [1])
         #expect(FileManager.default.createFile(atPath: release, contents: nil))
@@ -117,9 +124,9 @@ private func holdReaderSlots(_ dir: String, count: Int) throws {
     env.close()
 }
 
-/// Waits up to 30 s for `path` to exist; whether it does.
+/// Waits up to ten minutes for `path` to exist; whether it does.
 private func waitForFile(_ path: String) -> Bool {
-    let deadline = Date().addingTimeInterval(30)
+    let deadline = Date().addingTimeInterval(600)
     while !FileManager.default.fileExists(atPath: path) {
         if Date() > deadline { return false }
         usleep(2_000)

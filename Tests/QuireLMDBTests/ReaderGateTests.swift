@@ -52,12 +52,7 @@ import Testing
                 for _ in 0..<100 {
                     gate.enterShared()
                     let now = inside.add(1, ordering: .sequentiallyConsistent).newValue
-                    var seen = most.load(ordering: .relaxed)
-                    while now > seen {
-                        let (done, current) = most.compareExchange(expected: seen, desired: now, ordering: .relaxed)
-                        if done { break }
-                        seen = current
-                    }
+                    most.max(now, ordering: .relaxed)
                     usleep(200)
                     inside.subtract(1, ordering: .sequentiallyConsistent)
                     gate.leaveShared()

@@ -69,7 +69,7 @@ extension Environment {
         defer { Glibc.close(fd) }
         if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
         // The copy runs its own read transaction: keep the map still meanwhile.
-        gate.enterShared()
+        try enterGateOpen("mdb_env_copyfd2")
         let rc = mdb_env_copyfd2(handle, fd, compact ? UInt32(MDB_CP_COMPACT) : 0)
         gate.leaveShared()
         try check(rc, "mdb_env_copyfd2", path: destination)
@@ -89,7 +89,13 @@ extension Environment {
         if pipe(&ends) != 0 { throw LMDBError(code: errno, operation: "pipe", path: destination) }
         let (readEnd, writeEnd) = (ends[0], ends[1])
         let job = CopyJob(environment: handle, fd: writeEnd, flags: compact ? UInt32(MDB_CP_COMPACT) : 0)
-        gate.enterShared()
+        do {
+            try enterGateOpen("mdb_env_copyfd2")
+        } catch {
+            Glibc.close(readEnd)
+            Glibc.close(writeEnd)
+            throw error
+        }
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
             let job = Unmanaged<CopyJob>.fromOpaque(raw!).takeRetainedValue()

@@ -16,7 +16,6 @@ extension Environment {
     /// `body` must not start another transaction.
     @discardableResult
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
-        try ensureOpen("read")
         let txn = try enterRead()
         let token = TransactionToken(readOnly: true)
         defer {
@@ -40,12 +39,7 @@ extension Environment {
     private func enterRead() throws(LMDBError) -> OpaquePointer {
         var busyWaits = 0
         while true {
-            gate.enterShared()
-            if isClosed {
-                // Closed while this read waited at the gate: the handle is gone.
-                gate.leaveShared()
-                try ensureOpen("read")
-            }
+            try enterGateOpen("read")
             var rc: Int32
             var txn: OpaquePointer?
             if let reused = readerPool.take() {

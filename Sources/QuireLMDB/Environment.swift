@@ -268,6 +268,17 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Enters the reader gate for work on the handle, or throws, having left it, when the
+    /// environment is closed. Checked inside the gate: `close()` waits for the readers in it, so
+    /// a check made before entering could pass for a close that then frees the handle.
+    func enterGateOpen(_ operation: String) throws(LMDBError) {
+        gate.enterShared()
+        if isClosed {
+            gate.leaveShared()
+            try ensureOpen(operation)
+        }
+    }
+
     /// The largest key LMDB accepts. The corresponding C function is `mdb_env_get_maxkeysize`.
     public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
 
@@ -294,7 +305,7 @@ public final class Environment: @unchecked Sendable {
             if options.readOnly {
                 // > "The database handle will be private to the current transaction until the
                 // > transaction is successfully committed" — so commit the read-only txn too.
-                gate.enterShared()
+                try enterGateOpen("mdb_txn_begin")
                 defer { gate.leaveShared() }
                 var txn: OpaquePointer?
                 try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin", path: path)
@@ -354,8 +365,7 @@ public final class Environment: @unchecked Sendable {
     /// `mdb_env_info` and `mdb_env_stat`. Both read the meta pages in the map, so they enter the
     /// reader gate: a thread adopting a map grown by another process must not remap under them.
     private func meta() throws(LMDBError) -> (info: MDB_envinfo, stat: MDB_stat) {
-        try ensureOpen("mdb_env_info")
-        gate.enterShared()
+        try enterGateOpen("mdb_env_info")
         defer { gate.leaveShared() }
         var raw = MDB_envinfo()
         try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)

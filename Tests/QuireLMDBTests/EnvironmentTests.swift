@@ -161,6 +161,7 @@ import Testing
             env.close()
             #expect(env.isClosed)
             #expect(throws: LMDBError.self) { try env.read { _ in 1 } }
+            #expect(throws: LMDBError.self) { try env.info() }
             let again = try Environment(path: dir)
             #expect(!again.isClosed)
         }

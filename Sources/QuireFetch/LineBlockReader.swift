@@ -34,6 +34,8 @@ public final class LineBlockReader {
     private var atEnd = false
     /// The number of the first line in `pending`.
     private var lineCounter = 1
+    /// Whether the input's first bytes were looked at for a byte order mark.
+    private var startChecked = false
 
     private static let readSize = 1 << 20
     private static let pollMilliseconds: Int32 = 100
@@ -70,6 +72,7 @@ public final class LineBlockReader {
     /// The next block of at least `targetBytes` (unless the input ends first), or nil at the end.
     /// - Throws: ``LoadError`` for a read error, a line over ``maximumLineLength`` or an interrupt.
     public func next(targetBytes: Int) throws(LoadError) -> Block? {
+        try skipByteOrderMark()
         var buffer = pending
         pending = []
         buffer.reserveCapacity(targetBytes + Self.readSize)
@@ -99,6 +102,7 @@ public final class LineBlockReader {
     /// read a line at a time (the small sections of a whole-store dump) before or between blocks.
     /// - Throws: ``LoadError`` as ``next(targetBytes:)`` does.
     public func nextLine() throws(LoadError) -> [UInt8]? {
+        try skipByteOrderMark()
         var searched = 0
         while true {
             if let newline = pending[searched...].firstIndex(of: 10) {
@@ -134,6 +138,15 @@ public final class LineBlockReader {
     public var nextLineNumber: Int { lineCounter }
 
     /// Appends up to `readSize` bytes, waiting in short polls so that an interrupt is noticed.
+    /// Drops a UTF-8 byte order mark at the start of the input: editors on some systems write one
+    /// before the first line, and JSON parsers may ignore it (RFC 8259, 8.1).
+    private func skipByteOrderMark() throws(LoadError) {
+        guard !startChecked else { return }
+        while pending.count < 3 && !atEnd { try fill(&pending) }
+        startChecked = true
+        if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
+    }
+
     private func fill(_ buffer: inout [UInt8]) throws(LoadError) {
         while true {
             if isInterrupted() { throw LoadError(.interrupted, "interrupted") }

@@ -16,6 +16,7 @@ import Testing
         (#"{"id":""}"#, "id: the id is empty"),
         (#"{"id":"list-1","title":"A list","articleIDs":["a","b"]}"#, "title: unknown field, not an article"),
         (#"{"id":"bad","publishedAt":"last week"}"#, "publishedAt: not a date"),
+        ("# a comment", "expected an object, found '#', which is not JSON"),
     ])
     func aBadRecordNamesLineAndFieldAndKeepsTheRecordsBefore(line: String, message: String) async throws {
         try await withScratch { dir in
@@ -29,6 +30,17 @@ import Testing
             #expect(try await dumpCount(dir) == 7)
             let verify = try await runQuire(["verify"], directory: dir)
             #expect(verify.status == 0, "\(verify)")
+        }
+    }
+
+    @Test func aByteOrderMarkBeforeTheFirstLineIsSkipped() async throws {
+        try await withScratch { dir in
+            var input = Data([0xEF, 0xBB, 0xBF])
+            input.append(try generatedJSONL(count: 5))
+            let load = try await runQuire(["load", "-", "--json"], stdin: input, directory: dir)
+            #expect(load.status == 0, "\(load)")
+            #expect(load.stdout.contains("\"records\":5"), "\(load)")
+            #expect(try await dumpCount(dir) == 5)
         }
     }
 

@@ -27,7 +27,9 @@ extension JSONByteReader {
             var end = position
             while end < bytes.count, end - position < 24, !isDelimiter(bytes[end]) { end += 1 }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<end]), as: UTF8.self)
-            return "the number \(text)"
+            let first = bytes[position]
+            let isNumber = first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+            return isNumber ? "the number \(text)" : "'\(text)', which is not JSON"
         }
     }
 

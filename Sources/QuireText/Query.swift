@@ -86,6 +86,8 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case onlyNegations
         /// Deeper nesting than the parser allows.
         case tooDeep
+        /// More words and phrases than the parser allows.
+        case tooManyTerms(maximum: Int)
     }
 
     /// What is wrong.
@@ -114,6 +116,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .nothingToSearch: what = "nothing to search for"
         case .onlyNegations: what = "a query needs a term that is not negated"
         case .tooDeep: what = "the query nests too deeply"
+        case .tooManyTerms(let maximum): what = "the query has more than \(maximum) words and phrases"
         }
         return "\(what) at character \(position + 1)"
     }

@@ -12,7 +12,8 @@
 /// Operators are upper case; `or`, `and`, `not` in lower case are terms. Words are tokenized and
 /// folded like documents (without joined hyphen forms): a word that gives several tokens
 /// (`covid-19`, `O’Brien`, `東京都`) is searched as a phrase. Any input gives a query or a
-/// ``QueryError`` with a position; the parser never traps and nests at most ``maximumDepth`` deep.
+/// ``QueryError`` with a position; the parser never traps, nests at most ``maximumDepth`` deep and
+/// accepts at most ``maximumTerms`` words and phrases.
 public struct QueryParser: Sendable {
     /// The fields `name:` may name.
     public var schema: TextSchema
@@ -20,18 +21,32 @@ public struct QueryParser: Sendable {
     public var minimumPrefixLength: Int
     /// The deepest nesting of parentheses, field filters and negations accepted (default 32).
     public var maximumDepth: Int
+    /// The most words and phrases (prefixes and filter values included) a query may hold
+    /// (default 64, twice what web search engines take). Each is read and scored on its own, so
+    /// this bounds what one query costs, which matters when anyone can send one (`quire serve`).
+    public var maximumTerms: Int
 
     /// A parser for `schema`.
-    public init(schema: TextSchema = .articles, minimumPrefixLength: Int = 2, maximumDepth: Int = 32) {
+    public init(schema: TextSchema = .articles, minimumPrefixLength: Int = 2, maximumDepth: Int = 32, maximumTerms: Int = 64) {
         self.schema = schema
         self.minimumPrefixLength = max(1, minimumPrefixLength)
         self.maximumDepth = maximumDepth
+        self.maximumTerms = max(1, maximumTerms)
     }
 
     /// The query `text` means.
     public func parse(_ text: String) throws(QueryError) -> Query {
         var lexer = Lexer(text)
         let lexemes = try lexer.lexemes()
+        let terms = lexemes.filter {
+            switch $0.kind {
+            case .word, .phrase: true
+            default: false
+            }
+        }
+        if terms.count > maximumTerms {
+            throw QueryError(.tooManyTerms(maximum: maximumTerms), at: terms[maximumTerms].position)
+        }
         var state = ParseState(parser: self, lexemes: lexemes, end: lexer.characterCount)
         let query = try state.parseOr(depth: 0)
         if state.index < lexemes.count {

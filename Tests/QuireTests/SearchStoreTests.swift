@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Quire
 import QuireLMDB  // white-box: plants a bad posting under the store
+import QuireText
 
 /// A small searchable record: two text fields, a section and a date.
 struct Note: Codable, Sendable, Hashable {
@@ -306,6 +307,67 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             let both = try store.read { snap in try snap.search("storm OR calm", in: notes) }
             #expect(both.count == 3)
         }
+    }
+
+    /// A term (or any part) named several times is read once and scored as often as it is named,
+    /// in an AND, an OR and a group, so that a query repeating a common word thousands of times
+    /// holds one copy of its postings, not thousands.
+    @Test func aRepeatedPartIsScoredAsOftenAsItIsNamed() async throws {
+        let corpus = [
+            note("a", "storm", "calm calm calm"), note("b", "calm", "storm storm calm"), note("c", "calm day", "calm"),
+        ]
+        try await withNotes(corpus) { store in
+            func scores(_ query: String) throws -> [String: Double] {
+                let hits = try store.read { snap in try snap.search(query, in: notes) }
+                return Dictionary(uniqueKeysWithValues: hits.map { ($0.key.description, $0.score) })
+            }
+            let storm = try scores("storm"), calm = try scores("calm"), day = try scores("day")
+            let cases: [(String, [String: Double])] = [
+                ("storm storm storm", storm.mapValues { 3 * $0 }),
+                ("storm OR storm", storm.mapValues { 2 * $0 }),
+                ("calm calm day", ["c": try #require(day["c"]) + 2 * (try #require(calm["c"]))]),
+                ("(storm OR calm) (storm OR calm)", calm.merging(storm, uniquingKeysWith: +).mapValues { 2 * $0 }),
+                ("\"calm day\" OR \"calm day\"", try scores("\"calm day\"").mapValues { 2 * $0 }),
+            ]
+            for (query, expected) in cases {
+                let got = try scores(query)
+                #expect(got.keys.sorted() == expected.keys.sorted(), "\(query)")
+                for (key, score) in expected { #expect(abs(got[key, default: 0] - score) < 1e-9, "\(query): \(key)") }
+            }
+        }
+    }
+
+    /// A query whose words match more postings than the store's limit throws a typed error
+    /// before it holds them; narrower queries on the same store still answer.
+    @Test func aQueryMatchingMorePostingsThanTheLimitIsRefused() async throws {
+        try await withTemporaryStorePath { path in
+            var options = StoreOptions()
+            options.searchPostingLimit = 10
+            let store = try Store(path: path, options: options)
+            defer { store.close() }
+            try store.register(notes)
+            for i in 0..<8 { try await store.put(note("n\(i)", "common storm \(i)", "common word"), in: notes) }
+            func search(_ query: String) throws -> [SearchHit] { try store.read { snap in try snap.search(query, in: notes) } }
+            #expect(try search("storm").count == 8)  // 8 postings
+            #expect(try search("com* 3").count == 1)  // 8 + 1
+            #expect(try search("\"common storm\"").count == 8)
+            for query in ["storm OR word", "common storm", "storm OR com*", "\"common storm\" OR \"common word\""] {
+                #expect(throws: SearchError.self, "\(query)") { try search(query) }
+                do {
+                    _ = try search(query)
+                } catch let error as SearchError {
+                    #expect(error.kind == .tooBroad)
+                    #expect(error.description.hasPrefix("the query is too broad to rank"))
+                }
+            }
+        }
+    }
+
+    @Test func repeatedPartsAreCountedInFirstSeenOrder() {
+        let a = Query.term("a", fields: .all), b = Query.prefix("bo", fields: .all)
+        let counted = SearchLeaf.counted([a, b, a, a, .not(b), b])
+        #expect(counted.map(\.0) == [a, b, .not(b)])
+        #expect(counted.map(\.1) == [3, 2, 1])
     }
 
     /// The index layouts verify reads: the current one, document entries keyed by hashes, and

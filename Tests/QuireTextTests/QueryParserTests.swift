@@ -104,6 +104,20 @@ private func error(_ text: String) -> QueryError? {
         #expect(error(String(repeating: "NOT ", count: 100) + "a b")?.reason == .tooDeep)
     }
 
+    @Test func aQueryHoldsAtMostTheMaximumNumberOfWordsAndPhrases() throws {
+        let words = (0..<64).map { "w\($0)" }
+        #expect(try QueryParser().parse(words.joined(separator: " OR ")).terms.count == 64)
+        // The 65th term, whatever its form, is refused where it starts; operators do not count.
+        let sixtyFifth = words.joined(separator: " ") + " \"a phrase\" more"
+        let got = error(sixtyFifth)
+        #expect(got?.reason == .tooManyTerms(maximum: 64))
+        #expect(got?.position == words.joined(separator: " ").count + 1)
+        #expect(got?.description.hasPrefix("the query has more than 64 words and phrases") == true)
+        let parser = QueryParser(maximumTerms: 3)
+        #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 10)) { try parser.parse("a OR b c* d") }
+        #expect(try parser.parse("a OR (b -c)") == .or([.term("a", fields: .all), .and([.term("b", fields: .all), .not(.term("c", fields: .all))])]))
+    }
+
     @Test func randomInputNeverTraps() {
         // Bounded fuzzing: random mixes of the language's pieces parse or fail with a position in range.
         let pieces = ["storm", " ", "OR", "AND", "NOT", "-", "(", ")", "\"", "*", "headline:", "section:", ":", "é", "東京", "🎉", "a", "“", "”", "x-y"]

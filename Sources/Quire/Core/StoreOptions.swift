@@ -49,6 +49,12 @@ public struct StoreOptions: Sendable {
     /// with the dictionary.
     public var dictionaryTrainingThreshold: Int = 1_000
 
+    /// The most postings (a word's documents) one search may hold while it ranks: about 28 bytes
+    /// each for the articles' index, so the default of 2^25 keeps a query under 1 GiB. A query
+    /// whose words match more throws ``SearchError`` (``SearchError/Kind/tooBroad``) instead of
+    /// taking the machine's memory: sixty common words joined by OR in ten million articles.
+    public var searchPostingLimit: Int = 1 << 25
+
     /// Replaces the long-key hash (tests use it to force collisions); nil for the store's own.
     var longKeyDigest: (@Sendable ([UInt8]) -> [UInt8])?
 

@@ -25,6 +25,16 @@ public struct SearchHit: Sendable, Hashable {
 
 /// A full-text query that could not be parsed, and where.
 public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong: the query text, or the query's cost.
+    public enum Kind: Sendable, Hashable {
+        /// The query cannot be parsed (docs/SEARCH.md has the language).
+        case malformed
+        /// Ranking the query would hold more postings than ``StoreOptions/searchPostingLimit``.
+        case tooBroad
+    }
+
+    /// What went wrong.
+    public var kind: Kind
     /// Why, in words (`unterminated phrase (a " with no closing quote)`).
     public var reason: String
     /// The 0-based character (grapheme) offset in the query.
@@ -33,6 +43,7 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
 
     init(_ error: QueryError) {
+        kind = .malformed
         let text = error.description
         if let range = text.range(of: " at character ", options: .backwards) {
             reason = String(text[..<range.lowerBound])
@@ -41,6 +52,15 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         position = error.position
         description = text
+    }
+
+    init(tooBroad limit: Int) {
+        kind = .tooBroad
+        reason =
+            "the query is too broad to rank: its words match more than \(limit) postings (searchPostingLimit); "
+            + "leave out the commonest words or add rarer ones"
+        position = 0
+        description = reason
     }
 }
 
@@ -110,6 +130,7 @@ extension StoreReading where Self: ~Copyable {
         let state = try SearchState.stored(dbs, lmdb)
         let buffers = store.searchQueryBuffers
         var evaluation = try SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
+        evaluation.postingLimit = store.options.searchPostingLimit
         if state.segmented { evaluation.segments = try state.segmentKeys.starts(try lmdb.cursor(in: evaluation.postings)) }
         let matched = try evaluate(parsed, negated: false, &evaluation, c)
         let scorer = BM25(weights: evaluation.weights)
@@ -191,7 +212,7 @@ extension StoreReading where Self: ~Copyable {
                                 for f in 0..<stride { frequencies[f] = leaf.frequencies[k * stride + f] }
                                 let le = UnsafeBufferPointer(
                                     rebasing: allLengths[(at * stride)..<(at * stride + stride)])
-                                scores[at] += frequencies.withUnsafeBufferPointer { fr in
+                                scores[at] += leaf.weight * frequencies.withUnsafeBufferPointer { fr in
                                     scorer.termScore(
                                         idf: leaf.idf,
                                         weightedFrequency: scorer.weightedFrequency(
@@ -288,7 +309,9 @@ extension StoreReading where Self: ~Copyable {
             return leaf.documents
         case .prefix(let prefix, let fields):
             let all = try expansions(of: Array(prefix.utf8), e)
-            var documents = e.buffers.numbers(capacity: all.reduce(0) { $0 + $1.documentCount })
+            let total = all.reduce(0) { $0 + $1.documentCount }
+            try e.hold(total)
+            var documents = e.buffers.numbers(capacity: total)
             for var postings in all {
                 let leaf = try leaf(&postings, fields: fields, e)
                 documents.append(contentsOf: leaf.documents)
@@ -310,17 +333,18 @@ extension StoreReading where Self: ~Copyable {
         case .and(let children):
             var result: [UInt32]?
             var excluded: [[UInt32]] = []
-            let terms = children.compactMap { child -> (String, FieldSet)? in
-                if case .term(let t, let fields) = child { return (t, fields) }
+            let counted = SearchLeaf.counted(children)
+            let terms = counted.compactMap { child, repeats -> (String, FieldSet, Int)? in
+                if case .term(let t, let fields) = child { return (t, fields, repeats) }
                 return nil
             }
             if terms.count >= 2 { result = try intersectTerms(terms, negated: negated, &e) }
-            for child in children {
+            for (child, repeats) in counted {
                 if terms.count >= 2, case .term = child { continue }  // intersected above
                 if case .not(let inner) = child {
                     excluded.append(try evaluate(inner, negated: true, &e, c))
                 } else {
-                    let docs = try evaluate(child, negated: negated, &e, c)
+                    let docs = try evaluateRepeated(child, repeats, negated: negated, &e, c)
                     result = result.map { SearchSets.intersection($0, docs) } ?? docs
                 }
             }
@@ -329,7 +353,9 @@ extension StoreReading where Self: ~Copyable {
             return out
         case .or(let children):
             var out: [UInt32] = []
-            for child in children { out = SearchSets.union(out, try evaluate(child, negated: negated, &e, c)) }
+            for (child, repeats) in SearchLeaf.counted(children) {
+                out = SearchSets.union(out, try evaluateRepeated(child, repeats, negated: negated, &e, c))
+            }
             return out
         case .not(let inner):
             // Only reached outside an AND, which the parser refuses; matches nothing.
@@ -340,8 +366,20 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// A child that occurs `repeats` times in its AND or OR, evaluated once: its leaves count
+    /// `repeats` times in the scores, as each copy would, without holding a copy each.
+    private func evaluateRepeated(
+        _ child: Query, _ repeats: Int, negated: Bool, _ e: inout SearchEvaluation, _ c: RegisteredCollection
+    ) throws -> [UInt32] {
+        let first = e.leaves.count
+        let documents = try evaluate(child, negated: negated, &e, c)
+        for i in first..<e.leaves.count { e.leaves[i].weight *= Double(repeats) }
+        return documents
+    }
+
     private func termLeaf(_ term: [UInt8], fields: FieldSet, _ e: inout SearchEvaluation) throws -> SearchLeaf {
         var postings = try termPostings(term, e)
+        try e.hold(postings.documentCount)
         return try leaf(&postings, fields: fields, e)
     }
 
@@ -374,15 +412,20 @@ extension StoreReading where Self: ~Copyable {
     /// The documents holding every one of `terms` (each in its fields), by a leapfrog from the
     /// rarest (`TermPostings.nextCommon`: every list advances past the others, skipping blocks); each term's scoring
     /// leaf keeps only those documents (the only ones an AND can match).
-    private func intersectTerms(_ terms: [(String, FieldSet)], negated: Bool, _ e: inout SearchEvaluation) throws -> [UInt32] {
+    private func intersectTerms(_ terms: [(String, FieldSet, Int)], negated: Bool, _ e: inout SearchEvaluation) throws
+        -> [UInt32]
+    {
         var postings = try terms.map { try termPostings(Array($0.0.utf8), e) }
         let stride = e.weights.count
-        var leaves = postings.map { p -> SearchLeaf in
+        var leaves = postings.indices.map { i -> SearchLeaf in
             var leaf = SearchLeaf()
-            leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: p.documentCount)
+            leaf.idf = BM25.idf(documentCount: Int(e.state.documents), documentFrequency: postings[i].documentCount)
+            leaf.weight = Double(terms[i].2)
             return leaf
         }
         let order = postings.indices.sorted { postings[$0].documentCount < postings[$1].documentCount }
+        // Every leaf holds the intersection, at most the rarest term's documents.
+        try e.hold(postings[order[0]].documentCount * postings.count)
         var result: [UInt32] = []
         var rows = [UInt32](repeating: 0, count: stride * terms.count)
         var candidate: UInt32?
@@ -552,6 +595,7 @@ extension StoreReading where Self: ~Copyable {
             leaf.documents.append(candidate)
             for f in 0..<stride { leaf.frequencies.append(f < counts.count ? counts[f] : 0) }
         }
+        try e.hold(leaf.documents.count)
         return leaf
     }
 
@@ -587,6 +631,16 @@ struct SearchEvaluation {
     /// The starts of the index's segments (``SearchSegments``), whose blocks follow the main ones.
     var segments: [UInt32] = []
     var leaves: [SearchLeaf] = []
+    /// The most postings the query's leaves may hold (``StoreOptions/searchPostingLimit``).
+    var postingLimit = Int.max
+    /// The postings the leaves hold so far (or will, counted before they are read).
+    private(set) var heldPostings = 0
+
+    /// Counts `postings` more held by the leaves, or throws when that passes the limit.
+    mutating func hold(_ postings: Int) throws(SearchError) {
+        heldPostings += postings
+        if heldPostings > postingLimit { throw SearchError(tooBroad: postingLimit) }
+    }
 
     init(dbs: SearchDatabases, state: SearchState, buffers: SearchQueryBuffers) throws {
         self.dbs = dbs
@@ -605,6 +659,19 @@ struct SearchLeaf {
     var documents: [UInt32] = []
     var frequencies: [UInt32] = []
     var idf = 0.0
+    /// How many times the query names this leaf (`storm storm` scores storm twice).
+    var weight = 1.0
+
+    /// The distinct `children` in first-seen order, each with how often it occurs.
+    static func counted(_ children: [Query]) -> [(Query, Int)] {
+        var order: [Query] = []
+        var counts: [Query: Int] = [:]
+        for child in children {
+            if counts[child] == nil { order.append(child) }
+            counts[child, default: 0] += 1
+        }
+        return order.map { ($0, counts[$0]!) }
+    }
 
     func index(of number: UInt32) -> Int? {
         var low = 0

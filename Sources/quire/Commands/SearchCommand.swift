@@ -31,7 +31,8 @@ enum SearchCommand {
                 }
             }
         } catch let error as SearchError {
-            throw UsageError(command: "search", message: "malformed query: \(error.description)")
+            let prefix = error.kind == .malformed ? "malformed query: " : ""
+            throw UsageError(command: "search", message: prefix + error.description)
         }
         if context.isInterrupted { throw InterruptedError(command: "search") }
     }

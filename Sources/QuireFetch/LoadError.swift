@@ -43,7 +43,12 @@ public struct LoadError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = line.map { "line \($0): " } ?? ""
         text += message
-        if kind != .interrupted && kind != .input || line != nil { text += " (\(recordsBefore) records loaded before it)" }
+        if kind != .interrupted && kind != .input || line != nil { text += " " + Self.loadedBefore(recordsBefore) }
         return text
+    }
+
+    /// `(2 records loaded before it)`, `(1 record loaded before it)`.
+    public static func loadedBefore(_ records: Int) -> String {
+        "(\(records) record\(records == 1 ? "" : "s") loaded before it)"
     }
 }

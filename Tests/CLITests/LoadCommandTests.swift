@@ -33,6 +33,16 @@ import Testing
         }
     }
 
+    @Test func oneRecordBeforeABadLineIsCountedInTheSingular() async throws {
+        try await withScratch { dir in
+            var input = try generatedJSONL(count: 1)
+            input.append(Data(#"{"id":"bad","wordCount":"many"}"#.utf8))
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: input, directory: dir)
+            #expect(load.status == 1, "\(load)")
+            #expect(load.stderr.contains("(1 record loaded before it)"), "\(load)")
+        }
+    }
+
     @Test func aByteOrderMarkBeforeTheFirstLineIsSkipped() async throws {
         try await withScratch { dir in
             var input = Data([0xEF, 0xBB, 0xBF])

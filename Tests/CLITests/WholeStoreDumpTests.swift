@@ -56,6 +56,21 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        (#"{"@quire":"relation","name":"list-articles"}"# + "\n[1,2]", "line 2: expected an object (0 records loaded before it)"),
+        (#"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":7,"articleIDs":[]}"#, "line 2: title: expected a string"),
+        (#"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":"t","articleIDs":["a",2]}"#,
+         "line 2: articleIDs[1]: expected a string"),
+        (#"{"@quire":"view","name":"articles"}"#, "line 1: unknown section kind 'view' (a collection or a relation)"),
+    ])
+    func aBadWholeStoreLineNamesWhatItExpected(input: String, message: String) async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data((input + "\n").utf8), directory: dir)
+            #expect(load.status == 1, "\(load)")
+            #expect(load.stderr.hasPrefix("quire: load: \(message)"), "\(load)")
+        }
+    }
+
     @Test func dumpAllTakesNoFilterAndOnlyJSONLines() async throws {
         try await withScratch { dir in
             for args in [["dump", "--all", "--format", "json"], ["dump", "--all", "--limit", "3"], ["dump", "--all", "--collection", "lists"]] {

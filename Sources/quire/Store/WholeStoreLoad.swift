@@ -120,7 +120,7 @@ enum WholeStoreLoad {
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
                 try await flush()
                 guard let header = try? JSONDecoder().decode(Header.self, from: Data(text)) else {
-                    throw RuntimeError("load", "line \(number): not a section header (\(total) records loaded before it)")
+                    throw RuntimeError("load", "line \(number): not a section header \(LoadError.loadedBefore(total))")
                 }
                 if header.kind == "collection" && header.name == NewsSchema.articles.name {
                     var loader = loader
@@ -135,8 +135,11 @@ enum WholeStoreLoad {
                     }
                 }
                 guard let next = try section(header, store) else {
-                    throw RuntimeError(
-                        "load", "line \(number): this quire cannot load the \(header.kind) '\(header.name)' (\(total) records loaded before it)")
+                    let what =
+                        ["collection", "relation"].contains(header.kind)
+                        ? "this quire cannot load the \(header.kind) '\(header.name)'"
+                        : "unknown section kind '\(header.kind)' (a collection or a relation)"
+                    throw RuntimeError("load", "line \(number): \(what) \(LoadError.loadedBefore(total))")
                 }
                 current = next
                 continue
@@ -147,7 +150,7 @@ enum WholeStoreLoad {
             do {
                 try section.add(Array(text))
             } catch {
-                throw RuntimeError("load", "line \(number): \(describe(error)) (\(total) records loaded before it)")
+                throw RuntimeError("load", "line \(number): \(describe(error)) \(LoadError.loadedBefore(total))")
             }
             if section.pending >= 1_000 { try await flush() }
             if InterruptFlag.isRaised {
@@ -163,16 +166,40 @@ enum WholeStoreLoad {
     static func describe(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "\(error)" }
         func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+            // An array position's key has an int value and no name of its own ("Index 2"); a
+            // model's int-backed coding keys have both, and are named by their name.
+            context.codingPath.map { key in
+                guard let index = key.intValue, ["Index \(index)", "\(index)"].contains(key.stringValue) else {
+                    return ".\(key.stringValue)"
+                }
+                return "[\(index)]"
+            }.joined().trimmingPrefix(".").description
+        }
+        func at(_ context: DecodingError.Context) -> String {
+            let field = path(context)
+            return field.isEmpty ? "" : field + ": "
         }
         switch decoding {
         case .dataCorrupted(let c): return c.codingPath.isEmpty ? "not valid JSON" : "\(path(c)): \(c.debugDescription)"
         case .keyNotFound(let key, let c):
             let prefix = path(c)
             return "missing field '\(prefix.isEmpty ? key.stringValue : prefix + "." + key.stringValue)'"
-        case .typeMismatch(let type, let c): return "\(path(c)): expected \(type)"
-        case .valueNotFound(let type, let c): return "\(path(c)): expected \(type), found null"
+        case .typeMismatch(let type, let c): return "\(at(c))expected \(jsonName(of: type))"
+        case .valueNotFound(let type, let c): return "\(at(c))expected \(jsonName(of: type)), found null"
         @unknown default: return "\(error)"
+        }
+    }
+
+    /// What a Swift type is called in JSON (`an object` for a dictionary), for error messages.
+    static func jsonName(of type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Dictionary<") { return "an object" }
+        if name.hasPrefix("Array<") { return "an array" }
+        switch name {
+        case "String": return "a string"
+        case "Bool": return "true or false"
+        case "Int", "Int64", "Int32", "UInt", "UInt64", "UInt32", "Double", "Float": return "a number"
+        default: return "a \(name)"
         }
     }
 }

@@ -137,7 +137,6 @@ public final class LineBlockReader {
     /// The number (1-based) of the next line to be read.
     public var nextLineNumber: Int { lineCounter }
 
-    /// Appends up to `readSize` bytes, waiting in short polls so that an interrupt is noticed.
     /// Drops a UTF-8 byte order mark at the start of the input: editors on some systems write one
     /// before the first line, and JSON parsers may ignore it (RFC 8259, 8.1).
     private func skipByteOrderMark() throws(LoadError) {
@@ -147,6 +146,7 @@ public final class LineBlockReader {
         if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
     }
 
+    /// Appends up to `readSize` bytes, waiting in short polls so that an interrupt is noticed.
     private func fill(_ buffer: inout [UInt8]) throws(LoadError) {
         while true {
             if isInterrupted() { throw LoadError(.interrupted, "interrupted") }

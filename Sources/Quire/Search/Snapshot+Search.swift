@@ -23,7 +23,7 @@ public struct SearchHit: Sendable, Hashable {
     public var date: Date?
 }
 
-/// A full-text query that could not be parsed, and where.
+/// A full-text query that could not be parsed (and where), or one too broad to rank.
 public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong: the query text, or the query's cost.
     public enum Kind: Sendable, Hashable {

@@ -21,8 +21,8 @@ public struct QueryParser: Sendable {
     public var minimumPrefixLength: Int
     /// The deepest nesting of parentheses, field filters and negations accepted (default 32).
     public var maximumDepth: Int
-    /// The most words and phrases (prefixes and filter values included) a query may hold
-    /// (default 64, twice what web search engines take). Each is read and scored on its own, so
+    /// The most words and phrases (prefixes included, filter values such as `section:Arts` not)
+    /// a query may hold (default 64, twice what web search engines take). Each is read and scored on its own, so
     /// this bounds what one query costs, which matters when anyone can send one (`quire serve`).
     public var maximumTerms: Int
 
@@ -38,10 +38,19 @@ public struct QueryParser: Sendable {
     public func parse(_ text: String) throws(QueryError) -> Query {
         var lexer = Lexer(text)
         let lexemes = try lexer.lexemes()
-        let terms = lexemes.filter {
-            switch $0.kind {
-            case .word, .phrase: true
-            default: false
+        // A filter field's value (`section:Science`) is an exact index lookup, not a scored term:
+        // it does not count (the CLI's --section and the API's section= add one).
+        var terms: [Lexeme] = []
+        var afterFilterField = false
+        for lexeme in lexemes {
+            switch lexeme.kind {
+            case .word, .phrase: if !afterFilterField { terms.append(lexeme) }
+            default: break
+            }
+            if case .field(let name) = lexeme.kind {
+                afterFilterField = schema.filterFields.contains(name.lowercased())
+            } else {
+                afterFilterField = false
             }
         }
         if terms.count > maximumTerms {

@@ -116,6 +116,9 @@ private func error(_ text: String) -> QueryError? {
         let parser = QueryParser(maximumTerms: 3)
         #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 10)) { try parser.parse("a OR b c* d") }
         #expect(try parser.parse("a OR (b -c)") == .or([.term("a", fields: .all), .and([.term("b", fields: .all), .not(.term("c", fields: .all))])]))
+        // A filter's value is not a scored term: --section adds one to a full query.
+        #expect(throws: Never.self) { try parser.parse("(a b c) section:\"Arts\" desk:Culture") }
+        #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 30)) { try parser.parse("(a b c) section:Arts headline:d") }
     }
 
     @Test func randomInputNeverTraps() {

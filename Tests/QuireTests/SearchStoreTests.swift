@@ -351,13 +351,15 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             #expect(try search("storm").count == 8)  // 8 postings
             #expect(try search("com* 3").count == 1)  // 8 + 1
             #expect(try search("\"common storm\"").count == 8)
-            for query in ["storm OR word", "common storm", "storm OR com*", "\"common storm\" OR \"common word\""] {
+            let manyWords = (0..<65).map { "w\($0)" }.joined(separator: " ")
+            for query in ["storm OR word", "common storm", "storm OR com*", "\"common storm\" OR \"common word\"", manyWords] {
                 #expect(throws: SearchError.self, "\(query)") { try search(query) }
                 do {
                     _ = try search(query)
                 } catch let error as SearchError {
                     #expect(error.kind == .tooBroad)
-                    #expect(error.description.hasPrefix("the query is too broad to rank"))
+                    let expected = query == manyWords ? "the query has more than 64 words" : "the query is too broad to rank"
+                    #expect(error.description.hasPrefix(expected), "\(error)")
                 }
             }
         }

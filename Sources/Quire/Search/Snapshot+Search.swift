@@ -29,7 +29,9 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// The query cannot be parsed (docs/SEARCH.md has the language).
         case malformed
-        /// Ranking the query would hold more postings than ``StoreOptions/searchPostingLimit``.
+        /// The query asks for more than one search may do: more words and phrases than the
+        /// parser takes (``QueryParser/maximumTerms``), or ranking it would hold more postings
+        /// than ``StoreOptions/searchPostingLimit``.
         case tooBroad
     }
 
@@ -43,7 +45,7 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
 
     init(_ error: QueryError) {
-        kind = .malformed
+        if case .tooManyTerms = error.reason { kind = .tooBroad } else { kind = .malformed }
         let text = error.description
         if let range = text.range(of: " at character ", options: .backwards) {
             reason = String(text[..<range.lowerBound])

@@ -30,7 +30,7 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The query cannot be parsed (docs/SEARCH.md has the language).
         case malformed
         /// The query asks for more than one search may do: more words and phrases than the
-        /// parser takes (``QueryParser/maximumTerms``), or ranking it would hold more postings
+        /// parser takes (`QueryParser.maximumTerms`), or ranking it would hold more postings
         /// than ``StoreOptions/searchPostingLimit``.
         case tooBroad
     }

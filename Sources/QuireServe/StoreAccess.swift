@@ -186,7 +186,7 @@ final class StoreAccess: Sendable {
                     return ArticlePage(records: records, next: next)
                 }
             } catch let error as SearchError {
-                throw AccessFailure.unsupported(error.kind == .malformed ? "malformed query: \(error)" : "\(error)")
+                throw AccessFailure.unsupported(error.message)
             }
         }
     }

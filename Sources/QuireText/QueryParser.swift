@@ -40,21 +40,16 @@ public struct QueryParser: Sendable {
         let lexemes = try lexer.lexemes()
         // A filter field's value (`section:Science`) is an exact index lookup, not a scored term:
         // it does not count (the CLI's --section and the API's section= add one).
-        var terms: [Lexeme] = []
-        var afterFilterField = false
-        for lexeme in lexemes {
-            switch lexeme.kind {
-            case .word, .phrase: if !afterFilterField { terms.append(lexeme) }
-            default: break
-            }
-            if case .field(let name) = lexeme.kind {
-                afterFilterField = schema.filterFields.contains(name.lowercased())
-            } else {
-                afterFilterField = false
+        let terms = lexemes.indices.filter { i in
+            switch lexemes[i].kind {
+            case .word, .phrase:
+                guard i > 0, case .field(let name) = lexemes[i - 1].kind else { return true }
+                return !schema.filterFields.contains(name.lowercased())
+            default: return false
             }
         }
         if terms.count > maximumTerms {
-            throw QueryError(.tooManyTerms(maximum: maximumTerms), at: terms[maximumTerms].position)
+            throw QueryError(.tooManyTerms(maximum: maximumTerms), at: lexemes[terms[maximumTerms]].position)
         }
         var state = ParseState(parser: self, lexemes: lexemes, end: lexer.characterCount)
         let query = try state.parseOr(depth: 0)

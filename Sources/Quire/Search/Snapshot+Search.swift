@@ -56,6 +56,9 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
         description = text
     }
 
+    /// The description as a tool shows it: `malformed query: …` for a query it cannot parse.
+    public var message: String { kind == .malformed ? "malformed query: \(description)" : description }
+
     init(tooBroad limit: Int) {
         kind = .tooBroad
         reason =

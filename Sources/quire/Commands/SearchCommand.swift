@@ -31,8 +31,7 @@ enum SearchCommand {
                 }
             }
         } catch let error as SearchError {
-            let prefix = error.kind == .malformed ? "malformed query: " : ""
-            throw UsageError(command: "search", message: prefix + error.description)
+            throw UsageError(command: "search", message: error.message)
         }
         if context.isInterrupted { throw InterruptedError(command: "search") }
     }

@@ -60,25 +60,39 @@ public struct ArticleLoader: Sendable {
             let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
                 loader in
                 loader.stopsCompaction(when: isInterrupted)
-                // One block parses while the one before it encodes and commits: the parse of the
-                // next block also fills the time the writer spends on a merged sort window.
-                let parts = max(1, parsers)
-                func parsing(_ block: LineBlockReader.Block?) -> Task<ParsedBlock, Never>? {
-                    block.map { block in Task { Self.parse(block, parts: parts) } }
-                }
-                var next = parsing(try reader.next(targetBytes: blockBytes))
-                while let current = next {
-                    let result = await current.value
-                    next = nil
-                    if result.failure == nil { next = parsing(try reader.next(targetBytes: blockBytes)) }
-                    if !result.articles.isEmpty { try await loader.submit(result.articles) }
-                    parsed += result.articles.count
-                    if let failure = result.failure {
-                        throw LoadError(
-                            .record, Self.message(failure.error), line: failure.line, field: failure.error.path,
-                            recordsBefore: parsed)
+                // One block is read and parsed while the one before it encodes and commits: the
+                // parse of the next block also fills the time the writer spends on a merged sort
+                // window. Reading the block there too keeps both cores busy while it is read (an
+                // eighth of a block's time when the loop read it).
+                let (parts, blockBytes, input) = (max(1, parsers), blockBytes, ReaderHandle(reader))
+                func readingAndParsing() -> Task<Result<ParsedBlock?, LoadError>, Never> {
+                    Task {
+                        do throws(LoadError) {
+                            return .success(try input.reader.next(targetBytes: blockBytes).map { Self.parse($0, parts: parts) })
+                        } catch {
+                            return .failure(error)
+                        }
                     }
-                    if isInterrupted() { throw LoadError(.interrupted, "interrupted", recordsBefore: parsed) }
+                }
+                var next: Task<Result<ParsedBlock?, LoadError>, Never>? = readingAndParsing()
+                do {
+                    while let current = next {
+                        guard let result = try await current.value.get() else { break }
+                        next = nil
+                        if result.failure == nil { next = readingAndParsing() }
+                        if !result.articles.isEmpty { try await loader.submit(result.articles) }
+                        parsed += result.articles.count
+                        if let failure = result.failure {
+                            throw LoadError(
+                                .record, Self.message(failure.error), line: failure.line, field: failure.error.path,
+                                recordsBefore: parsed)
+                        }
+                        if isInterrupted() { throw LoadError(.interrupted, "interrupted", recordsBefore: parsed) }
+                    }
+                } catch {
+                    // The reader is the caller's again once `run` returns: no read may still be going on.
+                    _ = await next?.value
+                    throw error
                 }
             }
             let elapsed = ContinuousClock.now - start
@@ -204,6 +218,13 @@ public struct ArticleLoader: Sendable {
 private struct SendableBytes: @unchecked Sendable {
     let buffer: UnsafeBufferPointer<UInt8>
     init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+}
+
+/// The input, read by one task at a time: the task that reads the next block starts only once
+/// the one before it has ended.
+private struct ReaderHandle: @unchecked Sendable {
+    let reader: LineBlockReader
+    init(_ reader: LineBlockReader) { self.reader = reader }
 }
 
 /// The parsers' result slots: each parser writes only its own index.

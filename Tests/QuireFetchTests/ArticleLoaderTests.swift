@@ -1,0 +1,67 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireFixtures
+import QuireNews
+import QuireTestSupport
+import Synchronization
+import Testing
+
+/// `ArticleLoader` reads its input off the loop that submits: what it read is committed even
+/// when the next read ends the load.
+@Suite struct ArticleLoaderTests {
+    /// A slow producer (a pipe that stays open) and an interrupt while the loader waits for more:
+    /// the block read before the wait is committed, and the error counts it. When the loop itself
+    /// read the next block before submitting the one it had, the interrupt dropped that block.
+    @Test func anInterruptWhileWaitingForInputKeepsTheBlockReadBeforeIt() async throws {
+        try await withTemporaryDirectory("loader") { dir in
+            let fifo = dir + "/input"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // Opened for reading and writing, so that neither side's open waits for the other.
+            let writer = open(fifo, O_RDWR)
+            #expect(writer >= 0)
+            defer { close(writer) }
+            let lines = try articleLines(count: 10)
+            let written = lines.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+            #expect(written == lines.count)
+
+            let interrupted = Atomic<Bool>(false)
+            let polls = Atomic<Int>(0)  // the reader asks before each wait for input
+            let reader = try LineBlockReader(path: fifo) {
+                polls.add(1, ordering: .relaxed)
+                return interrupted.load(ordering: .acquiring)
+            }
+            var loader = ArticleLoader()
+            loader.blockBytes = 1_024  // the ten lines come as one block, then the read waits
+            loader.isInterrupted = { interrupted.load(ordering: .acquiring) }
+            let store = try Store(path: dir + "/store")
+            defer { store.close() }
+            try NewsSchema.register(in: store)
+            let load = Task { try await loader.run(from: reader, into: store) }
+            // Interrupt once the reader has waited for the next block a few times.
+            let deadline = ContinuousClock.now + .seconds(600)
+            while polls.load(ordering: .relaxed) < 4 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            interrupted.store(true, ordering: .releasing)
+            let error = await #expect(throws: LoadError.self) { try await load.value }
+            #expect(error?.kind == .interrupted)
+            #expect(error?.recordsBefore == 10)
+            let stored = try store.read { try $0.count(of: NewsSchema.articles) }
+            #expect(stored == 10)
+        }
+    }
+
+    /// `count` generated articles as JSON Lines.
+    private func articleLines(count: Int) throws -> Data {
+        var generator = ArticleGenerator(seed: 7)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        var out = Data()
+        for i in 0..<count {
+            out.append(try encoder.encode(generator.article(index: i)))
+            out.append(0x0A)
+        }
+        return out
+    }
+}

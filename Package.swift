@@ -58,7 +58,7 @@ let package = Package(
             name: "quire",
             dependencies: [
                 "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
-                "QuireServe", "QuireCluster",
+                "QuireServe", "QuireCluster", "CMalloc",
             ],
             swiftSettings: strict),
         .executableTarget(

@@ -10,8 +10,13 @@
 #include <malloc.h>
 /* 1 when pages went back to the system. */
 static inline int quire_malloc_trim(void) { return malloc_trim(0); }
+/* Allocations of `bytes` or more are mapped on their own and unmapped when freed, whatever
+   was freed before (glibc otherwise raises the threshold to the largest mapped block freed, and
+   later blocks of that size stay in the heap of the thread that freed them). 1 on success. */
+static inline int quire_malloc_map_from(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 #else
 static inline int quire_malloc_trim(void) { return 0; }
+static inline int quire_malloc_map_from(int bytes) { (void)bytes; return 0; }
 #endif
 
 #endif

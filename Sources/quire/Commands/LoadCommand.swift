@@ -1,3 +1,4 @@
+internal import CMalloc
 import Foundation
 import Quire
 import QuireFetch
@@ -11,6 +12,11 @@ import QuireFetch
 /// committed; Ctrl-C stops at a chunk boundary.
 enum LoadCommand {
     static func run(_ options: LoadOptions, context: CommandContext) async throws {
+        // A load's large buffers (blocks of input, encoded chunks, the sort window) are freed on
+        // other threads than the ones that allocated them: mapped on their own, they go back to
+        // the system when freed. With glibc's sliding threshold they stayed in per-thread heaps,
+        // and a load of 1M articles peaked at 273 MiB of anonymous memory instead of 170 MiB.
+        _ = quire_malloc_map_from(4 << 20)
         let reader: LineBlockReader
         do {
             reader = try LineBlockReader(path: options.path, isInterrupted: { InterruptFlag.isRaised })

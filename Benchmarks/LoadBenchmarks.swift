@@ -134,21 +134,26 @@ final class QuireLoadBenchmark: Benchmark {
 /// line into a staging table (one transaction, WAL), then into a table keyed by id with the
 /// date and section extracted (the indexes `quire load` writes), the document kept whole. `.again`, the
 /// baseline of the reload group: the same file imported over the same import done before the
-/// sample (untimed), each row replacing its own.
+/// sample (untimed), each row replacing its own. `load.sqlite.jsonl.fts5`, not a baseline: the
+/// import and, in the same transaction, a contentless FTS5 index over the text `quire load`
+/// indexes (the six columns of `insert.sqlite.fts5`), the counterpart of `load.quire.jsonl`.
 final class SQLiteLoadBenchmark: Benchmark {
     let name: String
     let group: String
-    let isBaseline = true
+    let isBaseline: Bool
     private let count: Int
     private let kind: LoadKind
+    private let fullText: Bool
     private var input: JSONLinesInput?
     private var directory: URL?
     private var database: OpaquePointer?
 
-    init(count: Int, kind: LoadKind = .empty) {
+    init(count: Int, kind: LoadKind = .empty, fullText: Bool = false) {
         self.count = count
         self.kind = kind
-        name = "load.sqlite.jsonl" + kind.suffix
+        self.fullText = fullText
+        isBaseline = !fullText
+        name = "load.sqlite.jsonl" + kind.suffix + (fullText ? ".fts5" : "")
         group = kind.group
     }
 
@@ -167,6 +172,13 @@ final class SQLiteLoadBenchmark: Benchmark {
         try execute("CREATE TABLE articles (id TEXT PRIMARY KEY, published_at TEXT, section TEXT, doc TEXT)")
         try execute("CREATE INDEX articles_date ON articles(published_at)")
         try execute("CREATE INDEX articles_section ON articles(section)")
+        if fullText {
+            try execute(
+                """
+                CREATE VIRTUAL TABLE articles_fts USING fts5(headline, abstract, snippet, lead_paragraph, keywords, byline,
+                    content = '', tokenize = 'unicode61 remove_diacritics 2')
+                """)
+        }
         if kind != .empty { _ = try run() }
     }
 
@@ -201,6 +213,17 @@ final class SQLiteLoadBenchmark: Benchmark {
             INSERT OR REPLACE INTO articles SELECT json_extract(doc, '$.id'), json_extract(doc, '$.publishedAt'),
                 json_extract(doc, '$.section'), doc FROM staging
             """)
+        if fullText {
+            try execute(
+                """
+                INSERT INTO articles_fts(rowid, headline, abstract, snippet, lead_paragraph, keywords, byline)
+                SELECT rowid, json_extract(doc, '$.headline'), json_extract(doc, '$.abstract'),
+                    json_extract(doc, '$.snippet'), json_extract(doc, '$.leadParagraph'),
+                    (SELECT group_concat(json_extract(value, '$.value'), ' ') FROM json_each(doc, '$.keywords')),
+                    json_extract(doc, '$.byline')
+                FROM articles
+                """)
+        }
         try execute("DROP TABLE staging")
         try execute("COMMIT")
         return lines

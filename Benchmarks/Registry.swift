@@ -20,6 +20,7 @@ enum Registry {
             GroupCommitBenchmark(corpus: corpus),
             SQLiteLoadBenchmark(count: loadRecords),
             QuireLoadBenchmark(count: loadRecords, searchable: false),
+            SQLiteLoadBenchmark(count: loadRecords, fullText: true),
             QuireLoadBenchmark(count: loadRecords, searchable: true),
             SQLiteLoadBenchmark(count: loadRecords, kind: .again),
             QuireLoadBenchmark(count: loadRecords, searchable: true, kind: .again),
@@ -73,6 +74,8 @@ enum Registry {
         ("decode.quire", "decode.hand"),
         ("decode.quire.checked", "decode.quire"),
         ("read.scan.quire.1t", "read.scan.1t"),
+        // The full load with full-text indexes on both sides.
+        ("load.quire.jsonl", "load.sqlite.jsonl.fts5"),
     ] + SearchQueryClass.allCases.flatMap { kind in
         // Issue 20: Quire ≥ 2× FTS5 on each thread count, and 2 threads ≥ 1.7× one.
         [

@@ -30,13 +30,14 @@ struct BenchOptions {
           --load-records N     Articles in the load cases' generated JSON Lines file (default: --records);
                                they stream it to a temporary file, so 1000000 needs no corpus of that size.
           --samples N          Timed samples per case after one warm-up (default: \(defaultSamples); --quick: \(quickSamples)).
-          --filter SUBSTRING   Run only cases whose name contains it (repeatable; any match runs).
+          --filter SUBSTRING   Run only cases whose name contains it (repeatable; any match runs);
+                               a trailing $ asks for the whole name (load.quire.jsonl$, not its reloads).
           --quick              Fewer records and samples: a run in under a minute.
           --interleave         Run the cases of a group in turns, a sample of each, so that a ratio's two
                                sides share the machine's drift (all of a group's cases are set up at once).
           --json FILE          Write machine-readable results (schema in Benchmarks/README.md).
           --chart FILE         Write an SVG bar chart of the ratios.
-          --list               List the case names and exit.
+          --list               List the case names (those the filters select) and exit.
 
         quire-bench --scale [--sizes N,N,...] [--search] [--scale-chart FILE] [--scale-json FILE]
           How bulk insert, point gets, scans and verify grow with the store (default sizes
@@ -91,6 +92,6 @@ struct BenchOptions {
     }
 
     func selects(_ name: String) -> Bool {
-        filters.isEmpty || filters.contains { name.contains($0) }
+        filters.isEmpty || filters.contains { $0.hasSuffix("$") ? name == $0.dropLast() : name.contains($0) }
     }
 }

@@ -39,7 +39,9 @@ do {
 // Generating the corpus is cheap next to the cases; it is shared so every case sees the same data.
 if options.list {
     do {
-        for benchmark in Registry.all(corpus: try Corpus(count: 1), loadRecords: 1) { print(benchmark.name) }
+        for benchmark in Registry.all(corpus: try Corpus(count: 1), loadRecords: 1) where options.selects(benchmark.name) {
+            print(benchmark.name)
+        }
     } catch {
         fail("cannot generate the corpus: \(error)", status: 1)
     }

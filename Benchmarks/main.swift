@@ -79,10 +79,12 @@ for batch in batches {
         results += try runner.runInterleaved(batch)
     } catch {
         corpus.cleanUp()
+        JSONLinesInput.removeShared()
         fail("\(batch.map(\.name).joined(separator: ", ")): \(error)", status: 1)
     }
 }
 corpus.cleanUp()
+JSONLinesInput.removeShared()
 
 let ratios = Ratios.compute(results)
 print("")

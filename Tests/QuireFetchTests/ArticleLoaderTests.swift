@@ -16,10 +16,10 @@ import Testing
     @Test func anInterruptWhileWaitingForInputKeepsTheBlockReadBeforeIt() async throws {
         try await withTemporaryDirectory("loader") { dir in
             let fifo = dir + "/input"
-            #expect(mkfifo(fifo, 0o600) == 0)
+            try #require(mkfifo(fifo, 0o600) == 0)
             // Opened for reading and writing, so that neither side's open waits for the other.
             let writer = open(fifo, O_RDWR)
-            #expect(writer >= 0)
+            try #require(writer >= 0)
             defer { close(writer) }
             let lines = try articleLines(count: 10)
             let written = lines.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }

@@ -60,10 +60,6 @@ enum SearchSegmentMerge {
         bytes: Int, isCancelled: (() -> Bool)?
     ) throws -> [UInt8]? {
         var poll = CancellationPoll(every: 4_096)
-        var sources: [TermBlockSource] = []
-        for start in starts {
-            sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, keys: keys, from: from))
-        }
         // The batch's runs, copied out: the deletes below change the pages they were read from.
         var terms: [UInt8] = []
         var termEnds: [Int] = []
@@ -73,22 +69,32 @@ enum SearchSegmentMerge {
         var blockBounds: [UInt32] = []  // each block's first document, its key's number
         var runEnds: [Int] = []  // each term's last block + 1
         var next: [UInt8]?
-        var merger = TermBlockMerger(sources)
-        try merger.forEachTerm { term, bounds, values in
-            guard blocks.count < bytes else {
-                next = Array(term)
-                return false
+        do {
+            // A cursor a segment, closed at the end of this scope: LMDB walks every cursor open on
+            // a database at each delete and put in it, and a 1M load has 84 segments (with them
+            // open, the deletes and puts below took half of the load's final merge).
+            var sources: [TermBlockSource] = []
+            for start in starts {
+                sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, keys: keys, from: from))
             }
-            for (value, bound) in zip(values, bounds) {
-                try poll.step(isCancelled)
-                blocks.append(contentsOf: value)
-                blockEnds.append(blocks.count)
-                blockBounds.append(bound)
+            var merger = TermBlockMerger(sources)
+            sources = []
+            try merger.forEachTerm { term, bounds, values in
+                guard blocks.count < bytes else {
+                    next = Array(term)
+                    return false
+                }
+                for (value, bound) in zip(values, bounds) {
+                    try poll.step(isCancelled)
+                    blocks.append(contentsOf: value)
+                    blockEnds.append(blocks.count)
+                    blockBounds.append(bound)
+                }
+                terms.append(contentsOf: term)
+                termEnds.append(terms.count)
+                runEnds.append(blockEnds.count)
+                return true
             }
-            terms.append(contentsOf: term)
-            termEnds.append(terms.count)
-            runEnds.append(blockEnds.count)
-            return true
         }
         try txn.checkIntact()
         // The batch's blocks out of every segment: keys from `prefix from` below `prefix next 0x00`.
@@ -256,10 +262,11 @@ struct TermBlockMerger {
     private mutating func siftDown(_ start: Int) {
         var i = start
         while true {
+            // The two children by hand: an array literal of them cost an allocation a step.
+            let left = 2 * i + 1
             var smallest = i
-            for child in [2 * i + 1, 2 * i + 2] where child < heap.count && precedes(heap[child], heap[smallest]) {
-                smallest = child
-            }
+            if left < heap.count && precedes(heap[left], heap[smallest]) { smallest = left }
+            if left + 1 < heap.count && precedes(heap[left + 1], heap[smallest]) { smallest = left + 1 }
             guard smallest != i else { return }
             heap.swapAt(i, smallest)
             i = smallest

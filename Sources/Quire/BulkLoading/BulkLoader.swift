@@ -195,6 +195,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try file.appendRun(&merger)
         held = []
         heldBytes = 0
+        // The window's arrays go back to the system before the next window fills: freed on this
+        // thread after other threads allocated them, they otherwise stayed in those threads' heaps.
+        returnFreedMemory()
         pending += file.runs.last?.inputCount ?? 0
         progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
     }

@@ -91,7 +91,8 @@ let package = Package(
             dependencies: ["QuireCluster", "Quire", "QuireFetch", "QuireFixtures", "QuireHTTP", "QuireNews", "QuireTestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "CLITests", dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFixtures", "QuireTestSupport"],
+            name: "CLITests",
+            dependencies: ["quire", "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireFetch", "QuireFixtures", "QuireTestSupport"],
             swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,6 @@
 import Foundation
 import Quire
 import QuireFetch
-import QuireFixtures
 import QuireNews
 import QuireTestSupport
 import Synchronization
@@ -21,7 +20,7 @@ import Testing
             let writer = open(fifo, O_RDWR)
             try #require(writer >= 0)
             defer { close(writer) }
-            let lines = try articleLines(count: 10)
+            let lines = try generatedJSONL(count: 10, seed: 7)
             let written = lines.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
             #expect(written == lines.count)
 
@@ -50,18 +49,5 @@ import Testing
             let stored = try store.read { try $0.count(of: NewsSchema.articles) }
             #expect(stored == 10)
         }
-    }
-
-    /// `count` generated articles as JSON Lines.
-    private func articleLines(count: Int) throws -> Data {
-        var generator = ArticleGenerator(seed: 7)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        var out = Data()
-        for i in 0..<count {
-            out.append(try encoder.encode(generator.article(index: i)))
-            out.append(0x0A)
-        }
-        return out
     }
 }

@@ -72,7 +72,7 @@ enum SearchSegmentMerge {
         do {
             // A cursor a segment, closed at the end of this scope: LMDB walks every cursor open on
             // a database at each delete and put in it, and a 1M load has 84 segments (with them
-            // open, the deletes and puts below took half of the load's final merge).
+            // open during the deletes and puts below, its final merge took 13 s instead of 7.5).
             var sources: [TermBlockSource] = []
             for start in starts {
                 sources.append(try TermBlockSource(try txn.cursor(in: database), segment: start, keys: keys, from: from))

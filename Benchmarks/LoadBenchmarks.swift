@@ -55,11 +55,13 @@ final class JSONLinesInput: Sendable {
     /// kept for the others until ``removeShared()``: generating a million articles takes about
     /// eleven minutes, longer than any load case's run.
     static func shared(count: Int, revision: Int = 0) throws -> JSONLinesInput {
-        let key = "\(count).\(revision)"
-        if let input = files.withLock({ $0[key] }) { return input }
-        let input = try JSONLinesInput(count: count, revision: revision)
-        files.withLock { $0[key] = input }
-        return input
+        try files.withLock { files in
+            let key = "\(count).\(revision)"
+            if let input = files[key] { return input }
+            let input = try JSONLinesInput(count: count, revision: revision)
+            files[key] = input
+            return input
+        }
     }
 
     /// Removes the shared files (at the end of the run).
@@ -148,7 +150,6 @@ final class QuireLoadBenchmark: Benchmark {
         scratch?.close()
         scratch = nil
     }
-
 }
 
 /// `load.sqlite.jsonl`, the baseline: what `sqlite3`'s `.import` and an `INSERT … SELECT
@@ -257,7 +258,6 @@ final class SQLiteLoadBenchmark: Benchmark {
         if let directory { try? FileManager.default.removeItem(at: directory) }
         directory = nil
     }
-
 
     private func execute(_ sql: String) throws { try check(sqlite3_exec(database, sql, nil, nil, nil), sql) }
 

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Quire
 
-/// `forEachJSON` writes batches of records' JSON on every core; what it hands out must be what
-/// a walk of one record at a time gives.
+/// `forEachJSON` writes batches of records' JSON on every core, a batch a core; what it hands out
+/// must be what a walk of one record at a time gives.
 @Suite struct JSONWalkTests {
     struct Item: Codable, Sendable, Equatable {
         var id: String
@@ -53,7 +53,8 @@ import Testing
     }
 
     @Test func batchesHandOutWhatOneRecordAtATimeGives() async throws {
-        let count = JSONBatchRenderer.batchSize * 2 + 321
+        // More batches than the walk's ring holds, so that batches are reused.
+        let count = JSONBatchRenderer.batchSize * (Parallelism.parts + 3) + 321
         try await Self.withItems(count, in: Self.items) { store in
             for reverse in [false, true] {
                 let expected = try Self.oneByOne(store, reverse: reverse)
@@ -66,6 +67,7 @@ import Testing
             #expect(decoded == Self.item(1500))
             // Stopped in the middle of a batch: exactly as many calls as asked.
             #expect(try Self.walked(store, stopAfter: 1500).count == 1500)
+            #expect(try Self.walked(store, stopAfter: JSONBatchRenderer.batchSize * 4 + 5).count == JSONBatchRenderer.batchSize * 4 + 5)
             #expect(try Self.walked(store, stopAfter: 1).map(\.0) == ["k00000"])
             // A range shorter than a batch.
             let range = StoreKeyRange.closed(.string("k00100"), .string("k00149"))
@@ -74,7 +76,7 @@ import Testing
     }
 
     /// Records another process wrote with a field name this process's table lacks: the batch's
-    /// parts cannot write them and the walk writes them alone, after loading the new names.
+    /// renderers cannot write them and the walk writes them alone, after loading the new names.
     @Test func recordsWithNamesInternedElsewhereAreWrittenAfterAReload() async throws {
         try await withTemporaryStorePath { path in
             let store = try Store(path: path)

@@ -59,58 +59,57 @@ extension StoreReading where Self: ~Copyable {
         var table: FieldTable?  // fetched once for the walk, not per record
         var json: [UInt8] = []
         json.reserveCapacity(4096)
-        /// Two batches: one filled by the walk while the other renders, then is handed out.
-        var batches = [JSONWalkBatch(), JSONWalkBatch()]
+        /// A ring of batches: one filled by the walk while the others render, a core each, and
+        /// are handed out in the order they were filled.
+        var batches = (0...Parallelism.parts).map { _ in JSONWalkBatch() }
         var filling = 0
-        var rendering: BackgroundWork<[JSONBatchRenderer.Part]>?
-        // The render reads the map: it never outlives this call (and its transaction).
-        defer { _ = rendering?.wait() }
+        // The renders read the map: none outlives this call (and its transaction).
+        defer { for batch in batches { _ = batch.rendering?.wait() } }
 
-        /// Hands out the batch that rendered (`batches[index]`) in order; false when `body` stopped the walk.
-        func handOut(_ index: Int, _ parts: [JSONBatchRenderer.Part]) throws -> Bool {
+        /// Hands out the rendered batch `batches[index]` in order; false when `body` stopped the walk.
+        func handOut(_ index: Int, _ output: JSONBatchRenderer.Output) throws -> Bool {
             let batch = batches[index]
             var next = 0
-            for part in parts {
-                let stopped = try batch.renderer.withBytes(of: part) { bytes in
-                    var start = 0
-                    for end in part.ends {
-                        json.removeAll(keepingCapacity: true)
-                        json.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-                        start = end
-                        if try !body(batch.keys[next], json) { return true }
-                        next += 1
-                    }
-                    return false
-                }
-                if stopped { return false }
-                guard part.failedAt != nil else { continue }
-                // The rest of the part, one by one: the field table is refreshed when the record
-                // has an id it lacks; a damaged record throws here, as in a serial walk.
-                while next < part.range.upperBound {
-                    try withFieldRetry(&table) { table in
-                        json.removeAll(keepingCapacity: true)
-                        try CompactValue.appendJSON(from: batch.records[next], fields: table, options: options, to: &json)
-                    }
-                    if try !body(batch.keys[next], json) { return false }
+            let stopped = try batch.renderer.withBytes { bytes in
+                var start = 0
+                for end in output.ends {
+                    json.removeAll(keepingCapacity: true)
+                    json.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                    start = end
+                    if try !body(batch.keys[next], json) { return true }
                     next += 1
                 }
+                return false
+            }
+            if stopped { return false }
+            guard output.failedAt != nil else { return true }
+            // The rest of the batch, one by one: the field table is refreshed when the record
+            // has an id it lacks; a damaged record throws here, as in a serial walk.
+            while next < batch.records.count {
+                try withFieldRetry(&table) { table in
+                    json.removeAll(keepingCapacity: true)
+                    try CompactValue.appendJSON(from: batch.records[next], fields: table, options: options, to: &json)
+                }
+                if try !body(batch.keys[next], json) { return false }
+                next += 1
             }
             return true
         }
-        /// Starts rendering the batch the walk filled and hands out the one rendered before it.
+        /// Starts rendering the batch the walk filled, moves on to the next in the ring, and
+        /// hands that one out first if it is still in flight (the oldest).
         func advance() throws -> Bool {
-            let rendered = rendering.map { (index: 1 - filling, parts: $0.wait()) }
-            rendering = nil
             if !batches[filling].records.isEmpty {
                 let fields = table ?? writingFields ?? store.fields
                 table = fields
                 let (renderer, records) = (batches[filling].renderer, MappedRecords(records: batches[filling].records))
-                rendering = BackgroundWork { renderer.render(records, fields: fields, options: options) }
+                batches[filling].rendering = BackgroundWork { renderer.render(records, fields: fields, options: options) }
             }
-            filling = 1 - filling
-            guard let rendered else { return true }
-            defer { batches[rendered.index].removeAll() }
-            return try handOut(rendered.index, rendered.parts)
+            filling = (filling + 1) % batches.count
+            guard let rendering = batches[filling].rendering else { return true }
+            let output = rendering.wait()
+            batches[filling].rendering = nil
+            defer { batches[filling].removeAll() }
+            return try handOut(filling, output)
         }
         var stopped = false
         try walk { key, record in
@@ -122,7 +121,10 @@ extension StoreReading where Self: ~Copyable {
             }
             return true
         }
-        // The last batch, then the one still rendering.
-        if !stopped, try advance() { _ = try advance() }
+        // The last batch, then every one still rendering, in order.
+        guard !stopped else { return }
+        for _ in batches.indices {
+            if try !advance() { return }
+        }
     }
 }

@@ -14,6 +14,19 @@ extension StoreReading where Self: ~Copyable {
         inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool
     ) throws {
+        var json: [UInt8] = []
+        try forEachJSONBytes(inCollectionNamed: name, range: range, reverse: reverse) { key, bytes in
+            try body(key, Self.reusing(&json, bytes))
+        }
+    }
+
+    /// ``forEachJSON(inCollectionNamed:range:reverse:_:)`` handing out each record's JSON where
+    /// it was written (valid only during the call of `body`), without copying it into an array:
+    /// what `quire dump` writes out.
+    package func forEachJSONBytes(
+        inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, UnsafeBufferPointer<UInt8>) throws -> Bool
+    ) throws {
         let c = try store.resolved(name)
         try walkJSON(c, body) { collect in
             try forEachEntry(in: c.records, range: range.lmdb, reverse: reverse) { key, entry in
@@ -30,6 +43,18 @@ extension StoreReading where Self: ~Copyable {
         inCollectionNamed name: String, byIndex index: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool
     ) throws {
+        var json: [UInt8] = []
+        try forEachJSONBytes(inCollectionNamed: name, byIndex: index, range: range, reverse: reverse) { key, bytes in
+            try body(key, Self.reusing(&json, bytes))
+        }
+    }
+
+    /// ``forEachJSON(inCollectionNamed:byIndex:range:reverse:_:)`` handing out each record's
+    /// JSON where it was written, as ``forEachJSONBytes(inCollectionNamed:range:reverse:_:)``.
+    package func forEachJSONBytes(
+        inCollectionNamed name: String, byIndex index: String, range: StoreKeyRange = .all, reverse: Bool = false,
+        _ body: (StoreKey, UnsafeBufferPointer<UInt8>) throws -> Bool
+    ) throws {
         let c = try store.resolved(name)
         let entries = try store.indexDatabase(name, index)
         try walkJSON(c, body) { collect in
@@ -41,10 +66,17 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// `bytes` in `array`, whose storage is reused from record to record.
+    private static func reusing(_ array: inout [UInt8], _ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        array.removeAll(keepingCapacity: true)
+        array.append(contentsOf: bytes)
+        return array
+    }
+
     /// Hands out as JSON, in order, the records that `walk` gives to its `collect` (a key and
     /// the record's bytes in the map), until `body` or `collect` returns false.
     private func walkJSON(
-        _ c: RegisteredCollection, _ body: (StoreKey, [UInt8]) throws -> Bool,
+        _ c: RegisteredCollection, _ body: (StoreKey, UnsafeBufferPointer<UInt8>) throws -> Bool,
         walk: (_ collect: (StoreKey, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws {
         // `collect` calls `body`, so it is passed as escaping; it does not outlive this call.
@@ -52,13 +84,12 @@ extension StoreReading where Self: ~Copyable {
     }
 
     private func walkJSON(
-        _ c: RegisteredCollection, escapable body: @escaping (StoreKey, [UInt8]) throws -> Bool,
+        _ c: RegisteredCollection, escapable body: @escaping (StoreKey, UnsafeBufferPointer<UInt8>) throws -> Bool,
         walk: (_ collect: (StoreKey, UnsafeRawBufferPointer) throws -> Bool) throws -> Void
     ) throws {
         let options = c.decoder.options
         var table: FieldTable?  // fetched once for the walk, not per record
-        var json: [UInt8] = []
-        json.reserveCapacity(4096)
+        var json: [UInt8] = []  // a record written alone
         /// A ring of batches: one filled by the walk while the others render, a core each, and
         /// are handed out in the order they were filled.
         var batches = (0...Parallelism.parts).map { _ in JSONWalkBatch() }
@@ -73,10 +104,8 @@ extension StoreReading where Self: ~Copyable {
             let stopped = try batch.renderer.withBytes { bytes in
                 var start = 0
                 for end in output.ends {
-                    json.removeAll(keepingCapacity: true)
-                    json.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                    if try !body(batch.keys[next], UnsafeBufferPointer(rebasing: bytes[start..<end])) { return true }
                     start = end
-                    if try !body(batch.keys[next], json) { return true }
                     next += 1
                 }
                 return false
@@ -90,7 +119,7 @@ extension StoreReading where Self: ~Copyable {
                     json.removeAll(keepingCapacity: true)
                     try CompactValue.appendJSON(from: batch.records[next], fields: table, options: options, to: &json)
                 }
-                if try !body(batch.keys[next], json) { return false }
+                if try !json.withUnsafeBufferPointer({ try body(batch.keys[next], $0) }) { return false }
                 next += 1
             }
             return true

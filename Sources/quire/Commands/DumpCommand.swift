@@ -63,12 +63,13 @@ enum DumpCommand {
     /// ``walk(_:_:_:_:)`` for the JSON formats: each record's JSON made from its bytes, by the
     /// date index for a date range, by the section index for a section, else in key order.
     static func walkJSON(
-        _ snap: borrowing Snapshot, _ collection: String, _ options: DumpOptions, _ body: ([UInt8]) throws -> Bool
+        _ snap: borrowing Snapshot, _ collection: String, _ options: DumpOptions,
+        _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool
     ) throws {
         let definition = try snap.definition(ofCollectionNamed: collection)
         var remaining = options.limit ?? .max
         guard remaining > 0 else { return }
-        func emit(_ json: [UInt8]) throws -> Bool {
+        func emit(_ json: UnsafeBufferPointer<UInt8>) throws -> Bool {
             remaining -= 1
             return try body(json) && remaining > 0
         }
@@ -76,17 +77,17 @@ enum DumpCommand {
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
                 throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
             }
-            try snap.forEachJSON(inCollectionNamed: collection, byIndex: index.name, range: dateRange(options)) { _, json in
+            try snap.forEachJSONBytes(inCollectionNamed: collection, byIndex: index.name, range: dateRange(options)) { _, json in
                 try emit(json)
             }
         } else if let section = options.section,
             let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
         {
-            try snap.forEachJSON(inCollectionNamed: collection, byIndex: index.name, range: .exactly(.string(section))) { _, json in
+            try snap.forEachJSONBytes(inCollectionNamed: collection, byIndex: index.name, range: .exactly(.string(section))) { _, json in
                 try emit(json)
             }
         } else {
-            try snap.forEachJSON(inCollectionNamed: collection) { _, json in try emit(json) }
+            try snap.forEachJSONBytes(inCollectionNamed: collection) { _, json in try emit(json) }
         }
     }
 

@@ -32,7 +32,7 @@ enum WholeStoreDump {
             for name in ordered where name != "articles" {
                 try output.write(bytes: header("collection", name))
                 try output.write("\n")
-                try snap.forEachJSON(inCollectionNamed: name) { _, json in
+                try snap.forEachJSONBytes(inCollectionNamed: name) { _, json in
                     try output.write(bytes: json)
                     try output.write("\n")
                     return !context.isInterrupted
@@ -50,7 +50,7 @@ enum WholeStoreDump {
             if ordered.last == "articles" {
                 try output.write(bytes: header("collection", "articles"))
                 try output.write("\n")
-                try snap.forEachJSON(inCollectionNamed: "articles") { _, json in
+                try snap.forEachJSONBytes(inCollectionNamed: "articles") { _, json in
                     try output.write(bytes: json)
                     try output.write("\n")
                     return !context.isInterrupted

@@ -42,7 +42,7 @@ final class RecordWriter {
     }
 
     /// A record already written as JSON (the JSON formats only).
-    func write(json: [UInt8]) throws(OutputError) {
+    func write(json: UnsafeBufferPointer<UInt8>) throws(OutputError) {
         precondition(format == .jsonl || format == .json, "JSON bytes for the \(format) format")
         if format == .json { try output.write(count == 0 ? "\n" : ",\n") }
         try output.write(bytes: json)

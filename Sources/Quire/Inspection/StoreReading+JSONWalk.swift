@@ -1,15 +1,14 @@
 import QuireCodec
 internal import QuireLMDB
 
-/// Walks that hand out records as JSON written straight from their bytes, a batch at a time on
-/// every core: what `quire dump` runs, in key order or in an index's order.
+/// Walks that hand out records as JSON written straight from their bytes, a batch a core at a
+/// time: what `quire dump` runs, in key order or in an index's order.
 extension StoreReading where Self: ~Copyable {
     /// Walks a collection by name as JSON records, in key order, until `body` returns false: the
-    /// dump's fast path. Each record's JSON is written straight from its bytes, a batch of
-    /// records at a time on every core while the batch before is handed out (`body` is still
-    /// called in order, on this thread), into one reused buffer, valid only during the call of
-    /// `body`. Inside a write transaction, `body` must not write: the batches still point into
-    /// the pages a write could change.
+    /// dump's fast path. Each record's JSON is written straight from its bytes, batches of
+    /// records on every core (a batch a core) while the ones before are handed out (`body` is
+    /// still called in order, on this thread). Inside a write transaction, `body` must not
+    /// write: the batches still point into the pages a write could change.
     public func forEachJSON(
         inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool

@@ -3,7 +3,7 @@ import Quire
 
 /// `dump.quire.tree` (baseline: each record decoded to a `CompactValue` tree, then written as
 /// JSON, what `quire dump` did) and `dump.quire.json` (JSON written straight from the record
-/// bytes, `snapshot.forEachJSON`, what it does now): every article of the shared read store,
+/// bytes, `snapshot.forEachJSONBytes`, what it does now): every article of the shared read store,
 /// in key order, in one snapshot. Records/s is what `quire dump` can reach before its output.
 /// `dump.quire.json.zstd`: the same from the store with its records compressed (a default
 /// store's articles), so each record is decompressed first.
@@ -42,7 +42,7 @@ final class DumpBenchmark: Benchmark {
             var bytes = 0
             var count = 0
             if direct {
-                try snapshot.forEachJSON(inCollectionNamed: name) { _, json in
+                try snapshot.forEachJSONBytes(inCollectionNamed: name) { _, json in
                     bytes += json.count
                     count += 1
                     return true

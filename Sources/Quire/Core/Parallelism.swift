@@ -27,10 +27,11 @@ enum Parallelism {
     }
 }
 
-/// Records' bytes in the map, read by the parts' threads of ``Parallelism/inParts(count:_:)``.
+/// Records' bytes in the map, read by the parts' threads of ``Parallelism/inParts(count:_:)``
+/// or by a ``BackgroundWork`` (a JSON walk's renders).
 /// @unchecked: they are only read, and the caller's read transaction (holding the map still
-/// behind the reader gate) lasts until `concurrentPerform` has returned, so every pointer stays
-/// valid while it is used.
+/// behind the reader gate) lasts until the work that reads them has returned (`concurrentPerform`,
+/// or the background work waited for), so every pointer stays valid while it is used.
 struct MappedRecords: @unchecked Sendable {
     let records: [UnsafeRawBufferPointer]
 }

@@ -368,6 +368,73 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
         }
     }
 
+    /// A merge whose batch stops inside a common term (its blocks in every segment, more than a
+    /// batch) goes on from the segment it stopped at; writes meanwhile — upserts that add or drop
+    /// that term in documents on either side of the stop, new documents, a delete — land where
+    /// readers and verify look for them, and older builds refuse the index meanwhile.
+    @Test func aMergeStoppedInsideATermGoesOnFromItsSegment() async throws {
+        let values = segmentNotes(900, seed: 43)
+        try await withNotes([]) { store in
+            try await withNotes([]) { reference in
+                _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 100)) { loader in
+                    loader.stopsCompaction(when: { true })
+                    try await loader.submit(values[...])
+                }
+                #expect(try segments(store).starts.count == 9)
+                let dbs = try #require(try store.resolved(notes.name).search)
+                let stops = Mutex<[SegmentMergeProgress]>([])
+                let written = Mutex<[Note]?>(nil)
+                let midway = Mutex<VerificationReport?>(nil)
+                let outcome = try await store.writer.run {
+                    try store.compactSearchIndexAfterLoad(
+                        notes, written: 900,
+                        betweenMergeBatches: {
+                            let (progress, state) = try store.read { snap in
+                                (try SegmentMergeProgress.stored(dbs, snap.lmdb), try SearchState.stored(dbs, snap.lmdb))
+                            }
+                            guard let progress, progress.nextSegment != nil else { return }
+                            #expect(state.mergingInsideTerm && state.merging)
+                            stops.withLock { $0.append(progress) }
+                            guard written.withLock({ $0 == nil }) else { return }
+                            let word = String(decoding: progress.next, as: UTF8.self)
+                            var changed = stride(from: 40, to: 900, by: 170).map { values[$0] }
+                            for i in changed.indices {
+                                changed[i].body = i % 2 == 0 ? "zyzzyva quokka" : "\(word) zyzzyva \(changed[i].body)"
+                            }
+                            changed += (0..<3).map { note("late-\($0)", "\(word) quokka", values[$0].body, day: 950 + $0) }
+                            try store.writeNow { txn in
+                                try txn.put(contentsOf: changed, in: notes)
+                                try txn.delete(.string(values[500].id), from: notes)
+                            }
+                            written.withLock { $0 = changed }
+                            midway.withLock { $0 = try? store.verify() }
+                        }, mergeBatchBytes: 2 << 10)
+                }
+                #expect(outcome != nil)
+                let stopped = stops.withLock { $0 }
+                #expect(!stopped.isEmpty)
+                // The stops go on from one segment to a later one of the same term.
+                #expect(zip(stopped, stopped.dropFirst()).contains { $0.next == $1.next && $0.nextSegment! < $1.nextSegment! })
+                let report = midway.withLock { $0 }
+                #expect(report?.isSound == true, "\(report?.problems ?? [])")
+                #expect(try segments(store) == ([], false))
+                #expect(try merging(store) == false)
+                #expect(try store.verify().isSound)
+                let changed = try #require(written.withLock { $0 })
+                var final = Dictionary(uniqueKeysWithValues: values.map { ($0.id, $0) })
+                for note in changed { final[note.id] = note }
+                final[values[500].id] = nil
+                let expected = final.values.sorted { $0.id < $1.id }
+                try await reference.bulkInsert(expected, into: notes, options: BulkInsertOptions(chunkSize: 10_000))
+                try expectSameAnswers(store, reference, expected)
+                let word = String(decoding: stopped[0].next, as: UTF8.self)
+                for query in [word, "\(word) zyzzyva", "quokka", "\"\(word) quokka\""] {
+                    #expect(try ids(store, query) == ids(reference, query), "\(query)")
+                }
+            }
+        }
+    }
+
     /// A block moved into another segment holds documents outside that segment: verify says so.
     @Test func verifyFindsABlockOutsideItsSegment() async throws {
         let values = segmentNotes(400, seed: 9)

@@ -158,13 +158,13 @@ extension Store {
 
     /// The most segments a large load's end merges in place (above, it copies every block into
     /// the other posting database). A batch touches a page of every segment it reads from, so
-    /// the merge writes about segments × batches pages, and the batches grow with the segments:
-    /// the square of their number. A 1M load has about 83 (its end 57 → 53 s in place); a 10M
-    /// load about 830: merged in place it takes about as long as the copy and leaves a smaller
-    /// file (1.05× its JSON Lines against 1.2×), but the load peaked at 271–277 MiB of anonymous
-    /// memory during the merge (about 210 with the copy), and most of the merge's time went to
-    /// LMDB's search of its free list for runs of pages (docs/SEARCH.md).
-    static let segmentsMergedInPlace = 128
+    /// the merge writes about segments × batches pages, the square of their number. A 1M load has
+    /// about 83 segments, a 10M load about 830: merged in place, its end leaves the file near its
+    /// packed size (1.05× its JSON Lines against 1.2× after the copy, which leaves the segments'
+    /// pages free), in about as long. Its memory stays that of a batch since batches stop inside
+    /// a term (a common word's blocks at 10M articles are hundreds of megabytes; with whole
+    /// terms, the load peaked at 271–277 MiB of anonymous memory during the merge).
+    static let segmentsMergedInPlace = 1_024
 
     /// Merges the segments into the main blocks in place, a batch of terms a transaction
     /// (``SearchSegmentMerge/mergeBatch(_:_:segments:from:bytes:isCancelled:)``), recording
@@ -184,8 +184,9 @@ extension Store {
                 let bytes = try txn.lmdb.statistics(of: postings).bytes
                 let starts = state.segmented ? try state.segmentKeys.starts(try txn.lmdb.cursor(in: postings)) : []
                 guard let newest = starts.last else {
-                    if state.segmented || state.merging || state.lowSegments {
+                    if state.segmented || state.merging || state.lowSegments || state.mergingInsideTerm {
                         (state.segmented, state.merging, state.lowSegments) = (false, false, false)
+                        state.mergingInsideTerm = false
                         try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
                     }
                     try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)
@@ -198,13 +199,14 @@ extension Store {
                     bytes: batchBytes, isCancelled: isCancelled)
                 if let next {
                     try txn.lmdb.put(
-                        SegmentMergeProgress(last: progress.last, next: next).bytes, forKey: SearchDatabases.mergeKey,
-                        in: dbs.state)
+                        SegmentMergeProgress(last: progress.last, next: next.term, nextSegment: next.segment).bytes,
+                        forKey: SearchDatabases.mergeKey, in: dbs.state)
                 } else {
                     try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)  // the next pass: newer segments
                 }
-                if state.merging != (next != nil) {
+                if state.merging != (next != nil) || state.mergingInsideTerm != (next?.segment != nil) {
                     state.merging = next != nil
+                    state.mergingInsideTerm = next?.segment != nil
                     try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
                 }
                 // Moved, not changed; but as with every write to the index, a copy in progress is void.

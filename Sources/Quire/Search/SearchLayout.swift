@@ -234,6 +234,10 @@ struct SearchState: Sendable, Hashable {
     /// with the first segment of a load, cleared with `segmented`. Builds that predate it refuse
     /// the index while it is set instead of reading segment blocks as terms.
     var lowSegments = false
+    /// Whether the merge under way stopped inside a term (``SegmentMergeProgress/nextSegment``):
+    /// builds that predate it refuse the index meanwhile instead of routing that term's writes
+    /// by the term alone.
+    var mergingInsideTerm = false
 
     /// How the segments' keys start.
     var segmentKeys: SegmentKeys { lowSegments ? .low : .high }
@@ -267,13 +271,14 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 63 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 127 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
             secondPostings = flags & 8 == 8
             merging = flags & 16 == 16
             lowSegments = flags & 32 == 32
+            mergingInsideTerm = flags & 64 == 64
         }
     }
 
@@ -285,7 +290,7 @@ struct SearchState: Sendable, Hashable {
         if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings {
             SearchVarint.append(UInt64(lengthFields), to: &out)
             let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
-                | (merging ? 16 : 0) | (lowSegments ? 32 : 0)
+                | (merging ? 16 : 0) | (lowSegments ? 32 : 0) | (mergingInsideTerm ? 64 : 0)
             SearchVarint.append(UInt64(flags), to: &out)
         }
         return out

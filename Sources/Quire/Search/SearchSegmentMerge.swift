@@ -10,7 +10,7 @@ import QuireText
 /// merged), deleted, and appended to each term's main blocks, touching only the terms the
 /// segments have: a block at least half a leaf block long moves as it is (a stored list starts
 /// from its first document), the smaller ones are packed again (``SearchPostings/appendRun``).
-/// After each commit every term's postings are whole, in its main blocks or still in the
+/// A term with more blocks than a batch is merged a range of segments a batch. After each commit every term's postings are whole, in its main blocks or still in the
 /// segments, so a reader between batches sees them all, and
 /// a write routes by the merge's progress (``SegmentRouting``). The pages one batch frees hold
 /// the next batch's blocks, so the file grows by about a batch; copying every block into the
@@ -48,17 +48,23 @@ enum SearchSegmentMerge {
         try txn.checkIntact()
     }
 
+    /// Where a merge batch stopped: the next batch's first term, and when the batch stopped inside
+    /// it, the first segment whose blocks of it are left (``SegmentMergeProgress/nextSegment``).
+    typealias Stop = (term: [UInt8], segment: UInt32?)
+
     /// Merges the blocks of a batch of terms of the segments starting at `starts` (keyed by
-    /// `keys`) into the main blocks, from the first term at or after `from` (the whole of a term,
-    /// however many blocks it has) until the blocks read pass `bytes`: reads them, deletes them
-    /// from those segments, and appends each term's run to its main blocks (with `MDB_APPEND`
-    /// when its keys come after every stored key: a term the main blocks lack, below which the
-    /// segments are keyed). Returns the first term of the next batch, nil when those segments had
+    /// `keys`) into the main blocks, from the first term at or after `from` until the blocks read
+    /// pass `bytes`: reads them, deletes them from those segments, and appends each term's run to
+    /// its main blocks (with `MDB_APPEND` when its keys come after every stored key: a term the
+    /// main blocks lack, below which the segments are keyed). A term whose blocks pass `bytes`
+    /// stops the batch at the first segment boundary after them, so that a batch holds about
+    /// `bytes` however common its words (a segment's blocks of one term stay together: they are
+    /// documents of one range). Returns where the next batch starts, nil when those segments had
     /// no more terms.
     static func mergeBatch<T: WritableTransaction & ~Copyable>(
         _ database: Database, _ txn: borrowing T, segments starts: [UInt32], keys: SegmentKeys, from: [UInt8],
         bytes: Int, isCancelled: (() -> Bool)?
-    ) throws -> [UInt8]? {
+    ) throws -> Stop? {
         var poll = CancellationPoll(every: 4_096)
         // The batch's runs, copied out: the deletes below change the pages they were read from.
         var terms: [UInt8] = []
@@ -68,7 +74,7 @@ enum SearchSegmentMerge {
         var blockEnds: [Int] = []
         var blockBounds: [UInt32] = []  // each block's first document, its key's number
         var runEnds: [Int] = []  // each term's last block + 1
-        var next: [UInt8]?
+        var next: Stop?
         do {
             // A cursor a segment, closed at the end of this scope: LMDB walks every cursor open on
             // a database at each delete and put in it, and a 1M load has 84 segments (with them
@@ -77,11 +83,20 @@ enum SearchSegmentMerge {
                 try starts.map { try TermBlockSource(try txn.cursor(in: database), segment: $0, keys: keys, from: from) })
             try merger.forEachTerm { term, bounds, values in
                 guard blocks.count < bytes else {
-                    next = Array(term)
+                    next = (Array(term), nil)
                     return false
                 }
+                var segment = SearchSegments.owner(of: bounds[0], in: starts)
                 for (value, bound) in zip(values, bounds) {
                     try poll.step(isCancelled)
+                    let owner = SearchSegments.owner(of: bound, in: starts)
+                    if owner != segment {
+                        if blocks.count >= bytes, let owner {
+                            next = (Array(term), owner)
+                            break
+                        }
+                        segment = owner
+                    }
                     blocks.append(contentsOf: value)
                     blockEnds.append(blocks.count)
                     blockBounds.append(bound)
@@ -89,15 +104,16 @@ enum SearchSegmentMerge {
                 terms.append(contentsOf: term)
                 termEnds.append(terms.count)
                 runEnds.append(blockEnds.count)
-                return true
+                return next == nil
             }
         }
         try txn.checkIntact()
-        // The batch's blocks out of every segment: keys from `prefix from` below `prefix next 0x00`.
+        // The batch's blocks out of every segment: keys from `prefix from` below `prefix next 0x00`,
+        // or below `prefix next 0x01` (all of `next`) in a segment before the one a batch stopped at.
         let cursor = try txn.cursor(in: database)
         for start in starts {
             let prefix = keys.prefix(start)
-            let end = next.map { prefix + $0 + [0] }
+            let end = next.map { prefix + $0.term + [$0.segment.map { start < $0 } == true ? 1 : 0] }
             var entry = try cursor.seek(atLeast: prefix + from)
             while let found = entry, found.key.starts(with: prefix),
                 end.map({ $0.withUnsafeBytes { KeyRange.compare(found.key, $0) < 0 } }) ?? true

@@ -30,18 +30,29 @@ enum SearchSegments {
 }
 
 /// How far a merge of the segments into the main blocks has come (the `merge` entry of
-/// `s:<c>:stat`: `last` big-endian, then `next`'s bytes): it merges the segments starting at or
-/// below `last`, a batch of terms a transaction in term order, and the terms below `next` are
+/// `s:<c>:stat`: `last` big-endian, then `next`'s bytes, then, when it stopped inside `next`,
+/// `0x00` and `nextSegment` big-endian; a term has no `0x00`): it merges the segments starting at
+/// or below `last`, a batch of terms a transaction in term order, and the terms below `next` are
 /// merged. Their postings of those segments' documents are in the main blocks; the segments hold
 /// blocks of the other terms only, and newer segments (a load that started meanwhile) all terms.
+/// A batch may stop inside a term whose blocks are more than a batch (a common word's, at 10M
+/// articles, hundreds of megabytes): then `next`'s postings of the documents below `nextSegment`
+/// are in the main blocks, and the segments from `nextSegment` on hold the rest.
 struct SegmentMergeProgress: Equatable {
     var last: UInt32
     var next: [UInt8]
+    /// The first segment whose blocks of `next` are not merged yet; nil when none of them are.
+    var nextSegment: UInt32? = nil
 
     var bytes: [UInt8] {
         var out: [UInt8] = []
         SearchDatabases.appendNumber(last, to: &out)
-        return out + next
+        out += next
+        if let nextSegment {
+            out.append(0)
+            SearchDatabases.appendNumber(nextSegment, to: &out)
+        }
+        return out
     }
 
     /// The progress stored in `dbs`, nil when no merge is under way.
@@ -52,12 +63,22 @@ struct SegmentMergeProgress: Equatable {
             guard let last = SearchDatabases.number(bytes, at: 0) else {
                 throw StoreError(.corrupted, "search index: a merge entry of \(bytes.count) bytes")
             }
-            return SegmentMergeProgress(last: last, next: Array(bytes[4...]))
+            let rest = bytes[4...]
+            guard let zero = rest.firstIndex(of: 0) else { return SegmentMergeProgress(last: last, next: Array(rest)) }
+            guard bytes.count - zero == 5, let nextSegment = SearchDatabases.number(bytes, at: zero + 1) else {
+                throw StoreError(.corrupted, "search index: a malformed merge entry")
+            }
+            return SegmentMergeProgress(last: last, next: Array(bytes[4..<zero]), nextSegment: nextSegment)
         }
     }
 
-    /// Whether `term`'s postings of the merged segments' documents are in the main blocks.
-    func hasMerged(_ term: some Collection<UInt8>) -> Bool { term.lexicographicallyPrecedes(next) }
+    /// The merged segments that still own numbers for `term`'s postings: none for a term below
+    /// `next`, those from `nextSegment` on for `next` itself, all of them after.
+    func unmerged(_ starts: [UInt32], term: some Collection<UInt8>) -> [UInt32] {
+        if term.lexicographicallyPrecedes(next) { return [] }
+        guard let nextSegment, term.elementsEqual(next) else { return starts }
+        return starts.filter { $0 >= nextSegment }
+    }
 }
 
 /// How the keys of an index's segments start (``SearchState/segmentKeys``).
@@ -125,18 +146,21 @@ struct SegmentKeys: Equatable {
 /// Which blocks hold a term's posting of a document: the segment that owns the document's
 /// number (``SearchSegments/owner(of:in:)``), or the main blocks; while a merge is under way
 /// (``SegmentMergeProgress``), a term it has passed has the merged segments' documents in the
-/// main blocks, and only the newer segments own numbers.
+/// main blocks, and only the newer segments own numbers (a term it stopped inside: those below
+/// the segment it stopped at in the main blocks, and that segment and the later ones own the rest).
 struct SegmentRouting {
     let starts: [UInt32]
     let merge: SegmentMergeProgress?
     let keys: SegmentKeys
-    /// The starts of the segments newer than the merge's.
+    /// The starts of the segments the merge merges, and of those newer than the merge's.
+    private let merged: [UInt32]
     private let newer: [UInt32]
 
     init(starts: [UInt32], merge: SegmentMergeProgress?, keys: SegmentKeys) {
         self.starts = starts
         self.merge = merge
         self.keys = keys
+        merged = merge.map { m in starts.filter { $0 <= m.last } } ?? []
         newer = merge.map { m in starts.filter { $0 > m.last } } ?? starts
     }
 
@@ -153,7 +177,8 @@ struct SegmentRouting {
 
     /// The segments that own numbers for `term`'s postings, ascending.
     func starts(for term: some Collection<UInt8>) -> [UInt32] {
-        merge.map { $0.hasMerged(term) } == true ? newer : starts
+        guard let merge else { return starts }
+        return merge.unmerged(merged, term: term) + newer
     }
 
     /// The segment whose blocks of `term` hold (or are to hold) document `number`; nil for the

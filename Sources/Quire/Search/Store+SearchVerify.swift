@@ -239,6 +239,8 @@ extension Store {
             let routing = SegmentRouting(starts: segments, merge: state.merging ? merge : nil, keys: segmentKeys)
             if state.merging != (merge != nil) {
                 problem("\(place): a merge entry and a state that disagree on whether a merge is under way")
+            } else if state.mergingInsideTerm != (merge?.nextSegment != nil) {
+                problem("\(place): a merge entry and a state that disagree on whether the merge stopped inside a term")
             }
             let segmentIndex = Dictionary(uniqueKeysWithValues: segments.enumerated().map { ($1, $0) })
             if !segments.isEmpty && !state.segmented {
@@ -266,8 +268,9 @@ extension Store {
                         problem("\(place): posting block of '\(word())' at \(bounds[i]) overlaps its neighbours")
                     }
                     // A segment's documents lie between its start and the next one's; the main
-                    // blocks' below the first segment's (for a term a merge has passed, the first
-                    // segment newer than the merge's, and the merged segments hold none of it).
+                    // blocks' below the first segment's that still owns numbers of the term (for a
+                    // term a merge has passed, the first newer than the merge's; for the term it
+                    // stopped inside, the one it stopped at), and the merged ones hold none of it.
                     let owners = routing.starts(for: term)
                     let low = source < 0 ? 0 : segments[source]
                     let high = source < 0 ? owners.first : source + 1 < segments.count ? segments[source + 1] : nil

@@ -12,12 +12,15 @@ enum SearchPostings {
     /// block stays on its leaf page instead of taking whole overflow pages.
     static func blockLimit(term: Int) -> Int { 2_000 - 8 - (term + 5) }
 
-    /// A bulk run of a term at least this long is written as large blocks (of about
-    /// ``largeBlock`` bytes) on overflow pages: LMDB gives such a value whole pages of its own,
-    /// filled but for the last, where a leaf page that splits is left half empty. A frequent
-    /// term's postings, most of the index's bytes, are packed that way.
+    /// A bulk run of a term at least this long is written as large blocks on overflow pages:
+    /// LMDB gives such a value whole pages of its own, where a leaf page that splits is left half
+    /// empty. A frequent term's postings are packed that way.
     static let largeRun = 8 << 10
-    static let largeBlock = 24 << 10
+    /// The size of a large block: one overflow page, filled (``TermBlockCutter/largeLimit(pageSize:)``).
+    /// Blocks of several pages (24 KiB until the thirty-fourth session) need runs of contiguous
+    /// free pages, which LMDB searches its free list for at every allocation: at 10M articles that
+    /// search was most of the time of a load's final merge.
+    static let largeBlock = 4 << 10
 
     /// The block holding, or due to hold, `number`: the term's entry with the greatest key at or
     /// below `term 0x00 number`; nil when the term has none there.
@@ -85,6 +88,10 @@ enum SearchPostings {
         var value: [UInt8] = []
         var key: [UInt8] = []
         var target: [UInt8] = []
+        /// The most bytes of a large block on the database's pages.
+        let largeLimit: Int
+
+        init(pageSize: Int) { largeLimit = TermBlockCutter.largeLimit(pageSize: pageSize) }
     }
 
     /// Appends a bulk run of `term`'s postings (about `runBytes` long), all above every
@@ -105,9 +112,7 @@ enum SearchPostings {
         buffers.encoder.removeAll()
         var hasKey = false
         if runBytes >= largeRun {
-            // Blocks of equal size, each at least largeBlock / 2 when there are several.
-            let count = max(1, runBytes / largeBlock)
-            limit = runBytes / count + 64
+            limit = buffers.largeLimit  // each block fills its page; the run's last may be shorter
         } else if !appending {
             SearchDatabases.setPostingKey(&buffers.target, term, .max)
             if let last = try lastBlockEntry(term, below: buffers.target, cursor: cursor, maximumBytes: limit / 2) {

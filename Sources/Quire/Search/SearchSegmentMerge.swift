@@ -10,12 +10,13 @@ import QuireText
 /// merged), deleted, and appended to each term's main blocks, touching only the terms the
 /// segments have: a block at least half a leaf block long moves as it is (a stored list starts
 /// from its first document), the smaller ones are packed again (``SearchPostings/appendRun``).
-/// A term with more blocks than a batch is merged a range of segments a batch. After each commit every term's postings are whole, in its main blocks or still in the
-/// segments, so a reader between batches sees them all, and
-/// a write routes by the merge's progress (``SegmentRouting``). The pages one batch frees hold
-/// the next batch's blocks, so the file grows by about a batch; copying every block into the
-/// other posting database instead (which the load's end still does when the merged pages are
-/// mostly empty) left the segments' pages free: a third of the file after a load of 1M articles.
+/// A term with more blocks than a batch is merged a range of segments a batch. After each commit
+/// every term's postings are whole, in its main blocks or still in the segments, so a reader
+/// between batches sees them all, and a write routes by the merge's progress (``SegmentRouting``).
+/// The pages one batch frees hold the next batch's blocks, so the file grows by about a batch;
+/// copying every block into the other posting database instead (which the load's end still does
+/// when the merged pages are mostly empty) left the segments' pages free: a third of the file
+/// after a load of 1M articles.
 enum SearchSegmentMerge {
     /// Writes `database`'s blocks in key order through `emit`, each term's blocks (the main
     /// ones when `includingMain`, then each segment's) as one run: cut again into blocks
@@ -122,7 +123,7 @@ enum SearchSegmentMerge {
                 entry = try cursor.deleteCurrentAndFollow()
             }
         }
-        var buffers = SearchPostings.RunBuffers()
+        var buffers = SearchPostings.RunBuffers(pageSize: try txn.statistics(of: database).pageSize)
         var key: [UInt8] = []
         // With the segments below the terms, a term past the main blocks' last one is appended
         // after every key: its greatest term, empty when they have none (a first load's).
@@ -299,7 +300,7 @@ struct TermBlockCutter {
     init(pageSize: Int) { self.pageSize = pageSize }
 
     /// The size a large block ends below: whole overflow pages of about
-    /// ``SearchPostings/largeBlock`` bytes, less the first page's 16-byte header.
+    /// ``SearchPostings/largeBlock`` bytes (one page), less the first page's 16-byte header.
     static func largeLimit(pageSize: Int) -> Int { max(1, SearchPostings.largeBlock / pageSize) * pageSize - 16 }
 
     mutating func write(

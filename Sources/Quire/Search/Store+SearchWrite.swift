@@ -413,9 +413,9 @@ struct SearchIndexWriter {
         _ parts: [SearchBatchPart], _ numbers: [UInt32], routing: SegmentRouting, first: UInt32, _ txn: borrowing T
     ) throws {
         var next = [Int](repeating: 0, count: parts.count)  // each part's current term
-        var buffers = SearchPostings.RunBuffers()
         var keyTerm: [UInt8] = []
         let postings = try dbs.postings(state)
+        var buffers = SearchPostings.RunBuffers(pageSize: try txn.statistics(of: postings).pageSize)
         let cursor = try txn.cursor(in: postings)
         // Terms after the last stored one are appended (all of them in a first load).
         let lastTerm = try cursor.last().map { Array($0.key.prefix(max(0, $0.key.count - 5))) }

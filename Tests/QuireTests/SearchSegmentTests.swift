@@ -435,6 +435,31 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
         }
     }
 
+    /// The `merge` entry: as builds before 2026-12-05 wrote it (no segment after the term), with
+    /// the segment a batch stopped at, and malformed (a `0x00` not followed by exactly a number).
+    @Test func mergeEntriesOfEveryLayoutReadBackAndMalformedOnesAreDamage() async throws {
+        try await withNotes([]) { store in
+            let dbs = try #require(try store.resolved(notes.name).search)
+            func roundTrip(_ bytes: [UInt8]) async throws -> SegmentMergeProgress? {
+                _ = try await store.writer.run {
+                    try store.writeNow { txn in try txn.lmdb.put(bytes, forKey: SearchDatabases.mergeKey, in: dbs.state) }
+                }
+                return try store.read { snap in try SegmentMergeProgress.stored(dbs, snap.lmdb) }
+            }
+            let old = SegmentMergeProgress(last: 840, next: Array("quokka".utf8))
+            #expect(old.bytes == [0, 0, 3, 0x48] + Array("quokka".utf8))
+            #expect(try await roundTrip(old.bytes) == old)
+            let inside = SegmentMergeProgress(last: 840, next: Array("the".utf8), nextSegment: 600)
+            #expect(inside.bytes == [0, 0, 3, 0x48] + Array("the".utf8) + [0, 0, 0, 2, 0x58])
+            #expect(try await roundTrip(inside.bytes) == inside)
+            let empty = SegmentMergeProgress(last: 7, next: [])
+            #expect(try await roundTrip(empty.bytes) == empty)
+            for malformed in [[0, 0, 3, 0x48] + Array("the".utf8) + [0, 0, 2, 0x58], [0, 0, 3]] as [[UInt8]] {
+                await #expect(throws: StoreError.self) { _ = try await roundTrip(malformed) }
+            }
+        }
+    }
+
     /// A block moved into another segment holds documents outside that segment: verify says so.
     @Test func verifyFindsABlockOutsideItsSegment() async throws {
         let values = segmentNotes(400, seed: 9)

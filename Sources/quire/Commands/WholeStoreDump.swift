@@ -26,18 +26,9 @@ enum WholeStoreDump {
     static func run(_ store: Store, context: CommandContext) throws {
         let output = context.output
         let names = try store.storedCollections().map(\.name).sorted()
-        let ordered = names.filter { $0 != "articles" } + names.filter { $0 == "articles" }
         let relations = try store.storedRelations().sorted()
         try store.read { snap throws in
-            for name in ordered where name != "articles" {
-                try output.write(bytes: header("collection", name))
-                try output.write("\n")
-                try snap.forEachJSONBytes(inCollectionNamed: name) { _, json in
-                    try output.write(bytes: json)
-                    try output.write("\n")
-                    return !context.isInterrupted
-                }
-            }
+            for name in names where name != "articles" { try writeCollection(name, snap, context) }
             for name in relations {
                 try output.write(bytes: header("relation", name))
                 try output.write("\n")
@@ -47,17 +38,21 @@ enum WholeStoreDump {
                     return !context.isInterrupted
                 }
             }
-            if ordered.last == "articles" {
-                try output.write(bytes: header("collection", "articles"))
-                try output.write("\n")
-                try snap.forEachJSONBytes(inCollectionNamed: "articles") { _, json in
-                    try output.write(bytes: json)
-                    try output.write("\n")
-                    return !context.isInterrupted
-                }
-            }
+            if names.contains("articles") { try writeCollection("articles", snap, context) }
         }
         if context.isInterrupted { throw InterruptedError(command: "dump") }
+    }
+
+    /// A collection's section: its header, then its records as `dump` writes them.
+    private static func writeCollection(_ name: String, _ snap: borrowing Snapshot, _ context: CommandContext) throws {
+        let output = context.output
+        try output.write(bytes: header("collection", name))
+        try output.write("\n")
+        try snap.forEachJSONBytes(inCollectionNamed: name) { _, json in
+            try output.write(bytes: json)
+            try output.write("\n")
+            return !context.isInterrupted
+        }
     }
 
     /// `{"owner":"…","member":"…"}`; relation keys are text (list ids, query tags, article ids).

@@ -185,8 +185,7 @@ extension Store {
                 let starts = state.segmented ? try state.segmentKeys.starts(try txn.lmdb.cursor(in: postings)) : []
                 guard let newest = starts.last else {
                     if state.segmented || state.merging || state.lowSegments || state.mergingInsideTerm {
-                        (state.segmented, state.merging, state.lowSegments) = (false, false, false)
-                        state.mergingInsideTerm = false
+                        (state.segmented, state.merging, state.lowSegments, state.mergingInsideTerm) = (false, false, false, false)
                         try txn.lmdb.put(state.bytes, forKey: SearchDatabases.stateKey, in: dbs.state)
                     }
                     try txn.lmdb.delete(SearchDatabases.mergeKey, in: dbs.state)

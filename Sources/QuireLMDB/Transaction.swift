@@ -193,6 +193,13 @@ extension ReadableTransaction where Self: ~Copyable {
         }
     }
 
+    /// The transaction's ID: a snapshot's is the last commit's it sees, a write transaction's
+    /// one more than the last commit's. The corresponding C function is `mdb_txn_id`.
+    public var id: Int {
+        raw.checkLive()
+        return Int(mdb_txn_id(raw.txn))
+    }
+
     /// The database's statistics in this snapshot. The corresponding C function is `mdb_stat`.
     public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
         raw.checkLive()

@@ -52,6 +52,14 @@ private func keySegmentsAboveTheTerms(_ store: Store) async throws {
     }
 }
 
+/// A merge batch of 2 KiB of the segments starting at `starts`, read in `txn`.
+private func collectSmallBatch<T: ReadableTransaction & ~Copyable>(
+    _ txn: borrowing T, _ postings: Database, _ starts: [UInt32], _ keys: SegmentKeys, from: [UInt8], after: UInt32? = nil
+) throws -> SearchSegmentMerge.Batch {
+    try SearchSegmentMerge.collectBatch(
+        postings, txn, segments: starts, keys: keys, from: from, after: after, bytes: 2 << 10, isCancelled: nil)
+}
+
 /// The pages the notes index's postings take, and about what they would take packed.
 private func postingPages(_ store: Store) throws -> (used: Int, packed: Int) {
     let dbs = try #require(try store.resolved(notes.name).search)
@@ -385,10 +393,12 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                 let stops = Mutex<[SegmentMergeProgress]>([])
                 let written = Mutex<[Note]?>(nil)
                 let midway = Mutex<VerificationReport?>(nil)
+                let calls = Mutex(0)
                 let outcome = try await store.writer.run {
                     try store.compactSearchIndexAfterLoad(
                         notes, written: 900,
                         betweenMergeBatches: {
+                            calls.withLock { $0 += 1 }
                             let (progress, state) = try store.read { snap in
                                 (try SegmentMergeProgress.stored(dbs, snap.lmdb), try SearchState.stored(dbs, snap.lmdb))
                             }
@@ -410,7 +420,10 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                             midway.withLock { $0 = try? store.verify() }
                         }, mergeBatchBytes: 2 << 10)
                 }
-                #expect(outcome != nil)
+                // A batch a transaction and one that found no segments left; each batch but the
+                // first was read ahead while the one before it was applied, but for the batch
+                // after the write above (which came between their transactions).
+                #expect(outcome?.batchesReadAhead == calls.withLock { $0 } - 3)
                 let stopped = stops.withLock { $0 }
                 #expect(!stopped.isEmpty)
                 // The stops go on from one segment to a later one of the same term.
@@ -432,6 +445,62 @@ private func expectSameAnswers(_ store: Store, _ reference: Store, _ values: [No
                     #expect(try ids(store, query) == ids(reference, query), "\(query)")
                 }
             }
+        }
+    }
+
+    /// A batch read ahead, from the snapshot before the batch before it was applied (which holds
+    /// the blocks of a term that batch stopped inside in the segments below the stop), is the
+    /// batch read after it: at every batch of a merge in 2 KiB batches over 9 segments. The
+    /// transaction is rolled back.
+    @Test func aBatchReadBeforeTheBatchBeforeItIsAppliedIsTheSameBatch() async throws {
+        struct RolledBack: Error {}
+        let values = segmentNotes(900, seed: 43)
+        try await withNotes([]) { store in
+            _ = try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 100)) { loader in
+                loader.stopsCompaction(when: { true })
+                try await loader.submit(values[...])
+            }
+            let dbs = try #require(try store.resolved(notes.name).search)
+            let before = try postingBlocks(store)
+            let counts = Mutex((batches: 0, insideTerm: 0, terms: 0))
+            await #expect(throws: RolledBack.self) {
+                try await store.writer.run {
+                    try store.writeNow { txn in
+                        let state = try SearchState.stored(dbs, txn.lmdb)
+                        let (postings, keys) = (try dbs.postings(state), state.segmentKeys)
+                        let starts = try keys.starts(try txn.lmdb.cursor(in: postings))
+                        #expect(starts.count == 9)
+                        var (from, batch) = ([UInt8](), try collectSmallBatch(txn.lmdb, postings, starts, keys, from: []))
+                        while true {
+                            var ahead: SearchSegmentMerge.Batch?
+                            if let next = batch.next {
+                                ahead = try collectSmallBatch(txn.lmdb, postings, starts, keys, from: next.term, after: next.segment)
+                            }
+                            let next = try SearchSegmentMerge.applyBatch(
+                                batch, postings, txn.lmdb, segments: starts, keys: keys, from: from, isCancelled: nil)
+                            counts.withLock {
+                                $0.batches += 1
+                                $0.terms += batch.termEnds.count
+                                if next?.segment != nil { $0.insideTerm += 1 }
+                            }
+                            guard let next, let ahead else { break }
+                            let fresh = try collectSmallBatch(txn.lmdb, postings, starts, keys, from: next.term)
+                            #expect(ahead.terms == fresh.terms && ahead.termEnds == fresh.termEnds)
+                            #expect(ahead.blocks == fresh.blocks && ahead.blockEnds == fresh.blockEnds)
+                            #expect(ahead.blockBounds == fresh.blockBounds && ahead.runEnds == fresh.runEnds)
+                            #expect(ahead.next?.term == fresh.next?.term && ahead.next?.segment == fresh.next?.segment)
+                            (from, batch) = (next.term, fresh)
+                        }
+                        // Every block was read once: the segments are empty.
+                        #expect(try keys.starts(try txn.lmdb.cursor(in: postings)).isEmpty)
+                        throw RolledBack()
+                    }
+                }
+            }
+            let (batches, insideTerm, terms) = counts.withLock { $0 }
+            #expect(batches > 20 && insideTerm > 0)
+            #expect(terms >= Set(before.keys.map { $0.dropFirst(5).dropLast(5) }).count)
+            #expect(try postingBlocks(store) == before)
         }
     }
 

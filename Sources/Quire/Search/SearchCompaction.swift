@@ -21,6 +21,8 @@ enum SearchCompaction {
     struct Outcome: Equatable {
         var bytesBefore: Int
         var bytesAfter: Int
+        /// Batches of a merge in place read on another thread while the one before was applied.
+        var batchesReadAhead = 0
         var rewritten: Bool { bytesAfter != bytesBefore }
     }
 
@@ -134,7 +136,7 @@ extension Store {
         guard whole else { return nil }
         // Packed again only when its pages are mostly empty: a copy leaves the pages it copied free.
         var total = try rewritePostings(dbs, isCancelled: isCancelled, betweenBatches: betweenBatches)
-        if let merged { total.bytesBefore = merged.bytesBefore }
+        if let merged { (total.bytesBefore, total.batchesReadAhead) = (merged.bytesBefore, merged.batchesReadAhead) }
         let entries = try writeNow { txn in
             try [dbs.documents, dbs.numbers].map {
                 try SearchCompaction.compact($0, txn.lmdb, directory: path, isCancelled: isCancelled)
@@ -167,15 +169,22 @@ extension Store {
     static let segmentsMergedInPlace = 1_024
 
     /// Merges the segments into the main blocks in place, a batch of terms a transaction
-    /// (``SearchSegmentMerge/mergeBatch(_:_:segments:from:bytes:isCancelled:)``), recording
+    /// (``SearchSegmentMerge/mergeBatch(_:_:segments:keys:from:bytes:isCancelled:)``), recording
     /// how far it came (``SegmentMergeProgress``: writes meanwhile route by it, and a merge that
     /// was stopped goes on from there); segments a load wrote meanwhile are merged after. The last
     /// batch clears the state's segment flag. `betweenBatches` runs before each batch.
+    ///
+    /// While a batch is applied, the next one is read on another thread from the snapshot before
+    /// it (``PendingMergeBatch``): reading the segments' blocks is about a third of a merge.
     @available(*, noasync)
     private func mergeSegments(
         _ dbs: SearchDatabases, batchBytes: Int, isCancelled: (() -> Bool)?, betweenBatches: (() throws -> Void)?
     ) throws -> SearchCompaction.Outcome {
         var before: Int?
+        var pending: PendingMergeBatch?
+        var readAhead = 0
+        // No thread reads the map past the merge's end (the store may close then).
+        defer { _ = pending?.work.wait() }
         while true {
             try betweenBatches?()
             let batch = try writeNow { txn -> (done: Bool, bytes: Int) in
@@ -192,10 +201,21 @@ extension Store {
                     return (true, bytes)
                 }
                 let progress = try SegmentMergeProgress.stored(dbs, txn.lmdb) ?? SegmentMergeProgress(last: newest, next: [])
-                let next = try SearchSegmentMerge.mergeBatch(
-                    postings, txn.lmdb, segments: starts.filter { $0 <= progress.last }, keys: state.segmentKeys,
-                    from: progress.next,
-                    bytes: batchBytes, isCancelled: isCancelled)
+                let segments = starts.filter { $0 <= progress.last }
+                let ahead = pending.flatMap { $0.batch(for: progress, segments: segments, transaction: txn.lmdb.id) }
+                if ahead != nil { readAhead += 1 }
+                let batch = try ahead
+                    ?? SearchSegmentMerge.collectBatch(
+                        postings, txn.lmdb, segments: segments, keys: state.segmentKeys, from: progress.next,
+                        bytes: batchBytes, isCancelled: isCancelled)
+                pending = batch.next.map {
+                    PendingMergeBatch(
+                        store: self, postings, segments: segments, keys: state.segmentKeys, from: $0, last: progress.last,
+                        bytes: batchBytes, during: txn.lmdb.id)
+                }
+                let next = try SearchSegmentMerge.applyBatch(
+                    batch, postings, txn.lmdb, segments: segments, keys: state.segmentKeys, from: progress.next,
+                    isCancelled: isCancelled)
                 if let next {
                     try txn.lmdb.put(
                         SegmentMergeProgress(last: progress.last, next: next.term, nextSegment: next.segment).bytes,
@@ -218,7 +238,7 @@ extension Store {
         let after = try read { snap in
             try snap.lmdb.statistics(of: try dbs.postings(try SearchState.stored(dbs, snap.lmdb))).bytes
         }
-        return SearchCompaction.Outcome(bytesBefore: before ?? after, bytesAfter: after)
+        return SearchCompaction.Outcome(bytesBefore: before ?? after, bytesAfter: after, batchesReadAhead: readAhead)
     }
 
     /// Writes the postings again, packed — the main blocks and the segments, each term's blocks

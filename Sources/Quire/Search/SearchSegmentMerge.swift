@@ -5,7 +5,7 @@ import QuireText
 /// of a bulk load: a reader sees the segments or the merged blocks, never a mix, and the same
 /// postings either way.
 ///
-/// In place, a batch of terms a transaction (``mergeBatch(_:_:segments:from:bytes:isCancelled:)``):
+/// In place, a batch of terms a transaction (``mergeBatch(_:_:segments:keys:from:bytes:isCancelled:)``):
 /// the segments' blocks of the batch's terms are read in term order (one cursor a segment,
 /// merged), deleted, and appended to each term's main blocks, touching only the terms the
 /// segments have: a block at least half a leaf block long moves as it is (a stored list starts
@@ -55,36 +55,61 @@ enum SearchSegmentMerge {
 
     /// Merges the blocks of a batch of terms of the segments starting at `starts` (keyed by
     /// `keys`) into the main blocks, from the first term at or after `from` until the blocks read
-    /// pass `bytes`: reads them, deletes them from those segments, and appends each term's run to
-    /// its main blocks (with `MDB_APPEND` when its keys come after every stored key: a term the
-    /// main blocks lack, below which the segments are keyed). A term whose blocks pass `bytes`
-    /// stops the batch at the first segment boundary after them, so that a batch holds about
-    /// `bytes` however common its words (a segment's blocks of one term stay together: they are
-    /// documents of one range). Returns where the next batch starts, nil when those segments had
-    /// no more terms.
+    /// pass `bytes`: reads them (``collectBatch(_:_:segments:keys:from:after:bytes:isCancelled:)``),
+    /// deletes them from those segments, and appends each term's run to its main blocks
+    /// (``applyBatch(_:_:_:segments:keys:from:isCancelled:)``). Returns where the next batch
+    /// starts, nil when those segments had no more terms.
     static func mergeBatch<T: WritableTransaction & ~Copyable>(
         _ database: Database, _ txn: borrowing T, segments starts: [UInt32], keys: SegmentKeys, from: [UInt8],
         bytes: Int, isCancelled: (() -> Bool)?
     ) throws -> Stop? {
-        var poll = CancellationPoll(every: 4_096)
-        // The batch's runs, copied out: the deletes below change the pages they were read from.
+        let batch = try collectBatch(
+            database, txn, segments: starts, keys: keys, from: from, bytes: bytes, isCancelled: isCancelled)
+        return try applyBatch(batch, database, txn, segments: starts, keys: keys, from: from, isCancelled: isCancelled)
+    }
+
+    /// A merge batch's blocks read from the segments, copied out of the map: the deletes that
+    /// apply it change the pages they were read from, and the next batch's may be read on
+    /// another thread while this one is applied.
+    struct Batch: Sendable {
         var terms: [UInt8] = []
         var termEnds: [Int] = []
         var blocks: [UInt8] = []
-        blocks.reserveCapacity(bytes + bytes / 8)  // most batches end within an eighth past `bytes`
         var blockEnds: [Int] = []
-        var blockBounds: [UInt32] = []  // each block's first document, its key's number
-        var runEnds: [Int] = []  // each term's last block + 1
+        /// Each block's first document, its key's number.
+        var blockBounds: [UInt32] = []
+        /// Each term's last block + 1.
+        var runEnds: [Int] = []
+        /// Where the next batch starts; nil when the segments have no terms after this batch's.
         var next: Stop?
+    }
+
+    /// Reads a batch of terms' blocks of the segments starting at `starts`, from the first term at
+    /// or after `from` until the blocks read pass `bytes`. A term whose blocks pass `bytes` stops
+    /// the batch at the first segment boundary after them, so that a batch holds about `bytes`
+    /// however common its words (a segment's blocks of one term stay together: they are
+    /// documents of one range). `after` is the segment a batch before stopped at inside `from`,
+    /// for a snapshot taken before that batch was applied: the segments below it hold blocks of
+    /// `from` that it merged, left out here (in a later snapshot they are gone).
+    static func collectBatch<T: ReadableTransaction & ~Copyable>(
+        _ database: Database, _ txn: borrowing T, segments starts: [UInt32], keys: SegmentKeys, from: [UInt8],
+        after stopSegment: UInt32? = nil, bytes: Int, isCancelled: (() -> Bool)?
+    ) throws -> Batch {
+        var poll = CancellationPoll(every: 4_096)
+        var batch = Batch()
+        batch.blocks.reserveCapacity(bytes + bytes / 8)  // most batches end within an eighth past `bytes`
         do {
             // A cursor a segment, closed at the end of this scope: LMDB walks every cursor open on
             // a database at each delete and put in it, and a 1M load has 84 segments (with them
-            // open during the deletes and puts below, its final merge took 13 s instead of 7.5).
+            // open during a batch's deletes and puts, its final merge took 13 s instead of 7.5).
             var merger = TermBlockMerger(
-                try starts.map { try TermBlockSource(try txn.cursor(in: database), segment: $0, keys: keys, from: from) })
+                try starts.map { start in
+                    let past = stopSegment.map { start < $0 } ?? false
+                    return try TermBlockSource(try txn.cursor(in: database), segment: start, keys: keys, from: from, past: past)
+                })
             try merger.forEachTerm { term, bounds, values in
-                guard blocks.count < bytes else {
-                    next = (Array(term), nil)
+                guard batch.blocks.count < bytes else {
+                    batch.next = (Array(term), nil)
                     return false
                 }
                 var segment = SearchSegments.owner(of: bounds[0], in: starts)
@@ -92,23 +117,36 @@ enum SearchSegmentMerge {
                     try poll.step(isCancelled)
                     let owner = SearchSegments.owner(of: bound, in: starts)
                     if owner != segment {
-                        if blocks.count >= bytes, let owner {
-                            next = (Array(term), owner)
+                        if batch.blocks.count >= bytes, let owner {
+                            batch.next = (Array(term), owner)
                             break
                         }
                         segment = owner
                     }
-                    blocks.append(contentsOf: value)
-                    blockEnds.append(blocks.count)
-                    blockBounds.append(bound)
+                    batch.blocks.append(contentsOf: value)
+                    batch.blockEnds.append(batch.blocks.count)
+                    batch.blockBounds.append(bound)
                 }
-                terms.append(contentsOf: term)
-                termEnds.append(terms.count)
-                runEnds.append(blockEnds.count)
-                return next == nil
+                batch.terms.append(contentsOf: term)
+                batch.termEnds.append(batch.terms.count)
+                batch.runEnds.append(batch.blockEnds.count)
+                return batch.next == nil
             }
         }
         try txn.checkIntact()
+        return batch
+    }
+
+    /// Deletes `batch`'s blocks (read from `from` on) from the segments starting at `starts`, and
+    /// appends each term's run to its main blocks (with `MDB_APPEND` when its keys come after
+    /// every stored key: a term the main blocks lack, below which the segments are keyed). Returns
+    /// where the next batch starts.
+    static func applyBatch<T: WritableTransaction & ~Copyable>(
+        _ batch: Batch, _ database: Database, _ txn: borrowing T, segments starts: [UInt32], keys: SegmentKeys,
+        from: [UInt8], isCancelled: (() -> Bool)?
+    ) throws -> Stop? {
+        var poll = CancellationPoll(every: 4_096)
+        let next = batch.next
         // The batch's blocks out of every segment: keys from `prefix from` below `prefix next 0x00`,
         // or below `prefix next 0x01` (all of `next`) in a segment before the one a batch stopped at.
         let cursor = try txn.cursor(in: database)
@@ -131,7 +169,9 @@ enum SearchSegmentMerge {
         if keys == .low {
             appendsAfter = try cursor.last().map { keys.isSegment($0.key) ? [] : Array($0.key.dropLast(5)) } ?? []
         }
-        try blocks.withUnsafeBytes { all in
+        let (terms, termEnds, blockEnds, blockBounds, runEnds) =
+            (batch.terms, batch.termEnds, batch.blockEnds, batch.blockBounds, batch.runEnds)
+        try batch.blocks.withUnsafeBytes { all in
             func value(_ b: Int) -> UnsafeRawBufferPointer {
                 UnsafeRawBufferPointer(rebasing: all[(b == 0 ? 0 : blockEnds[b - 1])..<blockEnds[b]])
             }
@@ -181,12 +221,13 @@ struct TermBlockSource {
     private let prefix: [UInt8]?
     private(set) var entry: Entry?
 
-    /// The source's blocks from the first of `term` on (all of them when `term` is empty).
-    init(_ cursor: Cursor, segment: UInt32?, keys: SegmentKeys, from term: [UInt8] = []) throws {
+    /// The source's blocks from the first of `term` on (all of them when `term` is empty), or
+    /// from the first after it when `past` (a segment's only: its keys of a term end `0x00 ‖ bound`).
+    init(_ cursor: Cursor, segment: UInt32?, keys: SegmentKeys, from term: [UInt8] = [], past: Bool = false) throws {
         self.cursor = cursor
         self.keys = keys
         prefix = segment.map(keys.prefix)
-        let start = prefix.map { $0 + term } ?? keys.mainKey(from: term)
+        let start = prefix.map { $0 + term + (past ? [1] : []) } ?? keys.mainKey(from: term)
         entry = try within(start.isEmpty ? try cursor.first() : try cursor.seek(atLeast: start))
     }
 

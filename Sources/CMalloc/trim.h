@@ -14,9 +14,13 @@ static inline int quire_malloc_trim(void) { return malloc_trim(0); }
    was freed before (glibc otherwise raises the threshold to the largest mapped block freed, and
    later blocks of that size stay in the heap of the thread that freed them). 1 on success. */
 static inline int quire_malloc_map_from(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+/* At most `count` heaps that threads allocate from (glibc's default is eight a core, each
+   keeping what was freed in it for its own thread's next allocations). 1 on success. */
+static inline int quire_malloc_heaps(int count) { return mallopt(M_ARENA_MAX, count); }
 #else
 static inline int quire_malloc_trim(void) { return 0; }
 static inline int quire_malloc_map_from(int bytes) { (void)bytes; return 0; }
+static inline int quire_malloc_heaps(int count) { (void)count; return 0; }
 #endif
 
 #endif

@@ -139,6 +139,29 @@ private struct SmallDisk {
         try expectExactly(committed, at: path)
     }
 
+    /// A load of keys in random order larger than its sort window, whose sorted runs fill the
+    /// disk while one is written in the background: a typed storage error, and a store that
+    /// reopens sound with only whole records.
+    @Test(.enabled(if: SmallDisk.available, "needs root and mount(8) to create a small tmpfs"))
+    func fullDiskWhileASortedRunIsSpilledIsAClearError() async throws {
+        let count = 8_000  // about 8 MB of records, spilled in windows of about 300 kB
+        let (disk, path, _, failure) = try await loadUntilFull { store, _ in
+            let scrambled = (0..<count).map { i in Row(id: (i * 7919) % count, name: Self.payload, group: i % 7) }
+            try await store.bulkInsert(
+                scrambled, into: rows, options: BulkInsertOptions(chunkSize: 250, sortWindow: 300_000))
+        }
+        defer { disk.unmount() }
+        let error = try #require(failure as? StoreError, "\(String(describing: failure))")
+        #expect(error.code == .storage && "\(error)".contains("sorted run"), "\(error)")
+        let reopened = try openStore(path)
+        defer { reopened.close() }
+        try reopened.register(rows)
+        let stored = try reopened.read { snap in try snap.values(of: rows) }
+        #expect(stored.count < count)
+        #expect(stored.allSatisfy { $0.name == Self.payload && (0..<count).contains($0.id) })
+        #expect(try reopened.verify().isSound)
+    }
+
     /// With a full-text index two transactions may be queued on the writer, and later ones
     /// commit two chunks: when one fails, neither its chunks nor the transaction queued after it
     /// are written, so what committed is still a prefix of the input.

@@ -35,6 +35,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var heldBytes = 0
     /// Full sort windows written out as sorted runs, waiting for the final merge.
     private var spill: SpillFile?
+    /// The full window being written to `spill` while the next one fills: its merge and write
+    /// are serial, the encoding of the next chunks is not.
+    private var spilling: Task<WindowSpill, Never>?
     /// Input values of the spilled runs not committed yet.
     private var pending = 0
     /// The largest key written or staged so far (tracked only when chunks are sorted).
@@ -122,7 +125,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         held.append(encoded.withoutSearchParts)
         heldBytes += encoded.byteCount
         if heldBytes >= options.sortWindow {
-            if options.externalSort { try spillHeld() } else { try await writeHeld() }
+            if options.externalSort { try await spillHeld() } else { try await writeHeld() }
         }
     }
 
@@ -184,26 +187,53 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try await writeAll(spilled: false) { merger.next(maxCount: size) }
     }
 
-    /// Merges the held chunks into one sorted run in the spill file. The held chunks stay held
-    /// when it fails (a full disk), so that a failed load still writes them.
-    private func spillHeld() throws {
+    /// Starts merging the held chunks into one sorted run in the spill file, in a task of its own
+    /// while the next chunks encode, once the run before is written (each run's field table
+    /// extends the one before). When it fails (a full disk), its chunks are held again: a
+    /// failed load still writes them.
+    private func spillHeld() async throws {
         guard !held.isEmpty else { return }
+        try await finishSpill()
         let file = try spill ?? SpillFile(directory: store.path)
         spill = file
-        let fields = try store.harmonizeFields(&held, extending: file.runs.last?.fields, collection)
-        var merger = SortedRunMerger(held, fields: fields)
-        try file.appendRun(&merger)
+        let window = WindowSpill(file: file, chunks: held)
         held = []
         heldBytes = 0
-        // The window's arrays go back to the system before the next window fills: freed on this
-        // thread after other threads allocated them, they otherwise stayed in those threads' heaps.
-        returnFreedMemory()
-        pending += file.runs.last?.inputCount ?? 0
+        let (store, collection) = (self.store, self.collection)
+        spilling = Task.detached {
+            do {
+                let fields = try store.harmonizeFields(&window.chunks, extending: file.runs.last?.fields, collection)
+                var merger = SortedRunMerger(window.chunks, fields: fields)
+                try file.appendRun(&merger)
+                window.chunks = []
+                // The window's arrays go back to the system: freed on this thread after other
+                // threads allocated them, they otherwise stayed in those threads' heaps.
+                returnFreedMemory()
+            } catch {
+                window.failure = error
+            }
+            return window
+        }
+    }
+
+    /// Waits for the window being spilled. When it failed, its chunks are held again, before
+    /// the ones held since, and its error is thrown.
+    private func finishSpill() async throws {
+        guard let task = spilling else { return }
+        spilling = nil
+        let window = await task.value
+        if let failure = window.failure {
+            held = window.chunks + held
+            heldBytes = held.reduce(0) { $0 + $1.byteCount }
+            throw failure
+        }
+        pending += window.file.runs.last?.inputCount ?? 0
         progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
     }
 
     /// Merges the spilled runs into one ascending run and writes it, in chunks.
     private func writeSpilled() async throws {
+        try await finishSpill()
         guard let file = spill, !file.runs.isEmpty else { return }
         spill = nil
         returnFreedMemory()  // the sort windows' arrays: the writing phase has no use for them
@@ -309,7 +339,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     func finish() async throws -> BulkInsertReport {
         try await writeStaged()
         if spill != nil {
-            try spillHeld()  // the last window joins the runs: one pass over the stored tree
+            try await spillHeld()  // the last window joins the runs: one pass over the stored tree
             try await writeSpilled()
         }
         try await writeHeld()
@@ -351,6 +381,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// the staged, spilled and held chunks (input from before the failure, in input
     /// order) as far as it can; otherwise they are dropped.
     func abandon(writingHeld: Bool) async {
+        try? await finishSpill()
         if writingHeld {
             try? await writeStaged()
             try? await writeSpilled()
@@ -367,5 +398,18 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         guard options.relaxedDurability else { return }
         let store = self.store
         try await store.writer.run { try store.endRelaxedLoad() }
+    }
+}
+
+/// A full sort window handed to a task that writes it to the spill file as a run.
+/// @unchecked: the task alone uses it until the loader awaits its value.
+private final class WindowSpill: @unchecked Sendable {
+    let file: SpillFile
+    var chunks: [EncodedChunk]
+    var failure: (any Error)?
+
+    init(file: SpillFile, chunks: [EncodedChunk]) {
+        self.file = file
+        self.chunks = chunks
     }
 }

@@ -1,7 +1,8 @@
 internal import QuireLMDB
 
 /// The next batch of a segment merge, read on a thread of its own from a snapshot while the
-/// writer applies the batch before it (``SearchSegmentMerge/collectBatch(_:_:segments:keys:from:after:bytes:isCancelled:)``).
+/// writer applies the batch before it
+/// (``SearchSegmentMerge/collectBatch(_:_:segments:keys:from:after:bytes:isCancelled:)``).
 ///
 /// The snapshot is the one before that batch's commit, or the one after; both give the same
 /// batch: it starts after the batch before's terms, which no other segment block follows, and
@@ -35,7 +36,9 @@ struct PendingMergeBatch {
     /// The batch read, once read, when it is the one the write transaction `transaction` merges
     /// from `progress` over `segments`; nil when it is not (and a read that failed is read again
     /// there, its error thrown from the writer's own transaction).
-    func batch(for progress: SegmentMergeProgress, segments current: [UInt32], transaction id: Int) -> SearchSegmentMerge.Batch? {
+    func batch(
+        for progress: SegmentMergeProgress, segments current: [UInt32], transaction id: Int
+    ) -> SearchSegmentMerge.Batch? {
         let read = work.wait()
         guard id == transaction + 1, progress.next == from.term, progress.nextSegment == from.segment,
             progress.last == last, current.allSatisfy(segments.contains), case .success(let batch) = read

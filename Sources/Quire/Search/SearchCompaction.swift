@@ -169,7 +169,8 @@ extension Store {
     static let segmentsMergedInPlace = 1_024
 
     /// Merges the segments into the main blocks in place, a batch of terms a transaction
-    /// (``SearchSegmentMerge/mergeBatch(_:_:segments:keys:from:bytes:isCancelled:)``), recording
+    /// (``SearchSegmentMerge/collectBatch(_:_:segments:keys:from:after:bytes:isCancelled:)`` and
+    /// ``SearchSegmentMerge/applyBatch(_:_:_:segments:keys:from:isCancelled:)``), recording
     /// how far it came (``SegmentMergeProgress``: writes meanwhile route by it, and a merge that
     /// was stopped goes on from there); segments a load wrote meanwhile are merged after. The last
     /// batch clears the state's segment flag. `betweenBatches` runs before each batch.

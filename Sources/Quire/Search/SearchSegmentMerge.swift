@@ -5,11 +5,13 @@ import QuireText
 /// of a bulk load: a reader sees the segments or the merged blocks, never a mix, and the same
 /// postings either way.
 ///
-/// In place, a batch of terms a transaction (``mergeBatch(_:_:segments:keys:from:bytes:isCancelled:)``):
-/// the segments' blocks of the batch's terms are read in term order (one cursor a segment,
-/// merged), deleted, and appended to each term's main blocks, touching only the terms the
-/// segments have: a block at least half a leaf block long moves as it is (a stored list starts
-/// from its first document), the smaller ones are packed again (``SearchPostings/appendRun``).
+/// In place, a batch of terms a transaction: the segments' blocks of the batch's terms are read
+/// in term order, one cursor a segment, merged
+/// (``collectBatch(_:_:segments:keys:from:after:bytes:isCancelled:)``), then deleted and
+/// appended to each term's main blocks (``applyBatch(_:_:_:segments:keys:from:isCancelled:)``),
+/// touching only the terms the segments have: a block at least half a leaf block long moves as
+/// it is (a stored list starts from its first document), the smaller ones are packed again
+/// (``SearchPostings/appendRun``).
 /// A term with more blocks than a batch is merged a range of segments a batch. After each commit
 /// every term's postings are whole, in its main blocks or still in the segments, so a reader
 /// between batches sees them all, and a write routes by the merge's progress (``SegmentRouting``).
@@ -52,21 +54,6 @@ enum SearchSegmentMerge {
     /// Where a merge batch stopped: the next batch's first term, and when the batch stopped inside
     /// it, the first segment whose blocks of it are left (``SegmentMergeProgress/nextSegment``).
     typealias Stop = (term: [UInt8], segment: UInt32?)
-
-    /// Merges the blocks of a batch of terms of the segments starting at `starts` (keyed by
-    /// `keys`) into the main blocks, from the first term at or after `from` until the blocks read
-    /// pass `bytes`: reads them (``collectBatch(_:_:segments:keys:from:after:bytes:isCancelled:)``),
-    /// deletes them from those segments, and appends each term's run to its main blocks
-    /// (``applyBatch(_:_:_:segments:keys:from:isCancelled:)``). Returns where the next batch
-    /// starts, nil when those segments had no more terms.
-    static func mergeBatch<T: WritableTransaction & ~Copyable>(
-        _ database: Database, _ txn: borrowing T, segments starts: [UInt32], keys: SegmentKeys, from: [UInt8],
-        bytes: Int, isCancelled: (() -> Bool)?
-    ) throws -> Stop? {
-        let batch = try collectBatch(
-            database, txn, segments: starts, keys: keys, from: from, bytes: bytes, isCancelled: isCancelled)
-        return try applyBatch(batch, database, txn, segments: starts, keys: keys, from: from, isCancelled: isCancelled)
-    }
 
     /// A merge batch's blocks read from the segments, copied out of the map: the deletes that
     /// apply it change the pages they were read from, and the next batch's may be read on

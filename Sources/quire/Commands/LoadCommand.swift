@@ -18,9 +18,9 @@ enum LoadCommand {
         // and a load of 1M articles peaked at 273 MiB of anonymous memory instead of 170 MiB.
         _ = quire_malloc_map_from(4 << 20)
         // And one heap a core (set before the load's threads start): what one thread frees then
-        // serves the others' next allocations. The 1M load peaked at 205–250 MiB of anonymous
-        // memory with glibc's eight a core and at 141–196 MiB with one a core on two cores, in
-        // as long (four runs of each alternated).
+        // serves the others' next allocations. The 1M load peaked at 151–258 MiB of anonymous
+        // memory with glibc's eight a core and at 139–204 MiB with one a core on two cores, in
+        // about as long (14 and 19 runs).
         _ = quire_malloc_heaps(Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         let reader: LineBlockReader
         do {

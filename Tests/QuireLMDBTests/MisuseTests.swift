@@ -5,17 +5,23 @@ import Testing
 @Suite struct MisuseTests {
     /// A sequence smuggled out of its closure traps on use instead of reading freed memory.
     @Test func escapedSequenceTraps() async {
-        await #expect(processExitsWith: .failure) { try useEscapedSequence() }
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        await #expect(processExitsWith: .failure) { [dir = dir as String] in try useEscapedSequence(dir) }
     }
 
     /// A cursor used after its write transaction committed traps too.
     @Test func cursorAfterCommitTraps() async {
-        await #expect(processExitsWith: .failure) { try useCursorAfterCommit() }
+        let dir = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        await #expect(processExitsWith: .failure) { [dir = dir as String] in try useCursorAfterCommit(dir) }
     }
+
+    /// The trapping child's environment: this process removes it, the child cannot.
+    private static func directory() -> String { NSTemporaryDirectory() + "quire-misuse-\(UUID().uuidString)" }
 }
 
-private func useEscapedSequence() throws {
-    let dir = NSTemporaryDirectory() + "quire-misuse-\(UUID().uuidString)"
+private func useEscapedSequence(_ dir: String) throws {
     let env = try Environment(path: dir)
     let db = try env.openDatabase("x")
     try env.write { txn in try txn.put([1], forKey: [1], in: db) }
@@ -24,8 +30,7 @@ private func useEscapedSequence() throws {
     _ = escaped!.map { $0.keyBytes }
 }
 
-private func useCursorAfterCommit() throws {
-    let dir = NSTemporaryDirectory() + "quire-misuse-\(UUID().uuidString)"
+private func useCursorAfterCommit(_ dir: String) throws {
     let env = try Environment(path: dir)
     let db = try env.openDatabase("x")
     nonisolated(unsafe) var escaped: Cursor?

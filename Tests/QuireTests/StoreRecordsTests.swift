@@ -90,14 +90,17 @@ import Testing
     }
 
     @Test func iteratingARecordSequenceAfterItsReadEndedTraps() async throws {
-        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            try await Store.withTemporary(schema: StoreSchema(StoreRecordsTests.items)) { store in
+        // The trapping child cannot remove its store: the test's own process makes and removes it.
+        try await withTemporaryDirectory("trap", create: false) { path in
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                [path = path as String] in
+                let store = try Store(path: path, schema: StoreSchema(StoreRecordsTests.items))
                 try await store.put(Item(id: "x", n: 1), in: StoreRecordsTests.items)
                 let escaped = try store.read { snap in snap.records(in: StoreRecordsTests.items) }
                 for record in escaped { _ = try record.get() }
             }
+            #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("used after it ended"))
         }
-        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("used after it ended"))
     }
 
     @Test func storeOperationsThrowOneTypedError() async throws {

@@ -8,25 +8,28 @@ import Testing
 /// docs/STORE.md's writer rules, enforced: every write runs on the writer thread, and what would
 /// wait for itself traps with a message instead of hanging.
 @Suite struct WriterRuleTests {
+    // The trapping child cannot remove its store: the test's own process makes and removes it.
     @Test func registerInsideAWriteTrapsInsteadOfHanging() async throws {
-        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            try await withTemporaryDirectory("trap", create: false) { path in
+        try await withTemporaryDirectory("trap", create: false) { path in
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                [path = path as String] in
                 let store = try Store(path: path)
                 let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
                 try await store.write { _ in try store.register(notes) }
             }
+            #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("would wait for itself"))
         }
-        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("would wait for itself"))
     }
 
     @Test func relationRegisterInsideAWriteTraps() async throws {
-        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            try await withTemporaryDirectory("trap", create: false) { path in
+        try await withTemporaryDirectory("trap", create: false) { path in
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                [path = path as String] in
                 let store = try Store(path: path)
                 try await store.write { _ in try store.register(StoreRelation(name: "r", memberCollection: "x")) }
             }
+            #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("declare relations before writing"))
         }
-        #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("declare relations before writing"))
     }
 
     @Test func registerFromManyThreadsAtOnceWritesOneDefinitionEach() async throws {

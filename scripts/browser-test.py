@@ -8,7 +8,7 @@ it, that the detail view shows the record `quire get` prints, and that a hostile
 as text. Saves a PNG screenshot of each step in SCREENSHOT_DIR. Python standard library only:
 the WebSocket client below is the minimum the DevTools protocol needs (RFC 6455, text frames).
 """
-import base64, json, os, re, socket, struct, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+import base64, json, os, re, shutil, socket, struct, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 BASE, QUIRE, STORE, HOSTILE, SHOTS = sys.argv[1:6]
 failures = []
@@ -144,6 +144,8 @@ def main():
             browser.wait(timeout=10)
         except subprocess.TimeoutExpired:
             browser.kill()
+            browser.wait()
+        shutil.rmtree(profile, ignore_errors=True)  # the screenshots stay; chromium's profile need not
     print(f"screenshots in {SHOTS}")
     if failures:
         print(f"{len(failures)} browser check(s) failed")

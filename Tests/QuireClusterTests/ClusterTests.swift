@@ -98,12 +98,18 @@ import Testing
     @Test func aDeadOwnersSourceIsTakenOverWhenItsLeaseExpires() async throws {
         try await withEtcd { client, _ in
             let keys = ClusterKeys(prefix: "/t/")
-            let leaseB = try await client.grantLease(ttl: 120)
-            // Long enough for a loaded machine to make the claims below before it lapses: with
-            // every suite running at once on two cores, a task can wait seconds for a thread.
-            let leaseA = try await client.grantLease(ttl: 20)
-            let ownerA = try #require(
-                try await SourceOwnership.acquire("s", member: "a", lease: leaseA.id, client: client, keys: keys))
+            // B's lease outlives the test however slow etcd is: with every suite running at once
+            // on two cores, a CI run took 219 s over this test (etcd's fsyncs wait on the disk).
+            let leaseB = try await client.grantLease(ttl: 1_800)
+            // A's must lapse within the test, so it is short; should it lapse before A's claim
+            // (etcd answers "lease not found"), A claims again on a new one.
+            var claimA: (lease: EtcdLease, owner: SourceOwnership?)?
+            for _ in 0..<5 where claimA?.owner == nil {
+                let lease = try await client.grantLease(ttl: 20)
+                claimA = (lease, try? await SourceOwnership.acquire("s", member: "a", lease: lease.id, client: client, keys: keys))
+            }
+            let leaseA = try #require(claimA?.lease)
+            let ownerA = try #require(claimA?.owner)
             // While A renews its lease, B cannot take the source. A renews just before each try;
             // should one request still outlast the lease (a starved etcd waits on fsync), B may
             // take it only because etcd reports A's lease gone.

@@ -13,9 +13,11 @@ import QuireNews
 ///
 /// A line that is not a storable article stops the load before anything of it is written: the
 /// error names the line and the field, and every record before that line is committed. An
-/// interrupt (the `isInterrupted` check of the reader and of `run`) stops at a
-/// chunk boundary with the chunks before it committed. Records are upserted by id, so loading
-/// a file twice leaves each record once.
+/// interrupt (the `isInterrupted` check of the reader, of `run` and of the bulk loader) stops at
+/// the next transaction with the chunks before it committed, in seconds whatever the input's
+/// size: records read but not committed are written only when they are all in memory (no sort
+/// window went to the temporary file). Records are upserted by id, so loading a file twice
+/// leaves each record once.
 public struct ArticleLoader: Sendable {
     /// What a load did.
     public struct Report: Sendable, Hashable {
@@ -35,7 +37,8 @@ public struct ArticleLoader: Sendable {
     public var bulkOptions = BulkInsertOptions(chunkSize: 12_000, sortWindow: 48 << 20)
     /// Parallel parsers (the machine's cores by default).
     public var parsers = ProcessInfo.processInfo.activeProcessorCount
-    /// Checked after each chunk: true stops the load (``LoadError/Kind/interrupted``).
+    /// Checked after each block and before each transaction: true stops the load
+    /// (``LoadError/Kind/interrupted``).
     public var isInterrupted: @Sendable () -> Bool = { false }
     /// Called after each committed chunk, and after each sort window written to the temporary
     /// file, with the records read into the store so far: committed, or sorted and waiting for
@@ -59,7 +62,7 @@ public struct ArticleLoader: Sendable {
         do {
             let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
                 loader in
-                loader.stopsCompaction(when: isInterrupted)
+                loader.stops(when: isInterrupted)
                 // One block is read and parsed while the one before it encodes and commits: the
                 // parse of the next block also fills the time the writer spends on a merged sort
                 // window. Reading the block there too keeps both cores busy while it is read (an
@@ -103,9 +106,17 @@ public struct ArticleLoader: Sendable {
             var error = error
             if error.kind == .input || error.kind == .interrupted { error.recordsBefore = parsed }
             throw error
+        } catch where isInterrupted() && Self.isCancellation(error) {
+            // The loader stopped between the transactions of a merged run (``BulkLoader/stops(when:)``).
+            throw LoadError(.interrupted, "interrupted", recordsBefore: parsed)
         } catch {
             throw LoadError(.store, String(describing: error), recordsBefore: parsed, underlying: error)
         }
+    }
+
+    /// Whether `error` is a stop rather than a failure: the loader's, or the writer's for it.
+    static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? StoreError)?.code == .cancelled
     }
 
     /// A block's articles up to its first bad line, and that line's error.

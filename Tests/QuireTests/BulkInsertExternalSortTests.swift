@@ -101,6 +101,65 @@ import Testing
         }
     }
 
+    /// A stop (`quire load`'s Ctrl-C) while the merged runs are written ends the load at the next
+    /// chunk: the chunks committed stay, the rest of the runs is dropped with their file.
+    @Test func aStopWhileTheRunsAreWrittenEndsTheLoadAtTheNextChunk() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let stop = Atomic<Bool>(false)
+            let last = Mutex<BulkInsertProgress?>(nil)
+            await #expect(throws: CancellationError.self) {
+                try await store.withBulkLoader(
+                    into: rows, options: BulkInsertOptions(chunkSize: 500, sortWindow: 100_000),
+                    progress: { progress in
+                        last.withLock { $0 = progress }
+                        if progress.records >= 1_500 { stop.store(true, ordering: .relaxed) }
+                    }
+                ) { loader in
+                    loader.stops(when: { stop.load(ordering: .relaxed) })
+                    try await loader.submit(scrambledRows(20_000, name: "v"))
+                }
+            }
+            let count = try store.read { try $0.count(of: rows) }
+            // The third chunk's commit raised the stop; at most the one in flight followed it.
+            #expect(count == 1_500 || count == 2_000, "\(count)")
+            #expect(last.withLock { $0?.records } == count)
+            #expect(last.withLock { $0?.pending } == 0)
+            try store.read { snap throws in
+                for id in [0, count - 1] { #expect(try snap.get(.int(Int64(id)), from: rows)?.name == "v \(id)") }
+            }
+            #expect(try store.verify().isSound)
+            #expect(try strayFiles(path).isEmpty)
+        }
+    }
+
+    /// A stop while the input is read: once a window went to the temporary file, nothing held is
+    /// written (its merge would take as long as the load so far); a load whose held chunks are
+    /// all in memory still commits them (at most a window).
+    @Test(arguments: [false, true])
+    func aStopWhileTheInputIsReadWritesOnlyAWindowInMemory(spilled: Bool) async throws {
+        struct Stop: Error {}
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            try store.register(rows)
+            let all = scrambledRows(6_000, name: "v")
+            let options = BulkInsertOptions(chunkSize: 1_000, sortWindow: spilled ? 100_000 : 64 << 20)
+            let stop = Atomic<Bool>(false)
+            await #expect(throws: Stop.self) {
+                try await store.withBulkLoader(into: rows, options: options) { loader in
+                    loader.stops(when: { stop.load(ordering: .relaxed) })
+                    for start in stride(from: 0, to: all.count, by: 1_000) { try await loader.submit(all[start..<start + 1_000]) }
+                    stop.store(true, ordering: .relaxed)
+                    throw Stop()
+                }
+            }
+            #expect(try store.read { try $0.count(of: rows) } == (spilled ? 0 : 6_000))
+            #expect(try store.verify().isSound)
+            #expect(try strayFiles(path).isEmpty)
+        }
+    }
+
     @Test func aCancelledLoadDropsItsSpilledRunsAndLeavesNoFile() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

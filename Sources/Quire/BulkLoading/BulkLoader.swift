@@ -56,13 +56,26 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private let busy = Atomic<Bool>(false)
     /// Polled by the full-text compaction at the end (see ``stopsCompaction(when:)``).
     private var interrupted: @Sendable () -> Bool = { false }
+    /// Polled before each transaction of a merged run (see ``stops(when:)``).
+    private var stopped: @Sendable () -> Bool = { false }
 
     /// The load's final full-text compaction stops (rolled back: the index stays as the chunks
-    /// wrote it) once `interrupted` is true, as it does when the task is cancelled: for a
-    /// loader that learns of a signal through a flag (`quire load`), so the first Ctrl-C after
-    /// the last chunk does not wait for a rewrite of the whole posting tree.
+    /// wrote it) once `interrupted` is true, as it does when the task is cancelled. The chunks
+    /// are all written: tests use it to leave a load's segments unmerged.
     package func stopsCompaction(when interrupted: @escaping @Sendable () -> Bool) {
         self.interrupted = interrupted
+    }
+
+    /// The load stops at its next transaction once `interrupted` is true, as it does when the
+    /// task is cancelled: for a loader that learns of a signal through a flag (`quire load`), so
+    /// that the first Ctrl-C takes seconds whatever the input's size. A merged run stops
+    /// between its chunks (the chunks committed stay, the rest of the run is dropped with its
+    /// temporary file), the compaction rolls back, and when the submitting closure throws, the
+    /// chunks held in memory are written only if no sort window went to the temporary file
+    /// (``abandon(after:)``).
+    package func stops(when interrupted: @escaping @Sendable () -> Bool) {
+        self.interrupted = interrupted
+        stopped = interrupted
     }
 
     init(
@@ -177,14 +190,14 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
 
     /// Merges the held chunks into one sorted run and writes it, in chunks. When a chunk fails,
     /// the ones before it that committed are reported before the error goes up.
-    private func writeHeld() async throws {
+    private func writeHeld(stoppable: Bool = true) async throws {
         guard !held.isEmpty else { return }
         let fields = try store.harmonizeFields(&held, collection)
         let size = try mergedChunkSize(smallestKey: held.compactMap { $0.entries.first?.key.array }.min(by: KeyOrdering.precedes))
         var merger = SortedRunMerger(held, fields: fields)
         held = []
         heldBytes = 0
-        try await writeAll(spilled: false) { merger.next(maxCount: size) }
+        try await writeAll(spilled: false, stoppable: stoppable) { merger.next(maxCount: size) }
     }
 
     /// Starts merging the held chunks into one sorted run in the spill file, in a task of its own
@@ -242,11 +255,15 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try await writeAll(spilled: true) { merger.next(maxCount: size) }
     }
 
-    /// Writes every chunk `next` gives, then waits for the last.
+    /// Writes every chunk `next` gives, then waits for the last; when `stoppable`, a
+    /// cancellation or a stop (``stops(when:)``) ends it before the next chunk.
     /// When a chunk fails, the ones before it that committed are reported before the error goes up.
-    private func writeAll(spilled: Bool, _ next: () -> EncodedChunk?) async throws {
+    private func writeAll(spilled: Bool, stoppable: Bool = true, _ next: () -> EncodedChunk?) async throws {
         do {
-            while let chunk = next() { try await write(chunk, spilled: spilled) }
+            while let chunk = next() {
+                if stoppable, Task.isCancelled || stopped() { throw CancellationError() }
+                try await write(chunk, spilled: spilled)
+            }
             try await settle()
         } catch {
             try? await settle()
@@ -377,19 +394,28 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Ends a failed run: waits for the transactions in flight and, when `writingHeld`, writes
-    /// the staged, spilled and held chunks (input from before the failure, in input
-    /// order) as far as it can; otherwise they are dropped.
-    func abandon(writingHeld: Bool) async {
+    /// Ends a run that `error` stopped: waits for the transactions in flight and writes the
+    /// staged, spilled and held chunks (input from before the failure, in input order) as far as
+    /// it can; a cancelled task drops them. After a stop (``stops(when:)``) the spilled runs are
+    /// not written (their merge would take as long as the load so far), nor the window held
+    /// after them: what a stop writes is at most a window in memory, in a few seconds.
+    func abandon(after error: any Error) async {
         try? await finishSpill()
-        if writingHeld {
+        if !(error is CancellationError || Task.isCancelled) {
             try? await writeStaged()
-            try? await writeSpilled()
-            try? await writeHeld()
+            // The held chunks came after the runs: not written when the runs stopped.
+            do {
+                try await writeSpilled()
+                try await writeHeld(stoppable: false)
+            } catch {}
         }
         spill = nil
-        for queued in inFlight { _ = try? await queued.task.value }
-        inFlight = []
+        while !inFlight.isEmpty { try? await settleOldest() }  // counted when they committed
+        if pending > 0 {
+            // The runs not written are dropped: the last report says what is committed.
+            pending = 0
+            progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: 0))
+        }
         await backgroundFlush?.value
         try? await restoreDurability()
     }

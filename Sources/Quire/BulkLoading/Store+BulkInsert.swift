@@ -194,7 +194,8 @@ extension Store {
     ///
     /// When `submitChunks` returns, the load finishes: the last chunk is committed and durability
     /// restored. When it throws, the chunks it submitted before are still written (they came
-    /// before the failure) unless the task was cancelled, and the error goes up.
+    /// before the failure) unless the task was cancelled, and the error goes up. (A loader told
+    /// to stop, `BulkLoader.stops(when:)`, writes them only when they are all in memory.)
     /// Each submitted array is encoded as one piece; pieces that arrive in key order are written
     /// as chunks of at least `options.chunkSize` records (one piece, when it is that big), and
     /// `options.chunkSize` also sizes the chunks written from a merged sort window.
@@ -210,7 +211,7 @@ extension Store {
             try await submitChunks(run)
             return try await run.finish()
         } catch {
-            await run.abandon(writingHeld: !(error is CancellationError) && !Task.isCancelled)
+            await run.abandon(after: error)
             throw error
         }
     }

@@ -94,7 +94,7 @@ enum EntryPoint {
             Diagnostics.error("\(prefix)\(StoreError.corruptionMessage) (a record does not decode: \(error))")
             return ExitStatus.failure
         case let error as InterruptedError:
-            Diagnostics.error("\(error.command): interrupted; the store is consistent")
+            Diagnostics.error("\(error.command): interrupted\(error.detail.map { " \($0)" } ?? ""); the store is consistent")
             return ExitStatus.interrupted
         default:
             Diagnostics.error("\(prefix)\(error)")

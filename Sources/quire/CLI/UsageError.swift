@@ -33,4 +33,6 @@ struct RuntimeError: Error, Sendable, CustomStringConvertible {
 /// so far is committed and the store is consistent. Exit status 130, like a shell.
 struct InterruptedError: Error, Sendable {
     let command: String
+    /// What it had done, when that is worth saying ("after its 1000 records were committed").
+    var detail: String? = nil
 }

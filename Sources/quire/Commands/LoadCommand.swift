@@ -9,7 +9,8 @@ import QuireFetch
 /// each article by id through `ArticleLoader`: blocks of lines parsed on every core, committed
 /// as chunks while the next block parses. A bad line stops the load with its line number and
 /// field, before anything of its chunk is written, and every record before it stays
-/// committed; Ctrl-C stops at a chunk boundary.
+/// committed; Ctrl-C stops at a chunk boundary, in seconds whatever the input's size
+/// (`BulkLoader.stops(when:)`).
 enum LoadCommand {
     static func run(_ options: LoadOptions, context: CommandContext) async throws {
         // A load's large buffers (blocks of input, encoded chunks, the sort window) are freed on
@@ -38,6 +39,10 @@ enum LoadCommand {
         if let text = context.environment["QUIRE_LOAD_BLOCK_BYTES"], let bytes = Int(text), bytes > 0 {
             loader.blockBytes = bytes
         }
+        // And a smaller sort window, for tests whose input must go to the temporary file.
+        if let text = context.environment["QUIRE_LOAD_SORT_WINDOW"], let bytes = Int(text), bytes > 0 {
+            loader.bulkOptions.sortWindow = bytes
+        }
         loader.progress = { [progress] committed in progress.setCompleted(committed) }
         let records: Int
         do {
@@ -58,6 +63,11 @@ enum LoadCommand {
             throw error
         }
         progress.finish()
+        // A signal during the load's end (the full-text merge and compaction, which stop for it)
+        // still says so: the command did not do all it would have.
+        if InterruptFlag.isRaised {
+            throw InterruptedError(command: "load", detail: "after its \(records) records were committed")
+        }
         if options.json {
             try context.output.line(
                 JSONSummary.object([("records", .int(records)), ("seconds", .seconds(ContinuousClock.now - start))]))

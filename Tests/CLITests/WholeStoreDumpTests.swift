@@ -32,7 +32,11 @@ import Testing
             #expect(fetch.status == 0, "\(fetch)")
             let demo = try await runQuire(["--store", "demo.db", "demo", "--articles", "40"], directory: dir)
             #expect(demo.status == 0, "\(demo)")
-            for source in ["a.db", "demo.db"] {
+            // A store only ever loaded has none of the fetch service's collections: nor has its copy.
+            let plain = try await runQuire(
+                ["--store", "plain.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 30), directory: dir)
+            #expect(plain.status == 0, "\(plain)")
+            for source in ["a.db", "demo.db", "plain.db"] {
                 let dump = try await runQuire(["--store", source, "dump", "--all"], directory: dir)
                 #expect(dump.status == 0, "\(dump)")
                 let sections = lines(dump.stdout).filter { $0.hasPrefix(#"{"@quire":"#) }

@@ -81,18 +81,23 @@ enum WholeStoreLoad {
         return try reader.peek(prefix.count) == prefix
     }
 
+    /// The section for `header`, its collection registered: only the collections the dump
+    /// names, so the copy's own `dump --all` has the same sections (the news collections are
+    /// registered by every writing command).
     private static func section(_ header: Header, _ store: Store) throws -> (any Section)? {
+        func registered<V>(_ collection: StoreCollection<V>) throws -> CollectionSection<V> {
+            try store.register(collection)
+            return CollectionSection(collection)
+        }
         switch (header.kind, header.name) {
-        case ("collection", DemoMarker.collection.name):
-            try store.register(DemoMarker.collection)
-            return CollectionSection(DemoMarker.collection)
+        case ("collection", DemoMarker.collection.name): return try registered(DemoMarker.collection)
         case ("collection", NewsSchema.lists.name): return CollectionSection(NewsSchema.lists)
         case ("collection", NewsSchema.categories.name): return CollectionSection(NewsSchema.categories)
-        case ("collection", StoreFetchSink.sources.name): return CollectionSection(StoreFetchSink.sources)
-        case ("collection", StoreFetchSink.tags.name): return CollectionSection(StoreFetchSink.tags)
-        case ("collection", StoreFetchSink.rawDocuments.name): return CollectionSection(StoreFetchSink.rawDocuments)
-        case ("collection", StoreFetchSink.rejects.name): return CollectionSection(StoreFetchSink.rejects)
-        case ("collection", StoreFetchSink.budgets.name): return CollectionSection(StoreFetchSink.budgets)
+        case ("collection", StoreFetchSink.sources.name): return try registered(StoreFetchSink.sources)
+        case ("collection", StoreFetchSink.tags.name): return try registered(StoreFetchSink.tags)
+        case ("collection", StoreFetchSink.rawDocuments.name): return try registered(StoreFetchSink.rawDocuments)
+        case ("collection", StoreFetchSink.rejects.name): return try registered(StoreFetchSink.rejects)
+        case ("collection", StoreFetchSink.budgets.name): return try registered(StoreFetchSink.budgets)
         case ("relation", NewsSchema.listArticles.name): return RelationSection(NewsSchema.listArticles)
         case ("relation", NewsSchema.queryArticles.name): return RelationSection(NewsSchema.queryArticles)
         default: return nil
@@ -103,7 +108,6 @@ enum WholeStoreLoad {
     static func run(
         _ reader: LineBlockReader, into store: Store, loader: ArticleLoader, progress: ProgressReporter
     ) async throws -> Int {
-        _ = try StoreFetchSink(store: store)  // registers the fetch service's collections
         var total = 0
         var current: (any Section)?
         func flush() async throws {

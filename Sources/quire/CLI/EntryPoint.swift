@@ -74,6 +74,10 @@ enum EntryPoint {
 
     private static func report(_ error: any Error, command: String, flushFailed: Bool) -> Int32 {
         let prefix = command.isEmpty ? "" : "\(command): "
+        /// Says "the store is corrupted" without "run quire verify" when that is the command.
+        func corruptionMessage() -> String {
+            command == "verify" ? "the store is corrupted" : StoreError.corruptionMessage
+        }
         switch error {
         case OutputError.brokenPipe:
             // `quire dump | head -1`: the reader has all it wanted.
@@ -87,17 +91,18 @@ enum EntryPoint {
         case let error as UsageError:
             return usageFailure(error)
         case let error as LMDBError where error.isCorruption:
-            Diagnostics.error("\(prefix)\(error.path.map { "\($0): " } ?? "")\(OpenStore.reason(error))")
+            let reason = OpenStore.reason(error).replacing(StoreError.corruptionMessage, with: corruptionMessage())
+            Diagnostics.error("\(prefix)\(error.path.map { "\($0): " } ?? "")\(reason)")
             return ExitStatus.failure
         case let error as CompactDecodingError:
             // Stored records are checked as they are read: damage never prints as other data.
-            Diagnostics.error("\(prefix)\(StoreError.corruptionMessage) (a record does not decode: \(error))")
+            Diagnostics.error("\(prefix)\(corruptionMessage()) (a record does not decode: \(error))")
             return ExitStatus.failure
         case let error as InterruptedError:
             Diagnostics.error("\(error.command): interrupted\(error.detail.map { " \($0)" } ?? ""); the store is consistent")
             return ExitStatus.interrupted
         default:
-            Diagnostics.error("\(prefix)\(error)")
+            Diagnostics.error("\(prefix)\(String(describing: error).replacing(StoreError.corruptionMessage, with: corruptionMessage()))")
             return ExitStatus.failure
         }
     }

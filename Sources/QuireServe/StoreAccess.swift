@@ -239,6 +239,12 @@ final class StoreAccess: Sendable {
             var lower = query.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
             var upper = query.untilExclusive.map { StoreKeyRange.Bound.exclusive(.date($0)) }
             let after = query.after
+            if let entries = try sectionEntriesByDate(snap, query, definition: definition, dateIndex: index) {
+                for entry in entries where entry.isAfter(after, reverse: reverse) {
+                    guard try take(entry.indexKey, entry.key, { try Self.record(snap, entry.key, query) }) else { break }
+                }
+                break
+            }
             if let after, let resume = after.indexKey {
                 if reverse { upper = .inclusive(StoreKey(bytes: resume)) } else { lower = .inclusive(StoreKey(bytes: resume)) }
             }
@@ -256,6 +262,62 @@ final class StoreAccess: Sendable {
             }
         }
         return ArticlePage(records: records, next: more ? last : nil)
+    }
+
+    /// A record's place in the date index: its date's index key, then its key.
+    private struct DateEntry {
+        var indexKey: StoreKey
+        var key: StoreKey
+
+        /// Whether `self` comes before `other` in the index (ascending).
+        func precedes(_ other: DateEntry) -> Bool {
+            indexKey == other.indexKey ? key < other.key : indexKey < other.indexKey
+        }
+
+        /// Whether it comes after the cursor's record in the walk's order.
+        func isAfter(_ cursor: PageCursor?, reverse: Bool) -> Bool {
+            guard let cursor, let resume = cursor.indexKey else { return true }
+            let mark = DateEntry(indexKey: StoreKey(bytes: resume), key: StoreKey(bytes: cursor.key))
+            return reverse ? precedes(mark) : mark.precedes(self)
+        }
+    }
+
+    /// The records of a small section in the date index's order (newest first when `sort` says
+    /// so), within `since` and `until`; nil when the section has too many for that, or the
+    /// collection no section index or no date field to read.
+    ///
+    /// Walked by date, a section filter reads records until it has a page: a rare or absent
+    /// section read the whole store for every page (5.6 s at 1M articles, for an empty answer).
+    /// Its records are few: their dates are read from the section index's records and sorted.
+    /// Up to √((limit + 1) · records) of them, whose cost bounds the date walk's for larger
+    /// sections too, which find a page in (limit + 1) · records / size reads on average.
+    private static func sectionEntriesByDate(
+        _ snap: borrowing Snapshot, _ query: ArticleQuery, definition: CollectionDefinition, dateIndex: IndexDefinition
+    ) throws -> [DateEntry]? {
+        guard let section = query.section, let dateField = dateIndex.field,
+            let sectionIndex = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
+        else { return nil }
+        let records = try snap.count(ofCollectionNamed: collection)
+        let most = max(2_000, Int((Double(query.limit + 1) * Double(records)).squareRoot()))
+        var keys: [StoreKey] = []
+        try snap.forEachIndexEntry(collection, sectionIndex.name, range: .exactly(.string(section))) { _, key in
+            keys.append(key)
+            return keys.count <= most
+        }
+        guard keys.count <= most else { return nil }
+        let lower = query.since.map { StoreKey.date($0).bytes }
+        let upper = query.untilExclusive.map { StoreKey.date($0).bytes }
+        var entries: [DateEntry] = []
+        for key in keys {
+            // Undated records are not in the date index, so not in its walk either.
+            guard case .date(let date)? = try snap.field(dateField, of: key, inCollectionNamed: collection) else { continue }
+            let indexKey = StoreKey.date(date)
+            if let lower, indexKey.bytes.lexicographicallyPrecedes(lower) { continue }
+            if let upper, !indexKey.bytes.lexicographicallyPrecedes(upper) { continue }
+            entries.append(DateEntry(indexKey: indexKey, key: key))
+        }
+        entries.sort { a, b in query.sort == .newest ? b.precedes(a) : a.precedes(b) }
+        return entries
     }
 
     /// The record's JSON for a page, or nil when the section filter leaves it out. Without a

@@ -280,3 +280,61 @@ private func exchange(
         #expect(throws: ServeError.self) { _ = try FixedBodyServer(body: [], port: first.port) }
     }
 }
+
+/// A section list by date: a small section's records are sorted by date from the section
+/// index, a large one's found by walking the date index; both give the date walk's order.
+@Suite struct SectionListTests {
+    @Test func aSectionListsItsRecordsInTheDateIndexOrderWhateverItsSize() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        try NewsSchema.register(in: store)
+        // 2,600 articles over 1,000 instants (ties, told apart by id), a few undated; "Rare"
+        // has 200 (sorted from the section index), "Big" 2,400 (more than the 2,000 that allows).
+        let base = Date(timeIntervalSince1970: 1_500_000_000)
+        var articles: [Article] = []
+        for i in 0..<2_600 {
+            let hours = Double((i * 31) % 1_000)
+            let date: Date? = i % 97 == 0 ? nil : base.addingTimeInterval(hours * 3_600)
+            let id = String(format: "a%05d", (i * 7_919) % 2_600)
+            articles.append(Article(id: id, publishedAt: date, section: i % 13 == 0 ? "Rare" : "Big"))
+        }
+        try await store.bulkInsert(articles, into: NewsSchema.articles)
+        let access = StoreAccess(store: store)
+        for section in ["Rare", "Big", "Absent"] {
+            for sort in ["newest", "oldest"] {
+                for window in [false, true] {
+                    var parameters: [(name: String, value: String)] = [("section", section), ("sort", sort), ("limit", "7")]
+                    if window { parameters += [("since", "2017-07-23"), ("until", "2017-08-13")] }
+                    let first = try ArticleQuery(parameters: parameters)
+                    // What the date index holds, in its order: date key, then id.
+                    var dated: [(date: StoreKey, id: String)] = []
+                    for article in articles where article.section == section {
+                        guard let date = article.publishedAt else { continue }
+                        if let since = first.since, date < since { continue }
+                        if let until = first.untilExclusive, date >= until { continue }
+                        dated.append((StoreKey.date(date), article.id))
+                    }
+                    dated.sort { a, b in a.date == b.date ? a.id < b.id : a.date < b.date }
+                    var expected = dated.map(\.id)
+                    if sort == "newest" { expected.reverse() }
+                    var listed: [String] = []
+                    var query = first
+                    for _ in 0..<1_000 {
+                        let page = try access.page(query)
+                        #expect(page.records.count <= 7)
+                        for record in page.records {
+                            let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
+                            listed.append(try #require(object?["id"] as? String))
+                        }
+                        guard let next = page.next else { break }
+                        query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
+                    }
+                    #expect(listed == expected, "\(section) \(sort) window: \(window)")
+                    #expect(section == "Absent" ? listed.isEmpty : listed.count > (window ? 7 : 100))
+                }
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@ import Synchronization
 
 // Every read of the store that QuireServe makes is in this file, through the store's public
 // by-name inspection API (`Store.read` with `genericValue(_:inCollectionNamed:)`,
-// `forEachGeneric`, `forEachIndexEntry`, `definition(ofCollectionNamed:)`,
+// `forEachGeneric`, `forEachIndexEntry`, `indexKeyCounts`, `definition(ofCollectionNamed:)`,
 // `storeStatistics()`, `storedCollections()`), the way `quire dump` and `quire get` read.
 // Nothing here reaches the LMDB layer, so the server keeps working when that API is sealed.
 
@@ -362,11 +362,8 @@ final class StoreAccess: Sendable {
                 let definition = try snap.definition(ofCollectionNamed: Self.collection)
                 guard let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
                 else { return [] }
-                var counts: [(name: String, count: Int)] = []
-                try snap.forEachIndexEntry(Self.collection, index.name) { indexKey, _ in
-                    let name = indexKey.stringValue ?? indexKey.description
-                    if counts.last?.name == name { counts[counts.count - 1].count += 1 } else { counts.append((name, 1)) }
-                    return true
+                let counts = try snap.indexKeyCounts(Self.collection, index.name).map { entry in
+                    (name: entry.key.stringValue ?? entry.key.description, count: entry.count)
                 }
                 return counts.sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
             }

@@ -181,11 +181,23 @@ private func sampleDocs() -> [Doc] {
                     let doc = try #require(try snap.get(key, from: docs))
                     #expect(indexKey == .string(doc.tag))
                 }
+                // The counts a key: the walk's entries grouped, the twins told apart.
+                var grouped: [(key: StoreKey, count: Int)] = []
+                for (indexKey, _) in entries {
+                    if grouped.last?.key == indexKey { grouped[grouped.count - 1].count += 1 } else { grouped.append((indexKey, 1)) }
+                }
+                let counts = try snap.indexKeyCounts("docs", "tag")
+                #expect(counts.map(\.key) == grouped.map(\.key) && counts.map(\.count) == grouped.map(\.count))
+                #expect(counts.first { $0.key == .string(tags[1]) }?.count == 2)
             }
             // Moving a record off a long tag removes exactly its entry.
             try await store.put(Doc(id: longIDs[1], tag: "short", n: 9), in: docs)
             try store.read { snap throws in
                 #expect(try snap.keys(in: docs.indexes[0], of: docs, range: exactly(tags[1])) == [.string("d1")])
+                let counts = try snap.indexKeyCounts("docs", "tag")
+                #expect(counts.first { $0.key == .string(tags[1]) }?.count == 1)
+                #expect(counts.first { $0.key == .string("short") }?.count == 1)
+                #expect(counts.reduce(0) { $0 + $1.count } == 5)
             }
             #expect(try store.verify().isSound)
         }

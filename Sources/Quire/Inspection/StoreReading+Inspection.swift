@@ -120,6 +120,13 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// Whether the index has an entry of `indexKey` for the record `key`: one exact lookup
+    /// (`MDB_GET_BOTH`), where reading the record's field would decompress and decode it.
+    public func indexHasEntry(_ collection: String, _ index: String, indexKey: StoreKey, key: StoreKey) throws -> Bool {
+        guard let stored = try storedKey(indexKey), let record = try storedKey(key) else { return false }
+        return try contains(stored, value: record, in: try store.indexDatabase(collection, index))
+    }
+
     /// Each distinct key of an index, in index order, with the number of records it points to:
     /// a step per distinct key (`MDB_NEXT_NODUP`, `mdb_cursor_count`), not per record, so a
     /// facet list (`quire serve`'s sections) costs the same at 10M records as at 1,000.

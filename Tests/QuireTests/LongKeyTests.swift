@@ -189,6 +189,12 @@ private func sampleDocs() -> [Doc] {
                 let counts = try snap.indexKeyCounts("docs", "tag")
                 #expect(counts.map(\.key) == grouped.map(\.key) && counts.map(\.count) == grouped.map(\.count))
                 #expect(counts.first { $0.key == .string(tags[1]) }?.count == 2)
+                // An entry is found by its two keys exactly, long ones too; a twin's is not.
+                for doc in sample {
+                    #expect(try snap.indexHasEntry("docs", "tag", indexKey: .string(doc.tag), key: .string(doc.id)))
+                    let other = doc.tag == tags[1] ? tags[2] : tags[1]
+                    #expect(try !snap.indexHasEntry("docs", "tag", indexKey: .string(other), key: .string(doc.id)))
+                }
             }
             // Moving a record off a long tag removes exactly its entry.
             try await store.put(Doc(id: longIDs[1], tag: "short", n: 9), in: docs)

@@ -107,8 +107,9 @@ import Testing
             // All but the last tenth: the load then waits in a block it cannot finish.
             pipe.fileHandleForWriting.write(input.prefix(input.count * 9 / 10))
             // Until the load has read all of it (the pipe is empty), then a little longer: it
-            // is waiting for the rest of its last block.
-            let deadline = Date().addingTimeInterval(60)
+            // is waiting for the rest of its last block. (A full `swift test` on two cores once
+            // starved the load for over a minute.)
+            let deadline = Date().addingTimeInterval(300)
             var unread: Int32 = 1
             while unread > 0, Date() < deadline {
                 _ = ioctl(pipe.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &unread)  // either end: Linux counts the pipe's bytes

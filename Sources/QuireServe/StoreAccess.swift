@@ -4,8 +4,9 @@ import Synchronization
 
 // Every read of the store that QuireServe makes is in this file, through the store's public
 // by-name inspection API (`Store.read` with `genericValue(_:inCollectionNamed:)`,
-// `forEachGeneric`, `forEachIndexEntry`, `indexKeyCounts`, `indexHasEntry`, `definition(ofCollectionNamed:)`,
-// `storeStatistics()`, `storedCollections()`), the way `quire dump` and `quire get` read.
+// `forEachGeneric`, `forEachIndexEntry`, `indexKeyCounts`, `indexHasEntry`,
+// `definition(ofCollectionNamed:)`, `storeStatistics()`, `storedCollections()`), the way
+// `quire dump` and `quire get` read.
 // Nothing here reaches the LMDB layer, so the server keeps working when that API is sealed.
 
 /// Why a read could not be answered.
@@ -225,7 +226,8 @@ final class StoreAccess: Sendable {
         }
         switch query.sort {
         case .id:
-            if var keys = try smallSectionKeys(snap, query, definition: try snap.definition(ofCollectionNamed: collection)) {
+            let definition = try snap.definition(ofCollectionNamed: collection)
+            if var keys = try smallSectionKeys(snap, query, definition: definition) {
                 keys.sort()
                 let after = query.after.map { StoreKey(bytes: $0.key) }
                 for key in keys where after.map({ $0 < key }) ?? true {
@@ -320,15 +322,16 @@ final class StoreAccess: Sendable {
     private static func sectionEntriesByDate(
         _ snap: borrowing Snapshot, _ query: ArticleQuery, definition: CollectionDefinition, dateIndex: IndexDefinition
     ) throws -> [DateEntry]? {
-        guard let dateField = dateIndex.field, let keys = try smallSectionKeys(snap, query, definition: definition) else {
-            return nil
-        }
+        guard let dateField = dateIndex.field,
+            let keys = try smallSectionKeys(snap, query, definition: definition)
+        else { return nil }
         let lower = query.since.map { StoreKey.date($0).bytes }
         let upper = query.untilExclusive.map { StoreKey.date($0).bytes }
         var entries: [DateEntry] = []
         for key in keys {
             // Undated records are not in the date index, so not in its walk either.
-            guard case .date(let date)? = try snap.field(dateField, of: key, inCollectionNamed: collection) else { continue }
+            let value = try snap.field(dateField, of: key, inCollectionNamed: collection)
+            guard case .date(let date)? = value else { continue }
             let indexKey = StoreKey.date(date)
             if let lower, indexKey.bytes.lexicographicallyPrecedes(lower) { continue }
             if let upper, !indexKey.bytes.lexicographicallyPrecedes(upper) { continue }
@@ -339,8 +342,7 @@ final class StoreAccess: Sendable {
     }
 
     /// The record's JSON for a page, or nil when the section filter leaves it out. Without a
-    /// field list the JSON is written straight from the record's bytes (no value tree); the
-    /// section is read on its own from the bytes.
+    /// field list the JSON is written straight from the record's bytes (no value tree).
     private static func record(_ snap: borrowing Snapshot, _ key: StoreKey, _ query: ArticleQuery) throws -> [UInt8]? {
         if let section = query.section, try !hasSection(snap, key, section) { return nil }
         guard query.fields != nil else { return try snap.jsonValue(key, inCollectionNamed: collection) }

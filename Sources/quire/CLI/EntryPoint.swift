@@ -99,10 +99,12 @@ enum EntryPoint {
             Diagnostics.error("\(prefix)\(corruptionMessage()) (a record does not decode: \(error))")
             return ExitStatus.failure
         case let error as InterruptedError:
-            Diagnostics.error("\(error.command): interrupted\(error.detail.map { " \($0)" } ?? ""); the store is consistent")
+            let detail = error.detail.map { " \($0)" } ?? ""
+            Diagnostics.error("\(error.command): interrupted\(detail); the store is consistent")
             return ExitStatus.interrupted
         default:
-            Diagnostics.error("\(prefix)\(String(describing: error).replacing(StoreError.corruptionMessage, with: corruptionMessage()))")
+            let message = String(describing: error).replacing(StoreError.corruptionMessage, with: corruptionMessage())
+            Diagnostics.error("\(prefix)\(message)")
             return ExitStatus.failure
         }
     }

@@ -113,6 +113,17 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let section = try #require(all.compactMap { $0["section"] as? String }.first)
             let bySection = lines(try await runQuire(["dump", "--section", section], directory: dir).stdout)
             #expect(bySection.count == all.filter { $0["section"] as? String == section }.count)
+            // A section and a date range: the range's records of that section, in date order.
+            let window = lines(try await runQuire(["dump", "--since", "2010-01-01"], directory: dir).stdout)
+            let both = try await runQuire(["dump", "--section", section, "--since", "2010-01-01"], directory: dir)
+            #expect(both.status == 0, "\(both)")
+            let inSection = window.filter { line in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["section"] as? String == section
+            }
+            #expect(lines(both.stdout) == inSection && !inSection.isEmpty)
+            let none = try await runQuire(["dump", "--section", "No such section", "--since", "2010-01-01"], directory: dir)
+            #expect(none.status == 0 && none.stdout.isEmpty, "\(none)")
 
             #expect(lines(try await runQuire(["dump", "--limit", "5"], directory: dir).stdout).count == 5)
             let json = try await runQuire(["dump", "--format", "json", "--limit", "3"], directory: dir)

@@ -116,7 +116,25 @@ enum DumpCommand {
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
                 throw RuntimeError("dump", "collection '\(collection)' has no date index for --since/--until")
             }
+            // A section with an index is checked there (one lookup), not on each decoded record:
+            // `--section X --since D` decoded every record since D (7.9 s at 1M articles for a
+            // section with none).
+            let sectionIndex = definition.indexes.first { $0.field == "section" && $0.kind == .string }
+            let section = options.section.flatMap { name in sectionIndex.map { (name: name, index: $0.name) } }
+            if let section {
+                var any = false
+                try snap.forEachIndexEntry(collection, section.index, range: .exactly(.string(section.name))) { _, _ in
+                    any = true
+                    return false
+                }
+                guard any else { return }
+            }
             try snap.forEachIndexEntry(collection, index.name, range: dateRange(options)) { _, key in
+                if let section,
+                    try !snap.indexHasEntry(collection, section.index, indexKey: .string(section.name), key: key)
+                {
+                    return true
+                }
                 guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }
                 return try emit(key, value)
             }

@@ -136,6 +136,7 @@ extension Store {
             if try txn.count(of: fieldsDB) > table.count {
                 table = try Store.loadFieldTable(txn, fieldsDB, meta: metaDB, path: environment.path)
             }
+            try adoptStoredDictionaries(txn)  // and dictionaries: an upsert decodes the old record
             let writeState = WriteState(fields: table)
             box.state = writeState
             let storeTxn = StoreTransaction(raw: txn.raw, store: self, state: writeState)

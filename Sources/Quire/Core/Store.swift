@@ -207,7 +207,10 @@ public final class Store: Sendable {
     @discardableResult
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
         do {
-            return try environment.read { txn in try body(Snapshot(raw: txn.raw, store: self)) }
+            return try environment.read { txn in
+                try adoptStoredDictionaries(txn)
+                return try body(Snapshot(raw: txn.raw, store: self))
+            }
         } catch let error as LMDBError where error.isCorruption {
             throw StoreError.corruption(error, path: environment.path)
         } catch let error as LMDBError {

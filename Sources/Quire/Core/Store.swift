@@ -48,6 +48,9 @@ public final class Store: Sendable {
     let relaxedBulkLoads = Locked<Int>(0)
     /// Compressed collections whose automatic dictionary training failed in this process.
     let dictionaryTrainingFailed = Mutex<Set<String>>([])
+    /// The entries `_meta` had when this process last looked for dictionaries stored by
+    /// another (``adoptStoredDictionaries(_:)``); -1 before the first look.
+    let metaEntriesSeen = Atomic<Int>(-1)
     /// The durable change feed's database; nil in a read-only store that has none yet.
     let changesStore = Mutex<Database?>(nil)
     /// Bumped after every commit, to wake change feed iterators of this process.

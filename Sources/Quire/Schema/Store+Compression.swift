@@ -207,9 +207,13 @@ extension Store {
     /// Takes up the dictionaries another process stored since this one opened its collections,
     /// at the start of each read and write: the records compressed with one are unreadable
     /// without it (a `quire serve` started before a `quire load` trained one answered 503 to
-    /// every request for the new records until restarted). A get per compressed collection that
-    /// has none yet.
+    /// every request for the new records until restarted). Storing one adds an entry to
+    /// `_meta`, so a transaction that finds as many as last time looks no further (an
+    /// `mdb_stat`, no lock).
     func adoptStoredDictionaries<T: ReadableTransaction & ~Copyable>(_ txn: borrowing T) throws(LMDBError) {
+        let entries = try txn.count(of: metaDB)
+        guard metaEntriesSeen.load(ordering: .relaxed) != entries else { return }
+        defer { metaEntriesSeen.store(entries, ordering: .relaxed) }
         let waiting = registry.withLock { registry in
             registry.values.filter { $0.definition.compressed && !$0.hasDictionary }.map(\.definition.name)
         }

@@ -203,7 +203,6 @@ extension Store {
         } while after != nil
     }
 
-    /// The dictionary stored for a collection, if any.
     /// Takes up the dictionaries another process stored since this one opened its collections,
     /// at the start of each read and write: the records compressed with one are unreadable
     /// without it (a `quire serve` started before a `quire load` trained one answered 503 to
@@ -213,7 +212,6 @@ extension Store {
     func adoptStoredDictionaries<T: ReadableTransaction & ~Copyable>(_ txn: borrowing T) throws(LMDBError) {
         let entries = try txn.count(of: metaDB)
         guard metaEntriesSeen.load(ordering: .relaxed) != entries else { return }
-        defer { metaEntriesSeen.store(entries, ordering: .relaxed) }
         let waiting = registry.withLock { registry in
             registry.values.filter { $0.definition.compressed && !$0.hasDictionary }.map(\.definition.name)
         }
@@ -226,8 +224,10 @@ extension Store {
                     verifyChecksums: options.verifyChecksums, search: c.search)
             }
         }
+        metaEntriesSeen.store(entries, ordering: .relaxed)
     }
 
+    /// The dictionary stored for a collection, if any.
     func storedDictionary(_ name: String) throws -> [UInt8]? {
         try environment.read { txn in try txn.get(StoreLayout.dictionaryKey(name), in: metaDB) }
     }

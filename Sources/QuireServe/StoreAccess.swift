@@ -224,24 +224,25 @@ final class StoreAccess: Sendable {
             last = PageCursor(sort: query.sort, indexKey: indexKey?.bytes, key: key.bytes, filters: filters)
             return true
         }
+        let definition = try snap.definition(ofCollectionNamed: collection)
+        let sectionIndex = Self.sectionIndex(of: definition)
+        func record(_ key: StoreKey) throws -> [UInt8]? { try Self.record(snap, key, query, sectionIndex: sectionIndex) }
         switch query.sort {
         case .id:
-            let definition = try snap.definition(ofCollectionNamed: collection)
-            if var keys = try smallSectionKeys(snap, query, definition: definition) {
+            if var keys = try smallSectionKeys(snap, query, sectionIndex: sectionIndex) {
                 keys.sort()
                 let after = query.after.map { StoreKey(bytes: $0.key) }
                 for key in keys where after.map({ $0 < key }) ?? true {
-                    guard try take(nil, key, { try Self.record(snap, key, query) }) else { break }
+                    guard try take(nil, key, { try record(key) }) else { break }
                 }
                 break
             }
             var range = StoreKeyRange.all
             if let after = query.after { range = .after(StoreKey(bytes: after.key)) }
             try snap.forEachKey(inCollectionNamed: collection, range: range) { key in
-                try take(nil, key) { try Self.record(snap, key, query) }
+                try take(nil, key) { try record(key) }
             }
         case .newest, .oldest:
-            let definition = try snap.definition(ofCollectionNamed: collection)
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
                 throw AccessFailure.unsupported("the articles collection has no date index; use sort=id")
             }
@@ -249,9 +250,9 @@ final class StoreAccess: Sendable {
             var lower = query.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
             var upper = query.untilExclusive.map { StoreKeyRange.Bound.exclusive(.date($0)) }
             let after = query.after
-            if let entries = try sectionEntriesByDate(snap, query, definition: definition, dateIndex: index) {
+            if let entries = try sectionEntriesByDate(snap, query, sectionIndex: sectionIndex, dateIndex: index) {
                 for entry in entries where entry.isAfter(after, reverse: reverse) {
-                    guard try take(entry.indexKey, entry.key, { try Self.record(snap, entry.key, query) }) else { break }
+                    guard try take(entry.indexKey, entry.key, { try record(entry.key) }) else { break }
                 }
                 break
             }
@@ -268,7 +269,7 @@ final class StoreAccess: Sendable {
                     let order = key == resumeKey ? 0 : key < resumeKey ? -1 : 1
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
-                return try take(indexKey, key) { try Self.record(snap, key, query) }
+                return try take(indexKey, key) { try record(key) }
             }
         }
         return ArticlePage(records: records, next: more ? last : nil)
@@ -293,7 +294,7 @@ final class StoreAccess: Sendable {
     }
 
     /// The keys of the records of the query's section, from the section index, when it has few:
-    /// nil when it has too many, or the collection no section index.
+    /// nil when it has too many, or the collection no section index (`sectionIndex` nil).
     ///
     /// Walked by date or by key, a section filter reads records until it has a page: a rare or
     /// absent section read the whole store for every page (5.5 s at 1M articles, for an empty
@@ -301,11 +302,9 @@ final class StoreAccess: Sendable {
     /// of them, whose cost bounds the walk's for larger sections too, which finds a page in
     /// (limit + 1) · records / size reads on average.
     private static func smallSectionKeys(
-        _ snap: borrowing Snapshot, _ query: ArticleQuery, definition: CollectionDefinition
+        _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?
     ) throws -> [StoreKey]? {
-        guard let section = query.section,
-            let sectionIndex = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
-        else { return nil }
+        guard let section = query.section, let sectionIndex else { return nil }
         let records = try snap.count(ofCollectionNamed: collection)
         let most = max(2_000, Int((Double(query.limit + 1) * Double(records)).squareRoot()))
         var keys: [StoreKey] = []
@@ -316,14 +315,14 @@ final class StoreAccess: Sendable {
         return keys.count <= most ? keys : nil
     }
 
-    /// The records of a small section (``smallSectionKeys(_:_:definition:)``) in the date
+    /// The records of a small section (``smallSectionKeys(_:_:sectionIndex:)``) in the date
     /// index's order (newest first when `sort` says so), within `since` and `until`, their dates
     /// read from the records; nil for a large section or without a date field to read.
     private static func sectionEntriesByDate(
-        _ snap: borrowing Snapshot, _ query: ArticleQuery, definition: CollectionDefinition, dateIndex: IndexDefinition
+        _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?, dateIndex: IndexDefinition
     ) throws -> [DateEntry]? {
         guard let dateField = dateIndex.field,
-            let keys = try smallSectionKeys(snap, query, definition: definition)
+            let keys = try smallSectionKeys(snap, query, sectionIndex: sectionIndex)
         else { return nil }
         let lower = query.since.map { StoreKey.date($0).bytes }
         let upper = query.untilExclusive.map { StoreKey.date($0).bytes }
@@ -343,20 +342,28 @@ final class StoreAccess: Sendable {
 
     /// The record's JSON for a page, or nil when the section filter leaves it out. Without a
     /// field list the JSON is written straight from the record's bytes (no value tree).
-    private static func record(_ snap: borrowing Snapshot, _ key: StoreKey, _ query: ArticleQuery) throws -> [UInt8]? {
-        if let section = query.section, try !hasSection(snap, key, section) { return nil }
+    private static func record(
+        _ snap: borrowing Snapshot, _ key: StoreKey, _ query: ArticleQuery, sectionIndex: IndexDefinition?
+    ) throws -> [UInt8]? {
+        if let section = query.section, try !hasSection(snap, key, section, sectionIndex) { return nil }
         guard query.fields != nil else { return try snap.jsonValue(key, inCollectionNamed: collection) }
         return try value(snap, key, query).map { json($0, fields: query.fields) }
     }
 
     /// Whether the record is in `section`: looked up in the section index (one exact lookup,
     /// about a fifth of the time of reading the field from the compressed record), else read.
-    private static func hasSection(_ snap: borrowing Snapshot, _ key: StoreKey, _ section: String) throws -> Bool {
-        let definition = try snap.definition(ofCollectionNamed: collection)
-        guard let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string }) else {
+    private static func hasSection(
+        _ snap: borrowing Snapshot, _ key: StoreKey, _ section: String, _ sectionIndex: IndexDefinition?
+    ) throws -> Bool {
+        guard let sectionIndex else {
             return try snap.field("section", of: key, inCollectionNamed: collection) == .string(section)
         }
-        return try snap.indexHasEntry(collection, index.name, indexKey: .string(section), key: key)
+        return try snap.indexHasEntry(collection, sectionIndex.name, indexKey: .string(section), key: key)
+    }
+
+    /// The collection's index of its records' `section` (exact string values), if it has one.
+    private static func sectionIndex(of definition: CollectionDefinition) -> IndexDefinition? {
+        definition.indexes.first { $0.field == "section" && $0.kind == .string }
     }
 
     /// The record, or with `fields` only those fields (and `section` for the filter), each read
@@ -387,9 +394,9 @@ final class StoreAccess: Sendable {
         let sections: [(name: String, count: Int)] = try reading { store in
             guard try store.storedCollections().contains(where: { $0.name == Self.collection }) else { return [] }
             return try store.read { snap in
-                let definition = try snap.definition(ofCollectionNamed: Self.collection)
-                guard let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
-                else { return [] }
+                guard let index = Self.sectionIndex(of: try snap.definition(ofCollectionNamed: Self.collection)) else {
+                    return []
+                }
                 let counts = try snap.indexKeyCounts(Self.collection, index.name).map { entry in
                     (name: entry.key.stringValue ?? entry.key.description, count: entry.count)
                 }

@@ -55,7 +55,7 @@ enum DumpCommand {
         guard options.format == .jsonl || options.format == .json else { return false }
         guard options.section != nil else { return true }
         let definition = try snap.definition(ofCollectionNamed: collection)
-        guard definition.indexes.contains(where: { $0.field == "section" && $0.kind == .string }) else { return false }
+        guard sectionIndex(of: definition) != nil else { return false }
         // With both a date range and a section, the date index walks and each record's section is checked.
         return options.since == nil && options.until == nil
     }
@@ -81,7 +81,7 @@ enum DumpCommand {
                 try emit(json)
             }
         } else if let section = options.section,
-            let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
+            let index = sectionIndex(of: definition)
         {
             try snap.forEachJSONBytes(inCollectionNamed: collection, byIndex: index.name, range: .exactly(.string(section))) { _, json in
                 try emit(json)
@@ -89,6 +89,11 @@ enum DumpCommand {
         } else {
             try snap.forEachJSONBytes(inCollectionNamed: collection) { _, json in try emit(json) }
         }
+    }
+
+    /// The collection's index of its records' `section` (exact string values), if it has one.
+    static func sectionIndex(of definition: CollectionDefinition) -> IndexDefinition? {
+        definition.indexes.first { $0.field == "section" && $0.kind == .string }
     }
 
     /// The date index range of `--since` and `--until` (a whole day: before the next midnight).
@@ -119,8 +124,7 @@ enum DumpCommand {
             // A section with an index is checked there (one lookup), not on each decoded record:
             // `--section X --since D` decoded every record since D (7.9 s at 1M articles for a
             // section with none).
-            let sectionIndex = definition.indexes.first { $0.field == "section" && $0.kind == .string }
-            let section = options.section.flatMap { name in sectionIndex.map { (name: name, index: $0.name) } }
+            let section = options.section.flatMap { name in sectionIndex(of: definition).map { (name: name, index: $0.name) } }
             if let section {
                 var any = false
                 try snap.forEachIndexEntry(collection, section.index, range: .exactly(.string(section.name))) { _, _ in
@@ -139,7 +143,7 @@ enum DumpCommand {
                 return try emit(key, value)
             }
         } else if let section = options.section,
-            let index = definition.indexes.first(where: { $0.field == "section" && $0.kind == .string })
+            let index = sectionIndex(of: definition)
         {
             try snap.forEachIndexEntry(collection, index.name, range: .exactly(.string(section))) { _, key in
                 guard let value = try snap.genericValue(key, inCollectionNamed: collection) else { return true }

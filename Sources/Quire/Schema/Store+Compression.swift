@@ -88,9 +88,7 @@ extension Store {
             try txn.put(dictionary, forKey: key, in: meta)
             return dictionary
         }
-        let updated = RegisteredCollection(
-            definition: c.definition, records: c.records, indexes: c.indexes, dictionary: kept,
-            verifyChecksums: self.options.verifyChecksums, search: c.search)
+        let updated = c.with(dictionary: kept, verifyChecksums: options.verifyChecksums)
         registry.withLock { $0[name] = updated }
         return kept.count
     }
@@ -136,8 +134,8 @@ extension Store {
         let name = collection.name
         do {
             try await writer.run {
-                // Trained meanwhile, here or by another process: use it (the read takes it up).
-                try self.read { _ in }
+                // Trained meanwhile, here or by another process: use it.
+                try self.environment.read { txn in try self.adoptStoredDictionaries(txn) }
                 guard try !self.resolved(name).hasDictionary else { return }
                 _ = try self.storeDictionary(name, trainedOn: bodies, capacity: Self.dictionaryCapacity)
             }
@@ -219,9 +217,7 @@ extension Store {
             guard let dictionary = try txn.get(StoreLayout.dictionaryKey(name), in: metaDB) else { continue }
             registry.withLock { registry in
                 guard let c = registry[name], !c.hasDictionary else { return }
-                registry[name] = RegisteredCollection(
-                    definition: c.definition, records: c.records, indexes: c.indexes, dictionary: dictionary,
-                    verifyChecksums: options.verifyChecksums, search: c.search)
+                registry[name] = c.with(dictionary: dictionary, verifyChecksums: options.verifyChecksums)
             }
         }
         metaEntriesSeen.store(entries, ordering: .relaxed)

@@ -45,6 +45,13 @@ final class RegisteredCollection: Sendable {
         }
         decoder = CompactDecoder(options: .init(dictionary: dictionary, verifyChecksums: verifyChecksums))
     }
+
+    /// The same collection with the compression dictionary the store keeps for it.
+    func with(dictionary: [UInt8], verifyChecksums: Bool) -> RegisteredCollection {
+        RegisteredCollection(
+            definition: definition, records: records, indexes: indexes, dictionary: dictionary,
+            verifyChecksums: verifyChecksums, search: search)
+    }
 }
 
 extension Store {

@@ -359,4 +359,55 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
         let objects = Array((String(repeating: #"{"a":"#, count: 50_000) + "1" + String(repeating: "}", count: 50_000)).utf8)
         #expect(throws: NewsMappingError.self) { try Feedzilla.parseCategories(objects) }
     }
+
+    /// A document nesting past the limit is quarantined alone: a page is not retried forever for it.
+    @Test func aDocumentNestingTooDeeplyIsQuarantinedAlone() throws {
+        var generator = ArticleGenerator(seed: 5)
+        let text = String(decoding: nytPageBody(articles: generator.articles(count: 3), hits: 3, page: 0, era: .era2019), as: UTF8.self)
+        // Brackets and quotes inside strings: skipping the deep value must read them as text.
+        let level = #"{"k\"]}":["[{\"",-0.5e3,true,"#
+        let deep = String(repeating: level, count: 50_000) + "null" + String(repeating: "]}", count: 50_000)
+        let ids = text.ranges(of: #""_id":"#)
+        try #require(ids.count == 3)
+        func page(_ value: String, inDocument index: Int) -> [UInt8] {
+            Array(text.replacingCharacters(in: ids[index], with: #""related":"# + value + #","_id":"#).utf8)
+        }
+        let body = page(deep, inDocument: 1)
+        let parsed = try NYTArticleSearch.parsePage(body)
+        #expect(parsed.articles.count == 2 && parsed.rejects.map(\.index) == [1])
+        let reject = try #require(parsed.rejects.first)
+        #expect(reject.error.path == "response.docs[1]")
+        guard case .depthLimitExceeded(let offset) = reject.error.kind else { Issue.record("\(reject.error)"); return }
+        #expect(String(decoding: body[offset..<(offset + 5)], as: UTF8.self) == #"{"k\""#)
+        #expect(reject.rawDocument.first == UInt8(ascii: "{") && reject.rawDocument.last == UInt8(ascii: "}"))
+        #expect(reject.rawDocument.count > deep.utf8.count)
+
+        // The value set aside is still checked: damage inside it fails the page as damage.
+        let damaged = page(deep.replacingOccurrences(of: "true,", with: "true,,"), inDocument: 1)
+        #expect {
+            try NYTArticleSearch.parsePage(damaged)
+        } throws: { error in
+            guard let error = error as? NewsMappingError, case .malformedJSON = error.kind else { return false }
+            // A path hundreds of steps deep is shortened to a line.
+            return error.description.count < 400
+        }
+        #expect {
+            try NYTArticleSearch.parsePage(Array(page(deep, inDocument: 0)[..<40_000]))
+        } throws: { error in
+            (error as? NewsMappingError)?.kind == .truncated(offset: 40_000)
+        }
+        // Outside every document the envelope itself is broken.
+        let envelope = Array(text.replacingOccurrences(of: #""response":{"#, with: #""response":{"facets":"# + deep + ",").utf8)
+        #expect {
+            try NYTArticleSearch.parsePage(envelope)
+        } throws: { error in
+            guard let error = error as? NewsMappingError, case .depthLimitExceeded = error.kind else { return false }
+            return true
+        }
+
+        let story = #"{"url":"http://x/stories/a/1","title":"T"}"#
+        let list = #"{"articles":["# + story + #",{"url":"http://x/stories/a/2","more":"# + deep + "}]}"
+        let stories = try Feedzilla.parseArticleList(Array(list.utf8), categoryID: 1)
+        #expect(stories.articles.map(\.id) == ["feedzilla:1"] && stories.rejects.map(\.error.path) == ["articles[1]"])
+    }
 }

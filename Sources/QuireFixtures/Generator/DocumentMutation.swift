@@ -34,6 +34,9 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
     case wordyWordCount
     /// The document replaced by a string: quarantined at the document itself.
     case notAnObject
+    /// A member nesting arrays and objects 2,000 deep (past any parser's limit): quarantined at
+    /// the document itself, the rest of the page stored.
+    case deepNesting
     /// Feedzilla: `url` removed: quarantined (no identity).
     case feedzillaNoURL
     /// Feedzilla: `publish_date` not a date: quarantined at `publish_date`.
@@ -46,6 +49,7 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
     /// The mutations for Feedzilla stories.
     public static let feedzilla: [DocumentMutation] = [
         .feedzillaNoURL, .feedzillaBadDate, .feedzillaEncodedTitle, .controlCharacters, .hugeValue, .notAnObject,
+        .deepNesting,
     ]
 
     /// The JSON key (relative to the document) a correct client names when it quarantines the
@@ -56,7 +60,7 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
         case .numericDate: "pub_date"
         case .stringMultimedia: "multimedia"
         case .wordyWordCount: "word_count"
-        case .notAnObject: ""
+        case .notAnObject, .deepNesting: ""
         case .feedzillaNoURL: "url"
         case .feedzillaBadDate: "publish_date"
         default: nil
@@ -107,6 +111,10 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
         case .stringMultimedia: set("multimedia", .string("images/2019/01/01/photo.jpg"))
         case .wordyWordCount: set("word_count", .string("many"))
         case .notAnObject: return .string("<document withdrawn>")
+        case .deepNesting:
+            // Brackets and quotes inside strings too, so that skipping the value must read them as text.
+            let level = #"{"k\"]}":["[{\"",1.5e3,"#
+            set("related", .verbatim(String(repeating: level, count: 1_000) + "null" + String(repeating: "]}", count: 1_000)))
         case .feedzillaNoURL: remove("url")
         case .feedzillaBadDate: set("publish_date", .string("yesterday at noon"))
         case .feedzillaEncodedTitle:

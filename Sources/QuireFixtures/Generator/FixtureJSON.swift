@@ -6,6 +6,8 @@ indirect enum FixtureJSON {
     case string(String)
     case array([FixtureJSON])
     case object([(String, FixtureJSON)])
+    /// JSON written as it is (values too deep to build as a tree).
+    case verbatim(String)
 
     /// A string, or `null` for `nil`.
     static func text(_ value: String?) -> FixtureJSON { value.map { .string($0) } ?? .null }
@@ -40,6 +42,7 @@ indirect enum FixtureJSON {
                 value.write(to: &out, style: style)
             }
             out.append(UInt8(ascii: "}"))
+        case .verbatim(let json): out.append(contentsOf: json.utf8)
         }
     }
 

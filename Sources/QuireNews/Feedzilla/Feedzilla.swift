@@ -29,18 +29,19 @@ public enum Feedzilla {
     /// category segment, so the same story fetched in two categories or by two requests is one
     /// article (see ``storyID(forURL:)``); the stored `url` has the query removed. A story listed
     /// twice appears once. Each story is mapped on its own: one without a `url`, or with a value
-    /// of a type that makes no sense, is a reject (`articles[2].publish_date`), and the rest of
-    /// the list is still returned.
+    /// of a type that makes no sense, or nesting deeper than the parser's limit, is a reject
+    /// (`articles[2].publish_date`), and the rest of the list is still returned.
     ///
     /// - Throws: ``NewsMappingError`` for a body that is not a list: not JSON, truncated, HTML, an
     ///   error object, no `articles`, or `articles` that is not an array.
     public static func parseArticleList(_ body: [UInt8], categoryID: Int) throws(NewsMappingError) -> FeedzillaPage {
-        let root = try ResponseBody.parse(body)
+        let (root, deepValues) = try ResponseBody.parseSettingAsideDeepValues(body)
         guard case .object(let object) = root else { throw .mismatch("object", root) }
         try ResponseBody.rejectErrorShapes(object)
         let m = JSONMapper(object: object)
         var page = FeedzillaPage(list: ArticleList(id: listID(categoryID: categoryID)))
         var seen: Set<String> = []
+        var storyRanges: [Range<Int>] = []
         switch object["articles"] {
         case nil:
             throw NewsMappingError(.missingField, at: [.key("articles")])
@@ -50,6 +51,13 @@ public enum Feedzilla {
             for (index, element) in elements.enumerated() {
                 let location: [JSONPathComponent] = [.key("articles"), .index(index)]
                 let raw: [UInt8] = if case .object(let story) = element { Array(body[story.byteRange]) } else { element.jsonBytes }
+                if case .object(let story) = element {
+                    storyRanges.append(story.byteRange)
+                    if let error = deepValues.error(inDocumentAt: story.byteRange) {
+                        page.rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
+                        continue
+                    }
+                }
                 do throws(NewsMappingError) {
                     guard let article = try articleMapping.map(element) else { throw NewsMappingError(.missingField) }
                     if seen.insert(article.id).inserted {
@@ -63,6 +71,7 @@ public enum Feedzilla {
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: [.key("articles")])
         }
+        try deepValues.requireInside(storyRanges)
         // The list's own fields are optional: a bad one is left out rather than losing the stories.
         page.list.title = (try? m(.string("title"))).flatMap { $0.map(cleanTitle) } ?? nil
         page.list.url = (try? m(.string("syndication_url"))) ?? nil

@@ -19,8 +19,24 @@ public enum JSONParser {
     /// - Throws: ``NewsMappingError`` with kind `.emptyBody`, `.truncated`, `.malformedJSON` or
     ///   `.depthLimitExceeded`.
     public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(NewsMappingError) -> JSONValue {
-        let result: Result<JSONValue, NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
+        try parseDocument(bytes, maxDepth: maxDepth, settingAsideDeepValues: false).value
+    }
+
+    /// Parses one JSON document as ``parse(_:maxDepth:)`` does, except that an array or object
+    /// nesting deeper than `maxDepth` is checked without recursion and becomes `null`; the
+    /// offsets where such values start are returned beside the value, in input order.
+    static func parseSettingAsideDeepValues(
+        _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
+    ) throws(NewsMappingError) -> (value: JSONValue, deepValueOffsets: [Int]) {
+        try parseDocument(bytes, maxDepth: maxDepth, settingAsideDeepValues: true)
+    }
+
+    private static func parseDocument(
+        _ bytes: [UInt8], maxDepth: Int, settingAsideDeepValues: Bool
+    ) throws(NewsMappingError) -> (value: JSONValue, deepValueOffsets: [Int]) {
+        let result: Result<(JSONValue, [Int]), NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONByteReader(bytes: buffer, maxDepth: maxDepth)
+            if settingAsideDeepValues { reader.deepValueOffsets = [] }
             do throws(NewsMappingError) {
                 reader.skipWhitespace()
                 if reader.position == buffer.count { throw NewsMappingError(.emptyBody) }
@@ -29,7 +45,7 @@ public enum JSONParser {
                 if reader.position != buffer.count {
                     throw NewsMappingError(.malformedJSON(offset: reader.position, reason: "unexpected data after the document"))
                 }
-                return .success(value)
+                return .success((value, reader.deepValueOffsets ?? []))
             } catch {
                 return .failure(error)
             }
@@ -44,6 +60,9 @@ struct JSONByteReader {
     let maxDepth: Int
     var position = 0
     var depth = 0
+    /// Where values nesting too deeply start, when they are set aside rather than thrown
+    /// (`nil`: they are an error). See `JSONByteReader+DeepValues.swift`.
+    var deepValueOffsets: [Int]?
     /// Reused scratch space for strings with escapes.
     var scratch: [UInt8] = []
 
@@ -71,8 +90,9 @@ struct JSONByteReader {
         skipWhitespace()
         guard position < bytes.count else { throw truncated }
         switch bytes[position] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            if depth == maxDepth, deepValueOffsets != nil { return try setAsideDeepValue() }
+            return bytes[position] == UInt8(ascii: "{") ? try parseObject() : try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try parseLiteral("false"); return .bool(false)

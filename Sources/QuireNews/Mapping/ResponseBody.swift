@@ -2,21 +2,50 @@
 enum ResponseBody {
     /// Parses JSON, first turning an HTML/XML page into ``NewsMappingError/Kind/html``.
     static func parse(_ body: [UInt8]) throws(NewsMappingError) -> JSONValue {
+        try JSONParser.parse(jsonBytes(of: body))
+    }
+
+    /// Parses a page of documents as ``parse(_:)`` does, setting aside values that nest too
+    /// deeply, so that the document holding one is rejected alone (see ``DeepValues``).
+    static func parseSettingAsideDeepValues(_ body: [UInt8]) throws(NewsMappingError) -> (JSONValue, DeepValues) {
+        let parsed = try JSONParser.parseSettingAsideDeepValues(jsonBytes(of: body))
+        return (parsed.value, DeepValues(offsets: parsed.deepValueOffsets))
+    }
+
+    /// The body with a UTF-8 byte order mark blanked (it is harmless); throws for an empty body
+    /// or an HTML/XML page.
+    private static func jsonBytes(of body: [UInt8]) throws(NewsMappingError) -> [UInt8] {
         var index = 0
-        // A UTF-8 byte order mark is harmless; skip it with the whitespace.
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
         while index < body.count, body[index] == 0x20 || body[index] == 0x0A || body[index] == 0x0D || body[index] == 0x09 {
             index += 1
         }
         if index == body.count { throw NewsMappingError(.emptyBody) }
         if body[index] == UInt8(ascii: "<") { throw NewsMappingError(.html) }
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) {
-            // Blank the mark rather than slicing it off, so byte ranges stay those of `body`.
-            var copy = body
-            copy.replaceSubrange(0..<3, with: [0x20, 0x20, 0x20])
-            return try JSONParser.parse(copy)
+        guard body.starts(with: [0xEF, 0xBB, 0xBF]) else { return body }
+        // Blank the mark rather than slicing it off, so byte ranges stay those of `body`.
+        var copy = body
+        copy.replaceSubrange(0..<3, with: [0x20, 0x20, 0x20])
+        return copy
+    }
+
+    /// Where a page's values that nested too deeply started: the documents holding them are
+    /// rejected, and one outside every document fails the page.
+    struct DeepValues {
+        let offsets: [Int]
+
+        /// The error for the document at `range`, if a value in it nested too deeply.
+        func error(inDocumentAt range: Range<Int>) -> NewsMappingError? {
+            guard let offset = offsets.first(where: range.contains) else { return nil }
+            return NewsMappingError(.depthLimitExceeded(offset: offset))
         }
-        return try JSONParser.parse(body)
+
+        /// Throws unless every value that nested too deeply lies in one of `documents`.
+        func requireInside(_ documents: [Range<Int>]) throws(NewsMappingError) {
+            for offset in offsets where !documents.contains(where: { $0.contains(offset) }) {
+                throw NewsMappingError(.depthLimitExceeded(offset: offset))
+            }
+        }
     }
 
     /// Throws for the error bodies the APIs send: a gateway `fault` object (401/429), an

@@ -9,13 +9,13 @@ public enum NYTArticleSearch {
     ///
     /// Each document is mapped on its own: one that cannot be mapped (no `_id`, `uri` or
     /// `web_url`; a value of a type that makes no sense) becomes a ``DocumentReject`` naming its
-    /// JSON path, such as `response.docs[3].pub_date`, and the others are still returned. Only a
-    /// broken envelope throws.
+    /// JSON path, such as `response.docs[3].pub_date`, and the others are still returned; so does
+    /// one nesting deeper than the parser's limit. Only a broken envelope throws.
     ///
     /// - Throws: ``NewsMappingError`` for a body that is not a page: not JSON, truncated, HTML, an
     ///   API error object, no `response`, or `docs` that is not an array.
     public static func parsePage(_ body: [UInt8]) throws(NewsMappingError) -> NYTPage {
-        let root = try ResponseBody.parse(body)
+        let (root, deepValues) = try ResponseBody.parseSettingAsideDeepValues(body)
         guard case .object(let rootObject) = root else { throw .mismatch("object", root) }
         try ResponseBody.rejectErrorShapes(rootObject)
 
@@ -29,6 +29,7 @@ public enum NYTArticleSearch {
         var articles: [Article] = []
         var rawDocuments: [[UInt8]] = []
         var rejects: [DocumentReject] = []
+        var documentRanges: [Range<Int>] = []
         switch response["docs"] {
         case nil:
             throw NewsMappingError(.missingField, at: docsPath)
@@ -46,6 +47,11 @@ public enum NYTArticleSearch {
                     continue
                 }
                 let raw = Array(body[object.byteRange])
+                documentRanges.append(object.byteRange)
+                if let error = deepValues.error(inDocumentAt: object.byteRange) {
+                    rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
+                    continue
+                }
                 do throws(NewsMappingError) {
                     // The article mapping never skips a document: `id` is required.
                     guard let article = try articleMapping.map(object) else { throw NewsMappingError(.missingField) }
@@ -58,6 +64,7 @@ public enum NYTArticleSearch {
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: docsPath)
         }
+        try deepValues.requireInside(documentRanges)
 
         let counters = JSONMapper(object: response)
         var hits: Int?

@@ -35,7 +35,7 @@ import QuireNews
 extension StoreVerifyTests {
     /// Thousands of records (verify decodes them in batches on every core): entries planted in
     /// and taken out of a section index, whose few keys each hold thousands of records, are found
-    /// and named, and nothing else is.
+    /// and named — the entry moved to another section by its wrong key too — and nothing else is.
     @Test func badIndexEntriesInALargeStoreAreNamed() async throws {
         try await withTemporaryStorePath { path in
             let sample = generatedArticles(5_000).filter { $0.section != nil }
@@ -61,6 +61,7 @@ extension StoreVerifyTests {
                     "articles: record \(lost.id): missing from index 'section'",
                     "articles: record \(moved.id): missing from index 'section'",
                     "articles: index 'section' points to missing record ghost",
+                    "articles: index 'section' has \(elsewhere) for record \(moved.id), which implies \(moved.section!)",
                 ], "\(report.problems)")
         }
     }

@@ -73,6 +73,7 @@ extension Store {
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)
+                var missing = Array(repeating: 0, count: c.indexes.count)
                 let checked = {
                     var options = c.decoder.options
                     options.verifyChecksums = true
@@ -155,7 +156,10 @@ extension Store {
                                 let found = try indexCursors[i].seek(exactly: stored, value: entry.key)
                                 try snap.checkIntact()
                                 at.indexKey = nil
-                                if !found { problem("\(name): record \(key): missing from index '\(index.name)'") }
+                                if !found {
+                                    missing[i] += 1
+                                    problem("\(name): record \(key): missing from index '\(index.name)'")
+                                }
                             }
                         }
                     }
@@ -183,6 +187,10 @@ extension Store {
                     if index.field != nil && entries != expected[i] {
                         problem("\(name): index '\(index.name)' has \(entries) entries, the records imply \(expected[i])")
                     }
+                    if index.field != nil && (entries != expected[i] || missing[i] > 0) {
+                        at = VerifyPosition(part: "collection '\(name)', index '\(index.name)', its entries' records")
+                        for text in try Self.strayIndexEntries(snap, c, i, checked, isCancelled) { problem(text) }
+                    }
                 }
             }
             report.postings = try verifySearch(snap, registered, walkedKeys, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
@@ -207,6 +215,33 @@ extension Store {
             progress?(report.records)
             return report
         }
+    }
+
+    /// Names the entries of a collection's index `i` that their record does not imply (a
+    /// planted entry, or one left behind under an old value), at most `limit`. A lookup and a
+    /// decode an entry, so `verify` runs it only when the index's counts are off: entries
+    /// pointing to missing records, and records that do not decode, are reported by the walk.
+    static func strayIndexEntries(
+        _ snap: borrowing Snapshot, _ c: RegisteredCollection, _ i: Int, _ options: CompactDecoder.Options,
+        _ isCancelled: (() -> Bool)?, limit: Int = 20
+    ) throws -> [String] {
+        let index = c.definition.indexes[i]
+        var poll = CancellationPoll(every: 1_024)
+        var stray: [String] = []
+        for entry in snap.entries(in: c.indexes[i]) {
+            try poll.step(isCancelled)
+            let implied: [[UInt8]]?? = try snap.withValue(forKey: entry.value, in: c.records) { bytes in
+                guard let value = try? snap.genericValue(bytes, options: options) else { return nil }
+                return indexKeys(of: value, [index], snap.store.longKeys)[0].map(\.stored)
+            }
+            guard case let implied?? = implied, !implied.contains(where: { $0.elementsEqual(entry.key) }) else { continue }
+            let (indexKey, record) = (try snap.logicalKey(entry.key), try snap.logicalKey(entry.value))
+            let keys = try implied.map { stored in try stored.withUnsafeBytes { try snap.logicalKey($0).description } }
+            stray.append("\(c.definition.name): index '\(index.name)' has \(indexKey) for record \(record), which implies "
+                + (keys.isEmpty ? "no entry" : keys.joined(separator: ", ")))
+            if stray.count == limit { break }
+        }
+        return stray
     }
 
     /// The index keys a record's fields imply, with their stored (physical) forms: one list a

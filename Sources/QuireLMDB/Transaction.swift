@@ -210,6 +210,42 @@ extension ReadableTransaction where Self: ~Copyable {
             leafPages: st.ms_leaf_pages, overflowPages: st.ms_overflow_pages, entries: st.ms_entries)
     }
 
+    /// Pages of the B-trees LMDB's statistics count in this snapshot: the free list's, the main
+    /// database's and every named database's (`mdb_stat` of each, read from its record in the
+    /// main database without opening it: `mdb_dbi_open` may not run beside other transactions).
+    /// The sub-trees holding one key's many duplicates (`MDB_DUPSORT`) are in no count: the
+    /// file's used pages minus these, the free pages and the two meta pages are theirs.
+    public func countedPages() throws(LMDBError) -> Int {
+        raw.checkLive()
+        var total = 0
+        for dbi: MDB_dbi in [0, 1] {  // FREE_DBI and MAIN_DBI
+            var st = MDB_stat()
+            try raw.check(mdb_stat(raw.txn, dbi, &st), "mdb_stat")
+            total += st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages
+        }
+        var cursor: OpaquePointer?
+        try raw.check(mdb_cursor_open(raw.txn, 1, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        var rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        while rc == MDB_SUCCESS {
+            // A named database's record (LMDB's `MDB_db`): pad and flags (4 + 2 bytes), depth (2),
+            // then branch, leaf and overflow page counts, entries and root, a word each.
+            let word = MemoryLayout<Int>.size
+            if value.mv_size == 8 + 5 * word, let base = value.mv_data {
+                for field in 0..<3 {
+                    // Damage can put anything here: a count beyond the map is counted as none.
+                    let pages = base.loadUnaligned(fromByteOffset: 8 + field * word, as: Int.self)
+                    if pages > 0, pages < Int(Int32.max) { total += pages }
+                }
+            }
+            rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try raw.check(rc, "mdb_cursor_get") }
+        return total
+    }
+
     /// Pages of the file that no database uses in this snapshot: freed by earlier
     /// transactions, reused by later writes (LMDB never shrinks the file; a compacting copy
     /// leaves them out). What `mdb_stat -f` reports as free pages.

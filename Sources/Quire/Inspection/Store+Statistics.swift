@@ -57,6 +57,16 @@ public struct StoreStatistics: Sendable, Hashable, Codable {
     /// later ones); a compacting copy (`backup(to:compact:)`, `quire copy --compact`) leaves
     /// them out.
     public var freeBytes: Int
+    /// Bytes of the change feed's entries (a commit each, pruned by `Store.pruneChanges`).
+    public var changeFeedBytes: Int = 0
+    /// Entries of the change feed.
+    public var changeFeedEntries: Int = 0
+    /// Bytes of the store's own tables: metadata, the field table, long keys' whole forms.
+    public var metadataBytes: Int = 0
+    /// Bytes of the sub-trees in which LMDB keeps one key's many duplicates (an index key with
+    /// thousands of records, a relation owner with thousands of members). LMDB's statistics of
+    /// an index or relation count only its main tree, so these are counted here, for all of them.
+    public var duplicateBytes: Int = 0
     public var pageSize: Int
     public var lastTransactionID: Int
     public var maxReaders: Int
@@ -101,13 +111,25 @@ extension Store {
                     let st = try snap.statistics(of: relationDBs[name]!)
                     return RelationStatistics(name: name, entries: st.entries, bytes: st.bytes)
                 }
-                let freeBytes = try snap.lmdb.freePageCount() * info.pageSize
-                return StoreStatistics(
+                let freePages = try snap.lmdb.freePageCount()
+                let freeBytes = freePages * info.pageSize
+                let changes = try changesDatabase.map { try snap.statistics(of: $0) }
+                let metadata = try ([metaDB, fieldsDB] + (longKeysDatabase.map { [$0] } ?? [])).reduce(0) { sum, db in
+                    sum + (try snap.statistics(of: db)).bytes
+                }
+                // Two meta pages start the file; what no count holds is in duplicates' sub-trees.
+                let duplicatePages = info.lastPageNumber + 1 - 2 - freePages - (try snap.lmdb.countedPages())
+                var statistics = StoreStatistics(
                     path: environment.path, formatVersion: StoreLayout.formatVersion,
                     fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,
                     collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
                     usedBytes: info.usedBytes, freeBytes: freeBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
                     maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)
+                statistics.changeFeedBytes = changes?.bytes ?? 0
+                statistics.changeFeedEntries = changes?.entries ?? 0
+                statistics.metadataBytes = metadata
+                statistics.duplicateBytes = max(0, duplicatePages) * info.pageSize
+                return statistics
             }
         }
     }

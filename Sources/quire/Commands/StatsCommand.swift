@@ -46,5 +46,10 @@ enum StatsCommand {
         for r in stats.relations {
             try out.line("relation     \(r.name): \(g(r.entries)) entries, \(g(r.bytes)) bytes")
         }
+        // The rest of the file's used pages, so that the lines add up to it.
+        if stats.duplicateBytes > 0 {
+            try out.line("duplicates   \(g(stats.duplicateBytes)) bytes: the ids under index keys and relation owners with many (sub-trees the lines above leave out)")
+        }
+        try out.line("change feed  \(g(stats.changeFeedEntries)) commits, \(g(stats.changeFeedBytes)) bytes   metadata \(g(stats.metadataBytes)) bytes")
     }
 }

@@ -376,7 +376,7 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
         let parsed = try NYTArticleSearch.parsePage(body)
         #expect(parsed.articles.count == 2 && parsed.rejects.map(\.index) == [1])
         let reject = try #require(parsed.rejects.first)
-        #expect(reject.error.path == "response.docs[1]")
+        #expect(reject.error.path == "response.docs[1].related")
         guard case .depthLimitExceeded(let offset) = reject.error.kind else { Issue.record("\(reject.error)"); return }
         #expect(String(decoding: body[offset..<(offset + 5)], as: UTF8.self) == #"{"k\""#)
         #expect(reject.rawDocument.first == UInt8(ascii: "{") && reject.rawDocument.last == UInt8(ascii: "}"))
@@ -408,6 +408,11 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
         let story = #"{"url":"http://x/stories/a/1","title":"T"}"#
         let list = #"{"articles":["# + story + #",{"url":"http://x/stories/a/2","more":"# + deep + "}]}"
         let stories = try Feedzilla.parseArticleList(Array(list.utf8), categoryID: 1)
-        #expect(stories.articles.map(\.id) == ["feedzilla:1"] && stories.rejects.map(\.error.path) == ["articles[1]"])
+        #expect(stories.articles.map(\.id) == ["feedzilla:1"] && stories.rejects.map(\.error.path) == ["articles[1].more"])
+
+        // A document that is itself an array nesting too deeply is rejected alone too.
+        let arrayDocument = Array(text.replacingOccurrences(of: #""docs":["#, with: #""docs":["# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + ",").utf8)
+        let withArray = try NYTArticleSearch.parsePage(arrayDocument)
+        #expect(withArray.articles.count == 3 && withArray.rejects.map(\.error.path) == ["response.docs[0][0]"])
     }
 }

@@ -35,7 +35,7 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
     /// The document replaced by a string: quarantined at the document itself.
     case notAnObject
     /// A member nesting arrays and objects 2,000 deep (past any parser's limit): quarantined at
-    /// the document itself, the rest of the page stored.
+    /// that member, the rest of the page stored.
     case deepNesting
     /// Feedzilla: `url` removed: quarantined (no identity).
     case feedzillaNoURL
@@ -60,7 +60,8 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
         case .numericDate: "pub_date"
         case .stringMultimedia: "multimedia"
         case .wordyWordCount: "word_count"
-        case .notAnObject, .deepNesting: ""
+        case .notAnObject: ""
+        case .deepNesting: "related"
         case .feedzillaNoURL: "url"
         case .feedzillaBadDate: "publish_date"
         default: nil

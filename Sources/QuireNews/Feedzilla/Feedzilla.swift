@@ -41,7 +41,6 @@ public enum Feedzilla {
         let m = JSONMapper(object: object)
         var page = FeedzillaPage(list: ArticleList(id: listID(categoryID: categoryID)))
         var seen: Set<String> = []
-        var storyRanges: [Range<Int>] = []
         switch object["articles"] {
         case nil:
             throw NewsMappingError(.missingField, at: [.key("articles")])
@@ -51,12 +50,9 @@ public enum Feedzilla {
             for (index, element) in elements.enumerated() {
                 let location: [JSONPathComponent] = [.key("articles"), .index(index)]
                 let raw: [UInt8] = if case .object(let story) = element { Array(body[story.byteRange]) } else { element.jsonBytes }
-                if case .object(let story) = element {
-                    storyRanges.append(story.byteRange)
-                    if let error = deepValues.error(inDocumentAt: story.byteRange) {
-                        page.rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
-                        continue
-                    }
+                if let error = deepValues.error(inDocumentAt: location) {
+                    page.rejects.append(DocumentReject(index: index, error: error, rawDocument: raw))
+                    continue
                 }
                 do throws(NewsMappingError) {
                     guard let article = try articleMapping.map(element) else { throw NewsMappingError(.missingField) }
@@ -71,7 +67,7 @@ public enum Feedzilla {
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: [.key("articles")])
         }
-        try deepValues.requireInside(storyRanges)
+        try deepValues.requireInside([.key("articles")])
         // The list's own fields are optional: a bad one is left out rather than losing the stories.
         page.list.title = (try? m(.string("title"))).flatMap { $0.map(cleanTitle) } ?? nil
         page.list.url = (try? m(.string("syndication_url"))) ?? nil

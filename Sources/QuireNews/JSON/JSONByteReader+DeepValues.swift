@@ -3,10 +3,20 @@
 /// A page of results holds many documents; one of them nesting too deeply must not stop the
 /// others (the fetch would retry the page forever). The reader then checks such a value's syntax
 /// without recursion — an explicit stack on the heap, not the call stack — records where it
-/// starts and yields `null` in its place; the page parser rejects the document that held it.
+/// is and yields `null` in its place; the page parser rejects the document that held it.
+struct DeepJSONValue {
+    /// The byte offset where it starts.
+    var offset: Int
+    /// Its location, such as `response.docs[3].related[0][0]…`.
+    var path: [JSONPathComponent]
+
+    /// The error of a strict parse at this value.
+    var error: NewsMappingError { NewsMappingError(.depthLimitExceeded(offset: offset), at: path) }
+}
+
 extension JSONByteReader {
     /// Parses an array or object at `position` that would exceed `maxDepth`: validates it
-    /// iteratively, records its offset in `deepValueOffsets` and returns `.null`.
+    /// iteratively, records it in `deepValues` and returns `.null`.
     mutating func setAsideDeepValue() throws(NewsMappingError) -> JSONValue {
         let start = position
         var open: [UInt8] = []
@@ -37,7 +47,7 @@ extension JSONByteReader {
             // What follows a value: the next member or element, or the end of containers.
             while true {
                 guard let opener = open.last else {
-                    deepValueOffsets?.append(start)
+                    deepValues?.append(DeepJSONValue(offset: start, path: path))
                     return .null
                 }
                 skipWhitespace()

@@ -23,20 +23,20 @@ public enum JSONParser {
     }
 
     /// Parses one JSON document as ``parse(_:maxDepth:)`` does, except that an array or object
-    /// nesting deeper than `maxDepth` is checked without recursion and becomes `null`; the
-    /// offsets where such values start are returned beside the value, in input order.
+    /// nesting deeper than `maxDepth` is checked without recursion and becomes `null`; where
+    /// such values were is returned beside the value, in input order.
     static func parseSettingAsideDeepValues(
         _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
-    ) throws(NewsMappingError) -> (value: JSONValue, deepValueOffsets: [Int]) {
+    ) throws(NewsMappingError) -> (value: JSONValue, deepValues: [DeepJSONValue]) {
         try parseDocument(bytes, maxDepth: maxDepth, settingAsideDeepValues: true)
     }
 
     private static func parseDocument(
         _ bytes: [UInt8], maxDepth: Int, settingAsideDeepValues: Bool
-    ) throws(NewsMappingError) -> (value: JSONValue, deepValueOffsets: [Int]) {
-        let result: Result<(JSONValue, [Int]), NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
+    ) throws(NewsMappingError) -> (value: JSONValue, deepValues: [DeepJSONValue]) {
+        let result: Result<(JSONValue, [DeepJSONValue]), NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONByteReader(bytes: buffer, maxDepth: maxDepth)
-            if settingAsideDeepValues { reader.deepValueOffsets = [] }
+            if settingAsideDeepValues { reader.deepValues = [] }
             do throws(NewsMappingError) {
                 reader.skipWhitespace()
                 if reader.position == buffer.count { throw NewsMappingError(.emptyBody) }
@@ -45,7 +45,7 @@ public enum JSONParser {
                 if reader.position != buffer.count {
                     throw NewsMappingError(.malformedJSON(offset: reader.position, reason: "unexpected data after the document"))
                 }
-                return .success((value, reader.deepValueOffsets ?? []))
+                return .success((value, reader.deepValues ?? []))
             } catch {
                 return .failure(error)
             }
@@ -60,9 +60,11 @@ struct JSONByteReader {
     let maxDepth: Int
     var position = 0
     var depth = 0
-    /// Where values nesting too deeply start, when they are set aside rather than thrown
-    /// (`nil`: they are an error). See `JSONByteReader+DeepValues.swift`.
-    var deepValueOffsets: [Int]?
+    /// The values nesting too deeply, when they are set aside rather than thrown (`nil`: they
+    /// are an error). See `JSONByteReader+DeepValues.swift`.
+    var deepValues: [DeepJSONValue]?
+    /// Where the parse is, kept only while values are set aside (for their paths).
+    var path: [JSONPathComponent] = []
     /// Reused scratch space for strings with escapes.
     var scratch: [UInt8] = []
 
@@ -91,7 +93,7 @@ struct JSONByteReader {
         guard position < bytes.count else { throw truncated }
         switch bytes[position] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            if depth == maxDepth, deepValueOffsets != nil { return try setAsideDeepValue() }
+            if depth == maxDepth, deepValues != nil { return try setAsideDeepValue() }
             return bytes[position] == UInt8(ascii: "{") ? try parseObject() : try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
@@ -131,7 +133,13 @@ struct JSONByteReader {
             }
             position += 1
             do throws(NewsMappingError) {
-                members[key] = try parseValue()
+                if deepValues == nil {
+                    members[key] = try parseValue()
+                } else {
+                    path.append(.key(key))
+                    members[key] = try parseValue()
+                    path.removeLast()
+                }
             } catch {
                 throw error.prefixed(by: [.key(key)])
             }
@@ -163,7 +171,13 @@ struct JSONByteReader {
         }
         while true {
             do throws(NewsMappingError) {
-                elements.append(try parseValue())
+                if deepValues == nil {
+                    elements.append(try parseValue())
+                } else {
+                    path.append(.index(elements.count))
+                    elements.append(try parseValue())
+                    path.removeLast()
+                }
             } catch {
                 throw error.prefixed(by: [.index(elements.count)])
             }

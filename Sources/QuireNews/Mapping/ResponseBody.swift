@@ -9,7 +9,7 @@ enum ResponseBody {
     /// deeply, so that the document holding one is rejected alone (see ``DeepValues``).
     static func parseSettingAsideDeepValues(_ body: [UInt8]) throws(NewsMappingError) -> (JSONValue, DeepValues) {
         let parsed = try JSONParser.parseSettingAsideDeepValues(jsonBytes(of: body))
-        return (parsed.value, DeepValues(offsets: parsed.deepValueOffsets))
+        return (parsed.value, DeepValues(values: parsed.deepValues))
     }
 
     /// The body with a UTF-8 byte order mark blanked (it is harmless); throws for an empty body
@@ -29,21 +29,24 @@ enum ResponseBody {
         return copy
     }
 
-    /// Where a page's values that nested too deeply started: the documents holding them are
-    /// rejected, and one outside every document fails the page.
+    /// A page's values that nested too deeply: the documents holding them are rejected, and one
+    /// outside every document fails the page.
     struct DeepValues {
-        let offsets: [Int]
+        let values: [DeepJSONValue]
 
-        /// The error for the document at `range`, if a value in it nested too deeply.
-        func error(inDocumentAt range: Range<Int>) -> NewsMappingError? {
-            guard let offset = offsets.first(where: range.contains) else { return nil }
-            return NewsMappingError(.depthLimitExceeded(offset: offset))
+        /// The error for the document at `location` (`response.docs[3]`), if a value in it
+        /// nested too deeply: located at the document's member that holds it
+        /// (`response.docs[3].related`), not hundreds of steps further in.
+        func error(inDocumentAt location: [JSONPathComponent]) -> NewsMappingError? {
+            guard let value = values.first(where: { $0.path.starts(with: location) }) else { return nil }
+            return NewsMappingError(.depthLimitExceeded(offset: value.offset), at: Array(value.path.prefix(location.count + 1)))
         }
 
-        /// Throws unless every value that nested too deeply lies in one of `documents`.
-        func requireInside(_ documents: [Range<Int>]) throws(NewsMappingError) {
-            for offset in offsets where !documents.contains(where: { $0.contains(offset) }) {
-                throw NewsMappingError(.depthLimitExceeded(offset: offset))
+        /// Throws unless every value that nested too deeply lies in an element of the array at
+        /// `documents` (`response.docs`).
+        func requireInside(_ documents: [JSONPathComponent]) throws(NewsMappingError) {
+            for value in values {
+                guard value.path.starts(with: documents), value.path.count > documents.count else { throw value.error }
             }
         }
     }

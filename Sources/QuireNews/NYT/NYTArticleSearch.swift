@@ -29,7 +29,6 @@ public enum NYTArticleSearch {
         var articles: [Article] = []
         var rawDocuments: [[UInt8]] = []
         var rejects: [DocumentReject] = []
-        var documentRanges: [Range<Int>] = []
         switch response["docs"] {
         case nil:
             throw NewsMappingError(.missingField, at: docsPath)
@@ -40,6 +39,11 @@ public enum NYTArticleSearch {
             rawDocuments.reserveCapacity(docs.count)
             for (index, doc) in docs.enumerated() {
                 let location = docsPath + [.index(index)]
+                if let error = deepValues.error(inDocumentAt: location) {
+                    let raw = if case .object(let object) = doc { Array(body[object.byteRange]) } else { doc.jsonBytes }
+                    rejects.append(DocumentReject(index: index, error: error, rawDocument: raw))
+                    continue
+                }
                 guard case .object(let object) = doc else {
                     rejects.append(DocumentReject(
                         index: index, error: NewsMappingError.mismatch("object", doc).prefixed(by: location),
@@ -47,11 +51,6 @@ public enum NYTArticleSearch {
                     continue
                 }
                 let raw = Array(body[object.byteRange])
-                documentRanges.append(object.byteRange)
-                if let error = deepValues.error(inDocumentAt: object.byteRange) {
-                    rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
-                    continue
-                }
                 do throws(NewsMappingError) {
                     // The article mapping never skips a document: `id` is required.
                     guard let article = try articleMapping.map(object) else { throw NewsMappingError(.missingField) }
@@ -64,7 +63,7 @@ public enum NYTArticleSearch {
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: docsPath)
         }
-        try deepValues.requireInside(documentRanges)
+        try deepValues.requireInside(docsPath)
 
         let counters = JSONMapper(object: response)
         var hits: Int?

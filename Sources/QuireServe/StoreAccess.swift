@@ -229,18 +229,28 @@ final class StoreAccess: Sendable {
         func record(_ key: StoreKey) throws -> [UInt8]? { try Self.record(snap, key, query, sectionIndex: sectionIndex) }
         switch query.sort {
         case .id:
-            if var keys = try smallSectionKeys(snap, query, sectionIndex: sectionIndex) {
-                keys.sort()
+            func list(_ keys: [StoreKey]) throws {
                 let after = query.after.map { StoreKey(bytes: $0.key) }
-                for key in keys where after.map({ $0 < key }) ?? true {
+                for key in keys.sorted() where after.map({ $0 < key }) ?? true {
                     guard try take(nil, key, { try record(key) }) else { break }
                 }
+            }
+            if let keys = try smallSectionKeys(snap, query, sectionIndex: sectionIndex) {
+                try list(keys)
                 break
             }
             var range = StoreKeyRange.all
             if let after = query.after { range = .after(StoreKey(bytes: after.key)) }
+            // As by date below: a walk that reads past its budget gives way to the listing.
+            let budget = try walkBudget(snap, query, sectionIndex: sectionIndex)
+            var walked = 0
             try snap.forEachKey(inCollectionNamed: collection, range: range) { key in
-                try take(nil, key) { try record(key) }
+                walked += 1
+                return try walked <= budget && take(nil, key) { try record(key) }
+            }
+            if walked > budget, let keys = try sectionKeys(snap, query, sectionIndex: sectionIndex, atMost: .max) {
+                (records, last, more) = ([], nil, false)
+                try list(keys)
             }
         case .newest, .oldest:
             guard let index = definition.indexes.first(where: { $0.kind == .date }) else {
@@ -250,18 +260,30 @@ final class StoreAccess: Sendable {
             var lower = query.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
             var upper = query.untilExclusive.map { StoreKeyRange.Bound.exclusive(.date($0)) }
             let after = query.after
-            if let entries = try sectionEntriesByDate(snap, query, sectionIndex: sectionIndex, dateIndex: index) {
+            func list(_ entries: [DateEntry]) throws {
                 for entry in entries where entry.isAfter(after, reverse: reverse) {
                     guard try take(entry.indexKey, entry.key, { try record(entry.key) }) else { break }
                 }
+            }
+            if let keys = try smallSectionKeys(snap, query, sectionIndex: sectionIndex),
+                let entries = try sectionEntriesByDate(snap, query, keys: keys, dateIndex: index)
+            {
+                try list(entries)
                 break
             }
             if let after, let resume = after.indexKey {
                 if reverse { upper = .inclusive(StoreKey(bytes: resume)) } else { lower = .inclusive(StoreKey(bytes: resume)) }
             }
+            // A large section's records can all lie far from where the walk starts (an archive's
+            // old articles, newest first): past a few times the section's size in records read,
+            // the walk gives way to the section listed from its index, which costs that size.
+            let budget = try walkBudget(snap, query, sectionIndex: sectionIndex)
+            var walked = 0
             try snap.forEachIndexEntry(
                 collection, index.name, range: StoreKeyRange(lower: lower, upper: upper), reverse: reverse
             ) { indexKey, key in
+                walked += 1
+                if walked > budget { return false }
                 if let after, let resume = after.indexKey, indexKey.bytes == resume {
                     // Duplicates of one date come in key order (descending in reverse): skip
                     // up to and including the last record of the previous page.
@@ -270,6 +292,12 @@ final class StoreAccess: Sendable {
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
                 return try take(indexKey, key) { try record(key) }
+            }
+            if walked > budget, let keys = try sectionKeys(snap, query, sectionIndex: sectionIndex, atMost: .max),
+                let entries = try sectionEntriesByDate(snap, query, keys: keys, dateIndex: index)
+            {
+                (records, last, more) = ([], nil, false)
+                try list(entries)
             }
         }
         return ArticlePage(records: records, next: more ? last : nil)
@@ -304,9 +332,17 @@ final class StoreAccess: Sendable {
     private static func smallSectionKeys(
         _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?
     ) throws -> [StoreKey]? {
-        guard let section = query.section, let sectionIndex else { return nil }
         let records = try snap.count(ofCollectionNamed: collection)
         let most = max(2_000, Int((Double(query.limit + 1) * Double(records)).squareRoot()))
+        return try sectionKeys(snap, query, sectionIndex: sectionIndex, atMost: most)
+    }
+
+    /// The keys of the records of the query's section, from the section index: nil when it has
+    /// more than `most`, or the collection no section index (`sectionIndex` nil).
+    private static func sectionKeys(
+        _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?, atMost most: Int
+    ) throws -> [StoreKey]? {
+        guard let section = query.section, let sectionIndex else { return nil }
         var keys: [StoreKey] = []
         try snap.forEachIndexEntry(collection, sectionIndex.name, range: .exactly(.string(section))) { _, key in
             keys.append(key)
@@ -315,15 +351,29 @@ final class StoreAccess: Sendable {
         return keys.count <= most ? keys : nil
     }
 
-    /// The records of a small section (``smallSectionKeys(_:_:sectionIndex:)``) in the date
-    /// index's order (newest first when `sort` says so), within `since` and `until`, their dates
-    /// read from the records; nil for a large section or without a date field to read.
+    /// How many date index entries a section's walk reads before the section is listed from
+    /// its index instead: four times the section's size, so that the walk costs at most a few
+    /// times the listing; no bound without a section filter, or for a section too large to list
+    /// in a request's memory.
+    private static func walkBudget(
+        _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?
+    ) throws -> Int {
+        guard let section = query.section, let sectionIndex else { return .max }
+        let size = try snap.indexKeyCounts(collection, sectionIndex.name).first { $0.key == .string(section) }?.count ?? 0
+        return size <= largestListedSection ? 4 * size : .max
+    }
+
+    /// The most records of a section a request lists from the section index (its keys and
+    /// dates in memory, tens of megabytes).
+    static let largestListedSection = 250_000
+
+    /// The records of `keys` (a section's, from the section index) in the date index's order
+    /// (newest first when `sort` says so), within `since` and `until`, their dates read from
+    /// the records; nil without a date field to read.
     private static func sectionEntriesByDate(
-        _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?, dateIndex: IndexDefinition
+        _ snap: borrowing Snapshot, _ query: ArticleQuery, keys: [StoreKey], dateIndex: IndexDefinition
     ) throws -> [DateEntry]? {
-        guard let dateField = dateIndex.field,
-            let keys = try smallSectionKeys(snap, query, sectionIndex: sectionIndex)
-        else { return nil }
+        guard let dateField = dateIndex.field else { return nil }
         let lower = query.since.map { StoreKey.date($0).bytes }
         let upper = query.untilExclusive.map { StoreKey.date($0).bytes }
         var entries: [DateEntry] = []

@@ -286,11 +286,6 @@ private func exchange(
 /// order (by id, undated records too).
 @Suite struct SectionListTests {
     @Test func aSectionListsItsRecordsInTheWalksOrderWhateverItsSize() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(path: path)
-        defer { store.close() }
-        try NewsSchema.register(in: store)
         // 2,600 articles over 1,000 instants (ties, told apart by id), a few undated; "Rare"
         // has 200 (sorted from the section index), "Big" 2,400 (more than the 2,000 that allows).
         let base = Date(timeIntervalSince1970: 1_500_000_000)
@@ -301,18 +296,45 @@ private func exchange(
             let id = String(format: "a%05d", (i * 7_919) % 2_600)
             articles.append(Article(id: id, publishedAt: date, section: i % 13 == 0 ? "Rare" : "Big"))
         }
+        try await checkPages(of: ["Rare", "Big", "Absent"], in: articles, window: ("2017-07-23", "2017-08-13"))
+    }
+
+    /// A large section whose records all lie past where the walk starts (older than the rest,
+    /// ids after theirs): the walk reads four times the section's size, then gives way to the
+    /// section listed from its index, in the same order.
+    @Test func aLargeSectionFarFromTheWalksStartIsListedInTheSameOrder() async throws {
+        let base = Date(timeIntervalSince1970: 1_500_000_000)
+        var articles: [Article] = []
+        for i in 0..<8_600 {
+            articles.append(Article(id: String(format: "a%05d", i), publishedAt: base.addingTimeInterval(Double(i % 700) * 3_600), section: "New"))
+        }
+        for i in 0..<2_050 {
+            let date: Date? = i % 101 == 0 ? nil : base.addingTimeInterval(-Double(1 + i % 300) * 3_600)
+            articles.append(Article(id: String(format: "z%05d", (i * 7_919) % 2_050), publishedAt: date, section: "Old"))
+        }
+        try await checkPages(of: ["Old"], in: articles, window: ("2017-07-02", "2017-07-10"))
+    }
+
+    /// Pages `sections` by date both ways (also within `window`) and by id, seven records a
+    /// page, through their cursors, and checks them against the walk's order.
+    private func checkPages(of sections: [String], in articles: [Article], window: (String, String)) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        try NewsSchema.register(in: store)
         try await store.bulkInsert(articles, into: NewsSchema.articles)
         let access = StoreAccess(store: store)
-        for section in ["Rare", "Big", "Absent"] {
+        for section in sections {
             for sort in ["newest", "oldest", "id"] {
-                for window in sort == "id" ? [false] : [false, true] {
+                for windowed in sort == "id" ? [false] : [false, true] {
                     var parameters: [(name: String, value: String)] = [("section", section), ("sort", sort), ("limit", "7")]
-                    if window { parameters += [("since", "2017-07-23"), ("until", "2017-08-13")] }
+                    if windowed { parameters += [("since", window.0), ("until", window.1)] }
                     let first = try ArticleQuery(parameters: parameters)
                     // What the date index holds, in its order: date key, then id.
                     var dated: [(date: StoreKey, id: String)] = []
                     for article in articles where article.section == section {
-                        guard let date = article.publishedAt ?? (sort == "id" ? base : nil) else { continue }
+                        guard let date = article.publishedAt ?? (sort == "id" ? Date.distantPast : nil) else { continue }
                         if let since = first.since, date < since { continue }
                         if let until = first.untilExclusive, date >= until { continue }
                         dated.append((StoreKey.date(date), article.id))
@@ -332,8 +354,8 @@ private func exchange(
                         guard let next = page.next else { break }
                         query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
                     }
-                    #expect(listed == expected, "\(section) \(sort) window: \(window)")
-                    #expect(section == "Absent" ? listed.isEmpty : listed.count > (window ? 7 : 100))
+                    #expect(listed == expected, "\(section) \(sort) window: \(windowed)")
+                    #expect(section == "Absent" ? listed.isEmpty : listed.count > (windowed ? 7 : 100), "\(section) \(sort)")
                 }
             }
         }

@@ -49,6 +49,9 @@ public struct FeedzillaSource: FetchSource {
 
     public var initialCheckpoint: FeedzillaCheckpoint { FeedzillaCheckpoint() }
 
+    /// The page label of the category list's request (and of its quarantined categories).
+    public static let categoriesLabel = "categories"
+
     /// The query tag of a category's articles: its list id, `feedzilla:category:<id>`.
     public static func queryTag(categoryID: Int) -> String { Feedzilla.listID(categoryID: categoryID) }
 
@@ -56,7 +59,7 @@ public struct FeedzillaSource: FetchSource {
 
     public func nextRequest(after checkpoint: FeedzillaCheckpoint) -> SourceRequest? {
         guard let ids = checkpoint.categoryIDs else {
-            return SourceRequest(url: baseURL + "/categories.json", label: "categories")
+            return SourceRequest(url: baseURL + "/categories.json", label: Self.categoriesLabel)
         }
         guard checkpoint.doneCount < ids.count else { return nil }
         let id = ids[checkpoint.doneCount]
@@ -69,9 +72,11 @@ public struct FeedzillaSource: FetchSource {
     {
         var next = checkpoint
         guard let ids = checkpoint.categoryIDs else {
-            let listed = try Feedzilla.parseCategories(body).map(\.id)
+            // A category that cannot be mapped is quarantined; the others are fetched.
+            let list = try Feedzilla.parseCategoryList(body)
+            let listed = list.categories.map(\.id)
             next.categoryIDs = categoryFilter.map { wanted in listed.filter(wanted.contains) } ?? listed
-            return SourcePage(articles: [], queryTag: nil, checkpoint: next)
+            return SourcePage(articles: [], rejects: list.rejects, queryTag: nil, checkpoint: next)
         }
         let id = ids[checkpoint.doneCount]
         let page = try Feedzilla.parseArticleList(body, categoryID: id)

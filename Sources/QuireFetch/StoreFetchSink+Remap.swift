@@ -38,7 +38,7 @@ extension StoreFetchSink {
             let outcome = try await store.write { txn in
                 var outcome = RemapSummary()
                 for reject in chunk {
-                    switch Self.map(Array(reject.raw), mapping: reject.mapping, index: reject.index) {
+                    switch Self.map(reject) {
                     case .success(let article):
                         try txn.put(article, in: NewsSchema.articles)
                         if let tag = reject.query {
@@ -106,6 +106,23 @@ extension StoreFetchSink {
             summary.rawUnchanged += outcome.rawUnchanged
             summary.rawFailed += outcome.rawFailed
             if Task.isCancelled || batch.count < 1_000 { return }
+        }
+    }
+
+    /// Maps a quarantined document again. A category of Feedzilla's category list is not an
+    /// article: it stays quarantined (the categories are listed again by a fetch that starts
+    /// over), with today's reason when it still cannot be mapped.
+    static func map(_ reject: RejectedDocument) -> Result<Article, NewsMappingError> {
+        guard reject.mapping == "feedzilla", reject.page == FeedzillaSource.categoriesLabel else {
+            return map(Array(reject.raw), mapping: reject.mapping, index: reject.index)
+        }
+        let location: [JSONPathComponent] = [.index(reject.index)]
+        do throws(NewsMappingError) {
+            _ = try Feedzilla.categoryMapping.decode(Array(reject.raw))
+            return .failure(NewsMappingError(
+                .invalidValue("a category, not an article: quire fetch feedzilla --restart lists it again"), at: location))
+        } catch {
+            return .failure(error.prefixed(by: location))
         }
     }
 

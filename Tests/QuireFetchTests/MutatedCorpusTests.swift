@@ -117,6 +117,39 @@ import Testing
         }
     }
 
+    /// A category of the list that cannot be mapped is quarantined and the others are fetched
+    /// (it stopped every Feedzilla fetch for good); remap leaves it, since it is not an article.
+    @Test func anOddCategoryIsQuarantinedAndTheOthersAreFetched() async throws {
+        let body = Array(#"""
+            [{"category_id":1314,"display_category_name":"","english_category_name":"Sports","url_category_name":""},
+             {"display_category_name":"No id","english_category_name":"None"},
+             {"category_id":"1307","english_category_name":["Art"]},
+             {"category_id":1309,"english_category_name":"Arts","more":
+            """#.utf8) + Array(repeating: UInt8(ascii: "["), count: 600) + Array(repeating: UInt8(ascii: "]"), count: 600)
+            + Array(#"},{"category_id":"1311","display_category_name":"Business"}]"#.utf8)
+        #expect(throws: NewsMappingError.self) { try Feedzilla.parseCategories(body) }
+        let source = FeedzillaSource(baseURL: "http://127.0.0.1:1/v1")
+        let page = try source.process(body, for: try #require(source.nextRequest(after: source.initialCheckpoint)), at: source.initialCheckpoint)
+        #expect(page.checkpoint.categoryIDs == [1314, 1311])
+        #expect(page.rejects.map(\.error.path) == ["[1].category_id", "[2].english_category_name", "[3].more"])
+
+        try await withTemporaryStore { store in
+            let sink = try StoreFetchSink(store: store)
+            let fetched = FetchedPage(
+                sourceID: source.sourceID, articles: [], rejects: page.rejects, pageLabel: FeedzillaSource.categoriesLabel,
+                mappingKind: source.mappingKind, queryTag: nil, checkpoint: Data("{}".utf8),
+                fetchedAt: Date(timeIntervalSince1970: 1_700_000_000))
+            #expect(try await sink.commit(fetched).rejects == 3)
+            let remap = try await sink.remap()
+            #expect(remap.remapped == 0 && remap.stillRejected == 3)
+            // Each keeps the category mapping's reason, not an article mapping's.
+            let paths = try rejects(store).map(\.path).sorted()
+            #expect(paths.prefix(2) == ["[1].category_id", "[2].english_category_name"], "\(paths)")
+            #expect(paths.count == 3 && paths[2].hasPrefix("[3].more[0][0]"), "\(paths)")
+            #expect(try store.read { try $0.count(of: NewsSchema.articles) } == 0)
+        }
+    }
+
     @Test func remapMovesDocumentsThatMapTodayAndIsIdempotent() async throws {
         try await withTemporaryStore { store in
             let sink = try StoreFetchSink(store: store)

@@ -4,22 +4,43 @@ import Foundation
 /// `/v1/categories/{id}/articles.json`).
 public enum Feedzilla {
     /// Parses `/v1/categories.json`: a bare JSON array of categories. `""` names become `nil`.
+    /// Strict: one category that cannot be mapped fails the whole list (``parseCategoryList(_:)``
+    /// keeps the others).
     ///
     /// - Throws: ``NewsMappingError`` naming the path (`[4].category_id`), or for an HTML/error body.
     public static func parseCategories(_ body: [UInt8]) throws(NewsMappingError) -> [Category] {
-        let root = try ResponseBody.parse(body)
+        let list = try parseCategoryList(body)
+        if let reject = list.rejects.first { throw reject.error }
+        return list.categories
+    }
+
+    /// Parses `/v1/categories.json` category by category: one that cannot be mapped (no
+    /// `category_id`, a name that is not a string, nesting deeper than the parser's limit) is a
+    /// reject (`[4].category_id`), and the others are still returned.
+    ///
+    /// - Throws: ``NewsMappingError`` for a body that is not a list: not JSON, truncated, HTML, an
+    ///   error object, or not an array.
+    public static func parseCategoryList(_ body: [UInt8]) throws(NewsMappingError) -> FeedzillaCategoryList {
+        let (root, deepValues) = try ResponseBody.parseSettingAsideDeepValues(body)
         if case .object(let object) = root { try ResponseBody.rejectErrorShapes(object) }
         guard case .array(let elements) = root else { throw .mismatch("array", root) }
-        var categories: [Category] = []
-        categories.reserveCapacity(elements.count)
+        var list = FeedzillaCategoryList()
+        list.categories.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
+            let location: [JSONPathComponent] = [.index(index)]
+            let raw: [UInt8] = if case .object(let object) = element { Array(body[object.byteRange]) } else { element.jsonBytes }
+            if let error = deepValues.error(inDocumentAt: location) {
+                list.rejects.append(DocumentReject(index: index, error: error, rawDocument: raw))
+                continue
+            }
             do throws(NewsMappingError) {
-                if let category = try categoryMapping.map(element) { categories.append(category) }
+                if let category = try categoryMapping.map(element) { list.categories.append(category) }
             } catch {
-                throw error.prefixed(by: [.index(index)])
+                list.rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
             }
         }
-        return categories
+        try deepValues.requireInside([])
+        return list
     }
 
     /// Parses a category's article list into the list, its articles and the stories that could
@@ -140,6 +161,14 @@ public enum Feedzilla {
         guard let uri = try m(.string("uri")) else { return nil }
         return Media(url: uri, kind: try m(.string("media_type")))
     }
+}
+
+/// The parsed Feedzilla category list.
+public struct FeedzillaCategoryList: Sendable, Hashable {
+    /// The categories that mapped, in list order.
+    public var categories: [Category] = []
+    /// The categories that could not be mapped, in list order.
+    public var rejects: [DocumentReject] = []
 }
 
 /// One parsed Feedzilla category page.

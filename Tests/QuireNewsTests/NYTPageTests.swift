@@ -139,6 +139,10 @@ func doc(_ extra: String = "", id: String = #""_id":"4fd2ba9a8eb7c8105d8b0a8b""#
         #expect(parsed.hits == 7 && parsed.offset == 990)
         let old = try NYTArticleSearch.parsePage(page([], meta: #""meta":{"hits":"15924121","offset":0}"#))
         #expect(old.hits == 15_924_121 && old.offset == 0)
+        // Counters of another type are unknown; the page's documents still map.
+        let odd = Array(#"{"status":"OK","response":{"docs":[{"_id":"a1","web_url":"https://x/a"}],"meta":{"hits":{"n":7},"offset":"ten"}}}"#.utf8)
+        let mapped = try NYTArticleSearch.parsePage(odd)
+        #expect(mapped.articles.map(\.id) == ["a1"] && mapped.hits == nil && mapped.offset == nil)
     }
 
     @Test func timestampFormsAndTopicPagesWithoutDate() throws {

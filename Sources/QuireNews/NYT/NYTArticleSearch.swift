@@ -65,15 +65,11 @@ public enum NYTArticleSearch {
         }
         try deepValues.requireInside(docsPath)
 
+        // The counters only guide paging: one of another type is unknown, not a page that fails
+        // (and is retried) for good.
         let counters = JSONMapper(object: response)
-        var hits: Int?
-        var offset: Int?
-        do throws(NewsMappingError) {
-            hits = try counters(.optional(["meta.hits", "metadata.hits"], .int(lenient: true)))
-            offset = try counters(.optional(["meta.offset", "metadata.offset"], .int(lenient: true)))
-        } catch {
-            throw error.prefixed(by: [.key("response")])
-        }
+        let hits = (try? counters(.optional(["meta.hits", "metadata.hits"], .int(lenient: true)))) ?? nil
+        let offset = (try? counters(.optional(["meta.offset", "metadata.offset"], .int(lenient: true)))) ?? nil
         return NYTPage(articles: articles, hits: hits, offset: offset, rawDocuments: rawDocuments, rejects: rejects)
     }
 }

@@ -119,8 +119,8 @@ extension StoreFetchSink {
         let location: [JSONPathComponent] = [.index(reject.index)]
         do throws(NewsMappingError) {
             _ = try Feedzilla.categoryMapping.decode(Array(reject.raw))
-            return .failure(NewsMappingError(
-                .invalidValue("a category, not an article: quire fetch feedzilla --restart lists it again"), at: location))
+            let reason = "a category, not an article: quire fetch feedzilla --restart lists it again"
+            return .failure(NewsMappingError(.invalidValue(reason), at: location))
         } catch {
             return .failure(error.prefixed(by: location))
         }

@@ -359,7 +359,8 @@ final class StoreAccess: Sendable {
         _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?
     ) throws -> Int {
         guard let section = query.section, let sectionIndex else { return .max }
-        let size = try snap.indexKeyCounts(collection, sectionIndex.name).first { $0.key == .string(section) }?.count ?? 0
+        let counts = try snap.indexKeyCounts(collection, sectionIndex.name)
+        let size = counts.first { $0.key == .string(section) }?.count ?? 0
         return size <= largestListedSection ? 4 * size : .max
     }
 

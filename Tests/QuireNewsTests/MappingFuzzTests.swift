@@ -360,6 +360,50 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
         #expect(throws: NewsMappingError.self) { try Feedzilla.parseCategories(objects) }
     }
 
+    /// A document with a string whose text is not valid (bad UTF-8, an unpaired surrogate, an
+    /// unknown escape) is quarantined alone at that member; a raw line break in a string (as
+    /// Feedzilla left them in summaries) is kept; damage that hides where a value ends still
+    /// fails the page.
+    @Test func aDocumentWithBadTextIsQuarantinedAloneAndRawLineBreaksAreKept() throws {
+        var generator = ArticleGenerator(seed: 6)
+        let text = String(decoding: nytPageBody(articles: generator.articles(count: 4), hits: 4, page: 0, era: .era2019), as: UTF8.self)
+        let ids = text.ranges(of: #""_id":"#)
+        try #require(ids.count == 4)
+        // Inserted before each document's `_id`, from the last so that the ranges stay valid;
+        // the last document's snippet starts with raw line breaks.
+        var body = Array(text.utf8)
+        let snippet = try #require(text[ids[3].lowerBound...].range(of: #""snippet":""#))
+        body.insert(contentsOf: Array("line one\nline two\t".utf8), at: text.utf8.distance(from: text.startIndex, to: snippet.upperBound))
+        let inserts: [(Int, [UInt8])] = [
+            (2, Array(#""abstract":"ok \ud800 alone","#.utf8)),
+            (1, Array(#""abstract":"bad "#.utf8) + [0xFF, 0xFE] + Array(#" bytes \" quoted","#.utf8)),
+            (0, Array(#""abstract":"an \q escape","#.utf8)),
+        ]
+        for (index, bytes) in inserts {
+            let offset = text.utf8.distance(from: text.startIndex, to: ids[index].lowerBound)
+            body.insert(contentsOf: bytes, at: offset)
+        }
+        let page = try NYTArticleSearch.parsePage(body)
+        #expect(page.rejects.map(\.index) == [0, 1, 2])
+        #expect(page.rejects.map(\.error.path) == ["response.docs[0].abstract", "response.docs[1].abstract", "response.docs[2].abstract"])
+        let reasons = page.rejects.map { reject -> String in
+            guard case .malformedJSON(_, let reason) = reject.error.kind else { return "\(reject.error)" }
+            return reason
+        }
+        #expect(reasons == ["invalid escape", "invalid UTF-8 in a string", "unpaired surrogate"])
+        #expect(page.articles.count == 1 && page.articles[0].snippet?.hasPrefix("line one\nline two\t") == true)
+        // The same document maps again from its kept bytes (a remap), line breaks and all.
+        #expect(try NYTArticleSearch.articleMapping.decode(page.rawDocuments[0]) == page.articles[0])
+
+        // A quote missing: where the string ends is unknown, so the page fails as a whole.
+        var unclosed = Array(text.utf8)
+        unclosed.insert(contentsOf: Array(#""abstract":"bad "#.utf8) + [0xFF], at: text.utf8.distance(from: text.startIndex, to: ids[1].lowerBound))
+        #expect(throws: NewsMappingError.self) { try NYTArticleSearch.parsePage(unclosed) }
+        // The strict parser still refuses a raw control character.
+        #expect(throws: NewsMappingError.self) { try JSONParser.parse(Array("[\"a\nb\"]".utf8)) }
+        #expect(try JSONParser.parse(Array("[\"a\nb\"]".utf8), acceptsControlCharacters: true) == .array([.string("a\nb")]))
+    }
+
     /// A document nesting past the limit is quarantined alone: a page is not retried forever for it.
     @Test func aDocumentNestingTooDeeplyIsQuarantinedAlone() throws {
         var generator = ArticleGenerator(seed: 5)

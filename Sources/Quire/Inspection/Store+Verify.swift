@@ -234,11 +234,13 @@ extension Store {
                 guard let value = try? snap.genericValue(bytes, options: options) else { return nil }
                 return indexKeys(of: value, [index], snap.store.longKeys)[0].map(\.stored)
             }
-            guard case let implied?? = implied, !implied.contains(where: { $0.elementsEqual(entry.key) }) else { continue }
+            guard case let implied?? = implied, !implied.contains(where: { $0.elementsEqual(entry.key) }) else {
+                continue
+            }
             let (indexKey, record) = (try snap.logicalKey(entry.key), try snap.logicalKey(entry.value))
             let keys = try implied.map { stored in try stored.withUnsafeBytes { try snap.logicalKey($0).description } }
-            stray.append("\(c.definition.name): index '\(index.name)' has \(indexKey) for record \(record), which implies "
-                + (keys.isEmpty ? "no entry" : keys.joined(separator: ", ")))
+            let implies = keys.isEmpty ? "no entry" : keys.joined(separator: ", ")
+            stray.append("\(c.definition.name): index '\(index.name)' has \(indexKey) for record \(record), which implies \(implies)")
             if stray.count == limit { break }
         }
         return stray

@@ -115,7 +115,8 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
         case .deepNesting:
             // Brackets and quotes inside strings too, so that skipping the value must read them as text.
             let level = #"{"k\"]}":["[{\"",1.5e3,"#
-            set("related", .verbatim(String(repeating: level, count: 1_000) + "null" + String(repeating: "]}", count: 1_000)))
+            let nested = String(repeating: level, count: 1_000) + "null" + String(repeating: "]}", count: 1_000)
+            set("related", .verbatim(nested))
         case .feedzillaNoURL: remove("url")
         case .feedzillaBadDate: set("publish_date", .string("yesterday at noon"))
         case .feedzillaEncodedTitle:

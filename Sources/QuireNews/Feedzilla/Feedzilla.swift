@@ -21,15 +21,15 @@ public enum Feedzilla {
     /// - Throws: ``NewsMappingError`` for a body that is not a list: not JSON, truncated, HTML, an
     ///   error object, or not an array.
     public static func parseCategoryList(_ body: [UInt8]) throws(NewsMappingError) -> FeedzillaCategoryList {
-        let (root, deepValues) = try ResponseBody.parseSettingAsideDeepValues(body)
+        let (root, setAside) = try ResponseBody.parseSettingAsideBadValues(body)
         if case .object(let object) = root { try ResponseBody.rejectErrorShapes(object) }
         guard case .array(let elements) = root else { throw .mismatch("array", root) }
         var list = FeedzillaCategoryList()
         list.categories.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             let location: [JSONPathComponent] = [.index(index)]
-            let raw: [UInt8] = if case .object(let object) = element { Array(body[object.byteRange]) } else { element.jsonBytes }
-            if let error = deepValues.error(inDocumentAt: location) {
+            let raw = if case .object(let object) = element { Array(body[object.byteRange]) } else { element.jsonBytes }
+            if let error = setAside.error(inDocumentAt: location) {
                 list.rejects.append(DocumentReject(index: index, error: error, rawDocument: raw))
                 continue
             }
@@ -39,7 +39,7 @@ public enum Feedzilla {
                 list.rejects.append(DocumentReject(index: index, error: error.prefixed(by: location), rawDocument: raw))
             }
         }
-        try deepValues.requireInside([])
+        try setAside.requireInside([])
         return list
     }
 
@@ -56,7 +56,7 @@ public enum Feedzilla {
     /// - Throws: ``NewsMappingError`` for a body that is not a list: not JSON, truncated, HTML, an
     ///   error object, no `articles`, or `articles` that is not an array.
     public static func parseArticleList(_ body: [UInt8], categoryID: Int) throws(NewsMappingError) -> FeedzillaPage {
-        let (root, deepValues) = try ResponseBody.parseSettingAsideDeepValues(body)
+        let (root, setAside) = try ResponseBody.parseSettingAsideBadValues(body)
         guard case .object(let object) = root else { throw .mismatch("object", root) }
         try ResponseBody.rejectErrorShapes(object)
         let m = JSONMapper(object: object)
@@ -71,7 +71,7 @@ public enum Feedzilla {
             for (index, element) in elements.enumerated() {
                 let location: [JSONPathComponent] = [.key("articles"), .index(index)]
                 let raw: [UInt8] = if case .object(let story) = element { Array(body[story.byteRange]) } else { element.jsonBytes }
-                if let error = deepValues.error(inDocumentAt: location) {
+                if let error = setAside.error(inDocumentAt: location) {
                     page.rejects.append(DocumentReject(index: index, error: error, rawDocument: raw))
                     continue
                 }
@@ -88,7 +88,7 @@ public enum Feedzilla {
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: [.key("articles")])
         }
-        try deepValues.requireInside([.key("articles")])
+        try setAside.requireInside([.key("articles")])
         // The list's own fields are optional: a bad one is left out rather than losing the stories.
         page.list.title = (try? m(.string("title"))).flatMap { $0.map(cleanTitle) } ?? nil
         page.list.url = (try? m(.string("syndication_url"))) ?? nil

@@ -18,25 +18,36 @@ public enum JSONParser {
     ///
     /// - Throws: ``NewsMappingError`` with kind `.emptyBody`, `.truncated`, `.malformedJSON` or
     ///   `.depthLimitExceeded`.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(NewsMappingError) -> JSONValue {
-        try parseDocument(bytes, maxDepth: maxDepth, settingAsideDeepValues: false).value
+    ///
+    /// - Parameter acceptsControlCharacters: take a raw control character inside a string (a
+    ///   line break an API left in a text; RFC 8259 wants it escaped) as it is, as the page
+    ///   parsers do.
+    public static func parse(
+        _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth, acceptsControlCharacters: Bool = false
+    ) throws(NewsMappingError) -> JSONValue {
+        let parsed = try parseDocument(
+            bytes, maxDepth: maxDepth, settingAsideBadValues: false, acceptsControlCharacters: acceptsControlCharacters)
+        return parsed.value
     }
 
     /// Parses one JSON document as ``parse(_:maxDepth:)`` does, except that an array or object
-    /// nesting deeper than `maxDepth` is checked without recursion and becomes `null`; where
-    /// such values were is returned beside the value, in input order.
-    static func parseSettingAsideDeepValues(
+    /// nesting deeper than `maxDepth` (checked without recursion) and a string whose text is not
+    /// valid become `null`; where such values were, and why, is returned beside the value, in
+    /// input order (see `JSONByteReader+SetAside.swift`).
+    static func parseSettingAsideBadValues(
         _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
-    ) throws(NewsMappingError) -> (value: JSONValue, deepValues: [DeepJSONValue]) {
-        try parseDocument(bytes, maxDepth: maxDepth, settingAsideDeepValues: true)
+    ) throws(NewsMappingError) -> (value: JSONValue, setAside: [SetAsideJSONValue]) {
+        try parseDocument(bytes, maxDepth: maxDepth, settingAsideBadValues: true, acceptsControlCharacters: true)
     }
 
     private static func parseDocument(
-        _ bytes: [UInt8], maxDepth: Int, settingAsideDeepValues: Bool
-    ) throws(NewsMappingError) -> (value: JSONValue, deepValues: [DeepJSONValue]) {
-        let result: Result<(JSONValue, [DeepJSONValue]), NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
+        _ bytes: [UInt8], maxDepth: Int, settingAsideBadValues: Bool, acceptsControlCharacters: Bool
+    ) throws(NewsMappingError) -> (value: JSONValue, setAside: [SetAsideJSONValue]) {
+        typealias Parsed = (JSONValue, [SetAsideJSONValue])
+        let result: Result<Parsed, NewsMappingError> = bytes.withUnsafeBufferPointer { buffer in
             var reader = JSONByteReader(bytes: buffer, maxDepth: maxDepth)
-            if settingAsideDeepValues { reader.deepValues = [] }
+            if settingAsideBadValues { reader.setAside = [] }
+            reader.acceptsControlCharacters = acceptsControlCharacters
             do throws(NewsMappingError) {
                 reader.skipWhitespace()
                 if reader.position == buffer.count { throw NewsMappingError(.emptyBody) }
@@ -45,7 +56,7 @@ public enum JSONParser {
                 if reader.position != buffer.count {
                     throw NewsMappingError(.malformedJSON(offset: reader.position, reason: "unexpected data after the document"))
                 }
-                return .success((value, reader.deepValues ?? []))
+                return .success((value, reader.setAside ?? []))
             } catch {
                 return .failure(error)
             }
@@ -60,9 +71,12 @@ struct JSONByteReader {
     let maxDepth: Int
     var position = 0
     var depth = 0
-    /// The values nesting too deeply, when they are set aside rather than thrown (`nil`: they
-    /// are an error). See `JSONByteReader+DeepValues.swift`.
-    var deepValues: [DeepJSONValue]?
+    /// The values nesting too deeply or with bad text, when they are set aside rather than
+    /// thrown (`nil`: they are an error). See `JSONByteReader+SetAside.swift`.
+    var setAside: [SetAsideJSONValue]?
+    /// Whether a raw control character in a string (a line break Feedzilla left in a summary)
+    /// is taken as it is rather than an error: the string is still unambiguous.
+    var acceptsControlCharacters = false
     /// Where the parse is, kept only while values are set aside (for their paths).
     var path: [JSONPathComponent] = []
     /// Reused scratch space for strings with escapes.
@@ -93,9 +107,11 @@ struct JSONByteReader {
         guard position < bytes.count else { throw truncated }
         switch bytes[position] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            if depth == maxDepth, deepValues != nil { return try setAsideDeepValue() }
+            if depth == maxDepth, setAside != nil { return try setAsideDeepValue() }
             return bytes[position] == UInt8(ascii: "{") ? try parseObject() : try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""):
+            if setAside != nil { return try parseStringSettingAsideBadText() }
+            return .string(try parseString())
         case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try parseLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try parseLiteral("null"); return .null
@@ -133,7 +149,7 @@ struct JSONByteReader {
             }
             position += 1
             do throws(NewsMappingError) {
-                if deepValues == nil {
+                if setAside == nil {
                     members[key] = try parseValue()
                 } else {
                     path.append(.key(key))
@@ -171,7 +187,7 @@ struct JSONByteReader {
         }
         while true {
             do throws(NewsMappingError) {
-                if deepValues == nil {
+                if setAside == nil {
                     elements.append(try parseValue())
                 } else {
                     path.append(.index(elements.count))
@@ -272,7 +288,7 @@ struct JSONByteReader {
                 return value
             }
             if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw malformed("control character in a string") }
+            if byte < 0x20, !acceptsControlCharacters { throw malformed("control character in a string") }
             position += 1
         }
         guard position < bytes.count else { throw truncated }
@@ -288,7 +304,7 @@ struct JSONByteReader {
                 }
             case UInt8(ascii: "\\"):
                 try parseEscape()
-            case 0..<0x20:
+            case 0..<0x20 where !acceptsControlCharacters:
                 throw malformed("control character in a string")
             default:
                 scratch.append(byte)

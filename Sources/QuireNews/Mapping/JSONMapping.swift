@@ -49,12 +49,15 @@ public struct JSONMapping<Model>: Sendable {
         return try map(object)
     }
 
-    /// Parses `bytes` as JSON and maps the root object.
+    /// Parses `bytes` as JSON and maps the root object. Raw control characters in strings are
+    /// taken as they are, as in a page (a document kept from one maps again the same way).
     ///
     /// - Throws: a parse error, a mapping error with its path, or ``NewsMappingError/Kind/missingField``
     ///   at the root if the mapping skipped the object.
     public func decode(_ bytes: [UInt8]) throws(NewsMappingError) -> Model {
-        guard let model = try map(JSONParser.parse(bytes)) else { throw NewsMappingError(.missingField) }
+        guard let model = try map(JSONParser.parse(bytes, acceptsControlCharacters: true)) else {
+            throw NewsMappingError(.missingField)
+        }
         return model
     }
 }

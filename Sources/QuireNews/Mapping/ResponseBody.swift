@@ -6,10 +6,11 @@ enum ResponseBody {
     }
 
     /// Parses a page of documents as ``parse(_:)`` does, setting aside values that nest too
-    /// deeply, so that the document holding one is rejected alone (see ``DeepValues``).
-    static func parseSettingAsideDeepValues(_ body: [UInt8]) throws(NewsMappingError) -> (JSONValue, DeepValues) {
-        let parsed = try JSONParser.parseSettingAsideDeepValues(jsonBytes(of: body))
-        return (parsed.value, DeepValues(values: parsed.deepValues))
+    /// deeply and strings whose text is not valid, so that the document holding one is rejected
+    /// alone (see ``SetAsideValues``).
+    static func parseSettingAsideBadValues(_ body: [UInt8]) throws(NewsMappingError) -> (JSONValue, SetAsideValues) {
+        let parsed = try JSONParser.parseSettingAsideBadValues(jsonBytes(of: body))
+        return (parsed.value, SetAsideValues(values: parsed.setAside))
     }
 
     /// The body with a UTF-8 byte order mark blanked (it is harmless); throws for an empty body
@@ -29,21 +30,21 @@ enum ResponseBody {
         return copy
     }
 
-    /// A page's values that nested too deeply: the documents holding them are rejected, and one
-    /// outside every document fails the page.
-    struct DeepValues {
-        let values: [DeepJSONValue]
+    /// A page's values set aside (nesting too deeply, bad text): the documents holding them are
+    /// rejected, and one outside every document fails the page.
+    struct SetAsideValues {
+        let values: [SetAsideJSONValue]
 
-        /// The error for the document at `location` (`response.docs[3]`), if a value in it
-        /// nested too deeply: located at the document's member that holds it
-        /// (`response.docs[3].related`), not hundreds of steps further in.
+        /// The error for the document at `location` (`response.docs[3]`), if it holds a value
+        /// set aside: located at the document's member that holds it (`response.docs[3].related`),
+        /// not hundreds of steps further in.
         func error(inDocumentAt location: [JSONPathComponent]) -> NewsMappingError? {
             guard let value = values.first(where: { $0.path.starts(with: location) }) else { return nil }
-            return NewsMappingError(.depthLimitExceeded(offset: value.offset), at: Array(value.path.prefix(location.count + 1)))
+            return NewsMappingError(value.kind, at: Array(value.path.prefix(location.count + 1)))
         }
 
-        /// Throws unless every value that nested too deeply lies in an element of the array at
-        /// `documents` (`response.docs`).
+        /// Throws unless every value set aside lies in an element of the array at `documents`
+        /// (`response.docs`).
         func requireInside(_ documents: [JSONPathComponent]) throws(NewsMappingError) {
             for value in values {
                 guard value.path.starts(with: documents), value.path.count > documents.count else { throw value.error }

@@ -15,7 +15,7 @@ public enum NYTArticleSearch {
     /// - Throws: ``NewsMappingError`` for a body that is not a page: not JSON, truncated, HTML, an
     ///   API error object, no `response`, or `docs` that is not an array.
     public static func parsePage(_ body: [UInt8]) throws(NewsMappingError) -> NYTPage {
-        let (root, deepValues) = try ResponseBody.parseSettingAsideDeepValues(body)
+        let (root, setAside) = try ResponseBody.parseSettingAsideBadValues(body)
         guard case .object(let rootObject) = root else { throw .mismatch("object", root) }
         try ResponseBody.rejectErrorShapes(rootObject)
 
@@ -39,7 +39,7 @@ public enum NYTArticleSearch {
             rawDocuments.reserveCapacity(docs.count)
             for (index, doc) in docs.enumerated() {
                 let location = docsPath + [.index(index)]
-                if let error = deepValues.error(inDocumentAt: location) {
+                if let error = setAside.error(inDocumentAt: location) {
                     let raw = if case .object(let object) = doc { Array(body[object.byteRange]) } else { doc.jsonBytes }
                     rejects.append(DocumentReject(index: index, error: error, rawDocument: raw))
                     continue
@@ -63,7 +63,7 @@ public enum NYTArticleSearch {
         case let other?:
             throw NewsMappingError.mismatch("array", other).prefixed(by: docsPath)
         }
-        try deepValues.requireInside(docsPath)
+        try setAside.requireInside(docsPath)
 
         // The counters only guide paging: one of another type is unknown, not a page that fails
         // (and is retried) for good.

@@ -48,8 +48,12 @@ enum StatsCommand {
         }
         // The rest of the file's used pages, so that the lines add up to it.
         if stats.duplicateBytes > 0 {
-            try out.line("duplicates   \(g(stats.duplicateBytes)) bytes: the ids under index keys and relation owners with many (sub-trees the lines above leave out)")
+            try out.line(
+                "duplicates   \(g(stats.duplicateBytes)) bytes: the ids under index keys and relation owners with many "
+                    + "(sub-trees the lines above leave out)")
         }
-        try out.line("change feed  \(g(stats.changeFeedEntries)) commits, \(g(stats.changeFeedBytes)) bytes   metadata \(g(stats.metadataBytes)) bytes")
+        try out.line(
+            "change feed  \(g(stats.changeFeedEntries)) commits, \(g(stats.changeFeedBytes)) bytes   "
+                + "metadata \(g(stats.metadataBytes)) bytes")
     }
 }

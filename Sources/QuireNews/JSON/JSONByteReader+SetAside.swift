@@ -43,7 +43,7 @@ extension JSONByteReader {
                     if opener == UInt8(ascii: "{") { try skipMemberName() }
                     continue
                 }
-            case UInt8(ascii: "\""): _ = try parseString()
+            case UInt8(ascii: "\""): _ = try parseStringSettingAsideBadText()  // its text is set aside with it
             case UInt8(ascii: "t"): try parseLiteral("true")
             case UInt8(ascii: "f"): try parseLiteral("false")
             case UInt8(ascii: "n"): try parseLiteral("null")
@@ -80,7 +80,7 @@ extension JSONByteReader {
         skipWhitespace()
         guard position < bytes.count else { throw truncated }
         guard bytes[position] == UInt8(ascii: "\"") else { throw malformed("expected a member name") }
-        _ = try parseString()
+        _ = try parseStringSettingAsideBadText()
         skipWhitespace()
         guard position < bytes.count else { throw truncated }
         guard bytes[position] == UInt8(ascii: ":") else { throw malformed("expected ':' after a member name") }

@@ -30,7 +30,8 @@ public enum JSONParser {
         return parsed.value
     }
 
-    /// Parses one JSON document as ``parse(_:maxDepth:)`` does, except that an array or object
+    /// Parses one JSON document as ``parse(_:maxDepth:acceptsControlCharacters:)`` does (taking
+    /// raw control characters in strings), except that an array or object
     /// nesting deeper than `maxDepth` (checked without recursion) and a string whose text is not
     /// valid become `null`; where such values were, and why, is returned beside the value, in
     /// input order (see `JSONByteReader+SetAside.swift`).

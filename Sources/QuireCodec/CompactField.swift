@@ -18,14 +18,7 @@ public enum CompactField {
     public static func value(
         at path: String, in bytes: UnsafeRawBufferPointer, fields: FieldTable, options: CompactDecoder.Options = .init()
     ) throws -> CompactValue? {
-        let components: [CompactPathComponent] =
-            path.isEmpty
-            ? []
-            : path.split(separator: ".", omittingEmptySubsequences: false).map { part in
-                if let index = Int(part), index >= 0 { return .index(index) }
-                return .key(String(part))
-            }
-        return try value(at: components, in: bytes, fields: fields, options: options)
+        try value(at: components(of: path), in: bytes, fields: fields, options: options)
     }
 
     /// The value at `path`, or nil when the path is absent.
@@ -33,21 +26,41 @@ public enum CompactField {
         at path: [CompactPathComponent], in bytes: UnsafeRawBufferPointer, fields: FieldTable,
         options: CompactDecoder.Options = .init()
     ) throws -> CompactValue? {
+        try values(at: [path], in: bytes, fields: fields, options: options)[0]
+    }
+
+    /// The values at several paths of one payload (nil where a path is absent), opening it
+    /// once: a compressed record is decompressed once, not once a path.
+    public static func values(
+        at paths: [[CompactPathComponent]], in bytes: UnsafeRawBufferPointer, fields: FieldTable,
+        options: CompactDecoder.Options = .init()
+    ) throws -> [CompactValue?] {
         try Payload.open(
             bytes, fields: fields, maxDecompressedSize: options.maxDecompressedSize,
             decompressor: options.decompressor, verifyChecksum: options.verifyChecksums
         ) { reader, start, table in
-            var position = start
-            var end = try reader.skip(start, end: reader.count)
-            guard end == reader.count else { throw CompactDecodingError(.trailingBytes, offset: end) }
-            let strings = StringTable(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: table.values)
+            let rootEnd = try reader.skip(start, end: reader.count)
+            guard rootEnd == reader.count else { throw CompactDecodingError(.trailingBytes, offset: rootEnd) }
+            let strings = StringTable(reader: reader, rootStart: start, rootEnd: rootEnd, depthLimit: options.depthLimit, values: table.values)
             let generic = GenericReader(reader: reader, names: table.names, depthLimit: options.depthLimit, strings: strings)
-            for (depth, component) in path.enumerated() {
-                guard depth < options.depthLimit else { throw CompactDecodingError(.depthLimitExceeded, offset: position) }
-                guard let next = try step(generic, at: position, end: end, component) else { return nil }
-                (position, end) = next
+            return try paths.map { path throws -> CompactValue? in
+                var (position, end) = (start, rootEnd)
+                for (depth, component) in path.enumerated() {
+                    guard depth < options.depthLimit else { throw CompactDecodingError(.depthLimitExceeded, offset: position) }
+                    guard let next = try step(generic, at: position, end: end, component) else { return nil }
+                    (position, end) = next
+                }
+                return try generic.read(at: position, end: end, depth: path.count)
             }
-            return try generic.read(at: position, end: end, depth: path.count)
+        }
+    }
+
+    /// A dotted path (`keywords.0.value`) as components: a numeric part is an index.
+    public static func components(of path: String) -> [CompactPathComponent] {
+        guard !path.isEmpty else { return [] }
+        return path.split(separator: ".", omittingEmptySubsequences: false).map { part in
+            if let index = Int(part), index >= 0 { return .index(index) }
+            return .key(String(part))
         }
     }
 

@@ -49,5 +49,23 @@ import Testing
         #expect(TerminalText.escaped("façade — “quoted” \\ back") == "façade — “quoted” \\ back")
         #expect(TerminalText.escaped("a\u{0}b\u{7F}") == "a\\u0000b\\u007f")
         #expect(RecordWriter.cell("a\tb\nc\rd\u{1B}") == "a b c d\\u001b")
+        // C1 controls and bidirectional marks share their lead bytes with ordinary text.
+        #expect(RecordWriter.cell("½ é\u{85}x\u{202E}y “z”") == "½ é\\u0085x\\u202ey “z”")
+        #expect(RecordWriter.cell("½ é “z” 上海") == "½ é “z” 上海")
+    }
+
+    /// Columns line up by characters, whatever the text: astral characters (two UTF-16 units),
+    /// other scripts, cut cells and escaped ones; the headline always starts at character 72.
+    @Test func tableColumnsLineUpByCharacters() {
+        let rows = [
+            RecordWriter.tableRow(["plain-id", "2020-01-01", "World", "Headline"]),
+            RecordWriter.tableRow(["émoji-🌍-id", "2020-01-01", "Ünïcödé 上海", "Headline"]),
+            RecordWriter.tableRow([String(repeating: "x", count: 60), "2020-01-01T00:00", String(repeating: "🌍", count: 18), "Headline"]),
+            RecordWriter.tableRow(["a\u{85}b", "", "s\u{202E}x", "Headline"]),
+        ]
+        for row in rows {
+            #expect(String(Array(row)[72...]) == "Headline", "\(row)")
+        }
+        #expect(rows[2].contains(String(repeating: "x", count: 39) + "…  2020-01-0…  " + String(repeating: "🌍", count: 15) + "…  "))
     }
 }

@@ -132,6 +132,16 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let table = try await runQuire(["dump", "--format", "table", "--limit", "2"], directory: dir)
             #expect(lines(table.stdout).count == 3)
             #expect(table.stdout.hasPrefix("id "))
+            // The whole table (its fields read on every core) has the rows of the walk through the
+            // date index (each record decoded), in key order, and the undated records too.
+            let wholeTable = lines(try await runQuire(["dump", "--format", "table"], directory: dir).stdout)
+            let datedTable = lines(try await runQuire(["dump", "--format", "table", "--since", "1900-01-01"], directory: dir).stdout)
+            let undated = all.filter { $0["publishedAt"] == nil }.count
+            #expect(wholeTable.count == all.count + 1 && datedTable.count == all.count + 1 - undated)
+            #expect(Set(datedTable).isSubset(of: Set(wholeTable)))
+            let ids = wholeTable.dropFirst().map { String($0.prefix(40)).trimmingCharacters(in: .whitespaces) }
+            let shown = all.map { $0["id"] as! String }.map { $0.count > 40 ? $0.prefix(39) + "…" : $0 }
+            #expect(ids == shown)
         }
     }
 

@@ -100,6 +100,50 @@ import Testing
         }
     }
 
+    /// `forEachFieldValues` (the table dump's walk) hands out, in key order, what each record's
+    /// generic value holds at the paths, nil where absent; also for records whose field names
+    /// another process interned after this one read its table (read again after a reload).
+    @Test func aFieldWalkHandsOutEachRecordsFieldsInKeyOrder() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(Self.items)
+            try await store.bulkInsert((0..<2_600).map { Self.item($0 * 2) }, into: Self.items)
+            await #expect(processExitsWith: .success) { [path = path as String] in
+                let other = try Store(path: path)
+                try other.register(JSONWalkTests.items)
+                try await other.bulkInsert(
+                    (0..<2_600).map { JSONWalkTests.item($0 * 2 + 1, extra: "from elsewhere \($0)") }, into: JSONWalkTests.items)
+                other.close()
+            }
+            let paths = ["title", "extra", "count", "missing", "title.0"]
+            func walk(stopAfter: Int = .max) throws -> [(StoreKey, [CompactValue?])] {
+                try store.read { snap in
+                    var out: [(StoreKey, [CompactValue?])] = []
+                    try snap.forEachFieldValues(inCollectionNamed: "items", paths: paths) { key, values in
+                        out.append((key, values))
+                        return out.count < stopAfter
+                    }
+                    return out
+                }
+            }
+            let walked = try walk()
+            let expected: [(StoreKey, [CompactValue?])] = try store.read { snap in
+                var out: [(StoreKey, [CompactValue?])] = []
+                try snap.forEachGeneric(inCollectionNamed: "items") { key, value in
+                    out.append((key, paths.map { value[$0] }))
+                    return true
+                }
+                return out
+            }
+            #expect(walked.count == 5_200)
+            #expect(walked.map(\.0) == expected.map(\.0))
+            #expect(walked.map(\.1) == expected.map(\.1))
+            #expect(walked[3].1 == [.string(Self.item(3).title), .string("from elsewhere 1"), .int(21), nil, nil])
+            #expect(try walk(stopAfter: 2_049).count == 2_049)
+        }
+    }
+
     /// Items indexed by a tag that several share, so that an index value has many records.
     static let tagged = StoreCollection<Item>(
         name: "tagged", key: { .string($0.id) },

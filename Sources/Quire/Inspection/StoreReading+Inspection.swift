@@ -39,6 +39,24 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
+    /// Several fields or paths of one record, read in one pass: nil for a missing record, a
+    /// nil value where the record has none (``field(_:of:inCollectionNamed:)`` for each,
+    /// without opening the record again for each).
+    public func fields(_ paths: [String], of key: StoreKey, inCollectionNamed name: String) throws(StoreError)
+        -> [CompactValue?]?
+    {
+        try StoreError.boundary("\(store.path): reading \(key) of \(name)") {
+            let c = try store.resolved(name)
+            guard let stored = try storedKey(key) else { return nil }
+            let components = paths.map(CompactField.components(of:))
+            return try withValue(forKey: stored, in: c.records) { bytes in
+                try withFieldRetry { table in
+                    try CompactField.values(at: components, in: bytes, fields: table, options: c.decoder.options)
+                }
+            }
+        }
+    }
+
     /// A stored record as a generic value tree, by collection name (no Swift type needed).
     public func genericValue(_ key: StoreKey, inCollectionNamed name: String) throws(StoreError) -> CompactValue? {
         try StoreError.boundary("\(store.path): reading \(key) of \(name)") {

@@ -38,6 +38,15 @@ enum DumpCommand {
                     try writer.write(json: json)
                     return !context.isInterrupted
                 }
+            } else if options.format == .table, options.section == nil, options.since == nil, options.until == nil {
+                // The whole collection as a table: only a row's fields are read, on every core.
+                var remaining = options.limit ?? .max
+                guard remaining > 0 else { return }
+                try snap.forEachFieldValues(inCollectionNamed: collection, paths: RecordWriter.tableFields) { key, values in
+                    try writer.write(key: key, tableFields: values)
+                    remaining -= 1
+                    return remaining > 0 && !context.isInterrupted
+                }
             } else {
                 try DumpCommand.walk(snap, collection, options) { key, value in
                     try writer.write(key: key, value: value)

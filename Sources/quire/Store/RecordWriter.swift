@@ -30,14 +30,25 @@ final class RecordWriter {
             try output.write(count == 0 ? "\n" : ",\n")
             try output.write(bytes: value.jsonBytes())
         case .table:
-            try output.line(
-                Self.tableRow([
-                    value["id"].map(Self.text) ?? key.description,
-                    value["publishedAt"].map(Self.text).map { String($0.prefix(10)) } ?? "",
-                    value["section"].map(Self.text) ?? "",
-                    value["headline"].map(Self.text) ?? "",
-                ]))
+            try write(key: key, tableFields: Self.tableFields.map { value[$0] })
+            return
         }
+        count += 1
+    }
+
+    /// The fields a table row shows, in its columns' order.
+    static let tableFields = ["id", "publishedAt", "section", "headline"]
+
+    /// A table row of a record whose ``tableFields`` are `values` (nil where it has none).
+    func write(key: StoreKey, tableFields values: [CompactValue?]) throws(OutputError) {
+        precondition(format == .table && values.count == Self.tableFields.count, "a table row")
+        try output.line(
+            Self.tableRow([
+                values[0].map(Self.text) ?? key.description,
+                values[1].map(Self.text).map { String($0.prefix(10)) } ?? "",
+                values[2].map(Self.text) ?? "",
+                values[3].map(Self.text) ?? "",
+            ]))
         count += 1
     }
 
@@ -64,25 +75,38 @@ final class RecordWriter {
     /// A table cell: tabs and line breaks become spaces, other control characters are escaped
     /// (`\u001b`), so a stored value can neither break the row nor steer the terminal.
     static func cell(_ text: String) -> String {
+        // Most cells hold none of them: no byte below 0x20, DEL, nor the lead bytes of C1
+        // controls (0xC2) and of the bidirectional marks (0xE2) — a row was 10 µs without this.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else { return text }
         let spaced = String(
             String.UnicodeScalarView(
                 text.unicodeScalars.map { $0 == "\n" || $0 == "\t" || $0 == "\r" ? " " : $0 }))
         return TerminalText.escaped(spaced)
     }
 
-    /// Fixed-width columns (id 40, date 10, section 16), the headline last; one line, inert.
+    /// Fixed-width columns (id 40, date 10, section 16, counted in characters), the headline
+    /// last; one line, inert.
     static func tableRow(_ cells: [String]) -> String {
         let widths = [40, 10, 16]
-        var parts: [String] = []
+        var row = ""
+        row.reserveCapacity(160)
         for (i, cell) in cells.enumerated() {
-            let clean = Self.cell(cell)
-            if i < widths.count {
-                let cut = clean.count > widths[i] ? String(clean.prefix(widths[i] - 1)) + "…" : clean
-                parts.append(cut.padding(toLength: widths[i], withPad: " ", startingAt: 0))
-            } else {
-                parts.append(clean)
+            if i > 0 { row += "  " }
+            var clean = Self.cell(cell)
+            guard i < widths.count else {
+                row += clean
+                continue
             }
+            let width = widths[i]
+            // ASCII text has a character a byte; only other text needs counting.
+            var count = clean.utf8.allSatisfy { $0 < 0x80 } ? clean.utf8.count : clean.count
+            if count > width {
+                clean = String(clean.prefix(width - 1)) + "…"
+                count = width
+            }
+            row += clean
+            row += String(repeating: " ", count: width - count)
         }
-        return parts.joined(separator: "  ")
+        return row
     }
 }

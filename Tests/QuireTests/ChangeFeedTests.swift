@@ -46,6 +46,44 @@ import Testing
         }
     }
 
+    /// Bulk commits list every key they wrote: past the byte bound the oldest are trimmed (a
+    /// gap for a subscriber that had not read them), the newest always kept.
+    @Test func theFeedKeepsToItsByteBound() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path) { $0.changeRetentionBytes = 256 << 10 }
+            defer { store.close() }
+            let sample = generatedArticles(12_000)
+            for part in 0..<12 {
+                _ = try await store.bulkInsert(Array(sample[(part * 1_000)..<((part + 1) * 1_000)]), into: articles)
+            }
+            let last = try store.lastChangeSequence()
+            #expect(last >= 12)
+            let feedBytes = try store.storeStatistics().changeFeedBytes
+            #expect(feedBytes <= 256 << 10 && feedBytes > 0, "\(feedBytes)")
+            let events = await collect(store.changes(since: 0), batches: 1)
+            guard case .gap(let missed)? = events.first else {
+                Issue.record("\(events.first.map { "\($0)" } ?? "nothing")")
+                return
+            }
+            #expect(missed.lowerBound == 1 && missed.upperBound < last)
+            // What is kept is every commit after the gap, the last one's keys whole.
+            let kept = await collect(store.changes(since: missed.upperBound), batches: Int(last - missed.upperBound))
+            let batches = kept.compactMap { if case .batch(let b) = $0 { b } else { nil } }
+            #expect(batches.map(\.sequence) == Array((missed.upperBound + 1)...last))
+            #expect(Set(batches.last?.changes.flatMap(\.keys) ?? []) == Set(sample[11_000...].map { .string($0.id) }))
+
+            // A single commit larger than the bound is kept whole: the feed never drops the newest.
+            let tight = try openStore(path + "-tight") { $0.changeRetentionBytes = 4_096 }
+            defer {
+                tight.close()
+                try? FileManager.default.removeItem(atPath: path + "-tight")
+            }
+            _ = try await tight.bulkInsert(Array(sample[0..<2_000]), into: articles)
+            let only = await collect(tight.changes(since: try tight.lastChangeSequence() - 1), batches: 1)
+            #expect(only.first.map { if case .batch(let b) = $0 { b.changes.flatMap(\.keys).count } else { 0 } } == 2_000)
+        }
+    }
+
     @Test func aSlowSubscriberLosesNothingAndALiveOneSeesNewCommits() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

@@ -146,16 +146,24 @@ extension Store {
         }
     }
 
-    /// Appends this transaction's changes to the feed and trims it to the retention.
+    /// Appends this transaction's changes to the feed and trims it to the retention (commits,
+    /// then bytes).
     func appendToFeed(_ changes: [StoreChange], _ txn: borrowing WriteTransaction) throws {
         guard options.changeRetention > 0, !changes.isEmpty, let db = changesDatabase else { return }
         let cursor = try txn.cursor(in: db)
         let last = try cursor.last().flatMap { ChangeFeedRecord.sequence(of: $0.key) } ?? 0
         try txn.put(ChangeFeedRecord.encode(changes, at: Date()), forKey: ChangeFeedRecord.sequenceKey(last + 1), in: db)
-        var excess = try txn.count(of: db) - options.changeRetention
+        var kept = try txn.count(of: db)
+        var excess = kept - options.changeRetention
         while excess > 0, let first = try cursor.first() {
             try txn.delete(first.keyBytes, in: db)
             excess -= 1
+            kept -= 1
+        }
+        guard options.changeRetentionBytes > 0 else { return }
+        while kept > 1, try txn.statistics(of: db).bytes > options.changeRetentionBytes, let first = try cursor.first() {
+            try txn.delete(first.keyBytes, in: db)
+            kept -= 1
         }
     }
 }

@@ -34,6 +34,11 @@ public struct StoreOptions: Sendable {
     /// How many commits the durable change feed keeps (``Store/changes(since:)``); older ones are
     /// trimmed, and a subscriber that had not read them gets a gap. 0 turns the feed off.
     public var changeRetention: Int = 100_000
+    /// The most bytes the change feed keeps: older commits past it are trimmed too (a
+    /// subscriber that had not read them gets a gap), the newest always kept. A bulk load's
+    /// commits list every key they wrote (38 MB for a million articles), so the count alone
+    /// would let the feed grow with the store. 0: no bound but the count.
+    public var changeRetentionBytes: Int = 64 << 20
     /// The most collections, indexes and relations the store can hold in all.
     public var maxDatabases: Int = 128
     /// Checks every record's CRC-32C as it is read, so a damaged record throws

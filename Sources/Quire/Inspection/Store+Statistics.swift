@@ -57,7 +57,7 @@ public struct StoreStatistics: Sendable, Hashable, Codable {
     /// later ones); a compacting copy (`backup(to:compact:)`, `quire copy --compact`) leaves
     /// them out.
     public var freeBytes: Int
-    /// Bytes of the change feed's entries (a commit each, pruned by `Store.pruneChanges`).
+    /// Bytes of the change feed's entries (a commit each, the last `StoreOptions.changeRetention` kept).
     public var changeFeedBytes: Int = 0
     /// Entries of the change feed.
     public var changeFeedEntries: Int = 0

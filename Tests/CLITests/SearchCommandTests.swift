@@ -32,6 +32,9 @@ import Testing
             #expect(bad.status == 64)
             #expect(bad.stderr.contains("unterminated phrase"))
             #expect(bad.stderr.contains("character"))
+            // So is a window that ends before it starts, as for dump.
+            let window = try await runQuire(["search", word, "--since", "2030-01-01", "--until", "2020-01-01"], directory: dir)
+            #expect(window.status == 64 && window.stderr.contains("'--since' is after '--until'"), "\(window)")
             // verify checks the postings; stats shows the index.
             let verify = try await runQuire(["verify"], directory: dir)
             #expect(verify.status == 0, "\(verify)")

@@ -44,6 +44,10 @@ struct SearchOptions: CommandOptions {
         query = try arguments.requiredPositional(0, "query")
         since = try arguments.date("since")
         until = try arguments.date("until")
+        // As `dump` and `serve` say it: an empty window is a mistake, not an empty answer.
+        if let since, let until, since > until {
+            throw UsageError(command: arguments.commandName, message: "'--since' is after '--until'")
+        }
         section = arguments.value("section")
         sort = try arguments.choice("sort", as: SearchSort.self) ?? .relevance
         limit = try arguments.integer("limit", in: 1...100_000) ?? 20

@@ -75,21 +75,29 @@ import Testing
         }
     }
 
-    /// Records another process wrote with a field name this process's table lacks: the batch's
-    /// renderers cannot write them and the walk writes them alone, after loading the new names.
-    @Test func recordsWithNamesInternedElsewhereAreWrittenAfterAReload() async throws {
+    /// A store holding `half` even items written here, then `half` odd ones written by another
+    /// process with a field name (`extra`) this one's table lacks.
+    static func withItemsHalfWrittenElsewhere(_ half: Int, _ body: (Store) async throws -> Void) async throws {
         try await withTemporaryStorePath { path in
             let store = try Store(path: path)
             defer { store.close() }
             try store.register(Self.items)
-            try await store.bulkInsert((0..<1500).map { Self.item($0 * 2) }, into: Self.items)
-            await #expect(processExitsWith: .success) { [path = path as String] in
+            try await store.bulkInsert((0..<half).map { Self.item($0 * 2) }, into: Self.items)
+            await #expect(processExitsWith: .success) { [path = path as String, half = half as Int] in
                 let other = try Store(path: path)
                 try other.register(JSONWalkTests.items)
                 try await other.bulkInsert(
-                    (0..<1500).map { JSONWalkTests.item($0 * 2 + 1, extra: "from elsewhere \($0)") }, into: JSONWalkTests.items)
+                    (0..<half).map { JSONWalkTests.item($0 * 2 + 1, extra: "from elsewhere \($0)") }, into: JSONWalkTests.items)
                 other.close()
             }
+            try await body(store)
+        }
+    }
+
+    /// Records another process wrote with a field name this process's table lacks: the batch's
+    /// renderers cannot write them and the walk writes them alone, after loading the new names.
+    @Test func recordsWithNamesInternedElsewhereAreWrittenAfterAReload() async throws {
+        try await Self.withItemsHalfWrittenElsewhere(1500) { store in
             let walked = try Self.walked(store)
             #expect(walked.count == 3000)
             let odd = try JSONDecoder().decode(Item.self, from: Data(walked[1].1))
@@ -104,18 +112,7 @@ import Testing
     /// generic value holds at the paths, nil where absent; also for records whose field names
     /// another process interned after this one read its table (read again after a reload).
     @Test func aFieldWalkHandsOutEachRecordsFieldsInKeyOrder() async throws {
-        try await withTemporaryStorePath { path in
-            let store = try Store(path: path)
-            defer { store.close() }
-            try store.register(Self.items)
-            try await store.bulkInsert((0..<2_600).map { Self.item($0 * 2) }, into: Self.items)
-            await #expect(processExitsWith: .success) { [path = path as String] in
-                let other = try Store(path: path)
-                try other.register(JSONWalkTests.items)
-                try await other.bulkInsert(
-                    (0..<2_600).map { JSONWalkTests.item($0 * 2 + 1, extra: "from elsewhere \($0)") }, into: JSONWalkTests.items)
-                other.close()
-            }
+        try await Self.withItemsHalfWrittenElsewhere(2_600) { store in
             let paths = ["title", "extra", "count", "missing", "title.0"]
             func walk(stopAfter: Int = .max) throws -> [(StoreKey, [CompactValue?])] {
                 try store.read { snap in

@@ -23,6 +23,9 @@ public struct ArticleLoader: Sendable {
     public struct Report: Sendable, Hashable {
         /// Records committed (a line for an id seen before replaces it and counts again).
         public var records: Int
+        /// Records committed, an id read twice counted once (the last line for it is kept);
+        /// see `BulkInsertReport.distinctRecords`.
+        public var distinctRecords: Int
         /// Transactions committed.
         public var chunks: Int
         /// Seconds from the first read to the last commit.
@@ -100,7 +103,7 @@ public struct ArticleLoader: Sendable {
             }
             let elapsed = ContinuousClock.now - start
             return Report(
-                records: report.records, chunks: report.chunks,
+                records: report.records, distinctRecords: report.distinctRecords, chunks: report.chunks,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         } catch let error as LoadError {
             var error = error

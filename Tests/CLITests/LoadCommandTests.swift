@@ -68,14 +68,28 @@ import Testing
             var object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
             object["headline"] = "the second copy"
             let second = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
-            let twice = try await runQuire(["load", "-", "--quiet"], stdin: Data((first + "\n" + second + "\n").utf8), directory: dir)
+            let twice = try await runQuire(["load", "-", "--json"], stdin: Data((first + "\n" + second + "\n").utf8), directory: dir)
             #expect(twice.status == 0, "\(twice)")
+            #expect(twice.stdout.contains("\"records\":1,\"read\":2"), "\(twice)")
             #expect(try await dumpCount(dir) == 60)
             let id = try #require(object["id"] as? String)
             let get = try await runQuire(["get", id], directory: dir)
             #expect(get.stdout.contains("the second copy"), "\(get)")
             let stats = try await runQuire(["stats"], directory: dir)
             #expect(stats.stdout.contains("collection   articles: 60 records,"), "\(stats)")
+            // Counted once however the ids repeat: in order, apart, or through the temporary file.
+            let all = lines(String(decoding: input, as: UTF8.self))
+            let repeats = Array(all[10..<30]) + Array(all[5..<8])
+            for (order, window) in [("shuffled", nil), ("sorted", nil), ("shuffled", "65536")] as [(String, String?)] {
+                var text = all + repeats
+                if order == "sorted" { text.sort() } else { text.shuffle() }
+                let scratch = "counted-\(order)-\(window ?? "memory").db"
+                let load = try await runQuire(
+                    ["--store", scratch, "load", "-"], stdin: Data((text.joined(separator: "\n") + "\n").utf8),
+                    environment: window.map { ["QUIRE_LOAD_SORT_WINDOW": $0] } ?? [:], directory: dir)
+                #expect(load.status == 0, "\(load)")
+                #expect(load.stderr.contains("load: 60 records (83 read: 23 repeated an id read before, the last kept)"), "\(order): \(load)")
+            }
         }
     }
 

@@ -23,7 +23,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     let options: BulkInsertOptions
     let progress: (@Sendable (BulkInsertProgress) -> Void)?
     /// The transactions being written, oldest first, each with its chunks' input counts.
-    private var inFlight: [(task: Task<[Bool], any Error>, chunks: [(inputCount: Int, spilled: Bool)])] = []
+    private var inFlight: [(task: Task<[Bool], any Error>, chunks: [(inputCount: Int, written: Int, spilled: Bool)])] = []
     /// The field table the previous chunk was encoded with.
     private var lastFields: FieldTable?
     /// In-order pieces smaller than a chunk, gathered until they make one (a sequence is
@@ -302,12 +302,30 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         if analysed.searchParts == nil, let analysis = try store.searchAnalysis(of: encoded, collection, buffers: searchBuffers) {
             (analysed.searchParts, analysed.searchSkipped) = analysis
         }
+        let written = Self.distinctKeys(analysed.entries, after: lastWrittenKey)
         raise(&lastKey, to: analysed)
         raise(&lastWrittenKey, to: analysed)
         while !inFlight.isEmpty { try await settleOldest() }
         let (store, collection, chunk) = (self.store, self.collection, analysed)
         let task = Task { try await store.writer.run { try store.writeChunks([chunk], collection) } }
-        inFlight.append((task, [(chunk.inputCount, spilled)]))
+        inFlight.append((task, [(chunk.inputCount, written, spilled)]))
+    }
+
+    /// The chunk's records, a key given twice counted once: the mergers write each key once,
+    /// but a chunk that arrived in order may hold a key twice in a row (the second replaces the
+    /// first), or begin with the key the chunk before it ended with.
+    private static func distinctKeys(_ entries: [EncodedEntry], after previous: [UInt8]?) -> Int {
+        var count = 0
+        var before: ArenaBytes?
+        for entry in entries {
+            let repeated =
+                if let before { KeyOrdering.equal(before.buffer, entry.key.buffer) } else {
+                    previous?.withUnsafeBytes { KeyOrdering.equal($0, entry.key.buffer) } ?? false
+                }
+            if !repeated { count += 1 }
+            before = entry.key
+        }
+        return count
     }
 
     /// Waits for every transaction, reporting them oldest first.
@@ -322,6 +340,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         report.transactions += 1
         for (chunk, appended) in zip(chunks, appended) {
             report.records += chunk.inputCount
+            report.distinctRecords += chunk.written
             report.chunks += 1
             if appended { report.appendedChunks += 1 }
             if chunk.spilled { pending = max(0, pending - chunk.inputCount) }

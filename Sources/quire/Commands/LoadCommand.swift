@@ -44,12 +44,14 @@ enum LoadCommand {
             loader.bulkOptions.sortWindow = bytes
         }
         loader.progress = { [progress] committed in progress.setCompleted(committed) }
-        let records: Int
+        // Records stored, an id read twice counted once, and records read.
+        let (records, read): (Int, Int)
         do {
             if try WholeStoreLoad.isWholeStoreDump(reader) {
-                records = try await WholeStoreLoad.run(reader, into: store, loader: loader, progress: progress)
+                (records, read) = try await WholeStoreLoad.run(reader, into: store, loader: loader, progress: progress)
             } else {
-                records = try await loader.run(from: reader, into: store).records
+                let report = try await loader.run(from: reader, into: store)
+                (records, read) = (report.distinctRecords, report.records)
             }
         } catch let error as LoadError {
             progress.finish()
@@ -70,9 +72,12 @@ enum LoadCommand {
         }
         if options.json {
             try context.output.line(
-                JSONSummary.object([("records", .int(records)), ("seconds", .seconds(ContinuousClock.now - start))]))
+                JSONSummary.object([
+                    ("records", .int(records)), ("read", .int(read)), ("seconds", .seconds(ContinuousClock.now - start)),
+                ]))
         } else if !options.quiet {
-            Diagnostics.write("quire: load: \(records) records\n")
+            let repeated = read > records ? " (\(read) read: \(read - records) repeated an id read before, the last kept)" : ""
+            Diagnostics.write("quire: load: \(records) records\(repeated)\n")
         }
     }
 }

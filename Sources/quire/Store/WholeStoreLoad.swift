@@ -104,10 +104,11 @@ enum WholeStoreLoad {
         }
     }
 
-    /// Loads the dump; returns the records and relation entries written.
+    /// Loads the dump; returns the records and relation entries written (the articles' ids
+    /// read twice counted once), and those read.
     static func run(
         _ reader: LineBlockReader, into store: Store, loader: ArticleLoader, progress: ProgressReporter
-    ) async throws -> Int {
+    ) async throws -> (written: Int, read: Int) {
         var total = 0
         var current: (any Section)?
         func flush() async throws {
@@ -131,7 +132,8 @@ enum WholeStoreLoad {
                     let before = total
                     loader.progress = { [progress] committed in progress.setCompleted(before + committed) }
                     do {
-                        return total + (try await loader.run(from: reader, into: store)).records
+                        let report = try await loader.run(from: reader, into: store)
+                        return (total + report.distinctRecords, total + report.records)
                     } catch {
                         var counted = error
                         counted.recordsBefore += total
@@ -163,7 +165,7 @@ enum WholeStoreLoad {
             }
         }
         try await flush()
-        return total
+        return (total, total)
     }
 
     /// A decoding error of one line, naming the field.

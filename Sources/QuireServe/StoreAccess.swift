@@ -4,9 +4,9 @@ import Synchronization
 
 // Every read of the store that QuireServe makes is in this file, through the store's public
 // by-name inspection API (`Store.read` with `genericValue(_:inCollectionNamed:)`,
-// `forEachGeneric`, `forEachIndexEntry`, `indexKeyCounts`, `indexHasEntry`,
-// `definition(ofCollectionNamed:)`, `storeStatistics()`, `storedCollections()`), the way
-// `quire dump` and `quire get` read.
+// `fields(_:of:inCollectionNamed:)`, `forEachGeneric`, `forEachIndexEntry`, `indexKeyCounts`,
+// `indexKeyCount`, `indexHasEntry`, `definition(ofCollectionNamed:)`, `storeStatistics()`,
+// `storedCollections()`), the way `quire dump` and `quire get` read.
 // Nothing here reaches the LMDB layer, so the server keeps working when that API is sealed.
 
 /// Why a read could not be answered.
@@ -359,8 +359,7 @@ final class StoreAccess: Sendable {
         _ snap: borrowing Snapshot, _ query: ArticleQuery, sectionIndex: IndexDefinition?
     ) throws -> Int {
         guard let section = query.section, let sectionIndex else { return .max }
-        let counts = try snap.indexKeyCounts(collection, sectionIndex.name)
-        let size = counts.first { $0.key == .string(section) }?.count ?? 0
+        let size = try snap.indexKeyCount(collection, sectionIndex.name, indexKey: .string(section))
         return size <= largestListedSection ? 4 * size : .max
     }
 
@@ -426,7 +425,8 @@ final class StoreAccess: Sendable {
         // The index and the records are written in one transaction: the record is there. Its
         // fields are read in one pass (a compressed record decompressed once, not once a field).
         guard let values = try snap.fields(names, of: key, inCollectionNamed: collection) else { return nil }
-        return .object(zip(names, values).compactMap { name, value in value.map { CompactValue.Field(key: name, value: $0) } })
+        let present = zip(names, values).compactMap { name, value in value.map { CompactValue.Field(key: name, value: $0) } }
+        return .object(present)
     }
 
     /// A record's JSON, limited to `fields` when given (in their order, absent ones left out).

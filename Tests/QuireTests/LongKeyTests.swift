@@ -189,6 +189,9 @@ private func sampleDocs() -> [Doc] {
                 let counts = try snap.indexKeyCounts("docs", "tag")
                 #expect(counts.map(\.key) == grouped.map(\.key) && counts.map(\.count) == grouped.map(\.count))
                 #expect(counts.first { $0.key == .string(tags[1]) }?.count == 2)
+                // One key's count, by one lookup: the same, long keys too; none for an absent key.
+                for (key, count) in counts { #expect(try snap.indexKeyCount("docs", "tag", indexKey: key) == count) }
+                #expect(try snap.indexKeyCount("docs", "tag", indexKey: .string("absent")) == 0)
                 // An entry is found by its two keys exactly, long ones too; a twin's is not.
                 for doc in sample {
                     #expect(try snap.indexHasEntry("docs", "tag", indexKey: .string(doc.tag), key: .string(doc.id)))

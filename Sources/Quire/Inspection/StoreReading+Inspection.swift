@@ -159,6 +159,14 @@ extension StoreReading where Self: ~Copyable {
         return counts
     }
 
+    /// How many records an index key points to: one lookup and `mdb_cursor_count`, however
+    /// many keys the index has.
+    public func indexKeyCount(_ collection: String, _ index: String, indexKey: StoreKey) throws -> Int {
+        guard let stored = try storedKey(indexKey) else { return 0 }
+        let cursor = try lmdb.cursor(in: try store.indexDatabase(collection, index))
+        return try cursor.seek(exactly: stored) == nil ? 0 : cursor.duplicateCount()
+    }
+
     /// Walks a to-many relation by name in owner order, handing each owner and one of its
     /// members (members in key order), until `body` returns false: what a whole-store dump
     /// writes. Streams: nothing is collected in memory.

@@ -14,7 +14,9 @@ struct LoadOptions: CommandOptions {
             core and written in chunks, each one transaction. A line that cannot be stored (a
             fraction where a whole number belongs, a number for a string, an empty id, a field an
             article lacks) stops the load with its line number and field; every record before it
-            is committed. Ctrl-C stops after the current chunk and leaves the store consistent.
+            is committed. An id read twice is one record, the last line kept, and the summary
+            counts it once (and says how many lines were read). Ctrl-C stops after the current
+            chunk and leaves the store consistent.
 
             EXAMPLES:
               quire --store old.db dump | quire --store new.db load -

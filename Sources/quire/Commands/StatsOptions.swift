@@ -4,7 +4,7 @@ struct StatsOptions: CommandOptions {
 
     static let spec = CommandSpec(
         name: "stats",
-        abstract: "Show records, collections, indexes, sizes, free pages, map use and readers.",
+        abstract: "Show records, collections, indexes, sizes, free pages, the change feed, map use and readers.",
         options: [.flag("json", help: "Print one JSON object instead of text.")])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {

@@ -31,10 +31,10 @@ public enum JSONParser {
     }
 
     /// Parses one JSON document as ``parse(_:maxDepth:acceptsControlCharacters:)`` does (taking
-    /// raw control characters in strings), except that an array or object
-    /// nesting deeper than `maxDepth` (checked without recursion) and a string whose text is not
-    /// valid become `null`; where such values were, and why, is returned beside the value, in
-    /// input order (see `JSONByteReader+SetAside.swift`).
+    /// raw control characters in strings), except that an array or object nesting deeper than
+    /// `maxDepth` (checked without recursion) and a string whose text is not valid become
+    /// `null`; where such values were, and why, is returned beside the value, in input order
+    /// (see `JSONByteReader+SetAside.swift`).
     static func parseSettingAsideBadValues(
         _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
     ) throws(NewsMappingError) -> (value: JSONValue, setAside: [SetAsideJSONValue]) {

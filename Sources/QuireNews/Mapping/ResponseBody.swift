@@ -1,13 +1,9 @@
 /// Recognising what a response body is before mapping it: HTML, an API error object, or data.
 enum ResponseBody {
-    /// Parses JSON, first turning an HTML/XML page into ``NewsMappingError/Kind/html``.
-    static func parse(_ body: [UInt8]) throws(NewsMappingError) -> JSONValue {
-        try JSONParser.parse(jsonBytes(of: body))
-    }
-
-    /// Parses a page of documents as ``parse(_:)`` does, setting aside values that nest too
-    /// deeply and strings whose text is not valid, so that the document holding one is rejected
-    /// alone (see ``SetAsideValues``).
+    /// Parses a page of documents, first turning an HTML/XML page into
+    /// ``NewsMappingError/Kind/html``, and setting aside values that nest too deeply and strings
+    /// whose text is not valid, so that the document holding one is rejected alone (see
+    /// ``SetAsideValues``).
     static func parseSettingAsideBadValues(_ body: [UInt8]) throws(NewsMappingError) -> (JSONValue, SetAsideValues) {
         let parsed = try JSONParser.parseSettingAsideBadValues(jsonBytes(of: body))
         return (parsed.value, SetAsideValues(values: parsed.setAside))

@@ -84,9 +84,9 @@ public struct BulkInsertProgress: Sendable, Hashable {
 public struct BulkInsertReport: Sendable, Hashable {
     /// Input values committed (including replacements; a key given twice counts twice).
     public var records: Int
-    /// Records written, a key given twice counted once: equal keys meet when the load sorts
-    /// (a window in memory, or runs merged from the temporary file) and only the last is
-    /// written. Equal keys that arrived in order but in two chunks still count twice.
+    /// Records written, a key given twice counted once: equal keys meet where the load sorts (a
+    /// window in memory, the merge of the temporary file's runs) or next to each other in input
+    /// that arrives in order, and only the last is kept.
     public var distinctRecords: Int = 0
     /// Chunks committed.
     public var chunks: Int

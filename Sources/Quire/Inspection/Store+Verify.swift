@@ -86,34 +86,20 @@ extension Store {
                 // Text checksums for a full-text index that keeps checks (Search/SearchDocumentCheck.swift).
                 let search = Self.checkedSearchText(snap, c)
                 var walking = WalkedRecordKeys.Builder(capacity: (try? snap.count(of: c.records)) ?? 0)
-                var walk = snap.entries(in: c.records).makeIterator()
-                func nextBatch() -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
-                    var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
-                    batch.reserveCapacity(Self.verifyBatch)
-                    while batch.count < Self.verifyBatch, let entry = walk.next() { batch.append((entry.key, entry.value)) }
-                    return batch
-                }
                 // The next batch is decoded on every core while this thread checks the current
                 // batch's keys and looks up its index entries: serial work about as long as the decoding.
-                func decoding(_ batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) -> BackgroundWork<[WalkedRecord?]>? {
-                    guard let table = fields, !batch.isEmpty else { return nil }
+                let (indexes, longKeys) = (c.definition.indexes, longKeys)
+                var batches = EntryBatchPipeline<[WalkedRecord?]>(snap.entries(in: c.records), batchSize: Self.verifyBatch) {
+                    batch in
+                    guard let table = fields else { return nil }
                     let (keys, values) = (MappedRecords(records: batch.map(\.key)), MappedRecords(records: batch.map(\.value)))
-                    let (indexes, longKeys) = (c.definition.indexes, longKeys)
                     return BackgroundWork {
                         Self.walkedRecords(keys.records, values.records, indexes, longKeys, search, table, checked)
                     }
                 }
                 // One cursor an index for all the walk's lookups, not one opened and closed for each.
                 let indexCursors = try c.indexes.map { try snap.lmdb.cursor(in: $0) }
-                var batch = nextBatch()
-                var pending = decoding(batch)
-                // Whichever way the loop ends, no decoding may outlive this read: its threads read the map.
-                defer { _ = pending?.wait() }
-                while !batch.isEmpty {
-                    let decoded = pending?.wait()
-                    let following = nextBatch()
-                    pending = decoding(following)
-                    defer { batch = following }
+                while let (batch, decoded) = batches.next() {
                     var keys: [StoreKey] = []
                     keys.reserveCapacity(batch.count)
                     for entry in batch {

@@ -16,17 +16,12 @@ extension StoreReading where Self: ~Copyable {
         let components = paths.map(CompactField.components(of:))
         let options = c.decoder.options
         var table: FieldTable? = writingFields ?? store.fields
-        var walk = entries(in: c.records).makeIterator()
-        func nextBatch() -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] {
-            var batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
-            batch.reserveCapacity(Self.fieldWalkBatch)
-            while batch.count < Self.fieldWalkBatch, let entry = walk.next() { batch.append((entry.key, entry.value)) }
-            return batch
-        }
-        /// The batch's fields read on every core; nil for a record that does not read with the
-        /// table in hand (a field added since, or damage), read again on this thread.
-        func reading(_ batch: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]) -> BackgroundWork<[[CompactValue?]?]>? {
-            guard let fields = table, !batch.isEmpty else { return nil }
+        // The batch's fields are read on every core while the batch before is handed out; nil for
+        // a record that does not read with the table in hand (a field added since, or damage),
+        // read again on this thread.
+        var batches = EntryBatchPipeline<[[CompactValue?]?]>(entries(in: c.records), batchSize: Self.fieldWalkBatch) {
+            batch in
+            guard let fields = table else { return nil }
             let records = MappedRecords(records: batch.map(\.value))
             return BackgroundWork {
                 Parallelism.inParts(count: records.records.count) { range in
@@ -34,15 +29,7 @@ extension StoreReading where Self: ~Copyable {
                 }.flatMap { $0 }
             }
         }
-        var batch = nextBatch()
-        var pending = reading(batch)
-        // Whichever way the loop ends, no read may outlive this view: its threads read the map.
-        defer { _ = pending?.wait() }
-        while !batch.isEmpty {
-            let read = pending?.wait()
-            let following = nextBatch()
-            pending = reading(following)
-            defer { batch = following }
+        while let (batch, read) = batches.next() {
             for (i, entry) in batch.enumerated() {
                 let values =
                     try read?[i]

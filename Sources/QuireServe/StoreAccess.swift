@@ -163,7 +163,7 @@ final class StoreAccess: Sendable {
                 return try store.read { snap in
                     let hits = try snap.search(
                         text, inCollectionNamed: Self.collection, limit: wanted, sort: sort, since: query.since,
-                        until: query.untilExclusive.map { $0.addingTimeInterval(-0.001) })
+                        until: query.untilExclusive.map { Date(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate.nextDown) })
                     // Without a section, the first `offset` hits are the pages before; with one
                     // filtered on the records, the first `offset` records that pass it are.
                     var skip = recordSection == nil ? 0 : offset

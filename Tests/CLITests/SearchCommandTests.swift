@@ -21,7 +21,7 @@ import Testing
             let scores = hits.compactMap { $0?["score"] as? Double }
             #expect(scores.count == hits.count)
             #expect(scores == scores.sorted(by: >))
-            #expect(hits.allSatisfy { ($0?["snippet"] as? String)?.contains("«") ?? true })
+            #expect(hits.allSatisfy { ($0?["highlight"] as? String)?.contains("«") ?? true })
             // Newest first, as a table.
             let table = try await runQuire(["search", word, "--sort", "newest", "--format", "table"], directory: dir)
             #expect(table.status == 0)
@@ -40,6 +40,36 @@ import Testing
             #expect(verify.status == 0, "\(verify)")
             let stats = try await runQuire(["stats"], directory: dir)
             #expect(stats.stdout.contains("search:post"))
+        }
+    }
+
+    @Test func untilKeepsItsWholeDayAndAHitHasOneSnippet() async throws {
+        try await withScratch { dir in
+            let records = [
+                #"{"id":"a","headline":"storm one","snippet":"own text","publishedAt":"2025-05-31T12:00:00Z"}"#,
+                #"{"id":"b","headline":"storm two","publishedAt":"2025-06-01T00:00:00Z"}"#,
+                #"{"id":"c","headline":"storm three","publishedAt":"2025-06-01T23:59:59.9996Z"}"#,
+                #"{"id":"d","headline":"storm four","publishedAt":"2025-06-02T00:00:00Z"}"#,
+            ]
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data(records.joined(separator: "\n").utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            func ids(_ args: [String]) async throws -> [String] {
+                let result = try await runQuire(["search", "storm", "--sort", "oldest"] + args, directory: dir)
+                #expect(result.status == 0, "\(result)")
+                return try lines(result.stdout).map {
+                    try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["id"] as? String ?? ""
+                }
+            }
+            #expect(try await ids(["--until", "2025-05-31"]) == ["a"])
+            #expect(try await ids(["--since", "2025-06-01", "--until", "2025-06-01"]) == ["b", "c"])
+            #expect(try await ids(["--since", "20250601"]) == ["b", "c", "d"])
+            // The record's own snippet stays; the marked one has a key of its own.
+            let first = try await runQuire(["search", "storm", "--sort", "oldest", "--limit", "1"], directory: dir)
+            let line = try #require(lines(first.stdout).first)
+            #expect(line.components(separatedBy: #""snippet":"#).count == 2, "\(line)")
+            let hit = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(hit["snippet"] as? String == "own text")
+            #expect((hit["highlight"] as? String)?.contains("«storm»") == true, "\(line)")
         }
     }
 }

@@ -10,6 +10,12 @@ enum CommandLineDate {
         NYTDay(string: text)?.date
     }
 
+    /// The last instant of the day that starts at `midnight`: an inclusive `until` bound that
+    /// keeps the whole day, sub-millisecond times included.
+    static func endOfDay(_ midnight: Date) -> Date {
+        Date(timeIntervalSinceReferenceDate: midnight.addingTimeInterval(86_400).timeIntervalSinceReferenceDate.nextDown)
+    }
+
     /// Formats a date as `YYYY-MM-DD` (UTC), the inverse of ``parse(_:)`` for midnights.
     static func format(_ date: Date) -> String {
         NYTDay(date: date).description

@@ -22,7 +22,7 @@ enum SearchCommand {
             try store.read { snap in
                 let hits = try snap.search(
                     query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
-                    since: options.since, until: options.until)
+                    since: options.since, until: options.until.map(CommandLineDate.endOfDay))
                 var highlighter = try SearchHighlighter(query: query, definition: search)
                 for hit in hits {
                     if context.isInterrupted { return }
@@ -56,7 +56,8 @@ enum SearchCommand {
             var fields: [CompactValue.Field] = []
             if case .object(let existing) = value { fields = existing }
             fields.append(CompactValue.Field(key: "score", value: .double(hit.score)))
-            fields.append(CompactValue.Field(key: "snippet", value: snippet.map { .string($0) } ?? .null))
+            // Not "snippet": the article has a field of that name.
+            fields.append(CompactValue.Field(key: "highlight", value: snippet.map { .string($0) } ?? .null))
             try output.write(bytes: CompactValue.object(fields).jsonBytes())
             try output.write("\n")
         case .table:

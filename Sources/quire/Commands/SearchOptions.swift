@@ -24,14 +24,14 @@ struct SearchOptions: CommandOptions {
         discussion: """
             QUERY: words (all must match), OR, NOT or -word, "a phrase", prefix*, field:word
             (headline, abstract, snippet, lead, keywords, byline), section:Name, (groups).
-            jsonl prints each hit's record with its score and a snippet; table prints date,
+            jsonl prints each hit's record with its score and a marked snippet (\"highlight\"); table prints date,
             section, headline and snippet. A malformed query exits with status 64 and its position;
             so does one of more than 64 words and phrases, or one whose words match too many
             postings to rank in bounded memory (leave out the commonest words).
             """,
         options: [
-            .value("since", "date", help: "Only articles published on or after this date (YYYY-MM-DD or ISO 8601)."),
-            .value("until", "date", help: "Only articles published on or before this date."),
+            .value("since", "date", help: "Only articles published on or after this day (YYYY-MM-DD or YYYYMMDD, UTC)."),
+            .value("until", "date", help: "Only articles published on or before this day (its whole day)."),
             .value("section", "name", help: "Only articles of this section (exact)."),
             .value("sort", "order", help: "relevance, newest or oldest.", default: "relevance"),
             .value("limit", "n", help: "At most this many hits.", default: "20"),

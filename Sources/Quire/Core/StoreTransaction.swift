@@ -34,7 +34,8 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     }
 
     /// Stores `value`, replacing the value with the same identification key (an upsert), and
-    /// moves its index entries.
+    /// moves its index entries. A value whose record is stored already, byte for byte, is left
+    /// as it is and makes no change-feed entry.
     public func put<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) {
         try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
             _ = try write(value, in: collection, replacing: true)
@@ -87,17 +88,19 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         }
     }
 
-    /// Adds members to `owner` in a relation (present ones are kept once).
+    /// Adds members to `owner` in a relation (present ones are kept once; when all were
+    /// present, nothing changes and no change-feed entry is made).
     public func addMembers(_ members: [StoreKey], to owner: StoreKey, in relation: StoreRelation) throws(StoreError) {
         try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
             let db = try store.relationDatabase(relation)
             let stored = try store.writableKey(owner.bytes, in: lmdb)
             // Every key is checked (and a long one recorded) before the first entry is written.
             let storedMembers = try members.map { try store.writableKey($0.bytes, in: lmdb) }
-            for member in storedMembers {
-                try put(member, forKey: stored, in: db, flags: .noDuplicateData)
+            var added = false
+            for member in storedMembers where try put(member, forKey: stored, in: db, flags: .noDuplicateData) {
+                added = true
             }
-            state.changes.record(relation.name, .relation, owner)
+            if added { state.changes.record(relation.name, .relation, owner) }
         }
     }
 
@@ -136,12 +139,13 @@ public struct StoreTransaction: StoreReading, ~Copyable {
         let stored = try store.writableKey(key.bytes, in: lmdb)
         // The record replaced, when the full-text index needs the text it was indexed with.
         var replaced: [UInt8]?
-        // Try as a new key first: the common case costs one B-tree descent, not two.
-        if replacing && c.indexes.isEmpty && c.search == nil {
-            try put(bytes, forKey: stored, in: c.records)
-        } else if try !put(bytes, forKey: stored, in: c.records, flags: .noOverwrite) {
+        // Try as a new key first: the common case costs one B-tree descent, not two. A value
+        // stored already byte for byte is left as it is, out of the change feed: writing it
+        // would change nothing (a dump loaded twice, a page fetched again).
+        if try !put(bytes, forKey: stored, in: c.records, flags: .noOverwrite) {
             guard replacing else { return false }
             if let old = try get(stored, in: c.records) {
+                if old == bytes { return true }
                 replaced = old
                 let oldKeys = try indexKeys(of: old, collection, c, newValue: value, newBytes: bytes)
                 for (i, list) in oldKeys.enumerated() {

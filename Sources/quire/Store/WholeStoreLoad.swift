@@ -10,7 +10,7 @@ enum WholeStoreLoad {
     /// Records of one section, decoded and waiting for their transaction.
     private protocol Section: AnyObject {
         var pending: Int { get }
-        func add(_ line: [UInt8]) throws
+        func add(_ line: [UInt8], number: Int) throws
         func commit(_ store: Store) async throws -> Int
     }
 
@@ -32,7 +32,7 @@ enum WholeStoreLoad {
         }
 
         var pending: Int { values.count }
-        func add(_ line: [UInt8]) throws { values.append(try decoder.decode(V.self, from: Data(line))) }
+        func add(_ line: [UInt8], number: Int) throws { values.append(try decoder.decode(V.self, from: Data(line))) }
 
         func commit(_ store: Store) async throws -> Int {
             let (batch, collection) = (values, self.collection)
@@ -43,29 +43,30 @@ enum WholeStoreLoad {
         }
     }
 
+    /// A relation's entries go to the spool, written once the articles are loaded.
     private final class RelationSection: Section {
         struct Entry: Codable, Sendable {
             var owner: String
             var member: String
         }
-        let relation: StoreRelation
-        var entries: [Entry] = []
+        let index: Int
+        let spool: RelationSpool
 
-        init(_ relation: StoreRelation) { self.relation = relation }
-
-        var pending: Int { entries.count }
-        func add(_ line: [UInt8]) throws { entries.append(try JSONDecoder().decode(Entry.self, from: Data(line))) }
-
-        func commit(_ store: Store) async throws -> Int {
-            let (batch, relation) = (entries, self.relation)
-            entries.removeAll(keepingCapacity: true)
-            guard !batch.isEmpty else { return 0 }
-            try await store.write { txn in
-                for entry in batch { try txn.addMembers([.string(entry.member)], to: .string(entry.owner), in: relation) }
-            }
-            return batch.count
+        init(index: Int, spool: RelationSpool) {
+            self.index = index
+            self.spool = spool
         }
+
+        var pending: Int { 0 }
+        func add(_ line: [UInt8], number: Int) throws {
+            let entry = try JSONDecoder().decode(Entry.self, from: Data(line))
+            try spool.append(.init(section: index, line: number, owner: entry.owner, member: entry.member))
+        }
+        func commit(_ store: Store) async throws -> Int { 0 }
     }
+
+    /// The relations a dump can hold, in the spool's numbering.
+    private static let relations = [NewsSchema.listArticles, NewsSchema.queryArticles]
 
     private struct Header: Decodable {
         var kind: String
@@ -84,7 +85,9 @@ enum WholeStoreLoad {
     /// The section for `header`, its collection registered: only the collections the dump
     /// names, so the copy's own `dump --all` has the same sections (the news collections are
     /// registered by every writing command).
-    private static func section(_ header: Header, _ store: Store) throws -> (any Section)? {
+    private static func section(_ header: Header, _ store: Store, _ spool: () throws -> RelationSpool) throws
+        -> (any Section)?
+    {
         func registered<V>(_ collection: StoreCollection<V>) throws -> CollectionSection<V> {
             try store.register(collection)
             return CollectionSection(collection)
@@ -98,19 +101,29 @@ enum WholeStoreLoad {
         case ("collection", StoreFetchSink.rawDocuments.name): return try registered(StoreFetchSink.rawDocuments)
         case ("collection", StoreFetchSink.rejects.name): return try registered(StoreFetchSink.rejects)
         case ("collection", StoreFetchSink.budgets.name): return try registered(StoreFetchSink.budgets)
-        case ("relation", NewsSchema.listArticles.name): return RelationSection(NewsSchema.listArticles)
-        case ("relation", NewsSchema.queryArticles.name): return RelationSection(NewsSchema.queryArticles)
+        case ("relation", _):
+            guard let index = relations.firstIndex(where: { $0.name == header.name }) else { return nil }
+            return RelationSection(index: index, spool: try spool())
         default: return nil
         }
     }
 
     /// Loads the dump; returns the records and relation entries written (the articles' ids
-    /// read twice counted once), and those read.
+    /// read twice counted once), and those read. The relations are written last, once the
+    /// articles they name are stored, so a load that stops part way leaves none that names a
+    /// missing article.
     static func run(
         _ reader: LineBlockReader, into store: Store, loader: ArticleLoader, progress: ProgressReporter
     ) async throws -> (written: Int, read: Int) {
         var total = 0
         var current: (any Section)?
+        var spool: RelationSpool?
+        func openSpool() throws -> RelationSpool {
+            if let spool { return spool }
+            let opened = try RelationSpool(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent().path)
+            spool = opened
+            return opened
+        }
         func flush() async throws {
             guard let section = current else { return }
             let written = try await section.commit(store)
@@ -131,16 +144,18 @@ enum WholeStoreLoad {
                     var loader = loader
                     let before = total
                     loader.progress = { [progress] committed in progress.setCompleted(before + committed) }
+                    let report: ArticleLoader.Report
                     do {
-                        let report = try await loader.run(from: reader, into: store)
-                        return (total + report.distinctRecords, total + report.records)
+                        report = try await loader.run(from: reader, into: store)
                     } catch {
                         var counted = error
                         counted.recordsBefore += total
                         throw counted
                     }
+                    let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress)
+                    return (total + report.distinctRecords + relations, total + report.records + relations)
                 }
-                guard let next = try section(header, store) else {
+                guard let next = try section(header, store, openSpool) else {
                     let what =
                         ["collection", "relation"].contains(header.kind)
                         ? "this quire cannot load the \(header.kind) '\(header.name)'"
@@ -154,7 +169,7 @@ enum WholeStoreLoad {
                 throw RuntimeError("load", "line \(number): a record before any section header")
             }
             do {
-                try section.add(Array(text))
+                try section.add(Array(text), number: number)
             } catch {
                 throw RuntimeError("load", "line \(number): \(describe(error)) \(LoadError.loadedBefore(total))")
             }
@@ -165,7 +180,37 @@ enum WholeStoreLoad {
             }
         }
         try await flush()
+        total += try await writeRelations(spool, store, loadedBefore: total, progress)
         return (total, total)
+    }
+
+    /// Writes the spooled relation entries, a transaction a thousand; an entry whose article
+    /// the store does not hold stops the load at its line. Returns the entries written.
+    private static func writeRelations(
+        _ spool: RelationSpool?, _ store: Store, loadedBefore: Int, _ progress: ProgressReporter
+    ) async throws -> Int {
+        guard let spool else { return 0 }
+        var written = 0
+        while true {
+            let batch = try spool.next(upTo: 1_000)
+            if batch.isEmpty { return written }
+            let before = loadedBefore + written
+            try await store.write { txn in
+                for entry in batch {
+                    let relation = relations[entry.section]
+                    let member = StoreKey.string(entry.member)
+                    if relation.memberCollection == NewsSchema.articles.name, try !txn.contains(member, in: NewsSchema.articles) {
+                        throw RuntimeError(
+                            "load",
+                            "line \(entry.line): relation '\(relation.name)' names article '\(entry.member)', which the store does not hold \(LoadError.loadedBefore(before))")
+                    }
+                    try txn.addMembers([member], to: .string(entry.owner), in: relation)
+                }
+            }
+            written += batch.count
+            progress.advance(by: batch.count)
+            if InterruptFlag.isRaised { throw InterruptedError(command: "load") }
+        }
     }
 
     /// A decoding error of one line, naming the field.

@@ -12,7 +12,8 @@ import QuireNews
 /// input's size.
 ///
 /// A line that is not a storable article stops the load before anything of it is written: the
-/// error names the line and the field, and every record before that line is committed. An
+/// error names the line and the field, and every record before that line is committed. So do a
+/// bracket or a comma in JSON Lines, and an array that is not closed or is followed by more. An
 /// interrupt (the `isInterrupted` check of the reader, of `run` and of the bulk loader) stops at
 /// the next transaction with the chunks before it committed, in seconds whatever the input's
 /// size: records read but not committed are written only when they are all in memory (no sort
@@ -71,29 +72,38 @@ public struct ArticleLoader: Sendable {
                 // window. Reading the block there too keeps both cores busy while it is read (an
                 // eighth of a block's time when the loop read it).
                 let (parts, blockBytes, input) = (max(1, parsers), blockBytes, ReaderHandle(reader))
-                func readingAndParsing() -> Task<Result<ParsedBlock?, LoadError>, Never> {
+                func readingAndParsing(_ layout: Layout?, closed: Bool) -> Task<Result<ParsedBlock?, LoadError>, Never> {
                     Task {
                         do throws(LoadError) {
-                            return .success(try input.reader.next(targetBytes: blockBytes).map { Self.parse($0, parts: parts) })
+                            return .success(
+                                try input.reader.next(targetBytes: blockBytes).map {
+                                    Self.parse($0, parts: parts, layout: layout, closed: closed)
+                                })
                         } catch {
                             return .failure(error)
                         }
                     }
                 }
-                var next: Task<Result<ParsedBlock?, LoadError>, Never>? = readingAndParsing()
+                var next: Task<Result<ParsedBlock?, LoadError>, Never>? = readingAndParsing(nil, closed: false)
+                var (layout, closed, lastLine): (Layout?, Bool, Int) = (nil, false, 0)
                 do {
                     while let current = next {
                         guard let result = try await current.value.get() else { break }
+                        (layout, closed, lastLine) = (result.layout, result.closed, result.lastLine)
                         next = nil
-                        if result.failure == nil { next = readingAndParsing() }
+                        if result.failure == nil { next = readingAndParsing(layout, closed: closed) }
                         if !result.articles.isEmpty { try await loader.submit(result.articles) }
                         parsed += result.articles.count
                         if let failure = result.failure {
                             throw LoadError(
-                                .record, Self.message(failure.error), line: failure.line, field: failure.error.path,
-                                recordsBefore: parsed)
+                                .record, failure.message, line: failure.line, field: failure.field, recordsBefore: parsed)
                         }
                         if isInterrupted() { throw LoadError(.interrupted, "interrupted", recordsBefore: parsed) }
+                    }
+                    if layout == .array, !closed {
+                        throw LoadError(
+                            .record, "the input ends after line \(lastLine), inside the JSON array: its closing ']' is missing (a cut file?)",
+                            recordsBefore: parsed)
                     }
                 } catch {
                     // The reader is the caller's again once `run` returns: no read may still be going on.
@@ -122,15 +132,48 @@ public struct ArticleLoader: Sendable {
         error is CancellationError || (error as? StoreError)?.code == .cancelled
     }
 
+    /// How the input holds its records: JSON Lines, or the array `dump --format json` writes
+    /// (`[` and `]` on lines of their own, a comma after each record but the last).
+    enum Layout: Sendable {
+        case lines, array
+    }
+
+    /// A line that stops the load: its number and why.
+    struct LineFailure: Sendable {
+        var line: Int
+        var message: String
+        var field: String?
+
+        init(line: Int, _ error: NewsMappingError) {
+            self.line = line
+            message = ArticleLoader.message(error)
+            field = error.path
+        }
+
+        init(line: Int, message: String) {
+            self.line = line
+            self.message = message
+        }
+    }
+
     /// A block's articles up to its first bad line, and that line's error.
     struct ParsedBlock: Sendable {
         var articles: [Article]
-        var failure: (line: Int, error: NewsMappingError)?
+        var failure: LineFailure?
+        /// The layout, known from the input's first line with something on it.
+        var layout: Layout?
+        /// Whether the array's `]` has been read (in this block or one before).
+        var closed = false
+        /// The number of the block's last line.
+        var lastLine = 0
     }
 
-    /// Parses a block in `parts` pieces at once, each a run of whole lines.
-    static func parse(_ block: LineBlockReader.Block, parts: Int) -> ParsedBlock {
+    /// Parses a block in `parts` pieces at once, each a run of whole lines. `layout` is nil
+    /// until a block had a line with something on it (the first says which layout the input has).
+    static func parse(_ block: LineBlockReader.Block, parts: Int, layout known: Layout?, closed: Bool) -> ParsedBlock {
         let bytes = block.bytes
+        let first = known == nil ? firstContent(bytes) : nil
+        let layout = known ?? first.map { bytes[$0] == UInt8(ascii: "[") ? .array : .lines }
         // Piece boundaries just after a line break, so no line is cut.
         var bounds = [0]
         for p in 1..<max(1, parts) {
@@ -145,24 +188,40 @@ public struct ArticleLoader: Sendable {
         results.initialize(repeating: PieceResult())
         defer { results.deinitialize().deallocate() }
         let slots = SendableBuffer(results)
+        // The piece with the input's `[` checks that it comes first.
+        let opening = layout == .array ? first : nil
         bytes.withUnsafeBufferPointer { all in
             let input = SendableBytes(all)
             DispatchQueue.concurrentPerform(iterations: pieces) { piece in
-                slots.buffer[piece] = parsePiece(input.buffer, cuts[piece]..<cuts[piece + 1])
+                slots.buffer[piece] = parsePiece(
+                    input.buffer, cuts[piece]..<cuts[piece + 1], layout ?? .lines,
+                    opening: opening.map { (cuts[piece]..<cuts[piece + 1]).contains($0) } ?? false)
             }
         }
-        var out = ParsedBlock(articles: [])
+        var out = ParsedBlock(articles: [], layout: layout, closed: closed)
         out.articles.reserveCapacity(results.reduce(0) { $0 + $1.articles.count })
         var line = block.firstLine
         for piece in results {
-            out.articles += piece.articles
-            if let failure = piece.failure {
-                out.failure = (line + failure.line, failure.error)
+            if out.closed, let first = piece.firstContentLine {
+                out.failure = LineFailure(line: line + first, message: "text after the JSON array's closing ']'")
                 break
             }
+            out.articles += piece.articles
+            if var failure = piece.failure {
+                failure.line += line
+                out.failure = failure
+                break
+            }
+            if piece.closed { out.closed = true }
             line += piece.lines
         }
+        out.lastLine = line - 1
         return out
+    }
+
+    /// Where the first byte that is not a space or a line break is; nil when `bytes` has none.
+    static func firstContent(_ bytes: [UInt8]) -> Int? {
+        bytes.firstIndex { !($0 == 32 || $0 == 9 || $0 == 13 || $0 == 10) }
     }
 
     /// What one piece of a block gave: its articles up to a bad line, the lines it read, and
@@ -170,15 +229,23 @@ public struct ArticleLoader: Sendable {
     struct PieceResult {
         var articles: [Article] = []
         var lines = 0
-        var failure: (line: Int, error: NewsMappingError)?
+        var failure: LineFailure?
+        /// The index of the piece's first line with something on it.
+        var firstContentLine: Int?
+        /// Whether the piece held the array's `]`.
+        var closed = false
     }
 
-    /// Parses the lines of `range`: one article per line holding an object, nothing for the
-    /// brackets and commas of `dump --format json` or for blank lines.
-    static func parsePiece(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> PieceResult {
+    /// Parses the lines of `range`: one article per line holding an object, nothing for blank
+    /// lines nor, in an array, for its brackets and commas. `opening`: the piece begins the input,
+    /// whose first line with something on it must be the array's `[`.
+    static func parsePiece(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ layout: Layout, opening: Bool
+    ) -> PieceResult {
         var out = PieceResult()
         out.articles.reserveCapacity(range.count / 1_200 + 1)
         var start = range.lowerBound
+        var open = !opening
         while start < range.upperBound {
             var end = start
             while end < range.upperBound, bytes[end] != 10 { end += 1 }
@@ -186,29 +253,85 @@ public struct ArticleLoader: Sendable {
                 out.lines += 1
                 start = end + 1
             }
-            guard let record = recordBytes(bytes, start..<end) else { continue }
-            do throws(NewsMappingError) {
-                out.articles.append(try Article(jsonLine: UnsafeBufferPointer(rebasing: bytes[record])))
-            } catch {
-                out.failure = (out.lines, error)
+            guard let line = lineContent(bytes, start..<end) else { continue }
+            if out.firstContentLine == nil { out.firstContentLine = out.lines }
+            if let problem = structureProblem(line, layout, open: open, closed: out.closed) {
+                out.failure = LineFailure(line: out.lines, message: problem)
                 return out
+            }
+            switch line.kind {
+            case .open: open = true
+            case .close: out.closed = true
+            case .empty:
+                open = true
+                out.closed = true
+            case .record(let record):
+                do throws(NewsMappingError) {
+                    out.articles.append(try Article(jsonLine: UnsafeBufferPointer(rebasing: bytes[record])))
+                } catch {
+                    out.failure = LineFailure(line: out.lines, error)
+                    // A record spread over lines: an array pretty-printed, not as dump writes it.
+                    if layout == .array, case .truncated = error.kind { out.failure?.message = oneRecordALine }
+                    return out
+                }
             }
         }
         return out
     }
 
-    /// The JSON object on a line, or nil for a line without one. Besides JSON Lines this reads
-    /// what `dump --format json` writes: `[` and `]` on their own lines, a comma between records.
-    static func recordBytes(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Range<Int>? {
+    /// What a line with something on it holds.
+    struct LineContent {
+        enum Kind {
+            case open, close, empty
+            case record(Range<Int>)
+        }
+        var kind: Kind
+        /// A comma before or after the record.
+        var comma: Bool
+    }
+
+    /// The line's content, or nil for a blank line. A record is the line without the spaces
+    /// around it and a comma before or after it.
+    static func lineContent(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> LineContent? {
         func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
         var lower = line.lowerBound
         var upper = line.upperBound
         while lower < upper, isSpace(bytes[lower]) { lower += 1 }
         while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
-        if upper - lower == 1, bytes[lower] == UInt8(ascii: "[") || bytes[lower] == UInt8(ascii: "]") { return nil }
-        if lower < upper, bytes[lower] == UInt8(ascii: ",") { lower += 1 }
-        if upper > lower, bytes[upper - 1] == UInt8(ascii: ",") { upper -= 1 }
-        return lower < upper ? lower..<upper : nil
+        guard lower < upper else { return nil }
+        var comma = false
+        if bytes[lower] == UInt8(ascii: ",") {
+            lower += 1
+            comma = true
+        }
+        if upper > lower, bytes[upper - 1] == UInt8(ascii: ",") {
+            upper -= 1
+            comma = true
+        }
+        let inner = UnsafeBufferPointer(rebasing: bytes[lower..<upper]).filter { !isSpace($0) }
+        switch inner {
+        case [UInt8(ascii: "[")]: return LineContent(kind: .open, comma: comma)
+        case [UInt8(ascii: "]")]: return LineContent(kind: .close, comma: comma)
+        case [UInt8(ascii: "["), UInt8(ascii: "]")]: return LineContent(kind: .empty, comma: comma)
+        default: return LineContent(kind: .record(lower..<upper), comma: comma)
+        }
+    }
+
+    static let oneRecordALine =
+        "load reads a JSON array as 'dump --format json' writes it: '[' and ']' on lines of their own, one record a line"
+
+    /// Why a line does not belong where it is, or nil when it does.
+    static func structureProblem(_ line: LineContent, _ layout: Layout, open: Bool, closed: Bool) -> String? {
+        if closed { return "text after the JSON array's closing ']'" }
+        switch (layout, line.kind) {
+        case (.lines, .record): return line.comma ? "a comma beside the record: JSON Lines has one record a line" : nil
+        case (.lines, _): return "a bracket in JSON Lines: an array must begin the input"
+        case (.array, .open), (.array, .empty):
+            if open { return "a second '[': the input holds one JSON array" }
+            return line.comma ? "a comma beside the array's '['" : nil
+        case (.array, .close): return open ? nil : "a ']' before the array's '['"
+        case (.array, .record): return open ? nil : oneRecordALine
+        }
     }
 
     /// A bad record's reason, naming the field: `wordCount: 3.7 is not a whole number`.

@@ -16,6 +16,31 @@ import Testing
         }
     }
 
+    /// Beside JSON Lines, load reads the array `dump --format json` writes, and only as a whole:
+    /// `[]` is no records, an array cut before its `]` or followed by more text is an error after
+    /// the records before it are stored, and brackets or commas in JSON Lines are errors.
+    @Test(arguments: [
+        ("[]", 0, nil),
+        ("[\n{\"id\":\"a\"},\n{\"id\":\"b\"}\n]", 2, nil),
+        ("  [ \n\n{\"id\":\"a\"}\n]\n\n", 1, nil),
+        ("[\n{\"id\":\"a\"},\n{\"id\":\"b\"}", 2, "the input ends after line 3, inside the JSON array: its closing ']' is missing"),
+        ("[", 0, "the input ends after line 1, inside the JSON array"),
+        ("[\n{\"id\":\"a\"}\n]\n[\n{\"id\":\"b\"}\n]", 1, "line 4: text after the JSON array's closing ']'"),
+        ("{\"id\":\"a\"},\n{\"id\":\"b\"}", 0, "line 1: a comma beside the record"),
+        ("{\"id\":\"a\"}\n]", 1, "line 2: a bracket in JSON Lines"),
+        ("[{\"id\":\"a\"},{\"id\":\"b\"}]", 0, "line 1: load reads a JSON array as 'dump --format json' writes it"),
+        ("[\n  {\n    \"id\": \"a\"\n  }\n]", 0, "line 2: load reads a JSON array as 'dump --format json' writes it"),
+    ] as [(String, Int, String?)])
+    func aJSONArrayLoadsWholeOrSaysWhereItBreaks(input: String, stored: Int, message: String?) async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--json"], stdin: Data(input.utf8), directory: dir)
+            #expect(load.status == (message == nil ? 0 : 1), "\(load)")
+            if let message { #expect(load.stderr.contains(message), "\(load)") }
+            let dump = try await runQuire(["dump"], directory: dir)
+            #expect(lines(dump.stdout).count == stored, "\(dump)")
+        }
+    }
+
     /// A load blocked reading a pipe that stays open stops on the first SIGINT, without waiting
     /// for more input: it exits while the pipe is still open. How soon is a wall-clock figure:
     /// alone it is a few milliseconds, but inside a full two-core `swift test` the child can

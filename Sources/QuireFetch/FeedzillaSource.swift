@@ -6,11 +6,27 @@ public struct FeedzillaCheckpoint: Codable, Sendable, Hashable {
     public var categoryIDs: [Int]?
     /// How many of `categoryIDs` are done (they are fetched in order).
     public var doneCount: Int
+    /// Categories of this walk whose page failed for good (an HTTP error, a body that is not an
+    /// article list): set aside so that the others are fetched; the next run retries them.
+    public var failedCategoryIDs: [Int]
 
     /// The start: nothing listed, nothing done.
     public init() {
         categoryIDs = nil
         doneCount = 0
+        failedCategoryIDs = []
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case categoryIDs, doneCount, failedCategoryIDs
+    }
+
+    /// Reads checkpoints stored before failed categories were kept too.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        categoryIDs = try container.decodeIfPresent([Int].self, forKey: .categoryIDs)
+        doneCount = try container.decode(Int.self, forKey: .doneCount)
+        failedCategoryIDs = try container.decodeIfPresent([Int].self, forKey: .failedCategoryIDs) ?? []
     }
 
     /// The categories fully fetched.
@@ -37,15 +53,17 @@ public struct FeedzillaSource: FetchSource {
         self.articlesPerCategory = max(1, min(100, articlesPerCategory))
     }
 
+    /// `feedzilla:<base URL>` without the URL's user and password, and the categories asked for.
     public var sourceID: String {
-        "feedzilla:" + baseURL + (categoryFilter.map { "?categories=" + $0.map(String.init).joined(separator: ",") } ?? "")
+        "feedzilla:" + SourceURL.withoutCredentials(baseURL)
+            + (categoryFilter.map { "?categories=" + $0.map(String.init).joined(separator: ",") } ?? "")
     }
 
     public var apiKey: APIKey? { nil }
 
     public var mappingKind: String { "feedzilla" }
 
-    public var budgetID: String { "feedzilla:" + baseURL }
+    public var budgetID: String { "feedzilla:" + SourceURL.withoutCredentials(baseURL) }
 
     public var initialCheckpoint: FeedzillaCheckpoint { FeedzillaCheckpoint() }
 
@@ -56,6 +74,24 @@ public struct FeedzillaSource: FetchSource {
     public static func queryTag(categoryID: Int) -> String { Feedzilla.listID(categoryID: categoryID) }
 
     public func isFinished(_ checkpoint: FeedzillaCheckpoint) -> Bool { checkpoint.isFinished }
+
+    /// Categories are independent: one whose page fails for good is set aside and the next one
+    /// fetched. The category list itself cannot be.
+    public func skipping(_ request: SourceRequest, at checkpoint: FeedzillaCheckpoint) -> FeedzillaCheckpoint? {
+        guard let ids = checkpoint.categoryIDs, checkpoint.doneCount < ids.count else { return nil }
+        var next = checkpoint
+        next.failedCategoryIDs.append(ids[checkpoint.doneCount])
+        next.doneCount += 1
+        return next
+    }
+
+    /// A finished walk that set categories aside: a walk over those alone.
+    public func retryCheckpoint(after finished: FeedzillaCheckpoint) -> FeedzillaCheckpoint? {
+        guard finished.isFinished, !finished.failedCategoryIDs.isEmpty else { return nil }
+        var retry = FeedzillaCheckpoint()
+        retry.categoryIDs = finished.failedCategoryIDs
+        return retry
+    }
 
     public func nextRequest(after checkpoint: FeedzillaCheckpoint) -> SourceRequest? {
         guard let ids = checkpoint.categoryIDs else {

@@ -9,6 +9,9 @@ public enum FetchProgress: Sendable, Hashable {
     /// A document of the page `label` could not be mapped and was quarantined: its index in the
     /// page, the JSON path and the reason (scrubbed of the key).
     case rejected(label: String, index: Int, path: String, message: String)
+    /// The page `label` failed for good and the source went on without it (a Feedzilla
+    /// category); the next run retries it.
+    case skipped(label: String, message: String)
     /// The rate limiter holds the next request for this many seconds.
     case waitingForRateLimit(seconds: Double)
     /// A request failed for `reason`; attempt `attempt` follows after `seconds`.
@@ -36,6 +39,9 @@ public struct FetchSummary: Sendable, Hashable {
     /// Results the API reported that no request of this query can reach (single days with
     /// more results than the page cap); narrow the query (`--fq`, a shorter date range) to get them.
     public var unreachable: Int = 0
+    /// Pages that failed for good and were set aside so the others could be fetched (Feedzilla
+    /// categories: ``FetchProgress/skipped(label:message:)``); the next run retries them.
+    public var skipped: Int = 0
     /// Whether the source had already been fetched to the end, so nothing was requested.
     public var alreadyComplete: Bool = false
     /// Requests repeated after a 429, 5xx or transport failure.

@@ -104,6 +104,8 @@ public struct FetchService: Sendable {
                     checkpoint = fresh
                 } else if mode == .refresh {
                     checkpoint = source.initialCheckpoint
+                } else if let retry = source.retryCheckpoint(after: stored) {
+                    checkpoint = retry
                 } else {
                     summary.alreadyComplete = true
                     summary.isComplete = true
@@ -118,23 +120,34 @@ public struct FetchService: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         var seen: Set<String> = []
 
+        var skippedInARow = 0
         while let request = source.nextRequest(after: checkpoint) {
             if Task.isCancelled { throw cancelled(sourceID, request) }
-            let body: [UInt8]
-            do {
-                body = try await fetch(request, source: source, summary: &summary, random: &random, progress: progress)
+            let fetchedAt: Date
+            var page: SourcePage<Source.Checkpoint>
+            do throws(FetchError) {
+                let body = try await fetch(request, source: source, summary: &summary, random: &random, progress: progress)
+                fetchedAt = clock.now
+                do {
+                    page = try source.process(body, for: request, at: checkpoint)
+                } catch {
+                    throw mappingFailure(error, sourceID: sourceID, request: request)
+                }
+                skippedInARow = 0
             } catch {
                 // The requests made count against the daily quota even when no page commits.
                 try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
-                throw error
-            }
-            let fetchedAt = clock.now
-            var page: SourcePage<Source.Checkpoint>
-            do {
-                page = try source.process(body, for: request, at: checkpoint)
-            } catch {
-                try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
-                throw mappingFailure(error, sourceID: sourceID, request: request)
+                // A page that fails for good is set aside when the source can go on without it;
+                // three in a row look like an outage, not one bad page, and stop the run.
+                guard Self.canSkip(error), skippedInARow < 2, let next = source.skipping(request, at: checkpoint) else {
+                    throw error
+                }
+                skippedInARow += 1
+                progress(.skipped(label: request.label, message: Self.skipReason(error)))
+                summary.skipped += 1
+                checkpoint = next
+                try await commitCheckpoint(checkpoint, of: source, sink: sink, request: request)
+                continue
             }
             if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
             let encoded: Data
@@ -180,6 +193,43 @@ public struct FetchService: Sendable {
         summary.isComplete = source.isFinished(checkpoint)
         progress(.finished(summary))
         return summary
+    }
+
+    /// Whether a failure is the page's own (a status refused, a server error after the retries,
+    /// a body that cannot be mapped), not the run's (no network, a rejected key, the quota, a
+    /// stop).
+    static func canSkip(_ error: FetchError) -> Bool {
+        switch error.code {
+        case .forbidden, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
+        default: false
+        }
+    }
+
+    /// Why a page was set aside, in a few words: `malformed response: …`, `unexpected status (HTTP 404): …`.
+    static func skipReason(_ error: FetchError) -> String {
+        let status = error.httpStatus.map { $0 == 200 ? "" : " (HTTP \($0))" } ?? ""
+        let why = error.cause.map { "\($0)" } ?? error.message
+        return "\(error.code)\(status): \(why)"
+    }
+
+    /// Commits a checkpoint without a page's records (a page set aside).
+    private func commitCheckpoint<Source: FetchSource>(
+        _ checkpoint: Source.Checkpoint, of source: Source, sink: some FetchSink, request: SourceRequest
+    ) async throws(FetchError) {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let page = FetchedPage(
+                sourceID: source.sourceID, articles: [], lists: [], rawDocuments: [], rejects: [],
+                pageLabel: request.label, mappingKind: source.mappingKind, queryTag: nil,
+                checkpoint: try encoder.encode(checkpoint), fetchedAt: clock.now, budget: source.budgetID,
+                requestTimes: rateLimiter.requestTimes(before: clock.now))
+            _ = try await sink.commit(page)
+        } catch {
+            throw FetchError(
+                code: .sink, message: "committing \(request.label) failed: \(error)", cause: error,
+                location: .init(sourceID: source.sourceID, request: request.redactedURL))
+        }
     }
 
     /// Reads the requests earlier runs made against the source's budget into the limiter.

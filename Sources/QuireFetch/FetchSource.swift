@@ -42,6 +42,15 @@ public protocol FetchSource: Sendable {
     /// The next request, or `nil` when the source is done (or a page limit is reached).
     func nextRequest(after checkpoint: Checkpoint) -> SourceRequest?
 
+    /// The checkpoint past `request` when its page failed for good (an HTTP error after the
+    /// retries, a body that cannot be mapped) and the source can go on without it; nil stops
+    /// the run with the error, the checkpoint kept, so a later run retries the page.
+    func skipping(_ request: SourceRequest, at checkpoint: Checkpoint) -> Checkpoint?
+
+    /// For a plain run of a finished walk: a checkpoint that fetches again what the walk set
+    /// aside (``skipping(_:at:)``), or nil when nothing was.
+    func retryCheckpoint(after finished: Checkpoint) -> Checkpoint?
+
     /// Maps the body answering `request` and computes the checkpoint after it.
     ///
     /// Documents that cannot be mapped go into ``SourcePage/rejects``; the page still commits.
@@ -60,6 +69,10 @@ extension FetchSource {
     public func refreshCheckpoint(after finished: Checkpoint, now: Date) -> Checkpoint? { nil }
 
     public func completed(_ checkpoint: Checkpoint, at now: Date) -> Checkpoint { checkpoint }
+
+    public func skipping(_ request: SourceRequest, at checkpoint: Checkpoint) -> Checkpoint? { nil }
+
+    public func retryCheckpoint(after finished: Checkpoint) -> Checkpoint? { nil }
 }
 
 /// One request a source wants made.

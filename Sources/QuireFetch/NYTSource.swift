@@ -4,10 +4,12 @@ public import QuireNews
 /// The NYT Article Search v2 source: pages through a query, splitting its date range when more
 /// results exist than the page cap reaches.
 ///
-/// Ten documents a page. A window ends at a page with fewer than ten documents, at the last page
-/// `hits` announces, or at the page cap (``pageCap`` pages, 0-based; the API serves "up to 100
-/// pages"). When page 0 of a window reports more hits than `pageCap * 10`, the page's documents
-/// are dropped (they are fetched again in the halves) and the window is split by date, so
+/// Ten documents a page. A window ends at the last page `hits` announces, at the page cap
+/// (``pageCap`` pages, 0-based; the API serves "up to 100 pages"), or, when the API gave no
+/// `hits`, at a page with fewer than ten documents; a short or empty page before the announced
+/// end is not taken for the end (the API has answered pages empty while the next ones worked).
+/// When page 0 of a window reports more hits than `pageCap * 10`, the page's documents are
+/// stored (they are fetched again in the halves: upserts) and the window is split by date, so
 /// nothing unreachable is silently lost; single days that still overflow are recorded in
 /// ``NYTCheckpoint/truncatedDayCount`` (with the results out of reach in ``NYTCheckpoint/unreachableResults``).
 public struct NYTSource: FetchSource {
@@ -62,8 +64,7 @@ public struct NYTSource: FetchSource {
     /// written before endpoints were part of it resume), else `<host[:port]><path>@`.
     public var endpointIdentity: String {
         guard endpoint != Self.defaultEndpoint else { return "" }
-        var rest = Substring(endpoint)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        var rest = SourceURL.withoutSchemeAndCredentials(endpoint)
         if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
         return rest.lowercased() + "@"
     }
@@ -80,9 +81,7 @@ public struct NYTSource: FetchSource {
     public var mappingKind: String { "nyt" }
 
     public var budgetID: String {
-        var rest = Substring(endpoint)
-        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
-        return "nyt:" + rest.prefix { $0 != "/" && $0 != "?" }.lowercased()
+        "nyt:" + SourceURL.withoutSchemeAndCredentials(endpoint).prefix { $0 != "/" && $0 != "?" }.lowercased()
     }
 
     public func completed(_ checkpoint: NYTCheckpoint, at now: Date) -> NYTCheckpoint {
@@ -149,7 +148,10 @@ public struct NYTSource: FetchSource {
                 let halves = query.sort == .newest ? [newer, older] : [older, newer]
                 next.window = halves[0]
                 next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
-                return SourcePage(articles: [], queryTag: queryTag, checkpoint: next)
+                // A page spent on learning the window is too large still stores its results.
+                return SourcePage(
+                    articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,
+                    checkpoint: next)
             }
             next.truncatedDayCount += 1
             unreachable = hits - reachable
@@ -157,8 +159,8 @@ public struct NYTSource: FetchSource {
         }
 
         let lastPage = checkpoint.nextPage + 1 >= pageCap
-        let hitsReached = page.hits.map { (checkpoint.nextPage + 1) * 10 >= $0 } ?? false
-        if page.documentCount < 10 || lastPage || hitsReached {
+        let hitsReached = page.hits.map { (checkpoint.nextPage + 1) * 10 >= $0 } ?? (page.documentCount < 10)
+        if lastPage || hitsReached {
             next.doneWindowCount += 1
             if next.pendingWindows.isEmpty {
                 next.window = nil

@@ -51,15 +51,54 @@ import Testing
         #expect(checkpoint.isFinished)
     }
 
-    @Test func aBrokenCategoryListStopsBeforeItIsCommitted() async throws {
+    /// Categories are independent: one whose page is broken is set aside, the others fetched,
+    /// and the next run fetches it alone.
+    @Test func aBrokenCategoryIsSetAsideAndTheNextRunRetriesIt() async throws {
         let api = try makeAPI {
             $0.feedzillaCategoryCount = 3
-            $0.faults = [.init(.feedzillaCategory(1307), .truncatedJSON)]
+            $0.faults = [.init(.feedzillaCategory(1307), .truncatedJSON, times: 1)]
+        }
+        let ids = api.feedzillaCategories.map(\.id)
+        #expect(ids.count == 3 && ids[1] == 1307)
+        let sink = InMemoryFetchSink()
+        let source = FeedzillaSource(baseURL: api.feedzillaBaseURL)
+        let log = ProgressLog()
+        let first = try await makeService().run(source, into: sink, progress: log.handler)
+        #expect(first.isComplete && first.skipped == 1, "\(first)")
+        #expect(sink.lists.keys.sorted() == [ids[0], ids[2]].map(Feedzilla.listID(categoryID:)).sorted())
+        #expect(log.all.contains { if case .skipped("category 1307", let message) = $0 { message.contains("malformed") } else { false } })
+        let checkpoint = try JSONDecoder().decode(
+            FeedzillaCheckpoint.self, from: try #require(sink.checkpoints[source.sourceID]))
+        #expect(checkpoint.failedCategoryIDs == [1307])
+        let requests = api.requestCount
+        let second = try await makeService().run(source, into: sink)
+        #expect(second.isComplete && second.skipped == 0 && second.pages == 1, "\(second)")
+        #expect(api.requestCount == requests + 1)
+        #expect(Set(sink.lists.keys) == Set(ids.map(Feedzilla.listID(categoryID:))))
+        let third = try await makeService().run(source, into: sink)
+        #expect(third.alreadyComplete)
+    }
+
+    /// Three pages failing in a row look like an outage, not one bad category: the run stops.
+    @Test func threeBrokenCategoriesInARowStopTheRun() async throws {
+        let api = try makeAPI {
+            $0.feedzillaCategoryCount = 4
+            $0.faults = [1300, 1307, 1314].map { .init(.feedzillaCategory($0), .malformedJSON) }
         }
         let sink = InMemoryFetchSink()
         let error = await runExpectingFailure(makeService(), FeedzillaSource(baseURL: api.feedzillaBaseURL), into: sink)
         #expect(error?.code == .mapping)
-        #expect(sink.lists.keys.sorted() == [Feedzilla.listID(categoryID: 1300)])
-        #expect(sink.commitCount == 2)
+        #expect(sink.lists.isEmpty)
+    }
+
+    @Test func aBrokenCategoryListStopsBeforeItIsCommitted() async throws {
+        let api = try makeAPI {
+            $0.feedzillaCategoryCount = 3
+            $0.faults = [.init(.feedzillaCategories, .truncatedJSON)]
+        }
+        let sink = InMemoryFetchSink()
+        let error = await runExpectingFailure(makeService(), FeedzillaSource(baseURL: api.feedzillaBaseURL), into: sink)
+        #expect(error?.code == .mapping)
+        #expect(sink.lists.isEmpty && sink.commitCount == 0)
     }
 }

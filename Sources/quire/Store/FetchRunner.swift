@@ -26,6 +26,8 @@ enum FetchRunner {
                     // Always shown, even with --quiet: each is a document that was not stored.
                     // The message quotes the document: written escaped, like every diagnostic.
                     Diagnostics.error("\(command): rejected document \(index) of \(label): \(message)")
+                case .skipped(let label, let message):
+                    Diagnostics.error("\(command): \(label) set aside, the others fetched (the next run retries it): \(message)")
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
                     Diagnostics.write("quire: \(command): waiting \(Int(seconds.rounded()))s for the rate limit\n")
                 case .retrying(let reason, let attempt, let seconds) where !quiet:
@@ -51,6 +53,7 @@ enum FetchRunner {
         JSONSummary.object([
             ("stored", .int(summary.articles)), ("new", .int(summary.newArticles)),
             ("updated", .int(summary.updatedArticles)), ("rejected", .int(summary.rejected)),
+            ("skipped", .int(summary.skipped)),
             ("pages", .int(summary.pages)), ("retries", .int(summary.retries)), ("waits", .int(summary.waits)),
             ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
             ("complete", .bool(summary.isComplete)), ("already_complete", .bool(summary.alreadyComplete)),
@@ -72,6 +75,9 @@ enum FetchRunner {
         if summary.resumed { text += " (resumed)" }
         if !summary.isComplete { text += " (stopped before the end)" }
         if summary.rejected > 0 { text += "; see quire rejects, and quire remap after a fix" }
+        if summary.skipped > 0 {
+            text += "; \(summary.skipped) page\(summary.skipped == 1 ? "" : "s") set aside (above): run again to retry"
+        }
         if summary.unreachable > 0 {
             text += "; \(summary.unreachable) results the API reported are unreachable (more than 1,000 in a single day): narrow the query with --fq or a search term to reach them"
         }

@@ -1,0 +1,61 @@
+import Foundation
+import QuireFetch
+import QuireNews
+import Testing
+
+/// What a source makes of odd pages, page by page (`process` is a pure function of the body and
+/// the checkpoint), and what it keeps of its URL in its identity.
+@Suite struct SourcePagingTests {
+    private let source = NYTSource(
+        query: NYTQuery(query: "storm", begin: day("2020-01-01"), end: day("2020-12-31"), sort: .newest), key: APIKey("K"))
+
+    private func body(documents: Int, from first: Int = 0, hits: Int?) -> [UInt8] {
+        let docs = (0..<documents).map { i in
+            #"{"_id":"d\#(first + i)","web_url":"https://x/\#(first + i)","pub_date":"2020-06-01T00:00:00Z","headline":{"main":"h"}}"#
+        }
+        let meta = hits.map { #","meta":{"hits":\#($0),"offset":0,"time":1}"# } ?? ""
+        return Array(#"{"status":"OK","response":{"docs":[\#(docs.joined(separator: ","))]\#(meta)}}"#.utf8)
+    }
+
+    /// A window too large for the page cap is split, and the page that showed it is stored.
+    @Test func thePageThatSplitsAWindowIsStored() throws {
+        let start = source.initialCheckpoint
+        let request = try #require(source.nextRequest(after: start))
+        let page = try source.process(body(documents: 10, hits: 5_000), for: request, at: start)
+        #expect(page.articles.map(\.id) == (0..<10).map { "d\($0)" })
+        #expect(page.checkpoint.window != start.window && page.checkpoint.pendingWindows.count == 1)
+        #expect(page.checkpoint.nextPage == 0 && !page.checkpoint.isFinished)
+    }
+
+    /// A short or empty page before the end `hits` announces is not the end (the API has
+    /// answered pages empty while the next ones worked); the announced end, or a short page
+    /// without `hits`, is.
+    @Test func aShortPageBeforeTheAnnouncedEndIsNotTheEnd() throws {
+        var checkpoint = source.initialCheckpoint
+        for (documents, hits) in [(10, 40), (0, 40), (4, 40)] {
+            let request = try #require(source.nextRequest(after: checkpoint))
+            checkpoint = try source.process(body(documents: documents, hits: hits), for: request, at: checkpoint).checkpoint
+            #expect(!checkpoint.isFinished, "\(checkpoint)")
+        }
+        #expect(checkpoint.nextPage == 3)
+        let last = try #require(source.nextRequest(after: checkpoint))
+        checkpoint = try source.process(body(documents: 5, hits: 40), for: last, at: checkpoint).checkpoint
+        #expect(checkpoint.isFinished)
+
+        let unknown = source.initialCheckpoint
+        let request = try #require(source.nextRequest(after: unknown))
+        #expect(try source.process(body(documents: 3, hits: nil), for: request, at: unknown).checkpoint.isFinished)
+    }
+
+    /// A proxy URL's user and password never reach a source's identity (its checkpoint's key,
+    /// its query tag, errors, rejects).
+    @Test func credentialsInAURLStayOutOfTheIdentity() {
+        let nyt = NYTSource(query: NYTQuery(query: "q"), key: APIKey("K"), endpoint: "http://alice:hunter2@127.0.0.1:8080/svc/x.json")
+        let feedzilla = FeedzillaSource(baseURL: "https://bob:fzsecret@example.com/v1", categories: [3])
+        for identity in [nyt.sourceID, nyt.queryTag, nyt.budgetID, feedzilla.sourceID, feedzilla.budgetID] {
+            #expect(!identity.contains("hunter2") && !identity.contains("fzsecret") && !identity.contains("@127"), "\(identity)")
+        }
+        #expect(nyt.sourceID == "nyt:127.0.0.1:8080/svc/x.json@q=q")
+        #expect(feedzilla.sourceID == "feedzilla:https://example.com/v1?categories=3")
+    }
+}

@@ -64,6 +64,9 @@ public final class Cursor {
     }
 
     private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
+        // No key is empty (LMDB answers MDB_BAD_VALSIZE): every key is at least the empty one,
+        // and none is it.
+        if key?.isEmpty == true { return op == MDB_SET_RANGE ? try move(MDB_FIRST) : nil }
         handle.checkLive()
         var k = MDB_val()
         var v = MDB_val()
@@ -165,6 +168,7 @@ public final class Cursor {
     /// lookups allocates nothing for each. The corresponding C op is `MDB_GET_BOTH`.
     public func seek(exactly key: [UInt8], value: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
         handle.checkLive()
+        guard !key.isEmpty else { return false }
         var v = MDB_val(value)
         var k = MDB_val()
         let rc = key.withUnsafeBytes { bytes in

@@ -132,6 +132,7 @@ extension ReadableTransaction where Self: ~Copyable {
         forKey key: UnsafeRawBufferPointer, in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         raw.checkLive()
+        guard !key.isEmpty else { return nil }  // no key is empty: absent, not LMDB's MDB_BAD_VALSIZE
         var k = MDB_val(key)
         var v = MDB_val()
         let rc = mdb_get(raw.txn, database.dbi, &k, &v)
@@ -150,6 +151,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// A copy of the value for `key`, or nil when absent.
     public func get(_ key: [UInt8], in database: Database) throws(LMDBError) -> [UInt8]? {
         raw.checkLive()
+        guard !key.isEmpty else { return nil }
         return try withBytes(key) { (keyBytes) throws(LMDBError) -> [UInt8]? in
             var k = MDB_val(keyBytes)
             var v = MDB_val()
@@ -163,6 +165,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// True when `key` is present.
     public func contains(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         raw.checkLive()
+        guard !key.isEmpty else { return false }
         return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
             var k = MDB_val(keyBytes)
             var v = MDB_val()
@@ -178,6 +181,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// `mdb_cursor_get` with `MDB_GET_BOTH`.
     public func contains(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         raw.checkLive()
+        guard !key.isEmpty else { return false }
         var cursor: OpaquePointer?
         try raw.check(mdb_cursor_open(raw.txn, database.dbi, &cursor), "mdb_cursor_open")
         defer { mdb_cursor_close(cursor) }

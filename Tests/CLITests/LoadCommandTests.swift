@@ -158,4 +158,25 @@ import Testing
             #expect(try await dumpCount(dir) == sent)
         }
     }
+
+    /// A record whose section is `""` is stored, in no section's index (a key has a byte at
+    /// least), as a fetched document's empty section is; asking for that section finds nothing.
+    @Test func anEmptySectionIsStoredOutOfTheSectionIndex() async throws {
+        try await withScratch { dir in
+            let input = [
+                #"{"id":"a","headline":"storm a","section":"World"}"#, #"{"id":"b","headline":"storm b","section":""}"#,
+                #"{"id":"c","headline":"storm c"}"#,
+            ]
+            let load = try await runQuire(["load", "-"], stdin: Data(input.joined(separator: "\n").utf8), directory: dir)
+            #expect(load.status == 0 && load.stderr.contains("3 records"), "\(load)")
+            let verify = try await runQuire(["verify"], directory: dir)
+            #expect(verify.status == 0 && verify.stdout.contains("1 index entries"), "\(verify)")
+            for args in [["search", #"storm section:"""#], ["dump", "--section", ""]] {
+                let result = try await runQuire(args, directory: dir)
+                #expect(result.status == 0 && result.stdout.isEmpty, "\(args): \(result)")
+            }
+            let world = try await runQuire(["search", "storm", "--section", "World"], directory: dir)
+            #expect(lines(world.stdout).count == 1, "\(world)")
+        }
+    }
 }

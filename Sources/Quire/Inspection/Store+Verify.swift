@@ -286,7 +286,7 @@ extension Store {
     static func indexKeys(of value: CompactValue?, kind: IndexKind) -> [StoreKey] {
         guard let value else { return [] }
         switch (kind, value) {
-        case (.string, .string(let s)): return [.string(s)]
+        case (.string, .string(let s)): return s.isEmpty ? [] : [.string(s)]  // as `String.indexKeys`
         case (.int, .int(let i)): return [.int(i)]
         case (.int, .uint(let u)): return u <= UInt64(Int64.max) ? [.int(Int64(u))] : []
         case (.date, .date(let d)): return [.date(d)]

@@ -10,7 +10,9 @@ public protocol StoreIndexable: Sendable {
 
 extension String: StoreIndexable {
     public static var indexKind: IndexKind { .string }
-    public var indexKeys: [StoreKey] { [.string(self)] }
+    /// The string, or no key for an empty one (a key has at least a byte): `""` is left out of
+    /// the index as `nil` is.
+    public var indexKeys: [StoreKey] { isEmpty ? [] : [.string(self)] }
 }
 
 extension Int: StoreIndexable {
@@ -41,8 +43,8 @@ extension Array: StoreIndexable where Element: StoreIndexable {
 
 extension StoreIndex {
     /// An index on one stored property, declared by its key path: the name and the field are the
-    /// property's name, the kind follows from its type, `nil` and empty arrays leave the record
-    /// out of the index.
+    /// property's name, the kind follows from its type, `nil`, empty strings and empty arrays
+    /// leave the record out of the index.
     ///
     /// ```swift
     /// let byDate = StoreIndex(\Article.publishedAt)      // "publishedAt", .date

@@ -93,16 +93,20 @@ struct Router: Sendable {
     }
 
     private func changes(_ request: HTTPRequest) -> HTTPResponse {
-        guard let stream = feed.subscribe(lastEventID: request.lastEventID) else {
-            return error(503, "too many open change streams; try again later")
-        }
-        return HTTPResponse(
-            status: 200,
-            headers: Self.commonHeaders + [
+        let headers =
+            Self.commonHeaders + [
                 ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
                 ("X-Accel-Buffering", "no"),
-            ],
-            stream: stream)
+            ]
+        // HEAD: the headers alone. A stream's answer is chunked, and its end would be sent as a
+        // body that the next answer on the connection would follow.
+        if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
+        guard let stream = feed.subscribe(lastEventID: request.lastEventID) else {
+            var busy = error(503, "too many open change streams; try again later")
+            busy.headers.append(("Retry-After", "15"))  // a closed stream's slot is free by its next heartbeat
+            return busy
+        }
+        return HTTPResponse(status: 200, headers: headers, stream: stream)
     }
 
     // MARK: Helpers

@@ -261,12 +261,14 @@ enum WebAssets {
           function watch() {
             if (!window.EventSource) return;
             const source = new EventSource("/api/changes");
+            let arrived = 0;  // each event gives its commit's change: the page shows their sum
             source.addEventListener("commit", (event) => {
               try {
                 const data = JSON.parse(event.data);
                 const articles = data.collections && data.collections.articles;
                 if (articles && articles.change) {
-                  $("live").textContent = (articles.change > 0 ? "+" : "") + articles.change + " articles since loaded (Apply to refresh)";
+                  arrived += articles.change;
+                  $("live").textContent = (arrived > 0 ? "+" : "") + arrived + " articles since loaded (Apply to refresh)";
                   loadInfo();
                 }
               } catch (_) { /* ignore a malformed event */ }

@@ -154,6 +154,27 @@ private func exchange(
         #expect(text.contains("{\"collection\":\"articles\",\"kind\":\"upsert\",\"keys\":[\"second\"],\"more\":0}"), "\(text)")
     }
 
+    /// HEAD /api/changes answers headers alone: nothing of a stream (its chunked end) comes
+    /// before the next answer on the connection. An empty section filter finds nothing (no key
+    /// is empty) instead of failing the read.
+    @Test func headOfTheChangeStreamHasNoBodyAndAnEmptySectionFindsNothing() async throws {
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "storm"))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        let both = try exchange(
+            server.port,
+            "HEAD /api/changes HTTP/1.1\r\nHost: x\r\n\r\nGET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        ) { _ in false }
+        let answers = both.components(separatedBy: "HTTP/1.1 ")
+        #expect(answers.count == 3 && answers[1].hasPrefix("200") && answers[2].hasPrefix("200"), "\(both)")
+        // The headers' blank line ends the first answer: no `0\r\n\r\n` after it.
+        #expect(answers[1].hasSuffix("\r\n\r\n") && !answers[1].hasSuffix("\r\n0\r\n\r\n"), "\(both)")
+        #expect(answers[1].contains("text/event-stream"), "\(both)")
+        for query in ["q=storm%20section:%22%22", "q=storm&section=%22"] {
+            let answer = try exchange(server.port, "GET /api/articles?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("{\"articles\":[],\"count\":0"), "\(query): \(answer)")
+        }
+    }
+
     /// A search with a section gets a full page of that section's matches, even when they rank
     /// below a hundred matches of other sections (the section is answered by its index).
     @Test func aSearchInARareSectionGetsAFullPage() async throws {

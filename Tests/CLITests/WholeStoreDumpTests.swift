@@ -77,7 +77,10 @@ import Testing
 
     @Test func dumpAllTakesNoFilterAndOnlyJSONLines() async throws {
         try await withScratch { dir in
-            for args in [["dump", "--all", "--format", "json"], ["dump", "--all", "--limit", "3"], ["dump", "--all", "--collection", "lists"]] {
+            for args in [
+                ["dump", "--all", "--format", "json"], ["dump", "--all", "--limit", "3"], ["dump", "--all", "--collection", "lists"],
+                ["dump", "--format", "mdb", "--limit", "1"], ["dump", "--format", "mdb", "--section", "Arts"],
+            ] {
                 let result = try await runQuire(args, directory: dir)
                 #expect(result.status == 64, "\(args): \(result)")
             }

@@ -33,7 +33,7 @@ struct DumpOptions: CommandOptions {
             EXAMPLES:
               quire dump --format jsonl > backup.jsonl
               quire dump --format table --section Opinion --since 2016-01-01 --limit 20
-              quire dump --format mdb > store.txt && mdb_load -f store.txt restored.db
+              quire dump --format mdb > store.txt && mkdir restored.db && mdb_load -f store.txt restored.db
               quire --store old.db dump --all | quire --store new.db load -
             """,
         options: [
@@ -57,11 +57,16 @@ struct DumpOptions: CommandOptions {
         section = arguments.value("section")
         limit = try arguments.integer("limit", in: 0...Int.max)
         all = arguments.flag("all")
+        let filtered = collection != nil || since != nil || until != nil || section != nil || limit != nil
+        if format == .mdb, filtered {
+            throw UsageError(
+                command: arguments.commandName, message: "'--format mdb' dumps the whole environment: it takes no filter")
+        }
         if all {
             if format != .jsonl {
                 throw UsageError(command: arguments.commandName, message: "'--all' writes JSON Lines only")
             }
-            if collection != nil || since != nil || until != nil || section != nil || limit != nil {
+            if filtered {
                 throw UsageError(command: arguments.commandName, message: "'--all' dumps everything: it takes no filter")
             }
         }

@@ -70,4 +70,15 @@ import Testing
         let article = try #require(try Feedzilla.parseArticleList(Array(good.utf8), categoryID: 1).articles.first)
         #expect(article.publishedAt == Date(timeIntervalSince1970: 1_286_284_260))
     }
+
+    /// Entity-encoded HTML becomes text whose words stay apart at line breaks and block edges,
+    /// without a script's or a style's content; highlighting tags alone are removed in place.
+    @Test func encodedHTMLBecomesTextWithItsWordsApart() {
+        let summary = "&lt;p&gt;para&lt;br/&gt;two&lt;/p&gt;&lt;script&gt;evil()&lt;/script&gt;&lt;div&gt;three&lt;/div&gt;"
+        #expect(NewsText.plainTextFromEncodedHTML(summary) == "para two three")
+        #expect(NewsText.removingAllTags("a<b>bold</b>c<STYLE>p { x: 1 }</style><br>d") == "aboldc d")
+        #expect(NewsText.removingAllTags("5 < 6 and <script>never closed") == "5 < 6 and ")
+        #expect(NewsText.removingHighlightTags("<strong>Storm</strong><br>s") == "Storm<br>s")
+        #expect(NewsText.plainTextFromEncodedHTML("Hi &amp; bye") == "Hi & bye")
+    }
 }

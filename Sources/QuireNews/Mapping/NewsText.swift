@@ -22,26 +22,59 @@ public enum NewsText {
     }
 
     /// `text` with every tag removed (`<p>`, `<a href=…>`, `<br/>`), for fields that are HTML.
-    /// A `<` that does not open a well-formed tag is kept.
+    /// A line break or a block's edge (`<br>`, `<p>`, `</div>`…) leaves a space, so the words
+    /// on either side stay apart; a script's or a style's content goes with its tags. A `<` that
+    /// does not open a well-formed tag is kept.
     public static func removingAllTags(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "<")) else { return text }
-        return removingTags(text) { _ in true }
+        return removingTags(text, separating: true) { _ in true }
     }
 
-    private static func removingTags(_ text: String, where matches: (String) -> Bool) -> String {
+    /// Tags that separate what is on either side of them, as a line break does.
+    static let separatingTags: Set<String> = [
+        "br", "p", "div", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5", "h6",
+        "blockquote", "hr", "section", "article", "header", "footer", "dd", "dt", "pre", "figure", "figcaption",
+    ]
+
+    private static func removingTags(_ text: String, separating: Bool = false, where matches: (String) -> Bool) -> String {
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
+        var apart = false  // a separating tag was removed: a space before the next text
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "<"), let (name, end) = tag(in: bytes, at: i), matches(name) {
                 i = end
+                guard separating else { continue }
+                if name == "script" || name == "style", bytes[i - 2] != UInt8(ascii: "/") {
+                    i = Self.closingTagEnd(of: name, in: bytes, from: i)
+                } else if separatingTags.contains(name) {
+                    apart = true
+                }
                 continue
             }
+            if apart, let last = out.last, ![32, 9, 10, 13].contains(last), ![32, 9, 10, 13].contains(bytes[i]) {
+                out.append(32)
+            }
+            apart = false
             out.append(bytes[i])
             i += 1
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The index after the closing tag `</name>` that follows `start`, or the end of `bytes`.
+    private static func closingTagEnd(of name: String, in bytes: [UInt8], from start: Int) -> Int {
+        var i = start
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "<"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "/"),
+                let (closing, after) = tag(in: bytes, at: i), closing == name
+            {
+                return after
+            }
+            i += 1
+        }
+        return bytes.count
     }
 
     /// A tag starting at `start` (`<name …>` or `</name>`): its lowercased name and the index after `>`.

@@ -3,9 +3,11 @@ import Synchronization
 
 /// A request budget per minute and per day, shared by every fetch that uses the same API key.
 ///
-/// Sliding windows: a request may go when fewer than ``perMinute`` requests were made in the last
-/// 60 seconds and fewer than ``perDay`` in the last 24 hours. The defaults are the NYT API's
-/// current limits (5 a minute, 500 a day, API_NOTES §5). The limiter never reads the wall clock
+/// Requests are spaced evenly, 60 / ``perMinute`` seconds apart (the NYT asks for 12 seconds
+/// between calls: its gateway answers a burst of five with 429s), and sliding windows hold: a
+/// request may go when fewer than ``perMinute`` requests were made in the last 60 seconds and
+/// fewer than ``perDay`` in the last 24 hours. The defaults are the NYT API's current limits
+/// (5 a minute, 500 a day, API_NOTES §5). The limiter never reads the wall clock
 /// itself: callers pass a ``FetchClock``, so tests run the budgets on a fake clock.
 public final class RateLimiter: Sendable {
     /// Requests allowed in any 60-second window.
@@ -37,6 +39,10 @@ public final class RateLimiter: Sendable {
             var waitUntil: Date?
             if sent.count >= perDay {
                 waitUntil = sent[sent.count - perDay].addingTimeInterval(86_400)
+            }
+            if let last = sent.last, perMinute < 60_000 {
+                let spaced = last.addingTimeInterval(60 / Double(perMinute))
+                if spaced > now { waitUntil = max(waitUntil ?? spaced, spaced) }
             }
             let minuteAgo = now.addingTimeInterval(-60)
             let lastMinute = sent.reversed().prefix { $0 > minuteAgo }.count

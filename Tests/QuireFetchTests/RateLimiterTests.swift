@@ -4,15 +4,25 @@ import QuireFixtures
 import Testing
 
 @Suite struct RateLimiterTests {
-    @Test func fivePerMinuteThenWaitForTheOldest() {
+    @Test func fivePerMinuteTwelveSecondsApart() {
         let limiter = RateLimiter()
         let start = Date(timeIntervalSince1970: 1_000_000)
-        for second in 0..<5 { #expect(limiter.reserve(at: start.addingTimeInterval(Double(second))) == nil) }
-        #expect(limiter.reserve(at: start.addingTimeInterval(10)) == .seconds(50))
-        // The request at 0 s leaves the window at 60 s; the next slot frees at 61 s.
+        #expect(limiter.reserve(at: start) == nil)
+        // Not a burst: the next request waits for its share of the minute.
+        #expect(limiter.reserve(at: start.addingTimeInterval(1)) == .seconds(11))
+        for second in [12.0, 24, 36, 48] { #expect(limiter.reserve(at: start.addingTimeInterval(second)) == nil) }
+        #expect(limiter.reserve(at: start.addingTimeInterval(59.5)) == .milliseconds(500))
         #expect(limiter.reserve(at: start.addingTimeInterval(60)) == nil)
-        #expect(limiter.reserve(at: start.addingTimeInterval(60.5)) == .milliseconds(500))
-        #expect(limiter.usage(at: start.addingTimeInterval(60.5)) == (5, 6))
+        #expect(limiter.usage(at: start.addingTimeInterval(60)) == (5, 6))
+    }
+
+    /// Requests made earlier (a run before) count for the spacing and the window alike.
+    @Test func theMinuteWindowHoldsForPreloadedRequests() {
+        let limiter = RateLimiter(perMinute: 5, perDay: 500)
+        let start = Date(timeIntervalSince1970: 1_500_000)
+        limiter.preload((0..<5).map { start.addingTimeInterval(Double($0)) }, now: start.addingTimeInterval(5))
+        #expect(limiter.reserve(at: start.addingTimeInterval(20)) == .seconds(40))
+        #expect(limiter.reserve(at: start.addingTimeInterval(60.5)) == nil)
     }
 
     @Test func theDailyBudgetHoldsUntilADayAfterTheOldest() {
@@ -28,7 +38,7 @@ import Testing
         let limiter = RateLimiter(perMinute: 2, perDay: 500)
         var total = Duration.zero
         for _ in 0..<5 { total += try await limiter.acquire(clock: clock) }
-        #expect(clock.sleptSeconds == [60, 60])
+        #expect(clock.sleptSeconds == [30, 30, 30, 30])
         #expect(total == .seconds(120))
     }
 
@@ -40,12 +50,12 @@ import Testing
         let service = makeService(clock: clock, rateLimiter: RateLimiter())
         let summary = try await service.run(nytSource(api), into: sink, progress: log.handler)
         #expect(summary.pages == 12)
-        // 12 requests at 5 a minute: two full waits of a minute.
-        #expect(summary.waits == 2)
-        #expect(summary.waitedSeconds == 120)
-        #expect(clock.sleptSeconds == [60, 60])
+        // 12 requests at 5 a minute: 12 seconds before each but the first.
+        #expect(summary.waits == 11)
+        #expect(summary.waitedSeconds == 132)
+        #expect(clock.sleptSeconds == Array(repeating: 12, count: 11))
         let waits = log.all.filter { if case .waitingForRateLimit = $0 { true } else { false } }
-        #expect(waits.count == 2)
+        #expect(waits.count == 11)
         #expect(sink.articles.count == 115)
     }
 }

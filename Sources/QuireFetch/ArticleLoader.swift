@@ -334,7 +334,7 @@ public struct ArticleLoader: Sendable {
         }
     }
 
-    /// A bad record's reason, naming the field: `wordCount: 3.7 is not a whole number`.
+    /// A bad record's reason, naming the field: `wordCount: expected a whole number written without a fraction or an exponent, found 3.7`.
     static func message(_ error: NewsMappingError) -> String {
         let field = error.path
         let prefix = field.isEmpty ? "" : "\(field): "

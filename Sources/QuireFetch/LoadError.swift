@@ -39,7 +39,7 @@ public struct LoadError: Error, Sendable, CustomStringConvertible {
         self.recordsBefore = recordsBefore
     }
 
-    /// `line 3: wordCount: 3.7 is not a whole number (2 records loaded before it)`.
+    /// `line 3: wordCount: expected a whole number written without a fraction or an exponent, found 3.7 (2 records loaded before it)`.
     public var description: String {
         var text = line.map { "line \($0): " } ?? ""
         text += message

@@ -11,7 +11,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"id":"bad","wordCount":3.7}"#, "wordCount: 3.7 is not a whole number"),
+        (#"{"id":"bad","wordCount":3.7}"#, "wordCount: expected a whole number written without a fraction or an exponent, found 3.7"),
         (#"{"id":"bad","headline":12}"#, "headline: expected a string, found the number 12"),
         (#"{"id":""}"#, "id: the id is empty"),
         (#"{"id":"list-1","title":"A list","articleIDs":["a","b"]}"#, "title: unknown field, not an article"),
@@ -177,6 +177,21 @@ import Testing
             }
             let world = try await runQuire(["search", "storm", "--section", "World"], directory: dir)
             #expect(lines(world.stdout).count == 1, "\(world)")
+        }
+    }
+
+    /// `--json` answers a failed load too: what was committed before the bad line, and why.
+    /// Messages count in the singular and say when a number is out of range, not "not whole".
+    @Test func aFailedLoadStillAnswersInJSON() async throws {
+        try await withScratch { dir in
+            let input = #"{"id":"a"}"# + "\n" + #"{"id":"b","wordCount":99999999999999999999}"#
+            let load = try await runQuire(["load", "-", "--json"], stdin: Data(input.utf8), directory: dir)
+            #expect(load.status == 1, "\(load)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(load.stdout.utf8)) as? [String: Any])
+            #expect(json["records"] as? Int == 1 && json["line"] as? Int == 2, "\(load)")
+            #expect((json["error"] as? String)?.contains("out of range") == true, "\(load)")
+            let one = try await runQuire(["load", "-"], stdin: Data(#"{"id":"c"}"#.utf8), directory: dir)
+            #expect(one.stderr.hasSuffix("quire: load: 1 record\n"), "\(one)")
         }
     }
 }

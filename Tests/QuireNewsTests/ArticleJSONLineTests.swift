@@ -48,7 +48,9 @@ import Testing
 
     @Test func badFieldsAreNamedWithTheirPath() {
         let cases: [(String, String, String)] = [
-            (#"{"id":"x","wordCount":3.7}"#, "wordCount", "3.7 is not a whole number"),
+            (#"{"id":"x","wordCount":3.7}"#, "wordCount", "expected a whole number written without a fraction or an exponent, found 3.7"),
+            (#"{"id":"x","wordCount":1e3}"#, "wordCount", "without a fraction or an exponent, found 1e3"),
+            (#"{"id":"x","wordCount":99999999999999999999}"#, "wordCount", "99999999999999999999 is out of range"),
             (#"{"id":"x","headline":5}"#, "headline", "the number 5"),
             (#"{"id":""}"#, "id", "empty"),
             (#"{"id":7}"#, "id", "the number 7"),

@@ -161,7 +161,11 @@ extension JSONByteReader {
         let value = try parseNumber()
         guard case .int(let int) = value else {
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-            throw NewsMappingError(.invalidValue("\(text) is not a whole number"))
+            let isIntegral = text.allSatisfy { $0 == "-" || $0.isASCII && $0.isNumber }
+            throw NewsMappingError(
+                .invalidValue(
+                    isIntegral ? "\(text) is out of range for a whole number (at most 19 digits)"
+                        : "expected a whole number written without a fraction or an exponent, found \(text)"))
         }
         return int
     }

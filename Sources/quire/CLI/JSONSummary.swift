@@ -7,7 +7,9 @@ enum JSONSummary {
         case double(Double)
         case bool(Bool)
         case strings([String])
+        case string(String)
         case seconds(Duration)
+        case null
     }
 
     static func object(_ fields: [(String, Value)]) -> String {
@@ -20,6 +22,8 @@ enum JSONSummary {
         case .double(let d): return d.isFinite ? String(format: "%.3f", d) : "null"
         case .bool(let b): return b ? "true" : "false"
         case .strings(let list): return "[" + list.map(string).joined(separator: ",") + "]"
+        case .string(let text): return string(text)
+        case .null: return "null"
         case .seconds(let duration):
             let (s, atto) = duration.components
             return render(.double(Double(s) + Double(atto) * 1e-18))

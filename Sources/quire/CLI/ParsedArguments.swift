@@ -55,7 +55,10 @@ struct ParsedArguments: Sendable {
     /// An integer option within `range`, or nil when absent.
     func integer(_ name: String, in range: ClosedRange<Int> = 0...Int.max) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
-        guard let number = Int(text) else { throw invalid(name, text, "expected a whole number") }
+        guard let number = Int(text) else {
+            let digits = !text.isEmpty && text.drop { $0 == "-" }.allSatisfy { $0.isASCII && $0.isNumber }
+            throw invalid(name, text, digits ? "out of range" : "expected a whole number")
+        }
         guard range.contains(number) else {
             let bound = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "between \(range.lowerBound) and \(range.upperBound)"
             throw invalid(name, text, "must be \(bound)")

@@ -66,7 +66,10 @@ struct HelpOptions: CommandOptions {
         for name in path {
             guard let next = spec.subcommand(named: name) else {
                 let known = spec.subcommands.map(\.name).joined(separator: ", ")
-                throw UsageError(command: "help", message: "no command '\(path.joined(separator: " "))' (commands: \(known))")
+                let what = path.joined(separator: " ")
+                throw UsageError(
+                    command: "help",
+                    message: known.isEmpty ? "'\(spec.name)' has no subcommand ('\(what)')" : "no command '\(what)' (commands: \(known))")
             }
             spec = next
         }

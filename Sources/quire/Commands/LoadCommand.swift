@@ -55,6 +55,14 @@ enum LoadCommand {
             }
         } catch let error as LoadError {
             progress.finish()
+            // A script reading --json learns what was committed before the failure too.
+            if options.json {
+                let line: JSONSummary.Value = error.line.map { .int($0) } ?? .null
+                let fields: [(String, JSONSummary.Value)] = [
+                    ("records", .int(error.recordsBefore)), ("error", .string(error.description)), ("line", line),
+                ]
+                try? context.output.line(JSONSummary.object(fields))
+            }
             switch error.kind {
             case .interrupted: throw InterruptedError(command: "load")
             case .store: throw error.underlying ?? RuntimeError("load", error.description)
@@ -77,7 +85,7 @@ enum LoadCommand {
                 ]))
         } else if !options.quiet {
             let repeated = read > records ? " (\(read) read: \(read - records) repeated an id read before, the last kept)" : ""
-            Diagnostics.write("quire: load: \(records) records\(repeated)\n")
+            Diagnostics.write("quire: load: \(records) record\(records == 1 ? "" : "s")\(repeated)\n")
         }
     }
 }

@@ -34,7 +34,8 @@ enum VerifyCommand {
         let summary =
             "\(report.records) records, \(report.indexEntries) index entries, \(report.relationEntries) relation entries"
         guard report.isSound else {
-            throw RuntimeError("verify", "\(report.problems.count) problem(s) found (\(summary))")
+            let count = report.problems.count
+            throw RuntimeError("verify", "\(count) problem\(count == 1 ? "" : "s") found (\(summary))")
         }
         if !options.quiet && !options.json { try context.output.line("ok: \(summary)") }
     }

@@ -22,7 +22,7 @@ enum OpenStore {
             try NewsSchema.register(in: store)
         } catch {
             store.close()
-            throw RuntimeError(command, "\(path): \(reason(error))")
+            throw RuntimeError(command, located(path, error))
         }
         return store
     }
@@ -31,8 +31,14 @@ enum OpenStore {
         do {
             return try Store(path: path, options: options)
         } catch {
-            throw RuntimeError(command, "\(path): \(reason(error))")
+            throw RuntimeError(command, located(path, error))
         }
+    }
+
+    /// `<path>: <why>`, the path once (a store error's message may begin with it).
+    static func located(_ path: String, _ error: any Error) -> String {
+        let why = reason(error)
+        return why.hasPrefix(path + ": ") ? why : "\(path): \(why)"
     }
 
     /// The reason of an error below the CLI, without repeating the path.

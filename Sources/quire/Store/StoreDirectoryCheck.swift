@@ -17,8 +17,15 @@ enum StoreDirectoryCheck {
     static func checkWritable(_ path: String, command: String) throws(RuntimeError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if errno == ENOENT { return }
-            throw RuntimeError(command, "\(path): \(errorString(errno))")
+            guard errno == ENOENT else { throw RuntimeError(command, "\(path): \(errorString(errno))") }
+            // A new store is made in an existing directory: say which one is missing.
+            let slash = path.lastIndex(of: "/")
+            let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            if stat(parent, &info) != 0 {
+                let why = errno == ENOENT ? "does not exist" : "cannot be read (\(errorString(errno)))"
+                throw RuntimeError(command, "\(path): cannot create the store: its directory \(parent) \(why)")
+            }
+            return
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw RuntimeError(command, "\(path): exists and is not a store directory")

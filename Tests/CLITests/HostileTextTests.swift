@@ -56,16 +56,31 @@ import Testing
 
     /// Columns line up by characters, whatever the text: astral characters (two UTF-16 units),
     /// other scripts, cut cells and escaped ones; the headline always starts at character 72.
-    @Test func tableColumnsLineUpByCharacters() {
+    /// Columns are counted as a terminal shows them: a CJK character or an emoji takes two, a
+    /// combining accent none; escaped controls and line breaks stay on the line.
+    @Test func tableColumnsLineUpInTerminalColumns() throws {
         let rows = [
             RecordWriter.tableRow(["plain-id", "2020-01-01", "World", "Headline"]),
             RecordWriter.tableRow(["émoji-🌍-id", "2020-01-01", "Ünïcödé 上海", "Headline"]),
             RecordWriter.tableRow([String(repeating: "x", count: 60), "2020-01-01T00:00", String(repeating: "🌍", count: 18), "Headline"]),
             RecordWriter.tableRow(["a\u{85}b", "", "s\u{202E}x", "Headline"]),
+            RecordWriter.tableRow(["東京-e\u{301}", "2020-01-01", "line\nbreak", "Headline"]),
         ]
         for row in rows {
-            #expect(String(Array(row)[72...]) == "Headline", "\(row)")
+            let start = try #require(row.range(of: "Headline", options: .backwards))
+            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 72, "\(row)")
+            #expect(!row.contains("\n"))
         }
-        #expect(rows[2].contains(String(repeating: "x", count: 39) + "…  2020-01-0…  " + String(repeating: "🌍", count: 15) + "…  "))
+        #expect(rows[2].contains(String(repeating: "x", count: 39) + "…  2020-01-0…  " + String(repeating: "🌍", count: 7) + "…   "))
+        #expect(TerminalColumns.width(of: "東京-e\u{301}") == 6)
+        // Search's table: the snippet starts at the same column whatever the headline's script.
+        let search = [
+            SearchCommand.tableRow(["2020-01-01", "World", "Storm", "snippet"]),
+            SearchCommand.tableRow(["2020-01-01", "世界", String(repeating: "台風", count: 40), "snippet"]),
+        ]
+        for row in search {
+            let start = try #require(row.range(of: "snippet", options: .backwards))
+            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 92, "\(row)")
+        }
     }
 }

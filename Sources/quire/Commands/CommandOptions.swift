@@ -17,7 +17,11 @@ enum CommonOptions {
     static let quiet = OptionSpec.flag("quiet", short: "q", help: "Print no progress on stderr.")
     static let json = OptionSpec.flag("json", help: "Print the summary as one JSON object on stdout, for scripts.")
     static let collection = OptionSpec.value(
-        "collection", "name", help: "The collection to read (default: articles; others: lists, categories).")
+        "collection", "name",
+        help: "The collection to read (default: articles; also lists, categories, sources, tags, raw, rejects, budgets).")
+    /// Search's: only a collection with a full-text index (the news store's is `articles`).
+    static let searchCollection = OptionSpec.value(
+        "collection", "name", help: "The collection to search (default: articles, the one with a full-text index).")
 }
 
 /// The options accepted by every command, before or after its name.

@@ -66,23 +66,16 @@ enum SearchCommand {
                 value["section"].map(RecordWriter.text) ?? "",
                 value["headline"].map(RecordWriter.text) ?? "",
                 snippet ?? "",
-            ].map(TerminalText.escaped)
+            ].map(RecordWriter.cell)
             try output.line(tableRow(cells))
         }
     }
 
-    /// Date 10, section 16, headline 60, then the snippet; control characters already escaped.
+    /// Date 10, section 16, headline 60 (terminal columns), then the snippet; cells already
+    /// made inert (line breaks as spaces, as dump's tables show them).
     static func tableRow(_ cells: [String]) -> String {
         let widths = [10, 16, 60]
-        var parts: [String] = []
-        for (i, cell) in cells.enumerated() {
-            if i < widths.count {
-                let cut = cell.count > widths[i] ? String(cell.prefix(widths[i] - 1)) + "…" : cell
-                parts.append(cut.padding(toLength: widths[i], withPad: " ", startingAt: 0))
-            } else {
-                parts.append(cell)
-            }
-        }
-        return parts.joined(separator: "  ")
+        return cells.enumerated().map { i, cell in i < widths.count ? TerminalColumns.fitted(cell, widths[i]) : cell }
+            .joined(separator: "  ")
     }
 }

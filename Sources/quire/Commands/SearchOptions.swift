@@ -36,7 +36,7 @@ struct SearchOptions: CommandOptions {
             .value("sort", "order", help: "relevance, newest or oldest.", default: "relevance"),
             .value("limit", "n", help: "At most this many hits.", default: "20"),
             .value("format", "format", help: "jsonl or table.", default: "jsonl"),
-            CommonOptions.collection,
+            CommonOptions.searchCollection,
         ],
         arguments: [ArgumentSpec("query", help: "The query, e.g. 'storm surge -rain' or '\"climate change\"'.")])
 

@@ -84,28 +84,20 @@ final class RecordWriter {
         return TerminalText.escaped(spaced)
     }
 
-    /// Fixed-width columns (id 40, date 10, section 16, counted in characters), the headline
-    /// last; one line, inert.
+    /// Fixed-width columns (id 40, date 10, section 16, counted in terminal columns: a CJK
+    /// character takes two), the headline last; one line, inert.
     static func tableRow(_ cells: [String]) -> String {
         let widths = [40, 10, 16]
         var row = ""
         row.reserveCapacity(160)
         for (i, cell) in cells.enumerated() {
             if i > 0 { row += "  " }
-            var clean = Self.cell(cell)
+            let clean = Self.cell(cell)
             guard i < widths.count else {
                 row += clean
                 continue
             }
-            let width = widths[i]
-            // ASCII text has a character a byte; only other text needs counting.
-            var count = clean.utf8.allSatisfy { $0 < 0x80 } ? clean.utf8.count : clean.count
-            if count > width {
-                clean = String(clean.prefix(width - 1)) + "…"
-                count = width
-            }
-            row += clean
-            row += String(repeating: " ", count: width - count)
+            row += TerminalColumns.fitted(clean, widths[i])
         }
         return row
     }

@@ -29,6 +29,10 @@ struct Router: Sendable {
             return error(414, "the request target is longer than \(Self.maxTargetBytes) bytes")
         }
         let path = request.rawPath
+        if ["/api", "/api/", "/api/stats", "/api/sections", "/api/changes"].contains(path), !request.rawQuery.isEmpty {
+            let names = request.rawQuery.map { String($0.name.prefix(100)) }.joined(separator: ", ")
+            return error(400, "\(path) takes no parameter (got: \(names))")
+        }
         switch path {
         case "/", "/index.html": return asset(WebAssets.html, "text/html; charset=utf-8", request)
         case "/app.js": return asset(WebAssets.script, "text/javascript; charset=utf-8", request)
@@ -57,8 +61,14 @@ struct Router: Sendable {
             return error(400, "the id in the path is not valid percent-encoded UTF-8")
         }
         guard !id.isEmpty else { return error(404, "no article id in the path") }
+        let fields: [String]?
+        do {
+            fields = try ArticleQuery.recordFields(try decodedQuery(request))
+        } catch {
+            return self.error(400, error.message)
+        }
         return answer(request, reusable: true) {
-            guard let bytes = try access.record(id: id) else { throw Failure.notFound("no article with id \(id)") }
+            guard let bytes = try access.record(id: id, fields: fields) else { throw Failure.notFound("no article with id \(id)") }
             return bytes
         }
     }

@@ -110,12 +110,19 @@ final class StoreAccess: Sendable {
         try reading { try $0.lastTransactionID() }
     }
 
-    /// The record with identification key `id`, as dump's JSON, or nil.
-    func record(id: String) throws(AccessFailure) -> [UInt8]? {
+    /// The record with identification key `id`, as dump's JSON (only `fields`, in their order,
+    /// when given), or nil.
+    func record(id: String, fields: [String]? = nil) throws(AccessFailure) -> [UInt8]? {
         try reading { store in
             do {
                 return try store.read { snap in
-                    try snap.jsonValue(.string(id), inCollectionNamed: Self.collection)
+                    guard let fields else { return try snap.jsonValue(.string(id), inCollectionNamed: Self.collection) }
+                    guard let values = try snap.fields(fields, of: .string(id), inCollectionNamed: Self.collection) else {
+                        return nil
+                    }
+                    return CompactValue.object(
+                        zip(fields, values).compactMap { name, value in value.map { CompactValue.Field(key: name, value: $0) } }
+                    ).jsonBytes()
                 }
             } catch let error as StoreError where error.code == .unknownCollection {
                 return nil  // a store with no articles yet

@@ -106,6 +106,11 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             #expect(slim.allSatisfy { Set($0.keys).isSubset(of: ["headline", "id"]) && $0["id"] != nil })
             let raw = try get(server.port, "/api/articles?limit=1&section=Arts&fields=section,id").text
             #expect(raw.hasPrefix("{\"articles\":[{\"section\":"), "\(raw)")
+            // One record's fields too.
+            let id = try #require(listed.first?["id"] as? String)
+            let one = try get(server.port, "/api/articles/\(percentEncoded(id))?fields=id,section").text
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(one.utf8)) as? [String: String], "\(one)")
+            #expect(one.hasPrefix("{\"id\":") && fields == ["id": id, "section": section], "\(one)")
             let both = try allPages(server.port, "since=2016-01-01&section=Arts&sort=oldest")
             #expect(both.allSatisfy { $0["section"] as? String == "Arts" && ($0["publishedAt"] as? String ?? "") >= "2016" })
         }
@@ -184,6 +189,10 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
                 ("/api/articles?fields=", 400, nil),
                 ("/api/articles?fields=id,,headline", 400, nil),
                 ("/api/articles?fields=keywords.0", 400, nil),
+                ("/api/articles?fields=id,id", 400, nil),
+                ("/api/stats?x=1", 400, "/api/stats takes no parameter (got: x)"),
+                ("/api/sections?%zz", 400, nil),
+                ("/api/articles/some-id?limit=1", 400, nil),
                 ("/api/articles?" + "x=" + String(repeating: "a", count: 9000), 414, nil),
             ]
             for (target, status, message) in cases {

@@ -42,7 +42,12 @@ import Testing
         #expect(query.since == Date(timeIntervalSince1970: 1_580_428_800))
         #expect(query.untilExclusive == Date(timeIntervalSince1970: 1_580_601_600))
         #expect(query.limit == 7 && query.sort == .newest)
+        // Days are ISO 8601's proleptic Gregorian ones, before 1582 too, as stored dates are.
+        for (text, seconds) in [("0001-01-01", -62_135_596_800.0), ("1582-10-10", -12_219_724_800), ("2000-02-29", 951_782_400)] {
+            #expect(try ArticleQuery(parameters: [("since", text)]).since == Date(timeIntervalSince1970: seconds), "\(text)")
+        }
         let bad: [[(name: String, value: String)]] = [
+            [("since", "2019-02-29")], [("since", "1900-02-29")], [("since", "0000-01-01")], [("fields", "id,headline,id")],
             [("limit", "501")], [("limit", "-1")], [("sort", "best")], [("since", "2020-13-01")], [("since", "2020-1-1")],
             [("section", "")], [("page", "2")], [("limit", "1"), ("limit", "1")], [("since", "2021-01-01"), ("until", "2020-12-31")],
             [("sort", "id"), ("until", "2020-12-31")], [("cursor", "x")],

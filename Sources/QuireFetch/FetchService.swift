@@ -126,7 +126,10 @@ public struct FetchService: Sendable {
             let fetchedAt: Date
             var page: SourcePage<Source.Checkpoint>
             do throws(FetchError) {
-                let body = try await fetch(request, source: source, summary: &summary, random: &random, progress: progress)
+                // A server that echoes the key into its documents: scrubbed before mapping, so
+                // the articles, raw copies and rejects all hold the same text, none the key.
+                let body = SecretScrubber(source.apiKey).scrub(
+                    try await fetch(request, source: source, summary: &summary, random: &random, progress: progress))
                 fetchedAt = clock.now
                 do {
                     page = try source.process(body, for: request, at: checkpoint)

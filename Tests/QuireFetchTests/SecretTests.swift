@@ -51,6 +51,25 @@ import Testing
         #expect(error.description.contains(URLRedaction.placeholder))
     }
 
+    /// A server echoing the key into its documents: the stored articles, their raw copies and
+    /// the page's rejects hold none of it, and mapping the raw copies again gives the same
+    /// articles (nothing becomes another article).
+    @Test func aKeyEchoedIntoDocumentsIsStoredNowhere() async throws {
+        let server = try LoopbackServer { request in
+            let key = request.queryValue("api-key") ?? ""
+            let doc = #"{"_id":"a1","web_url":"https://x/a1?api-key="# + key + #"","headline":{"main":"Key "# + key + #""}}"#
+            let odd = #"{"_id":"a2","pub_date":17,"abstract":""# + key + #""}"#
+            return .json(status: 200, body: #"{"status":"OK","response":{"docs":["# + doc + "," + odd + #"],"meta":{"hits":2}}}"#)
+        }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        _ = try await makeService().run(source, into: sink)
+        var stored = try everythingStored(in: sink)
+        for page in sink.committedPages { stored += page.rejects.map { String(decoding: $0.rawDocument, as: UTF8.self) }.joined() }
+        #expect(!URLRedaction.containsSecret(testKey, in: stored), "\(stored.prefix(500))")
+        #expect(sink.articles.map(\.id) == ["a1"] && sink.articles.first?.headline == "Key \(URLRedaction.placeholder)")
+    }
+
     @Test(arguments: ["lowercased", "uppercased", "percent-encoded", "json-escaped"])
     func aKeyEchoedInAnotherFormIsScrubbedFromTheError(form: String) async throws {
         let server = try LoopbackServer { request in

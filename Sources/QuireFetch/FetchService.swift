@@ -39,16 +39,18 @@ public struct FetchService: Sendable {
     ///     nothing in ``FetchMode/resume`` and says so in ``FetchSummary/alreadyComplete``.
     ///   - source: What to fetch.
     ///   - sink: Where pages go (a ``StoreFetchSink``).
+    ///   - pageLimit: Stop after this many pages of this run (`--max-pages`); the next run goes
+    ///     on from there. A source's own limit (`NYTSource.maxPages`) counts across runs.
     ///   - progress: Called with events as the run goes; never with the key.
     /// - Throws: ``FetchError``; pages committed before it stay committed.
     public func run<Source: FetchSource>(
         _ source: Source, into sink: some FetchSink, startOver: Bool = false, mode: FetchMode = .resume,
-        progress: (@Sendable (FetchProgress) -> Void)? = nil
+        pageLimit: Int? = nil, progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws(FetchError) -> FetchSummary {
         let secret = source.apiKey?.value
         do {
             return try await walk(
-                source, sink: sink, mode: startOver ? .restart : mode, progress: progress ?? { _ in })
+                source, sink: sink, mode: startOver ? .restart : mode, pageLimit: pageLimit, progress: progress ?? { _ in })
         } catch {
             throw error.scrubbing(secret)
         }
@@ -86,7 +88,8 @@ public struct FetchService: Sendable {
     // MARK: The loop
 
     private func walk<Source: FetchSource>(
-        _ source: Source, sink: some FetchSink, mode: FetchMode, progress: @Sendable (FetchProgress) -> Void
+        _ source: Source, sink: some FetchSink, mode: FetchMode, pageLimit: Int?,
+        progress: @Sendable (FetchProgress) -> Void
     ) async throws(FetchError) -> FetchSummary {
         let sourceID = source.sourceID
         if let key = source.apiKey, key.value.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -122,6 +125,7 @@ public struct FetchService: Sendable {
 
         var skippedInARow = 0
         while let request = source.nextRequest(after: checkpoint) {
+            if let pageLimit, summary.pages + summary.skipped >= pageLimit { break }
             if Task.isCancelled { throw cancelled(sourceID, request) }
             let fetchedAt: Date
             var page: SourcePage<Source.Checkpoint>
@@ -289,7 +293,7 @@ public struct FetchService: Sendable {
             if !retryPolicy.waitForQuota, let freeAt = rateLimiter.dailyBudgetFreeAt(clock.now) {
                 throw FetchError(
                     code: .quotaExhausted,
-                    message: "daily quota used (\(rateLimiter.perDay) requests a day); resume after \(Self.utcTime(freeAt)) UTC, or wait with --wait",
+                    message: "all \(rateLimiter.perDay) requests of the last 24 hours spent; resume after \(Self.utcTime(freeAt, from: clock.now)) UTC, or wait with --wait",
                     location: location, attempts: failedAttempts + 1)
             }
             do {
@@ -397,12 +401,14 @@ public struct FetchService: Sendable {
         return .milliseconds(max(0, Int(date.timeIntervalSince(now) * 1000)))
     }
 
-    /// `HH:MM` of `date` in UTC.
-    static func utcTime(_ date: Date) -> String {
+    /// `HH:MM` of `date` in UTC, with its day (`2026-12-06 18:46`) when that is not the day of `now`.
+    static func utcTime(_ date: Date, from now: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        guard !calendar.isDate(date, inSameDayAs: now) else { return time }
+        return String(format: "%04d-%02d-%02d ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0) + time
     }
 
     /// The typed error for a status that must not be retried (401, 400, 403, 404…).

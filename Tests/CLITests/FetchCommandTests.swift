@@ -40,6 +40,21 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
         }
     }
 
+    /// `--max-pages N` counts the pages of this run: a second run goes on with the next N.
+    @Test func maxPagesCountsThisRunsPages() async throws {
+        let api = try fixture(articles: 45)
+        defer { api.stop() }
+        try await withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min", "--max-pages", "2"]
+            for (run, stored) in [(1, 20), (2, 40), (3, 45)] {
+                let result = try await runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir)
+                #expect(result.status == 0, "\(result)")
+                #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == stored, "run \(run): \(result)")
+                #expect(result.stderr.contains("(stopped before the end)") == (run < 3), "run \(run): \(result)")
+            }
+        }
+    }
+
     @Test func keepRawStoresEachDocumentsJSON() async throws {
         let api = try fixture(articles: 12)
         defer { api.stop() }

@@ -19,6 +19,9 @@ import Testing
             #expect(error.code == .quotaExhausted)
             #expect(error.description.contains("daily quota used") && error.description.contains("resume after"))
             #expect(error.description.contains("UTC"))
+            // Said once, and with the day it frees up: it is tomorrow, not today.
+            #expect(error.description.components(separatedBy: "daily quota used").count == 2, "\(error)")
+            #expect(error.description.contains(try Regex(#"resume after \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC"#)), "\(error)")
             #expect(api.requestCount == 3)
             // It did not sleep for a day.
             #expect(clock.sleptSeconds.allSatisfy { $0 < 60 })

@@ -19,7 +19,7 @@ enum FetchNYTCommand {
             throw RuntimeError("fetch nyt", "invalid query: \(error)")
         }
         let source = NYTSource(
-            query: query, key: APIKey(key), endpoint: endpoint(options.baseURL), maxPages: options.maxPages)
+            query: query, key: APIKey(key), endpoint: endpoint(options.baseURL))
         let store = try OpenStore.readWrite(context.storePath, command: "fetch nyt")
         defer { store.close() }
         let client = HTTPClient()
@@ -33,7 +33,7 @@ enum FetchNYTCommand {
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(
             source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, mode: options.mode,
-            keepRaw: options.keepRaw, context: context)
+            keepRaw: options.keepRaw, pageLimit: options.maxPages, context: context)
         if options.json {
             try context.output.line(FetchRunner.json(summary, seconds: seconds(since: start)))
         } else if !options.quiet {

@@ -73,7 +73,7 @@ struct FetchNYTOptions: CommandOptions {
             .value("end", "date", help: "Latest publication date, YYYY-MM-DD or YYYYMMDD."),
             .value("sort", "order", help: "Result order: newest, oldest or relevance.", default: "the API's"),
             .value("fq", "expr", help: "A filter query in Lucene syntax (the API's fq parameter)."),
-            .value("max-pages", "n", help: "Stop after this many pages (10 articles a page)."),
+            .value("max-pages", "n", help: "Stop after this many pages of this run (10 articles a page); the next run goes on."),
             .value("base-url", "url", help: "The API's base URL (for a proxy or the fixture server)."),
             .value("rate", "n/min", help: "Requests a minute at most.", default: "\(defaultRatePerMinute)/min"),
             .value("api-key", "key", help: "The API key; prefer $NYT_API_KEY (a command line is visible to others)."),

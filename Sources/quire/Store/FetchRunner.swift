@@ -9,7 +9,7 @@ import Synchronization
 enum FetchRunner {
     static func run<Source: FetchSource>(
         _ source: Source, store: Store, service: FetchService, command: String, quiet: Bool, mode: FetchMode = .resume,
-        keepRaw: Bool = false, context: CommandContext
+        keepRaw: Bool = false, pageLimit: Int? = nil, context: CommandContext
     ) async throws -> FetchSummary {
         let sink: StoreFetchSink
         do {
@@ -19,7 +19,7 @@ enum FetchRunner {
         }
         let progress = context.progress(command == "demo" ? "fetching" : command, unit: "articles", quiet: quiet)
         let task = Task {
-            try await service.run(source, into: sink, mode: mode) { event in
+            try await service.run(source, into: sink, mode: mode, pageLimit: pageLimit) { event in
                 switch event {
                 case .pageFetched(_, let records, _, _): progress.advance(by: records)
                 case .rejected(let label, let index, _, let message):

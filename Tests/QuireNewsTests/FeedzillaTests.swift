@@ -48,6 +48,8 @@ import Testing
             == "feedzilla:162318929")
         #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/sports/162318929?q=x") == "feedzilla:162318929")
         #expect(Feedzilla.storyID(forURL: "https://Example.com/a/b?x=1#f") == "feedzilla:example.com/a/b")
+        // A URL that ends at the category has no story: not the category's one story.
+        #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/sports/") == "feedzilla:news.feedzilla.com/en_us/stories/sports")
     }
 
     @Test func duplicateStoriesInOneListAppearOnce() throws {

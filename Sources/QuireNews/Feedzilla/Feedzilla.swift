@@ -126,7 +126,10 @@ public enum Feedzilla {
         let host = rest[..<slash].lowercased()
         var path = rest[slash...]
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        if path.contains("/stories/"), let last = path.split(separator: "/").last, !last.isEmpty {
+        // `…/stories/<category>/<story>`: the story is the segment after the category; a URL
+        // that ends at the category (no story) is not taken for the category's one story.
+        let segments = path.split(separator: "/")
+        if let stories = segments.lastIndex(of: "stories"), segments.count - stories >= 3, let last = segments.last {
             return "feedzilla:\(last)"
         }
         return "feedzilla:\(host)\(path)"

@@ -62,7 +62,9 @@ public final class ArticleServer: Sendable {
         address = configuration.address
         feed = ChangeFeed(
             access: access, interval: configuration.pollInterval, maxSubscribers: configuration.maxEventStreams)
-        let router = Router(access: access, feed: feed, cache: ResponseCache(capacity: configuration.responseCacheBytes))
+        let router = Router(
+            access: access, feed: feed, cache: ResponseCache(capacity: configuration.responseCacheBytes),
+            loopbackOnly: configuration.address.isLoopback)
         var limits = HTTPDaemon.Limits()
         limits.connectionTimeout = configuration.connectionTimeout
         limits.maxConnections = configuration.maxConnections

@@ -13,6 +13,8 @@ struct HTTPRequest: Sendable {
     /// `Content-Length`, or "chunked" when the request has `Transfer-Encoding` instead.
     var bodyLength: String?
     var lastEventID: String?
+    /// The `Host` header, nil when absent (HTTP/1.0).
+    var host: String?
 }
 
 /// What a route answers.

@@ -131,6 +131,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     request.bodyLength = header(connection, "Content-Length")
     if request.bodyLength == nil, header(connection, "Transfer-Encoding") != nil { request.bodyLength = "chunked" }
     request.lastEventID = header(connection, "Last-Event-ID")
+    request.host = header(connection, "Host")
     let pairs = QueryCollector()
     withExtendedLifetime(pairs) {
         _ = MHD_get_connection_values(

@@ -3,6 +3,9 @@ struct Router: Sendable {
     let access: StoreAccess
     let feed: ChangeFeed
     let cache: ResponseCache
+    /// Bound to a loopback address: only requests naming a loopback host are answered, so that
+    /// a web page whose name an attacker points at 127.0.0.1 (DNS rebinding) cannot read the API.
+    var loopbackOnly = false
 
     /// The longest path plus query a route reads; longer requests get 414.
     static let maxTargetBytes = 8192
@@ -15,6 +18,9 @@ struct Router: Sendable {
     ]
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        if loopbackOnly, let host = request.host, !Self.isLoopback(Self.hostName(host)) {
+            return error(421, "this server answers requests for localhost, 127.0.0.1 or [::1] only, not '\(host.prefix(100))'")
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = error(405, "\(request.method) is not allowed: the server is read-only (use GET or HEAD)")
             response.headers.append(("Allow", "GET, HEAD"))
@@ -46,6 +52,21 @@ struct Router: Sendable {
             if path.hasPrefix("/api/articles/") { return record(path.dropFirst("/api/articles/".count), request) }
             return error(404, "no such route: \(String(path.prefix(200)))")
         }
+    }
+
+    /// Whether a host name or address is this machine's loopback: `localhost`, `127.x.x.x`, `::1`.
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("127.")
+            && name.split(separator: ".").count == 4 && name.split(separator: ".").allSatisfy { UInt8($0) != nil }
+    }
+
+    /// The host of a `Host` header, without its port and an IPv6 address's brackets.
+    static func hostName(_ header: String) -> String {
+        if header.hasPrefix("["), let close = header.firstIndex(of: "]") {
+            return String(header[header.index(after: header.startIndex)..<close])
+        }
+        return String(header.prefix { $0 != ":" })
     }
 
     static let index = """

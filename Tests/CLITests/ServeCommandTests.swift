@@ -216,7 +216,7 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let delete = try get(server.port, "/api/articles/x", method: "DELETE")
             #expect(delete.status == 405)
             let body = try rawRequest(
-                server.port, "GET /api/stats HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
+                server.port, "GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello")
             #expect(body.status == 413 && body.json?["status"] as? Int == 413)
             let head = try get(server.port, "/api/stats", method: "HEAD")
             #expect(head.status == 200 && head.body.isEmpty)
@@ -236,9 +236,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             defer { server.stop() }
             let garbage = [
                 "\u{0}\u{1}\u{2} NOT HTTP\r\n\r\n", "GET\r\n\r\n", "GET /api/stats HTTP/9.9\r\n\r\n",
-                "GET /api/stats HTTP/1.1\r\nHost: x\r\nBroken header line\r\n\r\n",
-                "GET /api/stats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-                "GET /api/articles/%00 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nBroken header line\r\n\r\n",
+                "GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                "GET /api/articles/%00 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
             ]
             for request in garbage {
                 let socket = try TestSocket(port: server.port, receiveTimeout: 1)  // NUL bytes: MHD waits for more
@@ -262,7 +262,7 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let fast = try get(server.port, "/api/stats")
             #expect(fast.status == 200)
             #expect(ContinuousClock.now - start < .seconds(2), "a slow client delayed another")
-            slow.send("st: x\r\nConnection: close\r\n\r\n")
+            slow.send("st: 127.0.0.1\r\nConnection: close\r\n\r\n")
             #expect(parseResponse(slow.receive())?.status == 200, "the slow client is answered too")
             _ = silent
             #expect(server.process.isRunning)
@@ -305,7 +305,7 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let server = try ServeProcess(store: store)
             defer { server.stop() }
             let socket = try TestSocket(port: server.port)
-            socket.send("GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n")
+            socket.send("GET /api/changes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let hello = String(decoding: socket.receive { String(decoding: $0, as: UTF8.self).contains("event: hello") }, as: UTF8.self)
             #expect(hello.contains("text/event-stream"))
             #expect(hello.contains("event: hello"))
@@ -372,10 +372,10 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             let store = try await makeServeStore(dir, articles: 20)
             let server = try ServeProcess(store: store)
             let stream = try TestSocket(port: server.port)
-            stream.send("GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n")
+            stream.send("GET /api/changes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = stream.receive { String(decoding: $0, as: UTF8.self).contains("event: hello") }
             let idle = try TestSocket(port: server.port)
-            idle.send("GET /api/stats HTTP/1.1\r\nHost: x\r\n\r\n")
+            idle.send("GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             _ = idle.receive(until: isCompleteResponse)
             let start = ContinuousClock.now
             kill(server.process.processIdentifier, signalNumber)

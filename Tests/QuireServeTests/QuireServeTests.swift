@@ -135,7 +135,7 @@ private func exchange(
             first: Article(id: "first", headline: "one", publishedAt: Date(timeIntervalSince1970: 1e9)))
         defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
         #expect(server.port > 0 && server.url == "http://127.0.0.1:\(server.port)/")
-        let record = try exchange(server.port, "GET /api/articles/first HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        let record = try exchange(server.port, "GET /api/articles/first HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
         #expect(record.hasPrefix("HTTP/1.1 200") && record.contains("\"headline\":\"one\""))
 
         let port = server.port
@@ -144,7 +144,7 @@ private func exchange(
         let streamed = Mutex<String?>(nil)
         let finished = DispatchSemaphore(value: 0)
         let reader = Thread {
-            let text = try? exchange(port, "GET /api/changes HTTP/1.1\r\nHost: x\r\n\r\n", timeout: 30) {
+            let text = try? exchange(port, "GET /api/changes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", timeout: 30) {
                 $0.contains("event: change") && $0.contains("second")
             }
             streamed.withLock { $0 = text }
@@ -167,7 +167,7 @@ private func exchange(
         defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
         let both = try exchange(
             server.port,
-            "HEAD /api/changes HTTP/1.1\r\nHost: x\r\n\r\nGET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            "HEAD /api/changes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         ) { _ in false }
         let answers = both.components(separatedBy: "HTTP/1.1 ")
         #expect(answers.count == 3 && answers[1].hasPrefix("200") && answers[2].hasPrefix("200"), "\(both)")
@@ -175,8 +175,23 @@ private func exchange(
         #expect(answers[1].hasSuffix("\r\n\r\n") && !answers[1].hasSuffix("\r\n0\r\n\r\n"), "\(both)")
         #expect(answers[1].contains("text/event-stream"), "\(both)")
         for query in ["q=storm%20section:%22%22", "q=storm&section=%22"] {
-            let answer = try exchange(server.port, "GET /api/articles?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+            let answer = try exchange(server.port, "GET /api/articles?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("{\"articles\":[],\"count\":0"), "\(query): \(answer)")
+        }
+    }
+
+    /// A server on a loopback address answers only requests naming a loopback host: a page of
+    /// a name an attacker points at 127.0.0.1 (DNS rebinding) cannot read the store.
+    @Test func aLoopbackServerAnswersLoopbackHostsOnly() async throws {
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "storm"))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        for (host, status) in [
+            ("Host: attacker.example\r\n", "421"), ("Host: 127.0.0.1.evil.example:80\r\n", "421"),
+            ("Host: localhost:\(server.port)\r\n", "200"), ("Host: [::1]:\(server.port)\r\n", "200"),
+            ("Host: 127.0.0.1\r\n", "200"), ("", "200"),
+        ] {
+            let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\n\(host)Connection: close\r\n\r\n") { _ in false }
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(host): \(answer.prefix(200))")
         }
     }
 
@@ -191,7 +206,7 @@ private func exchange(
         let rare = (0..<6).map { Article(id: "r\($0)", abstract: "storm " + filler, section: "Science") }
         try await store.write { try $0.put(contentsOf: common + rare, in: NewsSchema.articles) }
         let answer = try exchange(
-            server.port, "GET /api/articles?q=storm&section=Science&limit=5 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            server.port, "GET /api/articles?q=storm&section=Science&limit=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         ) { _ in false }
         let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
@@ -211,7 +226,7 @@ private func exchange(
         }
         try await store.write { try $0.put(contentsOf: values, in: NewsSchema.articles) }
         func page(_ target: String) throws -> (status: Int, ids: [String], next: String?) {
-            let answer = try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+            let answer = try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
             let status = Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
             let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
             let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
@@ -241,7 +256,7 @@ private func exchange(
         let (path, store, server) = try await embeddedServer(first: Article(id: "a", headline: "first", publishedAt: day))
         defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
         func get(_ target: String) throws -> String {
-            try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+            try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
         }
         func etag(_ answer: String) -> Substring? {
             answer.split(separator: "\r\n").first { $0.hasPrefix("ETag: ") }?.dropFirst(6)
@@ -288,15 +303,15 @@ private func exchange(
         configuration.port = 0
         let server = try ArticleServer(storePath: scratchPath(), configuration: configuration)
         defer { server.stop() }
-        let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
         #expect(answer.hasPrefix("HTTP/1.1 503") && answer.contains("\"status\":503"))
         // The page needs no store.
-        let page = try exchange(server.port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        let page = try exchange(server.port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
         #expect(page.hasPrefix("HTTP/1.1 200") && page.contains("<title>Quire</title>"))
 
         let fixed = try FixedBodyServer(body: Array("{\"x\":1}".utf8))
         defer { fixed.stop() }
-        let body = try exchange(fixed.port, "GET /anything HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n") { _ in false }
+        let body = try exchange(fixed.port, "GET /anything HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
         #expect(body.hasPrefix("HTTP/1.1 200") && body.hasSuffix("{\"x\":1}"))
     }
 

@@ -15,6 +15,9 @@ struct HTTPRequest: Sendable {
     var lastEventID: String?
     /// The `Host` header, nil when absent (HTTP/1.0).
     var host: String?
+    /// False when the path or the query held raw bytes that are not UTF-8 (a percent-encoded
+    /// form is checked where it is decoded).
+    var targetIsUTF8 = true
 }
 
 /// What a route answers.

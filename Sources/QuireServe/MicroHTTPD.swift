@@ -124,8 +124,8 @@ private let accessHandler: MHD_AccessHandlerCallback = {
         return MHD_Result.YES
     }
     requestContext.pointee = answered
-    var request = HTTPRequest(
-        method: method.map { String(cString: $0) } ?? "", rawPath: url.map { String(cString: $0) } ?? "/")
+    let path = url.map { String(validatingCString: $0) } ?? "/"
+    var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "", rawPath: path ?? "/")
     request.ifNoneMatch = header(connection, "If-None-Match")
     request.acceptEncoding = header(connection, "Accept-Encoding")
     request.bodyLength = header(connection, "Content-Length")
@@ -138,6 +138,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
             connection, MHD_ValueKind.GET_ARGUMENT_KIND, collectArgument, Unmanaged.passUnretained(pairs).toOpaque())
     }
     request.rawQuery = pairs.pairs
+    request.targetIsUTF8 = path != nil && !pairs.invalid
     let handler = Unmanaged<HandlerBox>.fromOpaque(cls).takeUnretainedValue().handler
     return queue(handler(request), on: connection)
 }
@@ -148,12 +149,18 @@ private func header(_ connection: OpaquePointer, _ name: String) -> String? {
 
 private final class QueryCollector {
     var pairs: [(name: String, value: String?)] = []
+    /// A name or value held raw bytes that are not UTF-8.
+    var invalid = false
 }
 
 private let collectArgument: MHD_KeyValueIterator = { cls, _, key, value in
     guard let cls, let key else { return MHD_Result.YES }
     let collector = Unmanaged<QueryCollector>.fromOpaque(cls).takeUnretainedValue()
-    collector.pairs.append((String(cString: key), value.map { String(cString: $0) }))
+    guard let name = String(validatingCString: key), value.map({ String(validatingCString: $0) != nil }) ?? true else {
+        collector.invalid = true
+        return MHD_Result.YES
+    }
+    collector.pairs.append((name, value.map { String(cString: $0) }))
     return MHD_Result.YES
 }
 

@@ -26,6 +26,7 @@ struct Router: Sendable {
             response.headers.append(("Allow", "GET, HEAD"))
             return response
         }
+        guard request.targetIsUTF8 else { return error(400, "the request target holds bytes that are not UTF-8") }
         if let length = request.bodyLength, length != "0" {
             return error(413, "a GET request must not have a body")
         }

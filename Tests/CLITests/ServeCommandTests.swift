@@ -246,6 +246,12 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
                 let reply = socket.receive(until: isCompleteResponse)
                 if let response = parseResponse(reply) { #expect(response.status >= 400, "\(request.debugDescription)") }
             }
+            // Raw bytes that are not UTF-8 in the path or the query: a 400, not U+FFFD.
+            for target in ["/api/articles/", "/api/articles?section="] {
+                let socket = try TestSocket(port: server.port)
+                socket.send(Array(("GET " + target).utf8) + [0xFF, 0x41] + Array(" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+                #expect(parseResponse(socket.receive(until: isCompleteResponse))?.status == 400, "\(target)")
+            }
             // Half a request, then the client goes away.
             do {
                 let socket = try TestSocket(port: server.port)

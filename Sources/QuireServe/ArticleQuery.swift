@@ -40,6 +40,7 @@ struct ArticleQuery: Sendable {
     init(parameters: [(name: String, value: String)]) throws(Invalid) {
         var seen = Set<String>()
         var cursorText: String?
+        var relevance = false
         for (name, value) in parameters {
             guard seen.insert(name).inserted else { throw Invalid("parameter '\(name)' is given twice") }
             switch name {
@@ -50,8 +51,10 @@ struct ArticleQuery: Sendable {
                 section = value
             case "q": text = value.isEmpty ? nil : value
             case "sort":
-                guard let parsed = ListSort(rawValue: value) else {
-                    throw Invalid("parameter 'sort' must be newest, oldest or id, not '\(value)'")
+                // A search's ranking is its `id` order (a list's): `relevance` names it so.
+                relevance = value == "relevance"
+                guard let parsed = relevance ? .id : ListSort(rawValue: value) else {
+                    throw Invalid("parameter 'sort' must be newest, oldest, id or (with q) relevance, not '\(value)'")
                 }
                 sort = parsed
             case "limit":
@@ -77,8 +80,9 @@ struct ArticleQuery: Sendable {
         if let since, let untilExclusive, since >= untilExclusive {
             throw Invalid("'since' is after 'until'")
         }
-        if sort == .id, since != nil || untilExclusive != nil {
-            throw Invalid("'since' and 'until' need sort=newest or sort=oldest")
+        if relevance, text == nil { throw Invalid("sort=relevance ranks a search: it needs q") }
+        if sort == .id, text == nil, since != nil || untilExclusive != nil {
+            throw Invalid("'since' and 'until' need sort=newest or sort=oldest (or q, a search)")
         }
         if let cursorText {
             guard let cursor = PageCursor(text: cursorText), cursor.sort == sort, cursor.filters == filterTag,

@@ -31,7 +31,7 @@ enum WebAssets {
           <label>From <input id="since" name="since" type="date"></label>
           <label>To <input id="until" name="until" type="date"></label>
           <label>Order <select id="sort" name="sort">
-            <option value="newest">newest first</option><option value="oldest">oldest first</option><option value="id">by id</option>
+            <option value="newest">newest first</option><option value="oldest">oldest first</option><option value="id">by id (relevance when searching)</option>
           </select></label>
           <button type="submit">Apply</button>
           <button type="button" id="reset">Reset</button>

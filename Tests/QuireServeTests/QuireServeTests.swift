@@ -50,11 +50,14 @@ import Testing
             [("since", "2019-02-29")], [("since", "1900-02-29")], [("since", "0000-01-01")], [("fields", "id,headline,id")],
             [("limit", "501")], [("limit", "-1")], [("sort", "best")], [("since", "2020-13-01")], [("since", "2020-1-1")],
             [("section", "")], [("page", "2")], [("limit", "1"), ("limit", "1")], [("since", "2021-01-01"), ("until", "2020-12-31")],
-            [("sort", "id"), ("until", "2020-12-31")], [("cursor", "x")],
+            [("sort", "id"), ("until", "2020-12-31")], [("cursor", "x")], [("sort", "relevance")],
         ]
         for parameters in bad {
             #expect(throws: ArticleQuery.Invalid.self, "\(parameters)") { _ = try ArticleQuery(parameters: parameters) }
         }
+        // A search ranks by relevance (a list's id order), within dates too.
+        let ranked = try ArticleQuery(parameters: [("q", "storm"), ("sort", "relevance"), ("since", "2020-01-01")])
+        #expect(ranked.sort == .id && ranked.text == "storm" && ranked.since != nil)
         // A cursor only works with the filters that made it.
         let arts = try ArticleQuery(parameters: [("section", "Arts")])
         let cursor = PageCursor(sort: .newest, indexKey: [1], key: [2], filters: arts.filterTag).text

@@ -464,12 +464,7 @@ final class StoreAccess: Sendable {
 
     /// The store's statistics as `quire stats --json` prints them.
     func statisticsJSON() throws(AccessFailure) -> [UInt8] {
-        try reading { store in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            return Array(try encoder.encode(try store.storeStatistics()))
-        }
+        try reading { store in try store.storeStatistics().jsonBytes() }
     }
 
     /// The last committed transaction and each collection's record count: cheap enough to

@@ -20,13 +20,13 @@ struct QuireRunError: Error, CustomStringConvertible {
 
 /// Starts the built `quire` binary with `args` in `directory`, its output into `stdout` and its
 /// errors discarded, for a test that signals it or reads its output while it runs.
-func startQuire(_ args: [String], directory: URL, stdout: FileHandle) throws -> Process {
+func startQuire(_ args: [String], directory: URL, stdout: FileHandle, stderr: FileHandle? = nil) throws -> Process {
     let process = Process()
     process.executableURL = try QuireBinary.url()
     process.arguments = args
     process.currentDirectoryURL = directory
     process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
+    process.standardError = stderr ?? FileHandle.nullDevice
     try process.run()
     return process
 }

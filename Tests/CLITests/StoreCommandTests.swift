@@ -57,8 +57,12 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let object = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
             let collections = object?["collections"] as? [[String: Any]]
             #expect(collections?.first { $0["name"] as? String == "articles" }?["records"] as? Int == 300)
+            // The total, as the text's `records` line: every collection's records.
+            let total = collections?.reduce(0) { $0 + ($1["records"] as? Int ?? 0) }
+            #expect(object?["records"] as? Int == total && (total ?? 0) >= 300)
             let text = try await runQuire(["stats"], directory: dir)
             #expect(text.stdout.contains("articles: 300 records"))
+            #expect(lines(text.stdout).contains { $0.hasPrefix("records") && $0.hasSuffix(" \(total ?? -1)") }, "\(text)")
 
             let verify = try await runQuire(["verify", "--quiet"], directory: dir)
             #expect(verify.status == 0, "\(verify)")

@@ -36,4 +36,26 @@ import Testing
             #expect(Set(articleKeys).count == 60)
         }
     }
+
+    /// A sequence past the newest commit shows nothing until the store gets there: watch says so.
+    @Test func aSequencePastTheNewestCommitIsSaid() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 5), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let err = dir.appendingPathComponent("watch.err")
+            try Data().write(to: err)
+            let handle = try FileHandle(forWritingTo: err)
+            defer { try? handle.close() }
+            let process = try startQuire(["watch", "--since", "999999"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
+            let deadline = Date().addingTimeInterval(20)
+            var said = ""
+            while Date() < deadline, !said.contains("\n") {
+                said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+                usleep(50_000)
+            }
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(said.hasPrefix("quire: watch: the newest commit is ") && said.contains("--since 999999"), "\(said)")
+        }
+    }
 }

@@ -134,3 +134,28 @@ extension Store {
         }
     }
 }
+
+extension StoreStatistics {
+    /// Every collection's records together.
+    public var records: Int { collections.reduce(0) { $0 + $1.records } }
+
+    /// The statistics as `quire stats --json` and `quire serve`'s `/api/stats` write them:
+    /// snake_case keys in order, with ``records`` beside the stored fields.
+    public func jsonBytes() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return Array(try encoder.encode(WithTotals(statistics: self)))
+    }
+
+    /// The stored fields, then the totals, in one JSON object.
+    private struct WithTotals: Encodable {
+        let statistics: StoreStatistics
+        enum Keys: String, CodingKey { case records }
+        func encode(to encoder: any Encoder) throws {
+            try statistics.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(statistics.records, forKey: .records)
+        }
+    }
+}

@@ -8,10 +8,7 @@ enum StatsCommand {
         defer { store.close() }
         let stats = try store.storeStatistics()
         if options.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            try context.output.write(bytes: try encoder.encode(stats))
+            try context.output.write(bytes: try stats.jsonBytes())
             try context.output.write("\n")
             return
         }
@@ -26,8 +23,7 @@ enum StatsCommand {
             try out.line("free pages   \(g(stats.freeBytes)) bytes, reused by later writes (quire copy --compact leaves them out)")
         }
         try out.line("readers      \(stats.activeReaders) active, \(stats.readerSlotsUsed) slots of \(stats.maxReaders)   last txn \(stats.lastTransactionID)")
-        let total = stats.collections.reduce(0) { $0 + $1.records }
-        try out.line("records      \(g(total))")
+        try out.line("records      \(g(stats.records))")
         for c in stats.collections {
             let perRecord = c.records > 0 ? ", \(g(c.bytesPerRecord)) bytes/record" : ""
             let dictionary = c.dictionaryBytes > 0 ? " (\(g(c.dictionaryBytes)) bytes)" : ""

@@ -7,6 +7,10 @@ enum WatchCommand {
     static func run(_ options: WatchOptions, context: CommandContext) async throws {
         let store = try OpenStore.readOnly(context.storePath, command: "watch")
         defer { store.close() }
+        // Past the newest commit, nothing shows until the store gets there: say so, not nothing.
+        if let since = options.since, let last = try? store.lastChangeSequence(), since > last {
+            Diagnostics.write("quire: watch: the newest commit is \(last); --since \(since) shows commits after \(since) only\n")
+        }
         let feed = (options.since.map { store.changes(since: $0) } ?? store.changes()).stopping { InterruptFlag.isRaised }
         let out = context.output
         for await event in feed {

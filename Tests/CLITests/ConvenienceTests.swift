@@ -63,6 +63,10 @@ import Testing
             #expect(try complete(script, ["quire", "fetch", "nyt", "--be"]) == ["--begin"])
             #expect(try complete(script, ["quire", "--store", "x.db", "se"]) == ["search", "serve"])
             #expect(try complete(script, ["quire", "serve", "--p"]) == ["--port"])
+            // Values from a fixed few complete as those, arguments too.
+            #expect(Set(try complete(script, ["quire", "dump", "--format", ""])).isSuperset(of: ["jsonl", "json", "table", "mdb"]))
+            #expect(try complete(script, ["quire", "search", "x", "--sort", "rel"]) == ["relevance"])
+            #expect(Set(try complete(script, ["quire", "completions", ""])).isSuperset(of: ["bash", "zsh", "fish"]))
         }
     }
 

@@ -24,6 +24,8 @@ struct OptionSpec: Sendable {
     let defaultDescription: String?
     /// Whether the command cannot run without it (shown without brackets in the usage line).
     let isRequired: Bool
+    /// The values it takes, when they are a fixed few (for shell completion).
+    var choices: [String] = []
 
     init(
         _ name: String, short: Character? = nil, kind: Kind, help: String, defaultDescription: String? = nil,
@@ -42,9 +44,13 @@ struct OptionSpec: Sendable {
     }
 
     static func value(
-        _ name: String, _ placeholder: String, short: Character? = nil, help: String, default: String? = nil
+        _ name: String, _ placeholder: String, short: Character? = nil, help: String, default: String? = nil,
+        choices: [String] = []
     ) -> OptionSpec {
-        OptionSpec(name, short: short, kind: .value(placeholder: placeholder), help: help, defaultDescription: `default`)
+        var option = OptionSpec(
+            name, short: short, kind: .value(placeholder: placeholder), help: help, defaultDescription: `default`)
+        option.choices = choices
+        return option
     }
 
     static func required(_ name: String, _ placeholder: String, help: String) -> OptionSpec {
@@ -83,10 +89,13 @@ struct ArgumentSpec: Sendable {
     let name: String
     let help: String
     let isOptional: Bool
+    /// The values it takes, when they are a fixed few (for shell completion).
+    let choices: [String]
 
-    init(_ name: String, help: String, isOptional: Bool = false) {
+    init(_ name: String, help: String, isOptional: Bool = false, choices: [String] = []) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
+        self.choices = choices
     }
 }

@@ -32,7 +32,7 @@ struct ShellCompletions {
     private func words(_ spec: CommandSpec, path: [String]) -> [String] {
         var options = spec.options + globalOptions + [CommandLineParser.helpOption]
         if path.isEmpty { options.append(CommandLineParser.versionOption) }
-        var out = spec.subcommands.map(\.name)
+        var out = spec.subcommands.map(\.name) + spec.arguments.flatMap(\.choices)
         for option in options {
             out.append("--" + option.name)
             if let short = option.short { out.append("-\(short)") }
@@ -52,6 +52,20 @@ struct ShellCompletions {
         return names.sorted()
     }
 
+    /// Each option with fixed values, and every value it takes in any command (bash completes
+    /// a value from the word before it alone).
+    private var optionChoices: [(String, [String])] {
+        var choices: [String: [String]] = [:]
+        for (_, spec) in paths() {
+            for option in spec.options where !option.choices.isEmpty {
+                for value in option.choices where !(choices["--" + option.name]?.contains(value) ?? false) {
+                    choices["--" + option.name, default: []].append(value)
+                }
+            }
+        }
+        return choices.sorted { $0.key < $1.key }
+    }
+
     private static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
@@ -65,6 +79,7 @@ struct ShellCompletions {
                 cur="${COMP_WORDS[COMP_CWORD]}"
                 prev="${COMP_WORDS[COMP_CWORD-1]}"
                 case "$prev" in
+            \(optionChoices.map { "        \($0.0)) COMPREPLY=($(compgen -W \(Self.shellQuoted($0.1.joined(separator: " "))) -- \"$cur\")); return ;;\n" }.joined())\
                     \(valueOptions.joined(separator: "|"))) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 esac
                 path=""
@@ -118,10 +133,16 @@ struct ShellCompletions {
             for option in options {
                 let help = escaped(String(option.help.split(separator: "\n").first ?? ""))
                 let value: String
-                if case .flag = option.kind { value = "" } else { value = ":\(option.name):_files" }
+                if case .flag = option.kind {
+                    value = ""
+                } else {
+                    value = option.choices.isEmpty ? ":\(option.name):_files" : ":\(option.name):(\(option.choices.joined(separator: " ")))"
+                }
                 out += "        '--\(option.name)[\(help)]\(value)' \\\n"
             }
-            if spec.subcommands.isEmpty {
+            if let choices = spec.arguments.first?.choices, !choices.isEmpty {
+                out += "        '1:\(spec.arguments[0].name):(\(choices.joined(separator: " ")))'\n}\n"
+            } else if spec.subcommands.isEmpty {
                 out += "        '*:file:_files'\n}\n"
             } else {
                 out += "        '1:command:((\(spec.subcommands.map { "\($0.name)\\:\(escaped($0.abstract))" }.joined(separator: " "))))' \\\n"
@@ -159,11 +180,19 @@ struct ShellCompletions {
             for sub in spec.subcommands {
                 out += "complete -c quire -n \(quoted(condition)) -a \(sub.name) -d \(quoted(sub.abstract))\n"
             }
+            for choice in spec.arguments.first?.choices ?? [] {
+                out += "complete -c quire -n \(quoted(path.map { "__fish_seen_subcommand_from \($0)" }.joined(separator: "; and "))) -a \(choice)\n"
+            }
             let optionCondition = path.isEmpty ? "__fish_use_subcommand" : path.map { "__fish_seen_subcommand_from \($0)" }.joined(separator: "; and ")
             for option in spec.options {
                 var line = "complete -c quire -n \(quoted(optionCondition)) -l \(option.name)"
                 if let short = option.short { line += " -s \(short)" }
-                if case .flag = option.kind {} else { line += " -r -F" }
+                if case .flag = option.kind {
+                } else if option.choices.isEmpty {
+                    line += " -r -F"
+                } else {
+                    line += " -r -f -a \(quoted(option.choices.joined(separator: " ")))"
+                }
                 out += line + " -d \(quoted(String(option.help.split(separator: "\n").first ?? "")))\n"
             }
         }

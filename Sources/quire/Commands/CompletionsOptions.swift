@@ -13,7 +13,7 @@ struct CompletionsOptions: CommandOptions {
               quire completions zsh > "${fpath[1]}/_quire"
               quire completions fish > ~/.config/fish/completions/quire.fish
             """,
-        arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.")])
+        arguments: [ArgumentSpec("shell", help: "bash, zsh or fish.", choices: CompletionShell.allCases.map(\.rawValue))])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         let name = try arguments.requiredPositional(0, "shell")

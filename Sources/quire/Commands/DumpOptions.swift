@@ -37,7 +37,9 @@ struct DumpOptions: CommandOptions {
               quire --store old.db dump --all | quire --store new.db load -
             """,
         options: [
-            .value("format", "format", help: "jsonl, json, table or mdb (mdb_dump's format).", default: "jsonl"),
+            .value(
+                "format", "format", help: "jsonl, json, table or mdb (mdb_dump's format).", default: "jsonl",
+                choices: DumpFormat.allCases.map(\.rawValue)),
             CommonOptions.collection,
             .value("since", "date", help: "Only records published on or after this day."),
             .value("until", "date", help: "Only records published on or before this day."),

@@ -71,7 +71,9 @@ struct FetchNYTOptions: CommandOptions {
             .required("query", "q", help: "The search terms (the API's q parameter)."),
             .value("begin", "date", help: "Earliest publication date, YYYY-MM-DD or YYYYMMDD."),
             .value("end", "date", help: "Latest publication date, YYYY-MM-DD or YYYYMMDD."),
-            .value("sort", "order", help: "Result order: newest, oldest or relevance.", default: "the API's"),
+            .value(
+                "sort", "order", help: "Result order: newest, oldest or relevance.", default: "the API's",
+                choices: ["newest", "oldest", "relevance"]),
             .value("fq", "expr", help: "A filter query in Lucene syntax (the API's fq parameter)."),
             .value("max-pages", "n", help: "Stop after this many pages of this run (10 articles a page); the next run goes on."),
             .value("base-url", "url", help: "The API's base URL (for a proxy or the fixture server)."),

@@ -14,7 +14,7 @@ struct GetOptions: CommandOptions {
         abstract: "Print one record by its id.",
         discussion: "Exits with status 1 and a message on stderr when there is no record with that id.",
         options: [
-            .value("format", "format", help: "json or table.", default: "json"),
+            .value("format", "format", help: "json or table.", default: "json", choices: ["json", "table"]),
             CommonOptions.collection,
         ],
         arguments: [ArgumentSpec("id", help: "The record's id, e.g. nyt://article/… or a 24-hex id.")])

@@ -14,7 +14,7 @@ struct RejectsOptions: CommandOptions {
             Each line names the source, the page, the document's index in it, the JSON path of the
             failure and why; jsonl also carries the document itself. 'quire remap' maps them again.
             """,
-        options: [.value("format", "format", help: "jsonl or table.", default: "table")])
+        options: [.value("format", "format", help: "jsonl or table.", default: "table", choices: ["jsonl", "table"])])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         format = try arguments.choice("format", as: RejectsFormat.self) ?? .table

@@ -33,9 +33,9 @@ struct SearchOptions: CommandOptions {
             .value("since", "date", help: "Only articles published on or after this day (YYYY-MM-DD or YYYYMMDD, UTC)."),
             .value("until", "date", help: "Only articles published on or before this day (its whole day)."),
             .value("section", "name", help: "Only articles of this section (exact)."),
-            .value("sort", "order", help: "relevance, newest or oldest.", default: "relevance"),
+            .value("sort", "order", help: "relevance, newest or oldest.", default: "relevance", choices: ["relevance", "newest", "oldest"]),
             .value("limit", "n", help: "At most this many hits.", default: "20"),
-            .value("format", "format", help: "jsonl or table.", default: "jsonl"),
+            .value("format", "format", help: "jsonl or table.", default: "jsonl", choices: ["jsonl", "table"]),
             CommonOptions.searchCollection,
         ],
         arguments: [ArgumentSpec("query", help: "The query, e.g. 'storm surge -rain' or '\"climate change\"'.")])

@@ -18,7 +18,7 @@ struct WatchOptions: CommandOptions {
             """,
         options: [
             .value("since", "n", help: "Start after this commit sequence number (0: the oldest kept)."),
-            .value("format", "format", help: "jsonl or table.", default: "jsonl"),
+            .value("format", "format", help: "jsonl or table.", default: "jsonl", choices: ["jsonl", "table"]),
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {

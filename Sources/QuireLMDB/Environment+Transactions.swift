@@ -151,7 +151,7 @@ extension Environment {
             }
             // > mdb_env_set_mapsize: "It may be called at later times if no transactions are
             // > active in this process."
-            try check(mdb_env_set_mapsize(handle, next), "mdb_env_set_mapsize", path: path)
+            try remap(to: next)
         }
         noteGrowth()
     }
@@ -160,7 +160,7 @@ extension Environment {
     func adoptMapSize() throws(LMDBError) {
         try gate.withExclusive { () throws(LMDBError) in
             // > "This function may be called with a size of zero to adopt the new size."
-            try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize", path: path)
+            try remap(to: 0)
         }
     }
 

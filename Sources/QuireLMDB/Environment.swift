@@ -38,6 +38,9 @@ public final class Environment: @unchecked Sendable {
     /// Set once by `close()`; an atomic, not part of `State`, because every transaction checks it
     /// (a lock taken by every read on every core would pass its cache line between them).
     private let closed = Atomic<Bool>(false)
+    /// Set when a remap failed: LMDB then has no map (`mdb_env_set_mapsize` unmaps the old one
+    /// first), and any transaction would read unmapped memory.
+    private let unmapped = Atomic<Bool>(false)
     private var stateValue = State()
     /// Serializes write transactions and the map changes they trigger within this process.
     let writeLock = ThreadLock()
@@ -266,6 +269,20 @@ public final class Environment: @unchecked Sendable {
         if isClosed {
             throw LMDBError(code: EINVAL, operation: operation, path: path, hint: "the environment is closed")
         }
+        if unmapped.load(ordering: .acquiring) {
+            throw LMDBError(
+                code: ENOMEM, operation: operation, path: path,
+                hint: "the map could not be remapped (no address space left?): this process cannot use the store any more; what was committed is safe")
+        }
+    }
+
+    /// Remaps the environment to `size` bytes (0: the size in the file); a failure leaves it
+    /// without a map, so every later use throws instead of reading unmapped memory.
+    /// Call it with the gate held exclusively. The corresponding C function is `mdb_env_set_mapsize`.
+    func remap(to size: Int) throws(LMDBError) {
+        let rc = mdb_env_set_mapsize(handle, size)
+        if rc != MDB_SUCCESS { unmapped.store(true, ordering: .releasing) }
+        try check(rc, "mdb_env_set_mapsize", path: path)
     }
 
     /// Enters the reader gate for work on the handle, or throws, having left it, when the
@@ -273,7 +290,7 @@ public final class Environment: @unchecked Sendable {
     /// a check made before entering could pass for a close that then frees the handle.
     func enterGateOpen(_ operation: String) throws(LMDBError) {
         gate.enterShared()
-        if isClosed {
+        if isClosed || unmapped.load(ordering: .acquiring) {
             gate.leaveShared()
             try ensureOpen(operation)
         }

@@ -42,15 +42,25 @@ enum DataFileCheck {
     /// not LMDB's (LMDB reports those itself).
     static func check(directory: String, lockless: Bool = false) throws(LMDBError) {
         let path = directory + "/data.mdb"
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Not a regular file (a FIFO would block every open for ever, a device be mapped):
+        // refused before anything opens it.
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
+            throw LMDBError(
+                code: MDB_INVALID, operation: "open", path: directory,
+                reason: "data.mdb is a pipe, a device or a socket, not a file")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 { return }
         defer { close(fd) }
-        var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         let size = UInt64(info.st_size)
         guard let meta = newestMeta(fd: fd, fileSize: size) else {
+            if size == 0 { throw truncated(path: directory, size: size, required: UInt64(minimumFileSize)) }
             if size < UInt64(minimumFileSize) {
-                throw truncated(path: directory, size: size, required: UInt64(minimumFileSize))
+                throw LMDBError(
+                    code: MDB_INVALID, operation: "open", path: directory,
+                    reason: "data.mdb is \(size) bytes without LMDB's meta page")
             }
             return
         }

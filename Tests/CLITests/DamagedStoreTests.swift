@@ -41,6 +41,28 @@ private func truncate(_ path: String, to size: Int) throws {
         }
     }
 
+    /// A data file that is no store at all — a pipe (which blocked every open for ever), a few
+    /// bytes of text — is refused by every command at once, as not a store rather than damaged.
+    @Test(arguments: ["fifo", "text"])
+    func aDataFileThatIsNoStoreIsRefusedAtOnce(kind: String) async throws {
+        try await withScratch { dir in
+            let store = dir.appendingPathComponent("quire.db")
+            try FileManager.default.createDirectory(at: store, withIntermediateDirectories: false)
+            let data = store.appendingPathComponent("data.mdb").path
+            if kind == "fifo" {
+                #expect(mkfifo(data, 0o600) == 0)
+            } else {
+                try Data("hello, not a store\n".utf8).write(to: URL(fileURLWithPath: data))
+            }
+            for args in [["stats"], ["dump"], ["verify"], ["get", "x"], ["load", "-"], ["remap"], ["watch", "--since", "0"]] {
+                let result = try await runQuire(args, stdin: Data(), directory: dir)
+                #expect(result.status == 1 && !result.signaled, "\(args): \(result)")
+                #expect(result.stderr.contains("quire.db: not a store, or a store damaged at its start"), "\(args): \(result)")
+                #expect(!result.stderr.contains("run quire verify") && !result.stderr.contains("quire.db: /"), "\(args): \(result)")
+            }
+        }
+    }
+
     @Test func writeCommandsRefuseADirectoryThatIsNotAStore() async throws {
         try await withScratch { dir in
             try Data("mine".utf8).write(to: dir.appendingPathComponent("notes.txt"))

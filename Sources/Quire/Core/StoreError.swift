@@ -86,6 +86,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// A damaged page met by LMDB, as a store error naming the store.
     static func corruption(_ error: LMDBError, path: String, context: String? = nil) -> StoreError {
         let whereText = context.map { " (\($0))" } ?? ""
+        // A file that is not LMDB's at all (a text file, SQLite, a pipe) is more likely not a
+        // store than a damaged one: say both, without the advice for damaged stores.
+        if error == .invalid {
+            return StoreError(.corrupted, "\(path): not a store, or a store damaged at its start\(whereText)", underlying: error)
+        }
         return StoreError(.corrupted, "\(path): \(corruptionMessage)\(whereText)", underlying: error)
     }
 

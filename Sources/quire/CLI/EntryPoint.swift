@@ -86,7 +86,7 @@ enum EntryPoint {
             Diagnostics.error("\(prefix)cannot write to stdout: \(errorString(code))")
             return ExitStatus.failure
         case let error as RuntimeError:
-            Diagnostics.error(error.description)
+            Diagnostics.error(error.description.replacing(StoreError.corruptionMessage, with: corruptionMessage()))
             return ExitStatus.failure
         case let error as UsageError:
             return usageFailure(error)

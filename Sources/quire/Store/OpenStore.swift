@@ -1,3 +1,4 @@
+import Foundation
 import Quire
 import QuireFetch
 import QuireLMDB
@@ -38,7 +39,10 @@ enum OpenStore {
     /// `<path>: <why>`, the path once (a store error's message may begin with it).
     static func located(_ path: String, _ error: any Error) -> String {
         let why = reason(error)
-        return why.hasPrefix(path + ": ") ? why : "\(path): \(why)"
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        if why.hasPrefix(path + ": ") { return why }
+        if why.hasPrefix(absolute + ": ") { return path + why.dropFirst(absolute.count) }
+        return "\(path): \(why)"
     }
 
     /// The reason of an error below the CLI, without repeating the path.

@@ -1,3 +1,4 @@
+import Quire
 import QuireServe
 
 /// What `quire serve` does, given valid options (see `ServeOptions.swift`).
@@ -8,7 +9,11 @@ enum ServeCommand {
                 "serve: warning: listening on \(options.address), not the loopback address: anyone who can reach it can read the store (there is no authentication)"
             )
         }
-        if !ReadOnlyStore.exists(at: context.storePath) {
+        if ReadOnlyStore.exists(at: context.storePath) {
+            // A store that is there but cannot be read (damaged, not a store, a newer format)
+            // is refused as every command refuses it, not served as 503s for ever.
+            try OpenStore.readOnly(context.storePath, command: "serve").close()
+        } else {
             Diagnostics.error("serve: \(context.storePath): no store at this path yet; requests get 503 until one appears")
         }
         var configuration = ArticleServer.Configuration()

@@ -51,6 +51,10 @@ import Testing
         let line = ProgressReporter.plainLine(
             label: "verify", completed: 3_000_000, total: 3_000_000, seconds: 75, unit: "records", final: true)
         #expect(line == "quire: verify: 3,000,000/3,000,000 records, 40.0k/s, done in 1m15s")
+        // Work that failed or was interrupted is not "done".
+        let stopped = ProgressReporter.plainLine(
+            label: "loading", completed: 46_238, total: nil, seconds: 4.6, unit: "records", final: true, stopped: true)
+        #expect(stopped == "quire: loading: 46,238 records, 10.1k/s, stopped after 4.6s")
     }
 
     @Test func durationsAndGrouping() {

@@ -103,8 +103,9 @@ final class ProgressReporter: Sendable {
         advance(by: delta)
     }
 
-    /// Draws the final figures (ending the bar's line). Later calls do nothing.
-    func finish() {
+    /// Draws the final figures (ending the bar's line). Later calls do nothing. `stopped`: the
+    /// work failed or was interrupted, so the line does not say "done".
+    func finish(stopped: Bool = false) {
         guard style != .quiet else { return }
         let now = ContinuousClock.now
         let text: String? = state.withLock { state in
@@ -112,12 +113,15 @@ final class ProgressReporter: Sendable {
             state.finished = true
             // Nothing was drawn (short work): the command's own summary is enough.
             guard state.lastDraw != nil else { return nil }
-            return render(completed: state.completed, total: state.total, elapsed: now - start, final: true, &state)
+            return render(
+                completed: state.completed, total: state.total, elapsed: now - start, final: true, stopped: stopped, &state)
         }
         if let text { write(text) }
     }
 
-    private func render(completed: Int, total: Int?, elapsed: Duration, final: Bool, _ state: inout State) -> String {
+    private func render(
+        completed: Int, total: Int?, elapsed: Duration, final: Bool, stopped: Bool = false, _ state: inout State
+    ) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         switch style {
         case .bar:
@@ -129,7 +133,8 @@ final class ProgressReporter: Sendable {
             return "\r" + line + erase + (final ? "\n" : "")
         case .lines:
             return Self.plainLine(
-                label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final) + "\n"
+                label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final,
+                stopped: stopped) + "\n"
         case .quiet:
             return ""
         }
@@ -159,13 +164,13 @@ final class ProgressReporter: Sendable {
 
     /// The log line: `loading: 45,000/100,000 records, 38.2k/s, ETA 1s`.
     static func plainLine(
-        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool
+        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool, stopped: Bool = false
     ) -> String {
         var text = "quire: \(label): \(grouped(completed))"
         if let total { text += "/\(grouped(total))" }
         text += " \(unit), \(rate(completed: completed, seconds: seconds))"
         if final {
-            text += ", done in " + duration(seconds)
+            text += (stopped ? ", stopped after " : ", done in ") + duration(seconds)
         } else if let eta = eta(completed: completed, total: total, seconds: seconds) {
             text += ", ETA " + eta
         }

@@ -54,7 +54,7 @@ enum LoadCommand {
                 (records, read) = (report.distinctRecords, report.records)
             }
         } catch let error as LoadError {
-            progress.finish()
+            progress.finish(stopped: true)
             // A script reading --json learns what was committed before the failure too.
             if options.json {
                 let line: JSONSummary.Value = error.line.map { .int($0) } ?? .null
@@ -69,10 +69,10 @@ enum LoadCommand {
             case .input, .record: throw RuntimeError("load", error.description)
             }
         } catch {
-            progress.finish()
+            progress.finish(stopped: true)
             throw error
         }
-        progress.finish()
+        progress.finish(stopped: InterruptFlag.isRaised)
         // A signal during the load's end (the full-text merge and compaction, which stop for it)
         // still says so: the command did not do all it would have.
         if InterruptFlag.isRaised {

@@ -366,7 +366,7 @@ public struct FetchService: Sendable {
                 }
                 let code: FetchError.Code = if case .serverError = reason { .serverError } else { .transport }
                 throw FetchError(
-                    code: code, message: "\(reason); giving up: \(lastMessage)", cause: cause, location: location,
+                    code: code, message: "giving up: \(lastMessage)", cause: cause, location: location,
                     httpStatus: status, curlCode: curlCode, attempts: failedAttempts)
             }
             summary.retries += 1

@@ -50,7 +50,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
         public var description: String {
             switch self {
-            case .rateLimited: "rate limited (HTTP 429)"
+            case .rateLimited: "rate limited"  // a 429, or the old gateway's 403
             case .serverError(let status): "server error (HTTP \(status))"
             case .transport(let what): "transport failure (\(what))"
             }

@@ -53,11 +53,13 @@ enum SearchCommand {
         }
         switch format {
         case .jsonl:
+            // The hit's `snippet` is the marked passage; it takes the place of the record's own
+            // field of that name (a key twice is not JSON a client can trust), which stays when
+            // no passage of the text fields matched (a match in the keywords).
             var fields: [CompactValue.Field] = []
-            if case .object(let existing) = value { fields = existing }
+            if case .object(let existing) = value { fields = existing.filter { $0.key != "snippet" } }
             fields.append(CompactValue.Field(key: "score", value: .double(hit.score)))
-            // Not "snippet": the article has a field of that name.
-            fields.append(CompactValue.Field(key: "highlight", value: snippet.map { .string($0) } ?? .null))
+            fields.append(CompactValue.Field(key: "snippet", value: snippet.map { .string($0) } ?? value["snippet"] ?? .null))
             try output.write(bytes: CompactValue.object(fields).jsonBytes())
             try output.write("\n")
         case .table:

@@ -24,7 +24,7 @@ struct SearchOptions: CommandOptions {
         discussion: """
             QUERY: words (all must match), OR, NOT or -word, "a phrase", prefix*, field:word
             (headline, abstract, snippet, lead, keywords, byline), section:Name, (groups).
-            jsonl prints each hit's record with its score and a marked snippet (\"highlight\"); table prints date,
+            jsonl prints each hit's record with its score, its snippet field the marked passage; table prints date,
             section, headline and snippet. A malformed query exits with status 64 and its position;
             so does one of more than 64 words and phrases, or one whose words match too many
             postings to rank in bounded memory (leave out the commonest words).

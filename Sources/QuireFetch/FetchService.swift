@@ -123,6 +123,8 @@ public struct FetchService: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         var seen: Set<String> = []
 
+        // The body is scrubbed as it arrives: everything a page stores or reports comes from it.
+        let scrubber = SecretScrubber(source.apiKey)
         var skippedInARow = 0
         while let request = source.nextRequest(after: checkpoint) {
             if let pageLimit, summary.pages + summary.skipped >= pageLimit { break }
@@ -132,7 +134,7 @@ public struct FetchService: Sendable {
             do throws(FetchError) {
                 // A server that echoes the key into its documents: scrubbed before mapping, so
                 // the articles, raw copies and rejects all hold the same text, none the key.
-                let body = SecretScrubber(source.apiKey).scrub(
+                let body = scrubber.scrub(
                     try await fetch(request, source: source, summary: &summary, random: &random, progress: progress))
                 fetchedAt = clock.now
                 do {
@@ -152,34 +154,15 @@ public struct FetchService: Sendable {
                 skippedInARow += 1
                 progress(.skipped(label: request.label, message: Self.skipReason(error)))
                 summary.skipped += 1
+                // Only the checkpoint past it commits.
+                _ = try await commit(
+                    SourcePage(articles: [], queryTag: nil, checkpoint: next), of: request, at: clock.now, source, sink,
+                    encoder)
                 checkpoint = next
-                try await commitCheckpoint(checkpoint, of: source, sink: sink, request: request)
                 continue
             }
             if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
-            let encoded: Data
-            do {
-                encoded = try encoder.encode(page.checkpoint)
-            } catch {
-                throw FetchError(
-                    code: .checkpoint, message: "cannot encode the checkpoint: \(error)", cause: error,
-                    location: .init(sourceID: sourceID, request: request.redactedURL))
-            }
-            let scrubber = SecretScrubber(source.apiKey)
-            let fetched = FetchedPage(
-                sourceID: sourceID, articles: page.articles, lists: page.lists,
-                rawDocuments: page.rawDocuments.map(scrubber.scrub),
-                rejects: page.rejects.map { scrubber.scrub($0) }, pageLabel: request.label,
-                mappingKind: source.mappingKind, queryTag: page.queryTag, checkpoint: encoded, fetchedAt: fetchedAt,
-                budget: source.budgetID, requestTimes: rateLimiter.requestTimes(before: fetchedAt))
-            let outcome: PageCommit
-            do {
-                outcome = try await sink.commit(fetched)
-            } catch {
-                throw FetchError(
-                    code: .sink, message: "committing \(request.label) failed: \(error)", cause: error,
-                    location: .init(sourceID: sourceID, request: request.redactedURL))
-            }
+            let outcome = try await commit(page, of: request, at: fetchedAt, source, sink, encoder)
             checkpoint = page.checkpoint
             summary.pages += 1
             summary.records += page.articles.count
@@ -189,9 +172,9 @@ public struct FetchService: Sendable {
             summary.rejected += page.rejects.count
             summary.documents += page.articles.count + page.rejects.count
             summary.unreachable += page.unreachable
-            for reject in fetched.rejects {
+            for reject in page.rejects {
                 progress(.rejected(label: request.label, index: reject.index, path: reject.error.path,
-                                   message: scrubber.scrub(reject.error.description)))
+                                   message: reject.error.description))
             }
             progress(.pageFetched(
                 label: request.label, records: page.articles.count, totalPages: summary.pages,
@@ -219,23 +202,29 @@ public struct FetchService: Sendable {
         return "\(error.code)\(status): \(why)"
     }
 
-    /// Commits a checkpoint without a page's records (a page set aside).
-    private func commitCheckpoint<Source: FetchSource>(
-        _ checkpoint: Source.Checkpoint, of source: Source, sink: some FetchSink, request: SourceRequest
-    ) async throws(FetchError) {
+    /// Commits `page` (its records, rejects and checkpoint) in one transaction of the sink.
+    private func commit<Source: FetchSource>(
+        _ page: SourcePage<Source.Checkpoint>, of request: SourceRequest, at fetchedAt: Date, _ source: Source,
+        _ sink: some FetchSink, _ encoder: JSONEncoder
+    ) async throws(FetchError) -> PageCommit {
+        let location = FetchError.Location(sourceID: source.sourceID, request: request.redactedURL)
+        let encoded: Data
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let page = FetchedPage(
-                sourceID: source.sourceID, articles: [], lists: [], rawDocuments: [], rejects: [],
-                pageLabel: request.label, mappingKind: source.mappingKind, queryTag: nil,
-                checkpoint: try encoder.encode(checkpoint), fetchedAt: clock.now, budget: source.budgetID,
-                requestTimes: rateLimiter.requestTimes(before: clock.now))
-            _ = try await sink.commit(page)
+            encoded = try encoder.encode(page.checkpoint)
         } catch {
             throw FetchError(
-                code: .sink, message: "committing \(request.label) failed: \(error)", cause: error,
-                location: .init(sourceID: source.sourceID, request: request.redactedURL))
+                code: .checkpoint, message: "cannot encode the checkpoint: \(error)", cause: error, location: location)
+        }
+        let fetched = FetchedPage(
+            sourceID: source.sourceID, articles: page.articles, lists: page.lists, rawDocuments: page.rawDocuments,
+            rejects: page.rejects, pageLabel: request.label, mappingKind: source.mappingKind, queryTag: page.queryTag,
+            checkpoint: encoded, fetchedAt: fetchedAt, budget: source.budgetID,
+            requestTimes: rateLimiter.requestTimes(before: fetchedAt))
+        do {
+            return try await sink.commit(fetched)
+        } catch {
+            throw FetchError(
+                code: .sink, message: "committing \(request.label) failed: \(error)", cause: error, location: location)
         }
     }
 

@@ -1,8 +1,6 @@
-import QuireNews
-
-/// Blanks an API key out of what came back from a server before it is kept (raw documents for
-/// remapping, rejects, messages), in every form a server may echo it (``APIKey/scrub(bytes:)``:
-/// any letter case, percent-encoded, JSON-escaped).
+/// Blanks an API key out of a response body before it is mapped, so that nothing a page keeps
+/// (articles, raw documents for remapping, rejects, their messages) holds it, in every form a
+/// server may echo it (``APIKey/scrub(bytes:)``: any letter case, percent-encoded, JSON-escaped).
 struct SecretScrubber: Sendable {
     private let key: APIKey?
 
@@ -11,13 +9,4 @@ struct SecretScrubber: Sendable {
     }
 
     func scrub(_ bytes: [UInt8]) -> [UInt8] { key?.scrub(bytes: bytes) ?? bytes }
-
-    func scrub(_ text: String) -> String { key?.scrub(text) ?? text }
-
-    func scrub(_ reject: DocumentReject) -> DocumentReject {
-        guard key != nil else { return reject }
-        var copy = reject
-        copy.rawDocument = scrub(reject.rawDocument)
-        return copy
-    }
 }

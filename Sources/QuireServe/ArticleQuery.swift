@@ -1,4 +1,5 @@
 import Foundation
+import QuireNews
 
 /// The order of a list.
 enum ListSort: String, Sendable, CaseIterable {
@@ -114,32 +115,16 @@ struct ArticleQuery: Sendable {
         return try ArticleQuery(parameters: [first]).fields
     }
 
-    /// `YYYY-MM-DD` or `YYYYMMDD`, a UTC day.
+    /// `YYYY-MM-DD` or `YYYYMMDD`, a UTC day: the CLI's days (`NYTDay`, proleptic Gregorian as
+    /// ISO 8601 and the stored dates; Foundation's Gregorian calendar is Julian before 1582-10-15).
     static func day(_ text: String, _ name: String) throws(Invalid) -> Date {
         let digits = text.count == 10 && Array(text)[4] == "-" && Array(text)[7] == "-"
             ? text.replacingOccurrences(of: "-", with: "") : text
-        guard digits.count == 8, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
-            let y = Int(digits.prefix(4)), let m = Int(digits.dropFirst(4).prefix(2)), let d = Int(digits.suffix(2))
-        else { throw Invalid("parameter '\(name)' must be a day, YYYY-MM-DD or YYYYMMDD, not '\(text)'") }
-        // The proleptic Gregorian calendar of ISO 8601 and of the stored dates (Foundation's
-        // Gregorian calendar is Julian before 1582-10-15).
-        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard y >= 1, (1...12).contains(m), (1...lengths[m - 1]).contains(d) else {
-            throw Invalid("parameter '\(name)' is not a calendar day: '\(text)'")
+        guard digits.count == 8, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
+            throw Invalid("parameter '\(name)' must be a day, YYYY-MM-DD or YYYYMMDD, not '\(text)'")
         }
-        return Date(timeIntervalSince1970: Double(daysSince1970(year: y, month: m, day: d)) * 86_400)
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian day: whole 400-year eras of 146,097 days,
-    /// the year counted from March so that February's leap day ends it.
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        guard let day = NYTDay(string: digits) else { throw Invalid("parameter '\(name)' is not a calendar day: '\(text)'") }
+        return day.date
     }
 }
 

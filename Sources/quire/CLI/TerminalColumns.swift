@@ -40,6 +40,18 @@ enum TerminalColumns {
         return out + String(repeating: " ", count: max(0, columns - used))
     }
 
+    /// A table row: each cell made inert by `clean`, then in its column of `widths`
+    /// (``fitted(_:_:)``), the cells past them as they are, two spaces between.
+    static func row(_ cells: [String], widths: [Int], clean: (String) -> String = { $0 }) -> String {
+        var row = ""
+        row.reserveCapacity(160)
+        for (i, cell) in cells.enumerated() {
+            if i > 0 { row += "  " }
+            row += i < widths.count ? fitted(clean(cell), widths[i]) : clean(cell)
+        }
+        return row
+    }
+
     /// East Asian Wide and Fullwidth ranges (Unicode's EastAsianWidth.txt, W and F), condensed.
     private static func isWide(_ value: UInt32) -> Bool {
         switch value {

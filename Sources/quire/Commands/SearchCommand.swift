@@ -76,8 +76,6 @@ enum SearchCommand {
     /// Date 10, section 16, headline 60 (terminal columns), then the snippet; cells already
     /// made inert (line breaks as spaces, as dump's tables show them).
     static func tableRow(_ cells: [String]) -> String {
-        let widths = [10, 16, 60]
-        return cells.enumerated().map { i, cell in i < widths.count ? TerminalColumns.fitted(cell, widths[i]) : cell }
-            .joined(separator: "  ")
+        TerminalColumns.row(cells, widths: [10, 16, 60])
     }
 }

@@ -87,18 +87,6 @@ final class RecordWriter {
     /// Fixed-width columns (id 40, date 10, section 16, counted in terminal columns: a CJK
     /// character takes two), the headline last; one line, inert.
     static func tableRow(_ cells: [String]) -> String {
-        let widths = [40, 10, 16]
-        var row = ""
-        row.reserveCapacity(160)
-        for (i, cell) in cells.enumerated() {
-            if i > 0 { row += "  " }
-            let clean = Self.cell(cell)
-            guard i < widths.count else {
-                row += clean
-                continue
-            }
-            row += TerminalColumns.fitted(clean, widths[i])
-        }
-        return row
+        TerminalColumns.row(cells, widths: [40, 10, 16], clean: Self.cell)
     }
 }

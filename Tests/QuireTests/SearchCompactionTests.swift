@@ -189,6 +189,35 @@ private func hits(_ store: Store, _ query: String) throws -> [String] {
         }
     }
 
+    /// Two loads' ends compacting at once (two processes): one copy switches to the other
+    /// posting database while the other copy is between its transactions. The voided copy must
+    /// not empty its target, which now holds every posting (it did: a search found nothing).
+    @Test func aCopyVoidedByAnotherFinishedCopyLeavesItsPostingsAlone() async throws {
+        let values = newsNotes(1_000)
+        try await withNotes([]) { store in
+            try await store.withBulkLoader(into: notes, options: BulkInsertOptions(chunkSize: 100)) { loader in
+                loader.stopsCompaction(when: { true })
+                try await loader.submit(values)
+            }
+            let calls = Mutex(0)
+            let outcome = try await store.writer.run {
+                try store.compactSearchIndexAfterLoad(
+                    notes, written: values.count,
+                    betweenBatches: {
+                        guard calls.withLock({ n in n += 1; return n }) == 1 else { return }
+                        // The other load's end: its whole copy, switched to, in between.
+                        let other = try store.compactSearchIndexAfterLoad(notes, written: values.count, segmentsMergedInPlace: 0)
+                        #expect(other?.rewritten == true)
+                    }, segmentsMergedInPlace: 0)
+            }
+            #expect(calls.withLock { $0 } >= 1)
+            #expect(outcome?.rewritten == false)
+            #expect(try store.verify().isSound)
+            let word = try #require(values[0].title.split(separator: " ").first.map(String.init))
+            #expect(try hits(store, word).contains { $0.hasPrefix(values[0].id + " ") })
+        }
+    }
+
     @Test func onlyALoadOfAQuarterOfTheIndexLooksAtIt() async throws {
         let values = newsNotes(800)
         try await withNotes([]) { store in

@@ -281,7 +281,10 @@ extension Store {
             try txn.lmdb.withValue(forKey: SearchDatabases.rewriteKey, in: dbs.state) { $0.elementsEqual(token) } == true
         }
         /// Empties the target: the postings stay where they are, as they were (still sound).
+        /// Unless another compaction (another process's load end) finished in between and
+        /// switched to the target: then it holds the postings, and the copy just stops.
         func abandon(_ txn: borrowing StoreTransaction) throws {
+            guard try dbs.postings(try SearchState.stored(dbs, txn.lmdb)) != target else { return }
             try txn.lmdb.removeAll(in: target)
             try txn.lmdb.delete(SearchDatabases.rewriteKey, in: dbs.state)
         }

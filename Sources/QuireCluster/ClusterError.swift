@@ -14,6 +14,9 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         case behindCompaction
         /// A snapshot from a peer could not be installed.
         case bootstrapFailed
+        /// The store is not a replica of this cluster's log: it applied another etcd cluster's
+        /// or another prefix's, etcd's data was replaced since, or it holds records of its own.
+        case foreignStore
 
         public var description: String {
             switch self {
@@ -22,6 +25,7 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
             case .corruptLogEntry: "corrupt log entry"
             case .behindCompaction: "behind the log compaction"
             case .bootstrapFailed: "bootstrap failed"
+            case .foreignStore: "not this cluster's replica"
             }
         }
     }

@@ -76,9 +76,19 @@ public final class ClusterNode: Sendable {
     public func run() async throws {
         let path = configuration.storePath
         StoreSnapshot.recover(path: path)
+        try StoreSnapshot.checkReplaceable(path)
         let opened = try Store(path: path, options: configuration.storeOptions)
         store.withLock { $0 = opened }
         var replica = try Replica(store: opened, client: client, keys: configuration.keys)
+        do {
+            try await untilEtcdAnswers("reading the log") { try await replica.checkLog() }
+        } catch {
+            store.withLock { current in
+                current?.close()
+                current = nil
+            }
+            throw error
+        }
         applied.store(try replica.appliedRevision(), ordering: .relaxed)
         let server = try configuration.snapshotAddress.map { address in
             try SnapshotServer(address: address) { [self] in
@@ -111,25 +121,45 @@ public final class ClusterNode: Sendable {
             }
             group.cancelAll()
         }
-        // Frees this member's sources at once instead of after the TTL.
-        try? await client.revoke(lease.load(ordering: .relaxed))
+        await revokeLease()
+    }
+
+    /// Frees this member's sources at once instead of after the TTL: in a task of its own, since
+    /// this one is cancelled when the node stops (and a cancelled task's requests are not sent),
+    /// for at most two seconds (etcd may be down).
+    private func revokeLease() async {
+        let (client, id) = (client, lease.load(ordering: .relaxed))
+        await Task.detached {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await client.revoke(id) }
+                group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                await group.next()
+                group.cancelAll()
+            }
+        }.value
+    }
+
+    /// Runs `body` until etcd answers it, reporting each retryable failure.
+    private func untilEtcdAnswers(_ what: String, _ body: () async throws -> Void) async throws {
+        while true {
+            do {
+                return try await body()
+            } catch {
+                guard (error as? EtcdError)?.isRetryable == true, !Task.isCancelled else { throw error }
+                events(.retrying("\(what): \(error)"))
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
     }
 
     // MARK: The lease
 
     private func grantLease() async throws {
-        while true {
-            do {
-                let granted = try await client.grantLease(ttl: configuration.leaseTTL)
-                lease.store(granted.id, ordering: .relaxed)
-                events(.leaseGranted(id: granted.id, ttl: granted.ttl))
-                try await publishStatus()
-                return
-            } catch {
-                guard error.isRetryable else { throw error }
-                events(.retrying("granting the lease: \(error)"))
-                try await Task.sleep(for: .seconds(1))
-            }
+        try await untilEtcdAnswers("granting the lease") {
+            let granted = try await client.grantLease(ttl: configuration.leaseTTL)
+            lease.store(granted.id, ordering: .relaxed)
+            events(.leaseGranted(id: granted.id, ttl: granted.ttl))
+            try await publishStatus()
         }
     }
 

@@ -287,7 +287,10 @@ public final class EtcdClient: Sendable {
                 modRevision: int64(kv["mod_revision"]), version: int64(kv["version"]), lease: int64(kv["lease"]))
         }
         // A range inside a transaction has no header of its own in some versions.
-        let revision = (answer["header"] as? [String: Any]).map { int64($0["revision"]) } ?? 0
-        return EtcdRangeResult(kvs: kvs, more: answer["more"] as? Bool ?? false, revision: revision)
+        let header = answer["header"] as? [String: Any]
+        let revision = header.map { int64($0["revision"]) } ?? 0
+        // A uint64, sent as a decimal string by the gateway.
+        let cluster = (header?["cluster_id"]).flatMap { ($0 as? String).flatMap(UInt64.init) ?? ($0 as? NSNumber)?.uint64Value } ?? 0
+        return EtcdRangeResult(kvs: kvs, more: answer["more"] as? Bool ?? false, revision: revision, clusterID: cluster)
     }
 }

@@ -38,6 +38,9 @@ public struct EtcdRangeResult: Sendable, Hashable {
     public var more: Bool
     /// The store's revision when the range was read.
     public var revision: Int64
+    /// The etcd cluster that answered (its header's `cluster_id`; 0 when not given): a wiped and
+    /// recreated etcd, or another one, has another.
+    public var clusterID: UInt64 = 0
 }
 
 /// A range of keys: one key, or `[key, end)`.

@@ -43,8 +43,44 @@ public final class Replica: Sendable {
     }
 
     /// The revision applied so far (0 for a new store).
-    public func appliedRevision() throws -> Int64 {
-        try store.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }?.appliedRevision ?? 0
+    public func appliedRevision() throws -> Int64 { try state()?.appliedRevision ?? 0 }
+
+    private func state() throws -> ReplicaState? {
+        try store.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }
+    }
+
+    /// Checks that the store is a replica of this cluster's log, or new: a revision means
+    /// something in one etcd's history only, so a store that applied another etcd's log (or
+    /// another prefix's, or that of this etcd before its data was replaced) would skip every
+    /// entry up to its applied revision, the pages it fetches itself included, without a word.
+    /// A store with records that no log brought (a `quire fetch` or `load` store) would keep
+    /// them beside the cluster's, or lose them to a peer's snapshot.
+    ///
+    /// - Throws: ``ClusterError/Code/foreignStore``; ``EtcdError`` when etcd does not answer.
+    public func checkLog() async throws {
+        let answer = try await client.range(keys.log, limit: 1, keysOnly: true)
+        let log = ReplicaState.log(cluster: answer.clusterID, prefix: keys.prefix)
+        guard let state = try state() else {
+            let own = try store.storeStatistics().collections.filter {
+                $0.records > 0 && $0.name != ReplicaState.collection.name && $0.name != AppliedPage.collection.name
+            }
+            if let first = own.first {
+                throw ClusterError(
+                    .foreignStore,
+                    "\(store.path) holds records that no cluster log brought (\(first.records) in '\(first.name)'): a member's store holds the log's records only; start the node on a new store, and load these into the cluster through a fetch")
+            }
+            return
+        }
+        if let stored = state.log, answer.clusterID != 0, stored != log {
+            throw ClusterError(
+                .foreignStore,
+                "\(store.path) replicates \(stored), not \(log): start the node on a new store, or with the etcd and --prefix it was started with")
+        }
+        if answer.revision < state.appliedRevision {
+            throw ClusterError(
+                .foreignStore,
+                "etcd is at revision \(answer.revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); start the node on a new store")
+        }
     }
 
     /// What one poll applied.
@@ -100,6 +136,7 @@ public final class Replica: Sendable {
             return Batch(pages: 0, articles: 0, appliedRevision: applied, more: false, lags: [])
         }
         let pages = groups
+        let log = answer.clusterID == 0 ? nil : ReplicaState.log(cluster: answer.clusterID, prefix: keys.prefix)
         let articles = try await store.write { txn in
             var written = 0
             var batch: [(page: FetchedPage, rejects: [RejectedDocument])] = []
@@ -121,7 +158,8 @@ public final class Replica: Sendable {
             }
             // One batch for the whole poll: the full-text postings are built once, not per page.
             _ = try StoreFetchSink.write(pages: batch, retainRawDocuments: false, in: txn)
-            try txn.put(ReplicaState(id: ReplicaState.key, appliedRevision: newRevision), in: ReplicaState.collection)
+            try txn.put(
+                ReplicaState(id: ReplicaState.key, appliedRevision: newRevision, log: log), in: ReplicaState.collection)
             return written
         }
         let now = Date()

@@ -7,6 +7,13 @@ public struct ReplicaState: Codable, Sendable, Hashable {
     /// The etcd revision of the last log entries applied; written in the same LMDB transaction
     /// as their records, so a member killed at any instant resumes after exactly this revision.
     public var appliedRevision: Int64
+    /// Which log it applied: `etcd cluster <id> prefix <prefix>` (``log(cluster:prefix:)``); nil in
+    /// stores written before it was kept. Revisions number one etcd's writes: those of another
+    /// etcd, or of a wiped one, would be skipped as applied.
+    public var log: String? = nil
+
+    /// The ``log`` of a replica of the keys under `prefix` of the etcd cluster `cluster`.
+    public static func log(cluster: UInt64, prefix: String) -> String { "etcd cluster \(cluster) prefix \(prefix)" }
 
     /// The record's key.
     public static let key = "applied"

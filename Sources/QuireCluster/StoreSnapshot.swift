@@ -31,7 +31,10 @@ public enum StoreSnapshot {
         try? FileManager.default.removeItem(atPath: staging)
         try FileManager.default.createDirectory(
             atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        try Data(response.body).write(to: URL(fileURLWithPath: staging + "/data.mdb"))
+        // 0600 like every store file (Data.write would follow the umask).
+        guard FileManager.default.createFile(
+            atPath: staging + "/data.mdb", contents: Data(response.body), attributes: [.posixPermissions: 0o600])
+        else { throw ClusterError(.bootstrapFailed, "cannot write \(staging)/data.mdb") }
         var options = StoreOptions()
         options.readOnly = true
         let copy = try Store(path: staging, options: options)
@@ -50,6 +53,21 @@ public enum StoreSnapshot {
         try manager.moveItem(atPath: path, toPath: previous)
         try manager.moveItem(atPath: path + ".bootstrap", toPath: path)
         try manager.removeItem(atPath: previous)
+    }
+
+    /// Refuses a directory that holds anything but a store's files: installing a snapshot
+    /// replaces the whole directory (``install(at:)``), which would delete the rest.
+    static func checkReplaceable(_ path: String) throws {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
+        let others = try manager.contentsOfDirectory(atPath: path).filter { $0 != "data.mdb" && $0 != "lock.mdb" }.sorted()
+        guard others.isEmpty else {
+            let named = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", …" : "")
+            throw ClusterError(
+                .foreignStore,
+                "\(path) holds files that are not a store's (\(named)): a member replaces its store directory when it installs a peer's snapshot; give it a directory of its own")
+        }
     }
 
     /// Cleans up after a bootstrap interrupted by a crash.

@@ -17,6 +17,11 @@ import Testing
         #expect(ttl.status == 64 && ttl.stderr.contains("--lease-ttl"), "\(ttl)")
         let member = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--member", "a/b"])
         #expect(member.status == 64 && member.stderr.contains("--member"), "\(member)")
+        let hostless = try await runQuire(["node", "--etcd", "http://"])
+        #expect(hostless.status == 64 && hostless.stderr.contains("--etcd"), "\(hostless)")
+        // Twice: two fetch loops of one source in one member, every page fetched twice.
+        let twice = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "feedzilla:1", "--fetch", "feedzilla:1"])
+        #expect(twice.status == 64 && twice.stderr.contains("given twice"), "\(twice)")
     }
 
     @Test func anNYTSourceNeedsTheKey() async throws {

@@ -255,6 +255,11 @@ final class Events: Sendable {
         events.withLock { $0.append((at, event)) }
     }
 
+    /// The lease the node was granted last.
+    var leaseID: Int64? {
+        events.withLock { $0.compactMap { if case .leaseGranted(let id, _) = $0.event { id } else { nil } }.last }
+    }
+
     /// No event matched in time; `seen` lists what the node reported, so a failure says where it stopped.
     struct Timeout: Error, CustomStringConvertible {
         let seen: [(at: Duration, event: ClusterEvent)]

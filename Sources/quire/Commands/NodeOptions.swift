@@ -72,14 +72,18 @@ struct NodeOptions: CommandOptions {
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         let urls = try arguments.required("etcd")
         endpoints = urls.split(separator: ",").map { String($0) }
-        for url in endpoints where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
-            throw arguments.invalid("etcd", urls, "expected http:// or https:// URLs separated by commas")
+        for url in endpoints {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme), parsed.host?.isEmpty == false else {
+                throw arguments.invalid("etcd", urls, "expected http:// or https:// URLs with a host, separated by commas")
+            }
         }
         sources = []
         for text in arguments.allValues("fetch") {
             guard let source = NodeSourceSpec(text) else {
                 throw arguments.invalid("fetch", text, "expected nyt:QUERY, feedzilla or feedzilla:ID,ID")
             }
+            // Twice in one member: two fetch loops of one source, every page fetched twice.
+            guard !sources.contains(source) else { throw arguments.invalid("fetch", text, "is given twice") }
             sources.append(source)
         }
         baseURL = try arguments.url("base-url")

@@ -1,0 +1,100 @@
+import Foundation
+import Quire
+import QuireCluster
+import QuireFetch
+import QuireFixtures
+import QuireHTTP
+import QuireNews
+import QuireTestSupport
+import Testing
+
+/// A member's store belongs to one log: a store of another etcd, another prefix, or a wiped
+/// etcd is refused (its applied revision would skip the new log's entries), as is a store with
+/// records of its own and a directory with other files (a bootstrap replaces the directory).
+@Suite struct ForeignStoreTests {
+    @Test func aStoreOfAnotherLogOrWithItsOwnRecordsIsRefused() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("foreign") { directory in
+                let keys = ClusterKeys(prefix: "/t/")
+                let api = try ClusterTests.fixture(articles: 20)
+                defer { api.stop() }
+                let (service, http) = ClusterTests.service()
+                defer { http.shutdown() }
+                _ = try await service.run(
+                    ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                let store = try Store(path: directory + "/replica")
+                defer { store.close() }
+                let replica = try Replica(store: store, client: client, keys: keys)
+                try await replica.checkLog()  // new: fine
+                _ = try await replica.applyOnce()
+                try await replica.checkLog()  // its own log: fine
+                #expect(try replica.appliedRevision() > 0)
+
+                let otherPrefix = try Replica(store: store, client: client, keys: ClusterKeys(prefix: "/u/"))
+                await #expect { try await otherPrefix.checkLog() } throws: { ($0 as? ClusterError)?.code == .foreignStore }
+                // A wiped (here: another) etcd numbers its revisions from 1 again.
+                try await withEtcd { fresh, _ in
+                    let elsewhere = try Replica(store: store, client: fresh, keys: keys)
+                    await #expect { try await elsewhere.checkLog() } throws: { error in
+                        (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("etcd cluster")
+                    }
+                }
+
+                let own = try Store(path: directory + "/own")
+                defer { own.close() }
+                try own.register(NewsSchema.articles)
+                try await own.put(Article(id: "mine", headline: "kept"), in: NewsSchema.articles)
+                let adopted = try Replica(store: own, client: client, keys: keys)
+                await #expect { try await adopted.checkLog() } throws: { error in
+                    (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("'articles'")
+                }
+            }
+        }
+    }
+
+    @Test func aDirectoryWithOtherFilesIsRefusedAndKept() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("victim") { directory in
+                let note = directory + "/notes.txt"
+                try Data("mine".utf8).write(to: URL(fileURLWithPath: note))
+                let node = ClusterNode(
+                    configuration: ClusterNode.Configuration(memberID: "v", storePath: directory), client: client,
+                    sources: [])
+                // Refused at once; a node that ran instead is stopped after a minute.
+                let run = Task { try await node.run() }
+                let stop = Task {
+                    try await Task.sleep(for: .seconds(60))
+                    run.cancel()
+                }
+                defer { stop.cancel() }
+                let result = await run.result
+                #expect(throws: ClusterError.self) { try result.get() }
+                #expect(String(describing: result).contains("notes.txt"), "\(result)")
+                #expect(FileManager.default.contents(atPath: note) == Data("mine".utf8))
+                #expect(!FileManager.default.fileExists(atPath: directory + "/data.mdb"))
+            }
+        }
+    }
+
+    /// The first signal frees the member's sources at once: the lease is revoked, not left to
+    /// expire (the stopping task is cancelled, and a cancelled task's requests were not sent).
+    @Test func aStoppedNodeRevokesItsLease() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("revoke", create: false) { path in
+                var configuration = ClusterNode.Configuration(memberID: "r", storePath: path)
+                configuration.keys = ClusterKeys(prefix: "/t/")
+                configuration.leaseTTL = 600
+                let events = Events()
+                let node = ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
+                let run = Task { try await node.run() }
+                try await events.wait(for: .seconds(600)) { if case .leaseGranted = $0 { true } else { false } }
+                let lease = try #require(events.leaseID)
+                #expect(try await client.keepAlive(lease) > 0)
+                run.cancel()
+                _ = await run.result
+                #expect(try await client.keepAlive(lease) == 0, "the lease outlived the node's stop")
+                #expect(try await client.get(configuration.keys.member("r")) == nil)
+            }
+        }
+    }
+}

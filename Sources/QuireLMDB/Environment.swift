@@ -354,6 +354,13 @@ public final class Environment: @unchecked Sendable {
         return database
     }
 
+    /// Drops the cached handle of a database `mdb_drop` deleted and closed: a later open of its
+    /// name must open it again, and the handle may name another database by then (LMDB gives
+    /// its slot to the next one opened).
+    func forget(_ database: Database) {
+        withState { state in state.databases = state.databases.filter { $0.value.dbi != database.dbi } }
+    }
+
     private static func openDBI(
         _ txn: OpaquePointer, _ name: String?, _ flags: DatabaseFlags, _ dbi: inout MDB_dbi
     ) -> Int32 {

@@ -411,6 +411,8 @@ extension WritableTransaction where Self: ~Copyable {
     public func dropDatabase(_ database: Database) throws(LMDBError) {
         raw.checkLive()
         try raw.check(mdb_drop(raw.txn, database.dbi, 1), "mdb_drop")
+        // LMDB closed the handle; its slot goes to the next database opened.
+        raw.environment.forget(database)
     }
 
     /// Removes every entry of the database, keeping it. The corresponding C function is `mdb_drop`.

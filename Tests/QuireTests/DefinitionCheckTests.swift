@@ -104,4 +104,40 @@ import Testing
             }
         }
     }
+
+    /// A declaration that drops an index deletes its database, and LMDB gives the freed handle
+    /// to the next database opened: a handle kept by name would then name that one (a later
+    /// declaration with the index again emptied another collection and filled it with index
+    /// entries). The search databases go the same way.
+    @Test func aDroppedIndexsHandleIsNotReusedForAnotherDatabase() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            let withIndex = StoreCollection<Note>(
+                name: "memos", key: { .string($0.id) },
+                indexes: [StoreIndex(name: "text", kind: .string, field: "text") { [.string($0.text)] }])
+            let without = StoreCollection<Note>(name: "memos", key: { .string($0.id) })
+            let other = StoreCollection<Note>(name: "other", key: { .string($0.id) })
+            try store.register(withIndex)
+            try await store.put(Note(id: "n", text: "kept"), in: withIndex)
+            try store.register(without)  // drops i:memos:text
+            try store.register(other)  // opened next: LMDB's freed slot
+            try await store.put(Note(id: "o1", text: "other's"), in: other)
+            try store.register(withIndex)  // rebuilds the index from the records
+            #expect(try store.read { try $0.values(of: other) } == [Note(id: "o1", text: "other's")])
+            #expect(try store.read { try $0.indexKeyCount("memos", "text", indexKey: .string("kept")) } == 1)
+            #expect(try store.verify().isSound)
+            // The full-text index dropped and declared again the same way.
+            try store.register(notes)
+            try await store.put(note("s", "searchable words"), in: notes)
+            try store.register(StoreCollection<QuireTests.Note>(name: "notes", key: { .string($0.id) }, indexes: notes.indexes))
+            let third = StoreCollection<Note>(name: "third", key: { .string($0.id) })
+            try store.register(third)
+            try await store.put(Note(id: "t", text: "third's"), in: third)
+            try store.register(notes)
+            #expect(try store.read { try $0.values(of: third) } == [Note(id: "t", text: "third's")])
+            #expect(try store.read { try $0.search("searchable", in: notes, limit: 5) }.count == 1)
+            #expect(try store.verify().isSound)
+        }
+    }
 }

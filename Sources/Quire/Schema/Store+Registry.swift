@@ -93,18 +93,22 @@ extension Store {
         if storedDefinition != definition {
             let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
             let dropped = (storedDefinition?.indexes ?? []).filter { old in !definition.indexes.contains { $0.name == old.name } }
+            // Opened before the write: opening a database this process has not opened yet is a
+            // write of its own (inside this one it would wait for itself).
+            let droppedIndexes = dropped.compactMap { index in
+                try? environment.openDatabase(StoreLayout.index(definition.name, index.name), flags: [.duplicateSort])
+            }
+            let droppedSearch = storedDefinition?.search != nil && definition.search == nil
+                ? SearchDatabases.names(collection.name).compactMap { try? environment.openDatabase($0, flags: []) } : []
             try environment.write { txn in
                 try txn.put(Array(encodedDefinition), forKey: key, in: metaDB)
                 if rebuild {
                     try rebuildIndexes(collection, opened, txn)
                 }
-                if storedDefinition != nil, storedDefinition?.search != definition.search {
-                    try rebuildSearchIndex(collection, opened, previous: storedDefinition?.search, txn)
+                if storedDefinition != nil, storedDefinition?.search != definition.search, definition.search != nil {
+                    try rebuildSearchIndex(collection, opened, txn)
                 }
-                for index in dropped {
-                    let db = try environment.openDatabase(StoreLayout.index(definition.name, index.name), flags: [.duplicateSort])
-                    try txn.dropDatabase(db)
-                }
+                for db in droppedIndexes + droppedSearch { try txn.dropDatabase(db) }
             }
         }
         registry.withLock { $0[collection.name] = opened }

@@ -45,7 +45,9 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
         name: String, key: @escaping @Sendable (Value) -> StoreKey, indexes: [StoreIndex<Value>], compressed: Bool,
         coder: RecordCoder<Value>, search: StoreSearchIndex<Value>? = nil
     ) {
-        precondition(!name.isEmpty && !name.contains(":"), "collection names must be non-empty and free of ':'")
+        precondition(StoreLayout.isValidName(name), "collection names must be non-empty and free of ':' and NUL")
+        // Two indexes of one name would share one database, each deleting the other's entries.
+        precondition(Set(indexes.map(\.name)).count == indexes.count, "the indexes of collection '\(name)' need distinct names")
         parts = Parts(
             name: name, key: key, indexes: indexes, compressed: compressed, coder: coder, search: search,
             valueTypeName: String(reflecting: Value.self))
@@ -155,7 +157,7 @@ public struct StoreIndex<Value: Sendable>: Sendable {
         name: String, kind: IndexKind, field: String?, keysAreFieldValue: Bool,
         keys: @escaping @Sendable (Value) -> [StoreKey]
     ) {
-        precondition(!name.isEmpty && !name.contains(":"), "index names must be non-empty and free of ':'")
+        precondition(StoreLayout.isValidName(name), "index names must be non-empty and free of ':' and NUL")
         self.name = name
         self.kind = kind
         self.field = field
@@ -181,7 +183,7 @@ public struct StoreRelation: Sendable, Hashable {
 
     /// Declares a relation.
     public init(name: String, memberCollection: String) {
-        precondition(!name.isEmpty && !name.contains(":"), "relation names must be non-empty and free of ':'")
+        precondition(StoreLayout.isValidName(name), "relation names must be non-empty and free of ':' and NUL")
         self.name = name
         self.memberCollection = memberCollection
     }

@@ -9,6 +9,11 @@ import QuireCodec
 /// - `r:<relation>`: sorted duplicates, owner key → member key;
 /// - `_longkeys`: physical (511-byte) form of a key over 510 bytes → the whole key (`LongKeys`).
 enum StoreLayout {
+    /// Whether `name` can name a collection, an index or a relation: not empty, no `:` (it
+    /// separates the parts of a database's name) and no NUL (LMDB takes names as C strings, so
+    /// `a\0b` would open the database of `a`).
+    static func isValidName(_ name: String) -> Bool { !name.isEmpty && !name.contains(":") && !name.utf8.contains(0) }
+
     static let meta = "_meta"
     static let fields = "_fields"
     /// The durable change feed: big-endian `UInt64` sequence → the commit's changes.

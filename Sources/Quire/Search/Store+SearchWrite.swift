@@ -15,16 +15,10 @@ extension Store {
     }
 
     /// Builds the full-text index of a collection from its records (its definition gained or
-    /// changed its search index), in the registering transaction; drops it when no longer declared.
+    /// changed its search index), in the registering transaction.
     func rebuildSearchIndex<V, T: WritableTransaction & ~Copyable>(
-        _ collection: StoreCollection<V>, _ opened: RegisteredCollection, previous: SearchDefinition?, _ txn: borrowing T
+        _ collection: StoreCollection<V>, _ opened: RegisteredCollection, _ txn: borrowing T
     ) throws {
-        if previous != nil, collection.search == nil {
-            for name in SearchDatabases.names(collection.name) {
-                if let db = try? environment.openDatabase(name, flags: []) { try txn.dropDatabase(db) }
-            }
-            return
-        }
         guard let index = collection.search, let dbs = opened.search else { return }
         let postings = [dbs.postingDatabases.first] + (dbs.postingDatabases.second.map { [$0] } ?? [])
         for db in postings + [dbs.documents, dbs.numbers, dbs.state] { try txn.removeAll(in: db) }

@@ -90,10 +90,17 @@ extension Environment {
             throw LMDBError(code: EACCES, operation: "write", path: path, hint: "the environment is open read-only")
         }
         return try writeLock.withLock { () throws -> R in
+            // Again under the lock: a close() that began after the check above waits for this
+            // lock, and may have freed the environment before it was ours.
+            try ensureOpen("write")
             var growths = 0
             while true {
                 var txn: OpaquePointer?
+                // In the reader gate: a reader adopting a map another process grew remaps only
+                // with the gate to itself, and mdb_txn_begin reads the meta pages in the map.
+                try enterGateOpen("mdb_txn_begin")
                 let rc = mdb_txn_begin(handle, nil, 0, &txn)
+                gate.leaveShared()
                 if rc == MDB_MAP_RESIZED {
                     try adoptMapSize()
                     continue
@@ -140,6 +147,7 @@ extension Environment {
     /// for running readers to finish and holds new ones back until the map is remapped.
     func growMap() throws(LMDBError) {
         try gate.withExclusive { () throws(LMDBError) in
+            try ensureOpen("grow map")
             var raw = MDB_envinfo()
             try check(mdb_env_info(handle, &raw), "mdb_env_info", path: path)
             let current = raw.me_mapsize

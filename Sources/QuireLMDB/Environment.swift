@@ -281,7 +281,8 @@ public final class Environment: @unchecked Sendable {
     /// Call it with the gate held exclusively. The corresponding C function is `mdb_env_set_mapsize`.
     func remap(to size: Int) throws(LMDBError) {
         let rc = mdb_env_set_mapsize(handle, size)
-        if rc != MDB_SUCCESS { unmapped.store(true, ordering: .releasing) }
+        // EINVAL comes before LMDB unmaps anything (a transaction of this process is active).
+        if rc != MDB_SUCCESS && rc != EINVAL { unmapped.store(true, ordering: .releasing) }
         try check(rc, "mdb_env_set_mapsize", path: path)
     }
 
@@ -296,8 +297,17 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
-    /// The largest key LMDB accepts. The corresponding C function is `mdb_env_get_maxkeysize`.
-    public var maxKeySize: Int { Int(mdb_env_get_maxkeysize(handle)) }
+    /// Runs `body` on the open environment: inside the reader gate, which `close()` (and a
+    /// remap) waits to have to itself, so the handle is not freed under it.
+    private func withOpenHandle<R>(_ operation: String, _ body: () throws(LMDBError) -> R) throws(LMDBError) -> R {
+        try enterGateOpen(operation)
+        defer { gate.leaveShared() }
+        return try body()
+    }
+
+    /// The largest key LMDB accepts (0 once closed). The corresponding C function is
+    /// `mdb_env_get_maxkeysize`.
+    public var maxKeySize: Int { (try? withOpenHandle("mdb_env_get_maxkeysize") { Int(mdb_env_get_maxkeysize(handle)) }) ?? 0 }
 
     /// How many times this process grew the map.
     public var mapGrowthCount: Int { withState { $0.growCount } }
@@ -379,7 +389,7 @@ public final class Environment: @unchecked Sendable {
     /// like a reader.
     public func info() throws(LMDBError) -> EnvironmentInfo {
         let (raw, st) = try meta()
-        let readers = readerTable()
+        let readers = try withOpenHandle("mdb_reader_list") { readerTable() }
         return EnvironmentInfo(
             mapSize: raw.me_mapsize, pageSize: Int(st.ms_psize), lastPageNumber: raw.me_last_pgno,
             lastTransactionID: raw.me_last_txnid, maxReaders: Int(raw.me_maxreaders),
@@ -421,25 +431,28 @@ public final class Environment: @unchecked Sendable {
     /// Flushes buffered data to disk (needed after relaxed commits). The corresponding C
     /// function is `mdb_env_sync`.
     public func sync(force: Bool = true) throws(LMDBError) {
-        try ensureOpen("mdb_env_sync")
-        try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync", path: path)
+        try withOpenHandle("mdb_env_sync") { () throws(LMDBError) in
+            try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync", path: path)
+        }
     }
 
     /// True while commits skip their flush (`MDB_NOSYNC`, from the options or
     /// ``setRelaxedDurability(_:)``). The corresponding C function is `mdb_env_get_flags`.
     public var isRelaxedDurability: Bool {
         get throws(LMDBError) {
-            try ensureOpen("mdb_env_get_flags")
-            var flags: UInt32 = 0
-            try check(mdb_env_get_flags(handle, &flags), "mdb_env_get_flags", path: path)
-            return flags & UInt32(MDB_NOSYNC) != 0
+            try withOpenHandle("mdb_env_get_flags") { () throws(LMDBError) in
+                var flags: UInt32 = 0
+                try check(mdb_env_get_flags(handle, &flags), "mdb_env_get_flags", path: path)
+                return flags & UInt32(MDB_NOSYNC) != 0
+            }
         }
     }
 
     /// Switches between durable and relaxed commits while open (for bulk loads that sync at the
     /// end). The corresponding C function is `mdb_env_set_flags` with `MDB_NOSYNC`.
     public func setRelaxedDurability(_ relaxed: Bool) throws(LMDBError) {
-        try ensureOpen("mdb_env_set_flags")
-        try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), relaxed ? 1 : 0), "mdb_env_set_flags", path: path)
+        try withOpenHandle("mdb_env_set_flags") { () throws(LMDBError) in
+            try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), relaxed ? 1 : 0), "mdb_env_set_flags", path: path)
+        }
     }
 }

@@ -150,13 +150,13 @@ final class StoreAccess: Sendable {
             case .oldest: .oldest
             case .id: .relevance
             }
-        // The section goes into the query when the index has it as a filter (its index answers
-        // it); an index without one is filtered on the records, from a few more hits.
-        var text = text
+        // The section joins the query when the index has it as a filter (its index answers it);
+        // an index without one is filtered on the records, from a few more hits.
+        var sectionFilter: [String: String] = [:]
         var recordSection: String?
         if let section = query.section {
             if filters.contains("section") {
-                text = SearchQuery.restricting(text, filter: "section", to: section)
+                sectionFilter["section"] = section
             } else {
                 recordSection = section
             }
@@ -170,7 +170,8 @@ final class StoreAccess: Sendable {
                 return try store.read { snap in
                     let hits = try snap.search(
                         text, inCollectionNamed: Self.collection, limit: wanted, sort: sort, since: query.since,
-                        until: query.untilExclusive.map { Date(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate.nextDown) })
+                        until: query.untilExclusive.map { Date(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate.nextDown) },
+                        filters: sectionFilter)
                     // Without a section, the first `offset` hits are the pages before; with one
                     // filtered on the records, the first `offset` records that pass it are.
                     var skip = recordSection == nil ? 0 : offset

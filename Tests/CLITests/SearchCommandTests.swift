@@ -43,6 +43,28 @@ import Testing
         }
     }
 
+    /// `--section` joins the parsed query: no query text escapes it (it was pasted into the
+    /// text as `(query) section:"value"`, so `storm) OR (flood` found an Arts record), and a
+    /// section with quotes in its name is found (they were dropped, finding nothing).
+    @Test func theSectionFilterHoldsWhateverTheQueryAndTheSectionsName() async throws {
+        try await withScratch { dir in
+            let records = [
+                #"{"id":"s1","headline":"storm over the coast","section":"Science"}"#,
+                #"{"id":"a1","headline":"flood in the gallery","section":"Arts"}"#,
+                #"{"id":"q1","headline":"storm chasers","section":"The \"Week\" in Review"}"#,
+            ]
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data((records.joined(separator: "\n") + "\n").utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let escape = try await runQuire(["search", "storm) OR (flood", "--section", "Science"], directory: dir)
+            #expect(!escape.stdout.contains("a1"), "\(escape)")
+            #expect(escape.status == 64 && escape.stderr.contains("character"), "\(escape)")
+            let either = try await runQuire(["search", "storm OR flood", "--section", "Science"], directory: dir)
+            #expect(lines(either.stdout).count == 1 && either.stdout.contains("\"s1\""), "\(either)")
+            let quoted = try await runQuire(["search", "storm", "--section", #"The "Week" in Review"#], directory: dir)
+            #expect(lines(quoted.stdout).count == 1 && quoted.stdout.contains("\"q1\""), "\(quoted)")
+        }
+    }
+
     @Test func untilKeepsItsWholeDayAndAHitHasOneSnippetKey() async throws {
         try await withScratch { dir in
             let records = [

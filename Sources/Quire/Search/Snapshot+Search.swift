@@ -104,32 +104,48 @@ extension SearchDefinition {
 extension StoreReading where Self: ~Copyable {
     /// The records of `collection` matching a full-text query (docs/SEARCH.md, "The query
     /// language"), at most `limit`, ranked by BM25F or ordered by date, dated in
-    /// `since...until` when given (both inclusive; either bound alone works).
+    /// `since...until` when given (both inclusive; either bound alone works), and with each
+    /// filter field in `filters` (such as `["section": "Science"]`) exactly the value given, as
+    /// `section:"Science"` in the query would, whatever the query's text.
     ///
-    /// - Throws: ``SearchError`` for a malformed query (with its position);
-    ///   `StoreError.unknownCollection` when the collection has no search index.
+    /// - Throws: ``SearchError`` for a malformed query (with its position) or a filter the
+    ///   index does not have; `StoreError.unknownCollection` when the collection has no search index.
     public func search<V>(
         _ query: String, in collection: StoreCollection<V>, limit: Int = 20, sort: SearchSort = .relevance,
-        since: Date? = nil, until: Date? = nil
+        since: Date? = nil, until: Date? = nil, filters: [String: String] = [:]
     ) throws -> [SearchHit] {
-        try search(query, inCollectionNamed: collection.name, limit: limit, sort: sort, since: since, until: until)
+        try search(
+            query, inCollectionNamed: collection.name, limit: limit, sort: sort, since: since, until: until, filters: filters)
     }
 
-    /// ``search(_:in:limit:sort:since:until:)`` by collection name (for tools without the Swift types).
+    /// ``search(_:in:limit:sort:since:until:filters:)`` by collection name (for tools without the Swift types).
     public func search(
         _ query: String, inCollectionNamed name: String, limit: Int = 20, sort: SearchSort = .relevance,
-        since: Date? = nil, until: Date? = nil
+        since: Date? = nil, until: Date? = nil, filters: [String: String] = [:]
     ) throws -> [SearchHit] {
         let c = try store.resolved(name)
         guard let dbs = c.search else {
             throw StoreError(.unknownCollection, "collection '\(name)' has no search index")
         }
         try _context.writeState?.flushPendingSearch(lmdb)  // inside a write: see its own puts
-        let parsed: Query
+        var parsed: Query
+        let schema = dbs.definition.textSchema
         do {
-            parsed = try QueryParser(schema: dbs.definition.textSchema).parse(query)
+            parsed = try QueryParser(schema: schema).parse(query)
         } catch {
             throw SearchError(error)
+        }
+        if !filters.isEmpty {
+            // Joined to the parsed query, not pasted into its text: a value needs no quoting,
+            // and no text of the query can escape the filter (`a) OR (b`).
+            var restricted = [parsed]
+            for (field, value) in filters.sorted(by: { $0.key < $1.key }) {
+                guard schema.filterFields.contains(field.lowercased()) else {
+                    throw SearchError(QueryError(.unknownField(field), at: 0))
+                }
+                restricted.append(.filter(name: field.lowercased(), value: value))
+            }
+            parsed = .and(restricted)
         }
         guard limit > 0 else { return [] }
         let state = try SearchState.stored(dbs, lmdb)

@@ -14,15 +14,15 @@ enum SearchCommand {
         guard let search = definition.search else {
             throw RuntimeError("search", "collection '\(collection)' has no search index")
         }
-        var query = options.query
-        if let section = options.section { query = SearchQuery.restricting(query, filter: "section", to: section) }
+        let query = options.query
         // Each hit is read, given its snippet and written in turn (a large --limit is not held
         // in memory first), and the first Ctrl-C stops the output between two hits.
         do {
             try store.read { snap in
                 let hits = try snap.search(
                     query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
-                    since: options.since, until: options.until.map(CommandLineDate.endOfDay))
+                    since: options.since, until: options.until.map(CommandLineDate.endOfDay),
+                    filters: options.section.map { ["section": $0] } ?? [:])
                 var highlighter = try SearchHighlighter(query: query, definition: search)
                 for hit in hits {
                     if context.isInterrupted { return }

@@ -130,7 +130,8 @@ extension StoreReading where Self: ~Copyable {
     ///
     /// The bytes are a `RawSpan`, which cannot outlive `body`: returning it, storing it or
     /// capturing it in an escaping closure does not compile, so no one reads the map after the
-    /// snapshot ends (when LMDB may reuse the page).
+    /// snapshot ends (when LMDB may reuse the page). Inside a write transaction they are a copy:
+    /// `body` may write there, which moves, rewrites or frees the transaction's own pages.
     ///
     /// - Throws: a ``StoreError`` of the store, or what `body` throws.
     public func withRecordBytes<V, R>(
@@ -140,6 +141,10 @@ extension StoreReading where Self: ~Copyable {
         let (records, stored) = try StoreError.boundary(what) { (try store.resolved(for: collection).records, try storedKey(key)) }
         guard let stored else { return nil }
         do {
+            if _context.writeState != nil {
+                guard let copy = try withValue(forKey: stored, in: records, { Array($0) }) else { return nil }
+                return try copy.withUnsafeBytes { buffer in try body(buffer.bytes) }
+            }
             return try withValue(forKey: stored, in: records) { buffer in try body(buffer.bytes) }
         } catch let error as LMDBError {
             throw StoreError.wrap(error, what)

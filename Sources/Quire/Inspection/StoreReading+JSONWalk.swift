@@ -7,8 +7,9 @@ extension StoreReading where Self: ~Copyable {
     /// Walks a collection by name as JSON records, in key order, until `body` returns false: the
     /// dump's fast path. Each record's JSON is written straight from its bytes, batches of
     /// records on every core (a batch a core) while the ones before are handed out (`body` is
-    /// still called in order, on this thread). Inside a write transaction, `body` must not
-    /// write: the batches still point into the pages a write could change.
+    /// still called in order, on this thread). Inside a write transaction the records are
+    /// written one at a time, each before `body` gets it: `body` may write there, which changes
+    /// the pages batches would still point into.
     public func forEachJSON(
         inCollectionNamed name: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool
@@ -89,6 +90,16 @@ extension StoreReading where Self: ~Copyable {
         let options = c.decoder.options
         var table: FieldTable?  // fetched once for the walk, not per record
         var json: [UInt8] = []  // a record written alone
+        if _context.writeState != nil {
+            try walk { key, record in
+                try withFieldRetry(&table) { table in
+                    json.removeAll(keepingCapacity: true)
+                    try CompactValue.appendJSON(from: record, fields: table, options: options, to: &json)
+                }
+                return try json.withUnsafeBufferPointer { try body(key, $0) }
+            }
+            return
+        }
         /// A ring of batches: one filled by the walk while the others render, a core each, and
         /// are handed out in the order they were filled.
         var batches = (0...Parallelism.parts).map { _ in JSONWalkBatch() }

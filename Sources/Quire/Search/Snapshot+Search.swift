@@ -565,6 +565,7 @@ extension StoreReading where Self: ~Copyable {
             }
             expandedDocuments.removeLast(expandedDocuments.count - distinct)
         }
+        var expansionHeap = try PostingListHeap(&expanded)
         leaf.idf = slot.reduce(0) { $0 + BM25.idf(documentCount: documentCount, documentFrequency: exact[$1].documentCount) }
         if lastIsPrefix { leaf.idf += BM25.idf(documentCount: documentCount, documentFrequency: expandedDocuments.count) }
         let order = exact.indices.sorted { exact[$0].documentCount < exact[$1].documentCount }
@@ -602,8 +603,8 @@ extension StoreReading where Self: ~Copyable {
             }
             if lastIsPrefix {
                 let start = used
-                for j in expanded.indices where try expanded[j].advance(to: candidate) == candidate {
-                    used = try expanded[j].readOccurrences(into: &occurrences, from: used)
+                try expansionHeap.forEachList(holding: candidate, in: &expanded) { list in
+                    used = try list.readOccurrences(into: &occurrences, from: used)
                 }
                 var union = UnsafeMutableBufferPointer(rebasing: occurrences[start..<used])
                 union.sort()

@@ -10,7 +10,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Quire", targets: ["Quire"]),
-        .library(name: "QuireLMDB", targets: ["QuireLMDB"]),
         .library(name: "QuireCodec", targets: ["QuireCodec"]),
         .library(name: "QuireNews", targets: ["QuireNews"]),
         .library(name: "QuireHTTP", targets: ["QuireHTTP"]),

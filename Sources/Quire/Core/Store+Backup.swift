@@ -28,10 +28,11 @@ extension Store {
     /// Rewrites, in the store at `path` (a fresh copy no one else uses), the records of
     /// compressed collections not yet compressed with their dictionary, then compacts the file
     /// again so the rewrite leaves no free pages. What `backup(compact:)` and `quire copy
-    /// --compact` run on their copy.
+    /// --compact` run on their copy. Not public: on a store in use it would empty collections
+    /// under its readers and rename a file over the one other processes write.
     /// - Returns: how many records were rewritten.
     @discardableResult
-    public static func recompress(at path: String, isCancelled: (() -> Bool)? = nil) throws(StoreError) -> Int {
+    package static func recompress(at path: String, isCancelled: (() -> Bool)? = nil) throws(StoreError) -> Int {
         let rewritten = try StoreError.boundary("\(path): recompressing") { () throws -> Int in
             // A plain LMDB environment (not a Quire store), or one without compressed
             // collections, is left exactly as copied.

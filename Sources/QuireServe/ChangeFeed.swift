@@ -19,6 +19,8 @@ final class ChangeFeed: Sendable {
     private let subscribers = Mutex<[Int: EventStream]>([:])
     private let nextID = Atomic<Int>(0)
     private let current = Mutex<CommitMark?>(nil)
+    /// Whether a poll found no store while none was seen yet (its creation is then published).
+    private let storeWasMissing = Atomic(false)
     private let stopping = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
     private let pollerDone = DispatchSemaphore(value: 0)
@@ -99,12 +101,22 @@ final class ChangeFeed: Sendable {
     }
 
     private func poll() {
-        guard let mark = try? access.commitMark() else { return }
+        guard let mark = try? access.commitMark() else {
+            if current.withLock({ $0 == nil }) { storeWasMissing.store(true, ordering: .relaxed) }
+            return
+        }
         let previous = current.withLock { state -> CommitMark? in
             defer { state = mark }
             return state
         }
-        guard let previous, previous != mark else { return }
+        guard let previous else {
+            // A store created after the server started: the commit that created it is news too.
+            if storeWasMissing.exchange(false, ordering: .relaxed) {
+                publish(Self.event("commit", Self.markJSON(mark, since: CommitMark(lastTransaction: 0, records: [:])), id: mark))
+            }
+            return
+        }
+        guard previous != mark else { return }
         publish(Self.event("commit", Self.markJSON(mark, since: previous), id: mark))
     }
 

@@ -17,7 +17,8 @@ import Synchronization
 /// as a sorted run to a temporary file instead, and the runs are merged once, at the end.
 public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     // @unchecked: used by one task at a time (the loading caller); `submit` traps on overlapping
-    // calls instead of racing (see `busy`).
+    // calls instead of racing (see `busy`), and the load's end waits for a submit in progress
+    // and makes later ones throw (see `ended`).
     let store: Store
     let collection: StoreCollection<V>
     let options: BulkInsertOptions
@@ -54,6 +55,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var dictionaryChecked = false
     /// Set while a `submit` runs: two at once would interleave chunks and corrupt the held state.
     private let busy = Atomic<Bool>(false)
+    /// Set when the load finished or was abandoned: a later submit (from a task the caller left
+    /// running, or a loader kept past `withBulkLoader`) would stage values nothing writes.
+    private let ended = Atomic<Bool>(false)
     /// Polled by the full-text compaction at the end (see ``stopsCompaction(when:)``).
     private var interrupted: @Sendable () -> Bool = { false }
     /// Polled before each transaction of a merged run (see ``stops(when:)``).
@@ -105,12 +109,17 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Values are committed in the order submitted; a key given again replaces the earlier value.
     /// Call it from one task at a time: overlapping calls trap.
     /// - Throws: `StoreError` when a value cannot be encoded or a commit fails; nothing of the
-    ///   failing chunk is written, the chunks before it stay committed.
+    ///   failing chunk is written, the chunks before it stay committed. `StoreError.Code.cancelled`
+    ///   once the load has ended (`withBulkLoader` returned or threw): nothing is written then.
     public func submit(_ values: ArraySlice<V>) async throws {
         guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             preconditionFailure("BulkLoader.submit called while another submit of the same loader runs")
         }
         defer { busy.store(false, ordering: .releasing) }
+        guard !ended.load(ordering: .relaxed) else {
+            throw StoreError(
+                .cancelled, "\(store.path): a bulk load of '\(collection.name)' ended before this submit: nothing of it is written")
+        }
         if !dictionaryChecked {
             dictionaryChecked = true
             try await store.trainDictionaryBeforeLoad(values, collection, previous: lastFields)
@@ -372,7 +381,16 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 
+    /// Ends the loader for submits: waits for one in progress (a task the caller did not await),
+    /// so that what it staged is written by `finish`, and makes every later one throw.
+    private func end() async {
+        while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged { await Task.yield() }
+        ended.store(true, ordering: .relaxed)
+        busy.store(false, ordering: .releasing)
+    }
+
     func finish() async throws -> BulkInsertReport {
+        await end()
         try await writeStaged()
         if spill != nil {
             try await spillHeld()  // the last window joins the runs: one pass over the stored tree
@@ -419,6 +437,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// not written (their merge would take as long as the load so far), nor the window held
     /// after them: what a stop writes is at most a window in memory, in a few seconds.
     func abandon(after error: any Error) async {
+        await end()
         try? await finishSpill()
         if !(error is CancellationError || Task.isCancelled) {
             try? await writeStaged()

@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Quire
+
+/// A loader outlives `withBulkLoader` only as a reference: a submit after the load ended throws
+/// (it staged values nothing would write, and returned as if they were), and a submit the body
+/// left running is waited for and written.
+@Suite struct BulkLoaderEndTests {
+    @Test func aSubmitAfterTheLoadEndedThrowsAndOneLeftRunningIsWritten() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            defer { store.close() }
+            try store.register(rows)
+            let all = scrambledRows(3_000, name: "end")
+            let kept = Mutex<BulkLoader<Row>?>(nil)
+            try await store.withBulkLoader(into: rows, options: BulkInsertOptions(chunkSize: 500)) { loader in
+                kept.withLock { $0 = loader }
+                try await loader.submit(all[0..<1_000])
+                // Not awaited by the body: the load's end waits for it.
+                Task { try await loader.submit(all[1_000..<2_000]) }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            let loader = try #require(kept.withLock { $0 })
+            await #expect {
+                try await loader.submit(all[2_000..<3_000])
+            } throws: { ($0 as? StoreError)?.code == .cancelled }
+            let stored = try store.read { try $0.values(of: rows) }
+            #expect(stored.count == 1_000 || stored.count == 2_000)
+            #expect(Set(stored.map(\.id)).isSubset(of: Set(all[0..<2_000].map(\.id))))
+            #expect(try store.verify().isSound)
+        }
+    }
+}

@@ -40,6 +40,19 @@ public struct ClusterKeys: Sendable, Hashable {
     /// The compaction floor.
     public var compacted: String { prefix + "compacted" }
 
+    /// The source a log entry's key names (`<prefix>log/<source>/<12 digits>/<3 digits>`), or
+    /// nil when the key is not of that form.
+    func logEntrySource(_ key: [UInt8]) -> String? {
+        let head = Array((prefix + "log/").utf8)
+        guard key.count > head.count + 17, key.starts(with: head) else { return nil }
+        let tail = key.suffix(17)  // "/" 12 digits "/" 3 digits
+        let isDigit = { (byte: UInt8) in byte >= 0x30 && byte <= 0x39 }
+        guard tail.first == 0x2F, tail.dropFirst(13).first == 0x2F, tail.dropFirst().prefix(12).allSatisfy(isDigit),
+            tail.suffix(3).allSatisfy(isDigit)
+        else { return nil }
+        return String(decoding: key[head.count..<(key.count - 17)], as: UTF8.self)
+    }
+
     /// Zero-padded decimal, so keys sort as numbers.
     static func padded(_ value: Int64, width: Int) -> String {
         let digits = String(value)

@@ -117,7 +117,7 @@ public final class Replica: Sendable {
             throw ClusterError(
                 .behindCompaction, "applied revision \(applied) is below the log's compaction floor \(floor)")
         }
-        var groups = try Self.group(answer.kvs)
+        var groups = try Self.group(answer.kvs, keys)
         // The limit may cut the entries of the last revision (one transaction): the applied
         // revision must only move past whole transactions.
         if answer.more, let last = groups.last, last.entries.count < (last.entries.first?.entriesInTransaction ?? 0) {
@@ -126,7 +126,7 @@ public final class Replica: Sendable {
             } else {
                 let whole = try await client.range(
                     keys.log, minModRevision: last.revision, maxModRevision: last.revision)
-                groups = try Self.group(whole.kvs)
+                groups = try Self.group(whole.kvs, keys)
                 if try await LogCompactor.floor(client: client, keys: keys) > applied {
                     throw ClusterError(.behindCompaction, "the log was compacted past \(applied) while it was read")
                 }
@@ -173,10 +173,23 @@ public final class Replica: Sendable {
     }
 
     /// Log entries in revision order, grouped by the revision (transaction) that wrote them.
-    static func group(_ kvs: [EtcdKeyValue]) throws(ClusterError) -> [(revision: Int64, entries: [LogEntry])] {
+    /// Keys in the log's range that are not this cluster's entries are left out: those of a
+    /// member started with a prefix inside this one's log (`/quire/log`: its checkpoints, its
+    /// member keys, its own log under `/quire/log/log/…`) stalled every member (`corrupt log
+    /// entry`, naming no key) until removed by hand, or would have been applied as pages.
+    static func group(_ kvs: [EtcdKeyValue], _ keys: ClusterKeys) throws(ClusterError)
+        -> [(revision: Int64, entries: [LogEntry])]
+    {
         var groups: [(revision: Int64, entries: [LogEntry])] = []
         for kv in kvs {
-            let entry = try LogEntry.decode(kv.value)
+            guard let source = keys.logEntrySource(kv.key) else { continue }
+            let entry: LogEntry
+            do {
+                entry = try LogEntry.decode(kv.value)
+            } catch {
+                throw ClusterError(error.code, "\(kv.keyText): \(error.message)")
+            }
+            guard entry.source == source else { continue }
             if groups.last?.revision == kv.modRevision {
                 groups[groups.count - 1].entries.append(entry)
             } else {

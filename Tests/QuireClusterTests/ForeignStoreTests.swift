@@ -52,6 +52,37 @@ import Testing
         }
     }
 
+    /// A member started with a prefix inside this cluster's log (`/t/log`) writes its keys
+    /// there; they are not this cluster's entries: left out, not a "corrupt log entry" stalling
+    /// every member, and its own log's pages are not applied as this cluster's.
+    @Test func keysOfAPrefixNestedInTheLogAreLeftOut() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("nested", create: false) { path in
+                let keys = ClusterKeys(prefix: "/t/")
+                let api = try ClusterTests.fixture(articles: 20)
+                defer { api.stop() }
+                let (service, http) = ClusterTests.service()
+                defer { http.shutdown() }
+                _ = try await service.run(
+                    ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: ClusterKeys(prefix: "/t/log"), ownership: nil))
+                _ = try await service.run(
+                    ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                let store = try Store(path: path)
+                defer { store.close() }
+                let replica = try Replica(store: store, client: client, keys: keys)
+                var applied = 0
+                while true {
+                    let batch = try await replica.applyOnce()
+                    applied += batch.pages
+                    if !batch.more && batch.pages == 0 { break }
+                }
+                #expect(applied == 2, "\(applied) pages applied")  // 20 articles, 10 a page
+                let pages = try store.read { try $0.values(of: AppliedPage.collection) }
+                #expect(pages.allSatisfy { !$0.source.hasPrefix("log/") })
+            }
+        }
+    }
+
     @Test func aDirectoryWithOtherFilesIsRefusedAndKept() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("victim") { directory in

@@ -44,7 +44,9 @@ struct NodeOptions: CommandOptions {
             each --fetch source: the owner fetches it page by page, each page committed once to
             the log in one etcd transaction. When a member dies, another one takes its sources
             over within the lease TTL. One JSON line per event goes to stdout. The first Ctrl-C
-            (SIGINT or SIGTERM) stops it cleanly and frees its sources at once. See docs/CLUSTER.md.
+            (SIGINT or SIGTERM) stops it cleanly and frees its sources at once (exit status 0).
+            A store holds one cluster's log: the node refuses a store of another etcd or --prefix,
+            one with records of its own, and a directory with other files. See docs/CLUSTER.md.
 
             SOURCES:
               nyt:QUERY               The NYT Article Search query QUERY ($NYT_API_KEY is the key).

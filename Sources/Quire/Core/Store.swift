@@ -131,8 +131,11 @@ public final class Store: Sendable {
         writer.stop()
     }
 
-    /// Closes the store; later reads and writes throw. Waits for running reads.
+    /// Closes the store; later reads and writes throw. Waits for running reads, and for the
+    /// running write: calling it inside a write transaction is a programming error and traps
+    /// (it would wait for itself), as `register` does; inside a read, it waits for itself.
     public func close() {
+        precondition(!isInsideWrite, "Quire: store.close() inside a write transaction would wait for itself; close after the write returns")
         environment.close()
     }
 

@@ -23,7 +23,15 @@ public final class SnapshotServer: Sendable {
         var limits = HTTPDaemon.Limits()
         limits.maxConnections = 16
         limits.threads = 1
+        // As the article server: on a loopback address, only a loopback Host is answered (a web
+        // page whose name an attacker points at 127.0.0.1 must not fetch the whole store).
+        let loopbackOnly = address.isLoopback
         daemon = try HTTPDaemon(address: address, port: port, limits: limits) { request in
+            if loopbackOnly, let host = request.host, !Router.isLoopback(Router.hostName(host)) {
+                return HTTPResponse(
+                    status: 421, headers: [("Content-Type", "text/plain")],
+                    body: Array("this server answers requests for localhost, 127.0.0.1 or [::1] only\n".utf8))
+            }
             guard request.method == "GET", request.rawPath == "/snapshot" else {
                 return HTTPResponse(
                     status: 404, headers: [("Content-Type", "text/plain")], body: Array("not found\n".utf8))

@@ -198,6 +198,18 @@ private func exchange(
         }
     }
 
+    /// The cluster's snapshot server hands out a whole store: on a loopback address it answers
+    /// loopback hosts only, as the article server does.
+    @Test func aLoopbackSnapshotServerAnswersLoopbackHostsOnly() throws {
+        let server = try SnapshotServer { Array("store bytes".utf8) }
+        defer { server.stop() }
+        for (host, status) in [("Host: attacker.example\r\n", "421"), ("Host: 127.0.0.1:\(server.port)\r\n", "200")] {
+            let answer = try exchange(server.port, "GET /snapshot HTTP/1.1\r\n\(host)Connection: close\r\n\r\n") { _ in false }
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(host): \(answer.prefix(200))")
+            #expect(answer.hasSuffix("store bytes") == (status == "200"))
+        }
+    }
+
     /// A search with a section gets a full page of that section's matches, even when they rank
     /// below a hundred matches of other sections (the section is answered by its index).
     @Test func aSearchInARareSectionGetsAFullPage() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import QuireCluster
 import QuireFetch
 import QuireNews
+import QuireServe
 
 /// What `quire node` does, given valid options (see `NodeOptions.swift`).
 enum NodeCommand {
@@ -22,6 +23,11 @@ enum NodeCommand {
                 sources.append(
                     FeedzillaSource(baseURL: FetchFeedzillaCommand.baseURL(options.baseURL), categories: categories))
             }
+        }
+        if !options.snapshotAddress.isLoopback {
+            Diagnostics.error(
+                "node: warning: serving snapshots on \(options.snapshotAddress), not the loopback address: anyone who can reach it can copy the whole store (there is no authentication)"
+            )
         }
         let storePath = URL(fileURLWithPath: context.storePath).standardizedFileURL.path
         let member = options.memberID ?? defaultMemberID(storePath)

@@ -160,7 +160,7 @@ struct Router: Sendable {
     /// Runs a read and turns its outcome into a JSON response. A `reusable` answer (a function
     /// of the request target and the store's state only) is taken from, or kept in, the cache.
     private func answer(_ request: HTTPRequest, reusable: Bool = false, _ body: () throws -> [UInt8]) -> HTTPResponse {
-        guard reusable, cache.capacity > 0, let transaction = try? access.lastTransaction() else {
+        guard reusable, cache.capacity > 0, let transaction = try? access.cacheMark() else {
             do {
                 return json(try body(), request)
             } catch {

@@ -43,6 +43,13 @@ final class StoreAccess: Sendable {
     private let source: Source
     private let opened = Mutex<(store: Store?, lastAttempt: ContinuousClock.Instant?, reason: String)>(
         (nil, nil, "the store is not open yet"))
+    /// The data file the store was opened from (device and inode), and when it was last compared
+    /// with the one at the path: a cluster member that installs a peer's snapshot replaces the
+    /// store's directory, and a server kept on the old one would serve it, unlinked, for ever.
+    private let openedFile = Mutex<(identity: FileIdentity?, checked: ContinuousClock.Instant)>((nil, .now))
+    /// How many times the store was opened: a replaced store may have the transaction ids the
+    /// old one had, so answers cached for one are not the other's.
+    private let openings = Atomic<Int>(0)
     private let sectionCache = Mutex<(mark: Int, sections: [(name: String, count: Int)])?>(nil)
 
     /// Serves the store at `path`, opened read-only on first use (and again after a failure,
@@ -68,6 +75,7 @@ final class StoreAccess: Sendable {
     /// The store, opening it when needed.
     private func store() throws(AccessFailure) -> Store {
         guard case .path(let path) = source else { return opened.withLock { $0.store! } }
+        if let stale = replacedStore(path) { stale.close() }
         return try opened.withLock { state throws(AccessFailure) -> Store in
             if let store = state.store { return store }
             let now = ContinuousClock.now
@@ -83,13 +91,32 @@ final class StoreAccess: Sendable {
             options.readOnly = true
             options.initialMapSize = 0  // adopt the size recorded in the file
             do {
+                let identity = FileIdentity(path + "/data.mdb")
                 let store = try Store(path: path, options: options)
                 state.store = store
+                openedFile.withLock { $0 = (identity, .now) }
+                openings.add(1, ordering: .relaxed)
                 return store
             } catch {
                 state.reason = "the store at \(path) cannot be opened: \(error)"
                 throw .unavailable(state.reason)
             }
+        }
+    }
+
+    /// The open store, taken out to be closed, when the data file at `path` is no longer the one
+    /// it was opened from (compared at most every 250 ms); nil otherwise.
+    private func replacedStore(_ path: String) -> Store? {
+        let now = ContinuousClock.now
+        let identity = openedFile.withLock { file -> FileIdentity?? in
+            guard now - file.checked >= .milliseconds(250) else { return .none }
+            file.checked = now
+            return .some(file.identity)
+        }
+        guard case .some(let openedIdentity?) = identity, FileIdentity(path + "/data.mdb") != openedIdentity else { return nil }
+        return opened.withLock { state -> Store? in
+            defer { (state.store, state.lastAttempt) = (nil, nil) }
+            return state.store
         }
     }
 
@@ -108,6 +135,13 @@ final class StoreAccess: Sendable {
     /// The store's last committed transaction id (it names the state every answer is made from).
     func lastTransaction() throws(AccessFailure) -> Int {
         try reading { try $0.lastTransactionID() }
+    }
+
+    /// The state answers are made from, for the response cache: the last transaction of this
+    /// opening of the store (transaction ids below 2^40).
+    func cacheMark() throws(AccessFailure) -> Int {
+        let transaction = try lastTransaction()
+        return openings.load(ordering: .relaxed) << 40 | transaction
     }
 
     /// The record with identification key `id`, as dump's JSON (only `fields`, in their order,
@@ -445,7 +479,7 @@ final class StoreAccess: Sendable {
 
     /// The sections and how many articles each has, most articles first (cached per commit).
     func sections() throws(AccessFailure) -> [(name: String, count: Int)] {
-        let mark = try reading { store in try store.lastTransactionID() }
+        let mark = try cacheMark()
         if let cached = sectionCache.withLock({ $0 }), cached.mark == mark { return cached.sections }
         let sections: [(name: String, count: Int)] = try reading { store in
             guard try store.storedCollections().contains(where: { $0.name == Self.collection }) else { return [] }

@@ -353,6 +353,33 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
+    /// A store whose directory is replaced under the server (a cluster member installing a
+    /// peer's snapshot swaps it) is served as it is now, not the unlinked old one for ever.
+    @Test func aReplacedStoreIsServedAsItIsNow() async throws {
+        try await withScratch { dir in
+            let store = dir.appendingPathComponent("live.db").path
+            let other = dir.appendingPathComponent("other.db").path
+            let two = #"{"id":"old-1","headline":"one"}"# + "\n" + #"{"id":"old-2","headline":"two"}"# + "\n"
+            try #require(try await runQuire(["--store", store, "load", "-"], stdin: Data(two.utf8)).status == 0)
+            let three = (1...3).map { #"{"id":"new-\#($0)","headline":"fresh"}"# }.joined(separator: "\n") + "\n"
+            try #require(try await runQuire(["--store", other, "load", "-"], stdin: Data(three.utf8)).status == 0)
+            let server = try ServeProcess(store: store)
+            defer { server.stop() }
+            #expect(try get(server.port, "/api/articles/old-1").status == 200)
+            try FileManager.default.moveItem(atPath: store, toPath: store + ".replaced")
+            try FileManager.default.moveItem(atPath: other, toPath: store)
+            try FileManager.default.removeItem(atPath: store + ".replaced")
+            // Compared at most every 250 ms: asked until it answers from the new store (bounded).
+            var status = 0
+            for _ in 0..<100 where status != 200 {
+                try await Task.sleep(for: .milliseconds(100))
+                status = try get(server.port, "/api/articles/new-2").status
+            }
+            #expect(status == 200)
+            #expect(try get(server.port, "/api/articles/old-1").status == 404)
+        }
+    }
+
     @Test func servesAStoreBuiltByFetch() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 45

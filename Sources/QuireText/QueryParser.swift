@@ -107,6 +107,12 @@ struct Lexer {
     static func isClosingQuote(_ s: Unicode.Scalar) -> Bool { s == "\"" || s == "\u{201D}" || s == "\u{201C}" }
     static func endsWord(_ s: Unicode.Scalar) -> Bool { isSpace(s) || s == "(" || s == ")" || isOpeningQuote(s) }
 
+    /// Whether `last` is a `name:` ending just before `position` (its operand starts there).
+    static func endsField(_ last: Lexeme?, before position: Int) -> Bool {
+        guard let last, case .field(let name) = last.kind else { return false }
+        return last.position + name.count + 1 == position
+    }
+
     mutating func lexemes() throws(QueryError) -> [Lexeme] {
         var out: [Lexeme] = []
         while index < scalars.count {
@@ -142,9 +148,10 @@ struct Lexer {
                 out.append(Lexeme(kind: .phrase(String(content), prefix: prefix), position: position))
             } else if s == "-", index + 1 < scalars.count,
                 !Self.isSpace(scalars[index + 1]), scalars[index + 1] != ")",
-                index == 0 || Self.endsWord(scalars[index - 1])
+                index == 0 || Self.endsWord(scalars[index - 1]) || Self.endsField(out.last, before: position)
             {
-                // A leading minus negates what follows; inside a word (covid-19) it is text.
+                // A leading minus negates what follows (`headline:-storm` too); inside a word
+                // (covid-19) it is text.
                 out.append(Lexeme(kind: .not, position: position))
                 index += 1
             } else {
@@ -249,6 +256,8 @@ struct ParseState {
                 throw QueryError(.missingOperand("NOT"), at: at)
             }
             guard let operand = try parseUnary(depth: depth + 1) else { return nil }
+            // Two negations cancel (`NOT NOT storm`, `-(-storm)`): the term itself.
+            if case .not(let inner) = operand { return inner }
             return .not(operand)
         }
         return try parsePrimary(depth: depth, fields: .all)
@@ -270,25 +279,31 @@ struct ParseState {
         case .field(let name):
             index += 1
             guard depth + 1 < parser.maximumDepth else { throw QueryError(.tooDeep, at: lexeme.position) }
+            // `headline:-storm`, `headline:NOT storm`: the field's term left out (-headline:storm).
+            let negated = peek == .not
+            if negated { index += 1 }
             guard let next = peek, next != .close, next != .or, next != .and, next != .not else {
-                throw QueryError(.emptyGroup, at: lexeme.position)
+                throw QueryError(negated ? .missingOperand("NOT") : .emptyGroup, at: lexeme.position)
             }
+            func negating(_ query: Query) -> Query { negated ? .not(query) : query }
             if let field = parser.schema.field(named: name) {
                 let inner = FieldSet(field: field.id)
                 guard let operand = try parsePrimary(depth: depth + 1, fields: inner) else { return nil }
-                return Self.restrict(operand, to: inner)
+                return negating(Self.restrict(operand, to: inner))
             }
             let lowered = name.lowercased()
             guard parser.schema.filterFields.contains(lowered) else {
                 throw QueryError(.unknownField(name), at: lexeme.position)
             }
+            // A filter inside a text field (`headline:section:Arts`) would not be the field's.
+            guard fields == .all else { throw QueryError(.misplacedFieldFilter(name), at: lexeme.position) }
             switch next {
             case .word(let value) where !value.hasSuffix("*"):
                 index += 1
-                return .filter(name: lowered, value: value)
+                return negating(.filter(name: lowered, value: value))
             case .phrase(let value, prefix: false):
                 index += 1
-                return .filter(name: lowered, value: value)
+                return negating(.filter(name: lowered, value: value))
             default:
                 throw QueryError(.misplacedFieldFilter(name), at: lexeme.position)
             }

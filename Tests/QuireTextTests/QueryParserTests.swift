@@ -41,6 +41,17 @@ private func error(_ text: String) -> QueryError? {
         #expect(try parse("-surge storm") == .and([.not(.term("surge", fields: .all)), .term("storm", fields: .all)]))
         // A minus inside a word is text.
         #expect(try parse("covid-19") == .phrase(["covid", "19"], lastIsPrefix: false, fields: .all))
+        // Two negations cancel (the second was ignored: `surge NOT NOT storm` found surge alone).
+        let both = Query.and([.term("surge", fields: .all), .term("storm", fields: .all)])
+        #expect(try parse("surge NOT NOT storm") == both)
+        #expect(error("surge -(-storm)")?.reason == .onlyNegations)  // the group alone is only a negation
+        // A field's term left out, written after the field (`headline:-surge` was headline:surge).
+        let notInHeadline = Query.and([.term("storm", fields: .all), .not(.term("surge", fields: headline))])
+        #expect(try parse("storm headline:-surge") == notInHeadline)
+        #expect(try parse("storm headline:NOT surge") == notInHeadline)
+        #expect(try parse("storm -headline:surge") == notInHeadline)
+        #expect(try parse("storm section:-Arts") == .and([.term("storm", fields: .all), .not(.filter(name: "section", value: "Arts"))]))
+        #expect(error("headline:-surge")?.reason == .onlyNegations)
     }
 
     @Test func phrasesAndPrefixes() throws {
@@ -87,6 +98,7 @@ private func error(_ text: String) -> QueryError? {
             ("storm headline:", .emptyGroup, 6),
             ("section:(a OR b)", .misplacedFieldFilter("section"), 0),
             ("section:Sci*", .misplacedFieldFilter("section"), 0),
+            ("headline:section:Arts", .misplacedFieldFilter("section"), 9),
             ("a*", .prefixTooShort(minimum: 2), 0),
             ("cl*m", .misplacedWildcard, 0),
             ("-storm", .onlyNegations, 0),

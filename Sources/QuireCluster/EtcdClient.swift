@@ -205,11 +205,23 @@ public final class EtcdClient: Sendable {
             }
             let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
             guard response.isSuccess else {
-                let grpc = Int(Self.int64(json?["code"]))
-                let message = json?["error"] as? String ?? "HTTP \(response.status)"
+                if response.status >= 500 && json == nil {
+                    // A member (or a proxy before it) failing: another member may answer.
+                    lastFailure = EtcdError(code: .refused(grpcCode: 0), message: "HTTP \(response.status)", path: path)
+                    continue
+                }
+                guard let json, json["code"] != nil || json["error"] != nil else {
+                    // No gRPC error object: whatever answered is not etcd's v3 JSON gateway.
+                    throw EtcdError(
+                        code: .malformedResponse,
+                        message: "\(endpoints[index]) answered HTTP \(response.status), not as etcd's v3 JSON gateway does (is it etcd's client URL?)",
+                        path: path)
+                }
+                let grpc = Int(Self.int64(json["code"]))
+                let message = json["error"] as? String ?? "HTTP \(response.status)"
                 let failure = EtcdError(code: .refused(grpcCode: grpc), message: message, path: path)
                 // A member cut off from the leader: another member may answer.
-                if failure.isRetryable || response.status >= 500 && json == nil {
+                if failure.isRetryable {
                     lastFailure = failure
                     continue
                 }

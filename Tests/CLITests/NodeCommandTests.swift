@@ -1,4 +1,5 @@
 import Foundation
+import QuireFixtures
 import Testing
 
 /// `quire node` and `quire fixtures` as a user meets them: usage errors exit 64 naming the
@@ -22,6 +23,17 @@ import Testing
         // Twice: two fetch loops of one source in one member, every page fetched twice.
         let twice = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "feedzilla:1", "--fetch", "feedzilla:1"])
         #expect(twice.status == 64 && twice.stderr.contains("given twice"), "\(twice)")
+    }
+
+    /// A URL that answers but is not etcd (here the fixture news API) is named as such, not
+    /// reported as a refusal with gRPC code 0.
+    @Test func aServerThatIsNotEtcdIsNamed() async throws {
+        let api = try FixtureAPI(configuration: FixtureAPI.Configuration())
+        defer { api.stop() }
+        try await withScratch { dir in
+            let result = try await runQuire(["node", "--etcd", api.baseURL], directory: dir)
+            #expect(result.status == 1 && result.stderr.contains("not as etcd's v3 JSON gateway"), "\(result)")
+        }
     }
 
     @Test func anNYTSourceNeedsTheKey() async throws {

@@ -12,16 +12,20 @@ import Testing
 /// etcd is refused (its applied revision would skip the new log's entries), as is a store with
 /// records of its own and a directory with other files (a bootstrap replaces the directory).
 @Suite struct ForeignStoreTests {
+    /// The fixture API's 20 articles fetched into the log under `keys`: two pages.
+    static func fetchPages(into client: EtcdClient, _ keys: ClusterKeys) async throws {
+        let api = try ClusterTests.fixture(articles: 20)
+        defer { api.stop() }
+        let (service, http) = ClusterTests.service()
+        defer { http.shutdown() }
+        _ = try await service.run(ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+    }
+
     @Test func aStoreOfAnotherLogOrWithItsOwnRecordsIsRefused() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("foreign") { directory in
                 let keys = ClusterKeys(prefix: "/t/")
-                let api = try ClusterTests.fixture(articles: 20)
-                defer { api.stop() }
-                let (service, http) = ClusterTests.service()
-                defer { http.shutdown() }
-                _ = try await service.run(
-                    ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                try await Self.fetchPages(into: client, keys)
                 let store = try Store(path: directory + "/replica")
                 defer { store.close() }
                 let replica = try Replica(store: store, client: client, keys: keys)
@@ -59,14 +63,8 @@ import Testing
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("nested", create: false) { path in
                 let keys = ClusterKeys(prefix: "/t/")
-                let api = try ClusterTests.fixture(articles: 20)
-                defer { api.stop() }
-                let (service, http) = ClusterTests.service()
-                defer { http.shutdown() }
-                _ = try await service.run(
-                    ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: ClusterKeys(prefix: "/t/log"), ownership: nil))
-                _ = try await service.run(
-                    ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                try await Self.fetchPages(into: client, ClusterKeys(prefix: "/t/log"))
+                try await Self.fetchPages(into: client, keys)
                 let store = try Store(path: path)
                 defer { store.close() }
                 let replica = try Replica(store: store, client: client, keys: keys)

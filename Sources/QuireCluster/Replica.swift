@@ -132,11 +132,19 @@ public final class Replica: Sendable {
                 }
             }
         }
+        let log = answer.clusterID == 0 ? nil : ReplicaState.log(cluster: answer.clusterID, prefix: keys.prefix)
         guard let newRevision = groups.last?.revision else {
+            // Only keys that are not this cluster's entries (whole transactions of another
+            // prefix's member): passed, or every poll would ask for them again and stall.
+            if let passed = answer.kvs.last?.modRevision, passed > applied {
+                try await store.write { txn in
+                    try txn.put(ReplicaState(id: ReplicaState.key, appliedRevision: passed, log: log), in: ReplicaState.collection)
+                }
+                return Batch(pages: 0, articles: 0, appliedRevision: passed, more: answer.more, lags: [])
+            }
             return Batch(pages: 0, articles: 0, appliedRevision: applied, more: false, lags: [])
         }
         let pages = groups
-        let log = answer.clusterID == 0 ? nil : ReplicaState.log(cluster: answer.clusterID, prefix: keys.prefix)
         let articles = try await store.write { txn in
             var written = 0
             var batch: [(page: FetchedPage, rejects: [RejectedDocument])] = []

@@ -61,7 +61,10 @@ public enum StoreSnapshot {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
         guard manager.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
-        let others = try manager.contentsOfDirectory(atPath: path).filter { $0 != "data.mdb" && $0 != "lock.mdb" }.sorted()
+        // A first open killed midway leaves its staging directory (`.lmdb-create-…`): the store's own.
+        let others = try manager.contentsOfDirectory(atPath: path).filter {
+            $0 != "data.mdb" && $0 != "lock.mdb" && !$0.hasPrefix(Environment.creationPrefix)
+        }.sorted()
         guard others.isEmpty else {
             let named = others.prefix(3).joined(separator: ", ") + (others.count > 3 ? ", …" : "")
             throw ClusterError(

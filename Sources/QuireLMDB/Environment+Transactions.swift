@@ -167,8 +167,16 @@ extension Environment {
     /// Adopts a map size grown by another process (`MDB_MAP_RESIZED`).
     func adoptMapSize() throws(LMDBError) {
         try gate.withExclusive { () throws(LMDBError) in
+            // A reader holds no write lock: close() may have freed the environment meanwhile.
+            try ensureOpen("adopt the map size")
             // > "This function may be called with a size of zero to adopt the new size."
-            try remap(to: 0)
+            do throws(LMDBError) {
+                try remap(to: 0)
+            } catch {
+                // EINVAL: this process's writer adopted the size first and its transaction is
+                // running; the map is large enough already, and the caller's retry begins normally.
+                guard error.code == EINVAL else { throw error }
+            }
         }
     }
 

@@ -112,14 +112,15 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     ///   failing chunk is written, the chunks before it stay committed. `StoreError.Code.cancelled`
     ///   once the load has ended (`withBulkLoader` returned or threw): nothing is written then.
     public func submit(_ values: ArraySlice<V>) async throws {
+        let endedError = StoreError(
+            .cancelled, "\(store.path): a bulk load of '\(collection.name)' ended before this submit: nothing of it is written")
         guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            // The load's end holding the flag a moment, or a second submit at once.
+            if ended.load(ordering: .acquiring) { throw endedError }
             preconditionFailure("BulkLoader.submit called while another submit of the same loader runs")
         }
         defer { busy.store(false, ordering: .releasing) }
-        guard !ended.load(ordering: .relaxed) else {
-            throw StoreError(
-                .cancelled, "\(store.path): a bulk load of '\(collection.name)' ended before this submit: nothing of it is written")
-        }
+        guard !ended.load(ordering: .acquiring) else { throw endedError }
         if !dictionaryChecked {
             dictionaryChecked = true
             try await store.trainDictionaryBeforeLoad(values, collection, previous: lastFields)
@@ -384,8 +385,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Ends the loader for submits: waits for one in progress (a task the caller did not await),
     /// so that what it staged is written by `finish`, and makes every later one throw.
     private func end() async {
-        while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged { await Task.yield() }
-        ended.store(true, ordering: .relaxed)
+        ended.store(true, ordering: .releasing)  // first: a submit starting now throws
+        while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
         busy.store(false, ordering: .releasing)
     }
 

@@ -415,6 +415,20 @@ extension WritableTransaction where Self: ~Copyable {
         raw.environment.forget(database)
     }
 
+    /// Deletes the database named `name`, if there is one, through a handle opened in this
+    /// transaction: a body run again (after the map grew) opens it again, where a handle
+    /// dropped by the first run would be closed. The corresponding C functions are
+    /// `mdb_dbi_open` and `mdb_drop`.
+    public func dropDatabase(named name: String) throws(LMDBError) {
+        raw.checkLive()
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(raw.txn, name, 0, &dbi)
+        if rc == MDB_NOTFOUND { return }
+        try raw.check(rc, "mdb_dbi_open")
+        try raw.check(mdb_drop(raw.txn, dbi, 1), "mdb_drop")
+        raw.environment.forget(Database(dbi: dbi, name: name, flags: []))
+    }
+
     /// Removes every entry of the database, keeping it. The corresponding C function is `mdb_drop`.
     public func removeAll(in database: Database) throws(LMDBError) {
         raw.checkLive()

@@ -63,7 +63,9 @@ extension Store {
     /// databases of indexes no longer declared are deleted.
     ///
     /// The definition is written on the writer's thread, like every write. Calling this inside
-    /// a write transaction is a programming error and traps (it would wait for itself).
+    /// a write transaction is a programming error and traps (it would wait for itself). When a
+    /// registration that drops indexes fails, the collection is left unregistered (register it
+    /// again): the dropped databases' handles may be closed.
     public func register<V>(_ collection: StoreCollection<V>) throws(StoreError) {
         try StoreError.boundary("\(path): registering '\(collection.name)'") {
             let definition = collection.definition
@@ -93,22 +95,26 @@ extension Store {
         if storedDefinition != definition {
             let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
             let dropped = (storedDefinition?.indexes ?? []).filter { old in !definition.indexes.contains { $0.name == old.name } }
-            // Opened before the write: opening a database this process has not opened yet is a
-            // write of its own (inside this one it would wait for itself).
-            let droppedIndexes = dropped.compactMap { index in
-                try? environment.openDatabase(StoreLayout.index(definition.name, index.name), flags: [.duplicateSort])
-            }
-            let droppedSearch = storedDefinition?.search != nil && definition.search == nil
-                ? SearchDatabases.names(collection.name).compactMap { try? environment.openDatabase($0, flags: []) } : []
-            try environment.write { txn in
-                try txn.put(Array(encodedDefinition), forKey: key, in: metaDB)
-                if rebuild {
-                    try rebuildIndexes(collection, opened, txn)
+            // By name, opened in the transaction (not through the environment, whose open is a
+            // write of its own): a run again after the map grew drops them afresh.
+            let droppedNames = dropped.map { StoreLayout.index(definition.name, $0.name) }
+                + (storedDefinition?.search != nil && definition.search == nil ? SearchDatabases.names(collection.name) : [])
+            do {
+                try environment.write { txn in
+                    try txn.put(Array(encodedDefinition), forKey: key, in: metaDB)
+                    if rebuild {
+                        try rebuildIndexes(collection, opened, txn)
+                    }
+                    if storedDefinition != nil, storedDefinition?.search != definition.search, definition.search != nil {
+                        try rebuildSearchIndex(collection, opened, txn)
+                    }
+                    for name in droppedNames { try txn.dropDatabase(named: name) }
                 }
-                if storedDefinition != nil, storedDefinition?.search != definition.search, definition.search != nil {
-                    try rebuildSearchIndex(collection, opened, txn)
-                }
-                for db in droppedIndexes + droppedSearch { try txn.dropDatabase(db) }
+            } catch {
+                // LMDB closes a dropped database's handle even when the transaction aborts: the
+                // registration before this one may hold it, and must not write through it.
+                if !droppedNames.isEmpty { registry.withLock { $0[collection.name] = nil } }
+                throw error
             }
         }
         registry.withLock { $0[collection.name] = opened }

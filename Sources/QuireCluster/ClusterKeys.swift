@@ -20,6 +20,11 @@ public struct ClusterKeys: Sendable, Hashable {
     /// Every log entry.
     public var log: EtcdKeyRange { .prefix(prefix + "log/") }
 
+    /// The log's epoch: a random id the first member writes into a new (or wiped) etcd, kept by
+    /// every replica, so that a store applied from an etcd whose data was wiped since is told
+    /// apart even when the new etcd has the old one's cluster id (the same names and URLs).
+    public var epoch: String { prefix + "epoch" }
+
     /// The key of part `part` of the page that takes `source`'s checkpoint to `version`.
     public func logEntry(source: String, version: Int64, part: Int) -> String {
         prefix + "log/" + source + "/" + Self.padded(version, width: 12) + "/" + Self.padded(Int64(part), width: 3)

@@ -28,6 +28,8 @@ public final class Replica: Sendable {
     private let nextLimit: Atomic<Int>
     /// About how many bytes of log entries one poll reads.
     static let pollBytes = 8 << 20
+    /// The log this replica applies, once ``checkLog()`` (or the first poll) read it.
+    private let identity = Mutex<String?>(nil)
 
     /// A replica of the cluster into `store`; registers the news schema, the fetch sink's
     /// collections and the replica's own.
@@ -58,8 +60,7 @@ public final class Replica: Sendable {
     ///
     /// - Throws: ``ClusterError/Code/foreignStore``; ``EtcdError`` when etcd does not answer.
     public func checkLog() async throws {
-        let answer = try await client.range(keys.log, limit: 1, keysOnly: true)
-        let log = ReplicaState.log(cluster: answer.clusterID, prefix: keys.prefix)
+        let (log, revision) = try await logIdentity()
         guard let state = try state() else {
             let own = try store.storeStatistics().collections.filter {
                 $0.records > 0 && $0.name != ReplicaState.collection.name && $0.name != AppliedPage.collection.name
@@ -71,16 +72,35 @@ public final class Replica: Sendable {
             }
             return
         }
-        if let stored = state.log, answer.clusterID != 0, stored != log {
+        if let stored = state.log, stored != log {
             throw ClusterError(
                 .foreignStore,
-                "\(store.path) replicates \(stored), not \(log): start the node on a new store, or with the etcd and --prefix it was started with")
+                "\(store.path) replicates \(stored), not \(log): start the node on a new store, or with the etcd and --prefix it was started with (a wiped etcd starts a new epoch)")
         }
-        if answer.revision < state.appliedRevision {
+        if revision < state.appliedRevision {
             throw ClusterError(
                 .foreignStore,
-                "etcd is at revision \(answer.revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); start the node on a new store")
+                "etcd is at revision \(revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); start the node on a new store")
         }
+    }
+
+    /// The log this replica applies (``ReplicaState/log``), the log's epoch written first when
+    /// etcd has none (a new or wiped etcd; one transaction, so members starting together agree),
+    /// and etcd's revision. Read once: the epoch does not change while etcd keeps its data.
+    private func logIdentity() async throws -> (log: String, revision: Int64) {
+        if let known = identity.withLock({ $0 }) {
+            return (known, try await client.range(.key(keys.epoch)).revision)
+        }
+        let fresh = Array(UUID().uuidString.utf8)
+        let result = try await client.txn(
+            compare: [EtcdCompare(keys.epoch, .equal, .createRevision(0))],
+            success: [.put(keys.epoch, fresh)],
+            failure: [.range(.key(keys.epoch))])
+        let epoch = result.succeeded ? fresh : (result.ranges.first??.kvs.first?.value ?? fresh)
+        let header = try await client.range(.key(keys.epoch))
+        let log = ReplicaState.log(cluster: header.clusterID, prefix: keys.prefix, epoch: String(decoding: epoch, as: UTF8.self))
+        identity.withLock { $0 = log }
+        return (log, header.revision)
     }
 
     /// What one poll applied.
@@ -103,6 +123,8 @@ public final class Replica: Sendable {
     /// - Throws: ``ClusterError/Code/behindCompaction`` when entries this replica needs were
     ///   compacted away; ``EtcdError``; store errors (nothing of the batch is then applied).
     public func applyOnce() async throws -> Batch {
+        // The first poll checks the store is this log's, as a node does at its start.
+        if identity.withLock({ $0 }) == nil { try await checkLog() }
         let applied = try appliedRevision()
         let answer = try await client.range(
             keys.log, minModRevision: applied + 1, sortBy: .modRevision, limit: nextLimit.load(ordering: .relaxed))
@@ -132,7 +154,7 @@ public final class Replica: Sendable {
                 }
             }
         }
-        let log = answer.clusterID == 0 ? nil : ReplicaState.log(cluster: answer.clusterID, prefix: keys.prefix)
+        let log = identity.withLock { $0 }
         guard let newRevision = groups.last?.revision else {
             // Only keys that are not this cluster's entries (whole transactions of another
             // prefix's member): passed, or every poll would ask for them again and stall.

@@ -7,13 +7,17 @@ public struct ReplicaState: Codable, Sendable, Hashable {
     /// The etcd revision of the last log entries applied; written in the same LMDB transaction
     /// as their records, so a member killed at any instant resumes after exactly this revision.
     public var appliedRevision: Int64
-    /// Which log it applied: `etcd cluster <id> prefix <prefix>` (``log(cluster:prefix:)``); nil in
-    /// stores written before it was kept. Revisions number one etcd's writes: those of another
-    /// etcd, or of a wiped one, would be skipped as applied.
+    /// Which log it applied: `etcd cluster <id> prefix <prefix> epoch <id>`
+    /// (``log(cluster:prefix:epoch:)``); nil in stores written before it was kept. Revisions
+    /// number one etcd's writes: those of another etcd, or of a wiped one, would be skipped as
+    /// applied.
     public var log: String? = nil
 
-    /// The ``log`` of a replica of the keys under `prefix` of the etcd cluster `cluster`.
-    public static func log(cluster: UInt64, prefix: String) -> String { "etcd cluster \(cluster) prefix \(prefix)" }
+    /// The ``log`` of a replica of the keys under `prefix` of the etcd cluster `cluster`, in
+    /// the log's epoch `epoch` (``ClusterKeys/epoch``).
+    public static func log(cluster: UInt64, prefix: String, epoch: String) -> String {
+        "etcd cluster \(cluster) prefix \(prefix) epoch \(epoch)"
+    }
 
     /// The record's key.
     public static let key = "applied"

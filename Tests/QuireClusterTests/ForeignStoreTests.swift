@@ -34,6 +34,13 @@ import Testing
                 try await replica.checkLog()  // its own log: fine
                 #expect(try replica.appliedRevision() > 0)
 
+                // This etcd with the cluster's keys gone, as a wiped etcd started again with the
+                // same names has the same cluster id: a new epoch.
+                try await client.delete(.prefix("/t/"))
+                let wiped = try Replica(store: store, client: client, keys: keys)
+                await #expect { try await wiped.checkLog() } throws: { error in
+                    (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("epoch")
+                }
                 let otherPrefix = try Replica(store: store, client: client, keys: ClusterKeys(prefix: "/u/"))
                 await #expect { try await otherPrefix.checkLog() } throws: { ($0 as? ClusterError)?.code == .foreignStore }
                 // A wiped (here: another) etcd numbers its revisions from 1 again.

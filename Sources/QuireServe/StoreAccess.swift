@@ -167,17 +167,18 @@ final class StoreAccess: Sendable {
     // MARK: Full-text search
 
     /// The filter fields of the articles' full-text index; nil when the articles have none.
-    var searchFilters: Set<String>? {
-        (try? reading { store in
+    /// (Unavailable while the store is: a missing or replaced store is a 503, not "no index".)
+    func searchFilters() throws(AccessFailure) -> Set<String>? {
+        try reading { store in
             try store.storedCollections().first { $0.name == Self.collection }?.search.map { Set($0.filters.map(\.name)) }
-        }) ?? nil
+        }
     }
 
     /// The articles matching a full-text query: one page of at most `limit` hits, ranked (or by
     /// date for `sort=newest|oldest`), filtered by `since`, `until` and `section`, after the
     /// cursor's offset; pages go as deep as ``ArticleQuery/maxSearchDepth`` hits.
     private func searchPage(_ query: ArticleQuery, _ text: String) throws(AccessFailure) -> ArticlePage {
-        guard let filters = searchFilters else { throw .unsupported("this store has no search index") }
+        guard let filters = try searchFilters() else { throw .unsupported("this store has no search index") }
         let sort: SearchSort =
             switch query.sort {
             case .newest: .newest

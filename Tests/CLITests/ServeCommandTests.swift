@@ -342,6 +342,8 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             socket.send("GET /api/changes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             let hello = String(decoding: socket.receive { String(decoding: $0, as: UTF8.self).contains("event: hello") }, as: UTF8.self)
             #expect(hello.contains("\"available\":false"), "\(hello)")
+            // A search before the store exists is unavailable (503), not "no search index" (400).
+            #expect(try get(server.port, "/api/articles?q=one").status == 503)
             let records = #"{"id":"first-1","headline":"one"}"# + "\n" + #"{"id":"first-2","headline":"two"}"# + "\n"
             let load = try await runQuire(["--store", store, "load", "-"], stdin: Data(records.utf8))
             try #require(load.status == 0, "\(load)")

@@ -43,7 +43,9 @@ public struct QueryParser: Sendable {
         let terms = lexemes.indices.filter { i in
             switch lexemes[i].kind {
             case .word, .phrase:
-                guard i > 0, case .field(let name) = lexemes[i - 1].kind else { return true }
+                // The field before the value, or before its negation (`section:-Arts`).
+                let field = i > 0 && lexemes[i - 1].kind == .not ? i - 2 : i - 1
+                guard field >= 0, case .field(let name) = lexemes[field].kind else { return true }
                 return !schema.filterFields.contains(name.lowercased())
             default: return false
             }
@@ -149,6 +151,7 @@ struct Lexer {
             } else if s == "-", index + 1 < scalars.count,
                 !Self.isSpace(scalars[index + 1]), scalars[index + 1] != ")",
                 index == 0 || Self.endsWord(scalars[index - 1]) || Self.endsField(out.last, before: position)
+                    || (out.last?.kind == .not && out.last?.position == position - 1)  // `--storm`
             {
                 // A leading minus negates what follows (`headline:-storm` too); inside a word
                 // (covid-19) it is text.
@@ -256,7 +259,7 @@ struct ParseState {
                 throw QueryError(.missingOperand("NOT"), at: at)
             }
             guard let operand = try parseUnary(depth: depth + 1) else { return nil }
-            // Two negations cancel (`NOT NOT storm`, `-(-storm)`): the term itself.
+            // Two negations cancel (`NOT NOT storm`, `--storm`): the term itself.
             if case .not(let inner) = operand { return inner }
             return .not(operand)
         }

@@ -44,6 +44,7 @@ private func error(_ text: String) -> QueryError? {
         // Two negations cancel (the second was ignored: `surge NOT NOT storm` found surge alone).
         let both = Query.and([.term("surge", fields: .all), .term("storm", fields: .all)])
         #expect(try parse("surge NOT NOT storm") == both)
+        #expect(try parse("surge --storm") == both)
         #expect(error("surge -(-storm)")?.reason == .onlyNegations)  // the group alone is only a negation
         // A field's term left out, written after the field (`headline:-surge` was headline:surge).
         let notInHeadline = Query.and([.term("storm", fields: .all), .not(.term("surge", fields: headline))])
@@ -131,6 +132,8 @@ private func error(_ text: String) -> QueryError? {
         // A filter's value is not a scored term: --section adds one to a full query.
         #expect(throws: Never.self) { try parser.parse("(a b c) section:\"Arts\" desk:Culture") }
         #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 30)) { try parser.parse("(a b c) section:Arts headline:d") }
+        // A negated filter value is no scored term either.
+        #expect(throws: Never.self) { try parser.parse("a b c section:-Arts section:NOT Opinion") }
     }
 
     @Test func randomInputNeverTraps() {

@@ -121,7 +121,9 @@ public final class Replica: Sendable {
     /// 8 MiB of them).
     ///
     /// - Throws: ``ClusterError/Code/behindCompaction`` when entries this replica needs were
-    ///   compacted away; ``EtcdError``; store errors (nothing of the batch is then applied).
+    ///   compacted away; ``ClusterError/Code/foreignStore`` at the first poll when the store is
+    ///   not this log's (``checkLog()``); ``EtcdError``; store errors (nothing of the batch is
+    ///   then applied).
     public func applyOnce() async throws -> Batch {
         // The first poll checks the store is this log's, as a node does at its start.
         if identity.withLock({ $0 }) == nil { try await checkLog() }

@@ -2,12 +2,12 @@ import Foundation
 
 /// A file's device and inode: the same path names another file once it was replaced (renamed
 /// over, or its directory swapped).
-struct FileIdentity: Equatable, Sendable {
+package struct FileIdentity: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
 
     /// The identity of the file at `path`, nil when there is none.
-    init?(_ path: String) {
+    package init?(_ path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)

@@ -58,4 +58,32 @@ import Testing
             #expect(said.hasPrefix("quire: watch: the newest commit is ") && said.contains("--since 999999"), "\(said)")
         }
     }
+
+    /// A store whose directory is swapped under the watch (a cluster member installing a peer's
+    /// snapshot) has another change feed: watch stops and says so (it followed the unlinked
+    /// old file for ever, silently).
+    @Test func aReplacedStoreStopsTheWatchWithAMessage() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 5), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let other = dir.appendingPathComponent("other.db").path
+            let second = try await runQuire(["--store", other, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 3, seed: 9))
+            #expect(second.status == 0, "\(second)")
+            let err = dir.appendingPathComponent("watch.err")
+            try Data().write(to: err)
+            let handle = try FileHandle(forWritingTo: err)
+            defer { try? handle.close() }
+            let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
+            usleep(500_000)
+            let store = dir.appendingPathComponent("quire.db").path
+            try FileManager.default.moveItem(atPath: store, toPath: store + ".replaced")
+            try FileManager.default.moveItem(atPath: other, toPath: store)
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, process.isRunning { usleep(50_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGINT) }
+            process.waitUntilExit()
+            let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 1 && said.contains("the store was replaced"), "\(said)")
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Quire
 import QuireNews
+import QuireServe
 
 /// What `quire watch` does, given valid options (see `WatchOptions.swift`).
 enum WatchCommand {
@@ -11,7 +12,14 @@ enum WatchCommand {
         if let since = options.since, let last = try? store.lastChangeSequence(), since > last {
             Diagnostics.write("quire: watch: the newest commit is \(last); --since \(since) shows commits after \(since) only\n")
         }
-        let feed = (options.since.map { store.changes(since: $0) } ?? store.changes()).stopping { InterruptFlag.isRaised }
+        // A store replaced under the watch (a cluster member installing a peer's snapshot swaps
+        // its directory) has another change feed: stop and say so rather than follow the old file.
+        let dataFile = context.storePath + "/data.mdb"
+        let opened = FileIdentity(dataFile)
+        let replaced = { @Sendable in FileIdentity(dataFile) != opened }
+        let feed = (options.since.map { store.changes(since: $0) } ?? store.changes()).stopping {
+            InterruptFlag.isRaised || replaced()
+        }
         let out = context.output
         for await event in feed {
             switch options.format {
@@ -21,6 +29,11 @@ enum WatchCommand {
             try out.flush()
         }
         if context.isInterrupted { throw InterruptedError(command: "watch") }
+        if replaced() {
+            throw RuntimeError(
+                "watch",
+                "\(context.storePath): the store was replaced (a cluster member installed a peer's snapshot, or its directory was swapped): its change feed is another's, numbered afresh; run watch again")
+        }
     }
 
     static func jsonLine(_ event: ChangeFeedEvent) -> [UInt8] {

@@ -23,6 +23,8 @@ import Testing
         // Twice: two fetch loops of one source in one member, every page fetched twice.
         let twice = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "feedzilla:1", "--fetch", "feedzilla:1"])
         #expect(twice.status == 64 && twice.stderr.contains("given twice"), "\(twice)")
+        let reordered = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "feedzilla:1,2", "--fetch", "feedzilla:2,1"])
+        #expect(reordered.status == 64 && reordered.stderr.contains("given twice"), "\(reordered)")
     }
 
     /// A URL that answers but is not etcd (here the fixture news API) is named as such, not

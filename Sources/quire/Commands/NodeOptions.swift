@@ -19,6 +19,14 @@ enum NodeSourceSpec: Sendable, Hashable {
             return nil
         }
     }
+
+    /// Whether both name one source, whatever the order of their categories.
+    func fetchesTheSame(as other: NodeSourceSpec) -> Bool {
+        switch (self, other) {
+        case (.feedzilla(let a), .feedzilla(let b)): a.map(Set.init) == b.map(Set.init)
+        default: self == other
+        }
+    }
 }
 
 /// `quire node --etcd URL[,URL…] [--fetch SOURCE…] [--base-url URL] [--member ID] [--lease-ttl S]
@@ -84,8 +92,11 @@ struct NodeOptions: CommandOptions {
             guard let source = NodeSourceSpec(text) else {
                 throw arguments.invalid("fetch", text, "expected nyt:QUERY, feedzilla or feedzilla:ID,ID")
             }
-            // Twice in one member: two fetch loops of one source, every page fetched twice.
-            guard !sources.contains(source) else { throw arguments.invalid("fetch", text, "is given twice") }
+            // Twice in one member (`feedzilla:1,2` and `feedzilla:2,1` too): two fetch loops of one
+            // source, every page fetched twice.
+            guard !sources.contains(where: { $0.fetchesTheSame(as: source) }) else {
+                throw arguments.invalid("fetch", text, "is given twice")
+            }
             sources.append(source)
         }
         baseURL = try arguments.url("base-url")

@@ -3,11 +3,11 @@
 /// a candidate in about log(expansions) steps a posting, instead of asking every expansion for
 /// every candidate: `"the st*"` has thousands of expansions, and took seconds at 90k articles.
 struct PostingListHeap {
-    private var heap: [Int] = []
+    private var heap = IndexHeap()
 
     /// The lists of `lists` positioned on their first document.
     init(_ lists: inout [TermPostings]) throws {
-        for i in lists.indices where try lists[i].next() != nil { push(i, lists) }
+        for i in lists.indices where try lists[i].next() != nil { heap.push(i, lists, by: Self.precedes) }
     }
 
     /// Calls `body` with each list that holds `target`, after moving every list below it up to
@@ -16,48 +16,24 @@ struct PostingListHeap {
         holding target: UInt32, in lists: inout [TermPostings], _ body: (inout TermPostings) throws -> Void
     ) throws {
         while let top = heap.first, let document = lists[top].document, document < target {
-            if try lists[top].advance(to: target) == nil { popTop(lists) } else { siftDown(lists) }
+            if try lists[top].advance(to: target) == nil {
+                heap.removeFirst(lists, by: Self.precedes)
+            } else {
+                heap.firstMoved(lists, by: Self.precedes)
+            }
         }
         var holding: [Int] = []
         while let top = heap.first, lists[top].document == target {
             holding.append(top)
-            popTop(lists)
+            heap.removeFirst(lists, by: Self.precedes)
         }
         for i in holding {
             try body(&lists[i])
-            push(i, lists)
+            heap.push(i, lists, by: Self.precedes)
         }
     }
 
-    private func precedes(_ a: Int, _ b: Int, _ lists: [TermPostings]) -> Bool {
+    private static func precedes(_ lists: [TermPostings], _ a: Int, _ b: Int) -> Bool {
         (lists[a].document ?? .max) < (lists[b].document ?? .max)
-    }
-
-    private mutating func push(_ list: Int, _ lists: [TermPostings]) {
-        heap.append(list)
-        var i = heap.count - 1
-        while i > 0, precedes(heap[i], heap[(i - 1) / 2], lists) {
-            heap.swapAt(i, (i - 1) / 2)
-            i = (i - 1) / 2
-        }
-    }
-
-    private mutating func popTop(_ lists: [TermPostings]) {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        if !heap.isEmpty { siftDown(lists) }
-    }
-
-    private mutating func siftDown(_ lists: [TermPostings]) {
-        var i = 0
-        while true {
-            let left = 2 * i + 1
-            var smallest = i
-            if left < heap.count && precedes(heap[left], heap[smallest], lists) { smallest = left }
-            if left + 1 < heap.count && precedes(heap[left + 1], heap[smallest], lists) { smallest = left + 1 }
-            guard smallest != i else { return }
-            heap.swapAt(i, smallest)
-            i = smallest
-        }
     }
 }

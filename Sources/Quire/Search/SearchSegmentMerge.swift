@@ -248,11 +248,11 @@ struct TermBlockSource {
 /// ascending document order). A binary heap of the sources by (current term, source).
 struct TermBlockMerger {
     private var sources: [TermBlockSource]
-    private var heap: [Int] = []
+    private var heap = IndexHeap()
 
     init(_ sources: [TermBlockSource]) {
         self.sources = sources
-        for s in sources.indices where sources[s].entry != nil { push(s) }
+        for s in sources.indices where sources[s].entry != nil { heap.push(s, sources, by: Self.precedes) }
     }
 
     /// Calls `body` with each term and its blocks' bounds and values, until it returns false.
@@ -270,48 +270,24 @@ struct TermBlockMerger {
                     values.append(sources[top].entry!.value)
                     try sources[top].advance()
                 } while isTerm(top, term)
-                if sources[top].entry == nil { popTop() } else { siftDown(0) }
+                if sources[top].entry == nil {
+                    heap.removeFirst(sources, by: Self.precedes)
+                } else {
+                    heap.firstMoved(sources, by: Self.precedes)
+                }
             }
             guard try body(term, bounds, values) else { return }
         }
     }
 
-    private func precedes(_ a: Int, _ b: Int) -> Bool {
+    /// By current term, then by source (the main blocks, then the segments in order).
+    private static func precedes(_ sources: [TermBlockSource], _ a: Int, _ b: Int) -> Bool {
         let order = KeyRange.compare(sources[a].term!, sources[b].term!)
         return order < 0 || (order == 0 && a < b)
     }
 
     private func isTerm(_ source: Int, _ term: UnsafeRawBufferPointer) -> Bool {
         sources[source].term.map { KeyRange.compare($0, term) == 0 } ?? false
-    }
-
-    private mutating func push(_ source: Int) {
-        heap.append(source)
-        var i = heap.count - 1
-        while i > 0, precedes(heap[i], heap[(i - 1) / 2]) {
-            heap.swapAt(i, (i - 1) / 2)
-            i = (i - 1) / 2
-        }
-    }
-
-    private mutating func popTop() {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        if !heap.isEmpty { siftDown(0) }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var i = start
-        while true {
-            // The two children by hand: an array literal of them cost an allocation a step.
-            let left = 2 * i + 1
-            var smallest = i
-            if left < heap.count && precedes(heap[left], heap[smallest]) { smallest = left }
-            if left + 1 < heap.count && precedes(heap[left + 1], heap[smallest]) { smallest = left + 1 }
-            guard smallest != i else { return }
-            heap.swapAt(i, smallest)
-            i = smallest
-        }
     }
 }
 

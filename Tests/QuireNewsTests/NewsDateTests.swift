@@ -48,6 +48,23 @@ import Testing
         let before1970 = Date(timeIntervalSince1970: -86_401)
         #expect(NewsDate.parse(NewsDate.iso8601String(before1970)) == before1970)
     }
+
+    @Test func aFractionThatRoundsToAWholeSecondCarriesIt() {
+        let almost = Date(timeIntervalSince1970: 1_560_626_294.9996)
+        #expect(NewsDate.iso8601String(almost) == "2019-06-15T19:18:15Z")
+        let endOfYear = Date(timeIntervalSince1970: 1_577_836_799.9997)
+        #expect(NewsDate.iso8601String(endOfYear) == "2020-01-01T00:00:00Z")
+        #expect(NewsDate.format(almost, offsetMinutes: 60, style: .rfc822) == "Sat, 15 Jun 2019 20:18:15 +0100")
+        let beforeEpoch = Date(timeIntervalSince1970: -0.25)
+        #expect(NewsDate.iso8601String(beforeEpoch) == "1969-12-31T23:59:59.750Z")
+    }
+
+    @Test func millisecondTimestampsAreAllOneWidth() {
+        #expect(NewsDate.iso8601MillisecondsString(reference) == "2019-06-15T19:18:14.000Z")
+        let withFraction = Date(timeIntervalSince1970: 1_560_626_294.25)
+        #expect(NewsDate.iso8601MillisecondsString(withFraction) == "2019-06-15T19:18:14.250Z")
+        #expect(NewsDate.iso8601MillisecondsString(withFraction).count == NewsDate.iso8601MillisecondsString(reference).count)
+    }
 }
 
 /// Sub-second dates keep every digit a `Date` can hold through text, the codec and back.

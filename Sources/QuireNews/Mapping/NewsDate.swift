@@ -40,21 +40,28 @@ public enum NewsDate {
         case rfc822
     }
 
+    /// Writes `date` as ISO 8601 UTC with `Z` and always three fraction digits
+    /// (`2016-08-12T00:00:00.000Z`): every timestamp the same width, for columns.
+    public static func iso8601MillisecondsString(_ date: Date) -> String {
+        format(date, offsetMinutes: 0, style: .iso8601Z, alwaysMilliseconds: true)
+    }
+
     /// Writes `date` in local time at `offsetMinutes` east of UTC, in `style`.
     public static func format(_ date: Date, offsetMinutes: Int, style: Style) -> String {
+        format(date, offsetMinutes: offsetMinutes, style: style, alwaysMilliseconds: false)
+    }
+
+    private static func format(_ date: Date, offsetMinutes: Int, style: Style, alwaysMilliseconds: Bool) -> String {
         let offset = style == .iso8601Z ? 0 : offsetMinutes
-        let seconds = date.timeIntervalSince1970 + Double(offset * 60)
-        let whole = Int((seconds).rounded(.down))
-        let fraction = seconds - Double(whole)
+        // Rounded to the millisecond first, so that 14.9996 s is written 15.000, not 14.
+        let totalMillis = Int(((date.timeIntervalSince1970 + Double(offset * 60)) * 1000).rounded())
+        let whole = floorDiv(totalMillis, 1000)
+        let millis = totalMillis - whole * 1000
         let days = floorDiv(whole, 86_400)
         let secondOfDay = whole - days * 86_400
         let (year, month, day) = civil(fromDays: days)
         let hour = secondOfDay / 3600, minute = secondOfDay / 60 % 60, second = secondOfDay % 60
-        var fractionText = ""
-        if fraction > 0 {
-            let millis = Int((fraction * 1000).rounded())
-            if millis > 0 && millis < 1000 { fractionText = "." + pad(millis, 3) }
-        }
+        let fractionText = millis > 0 || alwaysMilliseconds ? "." + pad(millis, 3) : ""
         let sign = offset < 0 ? "-" : "+"
         let zoneHours = pad(abs(offset) / 60, 2), zoneMinutes = pad(abs(offset) % 60, 2)
         let time = "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"

@@ -60,7 +60,7 @@ enum WatchCommand {
         switch event {
         case .gap(let range): "gap \(range.lowerBound)…\(range.upperBound): trimmed before it was read"
         case .batch(let batch):
-            "\(batch.sequence)  \(NewsDate.iso8601String(batch.committedAt))  "
+            "\(batch.sequence)  \(NewsDate.iso8601MillisecondsString(batch.committedAt))  "
                 + batch.changes.map { "\($0.collection) \(kindName($0.kind)) \($0.keys.count)" }.joined(separator: ", ")
         }
     }

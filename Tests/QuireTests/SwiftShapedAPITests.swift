@@ -54,4 +54,24 @@ import Testing
         #expect(found.4 == ["n00", "n02", "n04"])
         #expect(!kept.isEmpty && !FileManager.default.fileExists(atPath: kept))
     }
+
+    /// A program's own view type gets its store from the transaction it wraps: it cannot name
+    /// another store, whose database handles would mean other databases in this transaction.
+    struct OwnView: StoreReading, ~Copyable { let _context: StoreViewContext }
+
+    @Test func anEmbeddersOwnViewReadsTheStoreOfItsTransaction() async throws {
+        let day = Date(timeIntervalSince1970: 1_700_000_000)
+        try await Store.withTemporary(schema: StoreSchema(Self.notes)) { first in
+            try await Store.withTemporary(schema: StoreSchema(Self.notes)) { second in
+                try await first.put(Note(id: "n", day: day, tags: ["first"], priority: 1), in: Self.notes)
+                try await second.put(Note(id: "n", day: day, tags: ["second"], priority: 2), in: Self.notes)
+                let seen = try second.read { snap in
+                    let own = OwnView(_context: snap._context)
+                    return (own.store.path, try own.get(.string("n"), from: Self.notes)?.tags)
+                }
+                #expect(seen.0 == second.path)
+                #expect(seen.1 == ["second"])
+            }
+        }
+    }
 }

@@ -3,20 +3,21 @@ internal import QuireLMDB
 
 /// What store snapshots and store write transactions both read.
 public protocol StoreReading: ~Copyable {
-    /// The store this view belongs to.
-    var store: Store { get }
     /// The transaction under the view; opaque outside Quire (an implementation detail).
     var _context: StoreViewContext { get }
 }
 
+extension StoreReading where Self: ~Copyable {
+    /// The store this view belongs to.
+    public var store: Store { _context.store }
+}
+
 /// A consistent, read-only view of a store, valid inside `Store.read`.
 public struct Snapshot: StoreReading, ~Copyable {
-    public let store: Store
     public let _context: StoreViewContext
 
     init(raw: TransactionHandle, store: Store) {
-        self.store = store
-        self._context = StoreViewContext(raw: raw, writeState: nil)
+        self._context = StoreViewContext(store: store, raw: raw, writeState: nil)
     }
 }
 

@@ -22,7 +22,7 @@ public struct StoreRecords<V: Codable & Sendable>: Sequence {
         self.collection = collection
         self.range = range
         self.reverse = reverse
-        self.view = LentView(store: view.store, _context: view._context)
+        self.view = LentView(_context: view._context)
     }
 
     public func makeIterator() -> Iterator { Iterator(self) }
@@ -83,6 +83,5 @@ extension StoreRecords: Sendable {}
 /// A copy of a view's handles, for sequences that walk the view's transaction after the call
 /// that made them returned (the LMDB layer traps if that outlives the transaction).
 struct LentView: StoreReading {
-    let store: Store
     let _context: StoreViewContext
 }

@@ -23,14 +23,12 @@ final class WriteState {
 ///
 /// Records, their index entries, relation entries and new field names all commit together.
 public struct StoreTransaction: StoreReading, ~Copyable {
-    public let store: Store
     public let _context: StoreViewContext
     let state: WriteState
 
     init(raw: TransactionHandle, store: Store, state: WriteState) {
-        self.store = store
         self.state = state
-        self._context = StoreViewContext(raw: raw, writeState: state)
+        self._context = StoreViewContext(store: store, raw: raw, writeState: state)
     }
 
     /// Stores `value`, replacing the value with the same identification key (an upsert), and

@@ -6,6 +6,9 @@ internal import QuireLMDB
 /// Opaque on purpose: it has no public members, so no program outside Quire can read raw pages or
 /// write past the store's indexes, relations and field table through it.
 public struct StoreViewContext {
+    /// The store whose transaction `raw` is: kept here, not taken from the view's conformer, so
+    /// that a view can never pair one store's database handles with another's transaction.
+    let store: Store
     let raw: TransactionHandle
     /// The write transaction's state; nil for snapshots.
     let writeState: WriteState?

@@ -36,8 +36,11 @@ let package = Package(
         // Header only: glibc's malloc_trim, to hand freed buffers back between a load's phases.
         .systemLibrary(name: "CMalloc"),
 
+        // Thread-local depths (C11 _Thread_local), so a read inside a read of the same store never waits for itself.
+        .target(name: "CThreadDepth"),
+
         // The library, bottom up (DESIGN.md "Architecture").
-        .target(name: "QuireLMDB", dependencies: ["CLMDB"], swiftSettings: strict),
+        .target(name: "QuireLMDB", dependencies: ["CLMDB", "CThreadDepth"], swiftSettings: strict),
         .target(name: "QuireCodec", dependencies: ["CZstd", "CChecksum"], swiftSettings: strict),
         .target(name: "QuireText", dependencies: ["CPrefetch"], swiftSettings: strict),
         .target(name: "Quire", dependencies: ["QuireLMDB", "QuireCodec", "QuireText", "CMalloc"], swiftSettings: strict),

@@ -166,6 +166,11 @@ extension Environment {
 
     /// Adopts a map size grown by another process (`MDB_MAP_RESIZED`).
     func adoptMapSize() throws(LMDBError) {
+        if gate.isHeldByThisThread {
+            throw LMDBError(
+                code: MDB_MAP_RESIZED, operation: "mdb_txn_begin", path: path,
+                hint: "another process grew the map, and a read begun inside another read on the same thread cannot adopt the new size while the outer read is open: begin it after the outer read returns")
+        }
         try gate.withExclusive { () throws(LMDBError) in
             // A reader holds no write lock: close() may have freed the environment meanwhile.
             try ensureOpen("adopt the map size")

@@ -242,6 +242,7 @@ public final class Environment: @unchecked Sendable {
     /// Closes the environment. Waits for running reads to finish; later calls throw.
     /// Closing twice is harmless. The corresponding C function is `mdb_env_close`.
     public func close() {
+        precondition(!isInsideRead, "QuireLMDB: close() inside a read of the same environment would wait for itself; close after the read returns")
         closeNow()
     }
 
@@ -261,6 +262,9 @@ public final class Environment: @unchecked Sendable {
     private func withState<R>(_ body: (inout State) -> R) -> R {
         stateLock.withLock { body(&stateValue) }
     }
+
+    /// True while the calling thread is inside a read of this environment.
+    package var isInsideRead: Bool { gate.isHeldByThisThread }
 
     /// True once `close()` has run.
     public var isClosed: Bool { closed.load(ordering: .acquiring) }

@@ -1,3 +1,4 @@
+internal import CThreadDepth
 import Synchronization
 
 #if canImport(Glibc)
@@ -65,7 +66,21 @@ final class ReaderGate: @unchecked Sendable {
     /// The number of threads waiting to enter, shared or exclusive.
     var waitingThreads: Int { Self.sleepers(word.load(ordering: .acquiring)) }
 
+    /// This gate's identity in the thread-local depth table.
+    private var identity: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// True while this thread is inside the gate shared (a read of this environment is open on it).
+    var isHeldByThisThread: Bool { quire_depth_of(identity) > 0 }
+
     func enterShared() {
+        defer { quire_depth_enter(identity) }
+        // A thread inside already enters again at once: waiting behind an exclusive request,
+        // which waits for this thread's outer read to leave, would never end. (Nor for the
+        // reader limit: its slot is taken already.)
+        if isHeldByThisThread {
+            word.wrappingAdd(Self.readerUnit, ordering: .acquiring)
+            return
+        }
         var current = word.load(ordering: .relaxed)
         while canEnterShared(current) {
             let (entered, seen) = word.compareExchange(
@@ -81,11 +96,15 @@ final class ReaderGate: @unchecked Sendable {
     }
 
     func leaveShared() {
+        quire_depth_leave(identity)
         let before = word.wrappingSubtract(Self.readerUnit, ordering: .releasing).oldValue
         wakeSleepers(ifAnyIn: before)
     }
 
+    /// Runs `body` with the gate to itself. The caller makes sure this thread is not inside the
+    /// gate shared (``isHeldByThisThread``): it would wait for itself.
     func withExclusive<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        precondition(!isHeldByThisThread, "QuireLMDB: exclusive use of the map from inside a read on the same thread")
         // Counted first, so that readers arriving from now on wait behind it.
         word.wrappingAdd(Self.requestUnit, ordering: .sequentiallyConsistent)
         pthread_mutex_lock(mutex)

@@ -92,6 +92,33 @@ import Testing
         #expect(gate.activeReaders == 0 && gate.exclusiveRequests == 0 && gate.waitingThreads == 0)
     }
 
+    /// A read begun inside a read on the same thread does not wait behind an exclusive request
+    /// (a remap): the request waits for the outer read, so the inner one waited for ever.
+    @Test(.timeLimit(.minutes(1))) func aThreadInsideEntersAgainPastAWaitingExclusiveRequest() {
+        let gate = ReaderGate(limit: 1)
+        let order = Mutex<[String]>([])
+        let finished = DispatchSemaphore(value: 0)
+        gate.enterShared()
+        #expect(gate.isHeldByThisThread)
+        Thread.detachNewThread {
+            #expect(!gate.isHeldByThisThread)  // the depth is this thread's own
+            gate.withExclusive { order.withLock { $0.append("exclusive") } }
+            finished.signal()
+        }
+        #expect(waitUntil { gate.exclusiveRequests == 1 && gate.waitingThreads == 1 })
+        gate.enterShared()  // past the request and past the limit of one: its slot is the outer's
+        order.withLock { $0.append("inner") }
+        #expect(gate.activeReaders == 2)
+        gate.leaveShared()
+        #expect(gate.isHeldByThisThread)
+        #expect(order.withLock { $0 } == ["inner"])
+        gate.leaveShared()
+        #expect(!gate.isHeldByThisThread)
+        finished.wait()
+        #expect(order.withLock { $0 } == ["inner", "exclusive"])
+        #expect(gate.activeReaders == 0 && gate.exclusiveRequests == 0)
+    }
+
     /// Polls `condition` for up to ten seconds; whether it came true.
     private func waitUntil(_ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(10)

@@ -21,6 +21,17 @@ import Testing
         }
     }
 
+    @Test func closeInsideAReadTrapsInsteadOfHanging() async throws {
+        try await withTemporaryDirectory("trap", create: false) { path in
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                [path = path as String] in
+                let store = try Store(path: path)
+                try store.read { _ in store.close() }
+            }
+            #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("inside a read of the same store would wait for itself"))
+        }
+    }
+
     @Test func relationRegisterInsideAWriteTraps() async throws {
         try await withTemporaryDirectory("trap", create: false) { path in
             let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {

@@ -136,6 +136,7 @@ public final class Store: Sendable {
     /// (it would wait for itself), as `register` does; inside a read, it waits for itself.
     public func close() {
         precondition(!isInsideWrite, "Quire: store.close() inside a write transaction would wait for itself; close after the write returns")
+        precondition(!environment.isInsideRead, "Quire: store.close() inside a read of the same store would wait for itself; close after the read returns")
         environment.close()
     }
 

@@ -47,9 +47,18 @@ import Testing
         #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/top-news/162318929?count=2&client_source=api&format=json")
             == "feedzilla:162318929")
         #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/sports/162318929?q=x") == "feedzilla:162318929")
-        #expect(Feedzilla.storyID(forURL: "https://Example.com/a/b?x=1#f") == "feedzilla:example.com/a/b")
+        #expect(Feedzilla.storyID(forURL: "https://Example.com/a/b/#f") == "feedzilla:example.com/a/b")
         // A URL that ends at the category has no story: not the category's one story.
         #expect(Feedzilla.storyID(forURL: "http://news.feedzilla.com/en_us/stories/sports/") == "feedzilla:news.feedzilla.com/en_us/stories/sports")
+    }
+
+    /// Only a Feedzilla story URL's query echoes the request: elsewhere it names the story.
+    @Test func storiesWhoseURLsDifferOnlyInTheirQueryAreTwoArticles() throws {
+        let text = #"{"articles":[{"url":"http://example.com/story.php?id=1","title":"One"},{"url":"http://example.com/story.php?id=2#top","title":"Two"},{"url":"https://www.youtube.com/watch?v=abc","title":"Video"}]}"#
+        let page = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 3)
+        #expect(page.articles.map(\.id) == ["feedzilla:example.com/story.php?id=1", "feedzilla:example.com/story.php?id=2", "feedzilla:www.youtube.com/watch?v=abc"])
+        #expect(page.articles.map(\.url) == ["http://example.com/story.php?id=1", "http://example.com/story.php?id=2", "https://www.youtube.com/watch?v=abc"])
+        #expect(page.rejects.isEmpty)
     }
 
     @Test func duplicateStoriesInOneListAppearOnce() throws {

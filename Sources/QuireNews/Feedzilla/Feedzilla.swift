@@ -46,10 +46,10 @@ public enum Feedzilla {
     /// Parses a category's article list into the list, its articles and the stories that could
     /// not be mapped.
     ///
-    /// Article identity ignores the story URL's query string (which echoes the request) and its
-    /// category segment, so the same story fetched in two categories or by two requests is one
-    /// article (see ``storyID(forURL:)``); the stored `url` has the query removed. A story listed
-    /// twice appears once. Each story is mapped on its own: one without a `url`, or with a value
+    /// Article identity ignores a Feedzilla story URL's query string (which echoes the request)
+    /// and its category segment, so the same story fetched in two categories or by two requests is
+    /// one article (see ``storyID(forURL:)``); the stored `url` has that query removed. A story
+    /// listed twice appears once. Each story is mapped on its own: one without a `url`, or with a value
     /// of a type that makes no sense, or nesting deeper than the parser's limit, is a reject
     /// (`articles[2].publish_date`), and the rest of the list is still returned.
     ///
@@ -106,33 +106,45 @@ public enum Feedzilla {
     /// The identity of a category's article list: `feedzilla:category:<id>`.
     public static func listID(categoryID: Int) -> String { "feedzilla:category:\(categoryID)" }
 
-    /// A story URL without its query string and fragment.
+    /// A story URL as stored: without its fragment, and for a Feedzilla story URL
+    /// (`…/stories/<category>/<story>?<echo>`) without the query string that echoes the request.
+    /// Any other URL keeps its query: `story.php?id=1` and `story.php?id=2` are two stories.
     public static func canonicalURL(_ url: String) -> String {
-        guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
-        return String(url[..<cut])
+        let whole = url.firstIndex(of: "#").map { url[..<$0] } ?? Substring(url)
+        guard let query = whole.firstIndex(of: "?") else { return String(whole) }
+        return storySegment(ofURL: whole[..<query]) != nil ? String(whole[..<query]) : String(whole)
     }
 
     /// The stable article id of a story URL.
     ///
     /// Feedzilla story URLs look like `http://news.feedzilla.com/en_us/stories/<category>/<story>?<echo>`:
     /// the id is `feedzilla:<story>`, the last path segment, so neither the echoed query nor the
-    /// category matters. Other URLs give `feedzilla:<host><path>` without scheme, query or fragment
-    /// (host lowercased, a trailing `/` dropped), so `http` and `https`, `WWW.X.COM` and
-    /// `www.x.com` give one id.
+    /// category matters. Other URLs give `feedzilla:<host><path>[?<query>]` without scheme or
+    /// fragment (host lowercased, a trailing `/` of the path dropped), so `http` and `https`,
+    /// `WWW.X.COM` and `www.x.com` give one id.
     public static func storyID(forURL url: String) -> String {
-        var rest = Substring(canonicalURL(NewsText.trimmed(url)))
+        let canonical = Substring(canonicalURL(NewsText.trimmed(url)))
+        if let story = storySegment(ofURL: canonical) { return "feedzilla:\(story)" }
+        let query = canonical.firstIndex(of: "?").map { canonical[$0...] } ?? ""
+        var rest = canonical[..<(canonical.firstIndex(of: "?") ?? canonical.endIndex)]
         if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let host = rest[..<slash].lowercased()
         var path = rest[slash...]
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        // `…/stories/<category>/<story>`: the story is the segment after the category; a URL
-        // that ends at the category (no story) is not taken for the category's one story.
+        return "feedzilla:\(host)\(path)\(query)"
+    }
+
+    /// The story segment of a Feedzilla story URL (`…/stories/<category>/<story>`, query ignored),
+    /// or nil; a URL that ends at the category (no story) is not taken for the category's one story.
+    static func storySegment(ofURL url: Substring) -> Substring? {
+        let beforeQuery = url[..<(url.firstIndex(of: "?") ?? url.endIndex)]
+        var rest = beforeQuery
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        let path = rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
         let segments = path.split(separator: "/")
-        if let stories = segments.lastIndex(of: "stories"), segments.count - stories >= 3, let last = segments.last {
-            return "feedzilla:\(last)"
-        }
-        return "feedzilla:\(host)\(path)"
+        guard let stories = segments.lastIndex(of: "stories"), segments.count - stories >= 3 else { return nil }
+        return segments.last
     }
 
     /// `{category_id, display_category_name, english_category_name, url_category_name}`.

@@ -8,9 +8,11 @@ import QuireNews
 /// refetching (``StoreFetchSink/remap(now:)``): the raw JSON (with the API key scrubbed) and which
 /// mapping it needs. Its id is a hash of the source and the document's bytes, so a page fetched
 /// again quarantines the same document once; a document that is not an object (a bare string,
-/// which several documents may share) also hashes its page and index.
+/// which several documents may share) also hashes its page and index. When the document names
+/// its article (``ArticleIdentity``), the id starts with the article's id: a later fetch that
+/// stores that article finds its quarantined copies and removes them (they are older).
 public struct RejectedDocument: Codable, Sendable, Hashable {
-    /// `<hash of source and bytes>`, 32 hex digits.
+    /// `<article id> <hash>` or `<hash>`: the hash of source and bytes is 32 hex digits.
     public var id: String
     /// The source (``FetchSource/sourceID``) whose page held it.
     public var source: String
@@ -50,15 +52,28 @@ public struct RejectedDocument: Codable, Sendable, Hashable {
 
     /// The record of `reject`, one of `page`'s documents.
     public init(_ reject: DocumentReject, of page: FetchedPage) {
+        let hash = Self.identity(
+            source: reject.rawDocument.first == UInt8(ascii: "{")
+                ? page.sourceID : "\(page.sourceID)\u{0}\(page.pageLabel)\u{0}\(reject.index)",
+            raw: reject.rawDocument)
+        let article = ArticleIdentity.id(ofDocument: reject.rawDocument, mapping: page.mappingKind)
         self.init(
-            id: Self.identity(
-                source: reject.rawDocument.first == UInt8(ascii: "{")
-                    ? page.sourceID : "\(page.sourceID)\u{0}\(page.pageLabel)\u{0}\(reject.index)",
-                raw: reject.rawDocument),
+            id: article.map { Self.id(ofArticle: $0, hash: hash) } ?? hash,
             source: page.sourceID,
             mapping: page.mappingKind, query: page.queryTag, page: page.pageLabel, index: reject.index,
             path: reject.error.path, message: reject.error.description, raw: Data(reject.rawDocument),
             rejectedAt: page.fetchedAt)
+    }
+
+    /// The id of a quarantined copy of article `article` whose bytes hash to `hash`.
+    static func id(ofArticle article: String, hash: String) -> String { "\(article) \(hash)" }
+
+    /// Whether `id` is that of a quarantined copy of article `article` (`<article> <32 hex digits>`:
+    /// not of another article whose id merely starts with `article` and a space).
+    static func isCopy(_ id: String, ofArticle article: String) -> Bool {
+        let utf8 = id.utf8
+        guard utf8.count == article.utf8.count + 33, id.hasPrefix(article + " ") else { return false }
+        return utf8.suffix(32).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 
     /// The id of a document from `source` with these bytes: two 64-bit FNV-1a hashes with

@@ -96,6 +96,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             articles += page.articles
         }
         try txn.put(contentsOf: articles, in: NewsSchema.articles)
+        try removeQuarantinedCopies(of: seen, in: txn)
         for (page, rejects) in pages {
             outcome.rejects += rejects.count
             for reject in rejects {
@@ -124,6 +125,17 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
                 in: Self.sources)
         }
         return outcome
+    }
+
+    /// Removes the quarantined copies of articles just stored: they were fetched before, so a
+    /// remap must not put them back over what was stored now.
+    static func removeQuarantinedCopies(of ids: Set<String>, in txn: borrowing StoreTransaction) throws {
+        guard !ids.isEmpty, try txn.count(ofCollectionNamed: rejects.name) > 0 else { return }
+        for id in ids {
+            let copies = try txn.values(of: rejects, range: .prefix(.string(id + " ")))
+                .map(\.id).filter { RejectedDocument.isCopy($0, ofArticle: id) }
+            for copy in copies { try txn.delete(.string(copy), from: rejects) }
+        }
     }
 
     public func storedArticles(for queryTag: String) throws -> (articles: [Article], fetchedAt: Date?) {

@@ -224,7 +224,8 @@ final class FixtureAPIState: Sendable {
             log.append(ServedDocument(
                 api: api, request: request, index: index, mutation: mutation,
                 storedID: rejectedAt == nil ? DocumentMutation.storedID(of: result, api: api) : nil,
-                rejectedAt: rejectedAt))
+                rejectedAt: rejectedAt,
+                namedID: rejectedAt == nil ? nil : ArticleIdentity.id(ofDocument: result.bytes(style: .init()), mapping: api)))
             out.append(result)
         }
         mutable.withLock { $0.served += log }

@@ -1,0 +1,22 @@
+/// The article id a fetched document would be stored under, read from its identity fields alone.
+///
+/// For a document that could not be mapped (a bad date, a member nested too deeply): its
+/// quarantined copy is filed under that id, so that a later fetch of the same article, mapped
+/// fine, supersedes it instead of being rolled back by a remap.
+public enum ArticleIdentity {
+    /// The id under `mapping` (`nyt` or `feedzilla`), or nil when the document has none (not an
+    /// object, or no usable `_id`, `uri`, `web_url`, or Feedzilla `url`).
+    public static func id(ofDocument raw: [UInt8], mapping: String) -> String? {
+        guard let (value, _) = try? JSONParser.parseSettingAsideBadValues(raw), case .object(let object) = value else {
+            return nil
+        }
+        if mapping == "feedzilla" {
+            guard case .string(let url)? = object["url"], !NewsText.trimmed(url).isEmpty else { return nil }
+            return Feedzilla.storyID(forURL: url)
+        }
+        for key in ["_id", "uri", "web_url"] {
+            if case .string(let id)? = object[key], !id.isEmpty { return id }
+        }
+        return nil
+    }
+}

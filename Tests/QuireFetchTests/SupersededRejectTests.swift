@@ -1,0 +1,51 @@
+import Foundation
+import Quire
+import QuireFetch
+import QuireNews
+import QuireTestSupport
+import Testing
+
+/// A document quarantined once and fetched fine later: the later article stays what a remap
+/// leaves (it put the old, quarantined copy back over it).
+@Suite struct SupersededRejectTests {
+    private let id = "nyt://article/00000000-0000-0000-0000-00000000abcd"
+
+    private func page(_ documents: [String], at time: Date, label: String) throws -> FetchedPage {
+        let body = #"{"status":"OK","response":{"docs":["# + documents.joined(separator: ",") + "]}}"
+        let parsed = try NYTArticleSearch.parsePage(Array(body.utf8))
+        return FetchedPage(
+            sourceID: "nyt:test", articles: parsed.articles, rejects: parsed.rejects, pageLabel: label,
+            queryTag: "test", checkpoint: Data(label.utf8), fetchedAt: time)
+    }
+
+    @Test func aLaterFetchOfTheArticleRetiresItsQuarantinedCopy() async throws {
+        try await withTemporaryStore { store in
+            let sink = try StoreFetchSink(store: store)
+            let old = #"{"_id":"\#(id)","headline":{"main":"Old version"},"pub_date":"not a date"}"#
+            let other = #"{"_id":"\#(id)-2","headline":{"main":"Other"},"pub_date":"not a date either"}"#
+            let first = try await sink.commit(try page([old, other], at: Date(timeIntervalSince1970: 1_000), label: "page 0"))
+            #expect(first.rejects == 2)
+            let keys = try store.read { snap in try snap.values(of: StoreFetchSink.rejects).map(\.id) }
+            #expect(keys.contains { $0.hasPrefix(id + " ") && $0.utf8.count == id.utf8.count + 33 })
+
+            let new = #"{"_id":"\#(id)","headline":{"main":"New version"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            _ = try await sink.commit(try page([new], at: Date(timeIntervalSince1970: 2_000), label: "page 0 again"))
+            // The copy of this article is gone; that of the article whose id merely starts the same stays.
+            let left = try store.read { snap in try snap.values(of: StoreFetchSink.rejects).map(\.id) }
+            #expect(left.count == 1 && left.allSatisfy { $0.hasPrefix(id + "-2 ") })
+
+            let remap = try await sink.remap()
+            #expect(remap.remapped == 0 && remap.stillRejected == 1)
+            let stored = try store.read { snap in try snap.get(.string(id), from: NewsSchema.articles) }
+            #expect(stored?.headline == "New version")
+        }
+    }
+
+    @Test func aDocumentWithoutAnIdKeepsAPlainHash() throws {
+        #expect(ArticleIdentity.id(ofDocument: Array(#"{"headline":"x"}"#.utf8), mapping: "nyt") == nil)
+        #expect(ArticleIdentity.id(ofDocument: Array(#"{"_id":"","uri":"u"}"#.utf8), mapping: "nyt") == "u")
+        #expect(ArticleIdentity.id(ofDocument: Array(#""bare""#.utf8), mapping: "nyt") == nil)
+        let story = #"{"url":"http://news.feedzilla.com/en_us/stories/top-news/42?client_source=api","publish_date":5}"#
+        #expect(ArticleIdentity.id(ofDocument: Array(story.utf8), mapping: "feedzilla") == "feedzilla:42")
+    }
+}

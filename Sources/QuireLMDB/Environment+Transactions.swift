@@ -38,6 +38,7 @@ extension Environment {
     /// Enters the gate and returns an active read transaction; on error the gate is left.
     private func enterRead() throws(LMDBError) -> OpaquePointer {
         var busyWaits = 0
+        var adoptions = 0
         while true {
             try enterGateOpen("read")
             var rc: Int32
@@ -64,7 +65,7 @@ extension Environment {
             gate.leaveShared()
             switch rc {
             case MDB_MAP_RESIZED:
-                try adoptMapSize()
+                try adoptMapSize(attempt: &adoptions)
             case MDB_READERS_FULL where busyWaits < 5000:
                 // Other processes hold the table's slots: wait for one to free up.
                 busyWaits += 1
@@ -94,6 +95,7 @@ extension Environment {
             // lock, and may have freed the environment before it was ours.
             try ensureOpen("write")
             var growths = 0
+            var adoptions = 0
             while true {
                 var txn: OpaquePointer?
                 // In the reader gate: a reader adopting a map another process grew remaps only
@@ -102,7 +104,7 @@ extension Environment {
                 let rc = mdb_txn_begin(handle, nil, 0, &txn)
                 gate.leaveShared()
                 if rc == MDB_MAP_RESIZED {
-                    try adoptMapSize()
+                    try adoptMapSize(attempt: &adoptions)
                     continue
                 }
                 try check(rc, "mdb_txn_begin", path: path)
@@ -164,8 +166,16 @@ extension Environment {
         noteGrowth()
     }
 
-    /// Adopts a map size grown by another process (`MDB_MAP_RESIZED`).
-    func adoptMapSize() throws(LMDBError) {
+    /// Adopts a map size grown by another process (`MDB_MAP_RESIZED`), counting the attempts of
+    /// one begin: a begin that still finds the map too small after several adoptions meets a
+    /// meta page naming pages beyond the file (a damaged one), and would retry for ever.
+    func adoptMapSize(attempt: inout Int) throws(LMDBError) {
+        attempt += 1
+        if attempt > 8 {
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "mdb_txn_begin", path: path,
+                hint: "the newest meta page names more pages than the map can hold after adopting the file's size: the file is damaged; verify it and restore a backup")
+        }
         if gate.isHeldByThisThread {
             throw LMDBError(
                 code: MDB_MAP_RESIZED, operation: "mdb_txn_begin", path: path,

@@ -339,13 +339,26 @@ public final class Environment: @unchecked Sendable {
                 try enterGateOpen("mdb_txn_begin")
                 defer { gate.leaveShared() }
                 var txn: OpaquePointer?
-                try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin", path: path)
+                var adoptions = 0
+                var rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+                while rc == MDB_MAP_RESIZED {
+                    // Another process grew the map (or a damaged meta page says so): adopted
+                    // outside the gate, which a remap needs to itself; back inside (the defer
+                    // above leaves it), the environment must still be open.
+                    gate.leaveShared()
+                    let adopted = Result { () throws(LMDBError) in try adoptMapSize(attempt: &adoptions) }
+                    gate.enterShared()
+                    try adopted.get()
+                    try ensureOpen("mdb_txn_begin")
+                    rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+                }
+                try check(rc, "mdb_txn_begin", path: path)
                 guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
                 var opened: MDB_dbi = 0
-                let rc = Environment.openDBI(txn, name, openFlags, &opened)
-                if rc != MDB_SUCCESS {
+                let openRC = Environment.openDBI(txn, name, openFlags, &opened)
+                if openRC != MDB_SUCCESS {
                     mdb_txn_abort(txn)
-                    try check(rc, "mdb_dbi_open", path: path)
+                    try check(openRC, "mdb_dbi_open", path: path)
                 }
                 dbi = opened
                 try check(mdb_txn_commit(txn), "mdb_txn_commit", path: path)

@@ -209,6 +209,7 @@ extension ReadableTransaction where Self: ~Copyable {
         raw.checkLive()
         var st = MDB_stat()
         try raw.check(mdb_stat(raw.txn, database.dbi, &st), "mdb_stat")
+        try checkPlausible(st)
         return DatabaseStatistics(
             pageSize: Int(st.ms_psize), depth: Int(st.ms_depth), branchPages: st.ms_branch_pages,
             leafPages: st.ms_leaf_pages, overflowPages: st.ms_overflow_pages, entries: st.ms_entries)
@@ -225,6 +226,7 @@ extension ReadableTransaction where Self: ~Copyable {
         for dbi: MDB_dbi in [0, 1] {  // FREE_DBI and MAIN_DBI
             var st = MDB_stat()
             try raw.check(mdb_stat(raw.txn, dbi, &st), "mdb_stat")
+            try checkPlausible(st)
             total += st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages
         }
         var cursor: OpaquePointer?
@@ -248,6 +250,17 @@ extension ReadableTransaction where Self: ~Copyable {
         }
         if rc != MDB_NOTFOUND { try raw.check(rc, "mdb_cursor_get") }
         return total
+    }
+
+    /// Throws the corruption error for page counts no file can hold (a damaged meta page or
+    /// database record): sums and byte sizes of them would overflow.
+    private func checkPlausible(_ st: MDB_stat) throws(LMDBError) {
+        let limit = Int(Int32.max)
+        guard [st.ms_branch_pages, st.ms_leaf_pages, st.ms_overflow_pages].allSatisfy({ (0..<limit).contains($0) }) else {
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "mdb_stat", path: raw.environment.path,
+                hint: "a database's page counts are beyond any file: the file is damaged; verify it and restore a backup")
+        }
     }
 
     /// Pages of the file that no database uses in this snapshot: freed by earlier

@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireLMDB  // white-box: damages an entry of the feed
 import QuireNews
 import Testing
 
@@ -8,6 +9,27 @@ import Testing
 @Suite struct ChangeFeedTests {
     func collect(_ feed: ChangeFeed, batches count: Int) async -> [ChangeFeedEvent] {
         await collectChanges(feed, batches: count)
+    }
+
+    /// A commit of the feed that cannot be read ends an iteration with its error (watch said
+    /// nothing and exited 0), and verify reports it (it never read the feed).
+    @Test func anUnreadableCommitEndsTheFeedWithItsErrorAndVerifyFindsIt() async throws {
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try openStore(path)
+                for article in generatedArticles(3) { try await store.write { try $0.put(article, in: articles) } }
+                store.close()
+            }
+            try appendUnreadableCommit(path)
+            let store = try openStore(path)
+            defer { store.close() }
+            let feed = store.changes(since: 0)
+            let events = await collect(feed, batches: 10)
+            #expect(events.count >= 3)
+            #expect(feed.failure?.code == .corrupted)
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.contains("the change feed") }, "\(report.problems)")
+        }
     }
 
     @Test func commitsAreNumberedAndResumeAfterARestart() async throws {
@@ -108,4 +130,15 @@ import Testing
             #expect(sequences.last == sequences.first.map { $0 + 199 })
         }
     }
+}
+
+/// Appends a commit the feed cannot decode, through LMDB (synchronous: a write transaction
+/// begins and commits on one thread).
+private func appendUnreadableCommit(_ path: String) throws {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let feed = try env.openDatabase("_changes", flags: [])
+    let last = try env.read { txn in try txn.count(of: feed) }
+    let key = withUnsafeBytes(of: UInt64(last + 1).bigEndian) { Array($0) }
+    try env.write { txn in try txn.put([0xFF, 0x01, 0x02], forKey: key, in: feed) }
 }

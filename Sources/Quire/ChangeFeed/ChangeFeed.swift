@@ -29,12 +29,25 @@ public enum ChangeFeedEvent: Sendable, Hashable {
 /// simply behind (the feed is pulled, so it is back-pressured by construction); one so far
 /// behind that retention trimmed what it had not read gets a ``ChangeFeedEvent/gap(_:)`` first.
 /// Iteration waits for new commits (within milliseconds in this process, a quarter of a second
-/// from another) and ends when the task is cancelled or the store closes.
+/// from another) and ends when the task is cancelled or the store closes — or when the feed
+/// cannot be read (a damaged page): then ``failure`` says why.
 public struct ChangeFeed: AsyncSequence, Sendable {
     public typealias Element = ChangeFeedEvent
     let store: Store
     let after: UInt64
     var shouldStop: (@Sendable () -> Bool)?
+    private let stoppedBy = ChangeFeedStop()
+
+    init(store: Store, after: UInt64, shouldStop: (@Sendable () -> Bool)?) {
+        self.store = store
+        self.after = after
+        self.shouldStop = shouldStop
+    }
+
+    /// The error that ended an iteration of this feed early (its database unreadable), or nil:
+    /// an iteration that ended because its task was cancelled, the condition of
+    /// ``stopping(when:)`` held or the store closed has none.
+    public var failure: StoreError? { stoppedBy.failure.withLock { $0 } }
 
     /// The same feed, ending as soon as `condition` is true (checked at least every few
     /// milliseconds while waiting): for a program that stops on a signal flag.
@@ -44,12 +57,15 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         return copy
     }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(store: store, cursor: after, shouldStop: shouldStop) }
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(store: store, cursor: after, shouldStop: shouldStop, stoppedBy: stoppedBy)
+    }
 
     public struct Iterator: AsyncIteratorProtocol {
         let store: Store
         var cursor: UInt64
         let shouldStop: (@Sendable () -> Bool)?
+        let stoppedBy: ChangeFeedStop
         var pending: ChangeFeedEvent?
 
         public mutating func next() async -> ChangeFeedEvent? {
@@ -64,7 +80,12 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 do {
                     found = try store.nextChange(after: cursor)
                 } catch {
-                    return nil  // the store closed (or the feed is damaged: verify says so)
+                    // The store closed, or the feed cannot be read: that one is said.
+                    if !store.environment.isClosed {
+                        let failure = error as? StoreError ?? StoreError.wrap(error, "\(store.path): reading the change feed")
+                        stoppedBy.failure.withLock { $0 = failure }
+                    }
+                    return nil
                 }
                 if let (batch, first) = found {
                     defer { cursor = batch.sequence }
@@ -89,6 +110,11 @@ public struct ChangeFeed: AsyncSequence, Sendable {
             return nil
         }
     }
+}
+
+/// Where an iteration leaves the error that ended it: shared by a feed and its iterators.
+final class ChangeFeedStop: Sendable {
+    let failure = Mutex<StoreError?>(nil)
 }
 
 extension Store {

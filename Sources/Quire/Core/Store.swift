@@ -95,10 +95,13 @@ public final class Store: Sendable {
             let fieldNames: Database
             var longKeyNames: Database?
             if options.readOnly {
-                guard let found = try? env.openDatabase(StoreLayout.meta, flags: []) else {
+                do {
+                    meta = try env.openDatabase(StoreLayout.meta, flags: [])
+                } catch let error where error.isCorruption {
+                    throw StoreError.corruption(error, path: env.path, context: "while opening its metadata")
+                } catch {
                     throw StoreError(.corrupted, "\(env.path): not a Quire store (no metadata)")
                 }
-                meta = found
                 fieldNames = try env.openDatabase(StoreLayout.fields, flags: [])
                 longKeyNames = try? env.openDatabase(StoreLayout.longKeys, flags: [])
             } else {

@@ -118,7 +118,9 @@ extension Store {
                     sum + (try snap.statistics(of: db)).bytes
                 }
                 // Two meta pages start the file; what no count holds is in duplicates' sub-trees.
-                let duplicatePages = info.lastPageNumber + 1 - 2 - freePages - (try snap.lmdb.countedPages())
+                // Wrapping, and clamped: damage may make the counts disagree with the last page.
+                let counted = try snap.lmdb.countedPages()
+                let duplicatePages = max(0, info.lastPageNumber &+ 1 &- 2 &- freePages &- counted)
                 var statistics = StoreStatistics(
                     path: environment.path, formatVersion: StoreLayout.formatVersion,
                     fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,

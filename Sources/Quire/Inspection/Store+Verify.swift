@@ -197,6 +197,25 @@ extension Store {
                     }
                 }
             }
+            // The change feed: every commit readable, in order (watch and serve stop on one that is not).
+            if let feed = changesDatabase {
+                at = VerifyPosition(part: "the change feed")
+                var previous: UInt64 = 0
+                for entry in snap.entries(in: feed) {
+                    try poll.step(isCancelled)
+                    guard let number = ChangeFeedRecord.sequence(of: entry.key), number > previous,
+                        ChangeFeedRecord.decode(entry.value) != nil
+                    else {
+                        problem("the change feed: the entry after commit \(previous) is unreadable")
+                        continue
+                    }
+                    previous = number
+                    at.lastKey = .int(Int64(clamping: number))
+                }
+            }
+            // Page counts no file can hold (a damaged meta page or database record) throw here.
+            at = VerifyPosition(part: "the databases' page counts")
+            _ = try snap.lmdb.countedPages()
             try snap.checkIntact()
             progress?(report.records)
             return report

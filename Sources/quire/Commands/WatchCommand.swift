@@ -29,6 +29,7 @@ enum WatchCommand {
             try out.flush()
         }
         if context.isInterrupted { throw InterruptedError(command: "watch") }
+        if let failure = feed.failure { throw failure }
         if replaced() {
             throw RuntimeError(
                 "watch",

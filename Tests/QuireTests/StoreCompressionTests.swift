@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Quire
+import QuireLMDB  // white-box: damages the stored dictionary
 import QuireNews
 
 @Suite struct StoreCompressionTests {
@@ -63,6 +64,31 @@ private func size(_ store: Store, _ articles: [Article]) throws -> Int {
         try store.read { snap in
             try sample.map { article in
                 try #require(try snap.withRecordBytes(.string(article.id), in: packed) { bytes in bytes.unsafeLoad(as: UInt8.self) })
+            }
+        }
+    }
+
+    /// One changed byte of the dictionary made its records decompress to other text, past
+    /// every check (a record's checksum covers its compressed bytes): the store now refuses it.
+    @Test func aDamagedDictionaryIsCorruptionNotOtherText() async throws {
+        try await withTemporaryStorePath { path in
+            let sample = generatedArticles(300, seed: 12)
+            do {
+                let store = try Store(path: path)
+                try store.register(Self.packed)
+                try await store.bulkInsert(sample, into: Self.packed)
+                _ = try await store.trainCompressionDictionary(for: Self.packed)
+                try await store.put(sample[0], in: Self.packed)
+                store.close()
+            }
+            try damageStoredDictionary(path, collection: "packed")
+            #expect {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(Self.packed)
+                _ = try store.read { snap in try snap.get(.string(sample[0].id), from: Self.packed) }
+            } throws: { error in
+                (error as? StoreError)?.code == .corrupted && "\(error)".contains("dictionary")
             }
         }
     }
@@ -150,4 +176,15 @@ private func size(_ store: Store, _ articles: [Article]) throws -> Int {
             }
         }
     }
+}
+
+/// Flips one bit in the middle of a collection's stored dictionary, as a damaged page would.
+private func damageStoredDictionary(_ path: String, collection: String) throws {
+    let env = try Environment(path: path)
+    defer { env.close() }
+    let meta = try env.openDatabase(StoreLayout.meta, flags: [])
+    let key = StoreLayout.dictionaryKey(collection)
+    var dictionary = try #require(try env.read { txn in try txn.get(key, in: meta) })
+    dictionary[dictionary.count / 2] ^= 0x04
+    try env.write { txn in try txn.put(dictionary, forKey: key, in: meta) }
 }

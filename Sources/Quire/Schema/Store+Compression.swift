@@ -84,8 +84,9 @@ extension Store {
         let key = StoreLayout.dictionaryKey(name)
         let meta = metaDB
         let kept = try writeNow { txn in
-            if let stored = try txn.lmdb.get(key, in: meta) { return stored }
+            if let stored = try Self.checkedDictionary(name, txn.lmdb, meta, path) { return stored }
             try txn.put(dictionary, forKey: key, in: meta)
+            try txn.put(StoreLayout.dictionaryChecksum(dictionary), forKey: StoreLayout.dictionaryChecksumKey(name), in: meta)
             return dictionary
         }
         let updated = c.with(dictionary: kept, verifyChecksums: options.verifyChecksums)
@@ -214,7 +215,7 @@ extension Store {
             registry.values.filter { $0.definition.compressed && !$0.hasDictionary }.map(\.definition.name)
         }
         for name in waiting {
-            guard let dictionary = try txn.get(StoreLayout.dictionaryKey(name), in: metaDB) else { continue }
+            guard let dictionary = try Self.checkedDictionary(name, txn, metaDB, path) else { continue }
             registry.withLock { registry in
                 guard let c = registry[name], !c.hasDictionary else { return }
                 registry[name] = c.with(dictionary: dictionary, verifyChecksums: options.verifyChecksums)
@@ -225,6 +226,22 @@ extension Store {
 
     /// The dictionary stored for a collection, if any.
     func storedDictionary(_ name: String) throws -> [UInt8]? {
-        try environment.read { txn in try txn.get(StoreLayout.dictionaryKey(name), in: metaDB) }
+        try environment.read { txn in try Self.checkedDictionary(name, txn, metaDB, path) }
+    }
+
+    /// The dictionary stored for `name`, checked against its checksum when it has one.
+    static func checkedDictionary<T: ReadableTransaction & ~Copyable>(
+        _ name: String, _ txn: borrowing T, _ meta: Database, _ path: String
+    ) throws(LMDBError) -> [UInt8]? {
+        guard let dictionary = try txn.get(StoreLayout.dictionaryKey(name), in: meta) else { return nil }
+        if let stored = try txn.get(StoreLayout.dictionaryChecksumKey(name), in: meta),
+            stored != StoreLayout.dictionaryChecksum(dictionary)
+        {
+            // LMDB's corruption code: every caller reports it as a damaged store.
+            throw LMDBError(
+                code: LMDBError.corrupted.code, operation: "reading the compression dictionary", path: path,
+                hint: "the compression dictionary of '\(name)' does not match its checksum: its records would decompress to other text")
+        }
+        return dictionary
     }
 }

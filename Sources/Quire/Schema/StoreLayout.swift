@@ -47,6 +47,15 @@ enum StoreLayout {
     static func collectionKey(_ name: String) -> [UInt8] { Array("collection:\(name)".utf8) }
     static func relationKey(_ name: String) -> [UInt8] { Array("relation:\(name)".utf8) }
     static func dictionaryKey(_ name: String) -> [UInt8] { Array("dictionary:\(name)".utf8) }
+    /// The CRC-32C of a collection's dictionary, written with it: a record's checksum covers its
+    /// compressed bytes, so a damaged dictionary would decompress them to other text unseen.
+    /// (Dictionaries stored before it have none.)
+    static func dictionaryChecksumKey(_ name: String) -> [UInt8] { Array("dictionary-crc32c:\(name)".utf8) }
+
+    /// The checksum stored under ``dictionaryChecksumKey(_:)`` for `dictionary`.
+    static func dictionaryChecksum(_ dictionary: [UInt8]) -> [UInt8] {
+        Array(String(dictionary.withUnsafeBytes { Checksum.crc32c($0) }, radix: 16).utf8)
+    }
     /// Where a backup's recompression holds a collection's records for a moment.
     static func recompressScratch(_ name: String) -> String { "_recompress:\(name)" }
 

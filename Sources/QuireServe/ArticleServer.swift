@@ -32,6 +32,10 @@ public final class ArticleServer: Sendable {
         /// cache off). Answers are exact either way: an entry is only used while the store's
         /// last committed transaction is the one its snapshot saw.
         public var responseCacheBytes = 32 << 20
+        /// Host names (besides IP addresses and `localhost`) that requests may name in `Host`
+        /// when the server listens beyond the loopback; requests naming other names get 421, so
+        /// a page whose name an attacker points at this server (DNS rebinding) reads nothing.
+        public var allowedHostNames: [String] = []
 
         public init() {}
     }
@@ -64,7 +68,7 @@ public final class ArticleServer: Sendable {
             access: access, interval: configuration.pollInterval, maxSubscribers: configuration.maxEventStreams)
         let router = Router(
             access: access, feed: feed, cache: ResponseCache(capacity: configuration.responseCacheBytes),
-            loopbackOnly: configuration.address.isLoopback)
+            hosts: Router.HostPolicy(loopbackOnly: configuration.address.isLoopback, names: configuration.allowedHostNames))
         var limits = HTTPDaemon.Limits()
         limits.connectionTimeout = configuration.connectionTimeout
         limits.maxConnections = configuration.maxConnections

@@ -3,9 +3,9 @@ struct Router: Sendable {
     let access: StoreAccess
     let feed: ChangeFeed
     let cache: ResponseCache
-    /// Bound to a loopback address: only requests naming a loopback host are answered, so that
-    /// a web page whose name an attacker points at 127.0.0.1 (DNS rebinding) cannot read the API.
-    var loopbackOnly = false
+    /// Which `Host`s are answered: a web page whose name an attacker points at this server (DNS
+    /// rebinding) must not read the API.
+    var hosts = HostPolicy(loopbackOnly: false, names: [])
 
     /// The longest path plus query a route reads; longer requests get 414.
     static let maxTargetBytes = 8192
@@ -18,8 +18,8 @@ struct Router: Sendable {
     ]
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        if loopbackOnly, let host = request.host, !Self.isLoopback(Self.hostName(host)) {
-            return error(421, "this server answers requests for localhost, 127.0.0.1 or [::1] only, not '\(host.prefix(100))'")
+        if let host = request.host, !hosts.allows(Self.hostName(host)) {
+            return error(421, hosts.refusal(of: String(host.prefix(100))))
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = error(405, "\(request.method) is not allowed: the server is read-only (use GET or HEAD)")
@@ -55,11 +55,42 @@ struct Router: Sendable {
         }
     }
 
+    /// Whether `host` is an address rather than a name: an IPv4 dotted quad or an IPv6 address.
+    static func isAddressLiteral(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4 && parts.allSatisfy({ UInt8($0) != nil }) { return true }
+        return host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." || $0 == "%" }
+    }
+
     /// Whether a host name or address is this machine's loopback: `localhost`, `127.x.x.x`, `::1`.
     static func isLoopback(_ host: String) -> Bool {
         let name = host.lowercased()
         return name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("127.")
             && name.split(separator: ".").count == 4 && name.split(separator: ".").allSatisfy { UInt8($0) != nil }
+    }
+
+    /// The `Host`s a server answers: loopback names and the names given (a reverse proxy's), and
+    /// when bound beyond the loopback any address literal too (a client that reached it by
+    /// address), but no other name — a name is what a rebinding attacker's page sends.
+    struct HostPolicy: Sendable {
+        let loopbackOnly: Bool
+        let names: Set<String>
+
+        init(loopbackOnly: Bool, names: [String]) {
+            self.loopbackOnly = loopbackOnly
+            self.names = Set(names.map { $0.lowercased() })
+        }
+
+        func allows(_ host: String) -> Bool {
+            if Router.isLoopback(host) || names.contains(host.lowercased()) { return true }
+            return !loopbackOnly && Router.isAddressLiteral(host)
+        }
+
+        func refusal(of host: String) -> String {
+            loopbackOnly
+                ? "this server answers requests for localhost, 127.0.0.1 or [::1] only, not '\(host)' (allow a name with --allow-host)"
+                : "this server answers requests naming an IP address or localhost, not the name '\(host)' (allow a name with --allow-host)"
+        }
     }
 
     /// The host of a `Host` header, without its port and an IPv6 address's brackets.

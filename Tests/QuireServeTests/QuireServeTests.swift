@@ -198,6 +198,22 @@ private func exchange(
         }
     }
 
+    /// Beyond the loopback (`--host 0.0.0.0`) the Host check stayed off: a page of any name
+    /// pointed at the server (DNS rebinding) read the store. Now a name must be allowed.
+    @Test func aServerBeyondTheLoopbackAnswersAddressesAndAllowedNamesOnly() {
+        let open = Router.HostPolicy(loopbackOnly: false, names: ["News.Example"])
+        for host in ["192.0.2.7", "10.1.2.3", "::1", "fe80::1", "2001:db8::5", "localhost", "news.example", "NEWS.EXAMPLE"] {
+            #expect(open.allows(host), "\(host)")
+        }
+        for host in ["attacker.example", "192.0.2.7.evil.example", "news.example.evil", "1.2.3", ""] {
+            #expect(!open.allows(host), "\(host)")
+        }
+        #expect(open.refusal(of: "attacker.example").contains("--allow-host"))
+        let loopback = Router.HostPolicy(loopbackOnly: true, names: ["news.example"])
+        #expect(loopback.allows("127.0.0.1") && !loopback.allows("192.0.2.7") && !loopback.allows("other.example"))
+        #expect(loopback.allows("news.example"))  // behind a reverse proxy that passes its name on
+    }
+
     /// The cluster's snapshot server hands out a whole store: on a loopback address it answers
     /// loopback hosts only, as the article server does.
     @Test func aLoopbackSnapshotServerAnswersLoopbackHostsOnly() throws {

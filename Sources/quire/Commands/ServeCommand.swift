@@ -20,6 +20,7 @@ enum ServeCommand {
         configuration.address = options.address
         configuration.port = options.port
         configuration.responseCacheBytes = options.cacheBytes
+        configuration.allowedHostNames = options.allowedHosts
         let server: ArticleServer
         do {
             server = try ArticleServer(storePath: context.storePath, configuration: configuration)

@@ -309,7 +309,7 @@ public struct FetchService: Sendable {
                 retryAfter = Self.retryAfter(response, now: clock.now)
                 switch response.status {
                 case 200..<300:
-                    return response.body
+                    return response.utf8Body
                 case 429:
                     reason = .rateLimited
                 case 403 where Self.isOverRate(response):

@@ -1,0 +1,32 @@
+import QuireHTTP
+import Testing
+
+/// A body in a declared charset other than UTF-8 reaches the parsers as UTF-8: an old API's
+/// ISO-8859-1 accents quarantined every document holding one ("invalid UTF-8").
+@Suite struct CharsetTests {
+    private func response(_ body: [UInt8], contentType: String?) -> HTTPResponse {
+        HTTPResponse(
+            status: 200, headers: contentType.map { [("Content-Type", $0)] } ?? [], body: body,
+            effectiveURL: "http://127.0.0.1/")
+    }
+
+    @Test func aDeclaredCharsetIsTranscodedToUTF8() {
+        let latin1: [UInt8] = Array(#"{"title":"Caf"#.utf8) + [0xE9] + Array(#""}"#.utf8)
+        let declared = response(latin1, contentType: "application/json; charset=ISO-8859-1")
+        #expect(declared.declaredCharset == "iso-8859-1")
+        #expect(declared.utf8Body == Array(#"{"title":"Café"}"#.utf8))
+        let quoted = response([0x93, 0x41, 0x94], contentType: #"text/javascript;Charset="windows-1252""#)
+        #expect(quoted.utf8Body == Array("“A”".utf8))
+    }
+
+    @Test func utf8NoCharsetAndUnknownCharsetsPassUnchanged() {
+        let bytes: [UInt8] = [0x7B, 0xE9, 0x7D]
+        #expect(response(bytes, contentType: nil).utf8Body == bytes)
+        #expect(response(bytes, contentType: "application/json").utf8Body == bytes)
+        #expect(response(bytes, contentType: "application/json; charset=utf-8").utf8Body == bytes)
+        #expect(response(bytes, contentType: "application/json; charset=no-such-charset").utf8Body == bytes)
+        // Bytes that are not in the declared charset: left for the parser to report.
+        #expect(response([0x7B, 0xFF, 0x7D], contentType: "application/json; charset=us-ascii").utf8Body == [0x7B, 0xFF, 0x7D])
+        #expect(response([0xFF, 0xFE, 0x41], contentType: "application/json; charset=shift_jis").utf8Body == [0xFF, 0xFE, 0x41])
+    }
+}

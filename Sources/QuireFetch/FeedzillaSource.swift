@@ -111,6 +111,15 @@ public struct FeedzillaSource: FetchSource {
             // A category that cannot be mapped is quarantined; the others are fetched.
             let list = try Feedzilla.parseCategoryList(body)
             let listed = list.categories.map(\.id)
+            // A category asked for that the API does not list: said, not skipped in silence.
+            if let wanted = categoryFilter {
+                let unknown = wanted.filter { !listed.contains($0) }.sorted()
+                if !unknown.isEmpty {
+                    let names = unknown.map(String.init).joined(separator: ", ")
+                    throw NewsMappingError(
+                        .invalidValue("category \(names) is not in the API's list of \(listed.count) categories; nothing was fetched"))
+                }
+            }
             next.categoryIDs = categoryFilter.map { wanted in listed.filter(wanted.contains) } ?? listed
             return SourcePage(articles: [], rejects: list.rejects, queryTag: nil, checkpoint: next)
         }

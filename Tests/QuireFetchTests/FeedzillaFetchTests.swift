@@ -39,15 +39,22 @@ import Testing
 
     @Test func onlyTheRequestedCategories() async throws {
         let api = try makeAPI { $0.feedzillaCategoryCount = 5 }
-        let wanted = [api.feedzillaCategories[1].id, api.feedzillaCategories[3].id, 99_999]
+        // A category the API does not list is said, and nothing is fetched (it was skipped in silence).
+        let typo = InMemoryFetchSink()
+        let unknown = FeedzillaSource(baseURL: api.feedzillaBaseURL, categories: [api.feedzillaCategories[1].id, 99_999])
+        let error = await runExpectingFailure(makeService(), unknown, into: typo)
+        #expect(error?.description.contains("category 99999 is not in the API's list of 5 categories") == true, "\(String(describing: error))")
+        #expect(typo.lists.isEmpty && typo.articles.isEmpty && api.requestCount == 1)
+
+        let wanted = [api.feedzillaCategories[1].id, api.feedzillaCategories[3].id]
         let sink = InMemoryFetchSink()
         let source = FeedzillaSource(baseURL: api.feedzillaBaseURL, categories: wanted)
         _ = try await makeService().run(source, into: sink)
-        #expect(Set(sink.lists.keys) == Set(wanted.prefix(2).map { Feedzilla.listID(categoryID: $0) }))
-        #expect(api.requestCount == 3)
+        #expect(Set(sink.lists.keys) == Set(wanted.map { Feedzilla.listID(categoryID: $0) }))
+        #expect(api.requestCount == 1 + 3)
         let checkpoint = try JSONDecoder().decode(
             FeedzillaCheckpoint.self, from: try #require(sink.checkpoints[source.sourceID]))
-        #expect(checkpoint.doneCategoryIDs == Array(wanted.prefix(2)))
+        #expect(checkpoint.doneCategoryIDs == wanted)
         #expect(checkpoint.isFinished)
     }
 

@@ -76,6 +76,7 @@ public final class Environment: @unchecked Sendable {
         }
         let opened: (handle: OpaquePointer, lockless: Bool)
         do throws(LMDBError) {
+            try Environment.checkRoomForLockFile(in: canonical)
             if !options.readOnly && access(canonical + "/data.mdb", F_OK) != 0 {
                 try Environment.createDataFile(in: canonical, options)
             }
@@ -94,6 +95,21 @@ public final class Environment: @unchecked Sendable {
         self.gate = ReaderGate(limit: readerLimit)
         // Idle transactions keep their reader slots: no more of them than may be active at once.
         self.readerPool = ReadTransactionPool(capacity: min(64, readerLimit))
+    }
+
+    /// Throws ENOSPC when `path` has no `lock.mdb` yet and its file system has no room for one.
+    /// LMDB extends a new lock file and writes into its mapping: on a full file system that write
+    /// is a SIGBUS, which looked like a damaged store to every command.
+    static func checkRoomForLockFile(in path: String) throws(LMDBError) {
+        guard access(path + "/lock.mdb", F_OK) != 0, access(path, W_OK) == 0 else { return }
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return }
+        let available = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        if available < 1 << 20 {
+            throw LMDBError(
+                code: ENOSPC, operation: "open", path: path,
+                hint: "no room on the file system to create lock.mdb (\(available) bytes free); the store itself is untouched: free some space and run again")
+        }
     }
 
     /// The prefix of the directory a new environment is made in before its data file is linked
@@ -128,6 +144,7 @@ public final class Environment: @unchecked Sendable {
             throw LMDBError(code: errno, operation: "mkdir", path: path)
         }
         guard access(path + "/data.mdb", F_OK) != 0 else { return }
+        try checkRoomForLockFile(in: path)
         try createDataFile(in: path, options, initialize: initialize, rawOnly: false)
     }
 

@@ -15,6 +15,10 @@ private let faultMessages: [StaticString] = [
     "quire: verify: the store is corrupted: LMDB stopped on a damaged page it cannot read",
 ]
 private let faultMessageEnd: StaticString = "; restore a backup\n"
+/// An abort that did not come from LMDB (a fatal error of this program, such as memory that
+/// could not be allocated, which the runtime has just described): not the store's fault.
+private let abortMessage: StaticString =
+    "quire: stopped by the fatal error above (out of memory, or a bug), not by the store: what was committed is intact\n"
 private let faultDetailLead: StaticString = " (while reading "
 private let faultDetailEnd: StaticString = ")"
 
@@ -26,10 +30,12 @@ private let faultDetailLength = Atomic<Int>(0)
 
 /// The last line of defence against a damaged store file.
 ///
-/// LMDB trusts the pages it maps: on some damaged pages it fails an internal assertion
-/// (`abort()`, SIGABRT) or follows a bad pointer (SIGSEGV, SIGBUS) instead of returning an
-/// error. The handlers installed here turn those into the store's corruption message and exit
-/// status 1, so `quire` never ends with a bare signal. They only call `write(2)` and `_exit(2)`.
+/// LMDB trusts the pages it maps: on some damaged pages it fails an internal assertion (caught
+/// by ``LMDBAssertionHook`` before its `abort()`) or follows a bad pointer (SIGSEGV, SIGBUS)
+/// instead of returning an error. The handlers installed here turn those into the store's
+/// corruption message and exit status 1, so `quire` never ends with a bare signal. Any other
+/// SIGABRT is this program's own fatal error (memory that could not be allocated, a failed
+/// precondition): said as such, not blamed on the store. They only call `write(2)` and `_exit(2)`.
 enum FaultHandler {
     /// Which message a fault prints.
     enum Context: Int {
@@ -55,7 +61,7 @@ enum FaultHandler {
             sigaltstack(&stack, nil)
         }
         // LMDB's own assertions on damaged pages end the same way, without its `mdb.c:` line.
-        LMDBAssertionHook.install { _ in handleFault(SIGABRT) }
+        LMDBAssertionHook.install { _ in reportDamagedStore() }
         for signalNumber in [SIGSEGV, SIGBUS, SIGABRT] {
             var action = sigaction()
             #if canImport(Glibc)
@@ -87,10 +93,20 @@ enum FaultHandler {
     }
 }
 
+private func put(_ text: StaticString) {
+    _ = text.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
 private func handleFault(_ signalNumber: Int32) {
-    func put(_ text: StaticString) {
-        _ = text.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    // An abort() outside LMDB: LMDB's own assertions reach reportDamagedStore through the hook.
+    if signalNumber == SIGABRT {
+        put(abortMessage)
+        _exit(1)
     }
+    reportDamagedStore()
+}
+
+private func reportDamagedStore() -> Never {
     guard faultMessageIndex.load(ordering: .relaxed) == FaultHandler.Context.verifying.rawValue else {
         put(faultMessages[0])
         _exit(1)

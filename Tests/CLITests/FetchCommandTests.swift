@@ -55,6 +55,34 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
         }
     }
 
+    /// A run that fails after some pages says what it committed (they stay; the next run
+    /// resumes after them), in its JSON too: stdout was empty, so a script could not tell.
+    @Test func aRunThatFailsSaysWhatItCommitted() async throws {
+        var configuration = FixtureAPI.Configuration()
+        configuration.nytArticlesPerQuery = 45
+        configuration.apiKey = secretKey
+        configuration.faults = [FixtureAPIFaultRule(.nytPage(2), .serverError)]
+        let api = try FixtureAPI(configuration: configuration)
+        defer { api.stop() }
+        try await withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min", "--json", "--quiet"]
+            let result = try await runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir, timeout: 120)
+            #expect(result.status == 1, "\(result)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+            #expect(summary["complete"] as? Bool == false && summary["interrupted"] as? Bool == false)
+            #expect(summary["pages"] as? Int == 2 && summary["stored"] as? Int == 20)
+            #expect((summary["error"] as? String)?.isEmpty == false)
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 20)
+            #expect(!result.stdout.contains(secretKey) && !result.stderr.contains(secretKey))
+        }
+        try await withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min", "--quiet"]
+            let plain = try await runQuire(args, environment: ["NYT_API_KEY": secretKey], directory: dir, timeout: 120)
+            #expect(plain.status == 1 && plain.stdout.isEmpty, "\(plain)")
+            #expect(plain.stderr.contains("before it stopped, 2 pages committed (20 articles, 0 rejected)"), "\(plain)")
+        }
+    }
+
     @Test func keepRawStoresEachDocumentsJSON() async throws {
         let api = try fixture(articles: 12)
         defer { api.stop() }

@@ -24,7 +24,7 @@ enum FetchFeedzillaCommand {
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(
             source, store: store, service: service, command: "fetch feedzilla", quiet: options.quiet, mode: options.mode,
-            context: context)
+            json: options.json, context: context)
         if options.json {
             try context.output.line(FetchRunner.json(summary, seconds: seconds(since: start)))
         } else if !options.quiet {

@@ -33,7 +33,7 @@ enum FetchNYTCommand {
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(
             source, store: store, service: service, command: "fetch nyt", quiet: options.quiet, mode: options.mode,
-            keepRaw: options.keepRaw, pageLimit: options.maxPages, context: context)
+            keepRaw: options.keepRaw, pageLimit: options.maxPages, json: options.json, context: context)
         if options.json {
             try context.output.line(FetchRunner.json(summary, seconds: seconds(since: start)))
         } else if !options.quiet {

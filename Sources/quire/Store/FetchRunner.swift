@@ -9,7 +9,7 @@ import Synchronization
 enum FetchRunner {
     static func run<Source: FetchSource>(
         _ source: Source, store: Store, service: FetchService, command: String, quiet: Bool, mode: FetchMode = .resume,
-        keepRaw: Bool = false, pageLimit: Int? = nil, context: CommandContext
+        keepRaw: Bool = false, pageLimit: Int? = nil, json: Bool = false, context: CommandContext
     ) async throws -> FetchSummary {
         let sink: StoreFetchSink
         do {
@@ -18,11 +18,16 @@ enum FetchRunner {
             throw RuntimeError(command, "\(store.path): \(OpenStore.reason(error))")
         }
         let progress = context.progress(command == "demo" ? "fetching" : command, unit: "articles", quiet: quiet)
+        // What was committed so far, for the words of a run that stops before its end.
+        let committed = Mutex<Committed>(Committed())
         let task = Task {
             try await service.run(source, into: sink, mode: mode, pageLimit: pageLimit) { event in
                 switch event {
-                case .pageFetched(_, let records, _, _): progress.advance(by: records)
+                case .pageFetched(_, let records, let pages, let articles):
+                    progress.advance(by: records)
+                    committed.withLock { $0.pages = pages; $0.articles = articles }
                 case .rejected(let label, let index, _, let message):
+                    committed.withLock { $0.rejected += 1 }
                     // Always shown, even with --quiet: each is a document that was not stored.
                     // The message quotes the document: written escaped, like every diagnostic.
                     Diagnostics.error("\(command): rejected document \(index) of \(label): \(message)")
@@ -42,9 +47,38 @@ enum FetchRunner {
             progress.finish()
             return summary
         } catch let error as FetchError {
-            progress.finish()
-            if context.isInterrupted { throw InterruptedError(command: command) }
+            progress.finish(stopped: true)
+            let interrupted = context.isInterrupted
+            report(committed.withLock { $0 }, stoppedBy: interrupted ? nil : error, command: command, json: json, context: context)
+            if interrupted { throw InterruptedError(command: command) }
             throw RuntimeError(command, error.description)
+        }
+    }
+
+    /// Pages, articles and rejects committed by a run so far.
+    struct Committed: Sendable {
+        var pages = 0
+        var articles = 0
+        var rejected = 0
+    }
+
+    /// Says what a run that stopped before its end committed (it stays; the next run resumes
+    /// after it): a line on stderr, or with `--json` the summary object on stdout (`complete`
+    /// false, and the error, or `interrupted`).
+    private static func report(
+        _ done: Committed, stoppedBy error: FetchError?, command: String, json: Bool, context: CommandContext
+    ) {
+        if json {
+            try? context.output.line(
+                JSONSummary.object([
+                    ("stored", .int(done.articles)), ("rejected", .int(done.rejected)), ("pages", .int(done.pages)),
+                    ("complete", .bool(false)), ("interrupted", .bool(error == nil)),
+                    ("error", error.map { .string($0.description) } ?? .null),
+                ]))
+            try? context.output.flush()
+        } else if done.pages > 0 {
+            Diagnostics.write(
+                "quire: \(command): before it stopped, \(done.pages) page\(done.pages == 1 ? "" : "s") committed (\(done.articles) articles, \(done.rejected) rejected): they stay, and the next run resumes after them\n")
         }
     }
 

@@ -79,6 +79,8 @@ import Testing
         (["frobnicate"], "unknown command 'frobnicate'", "quire --help"),
         (["dump", "--frob"], "unknown option '--frob'", "quire dump --help"),
         (["dump", "-z"], "unknown option '-z'", "quire dump --help"),
+        (["search", "-rain storm"], "unknown option '-r' (an argument that starts with '-' goes after '--': quire search -- '-rain storm')",
+            "quire search --help"),
         (["dump", "--limit"], "missing value for '--limit <n>'", "quire dump --help"),
         (["dump", "--limit", "--format", "json"], "missing value for '--limit <n>'", "quire dump --help"),
         (["dump", "--limit", "ten"], "'ten' for '--limit': expected a whole number", "quire dump --help"),

@@ -70,8 +70,13 @@ struct CommandLineParser: Sendable {
                     option = found
                 } else {
                     let letters = token.dropFirst()
-                    guard letters.count == 1, let found = known().first(where: { $0.short == letters.first })
-                    else { throw error("unknown option '\(token.prefix(2))'") }
+                    guard letters.count == 1, let found = known().first(where: { $0.short == letters.first }) else {
+                        // `quire search '-rain storm'`: an argument, not options; `--` says so.
+                        let hint =
+                            spec.arguments.isEmpty
+                            ? "" : " (an argument that starts with '-' goes after '--': quire \(path.joined(separator: " ")) -- '\(token.prefix(40))')"
+                        throw error("unknown option '\(token.prefix(2))'" + hint)
+                    }
                     option = found
                 }
                 if option.name == Self.helpOption.name { return .help(path: path, spec: spec) }

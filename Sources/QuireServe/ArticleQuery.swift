@@ -72,6 +72,11 @@ struct ArticleQuery: Sendable {
                 guard Set(names).count == names.count else {
                     throw Invalid("parameter 'fields' names a field twice")  // an object with a key twice is not JSON a client can trust
                 }
+                // A typo never silently narrows the answer to nothing.
+                if let unknown = names.first(where: { !Article.fieldNames.contains($0) }) {
+                    throw Invalid(
+                        "parameter 'fields' names no field of an article: '\(unknown.prefix(100))' (fields: \(Article.fieldNames.joined(separator: ", ")))")
+                }
                 fields = names
             default:
                 throw Invalid(
@@ -109,9 +114,10 @@ struct ArticleQuery: Sendable {
     /// The parameters of `/api/articles/{id}`: `fields` alone, as for a list.
     static func recordFields(_ parameters: [(name: String, value: String)]) throws(Invalid) -> [String]? {
         guard let first = parameters.first else { return nil }
-        guard parameters.count == 1, first.name == "fields" else {
-            throw Invalid("unknown parameter '\(parameters.first { $0.name != "fields" }?.name ?? "fields")' (known: fields, once)")
+        if let other = parameters.first(where: { $0.name != "fields" }) {
+            throw Invalid("unknown parameter '\(other.name.prefix(100))' (known: fields)")
         }
+        guard parameters.count == 1 else { throw Invalid("parameter 'fields' is given twice") }
         return try ArticleQuery(parameters: [first]).fields
     }
 

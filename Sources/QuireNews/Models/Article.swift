@@ -58,6 +58,9 @@ public struct Article: Codable, Sendable, Hashable {
 
     /// The coding keys: the one declaration of the fields' names (the case names) and their
     /// compact positions (the raw values), in property order.
+    /// The names of an article's fields, as stored and as JSON writes them (`leadParagraph`).
+    public static let fieldNames: [String] = CodingKeys.allCases.map(\.stringValue)
+
     enum CodingKeys: Int, CodingKey, CaseIterable {
         case id, url, headline, kicker, abstract, snippet, leadParagraph, source, sourceURL, publishedAt, section
         case subsection, newsDesk, printSection, printPage, documentType, typeOfMaterial, wordCount, byline

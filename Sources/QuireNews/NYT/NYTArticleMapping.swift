@@ -8,9 +8,9 @@ extension NYTArticleSearch {
     /// |---|---|---|
     /// | `id` | `_id`, else `uri`, else `web_url` | required (else the document is quarantined), byte-exact |
     /// | `url` | `web_url` | absent in `fl=` responses that leave it out |
-    /// | `headline` | `headline.main`, else `headline.print_headline` | trimmed, highlight tags removed; a bare string accepted |
-    /// | `kicker` | `headline.kicker` | |
-    /// | `snippet` | `snippet` | highlight tags (`hl=true`) removed |
+    /// | `headline` | `headline.main`, else `headline.print_headline` | trimmed, highlight tags removed, character references (`&rsquo;`) decoded; a bare string accepted |
+    /// | `kicker`, `abstract`, `leadParagraph` | `headline.kicker`, `abstract`, `lead_paragraph` | character references decoded |
+    /// | `snippet` | `snippet` | highlight tags (`hl=true`) removed, character references decoded |
     /// | `printPage` | `print_page` | string or number |
     /// | `wordCount` | `word_count` | number or numeric string |
     /// | `publishedAt` | `pub_date` | `Z`, `+0000`, `+00:00`, fractions; missing on topic pages |
@@ -41,12 +41,13 @@ extension NYTArticleSearch {
         }
         static let kicker = MappingRule<String?> { m throws(NewsMappingError) in
             if case .string? = try m.raw("headline") { return nil }
-            return try m(.string("headline.kicker"))
+            return try m(text("headline.kicker"))
         }
-        static let abstract: MappingRule<String?> = .string("abstract")
+        static let abstract: MappingRule<String?> = text("abstract")
         static let snippet: MappingRule<String?> = .optional(
-            ["snippet"], ValueTransformer.string.map { text in nonEmpty(NewsText.removingHighlightTags(text)) })
-        static let leadParagraph: MappingRule<String?> = .string("lead_paragraph")
+            ["snippet"],
+            ValueTransformer.string.map { text in nonEmpty(NewsText.decodingEntities(NewsText.removingHighlightTags(text))) })
+        static let leadParagraph: MappingRule<String?> = text("lead_paragraph")
         static let source: MappingRule<String?> = .string("source")
         static let publishedAt: MappingRule<Date?> = .date("pub_date")
         static let section: MappingRule<String?> = .string("section_name")
@@ -74,9 +75,17 @@ extension NYTArticleSearch {
             .optional([path], ValueTransformer.string.map { cleanHeadline($0) })
         }
 
-        /// Trimmed, without `hl=true` highlighting; `nil` when nothing is left.
+        /// Trimmed, without `hl=true` highlighting, character references decoded; `nil` when
+        /// nothing is left.
         static func cleanHeadline(_ text: String) -> String? {
-            nonEmpty(NewsText.trimmed(NewsText.removingHighlightTags(text)))
+            nonEmpty(NewsText.trimmed(NewsText.decodingEntities(NewsText.removingHighlightTags(text))))
+        }
+
+        /// Text a reader sees, with HTML character references decoded (`&rsquo;` in captions,
+        /// API_NOTES §3): an entity's name is no word of the article, and searching for `’`
+        /// should find it.
+        static func text(_ path: JSONKeyPath) -> MappingRule<String?> {
+            .optional([path], ValueTransformer.string.map { nonEmpty(NewsText.decodingEntities($0)) })
         }
 
         static func nonEmpty(_ text: String) -> String? { text.isEmpty ? nil : text }
@@ -114,8 +123,8 @@ extension NYTArticleSearch {
             url: url,
             width: try m(.int("width", lenient: true)),
             height: try m(.int("height", lenient: true)),
-            caption: try m(.string("caption")),
-            credit: try m(.string("credit")),
+            caption: try m(ArticleRules.text("caption")),
+            credit: try m(ArticleRules.text("credit")),
             kind: try m(.optional(["subtype", "subType", "crop_name", "type"], .string)))
     }
 
@@ -138,8 +147,8 @@ extension NYTArticleSearch {
             return try ValueTransformer<[Media]>.array(of: mediaItemMapping).transform(value)
         case .object(let object):
             let m = JSONMapper(object: object)
-            let caption = try m(.string("caption"))
-            let credit = try m(.string("credit"))
+            let caption = try m(ArticleRules.text("caption"))
+            let credit = try m(ArticleRules.text("credit"))
             var images: [Media] = []
             if let main = try m(.object("default", renditionMapping(kind: "default", caption: caption, credit: credit))) {
                 images.append(main)

@@ -348,9 +348,10 @@ public struct FetchService: Sendable {
             }
             guard let delay = next else {
                 if reason == .rateLimited {
+                    let asked = retryAfter.map { "the server asked to wait \(Int($0.components.seconds))s; " } ?? ""
                     throw FetchError(
                         code: .rateLimited,
-                        message: "rate limited (quota likely exhausted); resume later, or wait with --wait (last reply: \(lastMessage))",
+                        message: "rate limited (quota likely exhausted); \(asked)resume later, or wait with --wait (last reply: \(lastMessage))",
                         cause: cause, location: location, httpStatus: status, attempts: failedAttempts)
                 }
                 let code: FetchError.Code = if case .serverError = reason { .serverError } else { .transport }

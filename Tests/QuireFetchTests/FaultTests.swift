@@ -137,6 +137,15 @@ import Testing
         #expect(sink.commitCount == 0)
     }
 
+    /// A `Retry-After` past the give-up time stops the run at once and says what was asked.
+    @Test func aLongRetryAfterIsSaidWhenTheRunStops() async throws {
+        let api = try makeAPI { $0.faults = [.init(.everyNYTRequest, .rateLimitedRetryAfter(seconds: 120))] }
+        let clock = TestClock()
+        let error = try #require(await runExpectingFailure(makeService(clock: clock), nytSource(api), into: InMemoryFetchSink()))
+        #expect(error.code == .rateLimited && clock.sleptSeconds.isEmpty)
+        #expect(error.description.contains("the server asked to wait 120s; resume later"), "\(error)")
+    }
+
     @Test func connectionDroppedMidBodyIsRetriedThenATransportError() async throws {
         let api = try makeAPI {
             $0.nytArticlesPerQuery = 15

@@ -2,6 +2,8 @@
 public enum FixtureAPIFault: Sendable, Hashable {
     /// 429 with the gateway's quota `fault` body and no `Retry-After` header.
     case rateLimited
+    /// 429 with the quota body and `Retry-After: <seconds>`.
+    case rateLimitedRetryAfter(seconds: Int)
     /// 500 with a Spring Boot error object.
     case serverError
     /// 401 with the invalid-key `fault` body.

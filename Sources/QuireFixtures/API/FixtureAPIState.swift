@@ -113,6 +113,10 @@ final class FixtureAPIState: Sendable {
     private func respond(fault: FixtureAPIFault, normal: FixtureResponse) -> FixtureResponse {
         switch fault {
         case .rateLimited: return .json(status: 429, bytes: NYTErrorBody.rateLimited.body)
+        case .rateLimitedRetryAfter(let seconds):
+            var response = FixtureResponse.json(status: 429, bytes: NYTErrorBody.rateLimited.body)
+            response.headers.append(("Retry-After", String(seconds)))
+            return response
         case .serverError: return .json(status: 500, bytes: NYTErrorBody.serverError.body)
         case .unauthorized: return .json(status: 401, bytes: NYTErrorBody.invalidKey.body)
         case .badRequest: return .json(status: 400, bytes: NYTErrorBody.badRequest.body)

@@ -29,7 +29,7 @@ enum Gzip {
         for part in acceptEncoding.split(separator: ",") {
             let pieces = part.split(separator: ";").map { $0.strippingCharacters(" \t") }
             guard let coding = pieces.first?.lowercased(), coding == "gzip" || coding == "x-gzip" else { continue }
-            let q = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            let q = pieces.dropFirst().first { $0.lowercased().hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return q > 0
         }
         return false

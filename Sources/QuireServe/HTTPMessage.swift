@@ -15,6 +15,8 @@ struct HTTPRequest: Sendable {
     var lastEventID: String?
     /// The `Host` header, nil when absent (HTTP/1.0).
     var host: String?
+    /// How many `Host` headers the request has (RFC 9112: more than one is a 400).
+    var hostHeaders = 0
     /// False when the path or the query held raw bytes that are not UTF-8 (a percent-encoded
     /// form is checked where it is decoded).
     var targetIsUTF8 = true

@@ -132,6 +132,9 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     if request.bodyLength == nil, header(connection, "Transfer-Encoding") != nil { request.bodyLength = "chunked" }
     request.lastEventID = header(connection, "Last-Event-ID")
     request.host = header(connection, "Host")
+    withUnsafeMutablePointer(to: &request.hostHeaders) { count in
+        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, countHostHeaders, count)
+    }
     let pairs = QueryCollector()
     withExtendedLifetime(pairs) {
         _ = MHD_get_connection_values(
@@ -145,6 +148,11 @@ private let accessHandler: MHD_AccessHandlerCallback = {
 
 private func header(_ connection: OpaquePointer, _ name: String) -> String? {
     MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+}
+
+private let countHostHeaders: MHD_KeyValueIterator = { cls, _, key, _ in
+    if let cls, let key, strcasecmp(key, "Host") == 0 { cls.assumingMemoryBound(to: Int.self).pointee += 1 }
+    return MHD_Result.YES
 }
 
 private final class QueryCollector {

@@ -192,6 +192,8 @@ private func exchange(
             ("Host: attacker.example\r\n", "421"), ("Host: 127.0.0.1.evil.example:80\r\n", "421"),
             ("Host: localhost:\(server.port)\r\n", "200"), ("Host: [::1]:\(server.port)\r\n", "200"),
             ("Host: 127.0.0.1\r\n", "200"), ("", "200"),
+            // Two Host headers (RFC 9112: a 400), whichever the first is.
+            ("Host: 127.0.0.1\r\nHost: attacker.example\r\n", "400"), ("Host: localhost\r\nhost: localhost\r\n", "400"),
         ] {
             let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\n\(host)Connection: close\r\n\r\n") { _ in false }
             #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(host): \(answer.prefix(200))")
@@ -212,6 +214,12 @@ private func exchange(
         let loopback = Router.HostPolicy(loopbackOnly: true, names: ["news.example"])
         #expect(loopback.allows("127.0.0.1") && !loopback.allows("192.0.2.7") && !loopback.allows("other.example"))
         #expect(loopback.allows("news.example"))  // behind a reverse proxy that passes its name on
+    }
+
+    @Test func gzipIsRefusedByAZeroQualityWhateverItsCase() {
+        #expect(Gzip.isAccepted(by: "gzip") && Gzip.isAccepted(by: "br, gzip;q=0.5"))
+        #expect(!Gzip.isAccepted(by: "gzip;q=0") && !Gzip.isAccepted(by: "gzip;Q=0") && !Gzip.isAccepted(by: "GZIP ; Q=0.000"))
+        #expect(!Gzip.isAccepted(by: nil) && !Gzip.isAccepted(by: "br"))
     }
 
     /// The cluster's snapshot server hands out a whole store: on a loopback address it answers

@@ -14,6 +14,7 @@ enum StatsCommand {
         }
         let out = context.output
         let g = ProgressReporter.grouped
+        func counted(_ n: Int, _ one: String, _ many: String) -> String { "\(g(n)) \(n == 1 ? one : many)" }
         try out.line("store        \(stats.path)")
         try out.line("format       \(stats.formatVersion)   fields \(stats.fieldNames)   interned values \(stats.internedValues)")
         let use = stats.mapBytes > 0 ? Double(stats.usedBytes) * 100 / Double(stats.mapBytes) : 0
@@ -28,10 +29,10 @@ enum StatsCommand {
             let perRecord = c.records > 0 ? ", \(g(c.bytesPerRecord)) bytes/record" : ""
             let dictionary = c.dictionaryBytes > 0 ? " (\(g(c.dictionaryBytes)) bytes)" : ""
             try out.line(
-                "collection   \(c.name): \(g(c.records)) records, \(g(c.bytes)) bytes\(perRecord), depth \(c.depth), "
+                "collection   \(c.name): \(counted(c.records, "record", "records")), \(g(c.bytes)) bytes\(perRecord), depth \(c.depth), "
                     + "compression \(c.compression)\(dictionary)")
             for i in c.indexes {
-                try out.line("  index      \(i.name): \(g(i.entries)) entries, \(g(i.bytes)) bytes")
+                try out.line("  index      \(i.name): \(counted(i.entries, "entry", "entries")), \(g(i.bytes)) bytes")
             }
             if let segments = c.searchSegments, segments > 0 {
                 // Left by a load that was interrupted (or is under way): its end merges them.
@@ -40,7 +41,7 @@ enum StatsCommand {
             }
         }
         for r in stats.relations {
-            try out.line("relation     \(r.name): \(g(r.entries)) entries, \(g(r.bytes)) bytes")
+            try out.line("relation     \(r.name): \(counted(r.entries, "entry", "entries")), \(g(r.bytes)) bytes")
         }
         // The rest of the file's used pages, so that the lines add up to it.
         if stats.duplicateBytes > 0 {
@@ -49,7 +50,7 @@ enum StatsCommand {
                     + "(sub-trees the lines above leave out)")
         }
         try out.line(
-            "change feed  \(g(stats.changeFeedEntries)) commits, \(g(stats.changeFeedBytes)) bytes   "
+            "change feed  \(counted(stats.changeFeedEntries, "commit", "commits")), \(g(stats.changeFeedBytes)) bytes   "
                 + "metadata \(g(stats.metadataBytes)) bytes")
     }
 }

@@ -23,7 +23,7 @@ enum StatsCommand {
             // Why a store can be larger than its records: say what a compacting copy would drop.
             try out.line("free pages   \(g(stats.freeBytes)) bytes, reused by later writes (quire copy --compact leaves them out)")
         }
-        try out.line("readers      \(stats.activeReaders) active, \(stats.readerSlotsUsed) slots of \(stats.maxReaders)   last txn \(stats.lastTransactionID)")
+        try out.line("readers      \(stats.activeReaders) active, \(counted(stats.readerSlotsUsed, "slot", "slots")) of \(stats.maxReaders)   last txn \(stats.lastTransactionID)")
         try out.line("records      \(g(stats.records))")
         for c in stats.collections {
             let perRecord = c.records > 0 ? ", \(g(c.bytesPerRecord)) bytes/record" : ""

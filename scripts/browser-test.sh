@@ -19,7 +19,7 @@ store="$work/demo.db"
 echo "== browser test in $work"
 "$quire" --store "$store" demo --articles 300 --quiet >"$work/demo.out"
 hostile='hostile:<script>alert(1)</script>'
-printf '%s\n' "{\"id\":\"$hostile\",\"headline\":\"<script>window.__pwned=1</script><img src=x onerror=\\\"window.__pwned=2\\\">\",\"publishedAt\":\"2030-01-01T00:00:00Z\",\"section\":\"Arts\",\"byline\":\"By <b>Mallory</b>\",\"abstract\":\"</td><script>alert(1)</script>\",\"url\":\"javascript:alert(1)\",\"keywords\":[{\"name\":\"subject\",\"value\":\"<iframe src=x>\"}]}" \
+printf '%s\n' "{\"id\":\"$hostile\",\"headline\":\"<script>window.__pwned=1</script><img src=x onerror=\\\"window.__pwned=2\\\"> \\u202eevil\",\"publishedAt\":\"2030-01-01T00:00:00Z\",\"section\":\"Arts\",\"byline\":\"By <b>Mallory</b>\",\"abstract\":\"</td><script>alert(1)</script>\",\"url\":\"javascript:alert(1)\",\"keywords\":[{\"name\":\"subject\",\"value\":\"<iframe src=x>\"}]}" \
     | "$quire" --store "$store" load - 2>/dev/null
 "$quire" --store "$store" serve --port 0 >"$work/serve.out" 2>"$work/serve.err" &
 server=$!

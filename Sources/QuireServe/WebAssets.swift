@@ -88,9 +88,15 @@ enum WebAssets {
           let loading = false;
           let generation = 0;
 
+          // Bidirectional marks, overrides and isolates reorder what is shown (a stored headline
+          // could show another's text): written as \u202e, as the CLI's table cells write them.
+          const BIDI = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+          function visible(text) {
+            return text.replace(BIDI, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+          }
           function el(tag, text, attrs) {
             const node = document.createElement(tag);
-            if (text !== undefined && text !== null) node.textContent = String(text);
+            if (text !== undefined && text !== null) node.textContent = visible(String(text));
             for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
             return node;
           }

@@ -71,9 +71,16 @@ public struct RejectedDocument: Codable, Sendable, Hashable {
     /// Whether `id` is that of a quarantined copy of article `article` (`<article> <32 hex digits>`:
     /// not of another article whose id merely starts with `article` and a space).
     static func isCopy(_ id: String, ofArticle article: String) -> Bool {
-        let utf8 = id.utf8
-        guard utf8.count == article.utf8.count + 33, id.hasPrefix(article + " ") else { return false }
-        return utf8.suffix(32).allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        articleID(ofID: id) == article
+    }
+
+    /// The article a reject's id names (`<article> <32 hex digits>`), or nil for a plain hash.
+    static func articleID(ofID id: String) -> String? {
+        let utf8 = Array(id.utf8)
+        guard utf8.count > 33, utf8[utf8.count - 33] == UInt8(ascii: " "),
+            utf8.suffix(32).allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+        else { return nil }
+        return String(decoding: utf8.prefix(utf8.count - 33), as: UTF8.self)
     }
 
     /// The id of a document from `source` with these bytes: two 64-bit FNV-1a hashes with

@@ -97,9 +97,18 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         }
         try txn.put(contentsOf: articles, in: NewsSchema.articles)
         try removeQuarantinedCopies(of: seen, in: txn)
-        for (page, rejects) in pages {
+        // The last page of the batch storing each article: a reject of an earlier page is older
+        // than what is stored, and not kept (as if the pages had been written one at a time).
+        var lastStoring: [String: Int] = [:]
+        for (index, (page, _)) in pages.enumerated() {
+            for article in page.articles { lastStoring[article.id] = index }
+        }
+        for (index, (page, rejects)) in pages.enumerated() {
             outcome.rejects += rejects.count
             for reject in rejects {
+                if let article = RejectedDocument.articleID(ofID: reject.id), let last = lastStoring[article], last > index {
+                    continue
+                }
                 try txn.put(reject, in: Self.rejects)
             }
             for list in page.lists {

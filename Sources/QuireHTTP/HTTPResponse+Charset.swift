@@ -19,11 +19,14 @@ extension HTTPResponse {
     }
 
     /// The body as UTF-8: transcoded (with the C library's `iconv`) when `Content-Type` declares
-    /// another charset (an old API serving ISO-8859-1 text, whose accents are not UTF-8 and would
-    /// quarantine every document holding one). The body as it is when it declares none, UTF-8
-    /// or ASCII, or a charset `iconv` does not know, or bytes that are not in it.
+    /// another charset and the body is not valid UTF-8 already (an old API serving ISO-8859-1
+    /// text, whose accents would quarantine every document holding one). A body that is valid
+    /// UTF-8 is taken as it is whatever the label says: servers and proxies add a default
+    /// `charset=ISO-8859-1` to UTF-8 JSON, and transcoding it would turn `é` into `Ã©` unseen.
+    /// The body as it is, too, for a charset `iconv` does not know or bytes that are not in it.
     public var utf8Body: [UInt8] {
         guard let charset = declaredCharset, !["utf-8", "utf8", "us-ascii", "ascii"].contains(charset) else { return body }
+        if String(validating: body, as: UTF8.self) != nil { return body }
         return Self.transcode(body, from: charset) ?? body
     }
 
@@ -41,6 +44,8 @@ extension HTTPResponse {
                 var inLeft = inBuffer.count
                 var outLeft = outBuffer.count
                 guard iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1, inLeft == 0 else { return nil }
+                // A stateful decoder may hold its last character back until told the input ended.
+                guard iconv(converter, nil, nil, &outPointer, &outLeft) != -1 else { return nil }
                 return outBuffer.count - outLeft
             }
         }

@@ -41,6 +41,29 @@ import Testing
         }
     }
 
+    /// A replica writes several pages of the log in one transaction: a page that quarantines an
+    /// article and a later one that stores it leave no reject, as written one at a time; the
+    /// other order keeps it (the reject is newer).
+    @Test func pagesWrittenTogetherRetireCopiesAsIfWrittenInTurn() async throws {
+        try await withTemporaryStore { store in
+            _ = try StoreFetchSink(store: store)
+            let bad = #"{"_id":"\#(id)","headline":{"main":"Bad"},"pub_date":"not a date"}"#
+            let good = #"{"_id":"\#(id)","headline":{"main":"Good"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            func rejects(_ pages: [FetchedPage]) async throws -> [String] {
+                try await store.write { txn in
+                    for old in try txn.values(of: StoreFetchSink.rejects) { try txn.delete(.string(old.id), from: StoreFetchSink.rejects) }
+                    _ = try StoreFetchSink.write(
+                        pages: pages.map { ($0, $0.rejects.map { RejectedDocument($0, of: pages[0]) }) }, retainRawDocuments: false, in: txn)
+                }
+                return try store.read { snap in try snap.values(of: StoreFetchSink.rejects).map(\.id) }
+            }
+            let at = Date(timeIntervalSince1970: 1_000)
+            #expect(try await rejects([try page([bad], at: at, label: "p0"), try page([good], at: at, label: "p1")]).isEmpty)
+            let kept = try await rejects([try page([good], at: at, label: "p0"), try page([bad], at: at, label: "p1")])
+            #expect(kept.count == 1 && kept.allSatisfy { $0.hasPrefix(id + " ") })
+        }
+    }
+
     @Test func aDocumentWithoutAnIdKeepsAPlainHash() throws {
         #expect(ArticleIdentity.id(ofDocument: Array(#"{"headline":"x"}"#.utf8), mapping: "nyt") == nil)
         #expect(ArticleIdentity.id(ofDocument: Array(#"{"_id":"","uri":"u"}"#.utf8), mapping: "nyt") == "u")

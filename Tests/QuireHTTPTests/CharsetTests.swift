@@ -25,6 +25,9 @@ import Testing
         #expect(response(bytes, contentType: "application/json").utf8Body == bytes)
         #expect(response(bytes, contentType: "application/json; charset=utf-8").utf8Body == bytes)
         #expect(response(bytes, contentType: "application/json; charset=no-such-charset").utf8Body == bytes)
+        // UTF-8 labelled ISO-8859-1 by a server's default: taken as it is, not turned into mojibake.
+        let utf8 = Array(#"{"title":"Café"}"#.utf8)
+        #expect(response(utf8, contentType: "application/json; charset=ISO-8859-1").utf8Body == utf8)
         // Bytes that are not in the declared charset: left for the parser to report.
         #expect(response([0x7B, 0xFF, 0x7D], contentType: "application/json; charset=us-ascii").utf8Body == [0x7B, 0xFF, 0x7D])
         #expect(response([0xFF, 0xFE, 0x41], contentType: "application/json; charset=shift_jis").utf8Body == [0xFF, 0xFE, 0x41])

@@ -346,7 +346,7 @@ public struct ArticleLoader: Sendable {
         case .malformedJSON(let offset, let reason): return "not valid JSON at byte \(offset + 1)\(field.isEmpty ? "" : " (in \(field))"): \(reason)"
         case .truncated: return "not valid JSON: the line ends inside \(field.isEmpty ? "the record" : field)"
         case .depthLimitExceeded: return "not valid JSON: nested too deeply\(field.isEmpty ? "" : " (in \(field))")"
-        case .emptyBody, .html, .apiFault, .apiError: return "not a JSON record"
+        case .emptyBody, .html, .apiFault, .apiError, .unknownCategories: return "not a JSON record"
         }
     }
 }

@@ -114,11 +114,7 @@ public struct FeedzillaSource: FetchSource {
             // A category asked for that the API does not list: said, not skipped in silence.
             if let wanted = categoryFilter {
                 let unknown = wanted.filter { !listed.contains($0) }.sorted()
-                if !unknown.isEmpty {
-                    let names = unknown.map(String.init).joined(separator: ", ")
-                    throw NewsMappingError(
-                        .invalidValue("category \(names) is not in the API's list of \(listed.count) categories; nothing was fetched"))
-                }
+                if !unknown.isEmpty { throw NewsMappingError(.unknownCategories(unknown, listed: listed.count)) }
             }
             next.categoryIDs = categoryFilter.map { wanted in listed.filter(wanted.contains) } ?? listed
             return SourcePage(articles: [], rejects: list.rejects, queryTag: nil, checkpoint: next)

@@ -435,6 +435,11 @@ public struct FetchService: Sendable {
             case .html: .htmlBody
             default: .mapping
             }
+        if case .unknownCategories = error.kind {
+            return FetchError(
+                code: code, message: "\(error); nothing was fetched", cause: error,
+                location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: 200)
+        }
         return FetchError(
             code: code,
             message: "\(request.label) could not be mapped: \(error) (nothing of this page was stored; the checkpoint is kept, so a later run retries it)",

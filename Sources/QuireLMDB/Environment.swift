@@ -105,7 +105,9 @@ public final class Environment: @unchecked Sendable {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return }
         let available = UInt64(info.f_bavail) * UInt64(info.f_frsize)
-        if available < 1 << 20 {
+        // A lock file is a few pages (8 KiB for 126 readers); a little more for the data file's
+        // growth when the store is new.
+        if available < 256 << 10 {
             throw LMDBError(
                 code: ENOSPC, operation: "open", path: path,
                 hint: "no room on the file system to create lock.mdb (\(available) bytes free); the store itself is untouched: free some space and run again")

@@ -75,8 +75,9 @@ final class ReaderGate: @unchecked Sendable {
     func enterShared() {
         defer { quire_depth_enter(identity) }
         // A thread inside already enters again at once: waiting behind an exclusive request,
-        // which waits for this thread's outer read to leave, would never end. (Nor for the
-        // reader limit: its slot is taken already.)
+        // which waits for this thread's outer read to leave, would never end; so would waiting
+        // for the reader limit. (The inner read takes a reader slot of its own: with every slot
+        // of LMDB's table taken, its begin waits a few seconds for one and then throws.)
         if isHeldByThisThread {
             word.wrappingAdd(Self.readerUnit, ordering: .acquiring)
             return

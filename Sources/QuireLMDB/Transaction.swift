@@ -241,9 +241,15 @@ extension ReadableTransaction where Self: ~Copyable {
             let word = MemoryLayout<Int>.size
             if value.mv_size == 8 + 5 * word, let base = value.mv_data {
                 for field in 0..<3 {
-                    // Damage can put anything here: a count beyond the map is counted as none.
+                    // Damage can put anything here: a count no file can hold is the corruption
+                    // error, as for the free list's and the main database's.
                     let pages = base.loadUnaligned(fromByteOffset: 8 + field * word, as: Int.self)
-                    if pages > 0, pages < Int(Int32.max) { total += pages }
+                    guard (0..<Int(Int32.max)).contains(pages) else {
+                        throw LMDBError(
+                            code: MDB_CORRUPTED, operation: "mdb_stat", path: raw.environment.path,
+                            hint: "a database's page counts are beyond any file: the file is damaged; verify it and restore a backup")
+                    }
+                    total += pages
                 }
             }
             rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)

@@ -27,7 +27,7 @@ final class HTTPDaemon: Sendable {
         var connectionTimeout = 30
         /// Bytes for one connection's request line and headers; larger requests get an error
         /// status from libmicrohttpd (414 or 431).
-        var connectionMemory = 512 * 1024
+        var connectionMemory = 256 * 1024
         /// Threads serving connections: one a core.
         var threads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Maps requests to answers: the JSON API under `/api/`, the web page at `/`.
 struct Router: Sendable {
     let access: StoreAccess
@@ -56,11 +62,11 @@ struct Router: Sendable {
         }
     }
 
-    /// Whether `host` is an address rather than a name: an IPv4 dotted quad or an IPv6 address.
+    /// Whether `host` is an address rather than a name: an IPv4 dotted quad or an IPv6 address,
+    /// as `inet_pton` reads them (`+1.2.3.4` or fullwidth digits are names to a browser).
     static func isAddressLiteral(_ host: String) -> Bool {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4 && parts.allSatisfy({ UInt8($0) != nil }) { return true }
-        return host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." || $0 == "%" }
+        var buffer = in6_addr()
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
     }
 
     /// Whether a host name or address is this machine's loopback: `localhost`, `127.x.x.x`, `::1`.
@@ -79,12 +85,18 @@ struct Router: Sendable {
 
         init(loopbackOnly: Bool, names: [String]) {
             self.loopbackOnly = loopbackOnly
-            self.names = Set(names.map { $0.lowercased() })
+            self.names = Set(names.map { Self.normalized(Router.hostName($0)) })
         }
 
         func allows(_ host: String) -> Bool {
-            if Router.isLoopback(host) || names.contains(host.lowercased()) { return true }
+            if Router.isLoopback(host) || names.contains(Self.normalized(host)) { return true }
             return !loopbackOnly && Router.isAddressLiteral(host)
+        }
+
+        /// Lower case, without the trailing dot of a fully qualified name (`News.Example.`).
+        static func normalized(_ name: String) -> String {
+            let lower = name.lowercased()
+            return lower.hasSuffix(".") ? String(lower.dropLast()) : lower
         }
 
         func refusal(of host: String) -> String {

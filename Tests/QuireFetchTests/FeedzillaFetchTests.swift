@@ -43,7 +43,8 @@ import Testing
         let typo = InMemoryFetchSink()
         let unknown = FeedzillaSource(baseURL: api.feedzillaBaseURL, categories: [api.feedzillaCategories[1].id, 99_999])
         let error = await runExpectingFailure(makeService(), unknown, into: typo)
-        #expect(error?.description.contains("category 99999 is not in the API's list of 5 categories") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("category 99999 is not among the 5 categories the API lists") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("retries") == false)
         #expect(typo.lists.isEmpty && typo.articles.isEmpty && api.requestCount == 1)
 
         let wanted = [api.feedzillaCategories[1].id, api.feedzillaCategories[3].id]

@@ -59,6 +59,13 @@ import Testing
         #expect(NewsDate.iso8601String(beforeEpoch) == "1969-12-31T23:59:59.750Z")
     }
 
+    /// A damaged stored timestamp (a change feed's commit time, a reject's) is written, not a trap.
+    @Test func timestampsNoCalendarHoldsAreWrittenWithoutATrap() {
+        for seconds in [Double.infinity, -.infinity, .nan, 1e300, -1e300, 9.3e15] {
+            #expect(!NewsDate.iso8601String(Date(timeIntervalSince1970: seconds)).isEmpty)
+        }
+    }
+
     @Test func millisecondTimestampsAreAllOneWidth() {
         #expect(NewsDate.iso8601MillisecondsString(reference) == "2019-06-15T19:18:14.000Z")
         let withFraction = Date(timeIntervalSince1970: 1_560_626_294.25)

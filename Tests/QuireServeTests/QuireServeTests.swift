@@ -207,7 +207,8 @@ private func exchange(
         for host in ["192.0.2.7", "10.1.2.3", "::1", "fe80::1", "2001:db8::5", "localhost", "news.example", "NEWS.EXAMPLE"] {
             #expect(open.allows(host), "\(host)")
         }
-        for host in ["attacker.example", "192.0.2.7.evil.example", "news.example.evil", "1.2.3", ""] {
+        #expect(open.allows("news.example.") && Router.HostPolicy(loopbackOnly: false, names: ["news.example:8080"]).allows("news.example"))
+        for host in ["attacker.example", "192.0.2.7.evil.example", "news.example.evil", "1.2.3", "", "+1.+2.+3.+4", "１.２.３.４", "fe80::zz"] {
             #expect(!open.allows(host), "\(host)")
         }
         #expect(open.refusal(of: "attacker.example").contains("--allow-host"))

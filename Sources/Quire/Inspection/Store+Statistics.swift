@@ -99,7 +99,9 @@ extension Store {
                         return CollectionStatistics.Index(name: definition.name, entries: ist.entries, bytes: ist.bytes)
                     }
                     let search = try searchStatistics(snap, c)  // Search/Store+SearchVerify.swift
-                    let dictionary = try storedDictionary(name)?.count ?? 0
+                    // Through this snapshot: a read of its own inside it could meet another
+                    // process's map growth it cannot adopt while this one is open.
+                    let dictionary = try Self.checkedDictionary(name, snap.lmdb, metaDB, path)?.count ?? 0
                     let compression = !c.definition.compressed ? "none" : dictionary > 0 ? "zstd+dictionary" : "zstd"
                     return CollectionStatistics(
                         name: name, records: st.entries, bytes: st.bytes, depth: st.depth, indexes: indexes + search.indexes,

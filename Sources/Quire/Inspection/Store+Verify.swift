@@ -85,7 +85,7 @@ extension Store {
                 var fields: FieldTable? = try? snap.withFieldRetry { $0 }
                 // Text checksums for a full-text index that keeps checks (Search/SearchDocumentCheck.swift).
                 let search = Self.checkedSearchText(snap, c)
-                var walking = WalkedRecordKeys.Builder(capacity: (try? snap.count(of: c.records)) ?? 0)
+                var walking = WalkedRecordKeys.Builder(capacity: try snap.count(of: c.records))
                 // The next batch is decoded on every core while this thread checks the current
                 // batch's keys and looks up its index entries: serial work about as long as the decoding.
                 let (indexes, longKeys) = (c.definition.indexes, longKeys)

@@ -53,8 +53,10 @@ public enum NewsDate {
 
     private static func format(_ date: Date, offsetMinutes: Int, style: Style, alwaysMilliseconds: Bool) -> String {
         let offset = style == .iso8601Z ? 0 : offsetMinutes
-        // Rounded to the millisecond first, so that 14.9996 s is written 15.000, not 14.
-        let totalMillis = Int(((date.timeIntervalSince1970 + Double(offset * 60)) * 1000).rounded())
+        // Rounded to the millisecond first, so that 14.9996 s is written 15.000, not 14; within
+        // ±10^14 s (a damaged timestamp must not trap), and NaN as the epoch.
+        let seconds = date.timeIntervalSince1970 + Double(offset * 60)
+        let totalMillis = Int((seconds.isNaN ? 0 : min(max(seconds, -1e14), 1e14) * 1000).rounded())
         let whole = floorDiv(totalMillis, 1000)
         let millis = totalMillis - whole * 1000
         let days = floorDiv(whole, 86_400)

@@ -28,6 +28,9 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         case invalidDate(String)
         /// The value at `path` has the right type but cannot be used (a non-numeric `"word_count"`, say).
         case invalidValue(String)
+        /// Categories asked for that the API's category list does not hold (a typo: a later run
+        /// that asks the same would fail the same).
+        case unknownCategories([Int], listed: Int)
     }
 
     /// What went wrong.
@@ -74,6 +77,9 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
             return "\(location): not a date: \"\(text)\""
         case .invalidValue(let text):
             return "\(location): invalid value: \(text)"
+        case .unknownCategories(let ids, let listed):
+            let names = ids.map(String.init).joined(separator: ", ")
+            return "category \(names) is not among the \(listed) categories the API lists (see the list: quire fetch feedzilla without --category; one that could not be read is in quire rejects)"
         }
     }
 }

@@ -15,10 +15,11 @@ private let faultMessages: [StaticString] = [
     "quire: verify: the store is corrupted: LMDB stopped on a damaged page it cannot read",
 ]
 private let faultMessageEnd: StaticString = "; restore a backup\n"
-/// An abort that did not come from LMDB (a fatal error of this program, such as memory that
-/// could not be allocated, which the runtime has just described): not the store's fault.
+/// An abort that did not come from LMDB's assertions: most often memory that could not be
+/// allocated (the runtime has just said so above), which is no sign of damage; but a damaged
+/// length could ask for such an allocation too, so verify is the way to know.
 private let abortMessage: StaticString =
-    "quire: stopped by the fatal error above (out of memory, or a bug), not by the store: what was committed is intact\n"
+    "quire: aborted by the error above (most often memory that could not be allocated: a lower limit, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
 private let faultDetailLead: StaticString = " (while reading "
 private let faultDetailEnd: StaticString = ")"
 
@@ -34,8 +35,8 @@ private let faultDetailLength = Atomic<Int>(0)
 /// by ``LMDBAssertionHook`` before its `abort()`) or follows a bad pointer (SIGSEGV, SIGBUS)
 /// instead of returning an error. The handlers installed here turn those into the store's
 /// corruption message and exit status 1, so `quire` never ends with a bare signal. Any other
-/// SIGABRT is this program's own fatal error (memory that could not be allocated, a failed
-/// precondition): said as such, not blamed on the store. They only call `write(2)` and `_exit(2)`.
+/// SIGABRT (most often memory that could not be allocated) is said as such, with status 1, not
+/// blamed on the store outright. They only call `write(2)` and `_exit(2)`.
 enum FaultHandler {
     /// Which message a fault prints.
     enum Context: Int {

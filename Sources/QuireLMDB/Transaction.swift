@@ -209,7 +209,7 @@ extension ReadableTransaction where Self: ~Copyable {
         raw.checkLive()
         var st = MDB_stat()
         try raw.check(mdb_stat(raw.txn, database.dbi, &st), "mdb_stat")
-        try checkPlausible(st)
+        try checkPlausible(st.ms_branch_pages, st.ms_leaf_pages, st.ms_overflow_pages)
         return DatabaseStatistics(
             pageSize: Int(st.ms_psize), depth: Int(st.ms_depth), branchPages: st.ms_branch_pages,
             leafPages: st.ms_leaf_pages, overflowPages: st.ms_overflow_pages, entries: st.ms_entries)
@@ -226,7 +226,7 @@ extension ReadableTransaction where Self: ~Copyable {
         for dbi: MDB_dbi in [0, 1] {  // FREE_DBI and MAIN_DBI
             var st = MDB_stat()
             try raw.check(mdb_stat(raw.txn, dbi, &st), "mdb_stat")
-            try checkPlausible(st)
+            try checkPlausible(st.ms_branch_pages, st.ms_leaf_pages, st.ms_overflow_pages)
             total += st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages
         }
         var cursor: OpaquePointer?
@@ -244,11 +244,7 @@ extension ReadableTransaction where Self: ~Copyable {
                     // Damage can put anything here: a count no file can hold is the corruption
                     // error, as for the free list's and the main database's.
                     let pages = base.loadUnaligned(fromByteOffset: 8 + field * word, as: Int.self)
-                    guard (0..<Int(Int32.max)).contains(pages) else {
-                        throw LMDBError(
-                            code: MDB_CORRUPTED, operation: "mdb_stat", path: raw.environment.path,
-                            hint: "a database's page counts are beyond any file: the file is damaged; verify it and restore a backup")
-                    }
+                    try checkPlausible(pages)
                     total += pages
                 }
             }
@@ -260,9 +256,10 @@ extension ReadableTransaction where Self: ~Copyable {
 
     /// Throws the corruption error for page counts no file can hold (a damaged meta page or
     /// database record): sums and byte sizes of them would overflow.
-    private func checkPlausible(_ st: MDB_stat) throws(LMDBError) {
+    @inline(__always)
+    private func checkPlausible(_ first: Int, _ second: Int = 0, _ third: Int = 0) throws(LMDBError) {
         let limit = Int(Int32.max)
-        guard [st.ms_branch_pages, st.ms_leaf_pages, st.ms_overflow_pages].allSatisfy({ (0..<limit).contains($0) }) else {
+        guard (0..<limit).contains(first), (0..<limit).contains(second), (0..<limit).contains(third) else {
             throw LMDBError(
                 code: MDB_CORRUPTED, operation: "mdb_stat", path: raw.environment.path,
                 hint: "a database's page counts are beyond any file: the file is damaged; verify it and restore a backup")

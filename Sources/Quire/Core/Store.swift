@@ -135,8 +135,9 @@ public final class Store: Sendable {
     }
 
     /// Closes the store; later reads and writes throw. Waits for running reads, and for the
-    /// running write: calling it inside a write transaction is a programming error and traps
-    /// (it would wait for itself), as `register` does; inside a read, it waits for itself.
+    /// running write: calling it inside a write transaction or inside a read of this store on
+    /// the same thread is a programming error and traps (it would wait for itself), as
+    /// `register` does inside a write.
     public func close() {
         precondition(!isInsideWrite, "Quire: store.close() inside a write transaction would wait for itself; close after the write returns")
         precondition(!environment.isInsideRead, "Quire: store.close() inside a read of the same store would wait for itself; close after the read returns")

@@ -9,7 +9,7 @@ import QuireNews
 /// mapping it needs. Its id is a hash of the source and the document's bytes, so a page fetched
 /// again quarantines the same document once; a document that is not an object (a bare string,
 /// which several documents may share) also hashes its page and index. When the document names
-/// its article (``ArticleIdentity``), the id starts with the article's id: a later fetch that
+/// its article (`ArticleIdentity`), the id starts with the article's id: a later fetch that
 /// stores that article finds its quarantined copies and removes them (they are older).
 public struct RejectedDocument: Codable, Sendable, Hashable {
     /// `<article id> <hash>` or `<hash>`: the hash of source and bytes is 32 hex digits.

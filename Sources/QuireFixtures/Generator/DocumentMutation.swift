@@ -176,7 +176,7 @@ public struct ServedDocument: Sendable, Hashable {
     public var storedID: String?
     /// For a document to quarantine, the key of the failure relative to the document.
     public var rejectedAt: String?
-    /// For a document to quarantine, the article id it still names (``ArticleIdentity``), if any:
+    /// For a document to quarantine, the article id it still names (`ArticleIdentity`), if any:
     /// a later page that stores that article retires its quarantined copy.
     public var namedID: String?
 }

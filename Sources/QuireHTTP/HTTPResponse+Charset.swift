@@ -10,8 +10,8 @@ extension HTTPResponse {
         guard let type = header("Content-Type") else { return nil }
         for parameter in type.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingSpaces.lowercased() == "charset" else { continue }
-            let value = pair[1].trimmingSpaces.lowercased()
+            guard pair.count == 2, pair[0].trimmingSpaces().lowercased() == "charset" else { continue }
+            let value = pair[1].trimmingSpaces().lowercased()
             let unquoted = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
             return unquoted.isEmpty ? nil : unquoted
         }
@@ -52,11 +52,5 @@ extension HTTPResponse {
         guard let produced else { return nil }
         output.removeSubrange(produced...)
         return output
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }

@@ -237,7 +237,8 @@ final class Transfer: @unchecked Sendable {
 }
 
 extension Substring {
-    fileprivate func trimmingSpaces() -> String {
+    /// Without leading and trailing spaces and tabs (a header value's, a parameter's).
+    func trimmingSpaces() -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }) else { return "" }
         let last = lastIndex(where: { !isSpace($0) })!

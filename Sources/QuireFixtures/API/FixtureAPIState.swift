@@ -225,11 +225,10 @@ final class FixtureAPIState: Sendable {
                 }
             }
             let rejectedAt = mutation?.rejectedAt
+            let id = DocumentMutation.storedID(of: result, api: api)
             log.append(ServedDocument(
                 api: api, request: request, index: index, mutation: mutation,
-                storedID: rejectedAt == nil ? DocumentMutation.storedID(of: result, api: api) : nil,
-                rejectedAt: rejectedAt,
-                namedID: rejectedAt == nil ? nil : ArticleIdentity.id(ofDocument: result.bytes(style: .init()), mapping: api)))
+                storedID: rejectedAt == nil ? id : nil, rejectedAt: rejectedAt, namedID: rejectedAt == nil ? nil : id))
             out.append(result)
         }
         mutable.withLock { $0.served += log }

@@ -125,17 +125,10 @@ public enum DocumentMutation: String, CaseIterable, Sendable, Hashable {
         return .object(members)
     }
 
-    /// The id a correct client stores the mutated document under, or `nil` when it has none.
+    /// The id a correct client stores the mutated document under (or, for one it quarantines, the
+    /// id it still names), or `nil` when it has none.
     static func storedID(of document: FixtureJSON, api: String) -> String? {
-        guard case .object(let members) = document else { return nil }
-        if api == "feedzilla" {
-            guard case .string(let url)? = members.first(where: { $0.0 == "url" })?.1 else { return nil }
-            return Feedzilla.storyID(forURL: url)
-        }
-        for key in ["_id", "uri", "web_url"] {
-            if case .string(let value)? = members.first(where: { $0.0 == key })?.1, !value.isEmpty { return value }
-        }
-        return nil
+        ArticleIdentity.id(ofDocument: document.bytes(style: .init()), mapping: api)
     }
 }
 

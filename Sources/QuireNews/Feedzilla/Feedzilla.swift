@@ -156,9 +156,12 @@ public enum Feedzilla {
             urlName: try m(.string("url_category_name")))
     }
 
+    /// The member of a story that gives its identity (``storyID(forURL:)``).
+    static let storyURLKey = "url"
+
     /// `{publish_date, source, source_url, summary, title, url, author?, enclosures?}`.
     public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
-        let url = try m(.requiredString("url"))
+        let url = try m(.requiredString(JSONKeyPath(storyURLKey)))
         return Article(
             id: storyID(forURL: url),
             url: canonicalURL(NewsText.trimmed(url)),

@@ -32,7 +32,9 @@ extension NYTArticleSearch {
     /// The rules of ``articleMapping``, built once (key paths are split and transformers composed
     /// here, not for every document on the fetch path).
     enum ArticleRules {
-        static let id: MappingRule<String> = .firstOf("_id", "uri", "web_url")
+        /// Where a document's id is, in order (also read from quarantined documents: ``ArticleIdentity``).
+        static let idPaths: [JSONKeyPath] = ["_id", "uri", "web_url"]
+        static let id: MappingRule<String> = .required(idPaths, .string)
         static let url: MappingRule<String?> = .string("web_url")
         static let headline = MappingRule<String?> { m throws(NewsMappingError) in
             if case .string(let text)? = try m.raw("headline") { return cleanHeadline(text) }

@@ -72,8 +72,10 @@ struct Router: Sendable {
     /// Whether a host name or address is this machine's loopback: `localhost`, `127.x.x.x`, `::1`.
     static func isLoopback(_ host: String) -> Bool {
         let name = host.lowercased()
-        return name == "localhost" || name.hasSuffix(".localhost") || name == "::1" || name.hasPrefix("127.")
-            && name.split(separator: ".").count == 4 && name.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
+        // 127.0.0.0/8, read as isAddressLiteral reads an address (`127.+0.+0.+1` is a name).
+        var address = in_addr()
+        return inet_pton(AF_INET, name, &address) == 1 && withUnsafeBytes(of: address) { $0[0] } == 127
     }
 
     /// The `Host`s a server answers: loopback names and the names given (a reverse proxy's), and

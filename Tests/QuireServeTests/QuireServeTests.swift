@@ -190,6 +190,7 @@ private func exchange(
         defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
         for (host, status) in [
             ("Host: attacker.example\r\n", "421"), ("Host: 127.0.0.1.evil.example:80\r\n", "421"),
+            ("Host: 127.+0.+0.+1\r\n", "421"), ("Host: 127.255.3.4\r\n", "200"),
             ("Host: localhost:\(server.port)\r\n", "200"), ("Host: [::1]:\(server.port)\r\n", "200"),
             ("Host: 127.0.0.1\r\n", "200"), ("", "200"),
             // Two Host headers (RFC 9112: a 400), whichever the first is.

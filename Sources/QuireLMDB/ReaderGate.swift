@@ -73,12 +73,12 @@ final class ReaderGate: @unchecked Sendable {
     var isHeldByThisThread: Bool { quire_depth_of(identity) > 0 }
 
     func enterShared() {
-        defer { quire_depth_enter(identity) }
+        // Counted before it is in: only this thread reads its depth, and not while it waits here.
         // A thread inside already enters again at once: waiting behind an exclusive request,
         // which waits for this thread's outer read to leave, would never end; so would waiting
         // for the reader limit. (The inner read takes a reader slot of its own: with every slot
         // of LMDB's table taken, its begin waits a few seconds for one and then throws.)
-        if isHeldByThisThread {
+        if quire_depth_enter(identity) > 0 {
             word.wrappingAdd(Self.readerUnit, ordering: .acquiring)
             return
         }

@@ -18,19 +18,19 @@ static inline unsigned quire_depth_of(const void *object) {
     return 0;
 }
 
-static inline void quire_depth_enter(const void *object) {
+/* Counts one more entry into `object` and returns the depth before it (0 for a first entry,
+   and for one not tracked because every slot is taken). */
+static inline unsigned quire_depth_enter(const void *object) {
     int free_slot = -1;
     for (int i = 0; i < QUIRE_DEPTH_SLOTS; i++) {
-        if (quire_depth_objects[i] == object) {
-            quire_depth_counts[i] += 1;
-            return;
-        }
+        if (quire_depth_objects[i] == object) return quire_depth_counts[i]++;
         if (free_slot < 0 && quire_depth_objects[i] == 0) free_slot = i;
     }
     if (free_slot >= 0) {
         quire_depth_objects[free_slot] = object;
         quire_depth_counts[free_slot] = 1;
     }
+    return 0;
 }
 
 static inline void quire_depth_leave(const void *object) {

@@ -59,6 +59,9 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
     public var unreachableResults: Int
     /// Pages fetched so far in all (for `--max-pages`).
     public var pagesFetched: Int
+    /// Empty pages in a row just before ``nextPage`` in the current window (see
+    /// ``NYTSource/emptyPagesEndingAWindow``).
+    public var emptyPagesInARow: Int
     /// Whether every window is done.
     public var isFinished: Bool
     /// When the walk finished (the start of a later `--refresh`).
@@ -74,13 +77,14 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         truncatedDayCount = 0
         unreachableResults = 0
         pagesFetched = 0
+        emptyPagesInARow = 0
         isFinished = false
         completedAt = nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case queryIdentity, window, nextPage, pendingWindows, doneWindowCount, truncatedDayCount
-        case unreachableResults, pagesFetched, isFinished, completedAt
+        case unreachableResults, pagesFetched, emptyPagesInARow, isFinished, completedAt
         // Written by earlier versions, which listed windows.
         case doneWindows, truncatedWindows
     }
@@ -94,6 +98,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         nextPage = try c.decode(Int.self, forKey: .nextPage)
         pendingWindows = try c.decodeIfPresent([NYTDateWindow].self, forKey: .pendingWindows) ?? []
         pagesFetched = try c.decode(Int.self, forKey: .pagesFetched)
+        emptyPagesInARow = try c.decodeIfPresent(Int.self, forKey: .emptyPagesInARow) ?? 0
         isFinished = try c.decode(Bool.self, forKey: .isFinished)
         completedAt = try c.decodeIfPresent(Date.self, forKey: .completedAt)
         unreachableResults = try c.decodeIfPresent(Int.self, forKey: .unreachableResults) ?? 0
@@ -119,6 +124,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         try c.encode(truncatedDayCount, forKey: .truncatedDayCount)
         try c.encode(unreachableResults, forKey: .unreachableResults)
         try c.encode(pagesFetched, forKey: .pagesFetched)
+        if emptyPagesInARow > 0 { try c.encode(emptyPagesInARow, forKey: .emptyPagesInARow) }
         try c.encode(isFinished, forKey: .isFinished)
         try c.encodeIfPresent(completedAt, forKey: .completedAt)
     }

@@ -7,7 +7,9 @@ public import QuireNews
 /// Ten documents a page. A window ends at the last page `hits` announces, at the page cap
 /// (``pageCap`` pages, 0-based; the API serves "up to 100 pages"), or, when the API gave no
 /// `hits`, at a page with fewer than ten documents; a short or empty page before the announced
-/// end is not taken for the end (the API has answered pages empty while the next ones worked).
+/// end is not taken for the end (the API has answered pages empty while the next ones worked),
+/// but ``emptyPagesEndingAWindow`` empty pages in a row are (a `hits` that overstates would
+/// otherwise cost every page up to the cap, at 5 requests a minute).
 /// When page 0 of a window reports more hits than `pageCap * 10`, the page's documents are
 /// stored (they are fetched again in the halves: upserts) and the window is split by date, so
 /// nothing unreachable is silently lost; single days that still overflow are recorded in
@@ -25,6 +27,9 @@ public struct NYTSource: FetchSource {
     public let maxPages: Int?
     /// The range split when the query has no dates of its own and overflows.
     public let fallbackRange: NYTDateWindow
+
+    /// Empty pages in a row, before the end `hits` announces, that end a window all the same.
+    public static let emptyPagesEndingAWindow = 3
 
     /// The real API's endpoint.
     public static let defaultEndpoint = "https://api.nytimes.com/svc/search/v2/articlesearch.json"
@@ -160,7 +165,10 @@ public struct NYTSource: FetchSource {
 
         let lastPage = checkpoint.nextPage + 1 >= pageCap
         let hitsReached = page.hits.map { (checkpoint.nextPage + 1) * 10 >= $0 } ?? (page.documentCount < 10)
-        if lastPage || hitsReached {
+        next.emptyPagesInARow = page.documentCount == 0 ? checkpoint.emptyPagesInARow + 1 : 0
+        let emptyRunEnds = next.emptyPagesInARow >= Self.emptyPagesEndingAWindow
+        if lastPage || hitsReached || emptyRunEnds {
+            next.emptyPagesInARow = 0
             next.doneWindowCount += 1
             if next.pendingWindows.isEmpty {
                 next.window = nil

@@ -47,6 +47,22 @@ import Testing
         #expect(try source.process(body(documents: 3, hits: nil), for: request, at: unknown).checkpoint.isFinished)
     }
 
+    /// A `hits` that overstates does not cost every page up to the cap: three empty pages in a
+    /// row end the window, while fewer, followed by documents, do not (and the count starts over).
+    @Test func threeEmptyPagesInARowEndAWindow() throws {
+        var checkpoint = source.initialCheckpoint
+        var requests = 0
+        for documents in [10, 0, 0, 10, 0, 0, 0, 10] {
+            guard let request = source.nextRequest(after: checkpoint) else { break }
+            requests += 1
+            checkpoint = try source.process(body(documents: documents, hits: 900), for: request, at: checkpoint).checkpoint
+        }
+        #expect(requests == 7 && checkpoint.isFinished, "\(checkpoint)")
+        #expect(NYTSource.emptyPagesEndingAWindow == 3)
+        let decoded = try JSONDecoder().decode(NYTCheckpoint.self, from: JSONEncoder().encode(checkpoint))
+        #expect(decoded == checkpoint)
+    }
+
     /// A proxy URL's user and password never reach a source's identity (its checkpoint's key,
     /// its query tag, errors, rejects).
     @Test func credentialsInAURLStayOutOfTheIdentity() {

@@ -173,6 +173,33 @@ private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
 
 /// LMDB errors and faults on damaged pages end as one clear line and status 1.
 @Suite struct CorruptedPageTests {
+    /// A damaged page of the full-text index is named as such, not as the last index walked
+    /// before it. The store is compacted first, so every page of the file is live and the
+    /// database's root named in the main database is the page read.
+    @Test func verifyNamesTheFullTextIndexOnItsDamagedPage() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 120)
+            let compact = dir.appendingPathComponent("compact").path
+            let copy = try await runQuire(["--store", store, "copy", compact, "--compact"], directory: dir)
+            #expect(copy.status == 0, "\(copy)")
+            let path = compact + "/data.mdb"
+            var data = try Data(contentsOf: URL(fileURLWithPath: path))
+            // The main database's record of the documents database: LMDB's node header (8 bytes)
+            // and the name come before its MDB_db, whose root page number is at offset 40.
+            let name = Array("s:articles:doc".utf8)
+            let at = try #require(data.range(of: Data(name))?.lowerBound)
+            let root = data[(at + name.count + 40)..<(at + name.count + 48)].reversed().reduce(0) { $0 << 8 | Int($1) }
+            #expect(root > 1 && (root + 1) * 4096 <= data.count, "root \(root)")
+            for i in (root * 4096)..<(root * 4096 + 16) { data[i] ^= 0xFF }
+            try data.write(to: URL(fileURLWithPath: path))
+            let verify = try await runQuire(["--store", compact, "verify"], directory: dir)
+            #expect(!verify.signaled && verify.status == 1, "\(verify)")
+            #expect(verify.stderr.contains("corrupted"), "\(verify)")
+            #expect(verify.stderr.contains("collection 'articles', full-text index, documents"), "\(verify)")
+            #expect(!verify.stderr.contains("index 'publishedAt'") && !verify.stderr.contains("index 'section'"), "\(verify)")
+        }
+    }
+
     @Test func verifyNamesWhereItWasReadingOnADamagedLeaf() async throws {
         try await withScratch { dir in
             let store = try await makeStore(in: dir, count: 20)

@@ -179,7 +179,7 @@ extension Store {
                     }
                 }
             }
-            report.postings = try verifySearch(snap, registered, walkedKeys, problem, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
+            report.postings = try verifySearch(snap, registered, walkedKeys, problem, &at, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { walkedKeys[$0] }
                 at = VerifyPosition(part: "relation '\(name)'")
@@ -337,8 +337,11 @@ struct VerifyPosition {
     var lastKey: StoreKey?
     /// The index entry being looked up for the record at `lastKey`.
     var indexKey: StoreKey?
+    /// False for parts whose keys are not followed (the full-text index's binary keys).
+    var followsKeys = true
 
     var description: String {
+        guard followsKeys else { return part }
         var text = part + (lastKey.map { ", after key \($0)" } ?? ", from the first key")
         if let indexKey { text += ", looking up index key \(indexKey)" }
         return text

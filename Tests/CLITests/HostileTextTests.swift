@@ -75,12 +75,13 @@ import Testing
         #expect(TerminalColumns.width(of: "東京-e\u{301}") == 6)
         // Search's table: the snippet starts at the same column whatever the headline's script.
         let search = [
-            SearchCommand.tableRow(["2020-01-01", "World", "Storm", "snippet"]),
-            SearchCommand.tableRow(["2020-01-01", "世界", String(repeating: "台風", count: 40), "snippet"]),
+            SearchCommand.tableRow(["a1", "2020-01-01", "World", "Storm", "snippet"]),
+            SearchCommand.tableRow(["記事", "2020-01-01", "世界", String(repeating: "台風", count: 40), "snippet"]),
+            SearchCommand.tableRow(SearchCommand.tableHeader),
         ]
         for row in search {
             let start = try #require(row.range(of: "snippet", options: .backwards))
-            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 92, "\(row)")
+            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 134, "\(row)")
         }
     }
 }

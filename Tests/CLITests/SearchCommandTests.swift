@@ -3,6 +3,8 @@ import QuireFixtures
 import QuireNews
 import Testing
 
+@testable import quire
+
 @Suite struct SearchCommandTests {
     @Test func searchPrintsRankedHitsWithScoresAndSnippets() async throws {
         try await withScratch { dir in
@@ -23,9 +25,14 @@ import Testing
             #expect(scores == scores.sorted(by: >))
             #expect(hits.allSatisfy { ($0?["snippet"] as? String)?.contains("«") ?? true })
             // Newest first, as a table.
-            let table = try await runQuire(["search", word, "--sort", "newest", "--format", "table"], directory: dir)
+            let table = try await runQuire(["search", word, "--sort", "newest", "--format", "table", "--limit", "500"], directory: dir)
             #expect(table.status == 0)
-            let dates = lines(table.stdout).map { String($0.prefix(10)) }
+            let rows = lines(table.stdout).map { $0.split(separator: " ").map(String.init) }
+            #expect(rows.first == SearchCommand.tableHeader, "\(table)")
+            // A row starts with the hit's id, for `quire get`, then its date.
+            let ids = Set(hits.compactMap { $0?["id"] as? String })
+            #expect(rows.count == hits.count + 1 && rows.dropFirst().allSatisfy { ids.contains($0[0]) }, "\(table)")
+            let dates = rows.dropFirst().map { $0[1] }
             #expect(dates == dates.sorted(by: >))
             // A malformed query is a usage error that says where.
             let bad = try await runQuire(["search", "storm \"surge"], directory: dir)

@@ -24,6 +24,7 @@ enum SearchCommand {
                     since: options.since, until: options.until.map(CommandLineDate.endOfDay),
                     filters: options.section.map { ["section": $0] } ?? [:])
                 var highlighter = try SearchHighlighter(query: query, definition: search)
+                if options.format == .table { try context.output.line(tableRow(tableHeader)) }
                 for hit in hits {
                     if context.isInterrupted { return }
                     guard let value = try snap.genericValue(hit.key, inCollectionNamed: collection) else { continue }
@@ -64,6 +65,7 @@ enum SearchCommand {
             try output.write("\n")
         case .table:
             let cells = [
+                value["id"].map(RecordWriter.text) ?? hit.key.description,
                 value["publishedAt"].map(RecordWriter.text).map { String($0.prefix(10)) } ?? "",
                 value["section"].map(RecordWriter.text) ?? "",
                 value["headline"].map(RecordWriter.text) ?? "",
@@ -73,9 +75,12 @@ enum SearchCommand {
         }
     }
 
-    /// Date 10, section 16, headline 60 (terminal columns), then the snippet; cells already
-    /// made inert (line breaks as spaces, as dump's tables show them).
+    /// The table's first line: the id (for `quire get`) and what a reader scans a hit by.
+    static let tableHeader = ["id", "published", "section", "headline", "snippet"]
+
+    /// Id 40 as dump's tables, date 10, section 16, headline 60 (terminal columns), then the
+    /// snippet; cells already made inert (line breaks as spaces, as dump's tables show them).
     static func tableRow(_ cells: [String]) -> String {
-        TerminalColumns.row(cells, widths: [10, 16, 60])
+        TerminalColumns.row(cells, widths: [40, 10, 16, 60])
     }
 }

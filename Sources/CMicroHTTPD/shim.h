@@ -59,4 +59,10 @@ static inline uint16_t cmhd_bound_port(struct MHD_Daemon *daemon) {
     return info ? info->port : 0;
 }
 
+/// The connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), -1 when unknown.
+static inline int cmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 #endif

@@ -26,8 +26,8 @@ final class ChangeFeed: Sendable {
     private let pollerDone = DispatchSemaphore(value: 0)
     private let relay = Mutex<Task<Void, Never>?>(nil)
 
-    /// A comment line sent to every stream this often, so proxies and clients see life and a
-    /// vanished client is noticed (a suspended connection cannot see a close otherwise).
+    /// A comment line sent to every stream this often, so proxies and clients see life (a client
+    /// that closed is noticed at the next poll: ``EventStream/endIfClientLeft()``).
     static let heartbeat: Duration = .seconds(15)
 
     init(access: StoreAccess, interval: Duration, maxSubscribers: Int) {
@@ -43,6 +43,8 @@ final class ChangeFeed: Sendable {
             var lastBeat = ContinuousClock.now
             while !stopping.load(ordering: .relaxed) {
                 poll()
+                // A client that went away frees its stream's slot now, not at the next heartbeat.
+                for stream in subscribers.withLock({ Array($0.values) }) { stream.endIfClientLeft() }
                 if ContinuousClock.now - lastBeat >= Self.heartbeat {
                     lastBeat = ContinuousClock.now
                     publish(": keep-alive\n\n")
@@ -169,14 +171,27 @@ final class EventStream: ResponseStream, @unchecked Sendable {
     private var closed = false
     private var suspended = false
     private var resume: (@Sendable () -> Void)?
+    private var peerHasClosed: (@Sendable () -> Bool)?
     private let onClose: @Sendable () -> Void
 
     init(onClose: @escaping @Sendable () -> Void) { self.onClose = onClose }
 
-    func attach(resume: @escaping @Sendable () -> Void) {
+    func attach(resume: @escaping @Sendable () -> Void, peerHasClosed: @escaping @Sendable () -> Bool) {
         lock.lock()
         self.resume = resume
+        self.peerHasClosed = peerHasClosed
         lock.unlock()
+    }
+
+    /// Ends a suspended stream whose client has closed its connection: the daemon then resumes
+    /// it, reads the end and frees the connection and its subscriber slot. (A stream with bytes
+    /// pending is being sent, and the daemon sees a close itself.)
+    func endIfClientLeft() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard suspended, !closed, peerHasClosed?() == true else { return }
+        finished = true
+        wake()
     }
 
     /// Queues `text`. A client that stopped reading gets at most 1 MiB queued, then is cut off.

@@ -51,10 +51,12 @@ struct HTTPResponse: Sendable {
 ///
 /// A read must not block (a daemon thread serves many connections): with nothing to send it
 /// calls `suspend` and returns 0, and the stream later calls the `resume` it was given in
-/// ``attach(resume:)`` (from any thread) when it has bytes or has ended.
+/// ``attach(resume:peerHasClosed:)`` (from any thread) when it has bytes or has ended.
 protocol ResponseStream: AnyObject, Sendable {
-    /// Given once, before the first read: how to wake the connection after a `suspend`.
-    func attach(resume: @escaping @Sendable () -> Void)
+    /// Given once, before the first read: how to wake the connection after a `suspend`, and how
+    /// to learn, without blocking, whether the client has closed its end (a suspended connection
+    /// is not watched by the daemon, so it would not see the close until the next bytes sent).
+    func attach(resume: @escaping @Sendable () -> Void, peerHasClosed: @escaping @Sendable () -> Bool)
     /// Fills `buffer` with the next bytes and returns how many; or calls `suspend` and returns
     /// 0 when there are none yet; or returns nil when the stream has ended.
     func read(into buffer: UnsafeMutableRawBufferPointer, suspend: () -> Void) -> Int?

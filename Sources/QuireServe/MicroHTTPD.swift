@@ -182,7 +182,8 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
         }
     case .stream(let stream):
         let handle = ConnectionHandle(pointer: connection)
-        stream.attach { MHD_resume_connection(handle.pointer) }
+        let socket = cmhd_connection_fd(connection)
+        stream.attach(resume: { MHD_resume_connection(handle.pointer) }, peerHasClosed: { hasHungUp(socket) })
         let box = Unmanaged.passRetained(StreamBox(stream, connection: handle)).toOpaque()
         made = MHD_create_response_from_callback(UInt64.max /* MHD_SIZE_UNKNOWN */, 4096, readStream, box, freeStream)
         if made == nil { Unmanaged<StreamBox>.fromOpaque(box).release() }
@@ -193,6 +194,16 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
         _ = MHD_add_response_header(made, name, value)
     }
     return MHD_queue_response(connection, UInt32(response.status), made)
+}
+
+/// Whether the client closed or reset its end of `socket`: a peek that finds the end of the
+/// stream or an error other than "no data yet". Never blocks, consumes nothing.
+private func hasHungUp(_ socket: Int32) -> Bool {
+    guard socket >= 0 else { return false }
+    var byte: UInt8 = 0
+    let n = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+    if n == 0 { return true }
+    return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
 }
 
 private final class StreamBox {

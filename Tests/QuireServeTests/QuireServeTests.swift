@@ -122,13 +122,14 @@ private func exchange(
     }
 
     /// A new store at a scratch path holding `first`, served by an embedded server on a free port.
-    func embeddedServer(first: Article) async throws -> (String, Store, ArticleServer) {
+    func embeddedServer(first: Article, maxEventStreams: Int = 64) async throws -> (String, Store, ArticleServer) {
         let path = scratchPath()
         let store = try Store(path: path)
         try NewsSchema.register(in: store)
         try await store.put(first, in: NewsSchema.articles)
         var configuration = ArticleServer.Configuration()
         configuration.port = 0
+        configuration.maxEventStreams = maxEventStreams
         return (path, store, try ArticleServer(store: store, configuration: configuration))
     }
 
@@ -160,6 +161,28 @@ private func exchange(
         let text = try #require(streamed.withLock { $0 })
         #expect(text.contains("event: hello"))
         #expect(text.contains("{\"collection\":\"articles\",\"kind\":\"upsert\",\"keys\":[\"second\"],\"more\":0}"), "\(text)")
+    }
+
+    /// A client that closes its change stream frees its slot at the next poll, not at the next
+    /// 15 s heartbeat (a suspended connection is not watched by libmicrohttpd): with one slot,
+    /// the next client is served within seconds instead of getting 503s.
+    @Test func aClosedChangeStreamFreesItsSlotAtOnce() async throws {
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "one"), maxEventStreams: 1)
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        let request = "GET /api/changes HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let first = try exchange(server.port, request, timeout: 5) { $0.contains("event: hello") }
+        #expect(first.hasPrefix("HTTP/1.1 200") && first.contains("event: hello"), "\(first)")
+        // `exchange` closed its socket; the slot is free once the feed's next poll sees that.
+        var answers: [String] = []
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(5) {
+            let next = try exchange(server.port, request, timeout: 5) { $0.contains("event: hello") || $0.contains("\r\n\r\n") && $0.hasPrefix("HTTP/1.1 503") }
+            answers.append(String(next.prefix(12)))
+            if next.contains("event: hello") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(answers.last == "HTTP/1.1 200", "\(answers)")
+        #expect(answers.dropLast().allSatisfy { $0 == "HTTP/1.1 503" }, "\(answers)")
     }
 
     /// HEAD /api/changes answers headers alone: nothing of a stream (its chunked end) comes

@@ -404,6 +404,34 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
         #expect(try JSONParser.parse(Array("[\"a\nb\"]".utf8), acceptsControlCharacters: true) == .array([.string("a\nb")]))
     }
 
+    /// A member *name* whose text is not valid quarantines its document alone too, wherever it is
+    /// in the document (a member the mapping never reads included); one in the envelope, outside
+    /// every document, still fails the page.
+    @Test func aDocumentWithABadMemberNameIsQuarantinedAlone() throws {
+        var generator = ArticleGenerator(seed: 7)
+        let text = String(decoding: nytPageBody(articles: generator.articles(count: 4), hits: 4, page: 0, era: .era2019), as: UTF8.self)
+        let ids = text.ranges(of: #""_id":"#)
+        try #require(ids.count == 4)
+        var body = Array(text.utf8)
+        let inserts: [(Int, [UInt8])] = [
+            (3, Array(#""x":{"deep":{"\udfff":1}},"#.utf8)),
+            (2, Array(#""k"#.utf8) + [0xFF] + Array(#"":1,"#.utf8)),
+            (0, Array(#""\ud800k":1,"#.utf8)),
+        ]
+        for (index, bytes) in inserts {
+            body.insert(contentsOf: bytes, at: text.utf8.distance(from: text.startIndex, to: ids[index].lowerBound))
+        }
+        let page = try NYTArticleSearch.parsePage(body)
+        #expect(page.rejects.map(\.index) == [0, 2, 3])
+        #expect(page.rejects.map(\.error.path) == ["response.docs[0]", "response.docs[2]", "response.docs[3].x"])
+        #expect(page.articles.count == 1)
+        // Outside the documents: the page fails as a whole, as for a bad value there.
+        let envelope = Array(text.replacingOccurrences(of: #""status":"#, with: #""bad\qname":1,"status":"#).utf8)
+        #expect(throws: NewsMappingError.self) { try NYTArticleSearch.parsePage(envelope) }
+        // The strict parser refuses such a name.
+        #expect(throws: NewsMappingError.self) { try JSONParser.parse(Array(#"{"\ud800":1}"#.utf8)) }
+    }
+
     /// A document nesting past the limit is quarantined alone: a page is not retried forever for it.
     @Test func aDocumentNestingTooDeeplyIsQuarantinedAlone() throws {
         var generator = ArticleGenerator(seed: 5)

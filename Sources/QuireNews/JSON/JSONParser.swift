@@ -142,7 +142,17 @@ struct JSONByteReader {
             skipWhitespace()
             guard position < bytes.count else { throw truncated }
             guard bytes[position] == UInt8(ascii: "\"") else { throw malformed("expected a member name") }
-            let key = try parseString()
+            // A name whose text is not valid is set aside like such a value (the document holding
+            // it is rejected alone), and its member is dropped: `nameSetAside`.
+            var key = ""
+            var nameSetAside = false
+            if setAside == nil {
+                key = try parseString()
+            } else if case .string(let name) = try parseStringSettingAsideBadText() {
+                key = name
+            } else {
+                nameSetAside = true
+            }
             skipWhitespace()
             guard position < bytes.count else { throw truncated.prefixed(by: [.key(key)]) }
             guard bytes[position] == UInt8(ascii: ":") else {
@@ -154,7 +164,8 @@ struct JSONByteReader {
                     members[key] = try parseValue()
                 } else {
                     path.append(.key(key))
-                    members[key] = try parseValue()
+                    let value = try parseValue()
+                    if !nameSetAside { members[key] = value }
                     path.removeLast()
                 }
             } catch {

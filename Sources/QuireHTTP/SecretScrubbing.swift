@@ -2,32 +2,40 @@
 /// encoded spellings a server might echo back.
 ///
 /// A secret is matched byte by byte, where each byte of the secret may appear
-/// - as itself, ASCII letters in either case (a server that lower- or upper-cases the query);
+/// - as itself (in messages, ASCII letters in either case: a server that lower- or upper-cases
+///   the query; in bytes that are data, such as a response body, only as itself);
 /// - percent-encoded, `%4b` or `%4B`, and double-encoded, `%254B` (a URL quoted in a URL);
 /// - as `+` for a space (form encoding);
-/// - JSON-escaped, `\u004b` (a document that quotes the request).
+/// - JSON-escaped, `\u004b`, and a slash as `\/` (a document that quotes the request).
 ///
-/// Each form may be mixed with the others inside one occurrence. Matches are replaced by
-/// ``URLRedaction/placeholder``. The scan is linear in the text for a fixed secret.
+/// Each form may be mixed with the others inside one occurrence. An occurrence must be a whole
+/// token: a secret that starts (ends) with a letter or digit is not matched right after (before)
+/// another letter or digit, so a short key is not cut out of words ("doe" of "does") or numbers.
+/// Matches are replaced by ``URLRedaction/placeholder``. The scan is linear in the text for a
+/// fixed secret.
 extension URLRedaction {
     /// `text` with every occurrence of `secret`, in any of its encoded or case-folded forms,
     /// replaced by ``placeholder``. An empty secret leaves the text unchanged.
     package static func scrubSecret(_ secret: String, from text: String) -> String {
         guard !secret.isEmpty, !text.isEmpty else { return text }
-        let scrubbed = scrubSecret(secret, fromBytes: Array(text.utf8))
+        let scrubbed = scrub(Array(secret.utf8), from: Array(text.utf8), foldingCase: true)
         return String(decoding: scrubbed, as: UTF8.self)
     }
 
-    /// `bytes` (a raw document, a response body) with every form of `secret` replaced by
-    /// ``placeholder``, as ``scrubSecret(_:from:)`` does for text.
+    /// `bytes` (a raw document, a response body) with every encoded form of `secret` replaced by
+    /// ``placeholder``, as ``scrubSecret(_:from:)`` does for text but with letters in the secret's
+    /// own case only: this is data, and a word in another case is not the key.
     package static func scrubSecret(_ secret: String, fromBytes bytes: [UInt8]) -> [UInt8] {
-        let key = Array(secret.utf8)
+        scrub(Array(secret.utf8), from: bytes, foldingCase: false)
+    }
+
+    private static func scrub(_ key: [UInt8], from bytes: [UInt8], foldingCase: Bool) -> [UInt8] {
         guard !key.isEmpty, !bytes.isEmpty else { return bytes }
         var output: [UInt8] = []
         var index = 0
         var copiedUpTo = 0
         while index < bytes.count {
-            if let end = matchEnd(of: key, in: bytes, at: index) {
+            if let end = matchEnd(of: key, in: bytes, at: index, foldingCase: foldingCase) {
                 if output.isEmpty { output.reserveCapacity(bytes.count) }
                 output.append(contentsOf: bytes[copiedUpTo..<index])
                 output.append(contentsOf: placeholder.utf8)
@@ -47,26 +55,74 @@ extension URLRedaction {
         let key = Array(secret.utf8)
         let bytes = Array(text.utf8)
         guard !key.isEmpty else { return false }
-        for index in bytes.indices where matchEnd(of: key, in: bytes, at: index) != nil { return true }
+        for index in bytes.indices where matchEnd(of: key, in: bytes, at: index, foldingCase: true) != nil { return true }
         return false
     }
 
-    /// Where an occurrence of `key` starting at `start` ends, or nil when none starts there.
-    private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int) -> Int? {
+    /// Where an occurrence of `key` starting at `start` ends, or nil when none starts there (or
+    /// one does but is part of a longer word or number).
+    private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int, foldingCase: Bool) -> Int? {
+        if isWordByte(key[0]), let before = byteEnding(at: start, in: bytes), isWordByte(before) { return nil }
         var position = start
         for expected in key {
-            guard let next = matchByte(expected, in: bytes, at: position) else { return nil }
+            guard let next = matchByte(expected, in: bytes, at: position, foldingCase: foldingCase) else { return nil }
             position = next
+        }
+        if isWordByte(key[key.count - 1]), position < bytes.count,
+            let after = matchAnyByte(in: bytes, at: position), isWordByte(after.byte)
+        {
+            return nil
         }
         return position
     }
 
+    /// The byte that the literal or encoded form ending just before `end` spells (`%41`, `\u0041`
+    /// or `A` all spell `A`), or nil at the start.
+    private static func byteEnding(at end: Int, in bytes: [UInt8]) -> UInt8? {
+        guard end > 0 else { return nil }
+        if end >= 5, bytes[end - 5] == UInt8(ascii: "%"), hexByte(bytes, at: end - 4) == UInt8(ascii: "%"),
+            let byte = hexByte(bytes, at: end - 2)
+        {
+            return byte  // double-encoded, `%253D`
+        }
+        if end >= 3, bytes[end - 3] == UInt8(ascii: "%"), let byte = hexByte(bytes, at: end - 2) { return byte }
+        if end >= 6, bytes[end - 6] == UInt8(ascii: "\\"), bytes[end - 5] | 0x20 == UInt8(ascii: "u"),
+            hexByte(bytes, at: end - 4) == 0, let byte = hexByte(bytes, at: end - 2)
+        {
+            return byte
+        }
+        return bytes[end - 1]
+    }
+
+    /// The byte that the literal or encoded form starting at `index` spells, and where it ends.
+    private static func matchAnyByte(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
+        guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "%"), let byte = hexByte(bytes, at: index + 1) { return (byte, index + 3) }
+        if bytes[index] == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "u"),
+            hexByte(bytes, at: index + 2) == 0, let byte = hexByte(bytes, at: index + 4)
+        {
+            return (byte, index + 6)
+        }
+        return (bytes[index], index + 1)
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
+        default: false
+        }
+    }
+
     /// Where one encoded or literal form of `byte` starting at `at` ends, or nil.
-    private static func matchByte(_ byte: UInt8, in bytes: [UInt8], at index: Int) -> Int? {
+    private static func matchByte(_ byte: UInt8, in bytes: [UInt8], at index: Int, foldingCase: Bool) -> Int? {
         guard index < bytes.count else { return nil }
         let found = bytes[index]
-        if foldCase(found) == foldCase(byte) { return index + 1 }
+        if found == byte || (foldingCase && foldCase(found) == foldCase(byte)) { return index + 1 }
         if found == UInt8(ascii: "+") && byte == UInt8(ascii: " ") { return index + 1 }
+        // JSON may escape a slash (the NYT writes `http:\/\/`).
+        if found == UInt8(ascii: "\\"), byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == byte {
+            return index + 2
+        }
         if found == UInt8(ascii: "%") {
             if hexByte(bytes, at: index + 1) == byte { return index + 3 }
             // %25 is an encoded '%': a double-encoded byte.

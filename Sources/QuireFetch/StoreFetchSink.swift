@@ -97,6 +97,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         }
         try txn.put(contentsOf: articles, in: NewsSchema.articles)
         try removeQuarantinedCopies(of: seen, in: txn)
+        if !retain { try removeRawCopies(of: seen, in: txn) }
         // The last page of the batch storing each article: a reject of an earlier page is older
         // than what is stored, and not kept (as if the pages had been written one at a time).
         var lastStoring: [String: Int] = [:]
@@ -145,6 +146,14 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
                 .map(\.id).filter { RejectedDocument.isCopy($0, ofArticle: id) }
             for copy in copies { try txn.delete(.string(copy), from: rejects) }
         }
+    }
+
+    /// Removes the raw copies an earlier `--keep-raw` fetch kept of articles just stored without
+    /// one: they are older than what was stored now, and a remap would put them back over it.
+    /// (With raw copies kept, this page's copies replace them.)
+    static func removeRawCopies(of ids: Set<String>, in txn: borrowing StoreTransaction) throws {
+        guard !ids.isEmpty, try txn.count(ofCollectionNamed: rawDocuments.name) > 0 else { return }
+        for id in ids { _ = try txn.delete(.string(id), from: rawDocuments) }
     }
 
     public func storedArticles(for queryTag: String) throws -> (articles: [Article], fetchedAt: Date?) {

@@ -14,7 +14,7 @@ import Testing
         let body = #"{"status":"OK","response":{"docs":["# + documents.joined(separator: ",") + "]}}"
         let parsed = try NYTArticleSearch.parsePage(Array(body.utf8))
         return FetchedPage(
-            sourceID: "nyt:test", articles: parsed.articles, rejects: parsed.rejects, pageLabel: label,
+            sourceID: "nyt:test", articles: parsed.articles, rawDocuments: parsed.rawDocuments, rejects: parsed.rejects, pageLabel: label,
             queryTag: "test", checkpoint: Data(label.utf8), fetchedAt: time)
     }
 
@@ -36,6 +36,26 @@ import Testing
 
             let remap = try await sink.remap()
             #expect(remap.remapped == 0 && remap.stillRejected == 1)
+            let stored = try store.read { snap in try snap.get(.string(id), from: NewsSchema.articles) }
+            #expect(stored?.headline == "New version")
+        }
+    }
+
+    /// A raw copy kept by a `--keep-raw` fetch is older than the article a later fetch without
+    /// the option stores: it is dropped, so a remap does not put the old version back.
+    @Test func aLaterFetchWithoutRawCopiesDropsTheOldRawCopy() async throws {
+        try await withTemporaryStore { store in
+            let old = #"{"_id":"\#(id)","headline":{"main":"Old version"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let other = #"{"_id":"\#(id)-2","headline":{"main":"Other"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            _ = try await StoreFetchSink(store: store, retainRawDocuments: true)
+                .commit(try page([old, other], at: Date(timeIntervalSince1970: 1_000), label: "page 0"))
+            let new = #"{"_id":"\#(id)","headline":{"main":"New version"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let sink = try StoreFetchSink(store: store)
+            _ = try await sink.commit(try page([new], at: Date(timeIntervalSince1970: 2_000), label: "page 0 again"))
+            let raw = try store.read { snap in try snap.values(of: StoreFetchSink.rawDocuments).map(\.id) }
+            #expect(raw == [id + "-2"])
+            let remap = try await sink.remap()
+            #expect(remap.rawUpdated == 0 && remap.rawUnchanged == 1, "\(remap)")
             let stored = try store.read { snap in try snap.get(.string(id), from: NewsSchema.articles) }
             #expect(stored?.headline == "New version")
         }

@@ -6,7 +6,8 @@ public import QuireNews
 ///
 /// Ten documents a page. A window ends at the last page `hits` announces, at the page cap
 /// (``pageCap`` pages, 0-based; the API serves "up to 100 pages"), or, when the API gave no
-/// `hits`, at a page with fewer than ten documents; a short or empty page before the announced
+/// `hits` (or one that a page shows to be too low), at a page with fewer than ten documents; a
+/// short or empty page before the announced
 /// end is not taken for the end (the API has answered pages empty while the next ones worked),
 /// but ``emptyPagesEndingAWindow`` empty pages in a row are (a `hits` that overstates would
 /// otherwise cost every page up to the cap, at 5 requests a minute).
@@ -164,7 +165,14 @@ public struct NYTSource: FetchSource {
         }
 
         let lastPage = checkpoint.nextPage + 1 >= pageCap
-        let hitsReached = page.hits.map { (checkpoint.nextPage + 1) * 10 >= $0 } ?? (page.documentCount < 10)
+        // A page holding more than `hits` announced shows the count is stale: then, as without
+        // one, a short page is the end.
+        let hitsReached =
+            if let hits = page.hits, hits >= checkpoint.nextPage * 10 + page.documentCount {
+                (checkpoint.nextPage + 1) * 10 >= hits
+            } else {
+                page.documentCount < 10
+            }
         next.emptyPagesInARow = page.documentCount == 0 ? checkpoint.emptyPagesInARow + 1 : 0
         let emptyRunEnds = next.emptyPagesInARow >= Self.emptyPagesEndingAWindow
         if lastPage || hitsReached || emptyRunEnds {

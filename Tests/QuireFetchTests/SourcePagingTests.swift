@@ -63,6 +63,23 @@ import Testing
         #expect(decoded == checkpoint)
     }
 
+    /// A `hits` that a page shows to be too low (ten documents where five were announced) is
+    /// not taken for the end: the window goes on to a short page, as without `hits`.
+    @Test func aHitsThatUnderstatesDoesNotEndTheWindowEarly() throws {
+        var checkpoint = source.initialCheckpoint
+        var requests = 0
+        for documents in [10, 10, 3, 10] {
+            guard let request = source.nextRequest(after: checkpoint) else { break }
+            requests += 1
+            checkpoint = try source.process(body(documents: documents, hits: 5), for: request, at: checkpoint).checkpoint
+        }
+        #expect(requests == 3 && checkpoint.isFinished, "\(checkpoint)")
+        // A count the page agrees with still ends the window at once.
+        let start = source.initialCheckpoint
+        let request = try #require(source.nextRequest(after: start))
+        #expect(try source.process(body(documents: 5, hits: 5), for: request, at: start).checkpoint.isFinished)
+    }
+
     /// A proxy URL's user and password never reach a source's identity (its checkpoint's key,
     /// its query tag, errors, rejects).
     @Test func credentialsInAURLStayOutOfTheIdentity() {

@@ -32,6 +32,8 @@ public struct LogEntry: Codable, Sendable, Hashable {
     public var articles: [Article]
     /// This part's article lists.
     public var lists: [ArticleList]
+    /// This part's categories (a category list's page; nil in entries written before they were kept).
+    public var categories: [QuireNews.Category]?
     /// This part's quarantined documents.
     public var rejects: [RejectedDocument]
     /// How many log entries the etcd transaction that wrote this one put (every part of every
@@ -42,9 +44,10 @@ public struct LogEntry: Codable, Sendable, Hashable {
     /// Creates an entry.
     public init(
         source: String, version: Int64, part: Int, parts: Int, label: String, mappingKind: String, queryTag: String?,
-        fetchedAt: Date, checkpoint: Data, articles: [Article], lists: [ArticleList], rejects: [RejectedDocument],
-        transactionEntries: Int? = nil
+        fetchedAt: Date, checkpoint: Data, articles: [Article], lists: [ArticleList],
+        categories: [QuireNews.Category]? = nil, rejects: [RejectedDocument], transactionEntries: Int? = nil
     ) {
+        self.categories = categories
         self.source = source
         self.version = version
         self.part = part
@@ -66,7 +69,8 @@ public struct LogEntry: Codable, Sendable, Hashable {
     /// The page as the store's fetch sink writes it.
     public var page: FetchedPage {
         FetchedPage(
-            sourceID: source, articles: articles, lists: lists, pageLabel: label, mappingKind: mappingKind,
+            sourceID: source, articles: articles, lists: lists, categories: categories ?? [], pageLabel: label,
+            mappingKind: mappingKind,
             queryTag: queryTag, checkpoint: checkpoint, fetchedAt: fetchedAt)
     }
 
@@ -91,17 +95,18 @@ public struct LogEntry: Codable, Sendable, Hashable {
     /// - Throws: ``ClusterError/Code/pageTooLarge`` when one article alone exceeds `maxBytes`.
     static func entries(of page: FetchedPage, version: Int64, maxBytes: Int) throws -> [[UInt8]] {
         let rejects = page.rejects.map { RejectedDocument($0, of: page) }
-        func entry(_ articles: ArraySlice<Article>, lists: [ArticleList], rejects: [RejectedDocument]) -> LogEntry {
+        func entry(_ articles: ArraySlice<Article>, first: Bool) -> LogEntry {
             LogEntry(
                 source: page.sourceID, version: version, part: 0, parts: 1, label: page.pageLabel,
                 mappingKind: page.mappingKind, queryTag: page.queryTag, fetchedAt: page.fetchedAt,
-                checkpoint: page.checkpoint, articles: Array(articles), lists: lists, rejects: rejects)
+                checkpoint: page.checkpoint, articles: Array(articles), lists: first ? page.lists : [],
+                categories: first && !page.categories.isEmpty ? page.categories : nil, rejects: first ? rejects : [])
         }
-        // Lists and rejects ride with the first part; articles are split.
+        // Lists, categories and rejects ride with the first part; articles are split.
         var pieces: [LogEntry] = []
         var pending: [(ArraySlice<Article>, Bool)] = [(page.articles[...], true)]
         while let (articles, first) = pending.popLast() {
-            let candidate = entry(articles, lists: first ? page.lists : [], rejects: first ? rejects : [])
+            let candidate = entry(articles, first: first)
             if try candidate.encoded().count <= maxBytes {
                 pieces.append(candidate)
             } else if articles.count > 1 {

@@ -117,7 +117,7 @@ public struct FeedzillaSource: FetchSource {
                 if !unknown.isEmpty { throw NewsMappingError(.unknownCategories(unknown, listed: listed.count)) }
             }
             next.categoryIDs = categoryFilter.map { wanted in listed.filter(wanted.contains) } ?? listed
-            return SourcePage(articles: [], rejects: list.rejects, queryTag: nil, checkpoint: next)
+            return SourcePage(articles: [], categories: list.categories, rejects: list.rejects, queryTag: nil, checkpoint: next)
         }
         let id = ids[checkpoint.doneCount]
         let page = try Feedzilla.parseArticleList(body, categoryID: id)

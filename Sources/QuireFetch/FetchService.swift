@@ -216,7 +216,8 @@ public struct FetchService: Sendable {
                 code: .checkpoint, message: "cannot encode the checkpoint: \(error)", cause: error, location: location)
         }
         let fetched = FetchedPage(
-            sourceID: source.sourceID, articles: page.articles, lists: page.lists, rawDocuments: page.rawDocuments,
+            sourceID: source.sourceID, articles: page.articles, lists: page.lists, categories: page.categories,
+            rawDocuments: page.rawDocuments,
             rejects: page.rejects, pageLabel: request.label, mappingKind: source.mappingKind, queryTag: page.queryTag,
             checkpoint: encoded, fetchedAt: fetchedAt, budget: source.budgetID,
             requestTimes: rateLimiter.requestTimes(before: fetchedAt))

@@ -56,6 +56,8 @@ public struct FetchedPage: Sendable, Hashable {
     public var articles: [Article]
     /// Article lists (a Feedzilla category's list).
     public var lists: [ArticleList]
+    /// Categories, by id (Feedzilla's category list), stored in `categories`.
+    public var categories: [QuireNews.Category]
     /// The raw JSON of each document, parallel to `articles` when present, empty otherwise
     /// (the API key scrubbed).
     public var rawDocuments: [[UInt8]]
@@ -79,10 +81,11 @@ public struct FetchedPage: Sendable, Hashable {
 
     /// Creates a page.
     public init(
-        sourceID: String, articles: [Article], lists: [ArticleList] = [], rawDocuments: [[UInt8]] = [],
-        rejects: [DocumentReject] = [], pageLabel: String = "", mappingKind: String = "nyt",
+        sourceID: String, articles: [Article], lists: [ArticleList] = [], categories: [QuireNews.Category] = [],
+        rawDocuments: [[UInt8]] = [], rejects: [DocumentReject] = [], pageLabel: String = "", mappingKind: String = "nyt",
         queryTag: String?, checkpoint: Data, fetchedAt: Date, budget: String? = nil, requestTimes: [Date] = []
     ) {
+        self.categories = categories
         self.budget = budget
         self.requestTimes = requestTimes
         self.sourceID = sourceID

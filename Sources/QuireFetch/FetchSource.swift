@@ -98,6 +98,8 @@ public struct SourcePage<Checkpoint: Codable & Sendable & Hashable>: Sendable {
     public var articles: [Article]
     /// Mapped lists.
     public var lists: [ArticleList]
+    /// The categories a category list named (Feedzilla's `/categories.json`).
+    public var categories: [QuireNews.Category]
     /// Raw documents parallel to `articles` (may be empty).
     public var rawDocuments: [[UInt8]]
     /// The documents that could not be mapped (quarantined with the page).
@@ -112,11 +114,12 @@ public struct SourcePage<Checkpoint: Codable & Sendable & Hashable>: Sendable {
 
     /// Creates a page.
     public init(
-        articles: [Article], lists: [ArticleList] = [], rawDocuments: [[UInt8]] = [], rejects: [DocumentReject] = [],
-        unreachable: Int = 0, queryTag: String?, checkpoint: Checkpoint
+        articles: [Article], lists: [ArticleList] = [], categories: [QuireNews.Category] = [], rawDocuments: [[UInt8]] = [],
+        rejects: [DocumentReject] = [], unreachable: Int = 0, queryTag: String?, checkpoint: Checkpoint
     ) {
         self.articles = articles
         self.lists = lists
+        self.categories = categories
         self.rawDocuments = rawDocuments
         self.rejects = rejects
         self.unreachable = unreachable

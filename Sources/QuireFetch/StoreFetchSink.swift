@@ -112,6 +112,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
                 }
                 try txn.put(reject, in: Self.rejects)
             }
+            for category in page.categories { try txn.put(category, in: NewsSchema.categories) }
             for list in page.lists {
                 try txn.put(list, in: NewsSchema.lists)
                 try txn.setMembers(list.articleIDs.map { .string($0) }, of: .string(list.id), in: NewsSchema.listArticles)

@@ -48,6 +48,10 @@ import Testing
             try store.read { snap throws in
                 let lists = try snap.values(of: NewsSchema.lists)
                 #expect(lists.count == api.feedzillaCategories.count)
+                // The category list's names are stored, by id.
+                let categories = try snap.values(of: NewsSchema.categories)
+                #expect(categories.map(\.id).sorted() == api.feedzillaCategories.map(\.id).sorted())
+                #expect(Set(categories) == Set(api.feedzillaCategories), "\(categories)")
                 for list in lists {
                     let members = try snap.members(of: .string(list.id), in: NewsSchema.listArticles)
                     #expect(Set(members) == Set(list.articleIDs.map { StoreKey.string($0) }))

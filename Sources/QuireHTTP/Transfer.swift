@@ -154,13 +154,20 @@ final class Transfer: @unchecked Sendable {
         continuation.resume(returning: result)
     }
 
+    /// Names the limit in MiB as well as bytes, and what passing it usually means.
+    static func tooLargeMessage(_ limit: Int) -> String {
+        let mib = limit % (1 << 20) == 0 ? "\(limit >> 20) MiB (\(limit) bytes)" : "\(limit) bytes"
+        return "the response (decompressed) exceeds the limit of \(mib); no page of a news API is that large"
+            + " (a wrong URL or a misbehaving server?)"
+    }
+
     /// Resumes the caller with the outcome of a finished transfer.
     func complete(curlCode code: CURLcode) {
         if exceededCap || code == CURLE_FILESIZE_EXCEEDED {
             complete(
                 .failure(
                     HTTPError(
-                        code: .responseTooLarge, message: "the response exceeds the limit of \(maxResponseBytes) bytes",
+                        code: .responseTooLarge, message: Self.tooLargeMessage(maxResponseBytes),
                         url: url, curlCode: Int32(code.rawValue))))
         } else if code == CURLE_ABORTED_BY_CALLBACK, isCancelled {
             complete(.failure(cancelledError()))

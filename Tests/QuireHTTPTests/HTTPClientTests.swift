@@ -243,6 +243,8 @@ import Testing
             await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/bomb") })
 
         #expect(error.code == .responseTooLarge)
+        // The message names the limit as a user sets it, in MiB.
+        #expect(error.description.contains("4 MiB (4194304 bytes)"), "\(error)")
     }
 
     @Test func aCompressionBombUnderTheCapDecodesCompletely() async throws {

@@ -59,14 +59,14 @@ let package = Package(
         .executableTarget(
             name: "quire",
             dependencies: [
-                "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
+                "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireText", "QuireHTTP", "QuireFetch", "QuireFixtures",
                 "QuireServe", "QuireCluster", "CMalloc",
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "quire-bench",
             dependencies: [
-                "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireFixtures",
+                "Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireText", "QuireHTTP", "QuireFetch", "QuireFixtures",
                 "QuireServe", "QuireCluster", "CLMDB", "CSQLite", "CMalloc",
             ],
             path: "Benchmarks", exclude: ["README.md", "latest.svg", "scale.svg"], swiftSettings: strict),

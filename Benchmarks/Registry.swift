@@ -32,6 +32,8 @@ enum Registry {
             EncodeBenchmark(corpus: corpus, format: .quireZstd),
             EncodeBenchmark(corpus: corpus, format: .quireChecked),
             ManyStringsEncodeBenchmark(),
+            LongTextTokenizeBenchmark(corpus: corpus, script: .latin),
+            LongTextTokenizeBenchmark(corpus: corpus, script: .cjk),
             DecodeBenchmark(corpus: corpus, format: .json),
             DecodeBenchmark(corpus: corpus, format: .hand),
             DecodeBenchmark(corpus: corpus, format: .quire),

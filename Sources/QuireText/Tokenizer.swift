@@ -253,8 +253,10 @@ public struct Tokenizer: Sendable {
                 afterHyphen = false
                 let start = buffer.bytes.count
                 if ideographRun > 0 {
-                    // The bigram is the previous ideograph's bytes followed by this one's.
-                    buffer.bytes.append(contentsOf: buffer.bytes[ideographStart..<(ideographStart + ideographLength)])
+                    // The bigram is the previous ideograph's bytes followed by this one's: copied
+                    // byte by byte, as a slice of the array appended to itself would copy the whole
+                    // array first (quadratic in a long run of ideographs).
+                    for i in ideographStart..<(ideographStart + ideographLength) { buffer.bytes.append(buffer.bytes[i]) }
                     let bigramStart = start
                     append(c.lowered, to: &buffer.bytes)
                     let length = buffer.bytes.count - bigramStart

@@ -66,12 +66,32 @@ import Testing
         (#"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":"t","articleIDs":["a",2]}"#,
          "line 2: articleIDs[1]: expected a string"),
         (#"{"@quire":"view","name":"articles"}"#, "line 1: unknown section kind 'view' (a collection or a relation)"),
+        (#"{"@quire":"collection","name":"tags"}"# + "\n" + #"{"tag":"","fetchedAt":"2020-01-01T00:00:00Z"}"#,
+         "line 2: the id is empty (0 records loaded before it)"),
+        (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":5,"displayName":"Five","englsh_name":"typo"}"#,
+         "line 2: englsh_name: unknown field"),
     ])
     func aBadWholeStoreLineNamesWhatItExpected(input: String, message: String) async throws {
         try await withScratch { dir in
             let load = try await runQuire(["load", "-", "--quiet"], stdin: Data((input + "\n").utf8), directory: dir)
             #expect(load.status == 1, "\(load)")
             #expect(load.stderr.hasPrefix("quire: load: \(message)"), "\(load)")
+        }
+    }
+
+    /// A bad line of a section stops the load there with every record before it committed,
+    /// however many wait for their transaction, and `--json` says so with the line.
+    @Test func aBadSectionLineKeepsEveryRecordBeforeIt() async throws {
+        try await withScratch { dir in
+            var input = [#"{"@quire":"collection","name":"tags"}"#]
+            input += (0..<1_500).map { #"{"tag":"t\#($0)","fetchedAt":"2020-01-01T00:00:00Z","#  + #""nothing":null}"# }
+            input.append(#"{"tag":"","fetchedAt":"2020-01-01T00:00:00Z"}"#)
+            let load = try await runQuire(["load", "-", "--json"], stdin: Data((input.joined(separator: "\n") + "\n").utf8), directory: dir)
+            #expect(load.status == 1, "\(load)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(load.stdout.utf8)) as? [String: Any])
+            #expect(summary["records"] as? Int == 1_500 && summary["line"] as? Int == 1_502, "\(load)")
+            let dump = try await runQuire(["dump", "--collection", "tags"], directory: dir)
+            #expect(lines(dump.stdout).count == 1_500, "\(dump.stderr)")
         }
     }
 

@@ -32,7 +32,24 @@ enum WholeStoreLoad {
         }
 
         var pending: Int { values.count }
-        func add(_ line: [UInt8], number: Int) throws { values.append(try decoder.decode(V.self, from: Data(line))) }
+        func add(_ line: [UInt8], number: Int) throws {
+            let value = try decoder.decode(V.self, from: Data(line))
+            guard !collection.key(value).bytes.isEmpty else { throw LineProblem("the id is empty") }
+            try Self.refuseUnknownFields(line, of: value)
+            values.append(value)
+        }
+
+        /// A field the record's type does not have would be dropped without a word (a typo, a
+        /// dump of another collection): an error, as for articles. Fields that are null are
+        /// left out of what the type encodes, and are not unknown.
+        private static func refuseUnknownFields(_ line: [UInt8], of value: V) throws {
+            guard let given = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
+            let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any] ?? [:]
+            let unknown = given.filter { encoded[$0.key] == nil && !($0.value is NSNull) }.keys.sorted()
+            if let first = unknown.first {
+                throw LineProblem("\(first): unknown field, not a record of this collection (a dump of another one?)")
+            }
+        }
 
         func commit(_ store: Store) async throws -> Int {
             let (batch, collection) = (values, self.collection)
@@ -138,7 +155,7 @@ enum WholeStoreLoad {
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
                 try await flush()
                 guard let header = try? JSONDecoder().decode(Header.self, from: Data(text)) else {
-                    throw RuntimeError("load", "line \(number): not a section header \(LoadError.loadedBefore(total))")
+                    throw LoadError(.input, "not a section header", line: number, recordsBefore: total)
                 }
                 if header.kind == "collection" && header.name == NewsSchema.articles.name {
                     var loader = loader
@@ -160,18 +177,20 @@ enum WholeStoreLoad {
                         ["collection", "relation"].contains(header.kind)
                         ? "this quire cannot load the \(header.kind) '\(header.name)'"
                         : "unknown section kind '\(header.kind)' (a collection or a relation)"
-                    throw RuntimeError("load", "line \(number): \(what) \(LoadError.loadedBefore(total))")
+                    throw LoadError(.input, what, line: number, recordsBefore: total)
                 }
                 current = next
                 continue
             }
             guard let section = current else {
-                throw RuntimeError("load", "line \(number): a record before any section header")
+                throw LoadError(.input, "a record before any section header", line: number)
             }
             do {
                 try section.add(Array(text), number: number)
             } catch {
-                throw RuntimeError("load", "line \(number): \(describe(error)) \(LoadError.loadedBefore(total))")
+                // Every record before the line is committed, as for articles.
+                try await flush()
+                throw LoadError(.record, describe(error), line: number, recordsBefore: total)
             }
             if section.pending >= 1_000 { try await flush() }
             if InterruptFlag.isRaised {
@@ -200,9 +219,9 @@ enum WholeStoreLoad {
                     let relation = relations[entry.section]
                     let member = StoreKey.string(entry.member)
                     if relation.memberCollection == NewsSchema.articles.name, try !txn.contains(member, in: NewsSchema.articles) {
-                        throw RuntimeError(
-                            "load",
-                            "line \(entry.line): relation '\(relation.name)' names article '\(entry.member)', which the store does not hold \(LoadError.loadedBefore(before))")
+                        throw LoadError(
+                            .record, "relation '\(relation.name)' names article '\(entry.member)', which the store does not hold",
+                            line: entry.line, recordsBefore: before)
                     }
                     try txn.addMembers([member], to: .string(entry.owner), in: relation)
                 }
@@ -211,6 +230,12 @@ enum WholeStoreLoad {
             progress.advance(by: batch.count)
             if InterruptFlag.isRaised { throw InterruptedError(command: "load") }
         }
+    }
+
+    /// Why a line that decodes cannot be stored.
+    private struct LineProblem: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 
     /// A decoding error of one line, naming the field.

@@ -95,6 +95,19 @@ import Testing
         }
     }
 
+    /// A collection keyed by numbers (Feedzilla's categories) is read by `get` with the number.
+    @Test func getFindsARecordKeyedByANumber() async throws {
+        try await withScratch { dir in
+            let input = #"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":5,"displayName":"Five"}"# + "\n"
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data(input.utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let get = try await runQuire(["get", "5", "--collection", "categories"], directory: dir)
+            #expect(get.status == 0 && get.stdout.contains(#""displayName":"Five""#), "\(get)")
+            let missing = try await runQuire(["get", "6", "--collection", "categories"], directory: dir)
+            #expect(missing.status == 1 && missing.stderr.contains("no such record"), "\(missing)")
+        }
+    }
+
     @Test func dumpAllTakesNoFilterAndOnlyJSONLines() async throws {
         try await withScratch { dir in
             for args in [

@@ -11,7 +11,12 @@ enum GetCommand {
         guard try store.storedCollections().contains(where: { $0.name == collection }) else {
             throw RuntimeError("get", "\(options.id): no such record (the store has no '\(collection)' collection)")
         }
-        let value = try store.read { snap in try snap.genericValue(.string(options.id), inCollectionNamed: collection) }
+        // Keys are strings but for collections keyed by a number (Feedzilla's categories): an id
+        // that is a whole number is tried as one when no string key matches.
+        let value = try store.read { snap in
+            try snap.genericValue(.string(options.id), inCollectionNamed: collection)
+                ?? Int64(options.id).flatMap { try snap.genericValue(.int($0), inCollectionNamed: collection) }
+        }
         guard let value else { throw RuntimeError("get", "\(options.id): no such record") }
         switch options.format {
         case .json:

@@ -7,7 +7,7 @@ import QuireLMDB
 enum OpenStore {
     /// Opens an existing store read-only (works while another process writes).
     static func readOnly(_ path: String, command: String) throws(RuntimeError) -> Store {
-        guard ReadOnlyStore.exists(at: path) else { throw RuntimeError(command, "\(path): no store at this path") }
+        guard ReadOnlyStore.exists(at: path) else { throw ReadOnlyStore.absence(at: path, command: command) }
         var options = StoreOptions()
         options.readOnly = true
         options.initialMapSize = 0  // adopt the size recorded in the file

@@ -28,11 +28,21 @@ enum ReadOnlyStore {
         return access(path + "/data.mdb", F_OK) == 0
     }
 
+    /// Why ``exists(at:)`` is false: no store, or a directory this user may not look into (a
+    /// store another user made, 0700), which is not a typo in the path.
+    static func absence(at path: String, command: String) -> RuntimeError {
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(path + "/data.mdb", F_OK) != 0, errno == EACCES {
+            return RuntimeError(command, "\(path): permission denied: this user cannot look into the store's directory")
+        }
+        return RuntimeError(command, "\(path): no store at this path")
+    }
+
     /// Opens the store at `path` read-only, so it works while another process writes.
     /// - Throws: `RuntimeError` "`command`: `path`: no store at this path" when there is none,
     ///   or with LMDB's reason when it cannot be opened.
     static func open(_ path: String, command: String) throws(RuntimeError) -> Environment {
-        guard exists(at: path) else { throw RuntimeError(command, "\(path): no store at this path") }
+        guard exists(at: path) else { throw absence(at: path, command: command) }
         do {
             return try Environment(path: path, options: options)
         } catch {

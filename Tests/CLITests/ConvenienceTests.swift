@@ -67,6 +67,13 @@ import Testing
             #expect(Set(try complete(script, ["quire", "dump", "--format", ""])).isSuperset(of: ["jsonl", "json", "table", "mdb"]))
             #expect(try complete(script, ["quire", "search", "x", "--sort", "rel"]) == ["relevance"])
             #expect(Set(try complete(script, ["quire", "completions", ""])).isSuperset(of: ["bash", "zsh", "fish"]))
+            // An option's values are those of the command it follows; an option's value is not a command.
+            #expect(try complete(script, ["quire", "get", "x", "--format", ""]) == ["json", "table"])
+            #expect(try complete(script, ["quire", "search", "x", "--format", ""]) == ["jsonl", "table"])
+            #expect(try complete(script, ["quire", "--store", "dump", "get", "--f"]) == ["--format"])
+            // Files for load's argument, command names for help.
+            #expect(try complete(script, ["quire", "load", ""]).contains("quire.bash"))
+            #expect(Set(try complete(script, ["quire", "help", ""])).isSuperset(of: ["fetch", "dump", "serve"]))
         }
     }
 

@@ -61,7 +61,9 @@ public enum Feedzilla {
         try ResponseBody.rejectErrorShapes(object)
         let m = JSONMapper(object: object)
         var page = FeedzillaPage(list: ArticleList(id: listID(categoryID: categoryID)))
-        var seen: Set<String> = []
+        // A story listed twice: its last copy is kept, in its first place in the list (the rule of
+        // NYT pages, of later categories and of `quire load`: the last seen wins).
+        var place: [String: Int] = [:]
         switch object["articles"] {
         case nil:
             throw NewsMappingError(.missingField, at: [.key("articles")])
@@ -77,7 +79,11 @@ public enum Feedzilla {
                 }
                 do throws(NewsMappingError) {
                     guard let article = try articleMapping.map(element) else { throw NewsMappingError(.missingField) }
-                    if seen.insert(article.id).inserted {
+                    if let earlier = place[article.id] {
+                        page.articles[earlier] = article
+                        page.rawDocuments[earlier] = raw
+                    } else {
+                        place[article.id] = page.articles.count
                         page.articles.append(article)
                         page.rawDocuments.append(raw)
                     }

@@ -37,6 +37,12 @@ enum CopyCommand {
                 throw RuntimeError("copy", "\(destination): \(OpenStore.reason(error))")
             }
         }
+        // A signal that came as the copy finished still stops the command as it said it would: a
+        // script that abandons a backup gets 130 and no new store, never a copy it asked to stop.
+        if context.isInterrupted {
+            removeCopy(destination, directory: createdDirectory)
+            throw InterruptedError(command: "copy")
+        }
         if !options.quiet {
             let pageSize = try environment.info().pageSize
             let bytes = fileSize(destination + "/data.mdb") ?? 0

@@ -16,8 +16,12 @@ enum VerifyCommand {
                     done = checked
                 }, isCancelled: { context.isInterrupted }, reading: { FaultHandler.setDetail($0) })
         } catch {
-            progress.finish()
-            if error.code == .cancelled { throw InterruptedError(command: "verify") }
+            progress.finish(stopped: true)
+            if error.code == .cancelled {
+                // A script reading --json learns the check did not finish (no verdict either way).
+                if options.json { try? context.output.line(JSONSummary.object([("ok", .null), ("interrupted", .bool(true))])) }
+                throw InterruptedError(command: "verify", detail: "before it checked everything")
+            }
             throw error
         }
         progress.finish()

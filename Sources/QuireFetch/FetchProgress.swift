@@ -4,8 +4,8 @@ public import QuireNews
 /// What a fetch run is doing, for the CLI to draw. Never carries the API key.
 public enum FetchProgress: Sendable, Hashable {
     /// A page was committed: its label (`page 3 of 2019-01-01…2019-06-30`), its record count,
-    /// and the run's totals so far.
-    case pageFetched(label: String, records: Int, totalPages: Int, totalRecords: Int)
+    /// and the run's totals so far: pages, and distinct articles stored (``FetchSummary/articles``).
+    case pageFetched(label: String, records: Int, totalPages: Int, totalArticles: Int)
     /// A document of the page `label` could not be mapped and was quarantined: its index in the
     /// page, the JSON path and the reason (scrubbed of the key).
     case rejected(label: String, index: Int, path: String, message: String)

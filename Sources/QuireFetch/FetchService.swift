@@ -178,7 +178,7 @@ public struct FetchService: Sendable {
             }
             progress(.pageFetched(
                 label: request.label, records: page.articles.count, totalPages: summary.pages,
-                totalRecords: summary.records))
+                totalArticles: summary.articles))
         }
         summary.isComplete = source.isFinished(checkpoint)
         progress(.finished(summary))

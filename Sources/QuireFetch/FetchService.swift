@@ -134,13 +134,13 @@ public struct FetchService: Sendable {
             do throws(FetchError) {
                 // A server that echoes the key into its documents: scrubbed before mapping, so
                 // the articles, raw copies and rejects all hold the same text, none the key.
-                let body = scrubber.scrub(
-                    try await fetch(request, source: source, summary: &summary, random: &random, progress: progress))
+                let response = try await fetch(request, source: source, summary: &summary, random: &random, progress: progress)
+                let body = scrubber.scrub(response.body)
                 fetchedAt = clock.now
                 do {
                     page = try source.process(body, for: request, at: checkpoint)
                 } catch {
-                    throw mappingFailure(error, sourceID: sourceID, request: request)
+                    throw mappingFailure(error, sourceID: sourceID, request: request, status: response.status)
                 }
                 skippedInARow = 0
             } catch {
@@ -273,7 +273,7 @@ public struct FetchService: Sendable {
     private func fetch<Source: FetchSource>(
         _ request: SourceRequest, source: Source, summary: inout FetchSummary, random: inout JitterRandom,
         progress: @Sendable (FetchProgress) -> Void
-    ) async throws(FetchError) -> [UInt8] {
+    ) async throws(FetchError) -> (body: [UInt8], status: Int) {
         let sourceID = source.sourceID
         let location = FetchError.Location(sourceID: sourceID, request: request.redactedURL)
         var failedAttempts = 0
@@ -310,7 +310,7 @@ public struct FetchService: Sendable {
                 retryAfter = Self.retryAfter(response, now: clock.now)
                 switch response.status {
                 case 200..<300:
-                    return response.utf8Body
+                    return (response.utf8Body, response.status)
                 case 429:
                     reason = .rateLimited
                 case 403 where Self.isOverRate(response):
@@ -430,7 +430,7 @@ public struct FetchService: Sendable {
         }
     }
 
-    private func mappingFailure(_ error: NewsMappingError, sourceID: String, request: SourceRequest) -> FetchError {
+    private func mappingFailure(_ error: NewsMappingError, sourceID: String, request: SourceRequest, status: Int) -> FetchError {
         let code: FetchError.Code =
             switch error.kind {
             case .html: .htmlBody
@@ -439,13 +439,13 @@ public struct FetchService: Sendable {
         if case .unknownCategories = error.kind {
             return FetchError(
                 code: code, message: "\(error); nothing was fetched", cause: error,
-                location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: 200)
+                location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: status)
         }
         return FetchError(
             code: code,
             message: "\(request.label) could not be mapped: \(error) (nothing of this page was stored; the checkpoint is kept, so a later run retries it)",
             cause: error,
-            location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: 200,
+            location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: status,
             jsonPath: error.path)
     }
 

@@ -2,8 +2,7 @@
 /// encoded spellings a server might echo back.
 ///
 /// A secret is matched byte by byte, where each byte of the secret may appear
-/// - as itself (in messages, ASCII letters in either case: a server that lower- or upper-cases
-///   the query; in bytes that are data, such as a response body, only as itself);
+/// - as itself, ASCII letters in either case (a server that lower- or upper-cases the query);
 /// - percent-encoded, `%4b` or `%4B`, and double-encoded, `%254B` (a URL quoted in a URL);
 /// - as `+` for a space (form encoding);
 /// - JSON-escaped, `\u004b`, and a slash as `\/` (a document that quotes the request).
@@ -18,24 +17,23 @@ extension URLRedaction {
     /// replaced by ``placeholder``. An empty secret leaves the text unchanged.
     package static func scrubSecret(_ secret: String, from text: String) -> String {
         guard !secret.isEmpty, !text.isEmpty else { return text }
-        let scrubbed = scrub(Array(secret.utf8), from: Array(text.utf8), foldingCase: true)
+        let scrubbed = scrub(Array(secret.utf8), from: Array(text.utf8))
         return String(decoding: scrubbed, as: UTF8.self)
     }
 
-    /// `bytes` (a raw document, a response body) with every encoded form of `secret` replaced by
-    /// ``placeholder``, as ``scrubSecret(_:from:)`` does for text but with letters in the secret's
-    /// own case only: this is data, and a word in another case is not the key.
+    /// `bytes` (a raw document, a response body) with every form of `secret` replaced by
+    /// ``placeholder``, as ``scrubSecret(_:from:)`` does for text.
     package static func scrubSecret(_ secret: String, fromBytes bytes: [UInt8]) -> [UInt8] {
-        scrub(Array(secret.utf8), from: bytes, foldingCase: false)
+        scrub(Array(secret.utf8), from: bytes)
     }
 
-    private static func scrub(_ key: [UInt8], from bytes: [UInt8], foldingCase: Bool) -> [UInt8] {
+    private static func scrub(_ key: [UInt8], from bytes: [UInt8]) -> [UInt8] {
         guard !key.isEmpty, !bytes.isEmpty else { return bytes }
         var output: [UInt8] = []
         var index = 0
         var copiedUpTo = 0
         while index < bytes.count {
-            if let end = matchEnd(of: key, in: bytes, at: index, foldingCase: foldingCase) {
+            if let end = matchEnd(of: key, in: bytes, at: index) {
                 if output.isEmpty { output.reserveCapacity(bytes.count) }
                 output.append(contentsOf: bytes[copiedUpTo..<index])
                 output.append(contentsOf: placeholder.utf8)
@@ -55,17 +53,17 @@ extension URLRedaction {
         let key = Array(secret.utf8)
         let bytes = Array(text.utf8)
         guard !key.isEmpty else { return false }
-        for index in bytes.indices where matchEnd(of: key, in: bytes, at: index, foldingCase: true) != nil { return true }
+        for index in bytes.indices where matchEnd(of: key, in: bytes, at: index) != nil { return true }
         return false
     }
 
     /// Where an occurrence of `key` starting at `start` ends, or nil when none starts there (or
     /// one does but is part of a longer word or number).
-    private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int, foldingCase: Bool) -> Int? {
+    private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int) -> Int? {
         if isWordByte(key[0]), let before = byteEnding(at: start, in: bytes), isWordByte(before) { return nil }
         var position = start
         for expected in key {
-            guard let next = matchByte(expected, in: bytes, at: position, foldingCase: foldingCase) else { return nil }
+            guard let next = matchByte(expected, in: bytes, at: position) else { return nil }
             position = next
         }
         if isWordByte(key[key.count - 1]), position < bytes.count,
@@ -114,10 +112,10 @@ extension URLRedaction {
     }
 
     /// Where one encoded or literal form of `byte` starting at `at` ends, or nil.
-    private static func matchByte(_ byte: UInt8, in bytes: [UInt8], at index: Int, foldingCase: Bool) -> Int? {
+    private static func matchByte(_ byte: UInt8, in bytes: [UInt8], at index: Int) -> Int? {
         guard index < bytes.count else { return nil }
         let found = bytes[index]
-        if found == byte || (foldingCase && foldCase(found) == foldCase(byte)) { return index + 1 }
+        if foldCase(found) == foldCase(byte) { return index + 1 }
         if found == UInt8(ascii: "+") && byte == UInt8(ascii: " ") { return index + 1 }
         // JSON may escape a slash (the NYT writes `http:\/\/`).
         if found == UInt8(ascii: "\\"), byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == byte {

@@ -251,6 +251,15 @@ import Testing
         #expect(log.all.contains { if case .rejected(_, 2, "response.docs[2].pub_date", _) = $0 { true } else { false } })
     }
 
+    /// A page that cannot be mapped names the status the server sent (a 204 was called 200).
+    @Test func anUnmappableBodyNamesTheStatusSent() async throws {
+        let server = try LoopbackServer { _ in .json(status: 204, body: "") }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/search")
+        let error = try #require(await runExpectingFailure(makeService(), source, into: InMemoryFetchSink()))
+        #expect(error.code == .mapping && error.httpStatus == 204, "\(error)")
+        #expect(error.description.contains("HTTP 204"), "\(error)")
+    }
+
     @Test func anHTMLBodyWithStatus200IsAnHTMLError() async throws {
         let server = try LoopbackServer { _ in
             FixtureResponse(status: 200, headers: [("Content-Type", "text/html")], body: Array("<html>hi</html>".utf8))

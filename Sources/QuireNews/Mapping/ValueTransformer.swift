@@ -71,12 +71,18 @@ extension ValueTransformer where Output == Int {
                 return number
             case .double(let number):
                 guard number == number.rounded(), let exact = Int(exactly: number) else {
-                    throw NewsMappingError(.invalidValue("\(number) is not an integer"))
+                    // A whole number too large for 64 bits (which the parser read as a double) is
+                    // said as such, not as "1e+20 is not an integer".
+                    let why = number == number.rounded() && number.isFinite ? "is too large for a whole number" : "is not an integer"
+                    throw NewsMappingError(.invalidValue("\(number) \(why)"))
                 }
                 return exact
             case .string(let text) where lenient:
                 if text.isEmpty { return nil }
-                guard let number = Int(text) else { throw NewsMappingError(.invalidValue("\"\(text)\" is not an integer")) }
+                guard let number = Int(text) else {
+                    let digits = !text.isEmpty && text.drop { $0 == "-" }.allSatisfy(\.isASCII) && text.drop { $0 == "-" }.allSatisfy(\.isNumber)
+                    throw NewsMappingError(.invalidValue("\"\(text)\" \(digits ? "is too large for a whole number" : "is not an integer")"))
+                }
                 return number
             default:
                 throw .mismatch(lenient ? "integer or numeric string" : "integer", value)

@@ -60,7 +60,7 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         case .apiError(let messages):
             return "API error: " + (messages.isEmpty ? "no message" : messages.joined(separator: "; "))
         case .html:
-            return "the body is an HTML page, not JSON"
+            return "the body is an HTML or XML page, not JSON"
         case .emptyBody:
             return "the body is empty"
         case .malformedJSON(let offset, let reason):

@@ -14,6 +14,8 @@ public struct RemapSummary: Sendable, Hashable {
     public var rawUnchanged: Int = 0
     /// Kept raw documents that today's mapping cannot map (their stored article is kept).
     public var rawFailed: Int = 0
+    /// Every document mapped again: rejects and raw copies.
+    public var documents: Int { remapped + stillRejected + rawUpdated + rawUnchanged + rawFailed }
 
     /// An empty summary.
     public init() {}
@@ -27,9 +29,12 @@ extension StoreFetchSink {
     /// Idempotent: a second call changes nothing. Runs in transactions of at most 1,000
     /// documents, so memory stays flat and an interruption keeps what was done.
     ///
-    /// - Parameter now: Unused by the mapping; kept for the time of reports.
+    /// - Parameters:
+    ///   - now: Unused by the mapping; kept for the time of reports.
+    ///   - progress: Called after each transaction with the documents (rejects and raw copies)
+    ///     mapped again so far.
     /// - Throws: A store error; documents remapped in earlier transactions stay remapped.
-    public func remap(now: Date = Date()) async throws -> RemapSummary {
+    public func remap(now: Date = Date(), progress: (@Sendable (Int) -> Void)? = nil) async throws -> RemapSummary {
         var summary = RemapSummary()
         let rejected = try store.read { snap in
             try snap.count(ofCollectionNamed: Self.rejects.name) > 0 ? snap.values(of: Self.rejects) : []
@@ -60,14 +65,15 @@ extension StoreFetchSink {
                 return outcome
             }
             summary.remapped += outcome.remapped
+            progress?(summary.documents)
             summary.stillRejected += outcome.stillRejected
             if Task.isCancelled { return summary }
         }
-        try await remapRawDocuments(into: &summary)
+        try await remapRawDocuments(into: &summary, progress: progress)
         return summary
     }
 
-    private func remapRawDocuments(into summary: inout RemapSummary) async throws {
+    private func remapRawDocuments(into summary: inout RemapSummary, progress: (@Sendable (Int) -> Void)?) async throws {
         var after: StoreKey?
         while true {
             let (batch, lastKey): ([RawDocument], StoreKey?) = try store.read { snap in
@@ -105,6 +111,7 @@ extension StoreFetchSink {
             summary.rawUpdated += outcome.rawUpdated
             summary.rawUnchanged += outcome.rawUnchanged
             summary.rawFailed += outcome.rawFailed
+            progress?(summary.documents)
             if Task.isCancelled || batch.count < 1_000 { return }
         }
     }

@@ -13,14 +13,20 @@ enum RemapCommand {
         } catch {
             throw RuntimeError("remap", "\(store.path): \(OpenStore.reason(error))")
         }
-        let task = Task { try await sink.remap() }
+        let progress = context.progress("remapping", unit: "documents", quiet: options.quiet)
+        let task = Task { try await sink.remap(progress: { [progress] done in progress.setCompleted(done) }) }
         let summary: RemapSummary
         do {
             summary = try await InterruptFlag.value(of: task)
         } catch {
+            progress.finish(stopped: true)
             throw RuntimeError("remap", OpenStore.reason(error))
         }
-        if context.isInterrupted { throw InterruptedError(command: "remap") }
+        progress.finish(stopped: context.isInterrupted)
+        if context.isInterrupted {
+            // What was done stays (each transaction committed whole): said, as fetch and load do.
+            throw InterruptedError(command: "remap", detail: "after \(summary.documents) documents were mapped again (\(summary.remapped) remapped)")
+        }
         if !options.quiet {
             var text = "remapped \(summary.remapped), still rejected \(summary.stillRejected)"
             if summary.rawUpdated + summary.rawUnchanged + summary.rawFailed > 0 {

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 @testable import Quire
@@ -105,20 +104,6 @@ import Testing
         #expect(parts.map { [$0.run, $0.position, $0.consumed] } == whole.map { [$0.run, $0.position, $0.consumed] })
         #expect(merge.next(maxCount: 10).isEmpty)
         withExtendedLifetime(arena) {}
-    }
-
-    /// A date's key is the millisecond it falls in, even a hair before the next one: a time of
-    /// the day's last 0.2 µs was keyed at the next midnight (and outside the day's `--until`).
-    @Test func aDateKeyIsTheMillisecondTheDateFallsIn() throws {
-        let formatter = ISO8601DateFormatter()
-        let midnight = try #require(formatter.date(from: "2020-01-02T00:00:00Z"))
-        let justBefore = Date(timeIntervalSinceReferenceDate: midnight.timeIntervalSinceReferenceDate - 1e-7)
-        #expect(justBefore < midnight)
-        #expect(StoreKey.date(justBefore) < StoreKey.date(midnight))
-        #expect(StoreKey.date(justBefore) == StoreKey.int(1_577_923_199_999))
-        #expect(StoreKey.date(midnight) == StoreKey.int(1_577_923_200_000))
-        #expect(StoreKey.date(Date(timeIntervalSince1970: -0.0005)) == StoreKey.int(-1))
-        #expect(StoreKey.date(Date(timeIntervalSince1970: 0)) == StoreKey.int(0))
     }
 
     @Test func mergeOfNothingIsEmpty() {

@@ -26,12 +26,9 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible 
         return StoreKey(bytes: withUnsafeBytes(of: flipped.bigEndian) { Array($0) })
     }
 
-    /// A date key with millisecond precision: the millisecond the date falls in.
+    /// A date key with millisecond precision.
     public static func date(_ value: Date) -> StoreKey {
-        // From the reference date a `Date` holds, not `timeIntervalSince1970`: adding the 31 years
-        // first rounds a time within 0.2 µs of a millisecond up to it, so 23:59:59.9999999 fell
-        // on the next day's midnight (and outside the day's `--until`).
-        .int(Int64((value.timeIntervalSinceReferenceDate * 1000).rounded(.down)) + 978_307_200_000)
+        .int(Int64((value.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// Several components in order; each string is escaped and terminated so that

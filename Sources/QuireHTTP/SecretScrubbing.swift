@@ -75,7 +75,8 @@ extension URLRedaction {
     }
 
     /// The byte that the literal or encoded form ending just before `end` spells (`%41`, `\u0041`
-    /// or `A` all spell `A`), or nil at the start.
+    /// or `A` all spell `A`; a JSON escape such as `\n` or `\u2019` spells no letter or digit, so
+    /// it reads as a space), or nil at the start.
     private static func byteEnding(at end: Int, in bytes: [UInt8]) -> UInt8? {
         guard end > 0 else { return nil }
         if end >= 5, bytes[end - 5] == UInt8(ascii: "%"), hexByte(bytes, at: end - 4) == UInt8(ascii: "%"),
@@ -84,12 +85,21 @@ extension URLRedaction {
             return byte  // double-encoded, `%253D`
         }
         if end >= 3, bytes[end - 3] == UInt8(ascii: "%"), let byte = hexByte(bytes, at: end - 2) { return byte }
-        if end >= 6, bytes[end - 6] == UInt8(ascii: "\\"), bytes[end - 5] | 0x20 == UInt8(ascii: "u"),
-            hexByte(bytes, at: end - 4) == 0, let byte = hexByte(bytes, at: end - 2)
+        if end >= 6, isEscape(at: end - 6, in: bytes), bytes[end - 5] | 0x20 == UInt8(ascii: "u"),
+            let high = hexByte(bytes, at: end - 4), let low = hexByte(bytes, at: end - 2)
         {
-            return byte
+            return high == 0 && low < 0x80 ? low : 0x20
         }
+        if end >= 2, isEscape(at: end - 2, in: bytes) { return 0x20 }  // `\n`, `\t`, `\"`, `\\`
         return bytes[end - 1]
+    }
+
+    /// Whether the backslash at `index` starts an escape: preceded by an even number of backslashes.
+    private static func isEscape(at index: Int, in bytes: [UInt8]) -> Bool {
+        guard bytes[index] == UInt8(ascii: "\\") else { return false }
+        var before = index
+        while before > 0, bytes[before - 1] == UInt8(ascii: "\\") { before -= 1 }
+        return (index - before) % 2 == 0
     }
 
     /// The byte that the literal or encoded form starting at `index` spells, and where it ends.

@@ -44,6 +44,10 @@ import Testing
         #expect(URLRedaction.scrubSecret("doe", fromBytes: body) == Array(#"{"byline":"By Jane Does","n":"+00001","xlarge":"REDACTED","u":"x?api-key=REDACTED&y"}"#.utf8))
         // Encoded neighbours are read as what they spell: `%3D` is `=`, `%41` is a letter.
         #expect(URLRedaction.scrubSecret("k3y", from: "a%3Dk3y%26b %253Dk3y %41k3y k3y%41") == "a%3DREDACTED%26b %253DREDACTED %41k3y k3y%41")
+        // After a JSON escape (a line break, a quote mark, a typographic apostrophe) a key still
+        // starts a token; after an escaped backslash, the letter is a letter.
+        #expect(URLRedaction.scrubSecret("k3y", fromBytes: Array(#""a\nk3y \u2019k3y \"k3y \u0041k3y \\nk3y""#.utf8))
+            == Array(#""a\nREDACTED \u2019REDACTED \"REDACTED \u0041k3y \\nk3y""#.utf8))
         // A slash the JSON escapes.
         #expect(URLRedaction.scrubSecret("Zk3y+/=&xQ", fromBytes: Array(#""a Zk3y+\/=&xQ b""#.utf8)) == Array(#""a REDACTED b""#.utf8))
     }

@@ -76,12 +76,15 @@ import Testing
         // Search's table: the snippet starts at the same column whatever the headline's script.
         let search = [
             SearchCommand.tableRow(["a1", "2020-01-01", "World", "Storm", "snippet"]),
+            SearchCommand.tableRow(["nyt://article/00000000-1111-2222-3333-444444444444", "2020-01-01", "World", "Storm", "snippet"]),
             SearchCommand.tableRow(["記事", "2020-01-01", "世界", String(repeating: "台風", count: 40), "snippet"]),
             SearchCommand.tableRow(SearchCommand.tableHeader),
         ]
+        // A whole NYT id, for `quire get`.
+        #expect(search[1].hasPrefix("nyt://article/00000000-1111-2222-3333-444444444444  "), "\(search[1])")
         for row in search {
             let start = try #require(row.range(of: "snippet", options: .backwards))
-            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 134, "\(row)")
+            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 144, "\(row)")
         }
     }
 }

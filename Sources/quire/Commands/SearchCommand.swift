@@ -78,9 +78,10 @@ enum SearchCommand {
     /// The table's first line: the id (for `quire get`) and what a reader scans a hit by.
     static let tableHeader = ["id", "published", "section", "headline", "snippet"]
 
-    /// Id 40 as dump's tables, date 10, section 16, headline 60 (terminal columns), then the
-    /// snippet; cells already made inert (line breaks as spaces, as dump's tables show them).
+    /// Id 50 (a whole `nyt://article/<uuid>`, to pass to `quire get`), date 10, section 16,
+    /// headline 60 (terminal columns), then the snippet; cells already made inert (line breaks as
+    /// spaces, as dump's tables show them).
     static func tableRow(_ cells: [String]) -> String {
-        TerminalColumns.row(cells, widths: [40, 10, 16, 60])
+        TerminalColumns.row(cells, widths: [50, 10, 16, 60])
     }
 }

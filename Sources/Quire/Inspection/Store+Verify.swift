@@ -179,7 +179,7 @@ extension Store {
                     }
                 }
             }
-            report.postings = try verifySearch(snap, registered, walkedKeys, problem, &at, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
+            report.postings = try verifySearch(snap, registered, walkedKeys, problem, &at, reading: reading, isCancelled: isCancelled)  // Search/Store+SearchVerify.swift
             for name in relationDBs.keys.sorted() {
                 let target = relationTargets[name].flatMap { walkedKeys[$0] }
                 at = VerifyPosition(part: "relation '\(name)'")

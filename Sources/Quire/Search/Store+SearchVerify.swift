@@ -14,7 +14,8 @@ extension Store {
     /// it with `CancellationError` (polled every thousand entries or so: it reads every posting).
     func verifySearch(
         _ snap: borrowing Snapshot, _ registered: [String: RegisteredCollection], _ walked: [String: WalkedRecordKeys],
-        _ problem: (String) -> Void, _ at: inout VerifyPosition, isCancelled: (() -> Bool)? = nil
+        _ problem: (String) -> Void, _ at: inout VerifyPosition, reading: ((String) -> Void)? = nil,
+        isCancelled: (() -> Bool)? = nil
     ) throws -> Int {
         var poll = CancellationPoll(every: 1_024)
         var postings = 0
@@ -23,6 +24,7 @@ extension Store {
             let place = "\(name): search index"
             // A damaged page's error names the part read (VerifyPosition), not the last index walked.
             at = VerifyPosition(part: "collection '\(name)', full-text index, document numbers", followsKeys: false)
+            reading?(at.description)
             let records = walked[name]  // what the record walk saw; always there in a whole verify
             // The numbers of the `num` entries, and the totals they imply. Their keys and checks
             // are read again by number where needed: held for every document, they took some
@@ -195,6 +197,7 @@ extension Store {
                 checks.setExpected(number, digest)
             }
             at = VerifyPosition(part: "collection '\(name)', full-text index, documents", followsKeys: false)
+            reading?(at.description)
             for entry in snap.entries(in: dbs.documents) {
                 try poll.step(isCancelled)
                 guard state.hashedDocuments else {
@@ -291,6 +294,7 @@ extension Store {
                 }
             }
             at = VerifyPosition(part: "collection '\(name)', full-text index, postings", followsKeys: false)
+            reading?(at.description)
             for entry in snap.entries(in: postingDatabase) {
                 try poll.step(isCancelled)
                 guard let bound = SearchDatabases.postingNumber(entry.key),

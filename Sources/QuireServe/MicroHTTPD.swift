@@ -197,7 +197,9 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
 }
 
 /// Whether the client closed or reset its end of `socket`: a peek that finds the end of the
-/// stream or an error other than "no data yet". Never blocks, consumes nothing.
+/// stream or an error other than "no data yet". Never blocks, consumes nothing. (A client that
+/// only shuts down its sending side looks the same: event-stream clients do not.) Peeked only
+/// while the connection is suspended, which libmicrohttpd neither closes nor frees.
 private func hasHungUp(_ socket: Int32) -> Bool {
     guard socket >= 0 else { return false }
     var byte: UInt8 = 0

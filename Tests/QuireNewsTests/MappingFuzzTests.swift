@@ -360,15 +360,22 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
         #expect(throws: NewsMappingError.self) { try Feedzilla.parseCategories(objects) }
     }
 
+    /// A generated 2019 page of four documents, and where each document's `_id` member is (to
+    /// insert members before it).
+    private func fourDocumentPage(seed: UInt64) throws -> (text: String, ids: [Range<String.Index>]) {
+        var generator = ArticleGenerator(seed: seed)
+        let text = String(decoding: nytPageBody(articles: generator.articles(count: 4), hits: 4, page: 0, era: .era2019), as: UTF8.self)
+        let ids = text.ranges(of: #""_id":"#)
+        try #require(ids.count == 4)
+        return (text, ids)
+    }
+
     /// A document with a string whose text is not valid (bad UTF-8, an unpaired surrogate, an
     /// unknown escape) is quarantined alone at that member; a raw line break in a string (as
     /// Feedzilla left them in summaries) is kept; damage that hides where a value ends still
     /// fails the page.
     @Test func aDocumentWithBadTextIsQuarantinedAloneAndRawLineBreaksAreKept() throws {
-        var generator = ArticleGenerator(seed: 6)
-        let text = String(decoding: nytPageBody(articles: generator.articles(count: 4), hits: 4, page: 0, era: .era2019), as: UTF8.self)
-        let ids = text.ranges(of: #""_id":"#)
-        try #require(ids.count == 4)
+        let (text, ids) = try fourDocumentPage(seed: 6)
         // Inserted before each document's `_id`, from the last so that the ranges stay valid;
         // the last document's snippet starts with raw line breaks.
         var body = Array(text.utf8)
@@ -408,10 +415,7 @@ private func check(_ bytes: [UInt8], as kind: Seed.Kind, into outcome: inout Out
     /// in the document (a member the mapping never reads included); one in the envelope, outside
     /// every document, still fails the page.
     @Test func aDocumentWithABadMemberNameIsQuarantinedAlone() throws {
-        var generator = ArticleGenerator(seed: 7)
-        let text = String(decoding: nytPageBody(articles: generator.articles(count: 4), hits: 4, page: 0, era: .era2019), as: UTF8.self)
-        let ids = text.ranges(of: #""_id":"#)
-        try #require(ids.count == 4)
+        let (text, ids) = try fourDocumentPage(seed: 7)
         var body = Array(text.utf8)
         let inserts: [(Int, [UInt8])] = [
             (3, Array(#""x":{"deep":{"\udfff":1}},"#.utf8)),

@@ -7,10 +7,10 @@ public import QuireNews
 /// Ten documents a page. A window ends at the last page `hits` announces, at the page cap
 /// (``pageCap`` pages, 0-based; the API serves "up to 100 pages"), or, when the API gave no
 /// `hits` (or one that a page shows to be too low), at a page with fewer than ten documents; a
-/// short or empty page before the announced
-/// end is not taken for the end (the API has answered pages empty while the next ones worked),
-/// but ``emptyPagesEndingAWindow`` empty pages in a row are (a `hits` that overstates would
-/// otherwise cost every page up to the cap, at 5 requests a minute).
+/// short or empty page before the announced end is not taken for the end (the API has answered
+/// pages empty while the next ones worked), but ``emptyPagesEndingAWindow`` empty pages in a row
+/// are (a `hits` that overstates would otherwise cost every page up to the cap, at 5 requests a
+/// minute).
 /// When page 0 of a window reports more hits than `pageCap * 10`, the page's documents are
 /// stored (they are fetched again in the halves: upserts) and the window is split by date, so
 /// nothing unreachable is silently lost; single days that still overflow are recorded in

@@ -5,7 +5,7 @@ import QuireNews
 /// quarantine) instead of stopping its page.
 ///
 /// It keeps everything needed to map it again later, after the mapping is fixed, without
-/// refetching (``StoreFetchSink/remap(now:)``): the raw JSON (with the API key scrubbed) and which
+/// refetching (``StoreFetchSink/remap(now:progress:)``): the raw JSON (with the API key scrubbed) and which
 /// mapping it needs. Its id is a hash of the source and the document's bytes, so a page fetched
 /// again quarantines the same document once; a document that is not an object (a bare string,
 /// which several documents may share) also hashes its page and index. When the document names

@@ -2,7 +2,7 @@ public import Foundation
 import Quire
 import QuireNews
 
-/// What ``StoreFetchSink/remap(now:)`` did.
+/// What ``StoreFetchSink/remap(now:progress:)`` did.
 public struct RemapSummary: Sendable, Hashable {
     /// Rejects that map now: moved into `articles` and out of the quarantine.
     public var remapped: Int = 0

@@ -30,8 +30,10 @@ public struct FetchSummary: Sendable, Hashable {
     public var articles: Int = 0
     /// Of ``articles``, those whose id was not in the store before.
     public var newArticles: Int = 0
-    /// Of ``articles``, those that replaced a stored version.
-    public var updatedArticles: Int { articles - newArticles }
+    /// Of ``articles``, those fetched again equal to the stored version (not written again).
+    public var unchangedArticles: Int = 0
+    /// Of ``articles``, those that replaced a different stored version.
+    public var updatedArticles: Int { max(0, articles - newArticles - unchangedArticles) }
     /// Documents quarantined because they could not be mapped.
     public var rejected: Int = 0
     /// Documents served in the committed pages (mapped or rejected).

@@ -167,6 +167,7 @@ public struct FetchService: Sendable {
             summary.pages += 1
             summary.records += page.articles.count
             summary.newArticles += outcome.newArticles
+            summary.unchangedArticles += outcome.unchangedArticles
             for article in page.articles { seen.insert(article.id) }
             summary.articles = seen.count
             summary.rejected += page.rejects.count

@@ -34,15 +34,18 @@ extension FetchSink {
 public struct PageCommit: Sendable, Hashable {
     /// Articles whose id was not stored before.
     public var newArticles: Int
-    /// Articles that replaced a stored one with the same id.
+    /// Articles that replaced a different stored one with the same id.
     public var updatedArticles: Int
+    /// Articles equal to the stored one with the same id: not written again.
+    public var unchangedArticles: Int
     /// Rejected documents quarantined.
     public var rejects: Int
 
     /// Creates an outcome.
-    public init(newArticles: Int = 0, updatedArticles: Int = 0, rejects: Int = 0) {
+    public init(newArticles: Int = 0, updatedArticles: Int = 0, unchangedArticles: Int = 0, rejects: Int = 0) {
         self.newArticles = newArticles
         self.updatedArticles = updatedArticles
+        self.unchangedArticles = unchangedArticles
         self.rejects = rejects
     }
 }

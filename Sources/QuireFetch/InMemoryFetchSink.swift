@@ -56,11 +56,12 @@ public final class InMemoryFetchSink: FetchSink, OfflineReader, Sendable {
             var outcome = PageCommit(rejects: page.rejects.count)
             var seen: Set<String> = []
             for (index, article) in page.articles.enumerated() {
-                if state.articles.updateValue(article, forKey: article.id) == nil {
+                let stored = state.articles.updateValue(article, forKey: article.id)
+                if stored == nil {
                     state.articleOrder.append(article.id)
                     outcome.newArticles += 1
                 } else if !seen.contains(article.id) {
-                    outcome.updatedArticles += 1
+                    if stored == article { outcome.unchangedArticles += 1 } else { outcome.updatedArticles += 1 }
                 }
                 seen.insert(article.id)
                 if index < page.rawDocuments.count { state.rawDocuments[article.id] = page.rawDocuments[index] }

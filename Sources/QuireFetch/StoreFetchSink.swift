@@ -83,21 +83,38 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
     ) throws -> PageCommit {
         var outcome = PageCommit()
         var seen: Set<String> = []
-        var articles: [Article] = []
+        // Each id's last version in the batch (a later page's article replaces an earlier one's),
+        // in the order the ids were first seen.
+        var order: [String] = []
+        var latest: [String: Article] = [:]
         for (page, _) in pages {
-            for article in page.articles where seen.insert(article.id).inserted {
-                // Looked up before any of the batch is written: new or updated as of before it.
-                if try txn.contains(.string(article.id), in: NewsSchema.articles) {
-                    outcome.updatedArticles += 1
-                } else {
-                    outcome.newArticles += 1
-                }
+            for article in page.articles {
+                if seen.insert(article.id).inserted { order.append(article.id) }
+                latest[article.id] = article
             }
-            articles += page.articles
         }
-        try txn.put(contentsOf: articles, in: NewsSchema.articles)
+        // Compared with what is stored before any of the batch is written: an article fetched
+        // again unchanged (a --refresh, an overlapping window) is not written again, which would
+        // only rewrite its pages and its postings and add a change to the feed.
+        var changed: [Article] = []
+        changed.reserveCapacity(order.count)
+        for id in order {
+            let article = latest[id]!
+            if let stored = try txn.get(.string(id), from: NewsSchema.articles) {
+                if stored == article {
+                    outcome.unchangedArticles += 1
+                    continue
+                }
+                outcome.updatedArticles += 1
+            } else {
+                outcome.newArticles += 1
+            }
+            changed.append(article)
+        }
+        try txn.put(contentsOf: changed, in: NewsSchema.articles)
         try removeQuarantinedCopies(of: seen, in: txn)
-        if !retain { try removeRawCopies(of: seen, in: txn) }
+        // An unchanged article's raw copy still maps to what is stored: kept.
+        if !retain { try removeRawCopies(of: Set(changed.map(\.id)), in: txn) }
         // The last page of the batch storing each article: a reject of an earlier page is older
         // than what is stored, and not kept (as if the pages had been written one at a time).
         var lastStoring: [String: Int] = [:]

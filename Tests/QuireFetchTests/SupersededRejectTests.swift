@@ -61,6 +61,35 @@ import Testing
         }
     }
 
+    /// An article fetched again unchanged is counted as such and not written again (no change in
+    /// the feed); a changed one is an update; its raw copy stays when it is unchanged.
+    @Test func anArticleFetchedAgainUnchangedIsNotWrittenAgain() async throws {
+        try await withTemporaryStore { store in
+            let a = #"{"_id":"\#(id)","headline":{"main":"A"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let b = #"{"_id":"\#(id)-2","headline":{"main":"B"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let first = try await StoreFetchSink(store: store, retainRawDocuments: true)
+                .commit(try page([a, b], at: Date(timeIntervalSince1970: 1_000), label: "page 0"))
+            #expect(first.newArticles == 2)
+            let sequence = try store.lastChangeSequence()
+            let sink = try StoreFetchSink(store: store)
+            let again = try await sink.commit(try page([a, b], at: Date(timeIntervalSince1970: 2_000), label: "page 0"))
+            #expect(again.unchangedArticles == 2 && again.updatedArticles == 0 && again.newArticles == 0, "\(again)")
+            // The commit wrote the checkpoint and the tag, not the articles.
+            var feed = store.changes(since: sequence).makeAsyncIterator()
+            guard case .batch(let batch)? = await feed.next() else {
+                Issue.record("no commit after the refetch")
+                return
+            }
+            #expect(!batch.changes.contains { $0.collection == NewsSchema.articles.name }, "\(batch)")
+            #expect(batch.changes.contains { $0.collection == StoreFetchSink.sources.name }, "\(batch)")
+            let b2 = #"{"_id":"\#(id)-2","headline":{"main":"B, revised"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let revised = try await sink.commit(try page([a, b2], at: Date(timeIntervalSince1970: 3_000), label: "page 0"))
+            #expect(revised.unchangedArticles == 1 && revised.updatedArticles == 1, "\(revised)")
+            let raw = try store.read { snap in try snap.values(of: StoreFetchSink.rawDocuments).map(\.id) }
+            #expect(raw == [id])
+        }
+    }
+
     /// A replica writes several pages of the log in one transaction: a page that quarantines an
     /// article and a later one that stores it leave no reject, as written one at a time; the
     /// other order keeps it (the reject is newer).

@@ -86,7 +86,8 @@ enum FetchRunner {
     static func json(_ summary: FetchSummary, seconds: Double) -> String {
         JSONSummary.object([
             ("stored", .int(summary.articles)), ("new", .int(summary.newArticles)),
-            ("updated", .int(summary.updatedArticles)), ("rejected", .int(summary.rejected)),
+            ("updated", .int(summary.updatedArticles)), ("unchanged", .int(summary.unchangedArticles)),
+            ("rejected", .int(summary.rejected)),
             ("skipped", .int(summary.skipped)),
             ("pages", .int(summary.pages)), ("retries", .int(summary.retries)), ("waits", .int(summary.waits)),
             ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
@@ -102,7 +103,8 @@ enum FetchRunner {
             return "already fetched to the end; nothing requested (--refresh fetches what is newer, --restart fetches it all again)"
         }
         var text = "stored \(summary.articles), rejected \(summary.rejected)"
-        text += " (\(summary.newArticles) new, \(summary.updatedArticles) updated)"
+        text += " (\(summary.newArticles) new, \(summary.updatedArticles) updated"
+        text += summary.unchangedArticles > 0 ? ", \(summary.unchangedArticles) unchanged)" : ")"
         text += " from \(summary.pages) pages in \(String(format: "%.1f", seconds))s"
         if summary.retries > 0 { text += ", \(summary.retries) retries" }
         if summary.waits > 0 { text += ", waited \(Int(summary.waitedSeconds))s for the rate limit" }

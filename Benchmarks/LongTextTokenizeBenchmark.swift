@@ -42,30 +42,13 @@ final class LongTextTokenizeBenchmark: Benchmark {
             }
             text = String(pieces.joined(separator: " ").prefix(characters))
         case .cjk:
-            // 5,000 ideographs, the k-th drawn with weight 1/k (a Zipf law, as characters of news
+            // 5,000 ideographs drawn with the law of the corpus's words (as characters of news
             // text are), with a full stop now and then.
             var random = SplitMix64(seed: 19)
-            let weights = (1...5_000).map { 1.0 / Double($0) }
-            var cumulative: [Double] = []
-            var total = 0.0
-            for weight in weights {
-                total += weight
-                cumulative.append(total)
-            }
+            let ranks = ZipfTable(count: 5_000, shift: 2.7)
             var scalars = String.UnicodeScalarView()
             for i in 0..<characters {
-                if i % 40 == 39 {
-                    scalars.append("。")
-                    continue
-                }
-                let target = Double(random.next() >> 11) / Double(1 << 53) * total
-                var low = 0
-                var high = cumulative.count - 1
-                while low < high {
-                    let middle = (low + high) / 2
-                    if cumulative[middle] < target { low = middle + 1 } else { high = middle }
-                }
-                scalars.append(Unicode.Scalar(0x4E00 + UInt32(low))!)
+                scalars.append(i % 40 == 39 ? "。" : Unicode.Scalar(0x4E00 + UInt32(ranks.rank(&random)))!)
             }
             text = String(scalars)
         }

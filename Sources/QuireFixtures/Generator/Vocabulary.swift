@@ -17,8 +17,8 @@ struct Vocabulary: Sendable {
     let isName: [Bool]
     /// Whether a word is ASCII lower-case letters only (usable in URL slugs).
     let isSlug: [Bool]
-    /// `cumulative[r]` is the probability of ranks `0...r`, scaled to `UInt64` (the last is `UInt64.max`).
-    let cumulative: [UInt64]
+    /// The law the ranks are drawn with.
+    let ranks: ZipfTable
 
     /// The number of words.
     static let size = 60_000
@@ -97,33 +97,10 @@ struct Vocabulary: Sendable {
         self.isName = names
         self.capitalized = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }
         self.isSlug = words.map { $0.utf8.allSatisfy { (0x61...0x7A).contains($0) } }
-
-        var weights = [Double](repeating: 0, count: words.count)
-        var total = 0.0
-        for rank in 0..<words.count {
-            weights[rank] = 1 / (Double(rank) + Self.shift)
-            total += weights[rank]
-        }
-        var cumulative = [UInt64](repeating: 0, count: words.count)
-        var running = 0.0
-        for rank in 0..<words.count {
-            running += weights[rank]
-            cumulative[rank] = running >= total ? UInt64.max : UInt64(running / total * 18_446_744_073_709_549_568.0)
-        }
-        cumulative[words.count - 1] = UInt64.max
-        self.cumulative = cumulative
+        self.ranks = ZipfTable(count: words.count, shift: Self.shift)
     }
 
-    /// A rank drawn from the Zipf–Mandelbrot law (binary search over the cumulative table).
+    /// A rank drawn from the Zipf–Mandelbrot law.
     @inline(__always)
-    func rank(_ rng: inout SplitMix64) -> Int {
-        let u = rng.next()
-        var low = 0
-        var high = cumulative.count - 1
-        while low < high {
-            let mid = (low + high) >> 1
-            if cumulative[mid] < u { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
+    func rank(_ rng: inout SplitMix64) -> Int { ranks.rank(&rng) }
 }

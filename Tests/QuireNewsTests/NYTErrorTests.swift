@@ -67,6 +67,7 @@ import Testing
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","keywords":[{"name":"s","value":"v","rank":"x1"}]}]}}"#, .invalidValue(#""x1" is not an integer"#), "response.docs[0].keywords[0].rank"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":"99999999999999999999"}]}}"#, .invalidValue(#""99999999999999999999" is too large for a whole number"#), "response.docs[0].word_count"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":99999999999999999999}]}}"#, .invalidValue("1e+20 is too large for a whole number"), "response.docs[0].word_count"),
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":"-"}]}}"#, .invalidValue(#""-" is not an integer"#), "response.docs[0].word_count"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":2.5}]}}"#, .invalidValue("2.5 is not an integer"), "response.docs[0].word_count"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","multimedia":"img"}]}}"#, .typeMismatch(expected: "array or object", found: "string"), "response.docs[0].multimedia"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","pub_date":17}]}}"#, .typeMismatch(expected: "date string", found: "number"), "response.docs[0].pub_date"),

@@ -80,8 +80,10 @@ extension ValueTransformer where Output == Int {
             case .string(let text) where lenient:
                 if text.isEmpty { return nil }
                 guard let number = Int(text) else {
-                    let digits = !text.isEmpty && text.drop { $0 == "-" }.allSatisfy(\.isASCII) && text.drop { $0 == "-" }.allSatisfy(\.isNumber)
-                    throw NewsMappingError(.invalidValue("\"\(text)\" \(digits ? "is too large for a whole number" : "is not an integer")"))
+                    // Digits alone, after an optional sign: a whole number, too large for 64 bits.
+                    let digits = text.hasPrefix("-") ? text.dropFirst() : text[...]
+                    let tooLarge = !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
+                    throw NewsMappingError(.invalidValue("\"\(text)\" \(tooLarge ? "is too large for a whole number" : "is not an integer")"))
                 }
                 return number
             default:

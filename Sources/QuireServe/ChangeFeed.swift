@@ -44,7 +44,7 @@ final class ChangeFeed: Sendable {
             while !stopping.load(ordering: .relaxed) {
                 poll()
                 // A client that went away frees its stream's slot now, not at the next heartbeat.
-                for stream in subscribers.withLock({ Array($0.values) }) { stream.endIfClientLeft() }
+                for stream in streams() { stream.endIfClientLeft() }
                 if ContinuousClock.now - lastBeat >= Self.heartbeat {
                     lastBeat = ContinuousClock.now
                     publish(": keep-alive\n\n")
@@ -123,9 +123,11 @@ final class ChangeFeed: Sendable {
     }
 
     private func publish(_ text: String) {
-        let targets = subscribers.withLock { Array($0.values) }
-        for stream in targets { stream.push(text) }
+        for stream in streams() { stream.push(text) }
     }
+
+    /// The open streams, taken out of the lock (pushing or peeking under it would hold up subscribers).
+    private func streams() -> [EventStream] { subscribers.withLock { Array($0.values) } }
 
     private static func event(_ name: String, _ json: String, id mark: CommitMark?) -> String {
         let id = mark.map { "id: \($0.lastTransaction)\n" } ?? ""

@@ -141,6 +141,22 @@ final class Lines: Sendable {
         #expect(try LoadOptions(parsing: load).path == nil)
     }
 
+    @Test func shortFlagsGoTogether() throws {
+        guard case .run(let load) = try parser.parse(["load", "-qq", "x.jsonl"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(load.flag("quiet"))
+        #expect(try LoadOptions(parsing: load).path == "x.jsonl")
+        guard case .help(let path, _) = try parser.parse(["load", "-qh"]) else {
+            Issue.record("expected the help")
+            return
+        }
+        #expect(path == ["load"])
+        let unknown = #expect(throws: UsageError.self) { try parser.parse(["load", "-qz"]) }
+        #expect(unknown?.message.hasPrefix("unknown option '-z'") == true, "\(String(describing: unknown))")
+    }
+
     @Test func versionOnlyAtTheTop() throws {
         guard case .version = try parser.parse(["--version"]) else {
             Issue.record("expected the version")

@@ -1,6 +1,6 @@
 /// Parses `argv` against a tree of ``CommandSpec``s, the way swift-argument-parser does.
 ///
-/// - Long options as `--name value` or `--name=value`; short flags as `-h`.
+/// - Long options as `--name value` or `--name=value`; short flags as `-h`, or together as `-qh`.
 /// - `--` ends the options; everything after it is positional. A lone `-` is positional (stdin).
 /// - Global options (`--store`) are accepted before the command and after it.
 /// - `-h`/`--help` anywhere asks for the help of the command named so far; `--version` only
@@ -70,12 +70,20 @@ struct CommandLineParser: Sendable {
                     option = found
                 } else {
                     let letters = token.dropFirst()
+                    // `-qh`: a cluster of flags, each as if given alone.
+                    let flags = letters.compactMap { letter in known().first { $0.short == letter && !$0.takesValue } }
+                    if letters.count > 1 && flags.count == letters.count {
+                        if flags.contains(where: { $0.name == Self.helpOption.name }) { return .help(path: path, spec: spec) }
+                        pending.append(contentsOf: flags.map { ($0.name, nil) })
+                        continue
+                    }
                     guard letters.count == 1, let found = known().first(where: { $0.short == letters.first }) else {
                         // `quire search '-rain storm'`: an argument, not options; `--` says so.
                         let hint =
                             spec.arguments.isEmpty
                             ? "" : " (an argument that starts with '-' goes after '--': quire \(path.joined(separator: " ")) -- '\(token.prefix(40))')"
-                        throw error("unknown option '\(token.prefix(2))'" + hint)
+                        let unknown = letters.first { letter in !flags.contains { $0.short == letter } } ?? letters.first
+                        throw error("unknown option '-\(unknown.map(String.init) ?? "")'" + hint)
                     }
                     option = found
                 }

@@ -138,6 +138,10 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             #expect(result.status == 0, "\(result)")
             let lists = lines(try await runQuire(["dump", "--collection", "lists"], directory: dir).stdout)
             #expect(lists.count == 2)
+            // A table of lists shows each list's id and JSON, not an article's empty columns.
+            let table = lines(try await runQuire(["dump", "--collection", "lists", "--format", "table"], directory: dir).stdout)
+            #expect(table.first?.split(separator: " ", omittingEmptySubsequences: true) == ["id", "record"])
+            #expect(table.count == 3 && table.dropFirst().allSatisfy { $0.contains("  {\"") }, "\(table)")
             let articles = lines(try await runQuire(["dump"], directory: dir).stdout)
             let expected = Set(ids.flatMap { api.feedzillaArticles(categoryID: $0, count: 20).map(\.id) })
             #expect(!expected.isEmpty)

@@ -30,7 +30,7 @@ enum DumpCommand {
             if options.collection == nil { return }  // an empty store: nothing to dump
             throw RuntimeError("dump", "no collection named '\(collection)' (the store has: \(names.joined(separator: ", ")))")
         }
-        let writer = RecordWriter(format: options.format, output: context.output)
+        let writer = RecordWriter(format: options.format, output: context.output, articleColumns: collection == "articles")
         try writer.begin()
         try store.read { snap throws in
             if try DumpCommand.canWriteJSONDirectly(snap, collection, options) {
@@ -38,7 +38,9 @@ enum DumpCommand {
                     try writer.write(json: json)
                     return !context.isInterrupted
                 }
-            } else if options.format == .table, options.section == nil, options.since == nil, options.until == nil {
+            } else if options.format == .table, writer.articleColumns, options.section == nil, options.since == nil,
+                options.until == nil
+            {
                 // The whole collection as a table: only a row's fields are read, on every core.
                 var remaining = options.limit ?? .max
                 guard remaining > 0 else { return }

@@ -6,17 +6,23 @@ import QuireCodec
 final class RecordWriter {
     let format: DumpFormat
     let output: OutputWriter
+    /// Whether a table row shows an article's date, section and headline; other collections
+    /// (lists, sources, rejects) have none of them and show their record as JSON instead.
+    let articleColumns: Bool
     private var count = 0
 
-    init(format: DumpFormat, output: OutputWriter) {
+    init(format: DumpFormat, output: OutputWriter, articleColumns: Bool = true) {
         self.format = format
         self.output = output
+        self.articleColumns = articleColumns
     }
 
     func begin() throws(OutputError) {
         switch format {
         case .json: try output.write("[")
-        case .table: try output.line(Self.tableRow(["id", "published", "section", "headline"]))
+        case .table:
+            try output.line(
+                articleColumns ? Self.tableRow(["id", "published", "section", "headline"]) : Self.recordRow("id", "record"))
         case .jsonl, .mdb: break
         }
     }
@@ -29,9 +35,12 @@ final class RecordWriter {
         case .json:
             try output.write(count == 0 ? "\n" : ",\n")
             try output.write(bytes: value.jsonBytes())
-        case .table:
+        case .table where articleColumns:
             try write(key: key, tableFields: Self.tableFields.map { value[$0] })
             return
+        case .table:
+            let id = value["id"].map(Self.text) ?? key.description
+            try output.line(Self.recordRow(id, String(decoding: value.jsonBytes(), as: UTF8.self)))
         }
         count += 1
     }
@@ -88,5 +97,13 @@ final class RecordWriter {
     /// character takes two), the headline last; one line, inert.
     static func tableRow(_ cells: [String]) -> String {
         TerminalColumns.row(cells, widths: [40, 10, 16], clean: Self.cell)
+    }
+
+    /// A row of a collection other than articles: the id in 40 columns, then the record's JSON
+    /// cut to 160 (the whole record is what `--format jsonl` is for).
+    static func recordRow(_ id: String, _ json: String) -> String {
+        let record = cell(json)
+        let shown = TerminalColumns.width(of: record) <= 160 ? record : TerminalColumns.fitted(record, 160)
+        return TerminalColumns.row([id, shown], widths: [40], clean: Self.cell)
     }
 }

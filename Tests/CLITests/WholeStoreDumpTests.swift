@@ -65,6 +65,8 @@ import Testing
         (#"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":7,"articleIDs":[]}"#, "line 2: title: expected a string"),
         (#"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":"t","articleIDs":["a",2]}"#,
          "line 2: articleIDs[1]: expected a string"),
+        (#"{"@quire":"relation","name":"list-articles"}"# + "\n" + #"{"owner":"","member":"a1"}"#,
+         "line 2: owner: empty"),
         (#"{"@quire":"view","name":"articles"}"#, "line 1: unknown section kind 'view' (a collection or a relation)"),
         (#"{"@quire":"collection","name":"tags"}"# + "\n" + #"{"tag":"","fetchedAt":"2020-01-01T00:00:00Z"}"#,
          "line 2: the id is empty (0 records loaded before it)"),

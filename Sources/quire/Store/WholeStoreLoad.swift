@@ -77,6 +77,9 @@ enum WholeStoreLoad {
         var pending: Int { 0 }
         func add(_ line: [UInt8], number: Int) throws {
             let entry = try JSONDecoder().decode(Entry.self, from: Data(line))
+            // Said at its line, not when the relations are written after every record.
+            if entry.owner.isEmpty { throw LineProblem("owner: empty (a relation entry needs an owner id)") }
+            if entry.member.isEmpty { throw LineProblem("member: empty (a relation entry needs a member id)") }
             try spool.append(.init(section: index, line: number, owner: entry.owner, member: entry.member))
         }
         func commit(_ store: Store) async throws -> Int { 0 }

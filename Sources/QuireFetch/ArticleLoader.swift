@@ -44,10 +44,11 @@ public struct ArticleLoader: Sendable {
     /// Checked after each block and before each transaction: true stops the load
     /// (``LoadError/Kind/interrupted``).
     public var isInterrupted: @Sendable () -> Bool = { false }
-    /// Called after each committed chunk, and after each sort window written to the temporary
-    /// file, with the records read into the store so far: committed, or sorted and waiting for
-    /// the final merge (`BulkInsertOptions.externalSort`).
-    public var progress: (@Sendable (Int) -> Void)?
+    /// Called after each committed chunk, after each sort window written to the temporary
+    /// file, and as the load's end begins each of its phases, with the bulk loader's progress:
+    /// the records committed, those sorted and waiting for the final merge
+    /// (`BulkInsertOptions.externalSort`), and the phase.
+    public var progress: (@Sendable (BulkInsertProgress) -> Void)?
 
     /// A loader with the default settings.
     public init() {}
@@ -60,11 +61,8 @@ public struct ArticleLoader: Sendable {
     ) async throws(LoadError) -> Report {
         let start = ContinuousClock.now
         var parsed = 0
-        let progress = self.progress
-        var onProgress: (@Sendable (BulkInsertProgress) -> Void)?
-        if let progress { onProgress = { progress($0.records + $0.pending) } }
         do {
-            let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: onProgress) {
+            let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: progress) {
                 loader in
                 loader.stops(when: isInterrupted)
                 // One block is read and parsed while the one before it encodes and commits: the

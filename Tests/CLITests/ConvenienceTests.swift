@@ -1,4 +1,5 @@
 import Foundation
+@testable import Quire
 import QuireFixtures
 import Testing
 
@@ -27,6 +28,26 @@ import Testing
         #expect(lines.all.count >= 3)
         #expect(lines.all.contains { $0.contains("\u{1B}") } == escapes)
         #expect(lines.all.last?.hasSuffix("\n") == true)
+    }
+}
+
+@Suite struct LoadProgressTests {
+    /// A load's end (the merge of its sorted runs, the full-text index's packing) is drawn as
+    /// stages of their own, at once, not as a count standing still at the total.
+    @Test func theLoadsEndShowsItsStages() {
+        let lines = Lines()
+        let progress = ProgressReporter(label: "loading", style: .lines) { lines.append($0) }
+        progress.show(BulkInsertProgress(records: 0, chunks: 0, elapsed: 0, pending: 300))
+        #expect(lines.all.isEmpty)  // the first plain line waits its interval
+        progress.show(BulkInsertProgress(records: 0, chunks: 0, elapsed: 1, pending: 300, phase: .mergingSortedRuns))
+        progress.show(BulkInsertProgress(records: 100, chunks: 1, elapsed: 2, pending: 200, phase: .mergingSortedRuns))
+        progress.show(BulkInsertProgress(records: 300, chunks: 3, elapsed: 3, pending: 0, phase: .compactingSearchIndex))
+        progress.finish()
+        let all = lines.all
+        #expect(all.count == 3, "\(all)")
+        #expect(all.first?.hasPrefix("quire: loading, merging sorted runs: 0/300 records") == true, "\(all)")
+        #expect(all.dropFirst().first == "quire: loading, packing the full-text index: 300 records\n", "\(all)")
+        #expect(all.last?.hasPrefix("quire: loading: 300 records, ") == true && all.last?.contains("done in") == true, "\(all)")
     }
 }
 

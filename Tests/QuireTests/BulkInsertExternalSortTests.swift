@@ -31,6 +31,11 @@ import Testing
             #expect(spills.map(\.pending) == spills.map(\.pending).sorted() && spills.last?.pending == 20_000)
             #expect(events.filter { $0.records > 0 }.map(\.records) == Array(stride(from: 500, through: 20_000, by: 500)))
             #expect(events.last?.pending == 0)
+            // The input's end begins the merge: it says so before its first commit.
+            let merging = try #require(events.firstIndex { $0.phase == .mergingSortedRuns })
+            #expect(events[..<merging].allSatisfy { $0.phase == .inserting && $0.records == 0 })
+            #expect(events[merging].pending == 20_000 && events[merging].records == 0)
+            #expect(events[merging...].allSatisfy { $0.phase == .mergingSortedRuns })  // no full-text index to pack
             try store.read { snap throws in
                 var expected = 0
                 for record in snap.records(in: rows) {

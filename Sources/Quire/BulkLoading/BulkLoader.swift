@@ -41,6 +41,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private var spilling: Task<WindowSpill, Never>?
     /// Input values of the spilled runs not committed yet.
     private var pending = 0
+    /// What the load is doing, for the progress reports.
+    private var phase = BulkInsertPhase.inserting
     /// The largest key written or staged so far (tracked only when chunks are sorted).
     private var lastKey: [UInt8]?
     /// The largest key written so far (committed or in flight), staged pieces aside.
@@ -251,7 +253,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             throw failure
         }
         pending += window.file.runs.last?.inputCount ?? 0
-        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
+        reportProgress()
     }
 
     /// Merges the spilled runs into one ascending run and writes it, in chunks.
@@ -259,6 +261,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try await finishSpill()
         guard let file = spill, !file.runs.isEmpty else { return }
         spill = nil
+        phase = .mergingSortedRuns
+        reportProgress()
         returnFreedMemory()  // the sort windows' arrays: the writing phase has no use for them
         let size = try mergedChunkSize(smallestKey: file.runs.map(\.firstKey).min(by: KeyOrdering.precedes))
         var merger = try SpilledRunMerger(file, indexed: !collection.indexes.isEmpty)
@@ -355,7 +359,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
             if appended { report.appendedChunks += 1 }
             if chunk.spilled { pending = max(0, pending - chunk.inputCount) }
         }
-        progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending))
+        reportProgress()
         await flushInBackground()
     }
 
@@ -375,6 +379,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Tells the caller's progress closure where the insert stands.
+    private func reportProgress() {
+        progress?(
+            BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending, phase: phase))
     }
 
     private var elapsed: Double {
@@ -418,6 +428,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// is a compaction that the load's cancellation or interruption stops part way: it is rolled back.
     private func compactSearchIndex() async {
         guard collection.search != nil, report.records > 0, !Task.isCancelled, !interrupted() else { return }
+        phase = .compactingSearchIndex
+        reportProgress()
         let (store, collection, written) = (self.store, self.collection, report.records)
         let (stopped, interrupted) = (Locked(false), self.interrupted)  // read on the writer's thread
         let outcome = await withTaskCancellationHandler {
@@ -455,7 +467,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         if pending > 0 {
             // The runs not written are dropped: the last report says what is committed.
             pending = 0
-            progress?(BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: 0))
+            reportProgress()
         }
         await backgroundFlush?.value
         try? await restoreDurability()

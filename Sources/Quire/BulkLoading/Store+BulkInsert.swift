@@ -78,6 +78,20 @@ public struct BulkInsertProgress: Sendable, Hashable {
     /// Input values sorted into runs in a temporary file (``BulkInsertOptions/externalSort``)
     /// and not committed yet: they are written by the final merge.
     public var pending: Int = 0
+    /// What the insert is doing: a long load spends its last part merging its sorted runs and
+    /// packing its full-text index, with no input left to read.
+    public var phase: BulkInsertPhase = .inserting
+}
+
+/// The parts of a bulk insert, in order (each but the first only when it has work).
+public enum BulkInsertPhase: Sendable, Hashable {
+    /// Taking the input: chunks committed, sort windows written to the temporary file.
+    case inserting
+    /// The input has ended: the sorted runs of the temporary file are merged and committed
+    /// (``BulkInsertProgress/pending`` falls as ``BulkInsertProgress/records`` rises).
+    case mergingSortedRuns
+    /// Every record is committed: the full-text index's posting blocks are packed.
+    case compactingSearchIndex
 }
 
 /// What a bulk insert did.

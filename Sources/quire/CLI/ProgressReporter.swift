@@ -39,6 +39,13 @@ final class ProgressReporter: Sendable {
         var finished = false
         /// The width of the bar line drawn last (to pad over it without escape sequences).
         var drawnWidth = 0
+        /// The part of the work under way, shown after the label until the final line.
+        var stage: String?
+        /// When the stage began and the units completed then: its rate and ETA count from there.
+        var stageStart: ContinuousClock.Instant?
+        var stageBase = 0
+        /// False for a stage that counts no units (the count shown is the work's so far).
+        var stageCounts = true
     }
 
     let label: String
@@ -75,6 +82,23 @@ final class ProgressReporter: Sendable {
         case .lines: .seconds(2)
         case .quiet: .seconds(Int64.max / 4)
         }
+    }
+
+    /// Begins a later part of the same work (`writing sorted runs` of a load whose input has
+    /// ended): shown after the label, with `completed` of `total` units and a rate and ETA
+    /// counted from now (none when `counts` is false: the stage advances no units); drawn at
+    /// once. The final line is the whole work's.
+    func beginStage(_ stage: String, completed: Int, total: Int?, counts: Bool = true) {
+        guard style != .quiet else { return }
+        let now = ContinuousClock.now
+        let text: String? = state.withLock { state in
+            guard state.stage != stage, !state.finished else { return nil }
+            (state.stage, state.stageStart, state.stageBase, state.stageCounts) = (stage, now, completed, counts)
+            (state.completed, state.total) = (completed, total)
+            state.lastDraw = now
+            return render(completed: completed, total: total, elapsed: now - start, final: false, &state)
+        }
+        if let text { write(text) }
     }
 
     /// Sets the total once it becomes known (e.g. after the first page reports `hits`).
@@ -122,11 +146,17 @@ final class ProgressReporter: Sendable {
     private func render(
         completed: Int, total: Int?, elapsed: Duration, final: Bool, stopped: Bool = false, _ state: inout State
     ) -> String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = Self.seconds(elapsed)
+        var (label, pace) = (self.label, Pace(base: 0, seconds: seconds))
+        if !final, let stage = state.stage, let stageStart = state.stageStart {
+            // A stage's rate and ETA are its own: the reading before a merge went at another pace.
+            label += ", " + stage
+            pace = Pace(base: state.stageBase, seconds: Self.seconds(ContinuousClock.now - stageStart), shown: state.stageCounts)
+        }
         switch style {
         case .bar:
             let line = Self.barLine(
-                label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final)
+                label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final, pace: pace)
             let width = line.count
             defer { state.drawnWidth = width }
             let erase = usesEscapes ? "\u{1B}[K" : String(repeating: " ", count: max(0, state.drawnWidth - width))
@@ -134,16 +164,30 @@ final class ProgressReporter: Sendable {
         case .lines:
             return Self.plainLine(
                 label: label, completed: completed, total: total, seconds: seconds, unit: unit, final: final,
-                stopped: stopped) + "\n"
+                stopped: stopped, pace: pace) + "\n"
         case .quiet:
             return ""
         }
     }
 
     /// The terminal line: label, bar (when the total is known), counts, rate and ETA.
+    /// What a rate and an ETA count: the units past `base`, done in `seconds`; none at all
+    /// when not `shown`.
+    struct Pace {
+        var base: Int
+        var seconds: Double
+        var shown = true
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
     static func barLine(
-        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool, barWidth: Int = 24
+        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool, barWidth: Int = 24,
+        pace: Pace? = nil
     ) -> String {
+        let pace = pace ?? Pace(base: 0, seconds: seconds)
         var parts = [label]
         if let total, total > 0 {
             let fraction = min(1, Double(completed) / Double(total))
@@ -153,10 +197,10 @@ final class ProgressReporter: Sendable {
         } else {
             parts.append("\(grouped(completed)) \(unit)")
         }
-        parts.append(rate(completed: completed, seconds: seconds))
+        if pace.shown { parts.append(rate(completed: completed - pace.base, seconds: pace.seconds)) }
         if final {
             parts.append("in " + duration(seconds))
-        } else if let eta = eta(completed: completed, total: total, seconds: seconds) {
+        } else if pace.shown, let eta = eta(completed: completed - pace.base, total: total.map { $0 - pace.base }, seconds: pace.seconds) {
             parts.append("ETA " + eta)
         }
         return parts.joined(separator: "  ")
@@ -164,14 +208,17 @@ final class ProgressReporter: Sendable {
 
     /// The log line: `loading: 45,000/100,000 records, 38.2k/s, ETA 1s`.
     static func plainLine(
-        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool, stopped: Bool = false
+        label: String, completed: Int, total: Int?, seconds: Double, unit: String, final: Bool, stopped: Bool = false,
+        pace: Pace? = nil
     ) -> String {
+        let pace = pace ?? Pace(base: 0, seconds: seconds)
         var text = "quire: \(label): \(grouped(completed))"
         if let total { text += "/\(grouped(total))" }
-        text += " \(unit), \(rate(completed: completed, seconds: seconds))"
+        text += " \(unit)"
+        if pace.shown { text += ", " + rate(completed: completed - pace.base, seconds: pace.seconds) }
         if final {
             text += (stopped ? ", stopped after " : ", done in ") + duration(seconds)
-        } else if let eta = eta(completed: completed, total: total, seconds: seconds) {
+        } else if pace.shown, let eta = eta(completed: completed - pace.base, total: total.map { $0 - pace.base }, seconds: pace.seconds) {
             text += ", ETA " + eta
         }
         return text

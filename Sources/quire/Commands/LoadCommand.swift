@@ -43,7 +43,7 @@ enum LoadCommand {
         if let text = context.environment["QUIRE_LOAD_SORT_WINDOW"], let bytes = Int(text), bytes > 0 {
             loader.bulkOptions.sortWindow = bytes
         }
-        loader.progress = { [progress] committed in progress.setCompleted(committed) }
+        loader.progress = { [progress] load in progress.show(load) }
         // Records stored, an id read twice counted once, and records read.
         let (records, read): (Int, Int)
         do {
@@ -84,8 +84,9 @@ enum LoadCommand {
                     ("records", .int(records)), ("read", .int(read)), ("seconds", .seconds(ContinuousClock.now - start)),
                 ]))
         } else if !options.quiet {
-            let repeated = read > records ? " (\(read) read: \(read - records) repeated an id read before, the last kept)" : ""
-            Diagnostics.write("quire: load: \(records) record\(records == 1 ? "" : "s")\(repeated)\n")
+            let n = ProgressReporter.grouped
+            let repeated = read > records ? " (\(n(read)) read: \(n(read - records)) repeated an id read before, the last kept)" : ""
+            Diagnostics.write("quire: load: \(n(records)) record\(records == 1 ? "" : "s")\(repeated)\n")
         }
     }
 }

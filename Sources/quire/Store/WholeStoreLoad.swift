@@ -163,7 +163,7 @@ enum WholeStoreLoad {
                 if header.kind == "collection" && header.name == NewsSchema.articles.name {
                     var loader = loader
                     let before = total
-                    loader.progress = { [progress] committed in progress.setCompleted(before + committed) }
+                    loader.progress = { [progress] load in progress.show(load, after: before) }
                     let report: ArticleLoader.Report
                     do {
                         report = try await loader.run(from: reader, into: store)
@@ -172,6 +172,7 @@ enum WholeStoreLoad {
                         counted.recordsBefore += total
                         throw counted
                     }
+                    if spool != nil { progress.beginStage("writing relations", completed: total + report.records, total: nil) }
                     let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress)
                     return (total + report.distinctRecords + relations, total + report.records + relations)
                 }

@@ -61,8 +61,9 @@ extension Store {
                         for (i, item) in batch.enumerated() where outcome.failed[i] == nil {
                             do {
                                 try item.apply(txn)
-                            } catch let error as StoreError where error.underlying is LMDBError {
-                                // LMDB failed inside the transaction: it cannot commit.
+                            } catch let error as StoreError where error.underlying is LMDBError || txn.state.poisoned != nil {
+                                // LMDB failed inside the transaction, or the write threw with part
+                                // of its work written: it cannot commit.
                                 outcome.storageFailure = (i, error)
                                 throw error
                             } catch {
@@ -141,6 +142,8 @@ extension Store {
             box.state = writeState
             let storeTxn = StoreTransaction(raw: txn.raw, store: self, state: writeState)
             let result = try body(storeTxn)
+            // An operation the body caught after it wrote part of its work: nothing commits.
+            if let poisoned = writeState.poisoned { throw poisoned }
             try writeState.flushPendingSearch(txn)  // the puts' full-text postings, all at once
             try storeTxn.persistNewFields()
             try appendToFeed(writeState.changes.changes, txn)

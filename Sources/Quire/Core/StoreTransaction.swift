@@ -11,6 +11,12 @@ final class WriteState {
     var fieldKeysHold: [String: Bool] = [:]
     /// Per collection: documents put but not yet in its full-text index (Search/Store+SearchWrite.swift).
     var pendingSearch: [String: PendingSearchDocuments] = [:]
+    /// Raw writes made so far (records, index and relation entries): an operation that throws
+    /// after one of them has written part of its work.
+    var writes = 0
+    /// The error of an operation that threw with part of its work written (or of a full-text
+    /// flush): the transaction cannot commit, even when the body caught the error.
+    var poisoned: (any Error)?
 
     init(fields: FieldTable) {
         self.fields = fields
@@ -22,6 +28,10 @@ final class WriteState {
 /// returns, rolled back when it throws.
 ///
 /// Records, their index entries, relation entries and new field names all commit together.
+/// An operation that throws has written nothing, or it dooms the transaction: when it failed
+/// after part of its work was written (a write of ``put(contentsOf:in:)`` after the first, a
+/// storage error), the commit throws its error even if the body caught it, so no record is
+/// ever committed without its index entries or postings.
 public struct StoreTransaction: StoreReading, ~Copyable {
     public let _context: StoreViewContext
     let state: WriteState
@@ -35,7 +45,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// moves its index entries. A value whose record is stored already, byte for byte, is left
     /// as it is and makes no change-feed entry.
     public func put<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) {
-        try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
+        try operation("\(store.path): writing into '\(collection.name)'") {
             _ = try write(value, in: collection, replacing: true)
         }
     }
@@ -44,7 +54,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// value replacing an earlier one with the same key). Like every put of a transaction, their
     /// full-text postings are built together before the commit, tokenized on every core.
     public func put<V>(contentsOf values: some Sequence<V>, in collection: StoreCollection<V>) throws(StoreError) {
-        try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
+        try operation("\(store.path): writing into '\(collection.name)'") {
             for value in values { _ = try write(value, in: collection, replacing: true) }
         }
     }
@@ -53,7 +63,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// - Returns: false (and changes nothing) when the key is already present.
     @discardableResult
     public func insert<V>(_ value: V, in collection: StoreCollection<V>) throws(StoreError) -> Bool {
-        try StoreError.boundary("\(store.path): writing into '\(collection.name)'") {
+        try operation("\(store.path): writing into '\(collection.name)'") {
             try write(value, in: collection, replacing: false)
         }
     }
@@ -62,14 +72,17 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// - Returns: false when there was none.
     @discardableResult
     public func delete<V>(_ key: StoreKey, from collection: StoreCollection<V>) throws(StoreError) -> Bool {
-        try StoreError.boundary("\(store.path): deleting \(key) from '\(collection.name)'") {
+        try operation("\(store.path): deleting \(key) from '\(collection.name)'") {
             let c = try registered(collection)
             guard let stored = try storedKey(key), let old = try get(stored, in: c.records) else { return false }
+            // Everything that decodes the record comes before the first write: a record that no
+            // longer decodes fails its delete with nothing written.
             let oldKeys = try indexKeys(of: old, collection, c)
+            let oldText = try searchText(ofStored: old, collection, c)
             for (i, list) in oldKeys.enumerated() {
                 for k in list { try delete(k, value: stored, in: c.indexes[i]) }
             }
-            try removeFromSearch(storedKey: stored, record: old, collection, c)  // full-text index (Search/Store+SearchWrite.swift)
+            if let oldText { try removeFromSearch(storedKey: stored, text: oldText, collection, c) }  // Search/Store+SearchWrite.swift
             try delete(stored, in: c.records)
             state.changes.record(collection.name, .delete, key)
             return true
@@ -78,9 +91,11 @@ public struct StoreTransaction: StoreReading, ~Copyable {
 
     /// Replaces the members of `owner` in a relation. Members themselves are never deleted.
     public func setMembers(_ members: [StoreKey], of owner: StoreKey, in relation: StoreRelation) throws(StoreError) {
-        try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
+        try operation("\(store.path): writing relation '\(relation.name)'") {
             let db = try store.relationDatabase(relation)
             let stored = try store.writableKey(owner.bytes, in: lmdb)
+            // Every member is checked before the old ones go: a bad one leaves them as they were.
+            for member in members { _ = try store.writableKey(member.bytes, in: lmdb) }
             _ = try delete(stored, in: db)
             try addMembers(members, to: owner, in: relation)
         }
@@ -89,7 +104,7 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// Adds members to `owner` in a relation (present ones are kept once; when all were
     /// present, nothing changes and no change-feed entry is made).
     public func addMembers(_ members: [StoreKey], to owner: StoreKey, in relation: StoreRelation) throws(StoreError) {
-        try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
+        try operation("\(store.path): writing relation '\(relation.name)'") {
             let db = try store.relationDatabase(relation)
             let stored = try store.writableKey(owner.bytes, in: lmdb)
             // Every key is checked (and a long one recorded) before the first entry is written.
@@ -105,12 +120,25 @@ public struct StoreTransaction: StoreReading, ~Copyable {
     /// Removes one member from `owner`. - Returns: false when it was not a member.
     @discardableResult
     public func removeMember(_ member: StoreKey, from owner: StoreKey, in relation: StoreRelation) throws(StoreError) -> Bool {
-        try StoreError.boundary("\(store.path): writing relation '\(relation.name)'") {
+        try operation("\(store.path): writing relation '\(relation.name)'") {
             let db = try store.relationDatabase(relation)
             guard let storedOwner = try storedKey(owner), let storedMember = try storedKey(member) else { return false }
             let removed = try delete(storedOwner, value: storedMember, in: db)
             if removed { state.changes.record(relation.name, .relation, owner) }
             return removed
+        }
+    }
+
+    /// Runs one public write operation, its errors wrapped as ``StoreError``. One that throws
+    /// after writing part of its work dooms the transaction: its commit throws that error, so a
+    /// body that catches it cannot commit half an operation (a record without its postings).
+    private func operation<R>(_ what: @autoclosure () -> String, _ body: () throws -> R) throws(StoreError) -> R {
+        let before = state.writes
+        do {
+            return try StoreError.boundary(what(), body)
+        } catch {
+            if state.writes != before, state.poisoned == nil { state.poisoned = error }
+            throw error
         }
     }
 
@@ -135,8 +163,8 @@ public struct StoreTransaction: StoreReading, ~Copyable {
             try index.keys(value).map { try store.writableKey($0.bytes, in: lmdb) }
         }
         let stored = try store.writableKey(key.bytes, in: lmdb)
-        // The record replaced, when the full-text index needs the text it was indexed with.
-        var replaced: [UInt8]?
+        // The text the replaced record was indexed with, decoded before anything is written.
+        var replaced: [SearchText]?
         // Try as a new key first: the common case costs one B-tree descent, not two. A value
         // stored already byte for byte is left as it is, out of the change feed: writing it
         // would change nothing (a dump loaded twice, a page fetched again).
@@ -144,8 +172,8 @@ public struct StoreTransaction: StoreReading, ~Copyable {
             guard replacing else { return false }
             if let old = try get(stored, in: c.records) {
                 if old == bytes { return true }
-                replaced = old
                 let oldKeys = try indexKeys(of: old, collection, c, newValue: value, newBytes: bytes)
+                replaced = try searchText(ofStored: old, collection, c)
                 for (i, list) in oldKeys.enumerated() {
                     for k in list where !newKeys[i].contains(k) { try delete(k, value: stored, in: c.indexes[i]) }
                 }
@@ -239,7 +267,10 @@ extension StoreTransaction {
     func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = []) throws(LMDBError)
         -> Bool
     {
-        try lmdb.put(value, forKey: key, in: database, flags: flags)
+        // Counted when something was written (a failed LMDB call dooms the transaction anyway).
+        let written = try lmdb.put(value, forKey: key, in: database, flags: flags)
+        if written { state.writes += 1 }
+        return written
     }
 
     @discardableResult
@@ -247,7 +278,9 @@ extension StoreTransaction {
         _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in database: Database,
         flags: WriteFlags = []
     ) throws(LMDBError) -> Bool {
-        try lmdb.put(value, forKey: key, in: database, flags: flags)
+        let written = try lmdb.put(value, forKey: key, in: database, flags: flags)
+        if written { state.writes += 1 }
+        return written
     }
 
     func putEach(
@@ -255,19 +288,25 @@ extension StoreTransaction {
         _ pair: (Int) -> (value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
     ) throws(LMDBError) {
         try lmdb.putEach(count: count, in: database, flags: flags, pair)
+        state.writes += 1
     }
 
     @discardableResult
     func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
-        try lmdb.delete(key, in: database)
+        let deleted = try lmdb.delete(key, in: database)
+        if deleted { state.writes += 1 }
+        return deleted
     }
 
     @discardableResult
     func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
-        try lmdb.delete(key, value: value, in: database)
+        let deleted = try lmdb.delete(key, value: value, in: database)
+        if deleted { state.writes += 1 }
+        return deleted
     }
 
     func removeAll(in database: Database) throws(LMDBError) {
         try lmdb.removeAll(in: database)
+        state.writes += 1
     }
 }

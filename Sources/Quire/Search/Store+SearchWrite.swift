@@ -502,6 +502,17 @@ extension WriteState {
         guard !pendingSearch.isEmpty else { return }
         let owed = pendingSearch
         pendingSearch.removeAll()
+        do {
+            try index(owed, txn)
+        } catch {
+            // The documents are out of the queue and some postings may be written: the
+            // transaction must not commit without them.
+            if poisoned == nil { poisoned = error }
+            throw error
+        }
+    }
+
+    private func index<T: WritableTransaction & ~Copyable>(_ owed: [String: PendingSearchDocuments], _ txn: borrowing T) throws {
         for name in owed.keys.sorted() {
             let documents = owed[name]!
             let kept = SearchIndexWriter.lastOccurrences(documents.keys)
@@ -523,11 +534,11 @@ extension StoreTransaction {
     /// bytes of the record it replaced); it is indexed with the transaction's other puts
     /// (``WriteState/flushPendingSearch(_:)``).
     func indexForSearch<V>(
-        _ value: V, storedKey: [UInt8], replacing old: [UInt8]?, _ collection: StoreCollection<V>,
+        _ value: V, storedKey: [UInt8], replacing old: [SearchText]?, _ collection: StoreCollection<V>,
         _ c: RegisteredCollection
     ) throws {
         guard let index = collection.search, let dbs = c.search else { return }
-        let replaced = old.map { bytes in indexedText(of: bytes, index, collection, c) }
+        let replaced = old.map { texts in { () throws -> [SearchText] in texts } }
         // Changed in place (a copy out of the dictionary would copy the queue on every put).
         let queued = state.pendingSearch[collection.name, default: PendingSearchDocuments(dbs: dbs)].append(
             key: storedKey, texts: { index.text(value) }, replacing: replaced)
@@ -543,16 +554,24 @@ extension StoreTransaction {
         return { try bytes.withUnsafeBytes { index.text(try coder.decode($0, decoder, fields)) } }
     }
 
+    /// The text a stored record of `collection` was indexed with (nil without a full-text
+    /// index), decoded now: an upsert or a delete reads it before it writes anything.
+    func searchText<V>(ofStored record: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection) throws
+        -> [SearchText]?
+    {
+        guard let index = collection.search, c.search != nil else { return nil }
+        return try indexedText(of: record, index, collection, c)()
+    }
+
     /// Removes a record about to be deleted from the index (the hook of `delete`, given the
-    /// record's bytes).
-    func removeFromSearch<V>(storedKey: [UInt8], record: [UInt8], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
+    /// text it was indexed with).
+    func removeFromSearch<V>(storedKey: [UInt8], text: [SearchText], _ collection: StoreCollection<V>, _ c: RegisteredCollection)
         throws
     {
-        guard let index = collection.search, let dbs = c.search else { return }
+        guard let dbs = c.search else { return }
         try state.flushPendingSearch(lmdb)  // the record may have been put in this transaction
         var writer = SearchIndexWriter(dbs, try SearchState.stored(dbs, lmdb))
-        let text = indexedText(of: record, index, collection, c)
-        try writer.remove(key: storedKey, indexed: { _ in try text() }, lmdb)
+        try writer.remove(key: storedKey, indexed: { _ in text }, lmdb)
         try writer.flush(lmdb)
     }
 

@@ -92,6 +92,8 @@ public struct StoreSearchIndex<Value: Sendable>: Sendable {
         text: @escaping @Sendable (Value) -> [SearchText]
     ) {
         precondition(Set(fields.map(\.id)).count == fields.count, "search field ids must be distinct")
+        // The postings keep a field id in four bits: 16 would be read back as field 0.
+        precondition(fields.allSatisfy { $0.id < 16 }, "search field ids must be below 16")
         precondition(
             Set(fields.map { $0.name.lowercased() }).count == fields.count, "search field names must be distinct")
         self.definition = SearchDefinition(fields: fields, filters: filters, dateField: dateField)

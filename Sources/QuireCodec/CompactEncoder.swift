@@ -104,8 +104,9 @@ public struct CompactEncoder: Sendable {
     ///
     /// The encoder keeps its buffers from one call to the next, so a caller that copies the bytes
     /// elsewhere (a bulk load into its own memory, a database put) allocates nothing per record.
-    /// The bytes are valid only inside `body`.
-    public func withEncoded<T: Encodable, R>(
+    /// The bytes are valid only inside `body`. Not public: they are a pooled buffer that an
+    /// escaped pointer would show the next record in.
+    package func withEncoded<T: Encodable, R>(
         _ value: T, fields: inout FieldTable, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
         if let compact = value as? any CompactEncodable { return try withEncodedCompact(compact, fields: &fields, body) }
@@ -118,7 +119,7 @@ public struct CompactEncoder: Sendable {
 
     /// Encodes `value` through its hand-written conformance and lends the bytes to `body`
     /// (see ``withEncoded(_:fields:_:)-(T,_,_)``).
-    public func withEncoded<T: CompactEncodable, R>(
+    package func withEncoded<T: CompactEncodable, R>(
         _ value: T, fields: inout FieldTable, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
         try withEncodedCompact(value, fields: &fields, body)

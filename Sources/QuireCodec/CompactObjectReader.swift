@@ -15,8 +15,9 @@ public import Foundation
 /// ``next()`` skips fields the type does not know and fields whose value is null (a null counts as
 /// absent, so an optional reads as nil). Typed reads apply to the field ``next()`` returned; a
 /// value of the wrong kind throws `DecodingError.typeMismatch` naming its path. A reader is valid
-/// only during the ``CompactDecodable/init(from:)`` call it is passed to.
-public struct CompactObjectReader {
+/// only during the ``CompactDecodable/init(from:)`` call it is passed to, and cannot be copied
+/// out of it: it reads the record's bytes and the thread's decoder state, both reused after.
+public struct CompactObjectReader: ~Copyable {
     // `@usableFromInline` so that the reads inline into the conforming types' modules.
     // Strong references: an `unowned(unsafe)` one is retained and released around every call made
     // through it, while a strong one held by the (borrowed) reader needs no traffic at all.

@@ -31,4 +31,25 @@ import Testing
             #expect(try store.verify().isSound)
         }
     }
+
+    /// Submits from tasks of their own take turns: every value is written once.
+    @Test func overlappingSubmitsWaitForEachOther() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            defer { store.close() }
+            try store.register(rows)
+            let all = scrambledRows(4_000, name: "turns")
+            try await store.withBulkLoader(into: rows, options: BulkInsertOptions(chunkSize: 500)) { loader in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for part in stride(from: 0, to: all.count, by: 500) {
+                        group.addTask { try await loader.submit(all[part..<part + 500]) }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            let stored = try store.read { try $0.values(of: rows) }
+            #expect(Set(stored) == Set(all))
+            #expect(try store.verify().isSound)
+        }
+    }
 }

@@ -16,9 +16,9 @@ import Synchronization
 /// input outgrows the window (``BulkInsertOptions/externalSort``), each full window is written
 /// as a sorted run to a temporary file instead, and the runs are merged once, at the end.
 public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
-    // @unchecked: used by one task at a time (the loading caller); `submit` traps on overlapping
-    // calls instead of racing (see `busy`), and the load's end waits for a submit in progress
-    // and makes later ones throw (see `ended`).
+    // @unchecked: used by one task at a time: overlapping `submit`s wait for each other instead
+    // of racing (see `busy`), and the load's end waits for a submit in progress and makes later
+    // ones throw (see `ended`).
     let store: Store
     let collection: StoreCollection<V>
     let options: BulkInsertOptions
@@ -109,17 +109,17 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// with the next ones into one chunk; values out of order wait in the sort window.
     ///
     /// Values are committed in the order submitted; a key given again replaces the earlier value.
-    /// Call it from one task at a time: overlapping calls trap.
+    /// Overlapping calls (from tasks of their own) run one after the other, in no set order.
     /// - Throws: `StoreError` when a value cannot be encoded or a commit fails; nothing of the
     ///   failing chunk is written, the chunks before it stay committed. `StoreError.Code.cancelled`
     ///   once the load has ended (`withBulkLoader` returned or threw): nothing is written then.
     public func submit(_ values: ArraySlice<V>) async throws {
         let endedError = StoreError(
             .cancelled, "\(store.path): a bulk load of '\(collection.name)' ended before this submit: nothing of it is written")
-        guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-            // The load's end holding the flag a moment, or a second submit at once.
+        while !busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            // The load's end holding the flag, or another submit running: this one waits its turn.
             if ended.load(ordering: .acquiring) { throw endedError }
-            preconditionFailure("BulkLoader.submit called while another submit of the same loader runs")
+            try await Task.sleep(for: .milliseconds(1))
         }
         defer { busy.store(false, ordering: .releasing) }
         guard !ended.load(ordering: .acquiring) else { throw endedError }

@@ -15,6 +15,8 @@ extension Store {
     public func backup(to destination: String, compact: Bool = true, isCancelled: (() -> Bool)? = nil)
         throws(StoreError)
     {
+        // A plain copy takes LMDB's write lock, which the writer's thread holds inside a write.
+        precondition(!isInsideWrite, "Quire: store.backup(to:) inside a write transaction would wait for itself; back up after the write returns")
         try StoreError.boundary("\(path): backup to \(destination)") {
             do {
                 try environment.copy(to: destination, compact: compact, isCancelled: isCancelled)

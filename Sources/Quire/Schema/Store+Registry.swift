@@ -222,6 +222,7 @@ extension Store {
     /// Picks up collections and relations that another process created since this store opened.
     /// Call it outside of reads and writes.
     public func refreshCollections() throws(StoreError) {
+        precondition(!isInsideWrite, "Quire: store.refreshCollections() inside a write transaction would wait for itself; call it after the write returns")
         try StoreError.boundary("\(path): reading the collections") {
             try openStoredDatabases()
         }

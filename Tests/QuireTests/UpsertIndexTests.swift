@@ -82,4 +82,66 @@ import Testing
             }
         }
     }
+
+    /// A section whose index keys are its name lower-cased: stored as the name, indexed otherwise.
+    struct Desk: Codable, Sendable, Hashable, StoreIndexable {
+        var name: String
+        init(_ name: String) { self.name = name }
+        init(from decoder: any Decoder) throws { name = try decoder.singleValueContainer().decode(String.self) }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(name)
+        }
+        static var indexKind: IndexKind { .string }
+        var indexKeys: [StoreKey] { [.string(name.lowercased())] }
+    }
+
+    struct Filed: Codable, Sendable, Hashable, Identifiable {
+        struct Meta: Codable, Sendable, Hashable { var tag: String }
+        var id: String
+        var desk: Desk
+        var tag: String
+        var meta: Meta
+    }
+
+    static let byFiledDesk = StoreIndex(\Filed.desk)
+    static let byMetaTag = StoreIndex(\Filed.meta.tag)
+    static let desks = StoreCollection<Filed>(name: "desks", indexes: [byFiledDesk])
+    static let nested = StoreCollection<Filed>(name: "nested", indexes: [byMetaTag])
+
+    /// The old keys of a custom `StoreIndexable` are not its stored field: they come from the
+    /// decoded old value, and no stale entry is left.
+    @Test func aCustomIndexableMovesItsEntries() async throws {
+        #expect(Self.byFiledDesk.field == "desk")
+        try await Store.withTemporary(schema: StoreSchema(Self.desks)) { store in
+            try await store.put(Filed(id: "1", desk: Desk("U.S."), tag: "a", meta: .init(tag: "a")), in: Self.desks)
+            try await store.write { txn in
+                // The first put's field equals its keys ("world"), as a sample check would see.
+                try txn.put(Filed(id: "2", desk: Desk("world"), tag: "x", meta: .init(tag: "x")), in: Self.desks)
+                try txn.put(Filed(id: "1", desk: Desk("world"), tag: "a", meta: .init(tag: "a")), in: Self.desks)
+            }
+            try store.read { snap throws in
+                #expect(try snap.keys(in: Self.byFiledDesk, of: Self.desks, range: .exactly(.string("u.s."))).isEmpty)
+                #expect(try snap.keys(in: Self.byFiledDesk, of: Self.desks, range: .exactly(.string("world"))).count == 2)
+            }
+        }
+    }
+
+    /// A nested key path is named by its last property, but its field is not the top-level
+    /// one of that name: its old keys come from the decoded value too.
+    @Test func aNestedKeyPathMovesItsEntries() async throws {
+        #expect(Self.byMetaTag.name == "tag" && Self.byMetaTag.field == nil)
+        #expect(StoreIndex(\Filed.meta.tag, name: "metaTag").name == "metaTag")
+        try await Store.withTemporary(schema: StoreSchema(Self.nested)) { store in
+            try await store.put(Filed(id: "1", desk: Desk("d"), tag: "a", meta: .init(tag: "old")), in: Self.nested)
+            // The new value's top-level `tag` equals its keys, as a sample check would see.
+            try await store.put(Filed(id: "1", desk: Desk("d"), tag: "new", meta: .init(tag: "new")), in: Self.nested)
+            try store.read { snap throws in
+                #expect(try snap.keys(in: Self.byMetaTag, of: Self.nested, range: .exactly(.string("old"))).isEmpty)
+                #expect(try snap.keys(in: Self.byMetaTag, of: Self.nested).count == 1)
+            }
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+    }
 }

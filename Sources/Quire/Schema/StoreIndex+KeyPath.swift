@@ -53,22 +53,52 @@ extension StoreIndex {
     ///
     /// - Parameters:
     ///   - keyPath: The stored property the keys come from.
-    ///   - name: The index (and field) name, when the property's cannot be read from the key path
-    ///     (it is derived from the key path's description, which names stored properties).
+    ///   - name: The index name, when the property's cannot be read from the key path (it is
+    ///     derived from the key path's description, which names stored properties; a nested
+    ///     path, `\Note.meta.tag`, is named by its last property).
     public init<T: StoreIndexable>(_ keyPath: KeyPath<Value, T> & Sendable, name: String? = nil) {
-        let field = name ?? Self.propertyName(of: keyPath)
+        let property = Self.topLevelProperty(of: keyPath)
+        let indexName = name ?? property ?? Self.lastComponent(of: keyPath)
         precondition(
-            !field.isEmpty && field.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" },
+            !indexName.isEmpty && indexName.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" },
             "StoreIndex: cannot name the index of \(keyPath); pass name:")
-        self.init(name: field, kind: T.indexKind, field: field, keysAreFieldValue: true) { value in
+        // The stored field stands for the keys (read without decoding the record, and checked
+        // by verify) only when it holds them as they are: a top-level property of a type whose
+        // keys Quire defines. A custom `StoreIndexable` (keys lower-cased, say) or a nested
+        // path (whose field is not at the top) is read through the decoded value.
+        self.init(
+            name: indexName, kind: T.indexKind, field: property,
+            keysAreFieldValue: property != nil && T.self is any FieldValueIndexable.Type
+        ) { value in
             value[keyPath: keyPath].indexKeys
         }
     }
 
-    /// `publishedAt` of `\Article.publishedAt`.
-    static func propertyName(of keyPath: AnyKeyPath) -> String {
+    /// `tag` of `\Note.meta.tag`: a nested path's default name.
+    static func lastComponent(of keyPath: AnyKeyPath) -> String {
         let text = String(describing: keyPath)
         guard let dot = text.lastIndex(of: ".") else { return "" }
         return String(text[text.index(after: dot)...])
     }
+
+    /// `publishedAt` of `\Article.publishedAt`; nil for a nested path (`\Note.meta.tag`).
+    static func topLevelProperty(of keyPath: AnyKeyPath) -> String? {
+        // A key path describes itself as `\` + its root type's description + its properties.
+        let text = String(describing: keyPath)
+        let prefix = "\\" + String(describing: Value.self) + "."
+        guard text.hasPrefix(prefix) else { return nil }
+        let property = text.dropFirst(prefix.count)
+        guard !property.isEmpty, property.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+        return String(property)
+    }
 }
+
+/// The types whose index keys are their stored field's value as it is (a string, a number, a
+/// date, optional or in an array): an index on one reads its old keys from the stored record.
+protocol FieldValueIndexable {}
+extension String: FieldValueIndexable {}
+extension Int: FieldValueIndexable {}
+extension Int64: FieldValueIndexable {}
+extension Date: FieldValueIndexable {}
+extension Optional: FieldValueIndexable where Wrapped: FieldValueIndexable {}
+extension Array: FieldValueIndexable where Element: FieldValueIndexable {}

@@ -19,6 +19,29 @@ import Testing
         a.publishedAt.map { [.date($0)] } ?? []
     }
 
+    /// A relation declared again with members of another collection is refused, in this
+    /// process and in the next, once it holds entries; an empty one may change.
+    @Test func aRelationRedeclaredWithOtherMembersIsRefused() async throws {
+        try await withTemporaryStorePath { path in
+            let tagged = StoreRelation(name: "tagged", memberCollection: "articles")
+            let retargeted = StoreRelation(name: "tagged", memberCollection: "lists")
+            do {
+                let store = try openStore(path)
+                defer { store.close() }
+                try store.register(retargeted)  // empty: it may still change
+                try store.register(tagged)
+                try await store.write { txn in try txn.addMembers([.string("a1")], to: .string("t"), in: tagged) }
+                let again = #expect(throws: StoreError.self) { try store.register(retargeted) }
+                #expect(again?.code == .definitionMismatch && again?.description.contains("'articles'") == true)
+            }
+            let reopened = try openStore(path)
+            defer { reopened.close() }
+            #expect(throws: StoreError.self) { try reopened.register(retargeted) }
+            try reopened.register(tagged)
+            #expect(try reopened.read { try $0.members(of: .string("t"), in: tagged) } == [.string("a1")])
+        }
+    }
+
     @Test func aStaleHandleWithOtherIndexesIsRefusedOnEveryWritePath() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)  // `articles`: date and section indexes

@@ -123,7 +123,9 @@ extension Store {
     /// Declares a to-many relation and opens its database.
     public func register(_ relation: StoreRelation) throws(StoreError) {
         try StoreError.boundary("\(path): registering '\(relation.name)'") {
-            if relations.withLock({ $0[relation.name] }) != nil { return }
+            if relations.withLock({ $0[relation.name] }) != nil, try storedMembers(of: relation.name) == relation.memberCollection {
+                return
+            }
             precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare relations before writing, or in Store(path:schema:)")
             try writer.runSync { try registerNow(relation) }
         }
@@ -131,11 +133,39 @@ extension Store {
 
     private func registerNow(_ relation: StoreRelation) throws {
         let db = try openRelationDatabase(relation.name)
-        if !options.readOnly {
+        if options.readOnly {
+            try environment.read { txn in try checkMembers(of: relation, db, txn) }
+        } else {
             let encoded = Array(try JSONEncoder().encode(["name": relation.name, "members": relation.memberCollection]))
-            try environment.write { txn in try txn.put(encoded, forKey: StoreLayout.relationKey(relation.name), in: metaDB) }
+            try environment.write { txn in
+                try checkMembers(of: relation, db, txn)
+                try txn.put(encoded, forKey: StoreLayout.relationKey(relation.name), in: metaDB)
+            }
         }
         relations.withLock { $0[relation.name] = db }
+    }
+
+    /// The collection a stored relation's members belong to (nil when it is not stored).
+    private func storedMembers(of name: String) throws -> String? {
+        try environment.read { txn in try storedMembers(of: name, txn) }
+    }
+
+    private func storedMembers<T: ReadableTransaction & ~Copyable>(of name: String, _ txn: borrowing T) throws -> String? {
+        guard let stored = try txn.get(StoreLayout.relationKey(name), in: metaDB) else { return nil }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(stored)))?["members"]
+    }
+
+    /// Refuses a declaration whose members are of another collection than the stored entries':
+    /// their keys would be read as keys of the wrong records. An empty relation may change.
+    private func checkMembers<T: ReadableTransaction & ~Copyable>(of relation: StoreRelation, _ db: Database, _ txn: borrowing T)
+        throws
+    {
+        guard let members = try storedMembers(of: relation.name, txn), members != relation.memberCollection,
+            try txn.count(of: db) > 0
+        else { return }
+        throw StoreError(
+            .definitionMismatch,
+            "\(environment.path): relation '\(relation.name)' holds members of '\(members)', not of '\(relation.memberCollection)': declare it as it was, or under another name")
     }
 
     /// The definitions of every collection stored, whether or not this process registered it.

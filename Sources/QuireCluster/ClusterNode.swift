@@ -66,8 +66,16 @@ public final class ClusterNode: Sendable {
         self.events = events
     }
 
-    /// The store the node currently applies the log to (replaced when it bootstraps), for reads.
-    public var currentStore: Store? { store.withLock { $0 } }
+    /// The store the node currently applies the log to (replaced when it bootstraps). Not
+    /// public: a write to it would bypass the log, and a bootstrap would drop it.
+    package var currentStore: Store? { store.withLock { $0 } }
+
+    /// Reads the replica the node currently applies the log to, in one snapshot; nil before
+    /// the node has opened its store. A bootstrap that replaces the store waits for the read.
+    public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R? {
+        guard let current = currentStore else { return nil }
+        return try current.read(body)
+    }
 
     /// Runs the member until the task is cancelled.
     ///

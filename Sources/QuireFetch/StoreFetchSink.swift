@@ -14,20 +14,24 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
     /// Keep each fetched document's JSON (zstd-compressed) for re-mapping later without refetching.
     public let retainRawDocuments: Bool
 
+    // The sink's own collections are package-only: a write into them would reset the
+    // exactly-once state (a checkpoint, the daily quota); the quarantine reads through
+    // `rejectedDocuments()`.
+
     /// The source checkpoints, by source id.
-    public static let sources = StoreCollection<SourceState>(name: "sources", key: { .string($0.sourceID) })
+    package static let sources = StoreCollection<SourceState>(name: "sources", key: { .string($0.sourceID) })
     /// When each query tag was last fetched.
-    public static let tags = StoreCollection<TagState>(name: "tags", key: { .string($0.tag) })
+    package static let tags = StoreCollection<TagState>(name: "tags", key: { .string($0.tag) })
     /// Raw fetched documents by article id, compressed.
-    public static let rawDocuments = StoreCollection<RawDocument>(
+    package static let rawDocuments = StoreCollection<RawDocument>(
         name: "raw", key: { .string($0.id) }, compressed: true)
 
     /// Documents that could not be mapped (the quarantine), by ``RejectedDocument/id``.
-    public static let rejects = StoreCollection<RejectedDocument>(
+    package static let rejects = StoreCollection<RejectedDocument>(
         name: "rejects", key: { .string($0.id) }, compressed: true)
 
     /// The requests of the last day by budget (API host), so the daily quota survives restarts.
-    public static let budgets = StoreCollection<RequestBudget>(name: "budgets", key: { .string($0.id) })
+    package static let budgets = StoreCollection<RequestBudget>(name: "budgets", key: { .string($0.id) })
 
     /// A sink on `store`; registers the news schema and the sink's own collections.
     public init(store: Store, retainRawDocuments: Bool = false) throws {
@@ -182,10 +186,16 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             return (articles, fetchedAt)
         }
     }
+
+    /// The quarantine: the fetched documents that could not be mapped, by id (what
+    /// `quire rejects` lists; ``remap(now:progress:)`` maps them again).
+    public func rejectedDocuments() throws -> [RejectedDocument] {
+        try store.read { snap in try snap.values(of: Self.rejects) }
+    }
 }
 
 /// A source's checkpoint as stored.
-public struct SourceState: Codable, Sendable, Hashable {
+package struct SourceState: Codable, Sendable, Hashable {
     public var sourceID: String
     /// The encoded checkpoint after the last committed page.
     public var checkpoint: Data
@@ -193,13 +203,13 @@ public struct SourceState: Codable, Sendable, Hashable {
 }
 
 /// When a query (or category) tag was last fetched.
-public struct TagState: Codable, Sendable, Hashable {
+package struct TagState: Codable, Sendable, Hashable {
     public var tag: String
     public var fetchedAt: Date
 }
 
 /// A fetched document's raw JSON, kept to re-map articles later without refetching.
-public struct RawDocument: Codable, Sendable, Hashable {
+package struct RawDocument: Codable, Sendable, Hashable {
     /// The article's id.
     public var id: String
     /// The document's JSON, with the API key scrubbed.
@@ -212,7 +222,7 @@ public struct RawDocument: Codable, Sendable, Hashable {
 }
 
 /// The requests made against one API's quota in the last day.
-public struct RequestBudget: Codable, Sendable, Hashable {
+package struct RequestBudget: Codable, Sendable, Hashable {
     /// The budget: the API host (``FetchSource/budgetID``).
     public var id: String
     /// When each request was made, oldest first.

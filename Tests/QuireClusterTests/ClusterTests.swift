@@ -233,7 +233,7 @@ import Testing
                 try await eventsB.wait(for: .seconds(600)) { if case .bootstrapped = $0 { true } else { false } }
                 let storeB = try #require(b.currentStore)
                 #expect(try Replica(store: storeB, client: client, keys: keys).appliedRevision() == last)
-                let ids = try storeB.read { try $0.values(of: NewsSchema.articles) }.map(\.id)
+                let ids = try #require(try b.read { try $0.values(of: NewsSchema.articles) }).map(\.id)
                 #expect(Set(ids) == Set(api.nytArticles(query: "cluster").map(\.id)))
                 runB.cancel()
                 _ = await runB.result

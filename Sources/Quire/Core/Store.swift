@@ -25,8 +25,9 @@ public final class Store: Sendable {
     public var path: String { environment.path }
     /// How the store was opened.
     public let options: StoreOptions
-    /// The single writer.
-    public let writer: StoreWriter
+    /// The single writer. Not public: an embedder's actor put on its thread would hold up
+    /// every commit.
+    package let writer: StoreWriter
 
     let metaDB: Database
     let fieldsDB: Database

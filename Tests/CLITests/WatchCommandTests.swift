@@ -37,6 +37,43 @@ import Testing
         }
     }
 
+    /// A reader that stops reading (`quire watch | slow`) does not hold the first signal back:
+    /// the write blocked on the full pipe is woken, and watch exits 130 (it waited for ever).
+    @Test func theFirstSignalStopsAWatchBlockedOnAFullPipe() async throws {
+        try await withScratch { dir in
+            // About 120 KB of keys: more than a pipe holds.
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 2_000), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let err = dir.appendingPathComponent("watch.err")
+            try Data().write(to: err)
+            let errors = try FileHandle(forWritingTo: err)
+            defer { try? errors.close() }
+            let pipe = Pipe()
+            let process = try startQuire(["watch", "--since", "0"], directory: dir, stdout: pipe.fileHandleForWriting, stderr: errors)
+            try pipe.fileHandleForWriting.close()
+            func blockedWriting() -> Bool {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
+                return tasks.contains { task in
+                    ((try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/wchan", encoding: .utf8)) ?? "").contains("pipe_write")
+                }
+            }
+            var tries = 0
+            while !blockedWriting() && tries < 400 {
+                tries += 1
+                usleep(50_000)
+            }
+            #expect(blockedWriting(), "watch never filled the pipe")
+            kill(process.processIdentifier, SIGTERM)
+            // Were the signal lost, the watch would wait for the reader: this one goes after a while.
+            let reader = pipe.fileHandleForReading
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30) { try? reader.close() }
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 130)
+            let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            #expect(said.contains("quire: watch: interrupted while the output waited for its reader"), "\(said)")
+        }
+    }
+
     /// A sequence past the newest commit shows nothing until the store gets there: watch says so.
     @Test func aSequencePastTheNewestCommitIsSaid() async throws {
         try await withScratch { dir in

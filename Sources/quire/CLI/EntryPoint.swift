@@ -82,6 +82,10 @@ enum EntryPoint {
         case OutputError.brokenPipe:
             // `quire dump | head -1`: the reader has all it wanted.
             return ExitStatus.success
+        case OutputError.interrupted:
+            // The output waited for a reader that stopped reading; nothing of the store is at stake.
+            Diagnostics.error("\(prefix)interrupted while the output waited for its reader")
+            return ExitStatus.interrupted
         case OutputError.failed(let code):
             Diagnostics.error("\(prefix)cannot write to stdout: \(errorString(code))")
             return ExitStatus.failure

@@ -15,6 +15,7 @@ private let interruptCount = Atomic<Int>(0)
 enum InterruptFlag {
     /// Installs the handlers. Call once, before starting the work that polls ``isRaised``.
     static func install() {
+        BlockedWriteWakeUp.install()
         for signalNumber in [SIGINT, SIGTERM] {
             var action = sigaction()
             #if canImport(Glibc)
@@ -45,6 +46,7 @@ private func handleInterrupt(_ signalNumber: Int32) {
     }
     let message: StaticString = "\nquire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n"
     _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    BlockedWriteWakeUp.wake()
 }
 
 extension InterruptFlag {

@@ -8,6 +8,8 @@
 enum OutputError: Error, Equatable, Sendable {
     /// The reader went away (`quire dump | head -1`): stop quietly and exit 0.
     case brokenPipe
+    /// Ctrl-C (or SIGTERM) while the output waited for a slow reader.
+    case interrupted
     /// Any other write error, with its errno.
     case failed(errno: Int32)
 }
@@ -54,13 +56,25 @@ final class OutputWriter {
         buffer.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = systemWrite(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                // A reader that stops reading must not hold the first Ctrl-C back: a write that
+                // blocks then is woken (``BlockedWriteWakeUp``); after it, what is left (a
+                // summary) goes out in pieces that cannot block, while the reader takes them.
+                var count = bytes.count - offset
+                if InterruptFlag.isRaised {
+                    var ready = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&ready, 1, 1_000) > 0 else {
+                        failure = .interrupted
+                        return
+                    }
+                    count = min(count, Int(PIPE_BUF))
+                }
+                let written = BlockedWriteWakeUp.around { systemWrite(fileDescriptor, bytes.baseAddress! + offset, count) }
                 if written >= 0 {
                     offset += written
                     continue
                 }
                 let code = errno
-                if code == EINTR { continue }
+                if code == EINTR { continue }  // woken by Ctrl-C: the loop now writes only what cannot block
                 failure = code == EPIPE ? .brokenPipe : .failed(errno: code)
                 return
             }

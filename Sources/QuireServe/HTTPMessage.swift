@@ -10,13 +10,15 @@ struct HTTPRequest: Sendable {
     var rawQuery: [(name: String, value: String?)] = []
     var ifNoneMatch: String?
     var acceptEncoding: String?
-    /// `Content-Length`, or "chunked" when the request has `Transfer-Encoding` instead.
+    /// `Content-Length`, or "chunked" when the request has `Transfer-Encoding` (with or without it).
     var bodyLength: String?
     var lastEventID: String?
     /// The `Host` header, nil when absent (HTTP/1.0).
     var host: String?
     /// How many `Host` headers the request has (RFC 9112: more than one is a 400).
     var hostHeaders = 0
+    /// How many `Content-Length` headers it has: two could frame a request hidden in the body.
+    var contentLengthHeaders = 0
     /// False when the path or the query held raw bytes that are not UTF-8 (a percent-encoded
     /// form is checked where it is decoded).
     var targetIsUTF8 = true

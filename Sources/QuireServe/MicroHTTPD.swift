@@ -114,8 +114,11 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     guard let cls, let connection, let requestContext else { return MHD_Result.NO }
     if requestContext.pointee == nil {
         requestContext.pointee = headersSeen
+        // Two lengths (one of them 0) or a length beside chunked framing could hide a second
+        // request in the body: such a request is answered now, and its connection closed.
         let announcesBody = header(connection, "Transfer-Encoding") != nil
             || (header(connection, "Content-Length").map { $0 != "0" } ?? false)
+            || headerCount(connection, "Content-Length") > 1
         if !announcesBody { return MHD_Result.YES }
     } else if let uploadSize, uploadSize.pointee > 0 {
         uploadSize.pointee = 0  // a body after the answer was queued: dropped
@@ -129,12 +132,11 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     request.ifNoneMatch = header(connection, "If-None-Match")
     request.acceptEncoding = header(connection, "Accept-Encoding")
     request.bodyLength = header(connection, "Content-Length")
-    if request.bodyLength == nil, header(connection, "Transfer-Encoding") != nil { request.bodyLength = "chunked" }
+    if header(connection, "Transfer-Encoding") != nil { request.bodyLength = "chunked" }
+    request.contentLengthHeaders = headerCount(connection, "Content-Length")
     request.lastEventID = header(connection, "Last-Event-ID")
     request.host = header(connection, "Host")
-    withUnsafeMutablePointer(to: &request.hostHeaders) { count in
-        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, countHostHeaders, count)
-    }
+    request.hostHeaders = headerCount(connection, "Host")
     let pairs = QueryCollector()
     withExtendedLifetime(pairs) {
         _ = MHD_get_connection_values(
@@ -150,8 +152,19 @@ private func header(_ connection: OpaquePointer, _ name: String) -> String? {
     MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
 }
 
-private let countHostHeaders: MHD_KeyValueIterator = { cls, _, key, _ in
-    if let cls, let key, strcasecmp(key, "Host") == 0 { cls.assumingMemoryBound(to: Int.self).pointee += 1 }
+/// How many headers named `name` (in any case) the request has.
+private func headerCount(_ connection: OpaquePointer, _ name: StaticString) -> Int {
+    var counter = (name: UnsafeRawPointer(name.utf8Start), count: 0)
+    withUnsafeMutablePointer(to: &counter) { counter in
+        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, countHeaders, counter)
+    }
+    return counter.count
+}
+
+private let countHeaders: MHD_KeyValueIterator = { cls, _, key, _ in
+    guard let cls, let key else { return MHD_Result.YES }
+    let counter = cls.assumingMemoryBound(to: (name: UnsafeRawPointer, count: Int).self)
+    if strcasecmp(key, counter.pointee.name.assumingMemoryBound(to: CChar.self)) == 0 { counter.pointee.count += 1 }
     return MHD_Result.YES
 }
 

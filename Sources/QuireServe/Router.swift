@@ -25,6 +25,7 @@ struct Router: Sendable {
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if request.hostHeaders > 1 { return error(400, "the request has more than one Host header") }
+        if request.contentLengthHeaders > 1 { return error(400, "the request has more than one Content-Length header") }
         if let host = request.host, !hosts.allows(Self.hostName(host)) {
             return error(421, hosts.refusal(of: String(host.prefix(100))))
         }

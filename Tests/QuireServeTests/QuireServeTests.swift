@@ -226,6 +226,24 @@ private func exchange(
         }
     }
 
+    /// Two lengths, or a length beside chunked framing, could hide a second request in the
+    /// body (the first length won, and the "body" was answered as a request of its own): such a
+    /// request gets one answer, an error, and its connection is closed.
+    @Test func conflictingBodyFramingGetsOneErrorAndNothingMore() async throws {
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "storm"))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        let hidden = "GET /api/zzz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        for (framing, status) in [
+            ("Content-Length: 0\r\nContent-Length: \(hidden.utf8.count)\r\n", "400"),
+            ("Content-Length: \(hidden.utf8.count)\r\nContent-Length: 0\r\n", "400"),
+            ("Content-Length: 0\r\nTransfer-Encoding: chunked\r\n", "413"),
+        ] {
+            let answer = try exchange(server.port, "GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\n\(framing)\r\n\(hidden)") { _ in false }
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(framing): \(answer.prefix(200))")
+            #expect(answer.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer only: \(answer)")
+        }
+    }
+
     /// Beyond the loopback (`--host 0.0.0.0`) the Host check stayed off: a page of any name
     /// pointed at the server (DNS rebinding) read the store. Now a name must be allowed.
     @Test func aServerBeyondTheLoopbackAnswersAddressesAndAllowedNamesOnly() {

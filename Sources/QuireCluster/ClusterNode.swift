@@ -116,13 +116,14 @@ public final class ClusterNode: Sendable {
         let replicaTask = Task { [self] in
             await self.replicate(&replica)
         }
+        var failure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.keepLeaseAlive() }
             group.addTask { await self.compactWhenPossible() }
             for source in sources {
                 group.addTask { await self.fetchWhenOwned(source) }
             }
-            await withTaskCancellationHandler {
+            failure = await withTaskCancellationHandler {
                 await replicaTask.value
             } onCancel: {
                 replicaTask.cancel()
@@ -130,6 +131,7 @@ public final class ClusterNode: Sendable {
             group.cancelAll()
         }
         await revokeLease()
+        if let failure { throw failure }
     }
 
     /// Frees this member's sources at once instead of after the TTL: in a task of its own, since
@@ -201,7 +203,9 @@ public final class ClusterNode: Sendable {
 
     // MARK: Replication
 
-    private func replicate(_ replica: inout Replica) async {
+    /// Applies the log until cancelled; returns the error that ends the node (etcd's log is no
+    /// longer the one this store replicates), nil when cancelled.
+    private func replicate(_ replica: inout Replica) async -> (any Error)? {
         while !Task.isCancelled {
             do {
                 let batch = try await replica.applyOnce()
@@ -217,14 +221,17 @@ public final class ClusterNode: Sendable {
                     events(.retrying("bootstrapping: \(error)"))
                     try? await Task.sleep(for: .seconds(1))
                 }
+            } catch let error as ClusterError where error.code == .foreignStore {
+                return error  // retrying would apply another log into this store
             } catch is CancellationError {
-                return
+                return nil
             } catch {
-                if Task.isCancelled { return }
+                if Task.isCancelled { return nil }
                 events(.retrying("applying the log: \(error)"))
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
+        return nil
     }
 
     /// Replaces the store by the snapshot of the most advanced peer that has applied at least

@@ -61,6 +61,12 @@ public final class Replica: Sendable {
     /// - Throws: ``ClusterError/Code/foreignStore``; ``EtcdError`` when etcd does not answer.
     public func checkLog() async throws {
         let (log, revision) = try await logIdentity()
+        try check(log: log, revision: revision)
+        // Kept only once it passed: a foreign store must fail every poll, not the first alone.
+        identity.withLock { $0 = log }
+    }
+
+    private func check(log: String, revision: Int64) throws {
         guard let state = try state() else {
             let own = try store.storeStatistics().collections.filter {
                 $0.records > 0 && $0.name != ReplicaState.collection.name && $0.name != AppliedPage.collection.name
@@ -86,10 +92,19 @@ public final class Replica: Sendable {
 
     /// The log this replica applies (``ReplicaState/log``), the log's epoch written first when
     /// etcd has none (a new or wiped etcd; one transaction, so members starting together agree),
-    /// and etcd's revision. Read once: the epoch does not change while etcd keeps its data.
+    /// and etcd's revision. Once known, each poll reads it again: an etcd wiped, replaced or
+    /// failed over to another cluster under a running node has another log, whose revisions
+    /// would otherwise be skipped up to the applied one.
     private func logIdentity() async throws -> (log: String, revision: Int64) {
         if let known = identity.withLock({ $0 }) {
-            return (known, try await client.range(.key(keys.epoch)).revision)
+            let header = try await client.range(.key(keys.epoch))
+            guard let epoch = header.kvs.first?.value else {
+                throw ClusterError(
+                    .foreignStore,
+                    "etcd has no epoch under \(keys.prefix) any more (its data was wiped, or this is another etcd): this store replicates \(known); start the node on a new store")
+            }
+            let log = ReplicaState.log(cluster: header.clusterID, prefix: keys.prefix, epoch: String(decoding: epoch, as: UTF8.self))
+            return (log, header.revision)
         }
         let fresh = Array(UUID().uuidString.utf8)
         let result = try await client.txn(
@@ -99,7 +114,6 @@ public final class Replica: Sendable {
         let epoch = result.succeeded ? fresh : (result.ranges.first??.kvs.first?.value ?? fresh)
         let header = try await client.range(.key(keys.epoch))
         let log = ReplicaState.log(cluster: header.clusterID, prefix: keys.prefix, epoch: String(decoding: epoch, as: UTF8.self))
-        identity.withLock { $0 = log }
         return (log, header.revision)
     }
 
@@ -121,12 +135,12 @@ public final class Replica: Sendable {
     /// 8 MiB of them).
     ///
     /// - Throws: ``ClusterError/Code/behindCompaction`` when entries this replica needs were
-    ///   compacted away; ``ClusterError/Code/foreignStore`` at the first poll when the store is
-    ///   not this log's (``checkLog()``); ``EtcdError``; store errors (nothing of the batch is
+    ///   compacted away; ``ClusterError/Code/foreignStore`` when the store is not this log's
+    ///   (``checkLog()``, at every poll: etcd may be wiped or replaced under a running node); ``EtcdError``; store errors (nothing of the batch is
     ///   then applied).
     public func applyOnce() async throws -> Batch {
-        // The first poll checks the store is this log's, as a node does at its start.
-        if identity.withLock({ $0 }) == nil { try await checkLog() }
+        // Every poll checks the store is this log's, as a node does at its start.
+        try await checkLog()
         let applied = try appliedRevision()
         let answer = try await client.range(
             keys.log, minModRevision: applied + 1, sortBy: .modRevision, limit: nextLimit.load(ordering: .relaxed))

@@ -37,8 +37,20 @@ import Testing
                 // This etcd with the cluster's keys gone, as a wiped etcd started again with the
                 // same names has the same cluster id: a new epoch.
                 try await client.delete(.prefix("/t/"))
+                // The running replica sees it at its next poll, not at its next start (it polled
+                // the new log from its old applied revision, skipping what came before it).
+                await #expect { _ = try await replica.applyOnce() } throws: { ($0 as? ClusterError)?.code == .foreignStore }
                 let wiped = try Replica(store: store, client: client, keys: keys)
                 await #expect { try await wiped.checkLog() } throws: { error in
+                    (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("epoch")
+                }
+                // Refused at every poll, not only the first (the identity was kept before it was checked).
+                await #expect { _ = try await wiped.applyOnce() } throws: { ($0 as? ClusterError)?.code == .foreignStore }
+                // And once a new member has written the new log's epoch.
+                let newcomer = try Store(path: directory + "/newcomer")
+                defer { newcomer.close() }
+                try await Replica(store: newcomer, client: client, keys: keys).checkLog()
+                await #expect { _ = try await replica.applyOnce() } throws: { error in
                     (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("epoch")
                 }
                 let otherPrefix = try Replica(store: store, client: client, keys: ClusterKeys(prefix: "/u/"))

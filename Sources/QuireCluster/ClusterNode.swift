@@ -342,7 +342,9 @@ public final class ClusterNode: Sendable {
                     continue
                 }
                 let summary = try await fetch(source, service: service, ownership: owned)
-                if summary.isComplete {
+                // A run with no page to ask for that is not complete stopped at the source's
+                // page limit (`--max-pages`): it is done too, or the loop would ask again at once.
+                if summary.isComplete || summary.pages + summary.skipped == 0 {
                     finished = true
                     events(.fetched(source: id, pages: summary.pages, articles: summary.articles))
                 }

@@ -147,6 +147,31 @@ import Testing
         }
     }
 
+    /// A source stopped by its page limit is done for the node, as a complete one is: it said
+    /// nothing and asked etcd for the checkpoint again at once, a thousand times a second.
+    @Test func aSourceAtItsPageLimitIsDoneNotAskedAgain() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("limit") { directory in
+                let api = try Self.fixture(articles: 50)
+                defer { api.stop() }
+                let limited = NYTSource(
+                    query: NYTQuery(query: "cluster", sort: .oldest), key: APIKey("test-key"), endpoint: api.nytSearchURL,
+                    maxPages: 2)
+                var configuration = ClusterNode.Configuration(memberID: "a", storePath: directory + "/a")
+                configuration.keys = ClusterKeys(prefix: "/t/")
+                configuration.leaseTTL = 15
+                let events = Events()
+                let node = ClusterNode(configuration: configuration, client: client, sources: [limited]) { events.append($0) }
+                let run = Task { try await node.run() }
+                defer { run.cancel() }
+                try await events.wait(for: .seconds(600)) { if case .fetched = $0 { true } else { false } }
+                let fetched = events.all.filter { if case .fetched = $0 { true } else { false } }
+                #expect(fetched.count == 1, "\(fetched)")
+                #expect(try await Self.log(client, configuration.keys).count == 2)
+            }
+        }
+    }
+
     @Test func aReplicaResumesAfterARestartFromItsStoredRevision() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("replica", create: false) { path in
@@ -249,6 +274,9 @@ import Testing
 final class Events: Sendable {
     private let started = ContinuousClock.now
     private let events = Mutex<[(at: Duration, event: ClusterEvent)]>([])
+
+    /// Every event so far, oldest first.
+    var all: [ClusterEvent] { events.withLock { $0.map(\.event) } }
 
     func append(_ event: ClusterEvent) {
         let at = ContinuousClock.now - started

@@ -155,7 +155,9 @@ public final class ClusterNode: Sendable {
             do {
                 return try await body()
             } catch {
-                guard (error as? EtcdError)?.isRetryable == true, !Task.isCancelled else { throw error }
+                // A stop during the request is a stop, whatever the client made of it.
+                if Task.isCancelled { throw CancellationError() }
+                guard (error as? EtcdError)?.isRetryable == true else { throw error }
                 events(.retrying("\(what): \(error)"))
                 try await Task.sleep(for: .seconds(1))
             }

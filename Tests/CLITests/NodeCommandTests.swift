@@ -38,6 +38,42 @@ import Testing
         }
     }
 
+    /// A signal while the first request waits on an etcd that does not answer is a stop (exit
+    /// 0, "stopped"), not a failure (it exited 1 with "cancelled: cancelled").
+    @Test func aSignalDuringTheFirstEtcdRequestIsAStop() throws {
+        // A listening socket that never accepts: connections complete, requests get no answer.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        try #require(bound && listen(listener, 16) == 0)
+        let port = UInt16(bigEndian: address.sin_port)
+        try withScratch { dir in
+            let err = dir.appendingPathComponent("node.err")
+            try Data().write(to: err)
+            let errors = try FileHandle(forWritingTo: err)
+            defer { try? errors.close() }
+            let node = try startQuire(
+                ["node", "--etcd", "http://127.0.0.1:\(port)", "--member", "m1"], directory: dir, stdout: FileHandle.nullDevice,
+                stderr: errors)
+            var tries = 0
+            while !((try? String(contentsOf: err, encoding: .utf8)) ?? "").contains("Ctrl-C stops") && tries < 400 {
+                tries += 1
+                usleep(50_000)
+            }
+            usleep(300_000)  // into the first request
+            kill(node.processIdentifier, SIGTERM)
+            node.waitUntilExit()
+            let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            #expect(node.terminationStatus == 0 && said.contains("node: stopped"), "\(node.terminationStatus): \(said)")
+        }
+    }
+
     @Test func anNYTSourceNeedsTheKey() async throws {
         let result = try await runQuire(
             ["node", "--etcd", "http://127.0.0.1:1", "--fetch", "nyt:q"], environment: ["NYT_API_KEY": ""])

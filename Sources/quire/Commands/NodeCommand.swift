@@ -59,9 +59,18 @@ enum NodeCommand {
         }
         defer { watcher.cancel() }
         // One line per event, flushed: scripts follow the node as it runs.
-        for await event in events {
-            try context.output.line(NodeEventLine.json(event, member: member, scrubbing: key))
-            try context.output.flush()
+        do {
+            for await event in events {
+                try context.output.line(NodeEventLine.json(event, member: member, scrubbing: key))
+                try context.output.flush()
+            }
+        } catch {
+            // Its output gone (`quire node | head`): the node still stops as on Ctrl-C, its
+            // lease revoked so that its sources are free at once, not after the TTL.
+            task.cancel()
+            _ = await task.result
+            Diagnostics.error("node: stopped: its output was closed")
+            throw error
         }
         if case .failure(let error) = await task.result, !(error is CancellationError) {
             throw RuntimeError("node", String(describing: error))

@@ -35,6 +35,11 @@ public final class ClusterNode: Sendable {
         public var storeOptions = StoreOptions()
         /// Requests a minute the node makes to the news API.
         public var fetchRatePerMinute = 6_000
+        /// Runs of a source that fail in a row (after the fetch's own retries) before the
+        /// member gives the source up, so that a member that can fetch it takes it.
+        public var failedRunsBeforeGivingUp = 3
+        /// How long a member waits before it claims a source it gave up again.
+        public var pauseAfterGivingUp: Duration = .seconds(30)
 
         /// A configuration for member `memberID` with its store at `storePath`.
         public init(memberID: String, storePath: String) {
@@ -317,6 +322,7 @@ public final class ClusterNode: Sendable {
             client: http, rateLimiter: RateLimiter(perMinute: configuration.fetchRatePerMinute, perDay: 10_000_000))
         var owned: SourceOwnership?
         var finished = false
+        var failedRuns = 0
         while !Task.isCancelled {
             let currentLease = lease.load(ordering: .relaxed)
             do {
@@ -344,6 +350,7 @@ public final class ClusterNode: Sendable {
                     continue
                 }
                 let summary = try await fetch(source, service: service, ownership: owned)
+                failedRuns = 0
                 // A run with no page to ask for that is not complete stopped at the source's
                 // page limit (`--max-pages`): it is done too, or the loop would ask again at once.
                 if summary.isComplete || summary.pages + summary.skipped == 0 {
@@ -360,6 +367,16 @@ public final class ClusterNode: Sendable {
             } catch {
                 if Task.isCancelled { return }
                 events(.retrying("fetching \(id): \(error)"))
+                failedRuns += 1
+                if failedRuns >= configuration.failedRunsBeforeGivingUp, let claim = owned {
+                    // The API refused or unreachable from this member (a bad --base-url, its
+                    // network): kept, the source would wait for ever; another member may fetch it.
+                    try? await claim.release(client: client, keys: keys)
+                    (owned, failedRuns) = (nil, 0)
+                    events(.lost(source: id, reason: "given up after \(configuration.failedRunsBeforeGivingUp) failed runs in a row, for another member to take"))
+                    try? await Task.sleep(for: configuration.pauseAfterGivingUp)
+                    continue
+                }
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }

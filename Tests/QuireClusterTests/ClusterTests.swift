@@ -172,6 +172,38 @@ import Testing
         }
     }
 
+    /// A member whose runs of a source keep failing (here its key is refused) gives the source
+    /// up, so that another member can take it; it kept the claim for ever.
+    @Test func aMemberThatCannotFetchGivesTheSourceUp() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("giveup") { directory in
+                var apiConfiguration = FixtureAPI.Configuration()
+                apiConfiguration.apiKey = "the-right-key"
+                let api = try FixtureAPI(configuration: apiConfiguration)
+                defer { api.stop() }
+                let refused = NYTSource(
+                    query: NYTQuery(query: "cluster", sort: .oldest), key: APIKey("a-wrong-key"), endpoint: api.nytSearchURL)
+                var configuration = ClusterNode.Configuration(memberID: "a", storePath: directory + "/a")
+                configuration.keys = ClusterKeys(prefix: "/t/")
+                configuration.leaseTTL = 15
+                configuration.failedRunsBeforeGivingUp = 2
+                configuration.pauseAfterGivingUp = .seconds(600)
+                let events = Events()
+                let node = ClusterNode(configuration: configuration, client: client, sources: [refused]) { events.append($0) }
+                let run = Task { try await node.run() }
+                defer { run.cancel() }
+                try await events.wait(for: .seconds(600)) { if case .lost = $0 { true } else { false } }
+                let failures = events.all.filter { if case .retrying(let what) = $0 { what.hasPrefix("fetching") } else { false } }
+                #expect(failures.count == 2, "\(events.all)")
+                // The owner key is gone: another member's claim succeeds at once.
+                let lease = try await client.grantLease(ttl: 60)
+                let taken = try await SourceOwnership.acquire(
+                    refused.sourceID, member: "b", lease: lease.id, client: client, keys: configuration.keys)
+                #expect(taken != nil)
+            }
+        }
+    }
+
     @Test func aReplicaResumesAfterARestartFromItsStoredRevision() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("replica", create: false) { path in

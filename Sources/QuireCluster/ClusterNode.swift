@@ -190,12 +190,19 @@ public final class ClusterNode: Sendable {
 
     private func keepLeaseAlive() async {
         let interval = Duration.milliseconds(max(200, configuration.leaseTTL * 1000 / 3))
+        // Renewals wait a quarter of the TTL on one etcd member, not the client's 5 s: a member
+        // that accepts and never answers (paused, cut off) must not outlast the lease before
+        // the next member is tried.
+        let renewals = EtcdClient(
+            endpoints: client.endpoints, requestTimeout: .milliseconds(min(5_000, max(500, configuration.leaseTTL * 1000 / 4))),
+            maxRequestBytes: client.maxRequestBytes, maxTxnOperations: client.maxTxnOperations)
+        defer { renewals.shutdown() }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
             do {
                 let current = lease.load(ordering: .relaxed)
-                if try await client.keepAlive(current) == 0 {
+                if try await renewals.keepAlive(current) == 0 {
                     // Paused or cut off past the TTL: the old claims are gone; start a new lease.
                     events(.leaseExpired(id: current))
                     try await grantLease()

@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "QuireFetch", dependencies: ["Quire", "QuireNews", "QuireHTTP"], swiftSettings: strict),
         .target(name: "QuireFixtures", dependencies: ["QuireNews"], swiftSettings: strict),
-        .target(name: "QuireServe", dependencies: ["Quire", "QuireNews", "CMicroHTTPD", "CZlib"], swiftSettings: strict),
+        .target(name: "QuireServe", dependencies: ["Quire", "QuireNews", "CMicroHTTPD", "CZlib", "CMalloc"], swiftSettings: strict),
         .target(
             name: "QuireCluster",
             dependencies: ["Quire", "QuireLMDB", "QuireCodec", "QuireNews", "QuireHTTP", "QuireFetch", "QuireServe", "CZstd"],

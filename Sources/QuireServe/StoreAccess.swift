@@ -200,6 +200,7 @@ final class StoreAccess: Sendable {
         let end = min(offset + query.limit, ArticleQuery.maxSearchDepth)
         // One hit past the page tells whether there is a next one.
         let wanted = recordSection == nil ? end + 1 : (end + 1) * 4
+        defer { SearchMemory.returnFreed() }
         return try reading { store in
             do {
                 return try store.read { snap in

@@ -50,6 +50,10 @@ final class StoreAccess: Sendable {
     /// How many times the store was opened: a replaced store may have the transaction ids the
     /// old one had, so answers cached for one are not the other's.
     private let openings = Atomic<Int>(0)
+    /// Why the store is not read any more: a read found it damaged. LMDB may follow a damaged
+    /// page's bad pointer and end the whole process, so once a request has met the damage no
+    /// other goes near it; a replaced data file (a restored backup) is read again.
+    private let damage = Mutex<String?>(nil)
     private let sectionCache = Mutex<(mark: Int, sections: [(name: String, count: Int)])?>(nil)
 
     /// Serves the store at `path`, opened read-only on first use (and again after a failure,
@@ -74,8 +78,15 @@ final class StoreAccess: Sendable {
 
     /// The store, opening it when needed.
     private func store() throws(AccessFailure) -> Store {
-        guard case .path(let path) = source else { return opened.withLock { $0.store! } }
-        if let stale = replacedStore(path) { stale.close() }
+        guard case .path(let path) = source else {
+            if let reason = damage.withLock({ $0 }) { throw .unavailable(reason) }
+            return opened.withLock { $0.store! }
+        }
+        if let stale = replacedStore(path) {
+            stale.close()
+            damage.withLock { $0 = nil }
+        }
+        if let reason = damage.withLock({ $0 }) { throw .unavailable(reason) }
         return try opened.withLock { state throws(AccessFailure) -> Store in
             if let store = state.store { return store }
             let now = ContinuousClock.now
@@ -128,6 +139,11 @@ final class StoreAccess: Sendable {
         } catch let failure as AccessFailure {
             throw failure
         } catch {
+            if (error as? StoreError)?.code == .corrupted {
+                damage.withLock {
+                    $0 = $0 ?? "the store is damaged (\(error)); it is not read again until its file is replaced: run quire verify, and restore a backup"
+                }
+            }
             throw .unavailable("the store cannot be read: \(error)")
         }
     }

@@ -200,6 +200,36 @@ private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
         }
     }
 
+    /// Once a request of `quire serve` has met a damaged page, no other reads the store (LMDB
+    /// may follow a damaged page's bad pointer and end the server): every answer is a 503 that
+    /// says so, until the file is replaced.
+    @Test func aServerThatMetTheDamageReadsTheStoreNoMore() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
+            let dump = try await runQuire(["dump"], directory: dir)
+            let id = try #require(lines(dump.stdout).first.flatMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+            })
+            let server = try ServeProcess(store: store)
+            defer { server.stop() }
+            #expect(try get(server.port, "/api/stats").status == 200)
+            let path = store + "/data.mdb"
+            var data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let at = try #require(recordNode(keyed: Array(id.utf8), in: data))
+            let page = at / 4096 * 4096
+            for i in page..<(page + 16) { data[i] ^= 0xFF }
+            // In place, as damage comes: the server's map sees it, the file's identity stays.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seek(toOffset: UInt64(page))
+            try handle.write(contentsOf: data[page..<(page + 16)])
+            try handle.close()
+            let damaged = try get(server.port, "/api/articles?limit=100&sort=id")
+            #expect(damaged.status == 503, "\(damaged)")
+            let stats = try get(server.port, "/api/stats")
+            #expect(stats.status == 503 && String(decoding: stats.body, as: UTF8.self).contains("not read again"), "\(stats)")
+        }
+    }
+
     @Test func verifyNamesWhereItWasReadingOnADamagedLeaf() async throws {
         try await withScratch { dir in
             let store = try await makeStore(in: dir, count: 20)

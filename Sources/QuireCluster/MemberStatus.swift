@@ -25,9 +25,15 @@ public struct MemberStatus: Codable, Sendable, Hashable {
     }
 
     /// The live members' statuses (members whose lease expired are gone from etcd).
+    /// Only keys `<prefix>member/<id>` whose status names that id count: a cluster whose prefix
+    /// lies under `<prefix>member/` writes its own members' keys there, and its members are not
+    /// this cluster's (peers bootstrapped from their snapshots, the compactor waited for them).
     static func all(client: EtcdClient, keys: ClusterKeys) async throws(EtcdError) -> [MemberStatus] {
-        try await client.range(keys.members).kvs.compactMap {
-            try? JSONDecoder().decode(MemberStatus.self, from: Data($0.value))
+        try await client.range(keys.members).kvs.compactMap { kv in
+            guard let status = try? JSONDecoder().decode(MemberStatus.self, from: Data(kv.value)),
+                kv.key == Array(keys.member(status.id).utf8), !status.id.contains("/")
+            else { return nil }
+            return status
         }
     }
 }

@@ -1,4 +1,5 @@
 import Quire
+import Synchronization
 
 /// A read-only HTTP server over an article store: the JSON API of `docs/HTTP.md` under
 /// `/api/` and a web page at `/`, served by libmicrohttpd.
@@ -43,6 +44,9 @@ public final class ArticleServer: Sendable {
     private let access: StoreAccess
     private let feed: ChangeFeed
     private let daemon: HTTPDaemon
+    /// Raised by ``stop()``: requests not yet started are answered 503 at once, so that the
+    /// stop waits for the searches already running only, not for every queued one.
+    private let stopping: StopFlag
     /// The address the server listens on.
     public let address: SocketAddress
     /// The TCP port the server listens on.
@@ -72,9 +76,11 @@ public final class ArticleServer: Sendable {
         var limits = HTTPDaemon.Limits()
         limits.connectionTimeout = configuration.connectionTimeout
         limits.maxConnections = configuration.maxConnections
+        let stopping = StopFlag()
+        self.stopping = stopping
         do {
             daemon = try HTTPDaemon(address: configuration.address, port: configuration.port, limits: limits) {
-                router.respond(to: $0)
+                stopping.raised.load(ordering: .acquiring) ? Self.stoppingResponse : router.respond(to: $0)
             }
         } catch {
             access.close()
@@ -89,10 +95,25 @@ public final class ArticleServer: Sendable {
     /// Ends the change streams, closes every connection, waits for the connection threads,
     /// and closes the store if the server opened it. Idempotent.
     public func stop() {
+        stopping.raised.store(true, ordering: .releasing)
         feed.stop()
         daemon.stop()
         access.close()
     }
+
+    /// What a request gets once the server is stopping.
+    private static let stoppingResponse = HTTPResponse(
+        status: 503,
+        headers: Router.commonHeaders + [
+            ("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store"), ("Connection", "close"),
+            ("Retry-After", "1"),
+        ],
+        body: JSONText.error(503, "the server is stopping"))
+}
+
+/// A flag set once, read by the daemon's threads.
+private final class StopFlag: Sendable {
+    let raised = Atomic<Bool>(false)
 }
 
 /// The same HTTP layer serving one fixed body for every request: the baseline that

@@ -123,4 +123,28 @@ import Testing
             #expect(process.terminationStatus == 1 && said.contains("the store was replaced"), "\(said)")
         }
     }
+
+    /// A store removed under the watch is said to be removed, not replaced.
+    @Test func aRemovedStoreStopsTheWatchWithAMessage() async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 5), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            let err = dir.appendingPathComponent("watch.err")
+            try Data().write(to: err)
+            let handle = try FileHandle(forWritingTo: err)
+            defer { try? handle.close() }
+            let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
+            usleep(500_000)
+            try FileManager.default.removeItem(at: dir.appendingPathComponent("quire.db"))
+            var tries = 0
+            while process.isRunning && tries < 400 {
+                tries += 1
+                usleep(50_000)
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGINT) }
+            process.waitUntilExit()
+            let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 1 && said.contains("the store was removed while it was watched"), "\(said)")
+        }
+    }
 }

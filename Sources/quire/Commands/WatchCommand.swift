@@ -30,6 +30,9 @@ enum WatchCommand {
         }
         if context.isInterrupted { throw InterruptedError(command: "watch") }
         if let failure = feed.failure { throw failure }
+        if replaced(), !FileManager.default.fileExists(atPath: dataFile) {
+            throw RuntimeError("watch", "\(context.storePath): the store was removed while it was watched")
+        }
         if replaced() {
             throw RuntimeError(
                 "watch",

@@ -17,6 +17,8 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         /// The store is not a replica of this cluster's log: it applied another etcd cluster's
         /// or another prefix's, etcd's data was replaced since, or it holds records of its own.
         case foreignStore
+        /// A live node already runs under this member id.
+        case memberInUse
 
         public var description: String {
             switch self {
@@ -26,6 +28,7 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
             case .behindCompaction: "behind the log compaction"
             case .bootstrapFailed: "bootstrap failed"
             case .foreignStore: "not this cluster's replica"
+            case .memberInUse: "member id in use"
             }
         }
     }

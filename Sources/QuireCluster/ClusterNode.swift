@@ -116,6 +116,7 @@ public final class ClusterNode: Sendable {
                 current = nil
             }
         }
+        try await untilEtcdAnswers("checking the member id") { try await checkMemberIDFree() }
         try await grantLease()
 
         let replicaTask = Task { [self] in
@@ -180,11 +181,33 @@ public final class ClusterNode: Sendable {
         }
     }
 
-    private func publishStatus() async throws(EtcdError) {
+    /// Refuses to start when a live node runs under this member id: both would write one status
+    /// key (the compactor's view of the member flipping between them), and a bootstrap leaves
+    /// out its own id's snapshot. A live node publishes its status again at each renewal; a
+    /// key that does not change is a dead node's, gone when its lease expires (a restart after
+    /// a kill waits for that, at most two of this node's TTLs, then takes the key over).
+    private func checkMemberIDFree() async throws {
+        let key = configuration.keys.member(configuration.memberID)
+        guard let first = try await client.get(key), first.lease != 0 else { return }
+        let deadline = ContinuousClock.now + .seconds(2 * configuration.leaseTTL + 1)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(250))
+            guard let now = try await client.get(key) else { return }
+            if now.modRevision != first.modRevision {
+                throw ClusterError(
+                    .memberInUse,
+                    "member id '\(configuration.memberID)' is used by a live node (its status under \(key) is renewed): give this node another --member, or stop the other")
+            }
+        }
+    }
+
+    /// Publishes the member's status on its lease, through `etcd` (the renewals' client, whose
+    /// short timeout keeps a hung etcd member from outlasting the lease).
+    private func publishStatus(through etcd: EtcdClient? = nil) async throws(EtcdError) {
         let status = MemberStatus(
             id: configuration.memberID, appliedRevision: applied.load(ordering: .relaxed),
             snapshotURL: snapshotURL.withLock { $0 })
-        try await client.put(
+        try await (etcd ?? client).put(
             configuration.keys.member(configuration.memberID), status.encoded, lease: lease.load(ordering: .relaxed))
     }
 
@@ -207,7 +230,7 @@ public final class ClusterNode: Sendable {
                     events(.leaseExpired(id: current))
                     try await grantLease()
                 } else {
-                    try await publishStatus()
+                    try await publishStatus(through: renewals)
                 }
             } catch {
                 if !Task.isCancelled { events(.retrying("renewing the lease: \(error)")) }
@@ -344,7 +367,7 @@ public final class ClusterNode: Sendable {
                         try await Task.sleep(for: configuration.pollInterval)
                         continue
                     }
-                    finished = false
+                    (finished, failedRuns) = (false, 0)
                     events(.owned(source: id))
                 }
                 if finished {
@@ -374,7 +397,9 @@ public final class ClusterNode: Sendable {
             } catch {
                 if Task.isCancelled { return }
                 events(.retrying("fetching \(id): \(error)"))
-                failedRuns += 1
+                // Only the news API's failures count: etcd's (an election, a lost quorum) are
+                // every member's, and giving the source up would not help.
+                if let failure = error as? FetchError, failure.code != .sink { failedRuns += 1 }
                 if failedRuns >= configuration.failedRunsBeforeGivingUp, let claim = owned {
                     // The API refused or unreachable from this member (a bad --base-url, its
                     // network): kept, the source would wait for ever; another member may fetch it.

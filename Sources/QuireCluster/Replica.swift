@@ -98,6 +98,10 @@ public final class Replica: Sendable {
     private func logIdentity() async throws -> (log: String, revision: Int64) {
         if let known = identity.withLock({ $0 }) {
             let header = try await client.range(.key(keys.epoch))
+            // An answer without its header (a proxy, a truncated reply) says nothing of the log.
+            guard header.clusterID != 0 else {
+                throw EtcdError(code: .malformedResponse, message: "an answer without etcd's header", path: "/v3/kv/range")
+            }
             guard let epoch = header.kvs.first?.value else {
                 throw ClusterError(
                     .foreignStore,

@@ -50,9 +50,10 @@ final class StoreAccess: Sendable {
     /// How many times the store was opened: a replaced store may have the transaction ids the
     /// old one had, so answers cached for one are not the other's.
     private let openings = Atomic<Int>(0)
-    /// Why the store is not read any more: a read found it damaged. LMDB may follow a damaged
-    /// page's bad pointer and end the whole process, so once a request has met the damage no
-    /// other goes near it; a replaced data file (a restored backup) is read again.
+    /// Why the store is not read any more: LMDB found one of its pages damaged. It may follow
+    /// another damaged page's bad pointer and end the whole process, so once a request has met
+    /// such damage no other goes near it; a replaced data file (a restored backup) is read
+    /// again. (A record or an index entry failing Quire's own checks is that request's 503 only.)
     private let damage = Mutex<String?>(nil)
     private let sectionCache = Mutex<(mark: Int, sections: [(name: String, count: Int)])?>(nil)
 
@@ -139,7 +140,7 @@ final class StoreAccess: Sendable {
         } catch let failure as AccessFailure {
             throw failure
         } catch {
-            if (error as? StoreError)?.code == .corrupted {
+            if (error as? StoreError)?.isDamagedPage == true {
                 damage.withLock {
                     $0 = $0 ?? "the store is damaged (\(error)); it is not read again until its file is replaced: run quire verify, and restore a backup"
                 }

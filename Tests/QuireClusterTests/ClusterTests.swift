@@ -204,6 +204,44 @@ import Testing
         }
     }
 
+    /// A second node under a member id a live node uses is refused: both wrote one status key,
+    /// and the newer one waited for ever for a snapshot from a peer other than itself.
+    @Test func aMemberIDInUseByALiveNodeIsRefused() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("twice") { directory in
+                let keys = ClusterKeys(prefix: "/t/")
+                // The live node: its status published again and again on its lease.
+                let lease = try await client.grantLease(ttl: 60)
+                let live = Task {
+                    var applied: Int64 = 0
+                    while !Task.isCancelled {
+                        applied += 1
+                        let status = MemberStatus(id: "a", appliedRevision: applied, snapshotURL: nil)
+                        let encoded = (try? JSONEncoder().encode(status)).map(Array.init) ?? []
+                        _ = try? await client.put(keys.member("a"), encoded, lease: lease.id)
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                }
+                defer { live.cancel() }
+                var configuration = ClusterNode.Configuration(memberID: "a", storePath: directory + "/a")
+                configuration.keys = keys
+                configuration.leaseTTL = 2
+                let node = ClusterNode(configuration: configuration, client: client, sources: [])
+                await #expect { try await node.run() } throws: { ($0 as? ClusterError)?.code == .memberInUse }
+                live.cancel()
+                // A dead node's key (not renewed) is taken over once its lease is gone.
+                try await client.revoke(lease.id)
+                var restarted = ClusterNode.Configuration(memberID: "a", storePath: directory + "/b")
+                restarted.keys = keys
+                let events = Events()
+                let second = ClusterNode(configuration: restarted, client: client, sources: []) { events.append($0) }
+                let run = Task { try await second.run() }
+                defer { run.cancel() }
+                try await events.wait(for: .seconds(600)) { if case .leaseGranted = $0 { true } else { false } }
+            }
+        }
+    }
+
     @Test func aReplicaResumesAfterARestartFromItsStoredRevision() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("replica", create: false) { path in

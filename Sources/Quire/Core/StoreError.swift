@@ -83,6 +83,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The words every damaged-page error carries.
     public static let corruptionMessage = "the store is corrupted; run quire verify"
 
+    /// Whether LMDB itself found one of the file's pages damaged (not a record or an index
+    /// entry failing Quire's checks): such a file may hold other pages that LMDB follows
+    /// blindly, which fault instead of failing with an error.
+    public var isDamagedPage: Bool { code == .corrupted && underlying is LMDBError }
+
     /// A damaged page met by LMDB, as a store error naming the store.
     static func corruption(_ error: LMDBError, path: String, context: String? = nil) -> StoreError {
         let whereText = context.map { " (\($0))" } ?? ""

@@ -44,9 +44,10 @@ private func handleInterrupt(_ signalNumber: Int32) {
     if previous > 0 {
         _exit(128 + signalNumber)
     }
+    // The writer first: stderr may be the same full pipe (`2>&1 | slow`), and this write wait.
+    BlockedWriteWakeUp.wake()
     let message: StaticString = "\nquire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n"
     _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    BlockedWriteWakeUp.wake()
 }
 
 extension InterruptFlag {

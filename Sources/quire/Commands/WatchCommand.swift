@@ -30,8 +30,13 @@ enum WatchCommand {
         }
         if context.isInterrupted { throw InterruptedError(command: "watch") }
         if let failure = feed.failure { throw failure }
+        // A snapshot installed by a cluster member renames directories: a moment without the
+        // file is not a removal.
         if replaced(), !FileManager.default.fileExists(atPath: dataFile) {
-            throw RuntimeError("watch", "\(context.storePath): the store was removed while it was watched")
+            try? await Task.sleep(for: .seconds(1))
+            if !FileManager.default.fileExists(atPath: dataFile) {
+                throw RuntimeError("watch", "\(context.storePath): the store was removed while it was watched")
+            }
         }
         if replaced() {
             throw RuntimeError(

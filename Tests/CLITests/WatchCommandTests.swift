@@ -4,6 +4,16 @@ import Testing
 /// `quire watch`: the durable change feed on stdout, from another process than the writer, until
 /// the first Ctrl-C.
 @Suite struct WatchCommandTests {
+    /// `count` generated articles loaded into the store in `dir`, and a file for a watch's
+    /// stderr with its handle (the caller closes it).
+    private func loadedStore(_ dir: URL, count: Int) async throws -> (errors: URL, handle: FileHandle) {
+        let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: count), directory: dir)
+        #expect(load.status == 0, "\(load)")
+        let errors = dir.appendingPathComponent("watch.err")
+        try Data().write(to: errors)
+        return (errors, try FileHandle(forWritingTo: errors))
+    }
+
     @Test func watchPrintsEveryCommitSinceASequenceAndStopsOnTheFirstSignal() async throws {
         try await withScratch { dir in
             // Three loads: three chunks, three commits (and the store's own first ones).
@@ -42,11 +52,7 @@ import Testing
     @Test func theFirstSignalStopsAWatchBlockedOnAFullPipe() async throws {
         try await withScratch { dir in
             // About 120 KB of keys: more than a pipe holds.
-            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 2_000), directory: dir)
-            #expect(load.status == 0, "\(load)")
-            let err = dir.appendingPathComponent("watch.err")
-            try Data().write(to: err)
-            let errors = try FileHandle(forWritingTo: err)
+            let (err, errors) = try await loadedStore(dir, count: 2_000)
             defer { try? errors.close() }
             let pipe = Pipe()
             let process = try startQuire(["watch", "--since", "0"], directory: dir, stdout: pipe.fileHandleForWriting, stderr: errors)
@@ -80,11 +86,7 @@ import Testing
     /// A sequence past the newest commit shows nothing until the store gets there: watch says so.
     @Test func aSequencePastTheNewestCommitIsSaid() async throws {
         try await withScratch { dir in
-            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 5), directory: dir)
-            #expect(load.status == 0, "\(load)")
-            let err = dir.appendingPathComponent("watch.err")
-            try Data().write(to: err)
-            let handle = try FileHandle(forWritingTo: err)
+            let (err, handle) = try await loadedStore(dir, count: 5)
             defer { try? handle.close() }
             let process = try startQuire(["watch", "--since", "999999"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
             let deadline = Date().addingTimeInterval(20)
@@ -104,15 +106,11 @@ import Testing
     /// old file for ever, silently).
     @Test func aReplacedStoreStopsTheWatchWithAMessage() async throws {
         try await withScratch { dir in
-            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 5), directory: dir)
-            #expect(load.status == 0, "\(load)")
+            let (err, handle) = try await loadedStore(dir, count: 5)
+            defer { try? handle.close() }
             let other = dir.appendingPathComponent("other.db").path
             let second = try await runQuire(["--store", other, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 3, seed: 9))
             #expect(second.status == 0, "\(second)")
-            let err = dir.appendingPathComponent("watch.err")
-            try Data().write(to: err)
-            let handle = try FileHandle(forWritingTo: err)
-            defer { try? handle.close() }
             let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
             usleep(500_000)
             let store = dir.appendingPathComponent("quire.db").path
@@ -130,11 +128,7 @@ import Testing
     /// A store removed under the watch is said to be removed, not replaced.
     @Test func aRemovedStoreStopsTheWatchWithAMessage() async throws {
         try await withScratch { dir in
-            let load = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 5), directory: dir)
-            #expect(load.status == 0, "\(load)")
-            let err = dir.appendingPathComponent("watch.err")
-            try Data().write(to: err)
-            let handle = try FileHandle(forWritingTo: err)
+            let (err, handle) = try await loadedStore(dir, count: 5)
             defer { try? handle.close() }
             let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
             usleep(500_000)

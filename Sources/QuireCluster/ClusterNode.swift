@@ -55,6 +55,8 @@ public final class ClusterNode: Sendable {
     /// The sources this member competes for.
     public let sources: [any FetchSource]
     private let events: @Sendable (ClusterEvent) -> Void
+    /// The node's requests to the news API, whatever the source: one budget for all of them.
+    private let rateLimiter: RateLimiter
     private let store = Mutex<Store?>(nil)
     private let lease = Atomic<Int64>(0)
     private let applied = Atomic<Int64>(0)
@@ -69,6 +71,7 @@ public final class ClusterNode: Sendable {
         self.client = client
         self.sources = sources
         self.events = events
+        rateLimiter = RateLimiter(perMinute: configuration.fetchRatePerMinute, perDay: 10_000_000)
     }
 
     /// The store the node currently applies the log to (replaced when it bootstraps). Not
@@ -349,7 +352,7 @@ public final class ClusterNode: Sendable {
         let http = HTTPClient()
         defer { http.shutdown() }
         let service = FetchService(
-            client: http, rateLimiter: RateLimiter(perMinute: configuration.fetchRatePerMinute, perDay: 10_000_000))
+            client: http, rateLimiter: rateLimiter)
         var owned: SourceOwnership?
         var finished = false
         var failedRuns = 0

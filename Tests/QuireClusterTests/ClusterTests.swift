@@ -242,6 +242,41 @@ import Testing
         }
     }
 
+    /// `--rate` is the node's: its sources share one budget (each source had its own, so a
+    /// node of four sources made four times the requests asked for).
+    @Test func theNodesSourcesShareOneRequestRate() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("rate") { directory in
+                let api = try Self.fixture(articles: 50)
+                defer { api.stop() }
+                let sources = ["alpha", "beta"].map { query in
+                    NYTSource(query: NYTQuery(query: query, sort: .oldest), key: APIKey("test-key"), endpoint: api.nytSearchURL)
+                }
+                var configuration = ClusterNode.Configuration(memberID: "a", storePath: directory + "/a")
+                configuration.keys = ClusterKeys(prefix: "/t/")
+                configuration.leaseTTL = 15
+                configuration.fetchRatePerMinute = 30  // a request every 2 s
+                let events = Events()
+                let node = ClusterNode(configuration: configuration, client: client, sources: sources) { events.append($0) }
+                let run = Task { try await node.run() }
+                defer { run.cancel() }
+                func committed() -> [Duration] {
+                    events.times.compactMap { if case .committed = $0.event { $0.at } else { nil } }
+                }
+                var tries = 0
+                while committed().count < 4 && tries < 6_000 {
+                    tries += 1
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let times = committed()
+                try #require(times.count >= 4, "\(events.all)")
+                // Four requests 2 s apart span 6 s (a commit may lag its request by a little);
+                // two budgets of their own would have made them in about 2.
+                #expect(times[3] - times[0] >= .seconds(4), "\(times)")
+            }
+        }
+    }
+
     @Test func aReplicaResumesAfterARestartFromItsStoredRevision() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("replica", create: false) { path in
@@ -347,6 +382,9 @@ final class Events: Sendable {
 
     /// Every event so far, oldest first.
     var all: [ClusterEvent] { events.withLock { $0.map(\.event) } }
+
+    /// When each event came, since the first was collected could be.
+    var times: [(at: Duration, event: ClusterEvent)] { events.withLock { $0 } }
 
     func append(_ event: ClusterEvent) {
         let at = ContinuousClock.now - started

@@ -4,8 +4,8 @@
 Usage: browser-test.py BASE_URL QUIRE_BINARY STORE HOSTILE_ID SCREENSHOT_DIR
 
 Checks that the list renders newest first, that the section filter and the search box change
-it, that the detail view shows the record `quire get` prints, and that a hostile record shows
-as text. Saves a PNG screenshot of each step in SCREENSHOT_DIR. Python standard library only:
+it, that the detail view shows the record `quire get` prints, that a hostile record shows as
+text, and that articles another process loads are counted as they arrive. Saves a PNG screenshot of each step in SCREENSHOT_DIR. Python standard library only:
 the WebSocket client below is the minimum the DevTools protocol needs (RFC 6455, text frames).
 """
 import base64, json, os, re, shutil, socket, struct, subprocess, sys, tempfile, time, urllib.parse, urllib.request
@@ -255,6 +255,15 @@ def run(page):
     check(page.js("[...document.querySelectorAll('a')].every(a => !a.href.startsWith('javascript:'))"),
           "no javascript: link")
     page.screenshot("5-hostile")
+
+    # 6. Articles another process commits are counted as they arrive.
+    lines = "".join(json.dumps({"id": f"browser-live-{n}", "headline": "arrived"}) + "\n" for n in range(3))
+    subprocess.run([QUIRE, "--store", STORE, "load", "-", "--quiet"], input=lines, text=True, check=True)
+    page.wait("(document.getElementById('live')?.textContent || '').startsWith('+3 articles since loaded')",
+              "the arrivals to be counted")
+    check(page.js("document.getElementById('live').textContent").startswith("+3 articles since loaded"),
+          "three articles loaded by another process show as arrived")
+    page.screenshot("6-arrived")
 
 
 if __name__ == "__main__":

@@ -267,18 +267,24 @@ enum WebAssets {
           function watch() {
             if (!window.EventSource) return;
             const source = new EventSource("/api/changes");
-            let arrived = 0;  // each event gives its commit's change: the page shows their sum
-            source.addEventListener("commit", (event) => {
+            // The count at the first hello; what arrived since is the difference from it. (Summed
+            // `change`s missed what a reconnection's catch-up commit, which carries none, brought.)
+            let base = null;
+            const show = (event) => {
               try {
                 const data = JSON.parse(event.data);
                 const articles = data.collections && data.collections.articles;
-                if (articles && articles.change) {
-                  arrived += articles.change;
+                const records = articles && typeof articles.records === "number" ? articles.records : 0;
+                if (base === null) { base = records; return; }
+                const arrived = records - base;
+                if (arrived !== 0) {
                   $("live").textContent = (arrived > 0 ? "+" : "") + arrived + " articles since loaded (Apply to refresh)";
                   loadInfo();
                 }
               } catch (_) { /* ignore a malformed event */ }
-            });
+            };
+            source.addEventListener("hello", show);
+            source.addEventListener("commit", show);
           }
 
           document.addEventListener("DOMContentLoaded", () => {

@@ -42,6 +42,15 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// True for `0.0.0.0` and `::`: every address of this machine to listen on, but none that
+    /// another machine can connect to.
+    public var isUnspecified: Bool {
+        switch storage {
+        case .v4(let address): return address == 0
+        case .v6(let bytes): return bytes.allSatisfy { $0 == 0 }
+        }
+    }
+
     var isIPv6: Bool {
         if case .v6 = storage { return true }
         return false

@@ -21,6 +21,10 @@ import Testing
         let hostless = try await runQuire(["node", "--etcd", "http://"])
         #expect(hostless.status == 64 && hostless.stderr.contains("--etcd"), "\(hostless)")
         // Twice: two fetch loops of one source in one member, every page fetched twice.
+        for wildcard in ["0.0.0.0", "::"] {
+            let published = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--snapshot-host", wildcard])
+            #expect(published.status == 64 && published.stderr.contains("peers reach this node at"), "\(published)")
+        }
         let twice = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "feedzilla:1", "--fetch", "feedzilla:1"])
         #expect(twice.status == 64 && twice.stderr.contains("given twice"), "\(twice)")
         let reordered = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--fetch", "feedzilla:1,2", "--fetch", "feedzilla:2,1"])

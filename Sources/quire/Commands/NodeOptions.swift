@@ -112,6 +112,11 @@ struct NodeOptions: CommandOptions {
         guard let address = SocketAddress(host) else {
             throw arguments.invalid("snapshot-host", host, "must be a numeric IPv4 or IPv6 address")
         }
+        // The address is published for peers to fetch snapshots from: a wildcard means "this
+        // machine" to each of them.
+        guard !address.isUnspecified else {
+            throw arguments.invalid("snapshot-host", host, "must be an address peers reach this node at (0.0.0.0 and :: are not)")
+        }
         snapshotAddress = address
         ratePerMinute = try arguments.integer("rate", in: 1...1_000_000) ?? 5
         maxPages = try arguments.integer("max-pages", in: 1...Int.max)

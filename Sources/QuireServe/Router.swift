@@ -26,8 +26,9 @@ struct Router: Sendable {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if request.hostHeaders > 1 { return error(400, "the request has more than one Host header") }
         if request.contentLengthHeaders > 1 { return error(400, "the request has more than one Content-Length header") }
-        if let host = request.host, !hosts.allows(Self.hostName(host)) {
-            return error(421, hosts.refusal(of: String(host.prefix(100))))
+        if let host = request.host {
+            guard let name = Self.hostName(host) else { return error(400, "the Host header is not a host and a port") }
+            if !hosts.allows(name) { return error(421, hosts.refusal(of: String(host.prefix(100)))) }
         }
         guard request.method == "GET" || request.method == "HEAD" else {
             var response = error(405, "\(request.method) is not allowed: the server is read-only (use GET or HEAD)")
@@ -88,11 +89,11 @@ struct Router: Sendable {
 
         init(loopbackOnly: Bool, names: [String]) {
             self.loopbackOnly = loopbackOnly
-            self.names = Set(names.map { Self.normalized(Router.hostName($0)) })
+            self.names = Set(names.map { Self.normalized(Router.hostName($0) ?? $0) })
         }
 
         func allows(_ host: String) -> Bool {
-            if Router.isLoopback(host) || names.contains(Self.normalized(host)) { return true }
+            if Router.isLoopback(Self.normalized(host)) || names.contains(Self.normalized(host)) { return true }
             return !loopbackOnly && Router.isAddressLiteral(host)
         }
 
@@ -110,11 +111,28 @@ struct Router: Sendable {
     }
 
     /// The host of a `Host` header, without its port and an IPv6 address's brackets.
-    static func hostName(_ header: String) -> String {
-        if header.hasPrefix("["), let close = header.firstIndex(of: "]") {
-            return String(header[header.index(after: header.startIndex)..<close])
+    /// Nil when the header is not a host and an optional port (RFC 9110: `[::1]evil.com` or
+    /// `127.0.0.1:80:x` were read as their first part).
+    static func hostName(_ header: String) -> String? {
+        let name: Substring
+        let rest: Substring
+        if header.hasPrefix("[") {
+            guard let close = header.firstIndex(of: "]") else { return nil }
+            name = header[header.index(after: header.startIndex)..<close]
+            rest = header[header.index(after: close)...]
+        } else {
+            let colon = header.firstIndex(of: ":") ?? header.endIndex
+            name = header[..<colon]
+            rest = header[colon...]
         }
-        return String(header.prefix { $0 != ":" })
+        guard !name.isEmpty else { return nil }
+        if !rest.isEmpty {
+            let port = rest.dropFirst()
+            guard rest.first == ":", !port.isEmpty, port.count <= 5, port.allSatisfy({ ("0"..."9").contains($0) }), let number = Int(port),
+                number <= 65_535
+            else { return nil }
+        }
+        return String(name)
     }
 
     static let index = """

@@ -27,7 +27,7 @@ public final class SnapshotServer: Sendable {
         // page whose name an attacker points at 127.0.0.1 must not fetch the whole store).
         let loopbackOnly = address.isLoopback
         daemon = try HTTPDaemon(address: address, port: port, limits: limits) { request in
-            if loopbackOnly, let host = request.host, !Router.isLoopback(Router.hostName(host)) {
+            if loopbackOnly, let host = request.host, !(Router.hostName(host).map(Router.isLoopback) ?? false) {
                 return HTTPResponse(
                     status: 421, headers: [("Content-Type", "text/plain")],
                     body: Array("this server answers requests for localhost, 127.0.0.1 or [::1] only\n".utf8))

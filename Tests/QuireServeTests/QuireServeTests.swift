@@ -220,6 +220,9 @@ private func exchange(
             ("Host: 127.0.0.1\r\n", "200"), ("", "200"),
             // Two Host headers (RFC 9112: a 400), whichever the first is.
             ("Host: 127.0.0.1\r\nHost: attacker.example\r\n", "400"), ("Host: localhost\r\nhost: localhost\r\n", "400"),
+            // A host and a port, nothing after: what followed was ignored.
+            ("Host: [::1]evil.com\r\n", "400"), ("Host: 127.0.0.1:80:evil\r\n", "400"), ("Host: localhost:99999\r\n", "400"),
+            ("Host: :80\r\n", "400"), ("Host: localhost.\r\n", "200"),
         ] {
             let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\n\(host)Connection: close\r\n\r\n") { _ in false }
             #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(host): \(answer.prefix(200))")

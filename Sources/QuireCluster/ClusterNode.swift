@@ -216,13 +216,18 @@ public final class ClusterNode: Sendable {
 
     private func keepLeaseAlive() async {
         let interval = Duration.milliseconds(max(200, configuration.leaseTTL * 1000 / 3))
-        // Renewals wait a quarter of the TTL on one etcd member, not the client's 5 s: a member
-        // that accepts and never answers (paused, cut off) must not outlast the lease before
-        // the next member is tried.
-        let renewals = EtcdClient(
-            endpoints: client.endpoints, requestTimeout: .milliseconds(min(5_000, max(500, configuration.leaseTTL * 1000 / 4))),
-            maxRequestBytes: client.maxRequestBytes, maxTxnOperations: client.maxTxnOperations)
-        defer { renewals.shutdown() }
+        // With several etcd members, renewals wait a quarter of the TTL on one, not the client's
+        // 5 s: a member that accepts and never answers (paused, cut off) must not outlast the
+        // lease before the next is tried. With one there is no next: a longer wait is the better
+        // chance on a loaded machine.
+        let renewals =
+            client.endpoints.count > 1
+            ? EtcdClient(
+                endpoints: client.endpoints,
+                requestTimeout: .milliseconds(min(5_000, max(500, configuration.leaseTTL * 1000 / 4))),
+                maxRequestBytes: client.maxRequestBytes, maxTxnOperations: client.maxTxnOperations)
+            : client
+        defer { if renewals !== client { renewals.shutdown() } }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }

@@ -225,6 +225,14 @@ import Testing
                     }
                 }
                 defer { live.cancel() }
+                // The live node has published before the second starts (a loaded machine may
+                // hold the task back).
+                var published = false
+                for _ in 0..<6_000 where !published {
+                    published = try await client.get(keys.member("a")) != nil
+                    if !published { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                try #require(published)
                 var configuration = ClusterNode.Configuration(memberID: "a", storePath: directory + "/a")
                 configuration.keys = keys
                 // Long: the check watches the key for two TTLs, and a full run on two cores can

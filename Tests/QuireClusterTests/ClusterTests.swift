@@ -224,9 +224,10 @@ import Testing
                         + "\"{\\\"id\\\":\\\"a\\\",\\\"appliedRevision\\\":$n}\" >/dev/null; sleep 0.2; done",
                 ]
                 try live.run()
+                // SIGKILL: the shell inherits the pool thread's blocked signals, SIGTERM among them.
                 defer {
                     if live.isRunning {
-                        live.terminate()
+                        kill(live.processIdentifier, SIGKILL)
                         live.waitUntilExit()
                     }
                 }
@@ -248,7 +249,7 @@ import Testing
                 }
                 defer { watchdog.cancel() }
                 await #expect { try await first.value } throws: { ($0 as? ClusterError)?.code == .memberInUse }
-                live.terminate()
+                kill(live.processIdentifier, SIGKILL)
                 live.waitUntilExit()
                 // A dead node's key (not renewed) is taken over once its lease is gone.
                 try await client.revoke(lease.id)

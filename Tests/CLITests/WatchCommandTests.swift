@@ -83,6 +83,19 @@ import Testing
         }
     }
 
+    /// Waits for `process` to end on its own (interrupting it after 4,000 tries, bounded by tries,
+    /// not a time window: a full run on two cores starves a watch for minutes); its stderr.
+    private func stopped(_ process: Process, errors: URL) -> String {
+        var tries = 0
+        while process.isRunning && tries < 4_000 {
+            tries += 1
+            usleep(50_000)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGINT) }
+        process.waitUntilExit()
+        return (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+    }
+
     /// A sequence past the newest commit shows nothing until the store gets there: watch says so.
     @Test func aSequencePastTheNewestCommitIsSaid() async throws {
         try await withScratch { dir in
@@ -116,15 +129,7 @@ import Testing
             let store = dir.appendingPathComponent("quire.db").path
             try FileManager.default.moveItem(atPath: store, toPath: store + ".replaced")
             try FileManager.default.moveItem(atPath: other, toPath: store)
-            // Bounded by tries, not a time window: a full run on two cores starves the watch for minutes.
-            var tries = 0
-            while process.isRunning && tries < 4_000 {
-                tries += 1
-                usleep(50_000)
-            }
-            if process.isRunning { kill(process.processIdentifier, SIGINT) }
-            process.waitUntilExit()
-            let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            let said = stopped(process, errors: err)
             #expect(process.terminationStatus == 1 && said.contains("the store was replaced"), "\(said)")
         }
     }
@@ -137,14 +142,7 @@ import Testing
             let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
             usleep(500_000)
             try FileManager.default.removeItem(at: dir.appendingPathComponent("quire.db"))
-            var tries = 0
-            while process.isRunning && tries < 4_000 {
-                tries += 1
-                usleep(50_000)
-            }
-            if process.isRunning { kill(process.processIdentifier, SIGINT) }
-            process.waitUntilExit()
-            let said = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            let said = stopped(process, errors: err)
             #expect(process.terminationStatus == 1 && said.contains("the store was removed while it was watched"), "\(said)")
         }
     }

@@ -213,15 +213,17 @@ import Testing
             try await withTemporaryDirectory("twice") { directory in
                 let keys = ClusterKeys(prefix: "/t/")
                 // The live node: its status published again and again on its lease, by a process
-                // of its own (a task here waits behind the other tests on a loaded machine).
-                let lease = try await client.grantLease(ttl: 60)
+                // of its own (a task here waits behind the other tests on a loaded machine). A put
+                // does not renew a lease: it is long, so that it outlives the check however late
+                // that starts, and revoked below.
+                let lease = try await client.grantLease(ttl: 3_600)
                 let live = Process()
                 live.executableURL = URL(fileURLWithPath: "/bin/sh")
                 live.arguments = [
                     "-c",
                     "n=0; while true; do n=$((n+1)); ETCDCTL_API=3 etcdctl --endpoints=\(server.clientURL) put "
                         + "--lease=\(String(lease.id, radix: 16)) \(keys.member("a")) "
-                        + "\"{\\\"id\\\":\\\"a\\\",\\\"appliedRevision\\\":$n}\" >/dev/null; sleep 0.2; done",
+                        + "\"{\\\"id\\\":\\\"a\\\",\\\"appliedRevision\\\":$n}\" >/dev/null; sleep 1; done",
                 ]
                 try live.run()
                 // SIGKILL: the shell inherits the pool thread's blocked signals, SIGTERM among them.

@@ -1,5 +1,7 @@
 import Foundation
 import QuireCluster
+import QuireHTTP
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,16 +17,28 @@ final class EtcdServer {
     }
 
     struct NotReady: Error, CustomStringConvertible {
+        enum Reason { case exited, timedOut, anotherAnswered }
         let log: String
-        let exited: Bool
+        let reason: Reason
+        /// Started again on other ports, it may answer.
+        var isRetryable: Bool { reason != .timedOut }
         var description: String {
-            (exited ? "etcd exited before it answered" : "etcd did not answer within 60 s") + "; its log:\n\(log)"
+            let what =
+                switch reason {
+                case .exited: "etcd exited before it answered"
+                case .timedOut: "etcd did not answer within 60 s"
+                case .anotherAnswered: "another etcd answered on its port"
+                }
+            return what + "; its log:\n\(log)"
         }
     }
 
     let process = Process()
     let dataDirectory: String
     let clientURL: String
+    /// The member's name, unique: a client that reached another test's etcd (on a port probed
+    /// free twice) finds another name in the member list.
+    let name = "quire-test-\(UUID().uuidString)"
     private let logPath: String
 
     init() throws {
@@ -39,10 +53,10 @@ final class EtcdServer {
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
-            "--name", "test", "--data-dir", dataDirectory + "/data",
+            "--name", name, "--data-dir", dataDirectory + "/data",
             "--listen-client-urls", clientURL, "--advertise-client-urls", clientURL,
             "--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-            "--initial-cluster", "test=\(peerURL)", "--log-level", "error",
+            "--initial-cluster", "\(name)=\(peerURL)", "--log-level", "error",
         ]
         let log = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = log
@@ -51,15 +65,32 @@ final class EtcdServer {
     }
 
     /// Waits until etcd answers a range request (up to 60 s: a full test run on two cores can
-    /// keep a starting etcd waiting); throws at once when it exited.
+    /// keep a starting etcd waiting) and is this member (by its name); throws at once when it
+    /// exited or another etcd answers on its port.
     func ready() async throws -> EtcdClient {
         let client = EtcdClient(endpoints: [clientURL], requestTimeout: .seconds(2))
+        var reason = NotReady.Reason.timedOut
         for _ in 0..<600 where process.isRunning {
-            if (try? await client.range(.key("ready"))) != nil { return client }
+            if (try? await client.range(.key("ready"))) != nil {
+                if try await answersAsItself() { return client }
+                reason = .anotherAnswered
+                break
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         client.shutdown()
-        throw NotReady(log: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "", exited: !process.isRunning)
+        if !process.isRunning { reason = .exited }
+        throw NotReady(log: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "", reason: reason)
+    }
+
+    /// Whether the etcd on `clientURL` lists this member: a parallel test's etcd that took the
+    /// port first answers too, and its tests and this one would share their keys.
+    private func answersAsItself() async throws -> Bool {
+        let http = HTTPClient()
+        defer { http.shutdown() }
+        let response = try await http.post(
+            clientURL + "/v3/cluster/member/list", body: Array("{}".utf8), headers: [("Content-Type", "application/json")])
+        return response.isSuccess && response.bodyText.contains("\"\(name)\"")
     }
 
     /// A started member that answers: one that exits at once (a port probed free was taken by
@@ -70,7 +101,7 @@ final class EtcdServer {
             let server = try EtcdServer()
             do {
                 return (server, try await server.ready())
-            } catch let error as NotReady where error.exited && attempt < 3 {
+            } catch let error as NotReady where error.isRetryable && attempt < 3 {
                 server.stop()
                 attempt += 1
             } catch {
@@ -101,8 +132,21 @@ final class EtcdServer {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// A port the kernel just handed out (bound to port 0, then released).
+    /// The ports handed out in this process: the kernel may hand a released port out again
+    /// before the etcd it was probed for has bound it.
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// A port the kernel just handed out (bound to port 0, then released), never one this
+    /// process handed out before.
     static func freePort() throws -> Int {
+        for _ in 0..<100 {
+            let port = try probedPort()
+            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    private static func probedPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(fd) }

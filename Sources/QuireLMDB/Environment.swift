@@ -32,6 +32,8 @@ public final class Environment: @unchecked Sendable {
     public let isLockless: Bool
 
     let handle: OpaquePointer
+    /// The directory's key in the process-wide registry of open environments.
+    private let identity: OpenRegistry.Identity
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
     private let stateLock = ThreadLock()
@@ -69,10 +71,13 @@ public final class Environment: @unchecked Sendable {
         let canonical = String(cString: resolved)
         free(resolved)
 
-        guard OpenRegistry.claim(canonical) else {
+        guard let identity = OpenRegistry.Identity(directory: canonical) else {
+            throw LMDBError(code: errno, operation: "open", path: canonical)
+        }
+        guard OpenRegistry.claim(identity) else {
             throw LMDBError(
                 code: EBUSY, operation: "open", path: canonical,
-                hint: "the environment is already open in this process; share the open instance")
+                hint: "the environment is already open in this process (perhaps under another path: a bind mount or a link); share the open instance")
         }
         let opened: (handle: OpaquePointer, lockless: Bool)
         do throws(LMDBError) {
@@ -83,10 +88,11 @@ public final class Environment: @unchecked Sendable {
             try DataFileCheck.check(directory: canonical)
             opened = try Environment.openWithFallback(canonical, options)
         } catch {
-            OpenRegistry.release(canonical)
+            OpenRegistry.release(identity)
             throw Environment.explain(error, canonical, readOnly: options.readOnly)
         }
         self.handle = opened.handle
+        self.identity = identity
         self.isLockless = opened.lockless
         self.path = canonical
         self.options = options
@@ -275,7 +281,7 @@ public final class Environment: @unchecked Sendable {
                 mdb_env_close(handle)
             }
         }
-        OpenRegistry.release(path)
+        OpenRegistry.release(identity)
     }
 
     private func withState<R>(_ body: (inout State) -> R) -> R {
@@ -290,7 +296,7 @@ public final class Environment: @unchecked Sendable {
 
     func ensureOpen(_ operation: String) throws(LMDBError) {
         if isClosed {
-            throw LMDBError(code: EINVAL, operation: operation, path: path, hint: "the environment is closed")
+            throw LMDBError(code: EBADF, operation: operation, path: path, hint: "the environment is closed")
         }
         if unmapped.load(ordering: .acquiring) {
             throw LMDBError(

@@ -104,6 +104,9 @@ extension LMDBError {
     public static let incompatible = LMDBError(code: MDB_INCOMPATIBLE)
     /// The environment is already open in this process. The corresponding C error is `EBUSY`.
     public static let alreadyOpen = LMDBError(code: EBUSY)
+    /// The environment was closed: its handle is gone, open it again. `EBADF`, which LMDB's
+    /// own calls do not return for a handle in use.
+    public static let closed = LMDBError(code: EBADF)
     /// No space is left on the device. The corresponding C error is `ENOSPC`.
     public static let noSpace = LMDBError(code: ENOSPC)
     /// The file or directory does not exist. The corresponding C error is `ENOENT`.

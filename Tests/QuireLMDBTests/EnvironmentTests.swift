@@ -167,6 +167,24 @@ import Testing
         }
     }
 
+    /// A bind mount shows one directory under a second canonical path: keyed by its path, the
+    /// registry let it open twice, and closing either dropped the other's file locks.
+    @Test(.enabled(if: BindMount.isPossible, "needs root and mount(8)"))
+    func aDirectoryOpenUnderABindMountIsTheSameEnvironment() throws {
+        try withTemporaryDirectory { dir throws in
+            try FileManager.default.createDirectory(atPath: dir + "/env", withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(atPath: dir + "/mirror", withIntermediateDirectories: false)
+            try BindMount.run(["--bind", dir + "/env", dir + "/mirror"])
+            defer { try? BindMount.run([dir + "/mirror"], command: "/bin/umount") }
+            let env = try Environment(path: dir + "/env")
+            #expect(throws: LMDBError.alreadyOpen) { _ = try Environment(path: dir + "/mirror") }
+            env.close()
+            let again = try Environment(path: dir + "/mirror")
+            #expect(!again.isClosed)
+            again.close()
+        }
+    }
+
     @Test func readOnlyOpenOfMissingStoreFailsClearly() throws {
         try withTemporaryDirectory { dir throws in
             var options = EnvironmentOptions()
@@ -275,5 +293,30 @@ import Testing
             let mode = (attributes[.posixPermissions] as? Int) ?? -1
             #expect(mode & 0o077 == 0)
         }
+    }
+}
+
+/// `mount --bind` for a test, possible only as root on a system that allows it.
+enum BindMount {
+    static let isPossible: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount") else { return false }
+        let probe = NSTemporaryDirectory() + "quire-bind-probe-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard (try? FileManager.default.createDirectory(atPath: probe + "/b", withIntermediateDirectories: true)) != nil,
+            (try? run(["--bind", probe + "/b", probe + "/b"])) != nil
+        else { return false }
+        return (try? run([probe + "/b"], command: "/bin/umount")) != nil
+    }()
+
+    struct Failed: Error { let status: Int32 }
+
+    static func run(_ arguments: [String], command: String = "/bin/mount") throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failed(status: process.terminationStatus) }
     }
 }

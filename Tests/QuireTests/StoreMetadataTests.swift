@@ -22,6 +22,23 @@ import QuireNews
         }
     }
 
+    /// A second open in one process and a closed store have codes of their own (both were
+    /// `.storage`, like a failing disk, so a caller could not tell "share the instance" or
+    /// "open it again" from an I/O error).
+    @Test func aSecondOpenAndAClosedStoreHaveTheirOwnCodes() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path, schema: StoreSchema(articles))
+            #expect { _ = try Store(path: path + "/.") } throws: { ($0 as? StoreError)?.code == .alreadyOpen }
+            store.close()
+            #expect {
+                _ = try store.read { try $0.count(of: articles) }
+            } throws: { ($0 as? StoreError)?.code == .closed }
+            let again = try Store(path: path, schema: StoreSchema(articles))
+            #expect(try again.read { try $0.count(of: articles) } == 0)
+            again.close()
+        }
+    }
+
     @Test func corruptedFieldTableIsRefused() async throws {
         try await withTemporaryStorePath { path in
             do {

@@ -66,8 +66,9 @@ public final class Store: Sendable {
     /// Opens (creating unless read-only) the store at `path`.
     ///
     /// - Throws: `StoreError` with `.newerFormat` for a store written by a newer Quire,
-    ///   `.corrupted` for damaged metadata or field table, `.storage` (wrapping the LMDB error)
-    ///   for I/O problems.
+    ///   `.corrupted` for damaged metadata or field table, `.alreadyOpen` when this process has
+    ///   the store open already (under any path), `.storage` (wrapping the LMDB error) for I/O
+    ///   problems.
     public convenience init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
         do {
             try self.init(opening: path, options: options)

@@ -8,7 +8,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
             case newerFormat, corrupted, invalidKey, keyCollision, codec, unknownCollection, definitionMismatch
-            case readOnly, storage, mapFull, cancelled
+            case readOnly, storage, mapFull, cancelled, closed, alreadyOpen
         }
 
         private let wrapped: Wrapped
@@ -38,6 +38,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let mapFull = Code(.mapFull)
         /// The task was cancelled before the operation committed.
         public static let cancelled = Code(.cancelled)
+        /// The store was closed (``Store/close()``): open it again to use it.
+        public static let closed = Code(.closed)
+        /// The store is open in this process already (perhaps under another path): share that
+        /// instance; LMDB must not open one file twice in a process.
+        public static let alreadyOpen = Code(.alreadyOpen)
 
         public var description: String {
             switch wrapped {
@@ -52,6 +57,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
             case .storage: "storage"
             case .mapFull: "map full"
             case .cancelled: "cancelled"
+            case .closed: "closed"
+            case .alreadyOpen: "already open"
             }
         }
 
@@ -100,12 +107,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Wraps any error from below as a store error, keeping LMDB errors' context: damaged pages
-    /// are `.corrupted`, other LMDB and I/O failures `.storage`, codec failures `.codec`.
+    /// are `.corrupted`, a closed or second open `.closed` / `.alreadyOpen`, other LMDB and I/O failures `.storage`, codec failures `.codec`.
     static func wrap(_ error: any Error, _ what: @autoclosure () -> String) -> StoreError {
         switch error {
         case let store as StoreError: return store
         case let lmdb as LMDBError where lmdb.isCorruption: return corruption(lmdb, path: lmdb.path ?? what())
         case let lmdb as LMDBError where lmdb == .mapFull: return StoreError(.mapFull, what(), underlying: lmdb)
+        case let lmdb as LMDBError where lmdb == .closed: return StoreError(.closed, what(), underlying: lmdb)
+        case let lmdb as LMDBError where lmdb == .alreadyOpen: return StoreError(.alreadyOpen, what(), underlying: lmdb)
         case let lmdb as LMDBError: return StoreError(.storage, what(), underlying: lmdb)
         case let decoding as CompactDecodingError: return StoreError(.codec, what(), underlying: decoding)
         case let coding as DecodingError: return StoreError(.codec, what(), underlying: coding)
@@ -161,4 +170,8 @@ extension StoreError {
     public static var mapFull: Code { .mapFull }
     /// See ``Code-swift.struct/cancelled``.
     public static var cancelled: Code { .cancelled }
+    /// See ``Code-swift.struct/closed``.
+    public static var closed: Code { .closed }
+    /// See ``Code-swift.struct/alreadyOpen``.
+    public static var alreadyOpen: Code { .alreadyOpen }
 }

@@ -19,6 +19,8 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         case foreignStore
         /// A live node already runs under this member id.
         case memberInUse
+        /// Another node runs on this store path (or its lock file cannot be taken).
+        case storeInUse
 
         public var description: String {
             switch self {
@@ -29,6 +31,7 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
             case .bootstrapFailed: "bootstrap failed"
             case .foreignStore: "not this cluster's replica"
             case .memberInUse: "member id in use"
+            case .storeInUse: "store in use"
             }
         }
     }

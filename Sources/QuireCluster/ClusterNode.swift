@@ -87,10 +87,14 @@ public final class ClusterNode: Sendable {
 
     /// Runs the member until the task is cancelled.
     ///
-    /// - Throws: When the store cannot be opened or etcd never answers the first lease grant;
+    /// - Throws: ``ClusterError/Code/storeInUse`` when another node runs on the store path;
+    ///   when the store cannot be opened or etcd never answers the first lease grant;
     ///   later failures are reported as ``ClusterEvent/retrying(_:)`` and retried.
     public func run() async throws {
         let path = configuration.storePath
+        // First: the cleanup below would delete a running node's download.
+        let storeLock = try NodeStoreLock(path: path)
+        defer { storeLock.release() }
         StoreSnapshot.recover(path: path)
         try StoreSnapshot.checkReplaceable(path)
         let opened = try Store(path: path, options: configuration.storeOptions)

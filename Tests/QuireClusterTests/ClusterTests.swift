@@ -266,6 +266,40 @@ import Testing
         }
     }
 
+    /// A second node on the store path of a running one is refused before it touches the
+    /// directory: its start-up cleanup deleted the first's snapshot download, and after the
+    /// first's bootstrap it wrote into a directory swapped away. The path is free once the
+    /// first stops.
+    @Test func aSecondNodeOnARunningNodesStoreIsRefused() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("shared") { directory in
+                func node(_ member: String, _ events: Events) -> ClusterNode {
+                    var configuration = ClusterNode.Configuration(memberID: member, storePath: directory + "/store")
+                    configuration.keys = ClusterKeys(prefix: "/t/")
+                    configuration.leaseTTL = 15
+                    return ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
+                }
+                let eventsA = Events()
+                let runA = Task { try await node("a", eventsA).run() }
+                try await eventsA.wait(for: .seconds(600)) { if case .leaseGranted = $0 { true } else { false } }
+                // A staging directory the first node is filling must survive the second's start.
+                let staging = directory + "/store.bootstrap"
+                try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
+                await #expect {
+                    try await node("b", Events()).run()
+                } throws: { ($0 as? ClusterError)?.code == .storeInUse }
+                #expect(FileManager.default.fileExists(atPath: staging))
+                try FileManager.default.removeItem(atPath: staging)
+                runA.cancel()
+                _ = await runA.result
+                let eventsB = Events()
+                let runB = Task { try await node("b", eventsB).run() }
+                defer { runB.cancel() }
+                try await eventsB.wait(for: .seconds(600)) { if case .leaseGranted = $0 { true } else { false } }
+            }
+        }
+    }
+
     /// `--rate` is the node's: its sources share one budget (each source had its own, so a
     /// node of four sources made four times the requests asked for).
     @Test func theNodesSourcesShareOneRequestRate() async throws {

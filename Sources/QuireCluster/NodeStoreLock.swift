@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A node's hold on its store path, for as long as it runs.
+///
+/// A node replaces its whole store directory when it installs a peer's snapshot, and cleans up
+/// a half-done swap at its start: a second node on the same path would delete the first's
+/// download, or go on writing into a directory the first had swapped away (its commits lost
+/// with the replaced file). The lock is an `flock` on a file beside the directory (one inside
+/// it would be swapped away with it); the kernel drops it when the process ends, however it
+/// ends, so a killed node never leaves a stale lock.
+final class NodeStoreLock {
+    private var descriptor: Int32
+
+    /// The lock file for the store at `path`.
+    static func lockPath(for path: String) -> String { path + ".node-lock" }
+
+    /// Takes the lock, or throws ``ClusterError/Code/storeInUse`` when another node holds it.
+    init(path: String) throws {
+        let lockPath = Self.lockPath(for: path)
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ClusterError(
+                .storeInUse, "cannot open \(lockPath) to lock the store: \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            close(descriptor)
+            if reason == EWOULDBLOCK {
+                throw ClusterError(
+                    .storeInUse,
+                    "\(path) is the store of a node that is running (it holds \(lockPath)): give this node a store of its own")
+            }
+            throw ClusterError(.storeInUse, "cannot lock \(lockPath): \(String(cString: strerror(reason)))")
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Lets the lock go (closing the file drops the `flock`).
+    func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+}

@@ -28,9 +28,11 @@ public struct MemberStatus: Codable, Sendable, Hashable {
     /// Only keys `<prefix>member/<id>` whose status names that id count: a cluster whose prefix
     /// lies under `<prefix>member/` writes its own members' keys there, and its members are not
     /// this cluster's (peers bootstrapped from their snapshots, the compactor waited for them).
+    /// A key on no lease is no node's (a node writes its status on its lease): written by hand
+    /// or left by a tool, it would never expire, and the compactor would wait for it for ever.
     static func all(client: EtcdClient, keys: ClusterKeys) async throws(EtcdError) -> [MemberStatus] {
         try await client.range(keys.members).kvs.compactMap { kv in
-            guard let status = try? JSONDecoder().decode(MemberStatus.self, from: Data(kv.value)),
+            guard kv.lease != 0, let status = try? JSONDecoder().decode(MemberStatus.self, from: Data(kv.value)),
                 kv.key == Array(keys.member(status.id).utf8), !status.id.contains("/")
             else { return nil }
             return status

@@ -61,7 +61,7 @@ public struct StoreCollection<Value: Codable & Sendable>: Sendable {
     /// The schema stored in the store's metadata.
     var definition: CollectionDefinition {
         CollectionDefinition(
-            name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field) },
+            name: name, indexes: indexes.map { IndexDefinition(name: $0.name, kind: $0.kind, field: $0.field, version: $0.version) },
             compressed: compressed, valueType: valueTypeName, search: search?.definition)
     }
 
@@ -142,25 +142,31 @@ public struct StoreIndex<Value: Sendable>: Sendable {
     public let field: String?
     /// Computes the index keys of a value (none to leave it out of the index).
     public let keys: @Sendable (Value) -> [StoreKey]
+    /// The version of ``keys`` (nil: never versioned). A closure cannot be compared: change
+    /// what it computes under the same name and give the index a new version, and the next
+    /// writable open rebuilds it from the records (an unchanged version keeps the old entries).
+    public let version: Int?
     /// True when the keys are exactly the stored field's value (a key-path index): an upsert
     /// then reads the old keys from the old record's field instead of decoding the record.
     let keysAreFieldValue: Bool
 
-    /// Declares an index.
+    /// Declares an index; `version` names the version of `keys` (see ``version``).
     public init(
-        name: String, kind: IndexKind, field: String? = nil, keys: @escaping @Sendable (Value) -> [StoreKey]
+        name: String, kind: IndexKind, field: String? = nil, version: Int? = nil,
+        keys: @escaping @Sendable (Value) -> [StoreKey]
     ) {
-        self.init(name: name, kind: kind, field: field, keysAreFieldValue: false, keys: keys)
+        self.init(name: name, kind: kind, field: field, version: version, keysAreFieldValue: false, keys: keys)
     }
 
     init(
-        name: String, kind: IndexKind, field: String?, keysAreFieldValue: Bool,
+        name: String, kind: IndexKind, field: String?, version: Int? = nil, keysAreFieldValue: Bool,
         keys: @escaping @Sendable (Value) -> [StoreKey]
     ) {
         precondition(StoreLayout.isValidName(name), "index names must be non-empty and free of ':' and NUL")
         self.name = name
         self.kind = kind
         self.field = field
+        self.version = version
         self.keysAreFieldValue = keysAreFieldValue && field != nil
         self.keys = keys
     }
@@ -211,11 +217,14 @@ public struct IndexDefinition: Codable, Sendable, Hashable {
     public var kind: IndexKind
     /// The field the keys come from, if the index is one field's value.
     public var field: String?
+    /// The declared version of the keys' closure (nil: none): a new one rebuilds the index.
+    public var version: Int?
 
-    public init(name: String, kind: IndexKind, field: String? = nil) {
+    public init(name: String, kind: IndexKind, field: String? = nil, version: Int? = nil) {
         self.name = name
         self.kind = kind
         self.field = field
+        self.version = version
     }
 }
 

@@ -56,7 +56,9 @@ extension StoreIndex {
     ///   - name: The index name, when the property's cannot be read from the key path (it is
     ///     derived from the key path's description, which names stored properties; a nested
     ///     path, `\Note.meta.tag`, is named by its last property).
-    public init<T: StoreIndexable>(_ keyPath: KeyPath<Value, T> & Sendable, name: String? = nil) {
+    ///   - version: The version of the keys a custom `StoreIndexable` computes (see
+    ///     ``version``): give a new one when its `indexKeys` change, and the index is rebuilt.
+    public init<T: StoreIndexable>(_ keyPath: KeyPath<Value, T> & Sendable, name: String? = nil, version: Int? = nil) {
         let property = Self.topLevelProperty(of: keyPath)
         let indexName = name ?? property ?? Self.lastComponent(of: keyPath)
         precondition(
@@ -67,7 +69,7 @@ extension StoreIndex {
         // keys Quire defines. A custom `StoreIndexable` (keys lower-cased, say) or a nested
         // path (whose field is not at the top) is read through the decoded value.
         self.init(
-            name: indexName, kind: T.indexKind, field: property,
+            name: indexName, kind: T.indexKind, field: property, version: version,
             keysAreFieldValue: property != nil && T.self is any FieldValueIndexable.Type
         ) { value in
             value[keyPath: keyPath].indexKeys

@@ -61,12 +61,17 @@ public struct SearchDefinition: Codable, Sendable, Hashable {
     /// The record field holding the date (`publishedAt`) that `newest`/`oldest` and
     /// `since`/`until` use; nil when the values have none.
     public var dateField: String?
+    /// The declared version of the text closure (nil: none): a new one rebuilds the index.
+    public var version: Int?
 
     /// A definition.
-    public init(fields: [StoreSearchField], filters: [StoreSearchFilter] = [], dateField: String? = nil) {
+    public init(
+        fields: [StoreSearchField], filters: [StoreSearchFilter] = [], dateField: String? = nil, version: Int? = nil
+    ) {
         self.fields = fields
         self.filters = filters
         self.dateField = dateField
+        self.version = version
     }
 }
 
@@ -86,9 +91,11 @@ public struct StoreSearchIndex<Value: Sendable>: Sendable {
     public let text: @Sendable (Value) -> [SearchText]
 
     /// Declares an index of `fields` (ids distinct, below 16), filter fields answered by the
-    /// collection's indexes, and the record field giving each value's date.
+    /// collection's indexes, and the record field giving each value's date. A closure cannot be
+    /// compared: when `text` changes what it yields, give a new `version`, and the next
+    /// writable open rebuilds the index from the records (an unchanged one keeps the postings).
     public init(
-        fields: [StoreSearchField], filters: [StoreSearchFilter] = [], dateField: String? = nil,
+        fields: [StoreSearchField], filters: [StoreSearchFilter] = [], dateField: String? = nil, version: Int? = nil,
         text: @escaping @Sendable (Value) -> [SearchText]
     ) {
         precondition(Set(fields.map(\.id)).count == fields.count, "search field ids must be distinct")
@@ -96,7 +103,7 @@ public struct StoreSearchIndex<Value: Sendable>: Sendable {
         precondition(fields.allSatisfy { $0.id < 16 }, "search field ids must be below 16")
         precondition(
             Set(fields.map { $0.name.lowercased() }).count == fields.count, "search field names must be distinct")
-        self.definition = SearchDefinition(fields: fields, filters: filters, dateField: dateField)
+        self.definition = SearchDefinition(fields: fields, filters: filters, dateField: dateField, version: version)
         self.text = text
     }
 }

@@ -5,6 +5,7 @@
 #endif
 import Foundation
 
+StandardDescriptors.ensureOpen()
 // A closed pipe must not kill us mid-write: EPIPE comes back from write(2) instead, and
 // `quire dump | head -1` ends quietly with status 0.
 signal(SIGPIPE, SIG_IGN)

@@ -27,8 +27,9 @@ enum ServeCommand {
         } catch {
             throw RuntimeError("serve", error.description)
         }
-        try context.output.line("quire: serving \(context.storePath) read-only at \(server.url) (Ctrl-C stops)")
-        try context.output.flush()
+        // Best effort: a server started with its output closed (a daemon's `>&-`) serves all the same.
+        try? context.output.line("quire: serving \(context.storePath) read-only at \(server.url) (Ctrl-C stops)")
+        try? context.output.flush()
         while !context.isInterrupted {
             try? await Task.sleep(for: .milliseconds(100))
         }

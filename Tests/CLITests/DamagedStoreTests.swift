@@ -262,3 +262,42 @@ private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
         }
     }
 }
+
+/// Started with its standard descriptors closed, `quire` hands none of their numbers to a store
+/// file: the next file opened took the free number, and `data.mdb` became descriptor 2, where
+/// error messages go.
+@Suite struct ClosedStandardDescriptorTests {
+    @Test func aStoreFileNeverTakesAClosedStandardDescriptor() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
+            let before = try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb"))
+            // Output to closed descriptors goes nowhere: the command succeeds (it failed writing).
+            let stats = try await runQuire(
+                ["-c", "exec \"$0\" --store \"$1\" stats <&- >&- 2>&-", try QuireBinary.url().path, store],
+                executable: URL(fileURLWithPath: "/bin/sh"))
+            #expect(stats.status == 0, "\(stats)")
+            // Which descriptors a running command gave the store's files.
+            let out = FileHandle(forWritingAtPath: "/dev/null")!
+            let watch = try startQuire(
+                ["-c", "exec \"$0\" --store \"$1\" watch <&- >&- 2>&-", try QuireBinary.url().path, store],
+                directory: dir, stdout: out, executable: URL(fileURLWithPath: "/bin/sh"))
+            defer {
+                if watch.isRunning { kill(watch.processIdentifier, SIGKILL) }
+                watch.waitUntilExit()
+            }
+            var storeDescriptors: [Int] = []
+            for _ in 0..<600 where storeDescriptors.isEmpty {
+                let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(watch.processIdentifier)/fd")) ?? []
+                storeDescriptors = fds.compactMap { fd in
+                    let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(watch.processIdentifier)/fd/\(fd)")
+                    return target?.hasPrefix(store) == true ? Int(fd) : nil
+                }
+                if storeDescriptors.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(!storeDescriptors.isEmpty)
+            #expect(storeDescriptors.allSatisfy { $0 > 2 }, "\(storeDescriptors)")
+            kill(watch.processIdentifier, SIGKILL)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == before)
+        }
+    }
+}

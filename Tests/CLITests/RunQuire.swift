@@ -18,11 +18,14 @@ struct QuireRunError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Starts the built `quire` binary with `args` in `directory`, its output into `stdout` and its
-/// errors discarded, for a test that signals it or reads its output while it runs.
-func startQuire(_ args: [String], directory: URL, stdout: FileHandle, stderr: FileHandle? = nil) throws -> Process {
+/// Starts the built `quire` binary (or `executable`, a shell wrapping it) with `args` in
+/// `directory`, its output into `stdout` and its errors discarded, for a test that signals it or
+/// reads its output while it runs.
+func startQuire(
+    _ args: [String], directory: URL, stdout: FileHandle, stderr: FileHandle? = nil, executable: URL? = nil
+) throws -> Process {
     let process = Process()
-    process.executableURL = try QuireBinary.url()
+    process.executableURL = try executable ?? QuireBinary.url()
     process.arguments = args
     process.currentDirectoryURL = directory
     process.standardOutput = stdout

@@ -121,7 +121,9 @@ public struct FetchService: Sendable {
         var random = JitterRandom(seed: retryPolicy.jitterSeed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        var seen: Set<String> = []
+        // Ids by their bytes, as the store tells them apart (Swift's string equality merges
+        // canonically equivalent ones).
+        var seen: Set<[UInt8]> = []
 
         // The body is scrubbed as it arrives: everything a page stores or reports comes from it.
         let scrubber = SecretScrubber(source.apiKey)
@@ -168,7 +170,7 @@ public struct FetchService: Sendable {
             summary.records += page.articles.count
             summary.newArticles += outcome.newArticles
             summary.unchangedArticles += outcome.unchangedArticles
-            for article in page.articles { seen.insert(article.id) }
+            for article in page.articles { seen.insert(Array(article.id.utf8)) }
             summary.articles = seen.count
             summary.rejected += page.rejects.count
             summary.documents += page.articles.count + page.rejects.count

@@ -86,15 +86,16 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         in txn: borrowing StoreTransaction
     ) throws -> PageCommit {
         var outcome = PageCommit()
-        var seen: Set<String> = []
         // Each id's last version in the batch (a later page's article replaces an earlier one's),
-        // in the order the ids were first seen.
-        var order: [String] = []
-        var latest: [String: Article] = [:]
+        // in the order the ids were first seen. By the key's bytes, as the store tells ids apart:
+        // Swift's string equality merges canonically equivalent ids (`café` composed and
+        // decomposed), and one of the two articles was lost.
+        var order: [StoreKey] = []
+        var latest: [StoreKey: Article] = [:]
         for (page, _) in pages {
             for article in page.articles {
-                if seen.insert(article.id).inserted { order.append(article.id) }
-                latest[article.id] = article
+                let key = StoreKey.string(article.id)
+                if latest.updateValue(article, forKey: key) == nil { order.append(key) }
             }
         }
         // Compared with what is stored before any of the batch is written: an article fetched
@@ -102,9 +103,9 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         // only rewrite its pages and its postings and add a change to the feed.
         var changed: [Article] = []
         changed.reserveCapacity(order.count)
-        for id in order {
-            let article = latest[id]!
-            if let stored = try txn.get(.string(id), from: NewsSchema.articles) {
+        for key in order {
+            let article = latest[key]!
+            if let stored = try txn.get(key, from: NewsSchema.articles) {
                 if stored == article {
                     outcome.unchangedArticles += 1
                     continue
@@ -116,19 +117,21 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             changed.append(article)
         }
         try txn.put(contentsOf: changed, in: NewsSchema.articles)
-        try removeQuarantinedCopies(of: seen, in: txn)
+        try removeQuarantinedCopies(of: order.map { latest[$0]!.id }, in: txn)
         // An unchanged article's raw copy still maps to what is stored: kept.
-        if !retain { try removeRawCopies(of: Set(changed.map(\.id)), in: txn) }
+        if !retain { try removeRawCopies(of: changed.map(\.id), in: txn) }
         // The last page of the batch storing each article: a reject of an earlier page is older
         // than what is stored, and not kept (as if the pages had been written one at a time).
-        var lastStoring: [String: Int] = [:]
+        var lastStoring: [StoreKey: Int] = [:]
         for (index, (page, _)) in pages.enumerated() {
-            for article in page.articles { lastStoring[article.id] = index }
+            for article in page.articles { lastStoring[.string(article.id)] = index }
         }
         for (index, (page, rejects)) in pages.enumerated() {
             outcome.rejects += rejects.count
             for reject in rejects {
-                if let article = RejectedDocument.articleID(ofID: reject.id), let last = lastStoring[article], last > index {
+                if let article = RejectedDocument.articleID(ofID: reject.id), let last = lastStoring[.string(article)],
+                    last > index
+                {
                     continue
                 }
                 try txn.put(reject, in: Self.rejects)
@@ -161,7 +164,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
 
     /// Removes the quarantined copies of articles just stored: they were fetched before, so a
     /// remap must not put them back over what was stored now.
-    static func removeQuarantinedCopies(of ids: Set<String>, in txn: borrowing StoreTransaction) throws {
+    static func removeQuarantinedCopies(of ids: [String], in txn: borrowing StoreTransaction) throws {
         guard !ids.isEmpty, try txn.count(ofCollectionNamed: rejects.name) > 0 else { return }
         for id in ids {
             let copies = try txn.values(of: rejects, range: .prefix(.string(id + " ")))
@@ -173,7 +176,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
     /// Removes the raw copies an earlier `--keep-raw` fetch kept of articles just stored without
     /// one: they are older than what was stored now, and a remap would put them back over it.
     /// (With raw copies kept, this page's copies replace them.)
-    static func removeRawCopies(of ids: Set<String>, in txn: borrowing StoreTransaction) throws {
+    static func removeRawCopies(of ids: [String], in txn: borrowing StoreTransaction) throws {
         guard !ids.isEmpty, try txn.count(ofCollectionNamed: rawDocuments.name) > 0 else { return }
         for id in ids { _ = try txn.delete(.string(id), from: rawDocuments) }
     }

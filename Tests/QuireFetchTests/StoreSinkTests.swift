@@ -38,6 +38,28 @@ import Testing
         }
     }
 
+    /// Ids that Swift's string equality calls equal but whose bytes differ (`café` composed and
+    /// decomposed, the ohm sign and omega) are two articles, as they are to the store: the
+    /// page's de-duplication merged them, and one was lost.
+    @Test func idsEqualOnlyCanonicallyAreDistinctArticles() async throws {
+        try await withTemporaryStore { store in
+            let sink = try StoreFetchSink(store: store)
+            let ids = ["caf\u{E9}", "cafe\u{301}", "\u{2126}", "\u{3A9}"]
+            #expect(ids[0] == ids[1] && ids[2] == ids[3])  // what Swift says
+            let page = FetchedPage(
+                sourceID: "nyt:q=x", articles: ids.enumerated().map { Article(id: $1, headline: "headline \($0)") },
+                queryTag: "nyt:q=x", checkpoint: Data("{}".utf8), fetchedAt: Date(timeIntervalSince1970: 1_700_000_000))
+            let outcome = try await sink.commit(page)
+            #expect(outcome.newArticles == 4)
+            try store.read { snap throws in
+                #expect(try snap.count(of: NewsSchema.articles) == 4)
+                for (index, id) in ids.enumerated() {
+                    #expect(try snap.get(.string(id), from: NewsSchema.articles)?.headline == "headline \(index)")
+                }
+            }
+        }
+    }
+
     @Test func feedzillaListsResolveTheirArticles() async throws {
         let api = try makeAPI()
         try await withTemporaryStore { store in

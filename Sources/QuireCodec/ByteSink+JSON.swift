@@ -1,14 +1,19 @@
 /// The pieces of JSON text every writer of the codec shares (the value tree's and the record
 /// writer's): strings escaped as JSON requires and decimal integers.
+///
+/// Beyond what JSON requires (`"`, `\\`, C0 controls), the characters that steer a terminal or
+/// break JavaScript are written as `\\uXXXX` too: DEL, the C1 controls (U+009B is a CSI to
+/// terminals that read C1 in UTF-8), the bidirectional marks, overrides and isolates (which
+/// reorder what a terminal shows), and U+2028/U+2029. `quire dump | less` shows them inert, and
+/// a JSON reader gets the same text back. Everything else non-ASCII stays UTF-8.
 extension ByteSink {
-    /// Appends `string` as a JSON string, escaping only `"`, `\` and control characters
-    /// (non-ASCII stays UTF-8).
+    /// Appends `string` as a JSON string (see the extension's note for what is escaped).
     mutating func appendJSONString(_ string: String) {
         var string = string
         string.withUTF8 { appendJSONString($0) }
     }
 
-    /// Appends valid UTF-8 bytes as a JSON string, escaping only `"`, `\` and control characters.
+    /// Appends valid UTF-8 bytes as a JSON string (see the extension's note for what is escaped).
     mutating func appendJSONString(_ bytes: UnsafeBufferPointer<UInt8>) {
         // Room for the bytes as they are and the quotes; an escape makes room for itself and the
         // rest (reserving for the longest form, six bytes a byte, would ask 6× a huge string).
@@ -23,7 +28,18 @@ extension ByteSink {
             }
             let byte = bytes[i]
             i += 1
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if byte >= 0x80 {
+                guard let (scalar, length) = Self.unsafeScalar(in: bytes, at: i - 1) else { continue }
+                appendReserved(UnsafeBufferPointer(rebasing: bytes[run..<i - 1]))
+                i += length - 1
+                run = i
+                reserve(6 + (bytes.count - i) + 1)
+                appendUnicodeEscape(scalar)
+                continue
+            }
+            guard byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                continue
+            }
             appendReserved(UnsafeBufferPointer(rebasing: bytes[run..<i - 1]))
             run = i
             reserve(6 + (bytes.count - i) + 1)
@@ -65,15 +81,49 @@ extension ByteSink {
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
 
-    /// Whether any of the eight bytes of `word` needs an escape: a byte below 0x20 (the
-    /// subtraction borrows into its high bit) or one that is '"' or '\\' (zero after the XOR).
+    /// Whether any of the eight bytes of `word` may need an escape: a byte below 0x20 (the
+    /// subtraction borrows into its high bit), one that is '"' or '\\' (zero after the XOR), or
+    /// one at or above 0x7F (DEL, or part of a non-ASCII character, looked at byte by byte).
     @inline(__always) private static func anyEscape(in word: UInt64) -> Bool {
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
         let below = (word &- ones &* 0x20) & ~word
         let isQuote = (quote &- ones) & ~quote
         let isBackslash = (backslash &- ones) & ~backslash
-        return (below | isQuote | isBackslash) & (ones &* 0x80) != 0
+        // Each byte's low seven bits plus one reach the high bit only for 0x7F; no carry
+        // crosses into the next byte.
+        let high = ((word & (ones &* 0x7F)) &+ ones) | word
+        return (below | isQuote | isBackslash | high) & (ones &* 0x80) != 0
+    }
+
+    /// The scalar starting at `index` when it is one written escaped (a C1 control, a bidi
+    /// mark, override or isolate, U+2028/U+2029), with its length in bytes; nil otherwise.
+    @inline(__always) private static func unsafeScalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int)
+        -> (UInt32, Int)?
+    {
+        let lead = bytes[index]
+        let rest = bytes.count - index
+        switch lead {
+        case 0xC2 where rest >= 2 && (0x80...0x9F).contains(bytes[index + 1]):
+            return (UInt32(bytes[index + 1]), 2)  // U+0080…U+009F
+        case 0xD8 where rest >= 2 && bytes[index + 1] == 0x9C:
+            return (0x061C, 2)  // ARABIC LETTER MARK
+        case 0xE2 where rest >= 3:
+            let scalar = 0x2000 | UInt32(bytes[index + 1] & 0x3F) << 6 | UInt32(bytes[index + 2] & 0x3F)
+            switch (bytes[index + 1], scalar) {
+            case (0x80, 0x200E...0x200F), (0x80, 0x2028...0x202E), (0x81, 0x2066...0x2069): return (scalar, 3)
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Appends `\\uXXXX` for a scalar of the Basic Multilingual Plane.
+    private mutating func appendUnicodeEscape(_ scalar: UInt32) {
+        appendReserved(UInt8(ascii: "\\"))
+        appendReserved(UInt8(ascii: "u"))
+        for shift in [12, 8, 4, 0] { appendReserved(Self.hexDigits[Int(scalar >> UInt32(shift) & 0xF)]) }
     }
 
     /// The escape of a byte that needs one, first byte lowest, and its length (2 or 6).

@@ -20,7 +20,10 @@ import Testing
 
     @Test func writesWhatTheValueTreeWrites() throws {
         var random = SplitMix64(seed: 19)
-        let pieces = ["a", "é", "東京", "\"q\"", "back\\slash", "line\nbreak", "tab\t", "\u{1}", "🎉", String(repeating: "long ", count: 40)]
+        let pieces = [
+            "a", "é", "東京", "\"q\"", "back\\slash", "line\nbreak", "tab\t", "\u{1}", "🎉", String(repeating: "long ", count: 40),
+            "\u{7F}", "\u{9B}2J", "\u{202E}evil", "\u{2028}", "’quoted’ — dash", "\u{2066}x\u{2069}",
+        ]
         var table = FieldTable()
         let encoder = CompactEncoder()
         for index in 0..<200 {
@@ -40,6 +43,31 @@ import Testing
             let object = try #require(try JSONSerialization.jsonObject(with: Data(direct)) as? [String: Any])
             #expect(object["text"] as? String == record.text, "record \(index)")
             #expect(object["tags"] as? [String] == record.tags, "record \(index)")
+        }
+    }
+
+    /// DEL, C1 controls, bidi marks, overrides and isolates and U+2028/U+2029 are written as
+    /// `\uXXXX` (a raw U+009B is a CSI to a terminal reading C1 in UTF-8); characters beside
+    /// them in their UTF-8 blocks (curly quotes, dashes, NBSP) stay as they are, and the JSON
+    /// reads back as the exact text.
+    @Test func charactersThatSteerATerminalAreEscaped() throws {
+        let steering: [Unicode.Scalar] = [
+            "\u{7F}", "\u{80}", "\u{85}", "\u{9B}", "\u{9F}", "\u{61C}", "\u{200E}", "\u{200F}", "\u{2028}",
+            "\u{2029}", "\u{202A}", "\u{202E}", "\u{2066}", "\u{2069}",
+        ]
+        let kept: [Unicode.Scalar] = ["\u{A0}", "\u{A9}", "\u{61B}", "\u{200B}", "\u{200D}", "\u{2019}", "\u{2014}", "\u{2027}", "\u{202F}", "\u{2065}", "\u{206A}"]
+        for scalar in steering + kept {
+            for text in [String(scalar), "ab\(scalar)cdefghijkl", "abcdefgh\(scalar)"] {
+                let json = CompactValue.string(text).jsonString()
+                let escape = "\\u" + String(format: "%04x", scalar.value)
+                if steering.contains(scalar) {
+                    #expect(json.contains(escape) && !json.unicodeScalars.contains(scalar), "\(json)")
+                } else {
+                    #expect(json.unicodeScalars.contains(scalar), "\(json)")
+                }
+                let back = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed) as? String
+                #expect(back.map { Array($0.unicodeScalars) } == Array(text.unicodeScalars), "\(json)")
+            }
         }
     }
 

@@ -42,6 +42,25 @@ import Testing
             let back = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
             #expect(back["headline"] as? String == Self.hostile)
             #expect(back["section"] as? String == "A\u{1B}[31mred")
+            // JSON escapes what JSON does not require but a terminal acts on: a C1 CSI, a bidi override.
+            #expect(!json.stdout.unicodeScalars.contains("\u{9B}") && !json.stdout.unicodeScalars.contains("\u{202E}"))
+            #expect(json.stdout.contains("\\u009b\\u202eend"), "\(json)")
+        }
+    }
+
+    /// A store path from the command line is shown inert too (`stats`, `copy`'s summary).
+    @Test func storePathsAreShownInert() async throws {
+        try await withScratch { dir in
+            let store = dir.path + "/s\u{1B}[2J"
+            let load = try await runQuire(["--store", store, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 2))
+            #expect(load.status == 0, "\(load)")
+            let stats = try await runQuire(["--store", store, "stats"])
+            #expect(stats.status == 0, "\(stats)")
+            let copy = try await runQuire(["--store", store, "copy", store + "-copy"])
+            #expect(copy.status == 0, "\(copy)")
+            for output in [stats.stdout, copy.stderr] {
+                #expect(!output.utf8.contains(0x1B) && output.contains("s\\u001b[2J"), "\(output)")
+            }
         }
     }
 

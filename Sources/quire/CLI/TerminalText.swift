@@ -3,9 +3,10 @@
 /// A server's error text or a stored headline may hold escape sequences (`ESC]0;…` retitles a
 /// terminal, `ESC[2J` clears it) or a carriage return that overwrites the line with a forged
 /// `quire: …` message. Diagnostics and table cells show such characters as `\u001b`-style
-/// escapes instead: C0 controls, DEL, C1 controls and the bidirectional overrides and
-/// isolates (which reorder what a terminal shows). A backslash stays as it is. JSON output
-/// needs none of this: its encoder already escapes control characters, and stays exact.
+/// escapes instead: C0 controls, DEL, C1 controls, the bidirectional marks, overrides and
+/// isolates (which reorder what a terminal shows) and the line and paragraph separators. A
+/// backslash stays as it is. JSON output needs none of this: its writer escapes the same
+/// characters as `\uXXXX`, and a JSON reader gets the exact text back.
 enum TerminalText {
     /// `text` with every character that could steer a terminal written as `\uXXXX`.
     static func escaped(_ text: String) -> String {
@@ -26,7 +27,8 @@ enum TerminalText {
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi marks, overrides, isolates
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true  // bidi marks, overrides, isolates
+        case 0x2028, 0x2029: true  // line and paragraph separators
         default: false
         }
     }

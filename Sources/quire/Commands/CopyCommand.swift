@@ -90,7 +90,7 @@ enum CopyCommand {
     static func summary(bytes: Int, pageSize: Int, destination: String, compact: Bool) -> String {
         let pages = pageSize > 0 ? bytes / pageSize : 0
         return "quire: copy: \(ProgressReporter.grouped(bytes)) bytes (\(ProgressReporter.grouped(pages)) pages of "
-            + "\(pageSize)) to \(destination)\(compact ? ", compacted" : "")\n"
+            + "\(pageSize)) to \(TerminalText.escaped(destination))\(compact ? ", compacted" : "")\n"
     }
 
     private static func fileSize(_ path: String) -> Int? {

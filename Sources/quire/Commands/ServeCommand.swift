@@ -28,7 +28,7 @@ enum ServeCommand {
             throw RuntimeError("serve", error.description)
         }
         // Best effort: a server started with its output closed (a daemon's `>&-`) serves all the same.
-        try? context.output.line("quire: serving \(context.storePath) read-only at \(server.url) (Ctrl-C stops)")
+        try? context.output.line("quire: serving \(TerminalText.escaped(context.storePath)) read-only at \(server.url) (Ctrl-C stops)")
         try? context.output.flush()
         while !context.isInterrupted {
             try? await Task.sleep(for: .milliseconds(100))

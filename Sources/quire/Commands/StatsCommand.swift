@@ -15,7 +15,7 @@ enum StatsCommand {
         let out = context.output
         let g = ProgressReporter.grouped
         func counted(_ n: Int, _ one: String, _ many: String) -> String { "\(g(n)) \(n == 1 ? one : many)" }
-        try out.line("store        \(stats.path)")
+        try out.line("store        \(TerminalText.escaped(stats.path))")
         try out.line("format       \(stats.formatVersion)   fields \(stats.fieldNames)   interned values \(stats.internedValues)")
         let use = stats.mapBytes > 0 ? Double(stats.usedBytes) * 100 / Double(stats.mapBytes) : 0
         try out.line("file         \(g(stats.fileBytes)) bytes   map \(g(stats.mapBytes)) bytes, \(String(format: "%.1f", use))% used   page \(stats.pageSize)")

@@ -33,7 +33,8 @@ enum VerifyCommand {
                     ("problems", .strings(report.problems)),
                 ]))
         } else {
-            for problem in report.problems { try context.output.line(problem) }
+            // Problems name record keys: text from outside, inert on a terminal.
+            for problem in report.problems { try context.output.line(TerminalText.escaped(problem)) }
         }
         let summary =
             "\(report.records) records, \(report.indexEntries) index entries, \(report.relationEntries) relation entries"

@@ -95,4 +95,18 @@ import Testing
         #expect(NewsText.removingHighlightTags("<strong>Storm</strong><br>s") == "Storm<br>s")
         #expect(NewsText.plainTextFromEncodedHTML("Hi &amp; bye") == "Hi & bye")
     }
+
+    /// A stray closing `</script>` or `</style>` is a tag, not the start of content to drop (the
+    /// rest of the text was lost); removing a tag does not leave a new one made of the text on
+    /// either side of it.
+    @Test func strayClosingTagsAndTagsMadeByRemovalAreText() {
+        #expect(NewsText.plainTextFromEncodedHTML("before &lt;/style&gt; after") == "before  after")
+        #expect(NewsText.removingAllTags("one</script>two</STYLE>three") == "onetwothree")
+        let crafted = "&lt;scr&lt;b&gt;ipt&gt;alert(1)&lt;/scr&lt;i&gt;ipt&gt; done"
+        #expect(NewsText.plainTextFromEncodedHTML(crafted) == " done")
+        #expect(NewsText.removingAllTags("<<b>b>x<</b>/b>") == "x")
+        // Nesting past the passes' bound is left as text, never more work than the bound.
+        let deep = String(repeating: "<", count: 20) + "b>" + String(repeating: "b>", count: 19) + "y"
+        #expect(NewsText.removingAllTags(deep).hasSuffix("y"))
+    }
 }

@@ -23,12 +23,24 @@ public enum NewsText {
 
     /// `text` with every tag removed (`<p>`, `<a href=…>`, `<br/>`), for fields that are HTML.
     /// A line break or a block's edge (`<br>`, `<p>`, `</div>`…) leaves a space, so the words
-    /// on either side stay apart; a script's or a style's content goes with its tags. A `<` that
-    /// does not open a well-formed tag is kept.
+    /// on either side stay apart; a script's or a style's content goes with its tags (a stray
+    /// closing `</script>` is only a tag). A `<` that does not open a well-formed tag is kept.
+    /// Removal is repeated while it removes something (up to ``tagRemovalPasses`` times):
+    /// removing `<b>` from `<scr<b>ipt>` joins the text around it into a new tag.
     public static func removingAllTags(_ text: String) -> String {
-        guard text.utf8.contains(UInt8(ascii: "<")) else { return text }
-        return removingTags(text, separating: true) { _ in true }
+        var current = text
+        for _ in 0..<tagRemovalPasses {
+            guard current.utf8.contains(UInt8(ascii: "<")) else { return current }
+            let stripped = removingTags(current, separating: true) { _ in true }
+            if stripped.utf8.count == current.utf8.count { return current }
+            current = stripped
+        }
+        return current
     }
+
+    /// How many times ``removingAllTags(_:)`` removes tags at most: nesting deeper than this is
+    /// crafted, and what is left is text (every output shows it as text).
+    static let tagRemovalPasses = 8
 
     /// Tags that separate what is on either side of them, as a line break does.
     static let separatingTags: Set<String> = [
@@ -44,9 +56,12 @@ public enum NewsText {
         var apart = false  // a separating tag was removed: a space before the next text
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "<"), let (name, end) = tag(in: bytes, at: i), matches(name) {
+                let closing = bytes[i + 1] == UInt8(ascii: "/")
                 i = end
                 guard separating else { continue }
-                if name == "script" || name == "style", bytes[i - 2] != UInt8(ascii: "/") {
+                // Only an opening tag has content to drop: a stray `</script>` skipped to a
+                // closing tag that never came, and the rest of the text went with it.
+                if name == "script" || name == "style", !closing, bytes[i - 2] != UInt8(ascii: "/") {
                     i = Self.closingTagEnd(of: name, in: bytes, from: i)
                 } else if separatingTags.contains(name) {
                     apart = true

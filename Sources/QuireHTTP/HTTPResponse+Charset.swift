@@ -24,11 +24,25 @@ extension HTTPResponse {
     /// UTF-8 is taken as it is whatever the label says: servers and proxies add a default
     /// `charset=ISO-8859-1` to UTF-8 JSON, and transcoding it would turn `é` into `Ã©` unseen.
     /// The body as it is, too, for a charset `iconv` does not know or bytes that are not in it.
+    /// ISO-8859-1 and ASCII labels are read as windows-1252, as browsers do (the WHATWG
+    /// Encoding Standard): servers label cp1252 text so, and its 0x80–0x9F are curly quotes,
+    /// dashes and the euro sign, not C1 controls (0x9B would have become a terminal's CSI).
     public var utf8Body: [UInt8] {
-        guard let charset = declaredCharset, !["utf-8", "utf8", "us-ascii", "ascii"].contains(charset) else { return body }
+        guard let charset = declaredCharset, !["utf-8", "utf8"].contains(charset) else { return body }
         if String(validating: body, as: UTF8.self) != nil { return body }
+        if Self.windows1252Labels.contains(charset) {
+            // The five bytes cp1252 leaves undefined fail iconv's conversion: Latin-1 then.
+            return Self.transcode(body, from: "WINDOWS-1252") ?? Self.transcode(body, from: "ISO-8859-1") ?? body
+        }
         return Self.transcode(body, from: charset) ?? body
     }
+
+    /// The labels the WHATWG Encoding Standard maps to windows-1252.
+    static let windows1252Labels: Set<String> = [
+        "ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
+        "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252",
+        "x-cp1252",
+    ]
 
     static func transcode(_ input: [UInt8], from charset: String) -> [UInt8]? {
         let converter = iconv_open("UTF-8", charset)

@@ -94,6 +94,8 @@ import Testing
         #expect(NewsText.removingAllTags("5 < 6 and <script>never closed") == "5 < 6 and ")
         #expect(NewsText.removingHighlightTags("<strong>Storm</strong><br>s") == "Storm<br>s")
         #expect(NewsText.plainTextFromEncodedHTML("Hi &amp; bye") == "Hi & bye")
+        // &#128;–&#159; are windows-1252's characters, as HTML reads them, not C1 controls.
+        #expect(NewsText.decodingEntities("&#x9b;&#150;&#x80;&#x81;") == "›–€\u{81}")
     }
 
     /// A stray closing `</script>` or `</style>` is a tag, not the start of content to drop (the

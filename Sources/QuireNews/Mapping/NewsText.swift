@@ -154,10 +154,21 @@ public enum NewsText {
             let value: UInt32? =
                 digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
             guard let value, value != 0 else { return nil }
+            // HTML reads &#128;–&#159; as windows-1252 (what the pages meant), not C1 controls.
+            if let mapped = windows1252C1[value] { return Unicode.Scalar(mapped) }
             return Unicode.Scalar(value)
         }
         return namedEntities[String(reference)].flatMap { Unicode.Scalar($0) }
     }
+
+    /// What HTML's numeric references 0x80–0x9F stand for (the windows-1252 characters at those
+    /// bytes; 0x81, 0x8D, 0x8F, 0x90 and 0x9D have none and stay as they are).
+    static let windows1252C1: [UInt32: UInt32] = [
+        0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
+        0x88: 0x02C6, 0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152, 0x8E: 0x017D, 0x91: 0x2018,
+        0x92: 0x2019, 0x93: 0x201C, 0x94: 0x201D, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC,
+        0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A, 0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+    ]
 
     /// The named references seen in news feeds (HTML 4's Latin-1, typography and symbols).
     static let namedEntities: [String: UInt32] = {

@@ -36,10 +36,12 @@ public struct Highlighter: Sendable {
     }
 
     /// The text with each matched token wrapped in `open`…`close`, cut to the window of at most
-    /// `maximumTokens` tokens holding the most matches (`ellipsis` where text was cut); nil when
-    /// nothing in `text` matches.
+    /// `maximumTokens` tokens holding the most matches and at most `maximumBytes` bytes of the
+    /// text (a single word of a megabyte, or a long run of characters that are no tokens, made a
+    /// snippet of that size), with `ellipsis` where text was cut; nil when nothing matches.
     public mutating func snippet(
-        of text: String, maximumTokens: Int = 32, open: String = "«", close: String = "»", ellipsis: String = "…"
+        of text: String, maximumTokens: Int = 32, maximumBytes: Int = 1_024, open: String = "«", close: String = "»",
+        ellipsis: String = "…"
     ) -> String? {
         var buffer = TokenBuffer()
         tokenizer.tokenize(text, into: &buffer)
@@ -86,18 +88,35 @@ public struct Highlighter: Sendable {
         let from = best == 0 ? 0 : Int(units[best].sourceStart)
         let to = best + width == units.count ? bytes.count : Int(units[best + width - 1].sourceEnd)
         var out = best == 0 ? "" : ellipsis
+        var budget = max(1, maximumBytes)
+        // Appends the text from `start` towards `end` while the budget lasts, cut at a character
+        // boundary; returns where it stopped.
+        func take(_ start: Int, _ end: Int) -> Int {
+            var stop = min(end, start + budget)
+            while stop > start, stop < end, bytes[stop] & 0xC0 == 0x80 { stop -= 1 }
+            out += String(decoding: bytes[start..<stop], as: UTF8.self)
+            budget -= stop - start
+            return stop
+        }
         var cursor = from
+        var cut = false
         for (start, end) in merged where Int(end) > from && Int(start) < to {
             let s = max(Int(start), from)
             let e = min(Int(end), to)
-            out += String(decoding: bytes[cursor..<s], as: UTF8.self)
+            if take(cursor, s) < s {
+                cut = true
+                break
+            }
             out += open
-            out += String(decoding: bytes[s..<e], as: UTF8.self)
+            cursor = take(s, e)
             out += close
-            cursor = e
+            if cursor < e {
+                cut = true
+                break
+            }
         }
-        out += String(decoding: bytes[cursor..<to], as: UTF8.self)
-        if to < bytes.count { out += ellipsis }
+        if !cut { cut = take(cursor, to) < to }
+        if cut || to < bytes.count { out += ellipsis }
         return out
     }
 }

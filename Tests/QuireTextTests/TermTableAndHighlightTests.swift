@@ -155,6 +155,24 @@ import QuireText
         let cut = highlighter.snippet(of: words.joined(separator: " "), maximumTokens: 5)
         #expect(cut == "…«Storm» «Storm» «Storm» «Storm» «Storm»…")
     }
+
+    /// A snippet holds at most `maximumBytes` of the text: a matched word of a megabyte, or a
+    /// run of characters that are no tokens, made a snippet of that size. It is cut at a
+    /// character boundary and says so with the ellipsis; the marks stay paired.
+    @Test func aSnippetIsBoundedInBytes() throws {
+        var highlighter = Highlighter(query: try QueryParser().parse("storm*"))
+        let huge = "a " + "storm" + String(repeating: "é", count: 500_000) + " b"
+        let snippet = highlighter.snippet(of: huge, maximumBytes: 101)
+        let cut = try #require(snippet)
+        #expect(cut.hasPrefix("a «storm") && cut.hasSuffix("»…"), "\(cut.prefix(40))")
+        #expect(cut.utf8.count <= 101 + "«»…".utf8.count)
+        let emoji = String(repeating: "🌊", count: 100_000) + " storm " + String(repeating: "🌊", count: 100_000)
+        let aroundSnippet = highlighter.snippet(of: emoji, maximumBytes: 64)
+        let around = try #require(aroundSnippet)
+        #expect(around.contains("🌊") && around.hasSuffix("…") && around.utf8.count <= 64 + "«»……".utf8.count, "\(around)")
+        // Under the bound, nothing changes.
+        #expect(highlighter.snippet(of: "a storm came", maximumBytes: 12) == "a «storm» came")
+    }
 }
 
 @Suite struct PhraseMatcherTests {

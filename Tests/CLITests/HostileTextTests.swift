@@ -64,6 +64,16 @@ import Testing
         }
     }
 
+    /// `--json` summaries and node events are JSON from Foundation's serializer, which leaves
+    /// DEL, C1 and bidi controls raw: written as `\uXXXX`, the same JSON value.
+    @Test func jsonSummariesAreInert() throws {
+        let text = "server said \u{9B}2J\u{202E}evil\u{7F} “quoted”"
+        let line = JSONSummary.object([("error", .string(text))])
+        #expect(!line.unicodeScalars.contains { TerminalText.isUnsafe($0) }, "\(line)")
+        let back = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        #expect(back["error"] == text)
+    }
+
     @Test func escapingKeepsOrdinaryText() {
         #expect(TerminalText.escaped("façade — “quoted” \\ back") == "façade — “quoted” \\ back")
         #expect(TerminalText.escaped("a\u{0}b\u{7F}") == "a\\u0000b\\u007f")

@@ -32,6 +32,6 @@ enum JSONSummary {
 
     private static func string(_ text: String) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: [text])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        return TerminalText.inertJSON(String(decoding: data.dropFirst().dropLast(), as: UTF8.self))
     }
 }

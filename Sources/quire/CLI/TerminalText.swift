@@ -23,6 +23,11 @@ enum TerminalText {
         return String(out)
     }
 
+    /// JSON text from Foundation's serializer with the characters it leaves raw (DEL, C1,
+    /// bidi controls, U+2028/U+2029) written as `\uXXXX`, as the store's JSON writer writes
+    /// them: still the same JSON value. (It escapes C0 itself, so no raw one is left to rewrite.)
+    static func inertJSON(_ json: String) -> String { escaped(json) }
+
     /// True for the scalars ``escaped(_:)`` rewrites.
     static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -48,7 +48,7 @@ enum NodeEventLine {
             fields["message"] = message
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
-        let line = String(decoding: data, as: UTF8.self)
+        let line = TerminalText.inertJSON(String(decoding: data, as: UTF8.self))
         // Sources and errors never carry the key (the fetch layer scrubs it); a last guard, for
         // keys long enough not to blank ordinary words.
         return secret.count < 8 ? line : line.replacingOccurrences(of: secret, with: "***")

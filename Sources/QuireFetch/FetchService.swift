@@ -421,17 +421,24 @@ public struct FetchService: Sendable {
     }
 
     /// A short text for an error body: the API's fault or error messages, or what the body is.
+    /// The server's own words are cut to ``explanationLimit`` characters: a body of 100 KB of
+    /// messages made one 100 KB line of every error and log.
     static func explain(_ body: [UInt8]) -> String {
         do {
             _ = try NYTArticleSearch.parsePage(body)
             return "unexpected body"
         } catch {
             switch error.kind {
-            case .apiFault, .apiError, .html, .emptyBody: return error.description
+            case .apiFault, .apiError, .html, .emptyBody:
+                let text = error.description
+                guard text.count > explanationLimit else { return text }
+                return text.prefix(explanationLimit) + "… (\(text.count - explanationLimit) more characters)"
             default: return "unreadable body (\(body.count) bytes)"
             }
         }
     }
+
+    static let explanationLimit = 500
 
     private func mappingFailure(_ error: NewsMappingError, sourceID: String, request: SourceRequest, status: Int) -> FetchError {
         let code: FetchError.Code =

@@ -122,6 +122,22 @@ import Testing
         #expect(checkpoint.nextPage == 1)
     }
 
+    /// A server's own words in an error are cut: 100 KB of messages made one 100 KB line of
+    /// every error and log.
+    @Test func aServersLongErrorTextIsCut() async throws {
+        let long = String(repeating: "x", count: 100_000)
+        let server = try LoopbackServer { _ in
+            .json(status: 400, body: #"{"status":"ERROR","errors":["bad request: \#(long)"]}"#)
+        }
+        defer { server.stop() }
+        let source = NYTSource(
+            query: NYTQuery(query: "election"), key: APIKey(testKey), endpoint: server.baseURL + "/svc/search/v2/articlesearch.json")
+        let error = try #require(await runExpectingFailure(makeService(), source, into: InMemoryFetchSink()))
+        #expect(error.httpStatus == 400)
+        #expect(error.message.contains("bad request: xxx") && error.message.contains("more characters"), "\(error.message.prefix(200))")
+        #expect(error.description.utf8.count < 2_000)
+    }
+
     @Test func rateLimitThatNeverEndsIsATypedError() async throws {
         let api = try makeAPI { $0.faults = [.init(.everyNYTRequest, .rateLimited)] }
         let clock = TestClock()

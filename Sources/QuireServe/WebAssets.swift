@@ -291,7 +291,7 @@ enum WebAssets {
             $("filters").addEventListener("submit", (event) => {
               event.preventDefault();
               const s = new URLSearchParams();
-              for (const name of ["q", "section", "since", "until"]) { const v = $(name).value.trim(); if (v) s.set(name, v); }
+              for (const name of ["q", "section", "since", "until"]) { const raw = $(name).value; const v = name === "section" ? raw : raw.trim(); if (v.trim()) s.set(name, v); }
               if ($("sort").value !== "newest") s.set("sort", $("sort").value);
               lastListKey = null;
               setState(s);

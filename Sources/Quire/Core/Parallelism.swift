@@ -45,11 +45,20 @@ final class BackgroundWork<T: Sendable>: @unchecked Sendable {
     private let group = DispatchGroup()
     private var value: T?
 
-    init(_ work: @escaping @Sendable () -> T) {
+    /// Starts `work` (on a thread with `stackSize` bytes of stack when given: tests make one
+    /// that cannot be had).
+    init(stackSize: Int? = nil, _ work: @escaping @Sendable () -> T) {
         group.enter()
-        Thread.detachNewThread {
-            self.value = work()
-            self.group.leave()
+        do {
+            try OSThread.start(stackSize: stackSize) {
+                self.value = work()
+                self.group.leave()
+            }
+        } catch {
+            // No thread to be had (memory or the thread limit ran out): the work runs now, in
+            // the caller's thread, without the overlap.
+            value = work()
+            group.leave()
         }
     }
 

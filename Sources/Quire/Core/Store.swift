@@ -123,7 +123,12 @@ public final class Store: Sendable {
             throw error
         }
         environment = env
-        writer = StoreWriter()
+        do {
+            writer = try StoreWriter()
+        } catch {
+            env.close()
+            throw StoreError(.storage, "\(env.path): cannot open the store", underlying: error)
+        }
         do {
             try openStoredDatabases()
         } catch {

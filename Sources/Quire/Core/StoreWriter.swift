@@ -4,13 +4,16 @@
 /// Work sent here runs synchronously from begin to commit inside one actor job, on a dedicated
 /// thread, so commits and their fsyncs never block Swift's cooperative pool.
 public actor StoreWriter {
-    private nonisolated let thread = WriterThread(name: "quire.writer")
+    private nonisolated let thread: WriterThread
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         thread.asUnownedSerialExecutor()
     }
 
-    init() {}
+    /// Starts the writer's thread; throws when the system cannot make one.
+    init() throws(OSThread.StartError) {
+        thread = try WriterThread(name: "quire.writer")
+    }
 
     /// Runs synchronous work on the writer thread.
     func run<R: Sendable>(_ work: @Sendable () throws -> R) throws -> R {

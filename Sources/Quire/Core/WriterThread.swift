@@ -11,15 +11,17 @@ final class WriterThread: SerialExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
     private var calls: [SynchronousCall] = []
     private var stopping = false
-    private var thread: Thread?
+    /// The writer thread's id, set by the thread itself before it takes any job.
+    private let threadID = Mutex<pthread_t?>(nil)
 
-    init(name: String) {
+    /// Starts the thread; throws when the system cannot make one (a store without its writer
+    /// would wait for ever on its first write).
+    init(name: String) throws(OSThread.StartError) {
         // The thread keeps the executor alive until `stop()`.
-        let thread = Thread { self.runLoop() }
-        thread.name = name
-        thread.stackSize = 4 << 20
-        self.thread = thread
-        thread.start()
+        try OSThread.start(name: name, stackSize: 4 << 20) {
+            self.threadID.withLock { $0 = pthread_self() }
+            self.runLoop()
+        }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -31,7 +33,10 @@ final class WriterThread: SerialExecutor, @unchecked Sendable {
     }
 
     /// Whether the caller runs on this executor's thread.
-    var isCurrent: Bool { Thread.current === thread }
+    var isCurrent: Bool {
+        guard let id = threadID.withLock({ $0 }) else { return false }
+        return pthread_equal(id, pthread_self()) != 0
+    }
 
     /// Runs `work` on the writer thread and waits for it: for the few synchronous APIs that
     /// write (declaring collections), so that every write transaction still begins and commits

@@ -228,6 +228,7 @@ public final class Environment: @unchecked Sendable {
             case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
             case .relaxed: flags |= UInt32(MDB_NOSYNC)
             }
+            if !lockless { try LockFileSpace.reserve(in: path, maxReaders: options.maxReaders, mode: options.fileMode) }
             // > If this function fails, mdb_env_close() must be called to discard the MDB_env handle.
             try check(mdb_env_open(env, path, flags, options.fileMode), "mdb_env_open", path: path)
             var dead: Int32 = 0

@@ -185,6 +185,24 @@ import Testing
         }
     }
 
+    /// The lock file has LMDB's size for the reader slots asked for, and every block of it is
+    /// allocated: a sparse one got its blocks when a reader first wrote a slot, a SIGBUS on a
+    /// full disk.
+    @Test func theLockFileIsAllocatedAtTheSizeLMDBGivesIt() throws {
+        try withTemporaryDirectory { dir throws in
+            for readers in [126, 510] {
+                var options = EnvironmentOptions()
+                options.maxReaders = readers
+                let env = try Environment(path: dir + "/env\(readers)", options: options)
+                defer { env.close() }
+                var info = stat()
+                #expect(stat(dir + "/env\(readers)/lock.mdb", &info) == 0)
+                #expect(Int(info.st_size) == LockFileSpace.size(maxReaders: readers))
+                #expect(Int(info.st_blocks) * 512 >= Int(info.st_size), "\(info.st_blocks) blocks for \(info.st_size) bytes")
+            }
+        }
+    }
+
     @Test func readOnlyOpenOfMissingStoreFailsClearly() throws {
         try withTemporaryDirectory { dir throws in
             var options = EnvironmentOptions()

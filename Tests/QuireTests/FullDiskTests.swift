@@ -192,4 +192,42 @@ private struct SmallDisk {
         let report = try reopened.verify()
         #expect(report.isSound, "\(report.problems)")
     }
+
+    /// A lock file made on a full disk has the blocks of its reader slots, or the open fails
+    /// saying so: LMDB's sparse lock file got them only when a reader first wrote its slot,
+    /// through the map, and on a full disk that was a SIGBUS reported as a damaged store.
+    @Test(.enabled(if: SmallDisk.available, "needs root and mount(8) to create a small tmpfs"))
+    func aLockFileOnAFullDiskIsAnErrorAtOpenNotAFault() async throws {
+        let disk = try SmallDisk(megabytes: 2)
+        defer { disk.unmount() }
+        let path = disk.path + "/store"
+        do {
+            let store = try openStore(path) { $0.initialMapSize = 1 << 20 }
+            try store.register(rows)
+            try await store.bulkInsert((0..<50).map { Row(id: $0, name: "row \($0)", group: 0) }, into: rows)
+            store.close()
+        }
+        // The lock file is emptied (as a tool that resets it leaves it), the disk fills.
+        #expect(truncate(path + "/lock.mdb", 0) == 0)
+        let filler = disk.path + "/filler"
+        #expect(FileManager.default.createFile(atPath: filler, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        for size in [64 << 10, 4 << 10, 512] {
+            let block = Data(count: size)
+            while (try? handle.write(contentsOf: block)) != nil {}
+        }
+        try? handle.close()
+        // The open is refused, saying why (it was a SIGBUS when the reader slots' page was
+        // first written, or a "corrupted" store).
+        #expect {
+            try openStore(path) { $0.readOnly = true }.close()
+        } throws: { error in
+            "\(error)".contains("no room") && "\(error)".contains("lock.mdb")
+        }
+        // With room again, the store opens and holds everything.
+        try FileManager.default.removeItem(atPath: filler)
+        let store = try openStore(path) { $0.readOnly = true }
+        defer { store.close() }
+        #expect(try store.read { try $0.count(of: rows) } == 50)
+    }
 }

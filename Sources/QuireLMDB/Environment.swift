@@ -34,6 +34,8 @@ public final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     /// The directory's key in the process-wide registry of open environments.
     private let identity: OpenRegistry.Identity
+    /// Its slot in ``MappedRegions`` (nil when all were taken).
+    private let mappedRegion = MappedRegions.claim()
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
     private let stateLock = ThreadLock()
@@ -101,6 +103,7 @@ public final class Environment: @unchecked Sendable {
         self.gate = ReaderGate(limit: readerLimit)
         // Idle transactions keep their reader slots: no more of them than may be active at once.
         self.readerPool = ReadTransactionPool(capacity: min(64, readerLimit))
+        MappedRegions.update(mappedRegion, handle: opened.handle, mapped: true)
     }
 
     /// Throws ENOSPC when `path` has no `lock.mdb` yet and its file system has no room for one.
@@ -279,6 +282,7 @@ public final class Environment: @unchecked Sendable {
         writeLock.withLock {
             gate.withExclusive {
                 readerPool.drain()
+                MappedRegions.release(mappedRegion)
                 mdb_env_close(handle)
             }
         }
@@ -313,6 +317,7 @@ public final class Environment: @unchecked Sendable {
         let rc = mdb_env_set_mapsize(handle, size)
         // EINVAL comes before LMDB unmaps anything (a transaction of this process is active).
         if rc != MDB_SUCCESS && rc != EINVAL { unmapped.store(true, ordering: .releasing) }
+        MappedRegions.update(mappedRegion, handle: handle, mapped: !unmapped.load(ordering: .acquiring))
         try check(rc, "mdb_env_set_mapsize", path: path)
     }
 

@@ -203,6 +203,26 @@ import Testing
         }
     }
 
+    /// The fault handler's view of the maps: an address in an open environment's map (or just
+    /// past it) is the store's, one elsewhere is not, and a closed environment's no longer is.
+    @Test func mappedRegionsFollowOpensRemapsAndCloses() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir + "/env")
+            let db = try env.openDatabase("things")
+            try env.write { txn throws in try txn.put(bytes("value"), forKey: bytes("key"), in: db) }
+            let inside = try env.read { txn throws in
+                try txn.withValue(forKey: bytes("key"), in: db) { UInt(bitPattern: $0.baseAddress) }
+            }
+            let address = try #require(inside)
+            #expect(MappedRegions.contains(address))
+            #expect(!MappedRegions.contains(0) && !MappedRegions.contains(16))
+            let local = withUnsafePointer(to: 0) { UInt(bitPattern: $0) }
+            #expect(!MappedRegions.contains(local))
+            env.close()
+            #expect(!MappedRegions.contains(address))
+        }
+    }
+
     @Test func readOnlyOpenOfMissingStoreFailsClearly() throws {
         try withTemporaryDirectory { dir throws in
             var options = EnvironmentOptions()

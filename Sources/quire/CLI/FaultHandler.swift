@@ -20,6 +20,10 @@ private let faultMessageEnd: StaticString = "; restore a backup\n"
 /// length could ask for such an allocation too, so verify is the way to know.
 private let abortMessage: StaticString =
     "quire: aborted by the error above (most often memory that could not be allocated: a lower limit, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
+/// A fault away from every store map: not a page LMDB followed, so no sign of damage (most
+/// often the runtime failing to report memory it could not allocate).
+private let strayFaultMessage: StaticString =
+    "quire: crashed on memory outside the store (most often memory that could not be allocated: a lower limit, or a bug); nothing committed is lost, and quire verify tells whether the store is damaged\n"
 private let faultDetailLead: StaticString = " (while reading "
 private let faultDetailEnd: StaticString = ")"
 
@@ -34,7 +38,8 @@ private let faultDetailLength = Atomic<Int>(0)
 /// LMDB trusts the pages it maps: on some damaged pages it fails an internal assertion (caught
 /// by ``LMDBAssertionHook`` before its `abort()`) or follows a bad pointer (SIGSEGV, SIGBUS)
 /// instead of returning an error. The handlers installed here turn those into the store's
-/// corruption message and exit status 1, so `quire` never ends with a bare signal. Any other
+/// corruption message and exit status 1, so `quire` never ends with a bare signal; a fault at
+/// an address in no store's map (``MappedRegions``) is said not to be the store's. Any other
 /// SIGABRT (most often memory that could not be allocated) is said as such, with status 1, not
 /// blamed on the store outright. They only call `write(2)` and `_exit(2)`.
 enum FaultHandler {
@@ -53,6 +58,7 @@ enum FaultHandler {
         faultMessageIndex.store(0, ordering: .relaxed)
         faultDetailLength.store(0, ordering: .relaxed)
         _ = faultDetail
+        MappedRegions.prepare()
         let size = max(Int(SIGSTKSZ), 64 * 1024)
         if let memory = malloc(size) {
             var stack = stack_t()
@@ -66,12 +72,12 @@ enum FaultHandler {
         for signalNumber in [SIGSEGV, SIGBUS, SIGABRT] {
             var action = sigaction()
             #if canImport(Glibc)
-                action.__sigaction_handler.sa_handler = handleFault
+                action.__sigaction_handler.sa_sigaction = handleFault
             #else
-                action.__sigaction_u.__sa_handler = handleFault
+                action.__sigaction_u.__sa_sigaction = handleFault
             #endif
             sigemptyset(&action.sa_mask)
-            action.sa_flags = Int32(SA_ONSTACK)
+            action.sa_flags = Int32(SA_ONSTACK | SA_SIGINFO)
             sigaction(signalNumber, &action, nil)
         }
     }
@@ -98,10 +104,21 @@ private func put(_ text: StaticString) {
     _ = text.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
-private func handleFault(_ signalNumber: Int32) {
+private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _: UnsafeMutableRawPointer?) {
     // An abort() outside LMDB: LMDB's own assertions reach reportDamagedStore through the hook.
     if signalNumber == SIGABRT {
         put(abortMessage)
+        _exit(1)
+    }
+    // A damaged page makes LMDB read in (or just past) the map; a fault elsewhere is not the
+    // store's, and advising a backup for it could replace a sound store by an older one.
+    #if canImport(Glibc)
+        let address = info.map { UInt(bitPattern: $0.pointee._sifields._sigfault.si_addr) }
+    #else
+        let address = info.map { UInt(bitPattern: $0.pointee.si_addr) }
+    #endif
+    if let address, !MappedRegions.contains(address) {
+        put(strayFaultMessage)
         _exit(1)
     }
     reportDamagedStore()

@@ -1,0 +1,112 @@
+internal import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the open environments' maps lie, for a fault handler to tell a damaged page LMDB
+/// followed (a fault in or just past a map) from anything else (memory that ran out, a bug),
+/// which is no reason to doubt the store.
+///
+/// Read from a signal handler: plain loads of a fixed buffer, no locks, no allocation. A slot
+/// being rewritten while a fault is reported can give the wrong one of the two messages, never
+/// a crash. Written under a lock by opens, remaps and closes.
+public enum MappedRegions {
+    /// Environments followed at once; more are left out (a fault in theirs reads as "not the store's").
+    private static let capacity = 32
+    /// `[start, end)` of each slot's map, 0 when free.
+    nonisolated(unsafe) private static let bounds: UnsafeMutablePointer<UInt> = {
+        let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: 2 * capacity)
+        pointer.initialize(repeating: 0, count: 2 * capacity)
+        return pointer
+    }()
+    private static let lock = ThreadLock()
+    nonisolated(unsafe) private static var used = Set<Int>()
+
+    /// How far past a map's end a fault still counts as the map's: a damaged length makes LMDB
+    /// copy past the end of the last pages.
+    private static let margin: UInt = 64 << 20
+
+    /// Whether `address` lies in an open environment's map or within the margin past its end.
+    /// Async-signal-safe.
+    public static func contains(_ address: UInt) -> Bool {
+        for slot in 0..<capacity {
+            let start = bounds[2 * slot]
+            let end = bounds[2 * slot + 1]
+            if start != 0 && address >= start && address < end &+ margin { return true }
+        }
+        return false
+    }
+
+    /// Touches the buffer, so that its first use is not in a signal handler.
+    public static func prepare() { _ = bounds }
+
+    /// A slot for a new environment; nil when all are taken.
+    static func claim() -> Int? {
+        lock.withLock {
+            guard let free = (0..<capacity).first(where: { !used.contains($0) }) else { return nil }
+            used.insert(free)
+            return free
+        }
+    }
+
+    /// Records the map of `handle` in `slot` (none when the environment has no map). LMDB does
+    /// not tell its map's address (`me_mapaddr` is only set for fixed maps): it is the mapping
+    /// of the data file's inode in `/proc/self/maps`. Where that cannot be read, every address
+    /// counts as the store's (the damaged-store message, as before).
+    static func update(_ slot: Int?, handle: OpaquePointer, mapped: Bool) {
+        guard let slot else { return }
+        var range: (start: UInt, end: UInt) = (0, 0)
+        var descriptor: Int32 = -1
+        var info = stat()
+        if mapped, mdb_env_get_fd(handle, &descriptor) == 0, fstat(descriptor, &info) == 0 {
+            range = mapping(ofInode: UInt64(info.st_ino)) ?? (1, UInt.max)
+        }
+        lock.withLock {
+            bounds[2 * slot] = 0
+            bounds[2 * slot + 1] = range.end
+            bounds[2 * slot] = range.start
+        }
+    }
+
+    /// The span of this process's mappings of a file named `data.mdb` with inode `inode`.
+    private static func mapping(ofInode inode: UInt64) -> (start: UInt, end: UInt)? {
+        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            text += chunk[0..<count]
+        }
+        var found: (start: UInt, end: UInt)?
+        // "start-end perms offset dev inode path"
+        for line in text.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+            guard fields.count >= 6, UInt64(String(decoding: fields[4], as: UTF8.self)) == inode,
+                String(decoding: fields[5], as: UTF8.self).hasSuffix("/data.mdb")
+            else { continue }
+            let bounds = fields[0].split(separator: UInt8(ascii: "-"))
+            guard bounds.count == 2, let start = UInt(String(decoding: bounds[0], as: UTF8.self), radix: 16),
+                let end = UInt(String(decoding: bounds[1], as: UTF8.self), radix: 16)
+            else { continue }
+            found = (min(found?.start ?? start, start), max(found?.end ?? end, end))
+        }
+        return found
+    }
+
+    /// Frees `slot` (the environment closed).
+    static func release(_ slot: Int?) {
+        guard let slot else { return }
+        lock.withLock {
+            bounds[2 * slot] = 0
+            bounds[2 * slot + 1] = 0
+            used.remove(slot)
+        }
+    }
+}

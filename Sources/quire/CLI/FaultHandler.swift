@@ -117,7 +117,8 @@ private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<sig
     #else
         let address = info.map { UInt(bitPattern: $0.pointee.si_addr) }
     #endif
-    if let address, !MappedRegions.contains(address) {
+    // A signal another process sent (si_code ≤ 0) has no fault address: suspected as before.
+    if let info, info.pointee.si_code > 0, let address, !MappedRegions.contains(address) {
         put(strayFaultMessage)
         _exit(1)
     }

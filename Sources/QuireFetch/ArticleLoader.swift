@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Quire
 import QuireNews
 
@@ -61,8 +62,16 @@ public struct ArticleLoader: Sendable {
     ) async throws(LoadError) -> Report {
         let start = ContinuousClock.now
         var parsed = 0
+        // What the store acknowledged: a failed or stopped load reports this, not what it parsed
+        // (a load stopped while merging its sorted runs had parsed all and committed none).
+        let committed = CommittedCount()
+        let reportProgress = progress
+        let counting: @Sendable (BulkInsertProgress) -> Void = { state in
+            committed.records.store(state.records, ordering: .relaxed)
+            reportProgress?(state)
+        }
         do {
-            let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: progress) {
+            let report = try await store.withBulkLoader(into: collection, options: bulkOptions, progress: counting) {
                 loader in
                 loader.stops(when: isInterrupted)
                 // One block is read and parsed while the one before it encodes and commits: the
@@ -114,15 +123,23 @@ public struct ArticleLoader: Sendable {
                 records: report.records, distinctRecords: report.distinctRecords, chunks: report.chunks,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         } catch let error as LoadError {
+            // The loader has committed what it was going to (the records before a bad line).
             var error = error
-            if error.kind == .input || error.kind == .interrupted { error.recordsBefore = parsed }
+            error.recordsBefore = committed.records.load(ordering: .relaxed)
             throw error
         } catch where isInterrupted() && Self.isCancellation(error) {
             // The loader stopped between the transactions of a merged run (``BulkLoader/stops(when:)``).
-            throw LoadError(.interrupted, "interrupted", recordsBefore: parsed)
+            throw LoadError(.interrupted, "interrupted", recordsBefore: committed.records.load(ordering: .relaxed))
         } catch {
-            throw LoadError(.store, String(describing: error), recordsBefore: parsed, underlying: error)
+            throw LoadError(
+                .store, String(describing: error), recordsBefore: committed.records.load(ordering: .relaxed),
+                underlying: error)
         }
+    }
+
+    /// The records the bulk loader reported committed.
+    private final class CommittedCount: Sendable {
+        let records = Atomic<Int>(0)
     }
 
     /// Whether `error` is a stop rather than a failure: the loader's, or the writer's for it.

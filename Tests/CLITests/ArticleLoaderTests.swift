@@ -50,4 +50,32 @@ import Testing
             #expect(stored == 10)
         }
     }
+
+    /// A load stopped while it merges its sorted runs had parsed every record and committed few
+    /// or none: the error counts what the store holds (it counted what was parsed: 150,000
+    /// reported, none stored).
+    @Test func aLoadStoppedWhileMergingCountsWhatIsCommitted() async throws {
+        try await withTemporaryDirectory("merging") { dir in
+            let path = dir + "/input.jsonl"
+            // Random ids, windows of a few records: the load spills sorted runs and merges them last.
+            try generatedJSONL(count: 600, seed: 11).write(to: URL(fileURLWithPath: path))
+            let interrupted = Atomic<Bool>(false)
+            var loader = ArticleLoader()
+            loader.bulkOptions = BulkInsertOptions(chunkSize: 50, sortWindow: 16 << 10)
+            loader.isInterrupted = { interrupted.load(ordering: .acquiring) }
+            loader.progress = { state in
+                if state.phase == .mergingSortedRuns { interrupted.store(true, ordering: .releasing) }
+            }
+            let store = try Store(path: dir + "/store")
+            defer { store.close() }
+            try NewsSchema.register(in: store)
+            let error = await #expect(throws: LoadError.self) {
+                try await loader.run(from: try LineBlockReader(path: path), into: store)
+            }
+            #expect(error?.kind == .interrupted)
+            let stored = try store.read { try $0.count(of: NewsSchema.articles) }
+            #expect(stored < 600, "the merge was not stopped")
+            #expect(error?.recordsBefore == stored)
+        }
+    }
 }

@@ -85,7 +85,14 @@ public final class LineBlockReader {
             if cut == nil && buffer.count > Self.maximumLineLength {
                 throw LoadError(.input, "line \(lineCounter) is longer than \(Self.maximumLineLength >> 20) MiB")
             }
-            try fill(&buffer)
+            // A pipe gone quiet with whole lines read: they are a block now, and so they are when
+            // an interrupt comes (the next call reports it): a Ctrl-C while a slow producer
+            // paused dropped what it had sent.
+            do {
+                if try fill(&buffer, stopWhenQuiet: cut != nil) { break }
+            } catch let error where error.kind == .interrupted && cut != nil {
+                break
+            }
         }
         if atEnd && cut == nil { cut = buffer.count }  // a last line without a line break
         guard let end = cut, end > 0 else { return nil }
@@ -146,23 +153,26 @@ public final class LineBlockReader {
         if pending.starts(with: [0xEF, 0xBB, 0xBF]) { pending.removeFirst(3) }
     }
 
-    /// Appends up to `readSize` bytes, waiting in short polls so that an interrupt is noticed.
-    private func fill(_ buffer: inout [UInt8]) throws(LoadError) {
+    /// Appends up to `readSize` bytes, waiting in short polls so that an interrupt is noticed;
+    /// with `stopWhenQuiet`, returns true instead of waiting on when a poll finds nothing.
+    @discardableResult
+    private func fill(_ buffer: inout [UInt8], stopWhenQuiet: Bool = false) throws(LoadError) -> Bool {
         while true {
             if isInterrupted() { throw LoadError(.interrupted, "interrupted") }
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Self.pollMilliseconds)
             if ready < 0 && errno != EINTR { throw LoadError(.input, "\(name): \(Self.describe(errno))") }
+            if ready == 0 && stopWhenQuiet { return true }
             if ready <= 0 { continue }
             let old = buffer.count
             buffer.append(contentsOf: repeatElement(0, count: Self.readSize))
             let n = buffer.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress! + old, Self.readSize) }
             let code = errno
             buffer.removeSubrange((old + max(n, 0))...)
-            if n > 0 { return }
+            if n > 0 { return false }
             if n == 0 {
                 atEnd = true
-                return
+                return false
             }
             if code == EINTR || code == EAGAIN { continue }
             throw LoadError(.input, "\(name): read failed: \(Self.describe(code))")

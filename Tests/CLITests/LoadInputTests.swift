@@ -45,8 +45,8 @@ import Testing
     /// for more input: it exits while the pipe is still open. How soon is a wall-clock figure:
     /// alone it is a few milliseconds, but inside a full two-core `swift test` the child can
     /// wait seconds for a core, so the bound is far above that and far below "never".
-    @Test func firstInterruptStopsALoadWaitingOnASlowPipe() throws {
-        try withScratch { dir in
+    @Test func firstInterruptStopsALoadWaitingOnASlowPipe() async throws {
+        try await withScratch { dir in
             let process = Process()
             process.executableURL = try QuireBinary.url()
             process.arguments = ["--store", dir.appendingPathComponent("s.db").path, "load", "-"]
@@ -57,13 +57,21 @@ import Testing
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errors
             try process.run()
-            // A few lines, then the writer goes quiet without closing the pipe.
+            // A few lines, then the writer goes quiet without closing the pipe: they are committed
+            // while it is quiet (the reader waited to fill a whole block, and a Ctrl-C dropped them).
             input.fileHandleForWriting.write(try generatedJSONL(count: 3))
-            Thread.sleep(forTimeInterval: 1.0)
+            let store = dir.appendingPathComponent("s.db").path
+            // Until the load has read them (nothing left in the pipe), then a little longer.
+            var unread: Int32 = 1
+            for _ in 0..<6_000 where unread > 0 {
+                usleep(10_000)
+                if ioctl(input.fileHandleForWriting.fileDescriptor, UInt(FIONREAD), &unread) != 0 { unread = 0 }
+            }
+            usleep(200_000)
             let sent = Date()
             kill(process.processIdentifier, SIGINT)
             let deadline = Date().addingTimeInterval(15)
-            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            while process.isRunning && Date() < deadline { usleep(20_000) }
             let waited = Date().timeIntervalSince(sent)
             let stoppedWhileOpen = !process.isRunning  // the pipe closes below
             if process.isRunning { process.terminate() }
@@ -74,6 +82,8 @@ import Testing
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 130, "\(stderr)")
             #expect(stderr.contains("load: interrupted"), "\(stderr)")
+            let dump = try await runQuire(["--store", store, "dump"])
+            #expect(dump.status == 0 && dump.stdout.split(separator: "\n").count == 3, "\(dump)")
         }
     }
 }

@@ -35,7 +35,7 @@ public final class Environment: @unchecked Sendable {
     /// The directory's key in the process-wide registry of open environments.
     private let identity: OpenRegistry.Identity
     /// Its slot in ``MappedRegions`` (nil when all were taken).
-    private let mappedRegion = MappedRegions.claim()
+    private let mappedRegion: Int?
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
     private let stateLock = ThreadLock()
@@ -103,6 +103,8 @@ public final class Environment: @unchecked Sendable {
         self.gate = ReaderGate(limit: readerLimit)
         // Idle transactions keep their reader slots: no more of them than may be active at once.
         self.readerPool = ReadTransactionPool(capacity: min(64, readerLimit))
+        // Claimed last, when nothing can fail any more (a failed open would keep its slot).
+        self.mappedRegion = MappedRegions.claim()
         MappedRegions.update(mappedRegion, handle: opened.handle, mapped: true)
     }
 

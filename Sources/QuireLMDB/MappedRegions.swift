@@ -14,8 +14,9 @@ import Darwin
 /// being rewritten while a fault is reported can give the wrong one of the two messages, never
 /// a crash. Written under a lock by opens, remaps and closes.
 public enum MappedRegions {
-    /// Environments followed at once; more are left out (a fault in theirs reads as "not the store's").
-    private static let capacity = 32
+    /// Environments followed at once. While more are open, every address counts as a store's
+    /// (the message of old), since the one that faulted may be among those left out.
+    private static let capacity = 128
     /// `[start, end)` of each slot's map, 0 when free.
     nonisolated(unsafe) private static let bounds: UnsafeMutablePointer<UInt> = {
         let pointer = UnsafeMutablePointer<UInt>.allocate(capacity: 2 * capacity)
@@ -24,6 +25,8 @@ public enum MappedRegions {
     }()
     private static let lock = ThreadLock()
     nonisolated(unsafe) private static var used = Set<Int>()
+    /// How many open environments got no slot; read by the signal handler like `bounds`.
+    nonisolated(unsafe) private static var untracked = 0
 
     /// How far past a map's end a fault still counts as the map's: a damaged length makes LMDB
     /// copy past the end of the last pages.
@@ -32,6 +35,7 @@ public enum MappedRegions {
     /// Whether `address` lies in an open environment's map or within the margin past its end.
     /// Async-signal-safe.
     public static func contains(_ address: UInt) -> Bool {
+        if untracked > 0 { return true }
         for slot in 0..<capacity {
             let start = bounds[2 * slot]
             let end = bounds[2 * slot + 1]
@@ -43,10 +47,14 @@ public enum MappedRegions {
     /// Touches the buffer, so that its first use is not in a signal handler.
     public static func prepare() { _ = bounds }
 
-    /// A slot for a new environment; nil when all are taken.
+    /// A slot for a new environment; nil when all are taken (then counted as untracked until
+    /// it is released).
     static func claim() -> Int? {
         lock.withLock {
-            guard let free = (0..<capacity).first(where: { !used.contains($0) }) else { return nil }
+            guard let free = (0..<capacity).first(where: { !used.contains($0) }) else {
+                untracked += 1
+                return nil
+            }
             used.insert(free)
             return free
         }
@@ -102,7 +110,10 @@ public enum MappedRegions {
 
     /// Frees `slot` (the environment closed).
     static func release(_ slot: Int?) {
-        guard let slot else { return }
+        guard let slot else {
+            lock.withLock { untracked -= 1 }
+            return
+        }
         lock.withLock {
             bounds[2 * slot] = 0
             bounds[2 * slot + 1] = 0

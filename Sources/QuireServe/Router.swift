@@ -224,7 +224,13 @@ struct Router: Sendable {
 
     /// Runs a read and turns its outcome into a JSON response. A `reusable` answer (a function
     /// of the request target and the store's state only) is taken from, or kept in, the cache.
-    private func answer(_ request: HTTPRequest, reusable: Bool = false, _ body: () throws -> [UInt8]) -> HTTPResponse {
+    private func answer(_ request: HTTPRequest, reusable: Bool = false, _ read: () throws -> [UInt8]) -> HTTPResponse {
+        // Every JSON response ends with a line break (a record's is then byte for byte `quire get`'s).
+        func body() throws -> [UInt8] {
+            var bytes = try read()
+            if bytes.last != 10 { bytes.append(10) }
+            return bytes
+        }
         guard reusable, cache.capacity > 0, let transaction = try? access.cacheMark() else {
             do {
                 return json(try body(), request)

@@ -89,4 +89,14 @@ private let key = "quarantine-KEY-91ab"
             #expect(first.status == 0 && second.status == 0, "\(first) \(second)")
         }
     }
+
+    /// `remap` works on a store's quarantine: a mistyped store path is an error, and no empty
+    /// store is made there.
+    @Test func remapOfAMissingStoreIsAnError() async throws {
+        try await withScratch { dir in
+            let result = try await runQuire(["--store", "typo.db", "remap"], directory: dir)
+            #expect(result.status == 1 && result.stderr.contains("no store at this path"), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("typo.db").path))
+        }
+    }
 }

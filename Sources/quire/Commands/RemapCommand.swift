@@ -5,6 +5,10 @@ import QuireFetch
 /// What `quire remap` does, given valid options (see `RemapOptions.swift`).
 enum RemapCommand {
     static func run(_ options: RemapOptions, context: CommandContext) async throws {
+        // Remapping works on a store's quarantine: a mistyped path is an error, not a new store.
+        guard ReadOnlyStore.exists(at: context.storePath) else {
+            throw ReadOnlyStore.absence(at: context.storePath, command: "remap")
+        }
         let store = try OpenStore.readWrite(context.storePath, command: "remap")
         defer { store.close() }
         let sink: StoreFetchSink

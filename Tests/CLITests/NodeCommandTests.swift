@@ -18,6 +18,8 @@ import Testing
         #expect(ttl.status == 64 && ttl.stderr.contains("--lease-ttl"), "\(ttl)")
         let member = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--member", "a/b"])
         #expect(member.status == 64 && member.stderr.contains("--member"), "\(member)")
+        let rate = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--rate", "5/hour"])
+        #expect(rate.status == 64 && rate.stderr.contains("--rate"), "\(rate)")
         let hostless = try await runQuire(["node", "--etcd", "http://"])
         #expect(hostless.status == 64 && hostless.stderr.contains("--etcd"), "\(hostless)")
         // Twice: two fetch loops of one source in one member, every page fetched twice.
@@ -37,7 +39,8 @@ import Testing
         let api = try FixtureAPI(configuration: FixtureAPI.Configuration())
         defer { api.stop() }
         try await withScratch { dir in
-            let result = try await runQuire(["node", "--etcd", api.baseURL], directory: dir)
+            // `--rate` is spelled as `fetch` spells it (`N/min`, or a bare `N`).
+            let result = try await runQuire(["node", "--etcd", api.baseURL, "--rate", "7/min"], directory: dir)
             #expect(result.status == 1 && result.stderr.contains("not as etcd's v3 JSON gateway"), "\(result)")
         }
     }

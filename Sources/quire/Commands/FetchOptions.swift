@@ -109,8 +109,8 @@ struct FetchNYTOptions: CommandOptions {
         waitForQuota = arguments.flag("wait")
     }
 
-    /// Accepts `N/min` or a bare `N`.
-    private static func parseRate(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
+    /// Accepts `N/min` or a bare `N` (`fetch` and `node` alike).
+    static func parseRate(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
         guard let text = arguments.value("rate") else { return nil }
         let number = text.hasSuffix("/min") ? String(text.dropLast(4)) : text
         guard let rate = Int(number), rate >= 1 else {

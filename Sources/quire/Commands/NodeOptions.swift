@@ -30,7 +30,7 @@ enum NodeSourceSpec: Sendable, Hashable {
 }
 
 /// `quire node --etcd URL[,URL…] [--fetch SOURCE…] [--base-url URL] [--member ID] [--lease-ttl S]
-/// [--prefix P] [--compact-after N] [--snapshot-host ADDRESS] [--rate N]`
+/// [--prefix P] [--compact-after N] [--snapshot-host ADDRESS] [--rate N/min]`
 struct NodeOptions: CommandOptions {
     var endpoints: [String]
     var sources: [NodeSourceSpec]
@@ -75,7 +75,7 @@ struct NodeOptions: CommandOptions {
                 "compact-after", "n", help: "Revisions every member applied before the log is compacted.",
                 default: "500"),
             .value("snapshot-host", "address", help: "Where peers get snapshots of this store.", default: "127.0.0.1"),
-            .value("rate", "n", help: "News API requests a minute.", default: "5"),
+            .value("rate", "n/min", help: "News API requests a minute, shared by the node's sources.", default: "5/min"),
             .value("max-pages", "n", help: "Stop each NYT source after this many pages."),
         ])
 
@@ -118,7 +118,7 @@ struct NodeOptions: CommandOptions {
             throw arguments.invalid("snapshot-host", host, "must be an address peers reach this node at (0.0.0.0 and :: are not)")
         }
         snapshotAddress = address
-        ratePerMinute = try arguments.integer("rate", in: 1...1_000_000) ?? 5
+        ratePerMinute = try FetchNYTOptions.parseRate(arguments) ?? 5
         maxPages = try arguments.integer("max-pages", in: 1...Int.max)
     }
 

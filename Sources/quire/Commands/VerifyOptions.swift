@@ -6,7 +6,7 @@ struct VerifyOptions: CommandOptions {
     static let spec = CommandSpec(
         name: "verify",
         abstract: "Decode every record and check every index entry.",
-        discussion: "Exits with status 1 and lists the problems on stderr when the store is not consistent.",
+        discussion: "When the store is not consistent, lists the problems on stdout, one a line (in the summary with --json), says how many on stderr and exits with status 1.",
         options: [CommonOptions.quiet, CommonOptions.json])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {

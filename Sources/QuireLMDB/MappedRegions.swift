@@ -35,7 +35,7 @@ public enum MappedRegions {
     /// Whether `address` lies in an open environment's map or within the margin past its end.
     /// Async-signal-safe.
     public static func contains(_ address: UInt) -> Bool {
-        if untracked > 0 { return true }
+        if !enabled || untracked > 0 { return true }
         for slot in 0..<capacity {
             let start = bounds[2 * slot]
             let end = bounds[2 * slot + 1]
@@ -44,28 +44,46 @@ public enum MappedRegions {
         return false
     }
 
-    /// Touches the buffer, so that its first use is not in a signal handler.
-    public static func prepare() { _ = bounds }
+    /// Whether maps are followed: only for a process with a fault handler that asks (the CLI),
+    /// since each open and remap then reads `/proc/self/maps`. Until then every address counts
+    /// as a store's.
+    nonisolated(unsafe) private static var enabled = false
 
-    /// A slot for a new environment; nil when all are taken (then counted as untracked until
-    /// it is released).
+    /// Starts following the maps of environments opened from now on, and touches the buffer so
+    /// that its first use is not in a signal handler. Call it before opening any store.
+    public static func enable() {
+        _ = bounds
+        lock.withLock { enabled = true }
+    }
+
+    /// Stops following the maps of environments opened from now on (a test's).
+    static func disable() {
+        lock.withLock { enabled = false }
+    }
+
+    /// A slot for a new environment: nil when maps are not followed, ``untrackedSlot`` when all
+    /// are taken (counted until it is released).
     static func claim() -> Int? {
         lock.withLock {
+            guard enabled else { return nil }
             guard let free = (0..<capacity).first(where: { !used.contains($0) }) else {
                 untracked += 1
-                return nil
+                return untrackedSlot
             }
             used.insert(free)
             return free
         }
     }
 
+    /// The slot of an environment opened while every slot was taken.
+    static let untrackedSlot = -1
+
     /// Records the map of `handle` in `slot` (none when the environment has no map). LMDB does
     /// not tell its map's address (`me_mapaddr` is only set for fixed maps): it is the mapping
     /// of the data file's inode in `/proc/self/maps`. Where that cannot be read, every address
     /// counts as the store's (the damaged-store message, as before).
     static func update(_ slot: Int?, handle: OpaquePointer, mapped: Bool) {
-        guard let slot else { return }
+        guard let slot, slot >= 0 else { return }
         var range: (start: UInt, end: UInt) = (0, 0)
         var descriptor: Int32 = -1
         var info = stat()
@@ -110,11 +128,12 @@ public enum MappedRegions {
 
     /// Frees `slot` (the environment closed).
     static func release(_ slot: Int?) {
-        guard let slot else {
-            lock.withLock { untracked -= 1 }
-            return
-        }
+        guard let slot else { return }
         lock.withLock {
+            guard slot >= 0 else {
+                untracked -= 1
+                return
+            }
             bounds[2 * slot] = 0
             bounds[2 * slot + 1] = 0
             used.remove(slot)

@@ -206,6 +206,10 @@ import Testing
     /// The fault handler's view of the maps: an address in an open environment's map (or just
     /// past it) is the store's, one elsewhere is not, and a closed environment's no longer is.
     @Test func mappedRegionsFollowOpensRemapsAndCloses() throws {
+        // What the CLI's fault handler turns on; off again for the rest of the run (each open
+        // then reads /proc/self/maps).
+        MappedRegions.enable()
+        defer { MappedRegions.disable() }
         try withTemporaryDirectory { dir throws in
             let env = try Environment(path: dir + "/env")
             let db = try env.openDatabase("things")

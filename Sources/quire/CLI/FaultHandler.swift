@@ -58,7 +58,7 @@ enum FaultHandler {
         faultMessageIndex.store(0, ordering: .relaxed)
         faultDetailLength.store(0, ordering: .relaxed)
         _ = faultDetail
-        MappedRegions.prepare()
+        MappedRegions.enable()
         let size = max(Int(SIGSTKSZ), 64 * 1024)
         if let memory = malloc(size) {
             var stack = stack_t()

@@ -15,8 +15,8 @@ struct LoadOptions: CommandOptions {
             fraction where a whole number belongs, a number for a string, an empty id, a field an
             article lacks) stops the load with its line number and field; every record before it
             is committed. An id read twice is one record, the last line kept, and the summary
-            counts it once (and says how many lines were read). Ctrl-C stops after the current
-            chunk and leaves the store consistent.
+            counts it once (and says how many lines were read). Ctrl-C stops between transactions,
+            with the lines read so far committed, and leaves the store consistent.
 
             EXAMPLES:
               quire --store old.db dump | quire --store new.db load -

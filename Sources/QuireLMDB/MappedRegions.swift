@@ -39,7 +39,9 @@ public enum MappedRegions {
         for slot in 0..<capacity {
             let start = bounds[2 * slot]
             let end = bounds[2 * slot + 1]
-            if start != 0 && address >= start && address < end &+ margin { return true }
+            // Saturating: the fallback span (1…UInt.max, maps not readable) must not wrap.
+            let limit = end > UInt.max - margin ? UInt.max : end + margin
+            if start != 0 && address >= start && address < limit { return true }
         }
         return false
     }

@@ -204,7 +204,7 @@ import Testing
     }
 
     /// The fault handler's view of the maps: an address in an open environment's map (or just
-    /// past it) is the store's, one elsewhere is not, and a closed environment's no longer is.
+    /// past it) is the store's, one elsewhere is not.
     @Test func mappedRegionsFollowOpensRemapsAndCloses() throws {
         // What the CLI's fault handler turns on; off again for the rest of the run (each open
         // then reads /proc/self/maps).
@@ -222,8 +222,8 @@ import Testing
             #expect(!MappedRegions.contains(0) && !MappedRegions.contains(16))
             let local = withUnsafePointer(to: 0) { UInt(bitPattern: $0) }
             #expect(!MappedRegions.contains(local))
+            // (After the close, the address may belong to another test's map: not checked.)
             env.close()
-            #expect(!MappedRegions.contains(address))
         }
     }
 

@@ -61,7 +61,6 @@ public struct ArticleLoader: Sendable {
         from reader: LineBlockReader, into store: Store, collection: StoreCollection<Article> = NewsSchema.articles
     ) async throws(LoadError) -> Report {
         let start = ContinuousClock.now
-        var parsed = 0
         // What the store acknowledged: a failed or stopped load reports this, not what it parsed
         // (a load stopped while merging its sorted runs had parsed all and committed none).
         let committed = CommittedCount()
@@ -100,17 +99,14 @@ public struct ArticleLoader: Sendable {
                         next = nil
                         if result.failure == nil { next = readingAndParsing(layout, closed: closed) }
                         if !result.articles.isEmpty { try await loader.submit(result.articles) }
-                        parsed += result.articles.count
                         if let failure = result.failure {
-                            throw LoadError(
-                                .record, failure.message, line: failure.line, field: failure.field, recordsBefore: parsed)
+                            throw LoadError(.record, failure.message, line: failure.line, field: failure.field)
                         }
-                        if isInterrupted() { throw LoadError(.interrupted, "interrupted", recordsBefore: parsed) }
+                        if isInterrupted() { throw LoadError(.interrupted, "interrupted") }
                     }
                     if layout == .array, !closed {
                         throw LoadError(
-                            .record, "the input ends after line \(lastLine), inside the JSON array: its closing ']' is missing (a cut file?)",
-                            recordsBefore: parsed)
+                            .record, "the input ends after line \(lastLine), inside the JSON array: its closing ']' is missing (a cut file?)")
                     }
                 } catch {
                     // The reader is the caller's again once `run` returns: no read may still be going on.
@@ -123,7 +119,8 @@ public struct ArticleLoader: Sendable {
                 records: report.records, distinctRecords: report.distinctRecords, chunks: report.chunks,
                 seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         } catch let error as LoadError {
-            // The loader has committed what it was going to (the records before a bad line).
+            // Counted here, once the loader has committed what it was going to (the records before
+            // a bad line): what the body parsed may not all be committed.
             var error = error
             error.recordsBefore = committed.records.load(ordering: .relaxed)
             throw error

@@ -92,10 +92,14 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         // decomposed), and one of the two articles was lost.
         var order: [StoreKey] = []
         var latest: [StoreKey: Article] = [:]
-        for (page, _) in pages {
+        // The last page of the batch storing each article: a reject of an earlier page is older
+        // than what is stored, and not kept (as if the pages had been written one at a time).
+        var lastStoring: [StoreKey: Int] = [:]
+        for (index, (page, _)) in pages.enumerated() {
             for article in page.articles {
                 let key = StoreKey.string(article.id)
                 if latest.updateValue(article, forKey: key) == nil { order.append(key) }
+                lastStoring[key] = index
             }
         }
         // Compared with what is stored before any of the batch is written: an article fetched
@@ -120,12 +124,6 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         try removeQuarantinedCopies(of: order.map { latest[$0]!.id }, in: txn)
         // An unchanged article's raw copy still maps to what is stored: kept.
         if !retain { try removeRawCopies(of: changed.map(\.id), in: txn) }
-        // The last page of the batch storing each article: a reject of an earlier page is older
-        // than what is stored, and not kept (as if the pages had been written one at a time).
-        var lastStoring: [StoreKey: Int] = [:]
-        for (index, (page, _)) in pages.enumerated() {
-            for article in page.articles { lastStoring[.string(article.id)] = index }
-        }
         for (index, (page, rejects)) in pages.enumerated() {
             outcome.rejects += rejects.count
             for reject in rejects {

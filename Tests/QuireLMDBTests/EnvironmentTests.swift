@@ -1,4 +1,5 @@
 import Foundation
+import QuireTestSupport
 import Testing
 @testable import QuireLMDB
 
@@ -353,12 +354,7 @@ enum BindMount {
     struct Failed: Error { let status: Int32 }
 
     static func run(_ arguments: [String], command: String = "/bin/mount") throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(status: process.terminationStatus) }
+        let status = runSystemTool(command, arguments)
+        guard status == 0 else { throw Failed(status: status) }
     }
 }

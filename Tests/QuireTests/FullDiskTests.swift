@@ -2,6 +2,7 @@ import Foundation
 import Quire
 import QuireLMDB
 import Synchronization
+import QuireTestSupport
 import Testing
 
 /// A small tmpfs mounted for one test, when the machine allows it (root on Linux, mount(8) present).
@@ -23,26 +24,15 @@ private struct SmallDisk {
     init(megabytes: Int) throws {
         path = NSTemporaryDirectory() + "quire-full-disk-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path]) == 0 else {
+        guard runSystemTool("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path]) == 0 else {
             try? FileManager.default.removeItem(atPath: path)
             throw CocoaError(.fileWriteUnknown)
         }
     }
 
     func unmount() {
-        _ = Self.run("/bin/umount", [path])
+        _ = runSystemTool("/bin/umount", [path])
         try? FileManager.default.removeItem(atPath: path)
-    }
-
-    private static func run(_ tool: String, _ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
 

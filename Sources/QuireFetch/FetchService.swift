@@ -289,12 +289,14 @@ public struct FetchService: Sendable {
                     message: "all \(rateLimiter.perDay) requests of the last 24 hours spent; resume after \(Self.utcTime(freeAt, from: clock.now)) UTC, or wait with --wait",
                     location: location, attempts: failedAttempts + 1)
             }
+            let slot: Date
             do {
                 var waits = 0
-                let waited = try await rateLimiter.acquire(clock: clock) { wait in
+                let (waited, taken) = try await rateLimiter.acquireSlot(clock: clock) { wait in
                     waits += 1
                     progress(.waitingForRateLimit(seconds: wait.seconds))
                 }
+                slot = taken
                 summary.waits += waits
                 summary.waitedSeconds += waited.seconds
             } catch {
@@ -333,9 +335,11 @@ public struct FetchService: Sendable {
                         code: .transport, message: error.description, cause: error, location: location,
                         curlCode: error.curlCode, attempts: failedAttempts + 1)
                 }
+                if error.code == .connectionFailed { rateLimiter.release(slot) }
                 reason = .transport(error.code.description)
                 curlCode = error.curlCode
-                lastMessage = error.description
+                // The location names the request already.
+                lastMessage = "\(error.code): \(error.message)"
                 cause = error
             } catch {
                 throw FetchError(code: .transport, message: "\(error)", location: location)

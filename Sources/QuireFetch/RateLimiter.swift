@@ -67,13 +67,27 @@ public final class RateLimiter: Sendable {
     /// - Throws: `CancellationError` when the task is cancelled while waiting.
     @discardableResult
     public func acquire(clock: any FetchClock, onWait: (Duration) -> Void = { _ in }) async throws -> Duration {
+        try await acquireSlot(clock: clock, onWait: onWait).waited
+    }
+
+    /// ``acquire(clock:onWait:)``, also returning the slot taken, for ``release(_:)``.
+    func acquireSlot(clock: any FetchClock, onWait: (Duration) -> Void) async throws -> (waited: Duration, slot: Date) {
         var waited = Duration.zero
-        while let wait = reserve(at: clock.now) {
+        while true {
+            let now = clock.now
+            guard let wait = reserve(at: now) else { return (waited, now) }
             onWait(wait)
             try await clock.sleep(for: wait)
             waited += wait
         }
-        return waited
+    }
+
+    /// Gives back a slot taken for a request that never reached the server (no connection could
+    /// be made): it used none of the API's budget, and its retry should not wait for one.
+    func release(_ slot: Date) {
+        sent.withLock { sent in
+            if let index = sent.lastIndex(of: slot) { sent.remove(at: index) }
+        }
     }
 
     /// Adds requests made earlier (by a previous run, read back from the store), so the daily

@@ -190,7 +190,12 @@ final class Transfer: @unchecked Sendable {
     private func error(for code: CURLcode) -> HTTPError {
         let detail = String(cString: errorBuffer)
         var message = curlDescription(code)
-        if !detail.isEmpty, detail != message { message += ": " + detail }
+        // libcurl's buffer often ends with the same words (`…: Couldn't connect to server`).
+        if detail.contains(message) {
+            message = detail
+        } else if !detail.isEmpty {
+            message += ": " + detail
+        }
         return HTTPError(code: Self.classify(code), message: message, url: url, curlCode: Int32(code.rawValue))
     }
 

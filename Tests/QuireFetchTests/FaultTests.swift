@@ -175,6 +175,27 @@ import Testing
         #expect(sink.commitCount == 0)
     }
 
+    /// A request that reached no server used none of the API's budget: its retries wait their
+    /// back-off only (a refused connection waited 12 s a try for the rate limit, 35 s in all),
+    /// and the error says why once, without the URL twice.
+    @Test func aRefusedConnectionIsRetriedWithoutWaitingForTheRateLimit() async throws {
+        let closed = try LoopbackServer { _ in FixtureResponse(status: 200) }
+        let port = closed.port
+        closed.stop()
+        let endpoint = "http://127.0.0.1:\(port)/svc/search/v2/articlesearch.json"
+        let source = NYTSource(query: NYTQuery(query: "election"), key: APIKey(testKey), endpoint: endpoint)
+        let clock = TestClock()
+        let limiter = RateLimiter(perMinute: 5, perDay: 500)
+        let error = try #require(
+            await runExpectingFailure(makeService(clock: clock, rateLimiter: limiter), source, into: InMemoryFetchSink()))
+        #expect(error.code == .transport && error.attempts == 4)
+        #expect(clock.sleptSeconds == [1, 2, 4], "\(clock.sleptSeconds)")
+        #expect(limiter.usage(at: clock.now).lastDay == 0)
+        let text = error.description
+        #expect(text.contains("connection failed") && !text.contains("HTTP request to"), "\(text)")
+        #expect(text.components(separatedBy: "Couldn't connect to server").count == 2, "\(text)")
+    }
+
     @Test func aStalledResponseTimesOutAndIsRetried() async throws {
         let api = try makeAPI {
             $0.nytArticlesPerQuery = 5

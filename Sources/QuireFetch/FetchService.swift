@@ -451,9 +451,10 @@ public struct FetchService: Sendable {
             default: .mapping
             }
         if case .unknownCategories = error.kind {
+            // The list was read fine: what was asked for is wrong, not the response.
             return FetchError(
-                code: code, message: "\(error); nothing was fetched", cause: error,
-                location: .init(sourceID: sourceID, request: request.redactedURL), httpStatus: status)
+                code: .invalidQuery, message: "\(error); nothing was fetched", cause: error,
+                location: .init(sourceID: sourceID, request: request.redactedURL))
         }
         return FetchError(
             code: code,

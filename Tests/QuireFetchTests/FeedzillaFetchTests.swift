@@ -45,6 +45,8 @@ import Testing
         let error = await runExpectingFailure(makeService(), unknown, into: typo)
         #expect(error?.description.contains("category 99999 is not among the 5 categories the API lists") == true, "\(String(describing: error))")
         #expect(error?.description.contains("retries") == false)
+        // Not a "malformed response (HTTP 200)": the response was fine, the request was not.
+        #expect(error?.code == .invalidQuery && error?.httpStatus == nil, "\(String(describing: error))")
         #expect(typo.lists.isEmpty && typo.articles.isEmpty && api.requestCount == 1)
 
         let wanted = [api.feedzillaCategories[1].id, api.feedzillaCategories[3].id]

@@ -60,6 +60,47 @@ import Testing
         }
     }
 
+    /// `dump --collection X` (JSON Lines or `--format json`) loads back with `load --collection
+    /// X`: the copy's records are the same bytes (it was refused as "not an article").
+    @Test func eachCollectionsDumpLoadsBackUnderItsName() async throws {
+        var configuration = FixtureAPI.Configuration()
+        configuration.nytArticlesPerQuery = 60
+        configuration.apiKey = key
+        configuration.mutations = DocumentMutationPlan(seed: 19, percent: 20)  // some rejects
+        let api = try FixtureAPI(configuration: configuration)
+        defer { api.stop() }
+        try await withScratch { dir in
+            let fetch = try await runQuire(
+                ["--store", "a.db", "fetch", "nyt", "--query", "each", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"],
+                environment: ["NYT_API_KEY": key], directory: dir)
+            #expect(fetch.status == 0, "\(fetch)")
+            let demo = try await runQuire(["--store", "demo.db", "demo", "--articles", "20"], directory: dir)
+            #expect(demo.status == 0, "\(demo)")
+            let collections = [
+                ("a.db", "sources"), ("a.db", "tags"), ("a.db", "raw"), ("a.db", "rejects"), ("a.db", "budgets"),
+                ("demo.db", "lists"), ("demo.db", "categories"),
+            ]
+            for (source, name) in collections {
+                let dump = try await runQuire(["--store", source, "dump", "--collection", name], directory: dir)
+                #expect(dump.status == 0 && !dump.stdout.isEmpty, "\(name): \(dump)")
+                let refused = try await runQuire(["--store", "refused.db", "load", "-"], stdin: Data(dump.stdout.utf8), directory: dir)
+                #expect(refused.status == 1, "\(name): \(refused)")
+                for format in ["jsonl", "json"] {
+                    let written = try await runQuire(["--store", source, "dump", "--collection", name, "--format", format], directory: dir)
+                    let copy = "\(name)-\(format).db"
+                    let load = try await runQuire(
+                        ["--store", copy, "load", "--collection", name, "-", "--json"], stdin: Data(written.stdout.utf8), directory: dir)
+                    #expect(load.status == 0, "\(name) \(format): \(load)")
+                    #expect(load.stdout.contains(#""records":\#(lines(dump.stdout).count),"#), "\(name) \(format): \(load.stdout)")
+                    let again = try await runQuire(["--store", copy, "dump", "--collection", name], directory: dir)
+                    #expect(again.stdout == dump.stdout, "\(name) \(format): the copy differs")
+                }
+            }
+            let unknown = try await runQuire(["load", "--collection", "nope", "-"], stdin: Data(), directory: dir)
+            #expect(unknown.status == 64 && unknown.stderr.contains("one of: articles, lists"), "\(unknown)")
+        }
+    }
+
     @Test(arguments: [
         (#"{"@quire":"relation","name":"list-articles"}"# + "\n[1,2]", "line 2: expected an object (0 records loaded before it)"),
         (#"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":7,"articleIDs":[]}"#, "line 2: title: expected a string"),

@@ -47,7 +47,10 @@ enum LoadCommand {
         // Records stored, an id read twice counted once, and records read.
         let (records, read): (Int, Int)
         do {
-            if try WholeStoreLoad.isWholeStoreDump(reader) {
+            if let collection = options.collection {
+                let written = try await WholeStoreLoad.runCollection(collection, reader, into: store, progress: progress)
+                (records, read) = (written, written)
+            } else if try WholeStoreLoad.isWholeStoreDump(reader) {
                 (records, read) = try await WholeStoreLoad.run(reader, into: store, loader: loader, progress: progress)
             } else {
                 let report = try await loader.run(from: reader, into: store)

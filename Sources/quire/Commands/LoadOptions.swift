@@ -1,7 +1,13 @@
-/// `quire load FILE|-`
+import Quire
+import QuireFetch
+
+/// `quire load [--collection NAME] FILE|-`
 struct LoadOptions: CommandOptions {
     /// The file to read, or nil for stdin (`-`).
     var path: String?
+    /// The collection a plain dump's records go into (`dump --collection NAME` of it); nil for
+    /// articles or a whole-store dump.
+    var collection: String?
     var quiet: Bool
     var json: Bool
 
@@ -16,19 +22,33 @@ struct LoadOptions: CommandOptions {
             article lacks) stops the load with its line number and field; every record before it
             is committed. An id read twice is one record, the last line kept, and the summary
             counts it once (and says how many lines were read). Ctrl-C stops between transactions,
-            with the lines read so far committed, and leaves the store consistent.
+            with the lines read so far committed, and leaves the store consistent. A dump of
+            another collection ('dump --collection lists') loads with the same --collection.
 
             EXAMPLES:
               quire --store old.db dump | quire --store new.db load -
               quire --store old.db dump --all | quire --store new.db load -
+              quire --store old.db dump --collection lists | quire --store new.db load --collection lists -
             """,
-        options: [CommonOptions.quiet, CommonOptions.json],
+        options: [
+            .value(
+                "collection", "name",
+                help: "The collection of a plain dump's records (default: articles; also lists, categories, sources, tags, raw, rejects, budgets)."),
+            CommonOptions.quiet, CommonOptions.json,
+        ],
         arguments: [ArgumentSpec("file", help: "The dump to read, or - for stdin.")])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         let file = try arguments.requiredPositional(0, "file")
         guard !file.isEmpty else { throw UsageError(command: arguments.commandName, message: "the file name is empty") }
         path = file == "-" ? nil : file
+        if let name = arguments.value("collection") {
+            guard WholeStoreLoad.loadableCollections.contains(name) else {
+                let names = WholeStoreLoad.loadableCollections.joined(separator: ", ")
+                throw UsageError(command: arguments.commandName, message: "--collection: no collection '\(name)' (one of: \(names))")
+            }
+            collection = name == NewsSchema.articles.name ? nil : name
+        }
         quiet = arguments.flag("quiet")
         json = arguments.flag("json")
     }

@@ -128,6 +128,66 @@ enum WholeStoreLoad {
         }
     }
 
+    /// The collections `load --collection` takes: those `dump --collection` writes.
+    static let loadableCollections = [
+        NewsSchema.articles.name, NewsSchema.lists.name, NewsSchema.categories.name, StoreFetchSink.sources.name,
+        StoreFetchSink.tags.name, StoreFetchSink.rawDocuments.name, StoreFetchSink.rejects.name,
+        StoreFetchSink.budgets.name,
+    ]
+
+    /// Loads a plain dump of one collection other than the articles (`dump --collection NAME`,
+    /// JSON Lines or the array of `--format json`), a transaction a thousand records; returns
+    /// the records written.
+    static func runCollection(
+        _ name: String, _ reader: LineBlockReader, into store: Store, progress: ProgressReporter
+    ) async throws -> Int {
+        guard let section = try section(Header(kind: "collection", name: name), store, { throw LineProblem("no relation") }) else {
+            throw LoadError(.input, "this quire cannot load the collection '\(name)'", line: nil)
+        }
+        var total = 0
+        var inArray = false
+        var first = true
+        func flush() async throws {
+            let written = try await section.commit(store)
+            total += written
+            progress.advance(by: written)
+        }
+        while true {
+            let number = reader.nextLineNumber
+            guard let line = try reader.nextLine() else { break }
+            var text = line.drop { $0 == 32 || $0 == 9 || $0 == 13 }
+            while let last = text.last, [32, 9, 13].contains(last) { text = text.dropLast() }
+            if text.isEmpty { continue }
+            // `--format json`: an array with a record a line, each but the last ending in a comma.
+            if first, text.first == UInt8(ascii: "[") {
+                inArray = true
+                text = text.dropFirst().drop { $0 == 32 || $0 == 9 }
+            }
+            first = false
+            if inArray {
+                if text.last == UInt8(ascii: "]") { text = text.dropLast() }
+                if text.last == UInt8(ascii: ",") { text = text.dropLast() }
+                if text.isEmpty { continue }
+            }
+            if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
+                throw LoadError(.input, "a whole-store dump (dump --all) loads without --collection", line: number)
+            }
+            do {
+                try section.add(Array(text), number: number)
+            } catch {
+                try await flush()
+                throw LoadError(.record, describe(error), line: number, recordsBefore: total)
+            }
+            if section.pending >= 1_000 { try await flush() }
+            if InterruptFlag.isRaised {
+                try await flush()
+                throw InterruptedError(command: "load")
+            }
+        }
+        try await flush()
+        return total
+    }
+
     /// Loads the dump; returns the records and relation entries written (the articles' ids
     /// read twice counted once), and those read. The relations are written last, once the
     /// articles they name are stored, so a load that stops part way leaves none that names a

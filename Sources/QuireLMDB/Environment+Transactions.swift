@@ -137,7 +137,7 @@ extension Environment {
                     try growMap()
                     continue
                 }
-                try check(commit, "mdb_txn_commit", path: path)
+                try check(FullDisk.explain(commit, at: path), "mdb_txn_commit", path: path)
                 return result
             }
         }

@@ -5,8 +5,11 @@
 /// - as itself, ASCII letters in either case (a server that lower- or upper-cases the query);
 /// - percent-encoded, `%4b` or `%4B`, and double-encoded, `%254B` (a URL quoted in a URL);
 /// - as `+` for a space (form encoding);
-/// - JSON-escaped, `\u004b`, and a slash as `\/` (a document that quotes the request).
+/// - JSON-escaped, `\u004b`, and a slash as `\/` (a document that quotes the request);
+/// - as an HTML character reference, `&#75;`, `&#x4b;` or `&amp;` (mapping decodes them: a key
+///   so spelled in a document would be whole again in the stored article).
 ///
+/// Forms are tried as alternatives, not first-come: a key holding `%` is found in `%25…` too.
 /// Each form may be mixed with the others inside one occurrence. An occurrence must be a whole
 /// token: a secret that starts (ends) with a letter or digit is not matched right after (before)
 /// another letter or digit, so a short key is not cut out of words ("doe" of "does") or numbers.
@@ -59,19 +62,36 @@ extension URLRedaction {
 
     /// Where an occurrence of `key` starting at `start` ends, or nil when none starts there (or
     /// one does but is part of a longer word or number).
+    ///
+    /// Every form of each byte is followed (a set of positions, not one guess): `%` of the key
+    /// may be a literal `%` or the start of `%25`, and only one of them goes on to match.
     private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int) -> Int? {
+        // Most bytes of a body start no form of the key's first byte: said without allocating.
+        switch bytes[start] {
+        case UInt8(ascii: "%"), UInt8(ascii: "\\"), UInt8(ascii: "&"), UInt8(ascii: "+"): break
+        case let first: guard foldCase(first) == foldCase(key[0]) else { return nil }
+        }
+        var positions = formEnds(key[0], in: bytes, at: start)
+        if positions.isEmpty { return nil }
         if isWordByte(key[0]), let before = byteEnding(at: start, in: bytes), isWordByte(before) { return nil }
-        var position = start
-        for expected in key {
-            guard let next = matchByte(expected, in: bytes, at: position) else { return nil }
-            position = next
+        for expected in key.dropFirst() {
+            var next: [Int] = []
+            for position in positions {
+                for end in formEnds(expected, in: bytes, at: position) where !next.contains(end) { next.append(end) }
+            }
+            if next.isEmpty { return nil }
+            positions = next
         }
-        if isWordByte(key[key.count - 1]), position < bytes.count,
-            let after = matchAnyByte(in: bytes, at: position), isWordByte(after.byte)
-        {
-            return nil
+        // The longest occurrence that ends a token.
+        for position in positions.sorted(by: >) {
+            if isWordByte(key[key.count - 1]), position < bytes.count,
+                let after = matchAnyByte(in: bytes, at: position), isWordByte(after.byte)
+            {
+                continue
+            }
+            return position
         }
-        return position
+        return nil
     }
 
     /// The byte that the literal or encoded form ending just before `end` spells (`%41`, `\u0041`
@@ -91,6 +111,12 @@ extension URLRedaction {
             return high == 0 && low < 0x80 ? low : 0x20
         }
         if end >= 2, isEscape(at: end - 2, in: bytes) { return 0x20 }  // `\n`, `\t`, `\"`, `\\`
+        if bytes[end - 1] == UInt8(ascii: ";") {
+            for start in stride(from: end - 3, through: max(0, end - 10), by: -1) where bytes[start] == UInt8(ascii: "&") {
+                if let reference = characterReference(in: bytes, at: start), reference.end == end { return reference.byte }
+                break
+            }
+        }
         return bytes[end - 1]
     }
 
@@ -111,6 +137,7 @@ extension URLRedaction {
         {
             return (byte, index + 6)
         }
+        if bytes[index] == UInt8(ascii: "&"), let reference = characterReference(in: bytes, at: index) { return reference }
         return (bytes[index], index + 1)
     }
 
@@ -121,30 +148,74 @@ extension URLRedaction {
         }
     }
 
-    /// Where one encoded or literal form of `byte` starting at `at` ends, or nil.
-    private static func matchByte(_ byte: UInt8, in bytes: [UInt8], at index: Int) -> Int? {
-        guard index < bytes.count else { return nil }
+    /// Where each encoded or literal form of `byte` starting at `index` ends (none, one, or more
+    /// than one when forms overlap).
+    private static func formEnds(_ byte: UInt8, in bytes: [UInt8], at index: Int) -> [Int] {
+        guard index < bytes.count else { return [] }
+        var ends: [Int] = []
         let found = bytes[index]
-        if foldCase(found) == foldCase(byte) { return index + 1 }
-        if found == UInt8(ascii: "+") && byte == UInt8(ascii: " ") { return index + 1 }
+        if foldCase(found) == foldCase(byte) { ends.append(index + 1) }
+        if found == UInt8(ascii: "+") && byte == UInt8(ascii: " ") { ends.append(index + 1) }
         // JSON may escape a slash (the NYT writes `http:\/\/`).
         if found == UInt8(ascii: "\\"), byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == byte {
-            return index + 2
+            ends.append(index + 2)
         }
         if found == UInt8(ascii: "%") {
-            if hexByte(bytes, at: index + 1) == byte { return index + 3 }
+            if hexByte(bytes, at: index + 1) == byte { ends.append(index + 3) }
             // %25 is an encoded '%': a double-encoded byte.
             if hexByte(bytes, at: index + 1) == UInt8(ascii: "%"), hexByte(bytes, at: index + 3) == byte {
-                return index + 5
+                ends.append(index + 5)
             }
         }
         if found == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "u"),
             hexByte(bytes, at: index + 2) == 0, hexByte(bytes, at: index + 4) == byte
         {
-            return index + 6
+            ends.append(index + 6)
+        }
+        if found == UInt8(ascii: "&"), let reference = characterReference(in: bytes, at: index), reference.byte == byte {
+            ends.append(reference.end)
+        }
+        return ends
+    }
+
+    /// The HTML character reference at `index` (`&#75;`, `&#x4B;`, `&amp;`, `&lt;`, `&gt;`,
+    /// `&quot;`, `&apos;`): the byte it spells (a space for a character outside ASCII, which is
+    /// no letter or digit of a key) and where it ends; nil when there is none.
+    private static func characterReference(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
+        guard index + 3 < bytes.count, bytes[index] == UInt8(ascii: "&") else { return nil }
+        if bytes[index + 1] == UInt8(ascii: "#") {
+            let hex = bytes[index + 2] | 0x20 == UInt8(ascii: "x")
+            var position = index + (hex ? 3 : 2)
+            var value: UInt32 = 0
+            let digitsStart = position
+            while position < bytes.count, position - digitsStart < 8 {
+                let digit = bytes[position]
+                if hex, let nibble = hexValue(digit) {
+                    value = value << 4 | UInt32(nibble)
+                } else if !hex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) {
+                    value = value * 10 + UInt32(digit - UInt8(ascii: "0"))
+                } else {
+                    break
+                }
+                position += 1
+            }
+            guard position > digitsStart, position < bytes.count, bytes[position] == UInt8(ascii: ";") else { return nil }
+            return (value < 0x80 ? UInt8(value) : 0x20, position + 1)
+        }
+        for (name, byte) in namedReferences {
+            let end = index + 1 + name.count
+            if end < bytes.count, bytes[end] == UInt8(ascii: ";"), bytes[(index + 1)..<end].elementsEqual(name) {
+                return (byte, end + 1)
+            }
         }
         return nil
     }
+
+    /// The named references that spell ASCII punctuation a key may hold.
+    private static let namedReferences: [([UInt8], UInt8)] = [
+        (Array("amp".utf8), UInt8(ascii: "&")), (Array("lt".utf8), UInt8(ascii: "<")), (Array("gt".utf8), UInt8(ascii: ">")),
+        (Array("quot".utf8), UInt8(ascii: "\"")), (Array("apos".utf8), UInt8(ascii: "'")),
+    ]
 
     /// The byte spelled by two hex digits at `index`, either case, or nil.
     private static func hexByte(_ bytes: [UInt8], at index: Int) -> UInt8? {

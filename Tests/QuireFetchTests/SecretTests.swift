@@ -59,7 +59,11 @@ import Testing
             let key = request.queryValue("api-key") ?? ""
             let doc = #"{"_id":"a1","web_url":"https://x/a1?api-key="# + key + #"","headline":{"main":"Key "# + key + #""}}"#
             let odd = #"{"_id":"a2","pub_date":17,"abstract":""# + key + #""}"#
-            return .json(status: 200, body: #"{"status":"OK","response":{"docs":["# + doc + "," + odd + #"],"meta":{"hits":2}}}"#)
+            // As HTML character references, which mapping decodes into the key itself.
+            let references = key.removingPercentEncoding!.unicodeScalars.map { "&#\($0.value);" }.joined()
+            let spelled = #"{"_id":"a3","abstract":"Ref "# + references + #""}"#
+            return .json(
+                status: 200, body: #"{"status":"OK","response":{"docs":["# + doc + "," + odd + "," + spelled + #"],"meta":{"hits":3}}}"#)
         }
         let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
         let sink = InMemoryFetchSink()
@@ -67,7 +71,8 @@ import Testing
         var stored = try everythingStored(in: sink)
         for page in sink.committedPages { stored += page.rejects.map { String(decoding: $0.rawDocument, as: UTF8.self) }.joined() }
         #expect(!URLRedaction.containsSecret(testKey, in: stored), "\(stored.prefix(500))")
-        #expect(sink.articles.map(\.id) == ["a1"] && sink.articles.first?.headline == "Key \(URLRedaction.placeholder)")
+        #expect(sink.articles.map(\.id) == ["a1", "a3"] && sink.articles.first?.headline == "Key \(URLRedaction.placeholder)")
+        #expect(sink.articles.last?.abstract == "Ref \(URLRedaction.placeholder)")
     }
 
     @Test(arguments: ["lowercased", "uppercased", "percent-encoded", "json-escaped"])

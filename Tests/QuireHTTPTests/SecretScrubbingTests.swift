@@ -15,6 +15,9 @@ import Testing
         "Ab3%252Bkey%252FZz",  // double-encoded
         "Ab3\\u002bkey\\u002FZz",  // JSON escapes
         "Ab3+key\\/Zz",  // a slash JSON escapes
+        "&#65;&#98;&#51;&#43;&#107;&#101;&#121;&#47;&#90;&#122;",  // HTML character references, decimal
+        "Ab3&#x2b;key&#X2F;Zz",  // hexadecimal
+        "&#x41;b3&#0043;KEY/zZ",  // mixed with case and leading zeros
     ])
     func everyFormOfTheKeyIsScrubbed(form: String) {
         let text = "error: bad key \(form) in https://h/p?q=1&k=\(form)\r\n"
@@ -24,6 +27,15 @@ import Testing
         #expect(!URLRedaction.containsSecret(Self.secret, in: scrubbed))
         let bytes = URLRedaction.scrubSecret(Self.secret, fromBytes: Array(text.utf8))
         #expect(bytes == Array(scrubbed.utf8))
+    }
+
+    /// A key holding `%` sent percent-encoded is `%25…`: the `%` may be the key's own or start an
+    /// encoding, and only one reading goes on to match (the first one tried was kept, and the
+    /// echo was stored whole).
+    @Test(arguments: ["Sk3y%2B%2F%3D%26x%2520", "sk3y%2b%2f%3d%26X%2520", "Sk3y+/=&amp;x%20", "Sk3y%2B/=&x%20"])
+    func aKeyHoldingAPercentSignIsFoundInEveryEncoding(form: String) {
+        let secret = "Sk3y+/=&x%20"
+        #expect(URLRedaction.scrubSecret(secret, from: "echo: \(form) end") == "echo: REDACTED end")
     }
 
     @Test func spacesAsPlusAndOtherTextAreKept() {

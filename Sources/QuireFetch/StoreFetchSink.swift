@@ -50,7 +50,10 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
     }
 
     public func recordRequests(_ times: [Date], budget: String) async throws {
-        try await store.write { txn in try txn.put(RequestBudget(id: budget, times: times), in: Self.budgets) }
+        try await store.write { txn in
+            let stored = try txn.get(.string(budget), from: Self.budgets)
+            try txn.put(RequestBudget(id: budget, times: RequestBudget.merged(stored?.times ?? [], times)), in: Self.budgets)
+        }
     }
 
     public func checkpoint(for sourceID: String) async throws -> Data? {
@@ -151,7 +154,10 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
                 }
             }
             if let budget = page.budget {
-                try txn.put(RequestBudget(id: budget, times: page.requestTimes), in: Self.budgets)
+                let stored = try txn.get(.string(budget), from: Self.budgets)
+                try txn.put(
+                    RequestBudget(id: budget, times: RequestBudget.merged(stored?.times ?? [], page.requestTimes)),
+                    in: Self.budgets)
             }
             try txn.put(
                 SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
@@ -228,4 +234,15 @@ package struct RequestBudget: Codable, Sendable, Hashable {
     public var id: String
     /// When each request was made, oldest first.
     public var times: [Date]
+
+    /// The requests of both lists, each once, oldest first, those more than a day older than
+    /// the newest left out. Another process fetching from the same API at the same time keeps
+    /// its own list: each write merges, so neither overwrites the other's requests (two runs at
+    /// once recorded half the requests they made).
+    static func merged(_ stored: [Date], _ times: [Date]) -> [Date] {
+        let all = Set(stored).union(times).sorted()
+        guard let newest = all.last else { return [] }
+        let dayBefore = newest.addingTimeInterval(-86_400)
+        return all.filter { $0 > dayBefore }
+    }
 }

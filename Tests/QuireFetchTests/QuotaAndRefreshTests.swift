@@ -42,6 +42,28 @@ import Testing
         }
     }
 
+    /// Two runs at once against one API (two processes: two limiters, each with its own list of
+    /// requests): the stored budget holds every request of both (each commit wrote its own list
+    /// over the other's, and half the requests were forgotten).
+    @Test func twoRunsAtOnceRecordEveryRequestInTheBudget() async throws {
+        let api = try makeAPI { $0.nytArticlesPerQuery = 80 }
+        defer { api.stop() }
+        try await withTemporaryStore { store in
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            let first = makeService(clock: TestClock(start: start), rateLimiter: RateLimiter(perMinute: 100, perDay: 500))
+            let second = makeService(
+                clock: TestClock(start: start.addingTimeInterval(0.25)), rateLimiter: RateLimiter(perMinute: 100, perDay: 500))
+            async let a = first.run(nytSource(api, query: NYTQuery(query: "election")), into: try StoreFetchSink(store: store))
+            async let b = second.run(nytSource(api, query: NYTQuery(query: "senate")), into: try StoreFetchSink(store: store))
+            let (one, two) = try await (a, b)
+            #expect(one.isComplete && two.isComplete)
+            let times = try await StoreFetchSink(store: store).requestTimes(budget: nytSource(api).budgetID)
+            #expect(api.requestCount == 16)
+            #expect(times.count == api.requestCount, "\(times.count) of \(api.requestCount) requests recorded")
+            #expect(times == times.sorted())
+        }
+    }
+
     @Test func aFinishedQueryDoesNothingUntilRefreshedOrRestarted() async throws {
         let api = try makeAPI { $0.nytArticlesPerQuery = 30 }
         defer { api.stop() }

@@ -427,6 +427,29 @@ public final class Environment: @unchecked Sendable {
         if let name { mdb_dbi_open(txn, name, flags.rawValue, &dbi) } else { mdb_dbi_open(txn, nil, flags.rawValue, &dbi) }
     }
 
+    /// Why the data file cannot be read now, or nil: it no longer holds every page its newest
+    /// meta page names (cut short in place while open), or its meta pages are not LMDB's any
+    /// more (overwritten). Read with `pread`, not through the map, so it can be asked before a
+    /// read that would fault on the missing pages. A few microseconds: an `fstat` and two
+    /// small reads.
+    public func dataFileProblem() -> LMDBError? {
+        (try? withOpenHandle("mdb_env_get_fd") { () -> LMDBError? in
+            var descriptor: Int32 = -1
+            var info = stat()
+            guard mdb_env_get_fd(handle, &descriptor) == 0, fstat(descriptor, &info) == 0 else { return nil }
+            let size = UInt64(info.st_size)
+            guard let meta = DataFileCheck.newestMeta(fd: descriptor, fileSize: size) else {
+                return LMDBError(
+                    code: MDB_INVALID, operation: "read", path: path,
+                    reason: "data.mdb no longer starts with LMDB's meta pages (damaged at its start)")
+            }
+            guard size >= meta.requiredSize else {
+                return DataFileCheck.truncated(path: path, size: size, required: meta.requiredSize)
+            }
+            return nil
+        }) ?? nil
+    }
+
     /// The id of the last committed write transaction (of any process): one look at the meta
     /// pages, no reader table walk, cheap enough to ask on every request. Not to be called
     /// inside a read transaction of this environment (see ``info()``).

@@ -389,6 +389,33 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
+    /// A data file cut short in place under the server (not renamed over: the same inode) is
+    /// refused with 503 until it is whole again; it ended the server on the first read of a page
+    /// past the new end (SIGBUS, every connection dropped).
+    @Test func aDataFileCutShortInPlaceIsRefusedUntilItIsWholeAgain() async throws {
+        try await withScratch { dir in
+            let store = dir.appendingPathComponent("cut.db").path
+            let load = try await runQuire(["--store", store, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 3_000))
+            try #require(load.status == 0, "\(load)")
+            let server = try ServeProcess(store: store)
+            defer { server.stop() }
+            #expect(try get(server.port, "/api/articles?limit=5").status == 200)
+            let file = store + "/data.mdb"
+            let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(truncate(file, off_t(whole.count / 3)) == 0)
+            for target in ["/api/articles?limit=500", "/api/stats", "/api/sections", "/api/articles?q=the", "/api/articles/none"] {
+                let refused = try get(server.port, target)
+                #expect(refused.status == 503 && refused.text.contains("store file truncated"), "\(target): \(refused)")
+            }
+            #expect(server.process.isRunning)
+            // Written back in place, as `cp backup data.mdb` does.
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+            try handle.write(contentsOf: whole)
+            try handle.close()
+            #expect(try get(server.port, "/api/articles?limit=5").status == 200)
+        }
+    }
+
     @Test func servesAStoreBuiltByFetch() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 45

@@ -82,6 +82,13 @@ extension Store {
         try StoreError.boundary("\(path): reading the environment") { try environment.lastTransactionID() }
     }
 
+    /// Why the store's data file cannot be read now, or nil (see `Environment.dataFileProblem`):
+    /// a server asks before each request, so a file cut short or overwritten in place while it
+    /// is open is a refusal, not a fault that ends the process.
+    package func dataFileProblem() -> StoreError? {
+        environment.dataFileProblem().map { StoreError(.corrupted, "\(path): the data file", underlying: $0) }
+    }
+
     /// Counts and sizes of every stored collection, index and relation, from one snapshot.
     public func storeStatistics() throws(StoreError) -> StoreStatistics {
         try StoreError.boundary("\(path): reading statistics") {

@@ -39,8 +39,9 @@ struct Router: Sendable {
         if let length = request.bodyLength, length != "0" {
             return error(413, "a GET request must not have a body")
         }
+        // Each parameter is its name, `=` and its value when it has one, and a `?` or `&`.
         let targetBytes = request.rawPath.utf8.count
-            + request.rawQuery.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 2 }
+            + request.rawQuery.reduce(0) { $0 + 1 + $1.name.utf8.count + ($1.value.map { $0.utf8.count + 1 } ?? 0) }
         guard targetBytes <= Self.maxTargetBytes else {
             return error(414, "the request target is longer than \(Self.maxTargetBytes) bytes")
         }

@@ -8,14 +8,14 @@ extension NYTArticleSearch {
     /// |---|---|---|
     /// | `id` | `_id`, else `uri`, else `web_url` | required (else the document is quarantined), byte-exact |
     /// | `url` | `web_url` | absent in `fl=` responses that leave it out |
-    /// | `headline` | `headline.main`, else `headline.print_headline` | trimmed, highlight tags removed, character references (`&rsquo;`) decoded; a bare string accepted |
+    /// | `headline` | `headline.main`, else `headline.print_headline`, `headline.seo`, `headline.name` | trimmed, highlight tags removed, character references (`&rsquo;`) decoded; a bare string accepted |
     /// | `kicker`, `abstract`, `leadParagraph` | `headline.kicker`, `abstract`, `lead_paragraph` | character references decoded |
     /// | `snippet` | `snippet` | highlight tags (`hl=true`) removed, character references decoded |
     /// | `printPage` | `print_page` | string or number |
     /// | `wordCount` | `word_count` | number or numeric string |
     /// | `publishedAt` | `pub_date` | `Z`, `+0000`, `+00:00`, fractions; missing on topic pages |
-    /// | `byline`, `authors` | `byline.original`, `byline.person[]`, `byline.organization` | `byline` may be `[]`; without `original`, derived from the persons or the organization |
-    /// | `keywords` | `keywords[]` | `rank` string or number |
+    /// | `byline`, `authors` | `byline.original`, `byline.person[]`, `byline.organization` | `byline` may be `[]`; without `original`, derived from the persons (with their `qualifier`; a person that is only an `organization` by it) or the organization |
+    /// | `keywords` | `keywords[]` | `rank` string or number; values' character references decoded |
     /// | `multimedia` | `multimedia` | array (relative urls) or the 2025 object |
     public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
         typealias R = ArticleRules
@@ -38,8 +38,12 @@ extension NYTArticleSearch {
         static let url: MappingRule<String?> = .string("web_url")
         static let headline = MappingRule<String?> { m throws(NewsMappingError) in
             if case .string(let text)? = try m.raw("headline") { return cleanHeadline(text) }
-            if let main = try m(headlineText("headline.main")) { return main }
-            return try m(headlineText("headline.print_headline"))
+            // Some documents leave `main` and `print_headline` null and name the story only in
+            // the headline's SEO or name fields: a stored article without any headline is worse.
+            for path: JSONKeyPath in ["headline.main", "headline.print_headline", "headline.seo", "headline.name"] {
+                if let text = try m(headlineText(path)) { return text }
+            }
+            return nil
         }
         static let kicker = MappingRule<String?> { m throws(NewsMappingError) in
             if case .string? = try m.raw("headline") { return nil }
@@ -106,16 +110,21 @@ extension NYTArticleSearch {
     /// A keyword without a name or value carries nothing and is left out.
     public static let keywordMapping = JSONMapping<Keyword> { m throws(NewsMappingError) in
         guard let name = try m(.string("name")), let value = try m(.string("value")) else { return nil }
-        return Keyword(name: name, value: value, rank: try m(.int("rank", lenient: true)))
+        // Values are text a reader sees (`Caf&eacute; Culture`), decoded like the headline.
+        return Keyword(name: name, value: NewsText.decodingEntities(value), rank: try m(.int("rank", lenient: true)))
     }
 
-    /// `byline.person[]`: first, middle and last names joined by single spaces; a person without any
-    /// name (2012 bylines list only `organization` and `role`) is left out.
+    /// `byline.person[]`: first, middle and last names and the qualifier (`Jr.`) joined by single
+    /// spaces; a person without any name is its `organization` (2012 bylines list an agency as a
+    /// person: `Reuters`), and without either it is left out.
     public static let personNameMapping = JSONMapping<String> { m throws(NewsMappingError) in
         let parts = [
             try m(.string("firstname")), try m(.string("middlename")), try m(.string("lastname")),
-        ].compactMap { $0 }
-        return parts.isEmpty ? nil : parts.joined(separator: " ")
+            try m(.string("qualifier")),
+        ].compactMap { $0 }.filter { !$0.isEmpty }
+        if !parts.isEmpty { return parts.joined(separator: " ") }
+        guard let organization = try m(.string("organization")), !organization.isEmpty else { return nil }
+        return organization
     }
 
     /// One image of the array shape (2012 → early 2025); an image without `url` is left out.

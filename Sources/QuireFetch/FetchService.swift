@@ -168,9 +168,12 @@ public struct FetchService: Sendable {
             checkpoint = page.checkpoint
             summary.pages += 1
             summary.records += page.articles.count
+            // An article this run stored already (a window's first page fetched again after a
+            // split) is no article more: not counted unchanged, so the counts add up to `stored`.
+            var repeats = 0
+            for article in page.articles where !seen.insert(Array(article.id.utf8)).inserted { repeats += 1 }
             summary.newArticles += outcome.newArticles
-            summary.unchangedArticles += outcome.unchangedArticles
-            for article in page.articles { seen.insert(Array(article.id.utf8)) }
+            summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
             summary.articles = seen.count
             summary.rejected += page.rejects.count
             summary.documents += page.articles.count + page.rejects.count
@@ -437,7 +440,14 @@ public struct FetchService: Sendable {
                 let text = error.description
                 guard text.count > explanationLimit else { return text }
                 return text.prefix(explanationLimit) + "… (\(text.count - explanationLimit) more characters)"
-            default: return "unreadable body (\(body.count) bytes)"
+            default:
+                // A proxy's or a server's own words (`{"message":"upstream timed out"}`, plain
+                // text) say more than a byte count.
+                guard let text = String(validating: body, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines),
+                    !text.isEmpty, body.count <= 65_536
+                else { return "unreadable body (\(body.count) bytes)" }
+                let shown = text.count > explanationLimit ? text.prefix(explanationLimit) + "…" : Substring(text)
+                return "body: \(shown)"
             }
         }
     }

@@ -138,6 +138,38 @@ import Testing
         #expect(error.description.utf8.count < 2_000)
     }
 
+    /// A 503 whose body is a proxy's JSON or text (not the API's error shape) is said in its
+    /// words, not as an "unreadable body (38 bytes)".
+    @Test(arguments: [#"{"message":"upstream connect error"}"#, "upstream connect error\n"])
+    func aServerErrorsOwnWordsAreSaid(body: String) async throws {
+        let server = try LoopbackServer { _ in FixtureResponse(status: 503, body: Array(body.utf8)) }
+        defer { server.stop() }
+        let source = NYTSource(
+            query: NYTQuery(query: "election"), key: APIKey(testKey), endpoint: server.baseURL + "/svc/search/v2/articlesearch.json")
+        let error = try #require(await runExpectingFailure(makeService(), source, into: InMemoryFetchSink()))
+        #expect(error.code == .serverError && error.httpStatus == 503)
+        #expect(error.message.contains("upstream connect error") && !error.message.contains("unreadable"), "\(error.message)")
+    }
+
+    /// A window's first page fetched again after a split holds articles this run stored
+    /// already: they are no articles more, so new, updated and unchanged add up to those stored
+    /// (10 stored read "10 new, 20 unchanged").
+    @Test func articlesARunStoredTwiceAreCountedOnce() async throws {
+        let docs = (0..<10).map { #"{"_id":"r\#($0)","headline":{"main":"h\#($0)"},"pub_date":"2020-01-01T00:00:00Z"}"# }
+        let server = try LoopbackServer { request in
+            // Two days announce more hits than ten pages reach: the window is split in two days.
+            let oneDay = request.queryValue("begin_date") == request.queryValue("end_date")
+            let hits = oneDay ? 10 : 5_000
+            return .json(status: 200, body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":\#(hits)}}}"#)
+        }
+        defer { server.stop() }
+        let query = NYTQuery(query: "x", begin: day("2020-01-01"), end: day("2020-01-02"))
+        let source = NYTSource(query: query, key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let summary = try await makeService().run(source, into: InMemoryFetchSink())
+        #expect(summary.pages == 3 && summary.articles == 10)
+        #expect(summary.newArticles == 10 && summary.unchangedArticles == 0 && summary.updatedArticles == 0, "\(summary)")
+    }
+
     @Test func rateLimitThatNeverEndsIsATypedError() async throws {
         let api = try makeAPI { $0.faults = [.init(.everyNYTRequest, .rateLimited)] }
         let clock = TestClock()

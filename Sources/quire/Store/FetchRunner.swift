@@ -106,7 +106,10 @@ enum FetchRunner {
         text += " (\(summary.newArticles) new, \(summary.updatedArticles) updated"
         text += summary.unchangedArticles > 0 ? ", \(summary.unchangedArticles) unchanged)" : ")"
         text += " from \(summary.pages) pages in \(String(format: "%.1f", seconds))s"
-        if summary.retries > 0 { text += ", \(summary.retries) retries" }
+        if summary.retries > 0 {
+            text += ", \(summary.retries) retr\(summary.retries == 1 ? "y" : "ies")"
+            if summary.backoffSeconds >= 1 { text += " after \(Int(summary.backoffSeconds))s of back-off" }
+        }
         if summary.waits > 0 { text += ", waited \(Int(summary.waitedSeconds))s for the rate limit" }
         if summary.resumed { text += " (resumed)" }
         if !summary.isComplete { text += " (stopped before the end)" }

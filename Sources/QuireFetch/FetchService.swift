@@ -150,9 +150,10 @@ public struct FetchService: Sendable {
                 try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
                 // A page that fails for good is set aside when the source can go on without it;
                 // three in a row look like an outage, not one bad page, and stop the run.
-                guard Self.canSkip(error), skippedInARow < 2, let next = source.skipping(request, at: checkpoint) else {
+                guard Self.canSkip(error), skippedInARow < 2, var next = source.skipping(request, at: checkpoint) else {
                     throw error
                 }
+                if source.isFinished(next) { next = source.completed(next, at: clock.now) }
                 skippedInARow += 1
                 progress(.skipped(label: request.label, message: Self.skipReason(error)))
                 summary.skipped += 1

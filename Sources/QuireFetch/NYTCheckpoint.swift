@@ -33,6 +33,19 @@ public struct NYTDateWindow: Codable, Sendable, Hashable, CustomStringConvertibl
     static func day(number: Int) -> NYTDay { NYTDay(date: .init(timeIntervalSince1970: Double(number) * 86_400)) }
 }
 
+/// One page of a window: a page set aside to be fetched again.
+public struct NYTPageRef: Codable, Sendable, Hashable {
+    /// The window (`nil`: the query's own dates).
+    public var window: NYTDateWindow?
+    /// The page, 0-based.
+    public var page: Int
+
+    public init(window: NYTDateWindow?, page: Int) {
+        self.window = window
+        self.page = page
+    }
+}
+
 /// Where an NYT query's fetch stands: a pure value that says what to fetch next.
 ///
 /// Work is a queue of date windows, each paged from 0. The first window is the query as given
@@ -66,6 +79,13 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
     public var isFinished: Bool
     /// When the walk finished (the start of a later `--refresh`).
     public var completedAt: Date?
+    /// Pages that failed for good while their neighbours worked (an HTML 403, a body that
+    /// cannot be read: API_NOTES §1), passed to go on with the walk; the next plain run after
+    /// the walk fetches them again (``NYTSource/retryCheckpoint(after:)``).
+    public var setAsidePages: [NYTPageRef]
+    /// In a run that fetches set-aside pages again: those to fetch after the current one
+    /// (``window`` and ``nextPage``); nil in a walk.
+    public var retryQueue: [NYTPageRef]?
 
     /// The start of a query: its own range, page 0.
     public init(queryIdentity: String, window: NYTDateWindow?) {
@@ -80,11 +100,13 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         emptyPagesInARow = 0
         isFinished = false
         completedAt = nil
+        setAsidePages = []
+        retryQueue = nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case queryIdentity, window, nextPage, pendingWindows, doneWindowCount, truncatedDayCount
-        case unreachableResults, pagesFetched, emptyPagesInARow, isFinished, completedAt
+        case unreachableResults, pagesFetched, emptyPagesInARow, isFinished, completedAt, setAsidePages, retryQueue
         // Written by earlier versions, which listed windows.
         case doneWindows, truncatedWindows
     }
@@ -102,6 +124,8 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         isFinished = try c.decode(Bool.self, forKey: .isFinished)
         completedAt = try c.decodeIfPresent(Date.self, forKey: .completedAt)
         unreachableResults = try c.decodeIfPresent(Int.self, forKey: .unreachableResults) ?? 0
+        setAsidePages = try c.decodeIfPresent([NYTPageRef].self, forKey: .setAsidePages) ?? []
+        retryQueue = try c.decodeIfPresent([NYTPageRef].self, forKey: .retryQueue)
         if let count = try c.decodeIfPresent(Int.self, forKey: .doneWindowCount) {
             doneWindowCount = count
         } else {
@@ -127,5 +151,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         if emptyPagesInARow > 0 { try c.encode(emptyPagesInARow, forKey: .emptyPagesInARow) }
         try c.encode(isFinished, forKey: .isFinished)
         try c.encodeIfPresent(completedAt, forKey: .completedAt)
+        if !setAsidePages.isEmpty { try c.encode(setAsidePages, forKey: .setAsidePages) }
+        try c.encodeIfPresent(retryQueue, forKey: .retryQueue)
     }
 }

@@ -108,7 +108,61 @@ public struct NYTSource: FetchSource {
             nothing.completedAt = now
             return nothing
         }
-        return NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
+        var fresh = NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
+        fresh.setAsidePages = finished.setAsidePages  // fetched again after this walk
+        return fresh
+    }
+
+    /// A page that failed for good is set aside and the walk goes on past it, as past a page of
+    /// ten documents (the next page tells where the window ends); in a run of set-aside pages,
+    /// it stays set aside and the next one is fetched.
+    public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
+        guard !checkpoint.isFinished else { return nil }
+        var next = checkpoint
+        next.setAsidePages.append(NYTPageRef(window: checkpoint.window, page: checkpoint.nextPage))
+        if next.retryQueue != nil {
+            nextRetry(&next)
+        } else if checkpoint.nextPage + 1 >= pageCap {
+            finishWindow(&next)
+        } else {
+            next.nextPage += 1
+        }
+        return next
+    }
+
+    /// After a finished walk that set pages aside: a run over those pages alone.
+    public func retryCheckpoint(after finished: NYTCheckpoint) -> NYTCheckpoint? {
+        guard finished.isFinished, let first = finished.setAsidePages.first else { return nil }
+        var retry = finished
+        retry.setAsidePages = []
+        retry.retryQueue = Array(finished.setAsidePages.dropFirst())
+        retry.window = first.window
+        retry.nextPage = first.page
+        retry.isFinished = false
+        return retry
+    }
+
+    /// Moves a run of set-aside pages to its next page, or ends it.
+    private func nextRetry(_ next: inout NYTCheckpoint) {
+        guard var queue = next.retryQueue, !queue.isEmpty else {
+            (next.retryQueue, next.window, next.nextPage, next.isFinished) = (nil, nil, 0, true)
+            return
+        }
+        let page = queue.removeFirst()
+        (next.retryQueue, next.window, next.nextPage) = (queue, page.window, page.page)
+    }
+
+    /// Ends the current window: the next pending one, or the end of the walk.
+    private func finishWindow(_ next: inout NYTCheckpoint) {
+        next.emptyPagesInARow = 0
+        next.doneWindowCount += 1
+        if next.pendingWindows.isEmpty {
+            next.window = nil
+            next.isFinished = true
+        } else {
+            next.window = next.pendingWindows.removeFirst()
+        }
+        next.nextPage = 0
     }
 
     public var initialCheckpoint: NYTCheckpoint {
@@ -144,6 +198,12 @@ public struct NYTSource: FetchSource {
         let page = try NYTArticleSearch.parsePage(body)
         var next = checkpoint
         next.pagesFetched += 1
+        if checkpoint.retryQueue != nil {
+            nextRetry(&next)
+            return SourcePage(
+                articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,
+                checkpoint: next)
+        }
         let reachable = pageCap * 10
         var unreachable = 0
 
@@ -176,15 +236,7 @@ public struct NYTSource: FetchSource {
         next.emptyPagesInARow = page.documentCount == 0 ? checkpoint.emptyPagesInARow + 1 : 0
         let emptyRunEnds = next.emptyPagesInARow >= Self.emptyPagesEndingAWindow
         if lastPage || hitsReached || emptyRunEnds {
-            next.emptyPagesInARow = 0
-            next.doneWindowCount += 1
-            if next.pendingWindows.isEmpty {
-                next.window = nil
-                next.isFinished = true
-            } else {
-                next.window = next.pendingWindows.removeFirst()
-            }
-            next.nextPage = 0
+            finishWindow(&next)
         } else {
             next.nextPage += 1
         }

@@ -57,11 +57,12 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
 
     /// A run that fails after some pages says what it committed (they stay; the next run
     /// resumes after them), in its JSON too: stdout was empty, so a script could not tell.
+    /// (Three failing pages in a row: one or two are set aside and the run goes on.)
     @Test func aRunThatFailsSaysWhatItCommitted() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 45
         configuration.apiKey = secretKey
-        configuration.faults = [FixtureAPIFaultRule(.nytPage(2), .serverError)]
+        configuration.faults = (2...4).map { FixtureAPIFaultRule(.nytPage($0), .serverError) }
         let api = try FixtureAPI(configuration: configuration)
         defer { api.stop() }
         try await withScratch { dir in

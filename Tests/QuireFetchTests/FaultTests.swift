@@ -105,10 +105,12 @@ import Testing
         #expect(sink.articles.count == 15)
     }
 
+    /// Three pages in a row failing after their retries look like an outage: the first two are
+    /// set aside (the checkpoint past them, nothing of them stored) and the third stops the run.
     @Test func exhaustedRetriesStopWithATypedErrorAndCommitNothingOfThatPage() async throws {
         let api = try makeAPI {
-            $0.nytArticlesPerQuery = 35
-            $0.faults = [.init(.nytPage(1), .serverError)]
+            $0.nytArticlesPerQuery = 55
+            $0.faults = (1...3).map { .init(.nytPage($0), .serverError) }
         }
         let sink = InMemoryFetchSink()
         let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
@@ -116,10 +118,31 @@ import Testing
         #expect(error.httpStatus == 500)
         #expect(error.attempts == 4)
         #expect(error.code.isNetworkFailure)
-        #expect(sink.commitCount == 1)
+        #expect(sink.commitCount == 3)  // page 0, then the checkpoint past each page set aside
         #expect(sink.articles.count == 10)
         let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
-        #expect(checkpoint.nextPage == 1)
+        #expect(checkpoint.nextPage == 3)
+        #expect(checkpoint.setAsidePages.map(\.page) == [1, 2])
+    }
+
+    /// One NYT page that fails for good while its neighbours work (an HTML 403: API_NOTES §1)
+    /// is set aside and the walk goes on; the next run fetches it alone, and then the query is
+    /// done. It stopped every run at that page, for ever.
+    @Test func aPageThatFailsForGoodIsSetAsideAndFetchedByTheNextRun() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 45
+            $0.faults = [.init(.nytPage(1), .htmlForbidden, times: 1)]
+        }
+        let sink = InMemoryFetchSink()
+        let log = ProgressLog()
+        let first = try await makeService().run(nytSource(api), into: sink, progress: log.handler)
+        #expect(first.isComplete && first.skipped == 1 && first.pages == 4 && first.articles == 35, "\(first)")
+        #expect(log.all.contains { if case .skipped(let label, _) = $0 { label.hasPrefix("page 1") } else { false } })
+        let second = try await makeService().run(nytSource(api), into: sink)
+        #expect(second.isComplete && second.skipped == 0 && second.pages == 1 && second.articles == 10, "\(second)")
+        #expect(Set(sink.articles.map(\.id)).count == 45)
+        let third = try await makeService().run(nytSource(api), into: sink)
+        #expect(third.alreadyComplete)
     }
 
     /// A server's own words in an error are cut: 100 KB of messages made one 100 KB line of
@@ -269,34 +292,34 @@ import Testing
         #expect(sink.commitCount == 0)
     }
 
-    @Test func htmlForbiddenPageStopsWithoutCommitting() async throws {
+    @Test func htmlForbiddenPagesStopWithoutCommittingThem() async throws {
         let api = try makeAPI {
-            $0.nytArticlesPerQuery = 25
-            $0.faults = [.init(.nytPage(1), .htmlForbidden)]
+            $0.nytArticlesPerQuery = 55
+            $0.faults = (1...3).map { .init(.nytPage($0), .htmlForbidden) }
         }
         let sink = InMemoryFetchSink()
         let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
         #expect(error.code == .forbidden)
         #expect(error.httpStatus == 403)
         #expect(error.message.contains("HTML"))
-        #expect(api.requestCount == 2)
-        #expect(sink.commitCount == 1)
+        #expect(api.requestCount == 4)
+        #expect(sink.commitCount == 3 && sink.articles.count == 10)
     }
 
     @Test(arguments: [FixtureAPIFault.truncatedJSON, .malformedJSON])
     func brokenJSONIsAMappingErrorAndThePageIsNotCommitted(fault: FixtureAPIFault) async throws {
         let api = try makeAPI {
-            $0.nytArticlesPerQuery = 25
-            $0.faults = [.init(.nytPage(1), fault)]
+            $0.nytArticlesPerQuery = 55
+            $0.faults = (1...3).map { .init(.nytPage($0), fault) }
         }
         let sink = InMemoryFetchSink()
         let error = try #require(await runExpectingFailure(makeService(), nytSource(api), into: sink))
         #expect(error.code == .mapping)
         #expect(error.jsonPath != nil)
         #expect(error.cause is NewsMappingError)
-        #expect(sink.commitCount == 1)
+        #expect(sink.commitCount == 3)
         #expect(sink.articles.count == 10)
-        #expect(api.requestCount == 2)
+        #expect(api.requestCount == 4)
     }
 
     @Test func aBadDocumentIsQuarantinedWithItsJSONPathAndThePageCommits() async throws {
@@ -337,7 +360,8 @@ import Testing
         let sink = InMemoryFetchSink()
         let error = try #require(await runExpectingFailure(makeService(), source, into: sink))
         #expect(error.code == .htmlBody)
-        #expect(sink.commitCount == 0)
+        // Every page is HTML: two set aside, the third stops the run; no article stored.
+        #expect(sink.commitCount == 2 && sink.articles.isEmpty)
     }
 
     @Test func cancellationStopsBetweenPagesKeepingWhatWasCommitted() async throws {

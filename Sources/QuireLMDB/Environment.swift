@@ -46,6 +46,9 @@ public final class Environment: @unchecked Sendable {
     /// first), and any transaction would read unmapped memory.
     private let unmapped = Atomic<Bool>(false)
     private var stateValue = State()
+    /// The bytes the data file needed at the last full look at its meta pages, and when that
+    /// was (``dataFileProblem()``).
+    private let fileCheck = Mutex<(required: UInt64, at: ContinuousClock.Instant?)>((0, nil))
     /// Serializes write transactions and the map changes they trigger within this process.
     let writeLock = ThreadLock()
 
@@ -429,16 +432,26 @@ public final class Environment: @unchecked Sendable {
 
     /// Why the data file cannot be read now, or nil: it no longer holds every page its newest
     /// meta page names (cut short in place while open), or its meta pages are not LMDB's any
-    /// more (overwritten). Read with `pread`, not through the map, so it can be asked before a
-    /// read that would fault on the missing pages. A few microseconds: an `fstat` and two
-    /// small reads.
+    /// more (overwritten). Read with `fstat` and `pread`, not through the map, so it can be
+    /// asked before a read that would fault on the missing pages. An `fstat` against the size
+    /// the last full look found; the meta pages themselves are read again when the file is
+    /// shorter than that, or every 50 ms (pages committed since then, damage at the start).
     public func dataFileProblem() -> LMDBError? {
         (try? withOpenHandle("mdb_env_get_fd") { () -> LMDBError? in
             var descriptor: Int32 = -1
             var info = stat()
             guard mdb_env_get_fd(handle, &descriptor) == 0, fstat(descriptor, &info) == 0 else { return nil }
             let size = UInt64(info.st_size)
-            guard let meta = DataFileCheck.newestMeta(fd: descriptor, fileSize: size) else {
+            let now = ContinuousClock.now
+            let recent = fileCheck.withLock { check in
+                guard size >= check.required, let at = check.at, now - at < .milliseconds(50) else { return false }
+                return true
+            }
+            if recent { return nil }
+            let meta = DataFileCheck.newestMeta(fd: descriptor, fileSize: size)
+            // Only a sound look is remembered: a damaged file is looked at again every time.
+            fileCheck.withLock { $0 = meta.flatMap { size >= $0.requiredSize ? ($0.requiredSize, now) : nil } ?? (0, nil) }
+            guard let meta else {
                 return LMDBError(
                     code: MDB_INVALID, operation: "read", path: path,
                     reason: "data.mdb no longer starts with LMDB's meta pages (damaged at its start)")

@@ -118,6 +118,10 @@ final class StoreAccess: Sendable {
                 openedFile.withLock { $0 = (identity, .now) }
                 openings.add(1, ordering: .relaxed)
                 return store
+            } catch let error as StoreError where error.code == .alreadyOpen {
+                // The data file was replaced: requests still reading the old one hold it open.
+                state.reason = "the store at \(path) is being opened again (its data file was replaced); retry"
+                throw .unavailable(state.reason)
             } catch {
                 state.reason = "the store at \(path) cannot be opened: \(error)"
                 throw .unavailable(state.reason)

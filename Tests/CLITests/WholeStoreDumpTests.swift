@@ -18,20 +18,27 @@ import Testing
             .map { $0.replacingOccurrences(of: #" entries, [0-9,]+ bytes"#, with: " entries", options: .regularExpression) }
     }
 
-    @Test func aWholeStoreDumpLoadsIntoAnIdenticalStore() async throws {
+    /// In `dir`: `a.db`, fetched from the fixture API with some documents quarantined and the raw
+    /// documents kept (something in each of the fetch service's collections), and `demo.db`, a
+    /// demo store (Feedzilla's lists and categories too).
+    private func fetchedAndDemoStores(in dir: URL, demoArticles: Int) async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 60
         configuration.apiKey = key
         configuration.mutations = DocumentMutationPlan(seed: 19, percent: 20)  // some rejects
         let api = try FixtureAPI(configuration: configuration)
         defer { api.stop() }
+        let fetch = try await runQuire(
+            ["--store", "a.db", "fetch", "nyt", "--query", "whole", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"],
+            environment: ["NYT_API_KEY": key], directory: dir)
+        #expect(fetch.status == 0, "\(fetch)")
+        let demo = try await runQuire(["--store", "demo.db", "demo", "--articles", "\(demoArticles)"], directory: dir)
+        #expect(demo.status == 0, "\(demo)")
+    }
+
+    @Test func aWholeStoreDumpLoadsIntoAnIdenticalStore() async throws {
         try await withScratch { dir in
-            let fetch = try await runQuire(
-                ["--store", "a.db", "fetch", "nyt", "--query", "whole", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"],
-                environment: ["NYT_API_KEY": key], directory: dir)
-            #expect(fetch.status == 0, "\(fetch)")
-            let demo = try await runQuire(["--store", "demo.db", "demo", "--articles", "40"], directory: dir)
-            #expect(demo.status == 0, "\(demo)")
+            try await fetchedAndDemoStores(in: dir, demoArticles: 40)
             // A store only ever loaded has none of the fetch service's collections: nor has its copy.
             let plain = try await runQuire(
                 ["--store", "plain.db", "load", "-", "--quiet"], stdin: try generatedJSONL(count: 30), directory: dir)
@@ -63,19 +70,8 @@ import Testing
     /// `dump --collection X` (JSON Lines or `--format json`) loads back with `load --collection
     /// X`: the copy's records are the same bytes (it was refused as "not an article").
     @Test func eachCollectionsDumpLoadsBackUnderItsName() async throws {
-        var configuration = FixtureAPI.Configuration()
-        configuration.nytArticlesPerQuery = 60
-        configuration.apiKey = key
-        configuration.mutations = DocumentMutationPlan(seed: 19, percent: 20)  // some rejects
-        let api = try FixtureAPI(configuration: configuration)
-        defer { api.stop() }
         try await withScratch { dir in
-            let fetch = try await runQuire(
-                ["--store", "a.db", "fetch", "nyt", "--query", "each", "--base-url", api.baseURL, "--rate", "100000/min", "--keep-raw"],
-                environment: ["NYT_API_KEY": key], directory: dir)
-            #expect(fetch.status == 0, "\(fetch)")
-            let demo = try await runQuire(["--store", "demo.db", "demo", "--articles", "20"], directory: dir)
-            #expect(demo.status == 0, "\(demo)")
+            try await fetchedAndDemoStores(in: dir, demoArticles: 20)
             let collections = [
                 ("a.db", "sources"), ("a.db", "tags"), ("a.db", "raw"), ("a.db", "rejects"), ("a.db", "budgets"),
                 ("demo.db", "lists"), ("demo.db", "categories"),

@@ -172,20 +172,30 @@ enum WholeStoreLoad {
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
                 throw LoadError(.input, "a whole-store dump (dump --all) loads without --collection", line: number)
             }
-            do {
-                try section.add(Array(text), number: number)
-            } catch {
-                try await flush()
-                throw LoadError(.record, describe(error), line: number, recordsBefore: total)
-            }
-            if section.pending >= 1_000 { try await flush() }
-            if InterruptFlag.isRaised {
-                try await flush()
-                throw InterruptedError(command: "load")
-            }
+            try await add(text, line: number, to: section, total: { total }, flush: flush)
         }
         try await flush()
         return total
+    }
+
+    /// Adds a record line to `section`, committing what the section holds every thousand records,
+    /// at an interrupt, and before a line that cannot be stored (every record before it is
+    /// committed, as for articles), which stops the load at its line.
+    private static func add(
+        _ text: ArraySlice<UInt8>, line number: Int, to section: any Section, total: () -> Int,
+        flush: () async throws -> Void
+    ) async throws {
+        do {
+            try section.add(Array(text), number: number)
+        } catch {
+            try await flush()
+            throw LoadError(.record, describe(error), line: number, recordsBefore: total())
+        }
+        if section.pending >= 1_000 { try await flush() }
+        if InterruptFlag.isRaised {
+            try await flush()
+            throw InterruptedError(command: "load")
+        }
     }
 
     /// Loads the dump; returns the records and relation entries written (the articles' ids
@@ -249,18 +259,7 @@ enum WholeStoreLoad {
             guard let section = current else {
                 throw LoadError(.input, "a record before any section header", line: number)
             }
-            do {
-                try section.add(Array(text), number: number)
-            } catch {
-                // Every record before the line is committed, as for articles.
-                try await flush()
-                throw LoadError(.record, describe(error), line: number, recordsBefore: total)
-            }
-            if section.pending >= 1_000 { try await flush() }
-            if InterruptFlag.isRaised {
-                try await flush()
-                throw InterruptedError(command: "load")
-            }
+            try await add(text, line: number, to: section, total: { total }, flush: flush)
         }
         try await flush()
         total += try await writeRelations(spool, store, loadedBefore: total, progress)

@@ -59,8 +59,10 @@ struct FetchNYTOptions: CommandOptions {
             Each page is stored with the query's checkpoint in one transaction, so an interrupted
             fetch (Ctrl-C, a crash) resumes where it stopped when run again with the same query.
             A document that cannot be mapped is quarantined (one stderr line each; see
-            'quire rejects' and 'quire remap') and the rest of its page is stored. A query fetched
-            to the end does nothing until --refresh (only what is newer) or --restart. When the
+            'quire rejects' and 'quire remap') and the rest of its page is stored. A page that
+            fails for good (an HTML 403, a body that cannot be read) is set aside and the others
+            fetched; the next run fetches the pages set aside. A query fetched to the end does
+            nothing until --refresh (only what is newer) or --restart. When the
             API keeps answering 429, the run stops after about half a minute with its checkpoint
             intact; the daily budget (500 requests) is kept in the store. --wait waits instead.
 

@@ -99,16 +99,22 @@ public struct FetchService: Sendable {
         }
         var summary = FetchSummary()
         var checkpoint = source.initialCheckpoint
+        // A run of pages set aside earlier: they are not neighbours, so several failing again
+        // are no outage (the rule would stop every other such run for good).
+        var retrying = false
         if mode != .restart, let stored = try await storedCheckpoint(source, sink: sink) {
             checkpoint = stored
             summary.resumed = true
             if source.isFinished(stored) {
-                if mode == .refresh, let fresh = source.refreshCheckpoint(after: stored, now: clock.now) {
+                // What the walk set aside comes first, in a refresh too (a job that only ever
+                // refreshes would never fetch it).
+                if let retry = source.retryCheckpoint(after: stored) {
+                    checkpoint = retry
+                    retrying = true
+                } else if mode == .refresh, let fresh = source.refreshCheckpoint(after: stored, now: clock.now) {
                     checkpoint = fresh
                 } else if mode == .refresh {
                     checkpoint = source.initialCheckpoint
-                } else if let retry = source.retryCheckpoint(after: stored) {
-                    checkpoint = retry
                 } else {
                     summary.alreadyComplete = true
                     summary.isComplete = true
@@ -150,12 +156,15 @@ public struct FetchService: Sendable {
                 try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
                 // A page that fails for good is set aside when the source can go on without it;
                 // three in a row look like an outage, not one bad page, and stop the run.
-                guard Self.canSkip(error), skippedInARow < 2, var next = source.skipping(request, at: checkpoint) else {
+                guard Self.canSkip(error), retrying || skippedInARow < 2, var next = source.skipping(request, at: checkpoint)
+                else {
                     throw error
                 }
                 if source.isFinished(next) { next = source.completed(next, at: clock.now) }
                 skippedInARow += 1
-                progress(.skipped(label: request.label, message: Self.skipReason(error)))
+                // Events reach the caller as they are: the error's texts are scrubbed first (only
+                // what `run` throws was).
+                progress(.skipped(label: request.label, message: Self.skipReason(error.scrubbing(source.apiKey?.value))))
                 summary.skipped += 1
                 // Only the checkpoint past it commits.
                 _ = try await commit(
@@ -169,10 +178,12 @@ public struct FetchService: Sendable {
             checkpoint = page.checkpoint
             summary.pages += 1
             summary.records += page.articles.count
-            // An article this run stored already (a window's first page fetched again after a
-            // split) is no article more: not counted unchanged, so the counts add up to `stored`.
-            var repeats = 0
-            for article in page.articles where !seen.insert(Array(article.id.utf8)).inserted { repeats += 1 }
+            // An article an earlier page of this run stored (a window's first page fetched again
+            // after a split) is no article more: not counted unchanged, so the counts add up to
+            // `stored`. (An id twice in one page is one article of the page.)
+            let ids = Set(page.articles.map { Array($0.id.utf8) })
+            let repeats = ids.count - ids.subtracting(seen).count
+            seen.formUnion(ids)
             summary.newArticles += outcome.newArticles
             summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
             summary.articles = seen.count
@@ -327,9 +338,9 @@ public struct FetchService: Sendable {
                 case 500..<600:
                     reason = .serverError(response.status)
                 default:
-                    throw rejection(response, location: location, attempts: failedAttempts + 1)
+                    throw rejection(response, scrubber: SecretScrubber(source.apiKey), location: location, attempts: failedAttempts + 1)
                 }
-                lastMessage = Self.explain(response.body)
+                lastMessage = Self.explain(SecretScrubber(source.apiKey).scrub(response.body))
             } catch let error as FetchError {
                 throw error
             } catch let error as HTTPError {
@@ -414,7 +425,9 @@ public struct FetchService: Sendable {
     }
 
     /// The typed error for a status that must not be retried (401, 400, 403, 404…).
-    private func rejection(_ response: HTTPResponse, location: FetchError.Location, attempts: Int) -> FetchError {
+    private func rejection(
+        _ response: HTTPResponse, scrubber: SecretScrubber, location: FetchError.Location, attempts: Int
+    ) -> FetchError {
         let code: FetchError.Code =
             switch response.status {
             case 401: .unauthorized
@@ -424,7 +437,7 @@ public struct FetchService: Sendable {
             }
         let hint = response.status == 401 ? " (check the API key)" : ""
         return FetchError(
-            code: code, message: Self.explain(response.body) + hint, location: location,
+            code: code, message: Self.explain(scrubber.scrub(response.body)) + hint, location: location,
             httpStatus: response.status, attempts: attempts)
     }
 
@@ -444,8 +457,9 @@ public struct FetchService: Sendable {
             default:
                 // A proxy's or a server's own words (`{"message":"upstream timed out"}`, plain
                 // text) say more than a byte count.
-                guard let text = String(validating: body, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines),
-                    !text.isEmpty, body.count <= 65_536
+                guard body.count <= 65_536,
+                    let text = String(validating: body, as: UTF8.self)?.trimmingCharacters(in: .whitespacesAndNewlines),
+                    !text.isEmpty
                 else { return "unreadable body (\(body.count) bytes)" }
                 let shown = text.count > explanationLimit ? text.prefix(explanationLimit) + "…" : Substring(text)
                 return "body: \(shown)"

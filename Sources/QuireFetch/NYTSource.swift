@@ -90,9 +90,11 @@ public struct NYTSource: FetchSource {
         "nyt:" + SourceURL.withoutSchemeAndCredentials(endpoint).prefix { $0 != "/" && $0 != "?" }.lowercased()
     }
 
+    /// A run of set-aside pages keeps the walk's time: a later `--refresh` starts from there
+    /// (stamped with the retry's time, it skipped what was published in between).
     public func completed(_ checkpoint: NYTCheckpoint, at now: Date) -> NYTCheckpoint {
         var stamped = checkpoint
-        stamped.completedAt = now
+        stamped.completedAt = checkpoint.completedAt ?? now
         return stamped
     }
 
@@ -115,11 +117,14 @@ public struct NYTSource: FetchSource {
 
     /// A page that failed for good is set aside and the walk goes on past it, as past a page of
     /// ten documents (the next page tells where the window ends); in a run of set-aside pages,
-    /// it stays set aside and the next one is fetched.
+    /// it stays set aside and the next one is fetched. Page 0 of a window is never set aside:
+    /// its `hits` decide whether the window must be split, and without them the rest of an
+    /// overflowing window would be out of reach, unsaid.
     public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
-        guard !checkpoint.isFinished else { return nil }
+        guard !checkpoint.isFinished, checkpoint.nextPage > 0 || checkpoint.retryQueue != nil else { return nil }
         var next = checkpoint
         next.setAsidePages.append(NYTPageRef(window: checkpoint.window, page: checkpoint.nextPage))
+        next.emptyPagesInARow = 0
         if next.retryQueue != nil {
             nextRetry(&next)
         } else if checkpoint.nextPage + 1 >= pageCap {

@@ -132,13 +132,8 @@ extension URLRedaction {
     private static func matchAnyByte(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
         guard index < bytes.count else { return nil }
         if bytes[index] == UInt8(ascii: "%"), let byte = hexByte(bytes, at: index + 1) { return (byte, index + 3) }
-        if bytes[index] == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "u"),
-            hexByte(bytes, at: index + 2) == 0, let byte = hexByte(bytes, at: index + 4)
-        {
-            return (byte, index + 6)
-        }
-        if bytes[index] == UInt8(ascii: "&"), let reference = characterReference(in: bytes, at: index) { return reference }
-        return (bytes[index], index + 1)
+        if let reference = characterReference(in: bytes, at: index) { return reference }
+        return jsonByte(in: bytes, at: index)
     }
 
     private static func isWordByte(_ byte: UInt8) -> Bool {
@@ -172,43 +167,74 @@ extension URLRedaction {
         {
             ends.append(index + 6)
         }
-        if found == UInt8(ascii: "&"), let reference = characterReference(in: bytes, at: index), reference.byte == byte {
+        if found == UInt8(ascii: "&") || found == UInt8(ascii: "\\"), let reference = characterReference(in: bytes, at: index),
+            reference.byte == byte
+        {
             ends.append(reference.end)
         }
         return ends
     }
 
     /// The HTML character reference at `index` (`&#75;`, `&#x4B;`, `&amp;`, `&lt;`, `&gt;`,
-    /// `&quot;`, `&apos;`): the byte it spells (a space for a character outside ASCII, which is
-    /// no letter or digit of a key) and where it ends; nil when there is none.
+    /// `&quot;`, `&apos;`; its characters may be JSON escapes, `\u0026#75;`, which the JSON
+    /// parser undoes before mapping decodes the reference): the byte it spells (a space for a
+    /// character outside ASCII, which is no letter or digit of a key) and where it ends; nil
+    /// when there is none. As many digits as `NewsText.decodingEntities` reads.
     private static func characterReference(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
-        guard index + 3 < bytes.count, bytes[index] == UInt8(ascii: "&") else { return nil }
-        if bytes[index + 1] == UInt8(ascii: "#") {
-            let hex = bytes[index + 2] | 0x20 == UInt8(ascii: "x")
-            var position = index + (hex ? 3 : 2)
-            var value: UInt32 = 0
-            let digitsStart = position
-            while position < bytes.count, position - digitsStart < 8 {
-                let digit = bytes[position]
-                if hex, let nibble = hexValue(digit) {
-                    value = value << 4 | UInt32(nibble)
-                } else if !hex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) {
-                    value = value * 10 + UInt32(digit - UInt8(ascii: "0"))
+        guard let amp = jsonByte(in: bytes, at: index), amp.byte == UInt8(ascii: "&"),
+            let second = jsonByte(in: bytes, at: amp.end)
+        else { return nil }
+        if second.byte == UInt8(ascii: "#") {
+            var position = second.end
+            var hex = false
+            if let x = jsonByte(in: bytes, at: position), x.byte | 0x20 == UInt8(ascii: "x") {
+                hex = true
+                position = x.end
+            }
+            var value: UInt64 = 0
+            var digits = 0
+            while digits < 11, let unit = jsonByte(in: bytes, at: position) {
+                if hex, let nibble = hexValue(unit.byte) {
+                    value = value << 4 | UInt64(nibble)
+                } else if !hex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(unit.byte) {
+                    value = value * 10 + UInt64(unit.byte - UInt8(ascii: "0"))
                 } else {
                     break
                 }
-                position += 1
+                digits += 1
+                position = unit.end
             }
-            guard position > digitsStart, position < bytes.count, bytes[position] == UInt8(ascii: ";") else { return nil }
-            return (value < 0x80 ? UInt8(value) : 0x20, position + 1)
+            guard digits > 0, let semicolon = jsonByte(in: bytes, at: position), semicolon.byte == UInt8(ascii: ";") else {
+                return nil
+            }
+            return (value < 0x80 ? UInt8(value) : 0x20, semicolon.end)
         }
         for (name, byte) in namedReferences {
-            let end = index + 1 + name.count
-            if end < bytes.count, bytes[end] == UInt8(ascii: ";"), bytes[(index + 1)..<end].elementsEqual(name) {
-                return (byte, end + 1)
+            var position = amp.end
+            var matched = true
+            for expected in name {
+                guard let unit = jsonByte(in: bytes, at: position), unit.byte == expected else {
+                    matched = false
+                    break
+                }
+                position = unit.end
+            }
+            if matched, let semicolon = jsonByte(in: bytes, at: position), semicolon.byte == UInt8(ascii: ";") {
+                return (byte, semicolon.end)
             }
         }
         return nil
+    }
+
+    /// The byte at `index` as JSON text spells it (itself, or a `\u00XX` escape), and where it ends.
+    private static func jsonByte(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
+        guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "u"),
+            hexByte(bytes, at: index + 2) == 0, let byte = hexByte(bytes, at: index + 4)
+        {
+            return (byte, index + 6)
+        }
+        return (bytes[index], index + 1)
     }
 
     /// The named references that spell ASCII punctuation a key may hold.

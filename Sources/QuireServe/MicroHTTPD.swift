@@ -26,10 +26,9 @@ final class HTTPDaemon: Sendable {
         /// Seconds a connection may stay idle (a slow or silent client) before it is closed.
         var connectionTimeout = 30
         /// Bytes for one connection's request line and headers; larger requests get an error
-        /// status from libmicrohttpd (414 or 431). libmicrohttpd keeps about 60 bytes for each
-        /// query parameter: 640 KiB hold the 8,192 one-byte parameters an 8 KiB target can have
-        /// (with 256 KiB, 4,000 of them got no answer at all). Pages are touched as used.
-        var connectionMemory = 640 * 1024
+        /// status from libmicrohttpd (414 or 431). libmicrohttpd clears all of it between a
+        /// kept-alive connection's requests, so every such connection holds the whole of it.
+        var connectionMemory = 256 * 1024
         /// Threads serving connections: one a core.
         var threads = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }

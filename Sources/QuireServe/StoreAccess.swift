@@ -54,7 +54,7 @@ final class StoreAccess: Sendable {
     /// another damaged page's bad pointer and end the whole process, so once a request has met
     /// such damage no other goes near it; a replaced data file (a restored backup) is read
     /// again. (A record or an index entry failing Quire's own checks is that request's 503 only.)
-    private let damage = Mutex<(reason: String, file: FileStamp?)?>(nil)
+    private let damage = Mutex<String?>(nil)
     private let sectionCache = Mutex<(mark: Int, sections: [(name: String, count: Int)])?>(nil)
 
     /// Serves the store at `path`, opened read-only on first use (and again after a failure,
@@ -80,23 +80,16 @@ final class StoreAccess: Sendable {
     /// The store, opening it when needed.
     private func store() throws(AccessFailure) -> Store {
         guard case .path(let path) = source else {
-            if let reason = damage.withLock({ $0?.reason }) { throw .unavailable(reason) }
+            if let reason = damage.withLock({ $0 }) { throw .unavailable(reason) }
             return opened.withLock { $0.store! }
         }
         if let stale = replacedStore(path) {
             stale.close()
             damage.withLock { $0 = nil }
         }
-        if let (reason, file) = damage.withLock({ $0 }) {
-            // A backup copied over the damaged file in place (same inode) is read again too.
-            guard FileStamp(path + "/data.mdb") != file else { throw .unavailable(reason) }
-            let stale = opened.withLock { state -> Store? in
-                defer { (state.store, state.lastAttempt) = (nil, nil) }
-                return state.store
-            }
-            stale?.close()
-            damage.withLock { $0 = nil }
-        }
+        // Not read again after a write in place (another process committing into the damaged
+        // store would clear it): only a file renamed over it is another file.
+        if let reason = damage.withLock({ $0 }) { throw .unavailable(reason) }
         return try opened.withLock { state throws(AccessFailure) -> Store in
             if let store = state.store { return store }
             let now = ContinuousClock.now
@@ -159,12 +152,8 @@ final class StoreAccess: Sendable {
             throw failure
         } catch {
             if (error as? StoreError)?.isDamagedPage == true {
-                let file = FileStamp(store.path + "/data.mdb")
                 damage.withLock {
-                    $0 = $0 ?? (
-                        "the store is damaged (\(error)); it is not read again until its file is replaced or written over: run quire verify, and restore a backup",
-                        file
-                    )
+                    $0 = $0 ?? "the store is damaged (\(error)); it is not read again until its data file is replaced: run quire verify, and restore a backup (copied to another name in the store's directory, then renamed over data.mdb)"
                 }
             }
             throw .unavailable("the store cannot be read: \(error)")

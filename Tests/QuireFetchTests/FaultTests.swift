@@ -135,14 +135,37 @@ import Testing
         }
         let sink = InMemoryFetchSink()
         let log = ProgressLog()
-        let first = try await makeService().run(nytSource(api), into: sink, progress: log.handler)
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let first = try await makeService(clock: TestClock(start: start)).run(nytSource(api), into: sink, progress: log.handler)
         #expect(first.isComplete && first.skipped == 1 && first.pages == 4 && first.articles == 35, "\(first)")
         #expect(log.all.contains { if case .skipped(let label, _) = $0 { label.hasPrefix("page 1") } else { false } })
-        let second = try await makeService().run(nytSource(api), into: sink)
+        // A month later: the set-aside page alone.
+        let later = TestClock(start: start.addingTimeInterval(30 * 86_400))
+        let second = try await makeService(clock: later).run(nytSource(api), into: sink)
         #expect(second.isComplete && second.skipped == 0 && second.pages == 1 && second.articles == 10, "\(second)")
         #expect(Set(sink.articles.map(\.id)).count == 45)
-        let third = try await makeService().run(nytSource(api), into: sink)
+        // The walk's time is kept: a --refresh starts from it, not from the retry's.
+        let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
+        #expect(checkpoint.setAsidePages.isEmpty && checkpoint.retryQueue == nil)
+        #expect(try #require(checkpoint.completedAt) < start.addingTimeInterval(86_400))
+        let third = try await makeService(clock: later).run(nytSource(api), into: sink)
         #expect(third.alreadyComplete)
+    }
+
+    /// Pages set aside far apart in the walk that fail again in the run that retries them are
+    /// no outage: all stay set aside and the run ends (three of them stopped every other run).
+    @Test func setAsidePagesThatFailAgainStaySetAside() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 65
+            $0.faults = [1, 3, 5].map { .init(.nytPage($0), .htmlForbidden) }
+        }
+        let sink = InMemoryFetchSink()
+        let first = try await makeService().run(nytSource(api), into: sink)
+        #expect(first.isComplete && first.skipped == 3 && first.articles == 35, "\(first)")
+        let again = try await makeService().run(nytSource(api), into: sink)
+        #expect(again.isComplete && again.skipped == 3 && again.pages == 0, "\(again)")
+        let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
+        #expect(checkpoint.isFinished && checkpoint.setAsidePages.map(\.page) == [1, 3, 5])
     }
 
     /// A server's own words in an error are cut: 100 KB of messages made one 100 KB line of
@@ -360,8 +383,8 @@ import Testing
         let sink = InMemoryFetchSink()
         let error = try #require(await runExpectingFailure(makeService(), source, into: sink))
         #expect(error.code == .htmlBody)
-        // Every page is HTML: two set aside, the third stops the run; no article stored.
-        #expect(sink.commitCount == 2 && sink.articles.isEmpty)
+        // Page 0 is never set aside: its `hits` decide whether the window must be split.
+        #expect(sink.commitCount == 0)
     }
 
     @Test func cancellationStopsBetweenPagesKeepingWhatWasCommitted() async throws {

@@ -18,6 +18,8 @@ import Testing
         "&#65;&#98;&#51;&#43;&#107;&#101;&#121;&#47;&#90;&#122;",  // HTML character references, decimal
         "Ab3&#x2b;key&#X2F;Zz",  // hexadecimal
         "&#x41;b3&#0043;KEY/zZ",  // mixed with case and leading zeros
+        "&#0000000065;b3+key&#x000002f;Zz",  // as many digits as mapping decodes
+        "\\u0026#65;b3+key\\u0026#X2F\\u003bZz",  // references whose characters are JSON escapes
     ])
     func everyFormOfTheKeyIsScrubbed(form: String) {
         let text = "error: bad key \(form) in https://h/p?q=1&k=\(form)\r\n"

@@ -96,6 +96,8 @@ import Testing
         #expect(NewsText.plainTextFromEncodedHTML("Hi &amp; bye") == "Hi & bye")
         // &#128;–&#159; are windows-1252's characters, as HTML reads them, not C1 controls.
         #expect(NewsText.decodingEntities("&#x9b;&#150;&#x80;&#x81;") == "›–€\u{81}")
+        // Digits only, as HTML reads them: a sign is no reference (the key scrubber reads them so).
+        #expect(NewsText.decodingEntities("&#+75;&#x+4b;&#-1;&#75;") == "&#+75;&#x+4b;&#-1;K")
     }
 
     /// A stray closing `</script>` or `</style>` is a tag, not the start of content to drop (the

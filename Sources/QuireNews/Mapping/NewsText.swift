@@ -151,8 +151,13 @@ public enum NewsText {
     private static func decode(reference: Substring) -> Unicode.Scalar? {
         if reference.hasPrefix("#") {
             let digits = reference.dropFirst()
-            let value: UInt32? =
-                digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
+            let hex = digits.first == "x" || digits.first == "X"
+            let number = hex ? digits.dropFirst() : digits
+            // Digits only: `UInt32` would also take a sign (`&#+75;`), which HTML does not.
+            guard number.unicodeScalars.allSatisfy({ hex ? $0.properties.isASCIIHexDigit : ("0"..."9").contains($0) }) else {
+                return nil
+            }
+            let value: UInt32? = hex ? UInt32(number, radix: 16) : UInt32(number)
             guard let value, value != 0 else { return nil }
             // HTML reads &#128;–&#159; as windows-1252 (what the pages meant), not C1 controls.
             if let mapped = windows1252C1[value] { return Unicode.Scalar(mapped) }

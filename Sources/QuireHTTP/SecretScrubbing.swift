@@ -112,7 +112,7 @@ extension URLRedaction {
         }
         if end >= 2, isEscape(at: end - 2, in: bytes) { return 0x20 }  // `\n`, `\t`, `\"`, `\\`
         if bytes[end - 1] == UInt8(ascii: ";") {
-            for start in stride(from: end - 3, through: max(0, end - 10), by: -1) where bytes[start] == UInt8(ascii: "&") {
+            for start in stride(from: end - 3, through: max(0, end - 16), by: -1) where bytes[start] == UInt8(ascii: "&") {
                 if let reference = characterReference(in: bytes, at: start), reference.end == end { return reference.byte }
                 break
             }

@@ -15,6 +15,8 @@ struct HTTPRequest: Sendable {
     var lastEventID: String?
     /// The `Host` header, nil when absent (HTTP/1.0).
     var host: String?
+    /// The request line's version, `HTTP/1.1` or `HTTP/1.0`.
+    var version = ""
     /// How many `Host` headers the request has (RFC 9112: more than one is a 400).
     var hostHeaders = 0
     /// How many `Content-Length` headers it has: two could frame a request hidden in the body.

@@ -111,7 +111,7 @@ private var answered: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPatt
 /// A request announcing a body is answered on the first call (the route refuses bodies with
 /// 413) and the connection closed.
 private let accessHandler: MHD_AccessHandlerCallback = {
-    cls, connection, url, method, _, _, uploadSize, requestContext in
+    cls, connection, url, method, version, _, uploadSize, requestContext in
     guard let cls, let connection, let requestContext else { return MHD_Result.NO }
     if requestContext.pointee == nil {
         requestContext.pointee = headersSeen
@@ -137,6 +137,7 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     request.contentLengthHeaders = headerCount(connection, "Content-Length")
     request.lastEventID = header(connection, "Last-Event-ID")
     request.host = header(connection, "Host")
+    request.version = version.map { String(cString: $0) } ?? ""
     request.hostHeaders = headerCount(connection, "Host")
     let pairs = QueryCollector()
     withExtendedLifetime(pairs) {

@@ -25,6 +25,10 @@ struct Router: Sendable {
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         if request.hostHeaders > 1 { return error(400, "the request has more than one Host header") }
+        // RFC 9112 §3.2: a server must answer an HTTP/1.1 request without one with 400.
+        if request.hostHeaders == 0, request.version == "HTTP/1.1" {
+            return error(400, "an HTTP/1.1 request needs a Host header")
+        }
         if request.contentLengthHeaders > 1 { return error(400, "the request has more than one Content-Length header") }
         if let host = request.host {
             guard let name = Self.hostName(host) else { return error(400, "the Host header is not a host and a port") }

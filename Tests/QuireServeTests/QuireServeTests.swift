@@ -217,7 +217,8 @@ private func exchange(
             ("Host: attacker.example\r\n", "421"), ("Host: 127.0.0.1.evil.example:80\r\n", "421"),
             ("Host: 127.+0.+0.+1\r\n", "421"), ("Host: 127.255.3.4\r\n", "200"),
             ("Host: localhost:\(server.port)\r\n", "200"), ("Host: [::1]:\(server.port)\r\n", "200"),
-            ("Host: 127.0.0.1\r\n", "200"), ("", "200"),
+            // No Host at all: RFC 9112 wants a 400 for HTTP/1.1 (HTTP/1.0 has none to send).
+            ("Host: 127.0.0.1\r\n", "200"), ("", "400"),
             // Two Host headers (RFC 9112: a 400), whichever the first is.
             ("Host: 127.0.0.1\r\nHost: attacker.example\r\n", "400"), ("Host: localhost\r\nhost: localhost\r\n", "400"),
             // A host and a port, nothing after: what followed was ignored.
@@ -227,6 +228,8 @@ private func exchange(
             let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\n\(host)Connection: close\r\n\r\n") { _ in false }
             #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(host): \(answer.prefix(200))")
         }
+        let old = try exchange(server.port, "GET /api/stats HTTP/1.0\r\n\r\n") { _ in false }
+        #expect(old.contains(" 200 "), "\(old.prefix(200))")
     }
 
     /// Two lengths, or a length beside chunked framing, could hide a second request in the

@@ -14,4 +14,3 @@ package struct FileIdentity: Equatable, Sendable {
         inode = UInt64(info.st_ino)
     }
 }
-

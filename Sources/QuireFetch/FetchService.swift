@@ -142,7 +142,8 @@ public struct FetchService: Sendable {
             do throws(FetchError) {
                 // A server that echoes the key into its documents: scrubbed before mapping, so
                 // the articles, raw copies and rejects all hold the same text, none the key.
-                let response = try await fetch(request, source: source, summary: &summary, random: &random, progress: progress)
+                let response = try await fetch(
+                    request, source: source, scrubber: scrubber, summary: &summary, random: &random, progress: progress)
                 let body = scrubber.scrub(response.body)
                 fetchedAt = clock.now
                 do {
@@ -289,8 +290,8 @@ public struct FetchService: Sendable {
     // MARK: One request, with retries
 
     private func fetch<Source: FetchSource>(
-        _ request: SourceRequest, source: Source, summary: inout FetchSummary, random: inout JitterRandom,
-        progress: @Sendable (FetchProgress) -> Void
+        _ request: SourceRequest, source: Source, scrubber: SecretScrubber, summary: inout FetchSummary,
+        random: inout JitterRandom, progress: @Sendable (FetchProgress) -> Void
     ) async throws(FetchError) -> (body: [UInt8], status: Int) {
         let sourceID = source.sourceID
         let location = FetchError.Location(sourceID: sourceID, request: request.redactedURL)
@@ -338,9 +339,9 @@ public struct FetchService: Sendable {
                 case 500..<600:
                     reason = .serverError(response.status)
                 default:
-                    throw rejection(response, scrubber: SecretScrubber(source.apiKey), location: location, attempts: failedAttempts + 1)
+                    throw rejection(response, scrubber: scrubber, location: location, attempts: failedAttempts + 1)
                 }
-                lastMessage = Self.explain(SecretScrubber(source.apiKey).scrub(response.body))
+                lastMessage = Self.explain(scrubber.scrub(response.body))
             } catch let error as FetchError {
                 throw error
             } catch let error as HTTPError {

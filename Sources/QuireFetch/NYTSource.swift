@@ -110,9 +110,7 @@ public struct NYTSource: FetchSource {
             nothing.completedAt = now
             return nothing
         }
-        var fresh = NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
-        fresh.setAsidePages = finished.setAsidePages  // fetched again after this walk
-        return fresh
+        return NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
     }
 
     /// A page that failed for good is set aside and the walk goes on past it, as past a page of

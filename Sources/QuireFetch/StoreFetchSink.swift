@@ -50,10 +50,13 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
     }
 
     public func recordRequests(_ times: [Date], budget: String) async throws {
-        try await store.write { txn in
-            let stored = try txn.get(.string(budget), from: Self.budgets)
-            try txn.put(RequestBudget(id: budget, times: RequestBudget.merged(stored?.times ?? [], times)), in: Self.budgets)
-        }
+        try await store.write { txn in try Self.record(times, budget: budget, in: txn) }
+    }
+
+    /// Merges `times` into the stored budget (another process may have written its own since).
+    private static func record(_ times: [Date], budget: String, in txn: borrowing StoreTransaction) throws {
+        let stored = try txn.get(.string(budget), from: budgets)
+        try txn.put(RequestBudget(id: budget, times: RequestBudget.merged(stored?.times ?? [], times)), in: budgets)
     }
 
     public func checkpoint(for sourceID: String) async throws -> Data? {
@@ -153,12 +156,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
                         in: Self.rawDocuments)
                 }
             }
-            if let budget = page.budget {
-                let stored = try txn.get(.string(budget), from: Self.budgets)
-                try txn.put(
-                    RequestBudget(id: budget, times: RequestBudget.merged(stored?.times ?? [], page.requestTimes)),
-                    in: Self.budgets)
-            }
+            if let budget = page.budget { try Self.record(page.requestTimes, budget: budget, in: txn) }
             try txn.put(
                 SourceState(sourceID: page.sourceID, checkpoint: page.checkpoint, updatedAt: page.fetchedAt),
                 in: Self.sources)

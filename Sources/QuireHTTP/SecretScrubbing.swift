@@ -162,10 +162,8 @@ extension URLRedaction {
                 ends.append(index + 5)
             }
         }
-        if found == UInt8(ascii: "\\"), index + 5 < bytes.count, bytes[index + 1] | 0x20 == UInt8(ascii: "u"),
-            hexByte(bytes, at: index + 2) == 0, hexByte(bytes, at: index + 4) == byte
-        {
-            ends.append(index + 6)
+        if found == UInt8(ascii: "\\"), let escape = jsonByte(in: bytes, at: index), escape.end == index + 6, escape.byte == byte {
+            ends.append(escape.end)
         }
         if found == UInt8(ascii: "&") || found == UInt8(ascii: "\\"), let reference = characterReference(in: bytes, at: index),
             reference.byte == byte

@@ -15,8 +15,9 @@ struct ScalarClass: Sendable, Equatable {
         case ideographic
         /// A hyphen: ends a word but may join it to the next one (`covid-19`).
         case hyphen
-        /// Invisible and skipped: variation selectors (the `U+FE0F` of `⚽️`), soft hyphen, zero-width
-        /// non-joiner; neither a word character nor a separator.
+        /// Invisible and skipped: variation selectors (the `U+FE0F` of `⚽️`), the soft hyphen, and
+        /// format characters but the zero-width space (joiners, `U+2060`, `U+FEFF`, directional
+        /// marks); neither a word character nor a separator.
         case ignorable
     }
 
@@ -131,9 +132,17 @@ enum ScalarTable {
         if (0xFF41...0xFF5A).contains(value) { return ScalarClass(kind: .word, lowered: value - 0xFEE0, folded: value - 0xFEE0) }
         if value == 0x2010 || value == 0x2011 { return ScalarClass(kind: .hyphen, lowered: value, folded: value) }
         switch value {
+        case 0x200B:
+            // The zero-width space is written to mark a word break (UAX #29 does not count it as a format character).
+            return ScalarClass(kind: .separator, lowered: value, folded: value)
         case 0x00AD, 0x200C, 0xFE00...0xFE0F, 0xE0100...0xE01EF:
             return ScalarClass(kind: .ignorable, lowered: value, folded: value)
         default: break
+        }
+        // Invisible format characters (word joiner, byte order mark, zero-width joiner, directional
+        // marks): UAX #29 skips them inside a word, and text pasted from the web is full of them.
+        if scalar.properties.generalCategory == .format {
+            return ScalarClass(kind: .ignorable, lowered: value, folded: value)
         }
         if isIdeographic(value) {
             // Katakana's prolonged sound mark and iteration marks are letters of the run too.

@@ -39,6 +39,11 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         // The emoji variation selector neither makes a token nor splits a word.
         #expect(terms("the ⚽️ goal") == ["the", "goal"])
         #expect(terms("co\u{AD}operate") == ["cooperate"])
+        // Format characters are invisible in pasted text: they neither split nor make a word; the
+        // zero-width space is the one written to separate.
+        #expect(terms("word\u{2060}joiner by\u{FEFF}te zero\u{200D}width left\u{200E}mark") == ["wordjoiner", "byte", "zerowidth", "leftmark"])
+        #expect(terms("\u{FEFF}lead \u{202E}\u{2066}trail\u{2069}") == ["lead", "trail"])
+        #expect(terms("zero\u{200B}space") == ["zero", "space"])
         // A keycap: the digit, its selector and the enclosing keycap mark.
         #expect(terms("1️⃣") == ["1"])
     }

@@ -338,6 +338,38 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// Under an OR, a group's words and phrases score only in the documents that match the whole
+    /// group: a document found through another branch ranks as that branch alone ranks it, whether
+    /// the group's part it also holds is a word, a phrase, a prefix or cut by a NOT.
+    @Test func aGroupUnderAnORScoresOnlyWhereTheGroupMatched() async throws {
+        let corpus = [
+            note("d1", "storm alpha beta"), note("d2", "storm"), note("d3", "gamma delta"), note("d4", "nothing here"),
+        ]
+        try await withNotes(corpus) { store in
+            func scores(_ query: String) throws -> [String: Double] {
+                let hits = try store.read { snap in try snap.search(query, in: notes) }
+                return Dictionary(uniqueKeysWithValues: hits.map { ($0.key.description, $0.score) })
+            }
+            let storm = try scores("storm")
+            #expect(storm.keys.sorted() == ["d1", "d2"])
+            for query in [
+                "(gamma alpha) OR storm", "(gamma \"alpha beta\") OR storm", "(gamma alph*) OR storm",
+                "(alpha -beta) OR storm", "storm OR (alpha -beta section:World)",
+            ] {
+                let got = try scores(query)
+                #expect(got.keys.sorted() == ["d1", "d2"], "\(query)")
+                for (key, score) in storm { #expect(abs(got[key, default: 0] - score) < 1e-9, "\(query): \(key)") }
+            }
+            // Where the group matches, its parts add.
+            let alpha = try scores("alpha"), phrase = try scores("\"alpha beta\"")
+            let grouped = try scores("(storm \"alpha beta\") OR gamma")
+            let d1 = try #require(storm["d1"]) + (try #require(phrase["d1"]))
+            #expect(abs(grouped["d1", default: 0] - d1) < 1e-9)
+            let either = try scores("(storm alpha) OR (alpha beta)")
+            #expect(abs(either["d1", default: 0] - (try #require(storm["d1"]) + 2 * (try #require(alpha["d1"])) + (try #require(scores("beta")["d1"])))) < 1e-9)
+        }
+    }
+
     /// A query whose words match more postings than the store's limit throws a typed error
     /// before it holds them; narrower queries on the same store still answer.
     @Test func aQueryMatchingMorePostingsThanTheLimitIsRefused() async throws {

@@ -323,6 +323,8 @@ extension StoreReading where Self: ~Copyable {
     private func evaluate(_ query: Query, negated: Bool, _ e: inout SearchEvaluation, _ c: RegisteredCollection) throws
         -> [UInt32]
     {
+        e.depth += 1
+        defer { e.depth -= 1 }
         switch query {
         case .term(let term, let fields):
             let leaf = try termLeaf(Array(term.utf8), fields: fields, &e)
@@ -352,6 +354,7 @@ extension StoreReading where Self: ~Copyable {
             if !negated { e.leaves.append(leaf) }
             return leaf.documents
         case .and(let children):
+            let firstLeaf = e.leaves.count
             var result: [UInt32]?
             var excluded: [[UInt32]] = []
             let counted = SearchLeaf.counted(children)
@@ -371,6 +374,12 @@ extension StoreReading where Self: ~Copyable {
             }
             var out = result ?? []
             for docs in excluded { out = SearchSets.difference(out, docs) }
+            // A leaf scores only where its AND matched: under an OR, a document that matched
+            // another branch must not gain from a phrase or a word of this one (the outermost AND
+            // needs no such pass: the final scoring reads the matches only).
+            if e.depth > 1 {
+                for i in firstLeaf..<e.leaves.count { e.leaves[i].restrict(to: out, stride: e.weights.count) }
+            }
             return out
         case .or(let children):
             var out: [UInt32] = []
@@ -653,6 +662,8 @@ struct SearchEvaluation {
     /// The starts of the index's segments (``SearchSegments``), whose blocks follow the main ones.
     var segments: [UInt32] = []
     var leaves: [SearchLeaf] = []
+    /// How deep in the query tree the evaluation is (1 at the query itself).
+    var depth = 0
     /// The most postings the query's leaves may hold (``StoreOptions/searchPostingLimit``).
     var postingLimit = Int.max
     /// The postings the leaves hold so far (or will, counted before they are read).
@@ -693,6 +704,27 @@ struct SearchLeaf {
             counts[child, default: 0] += 1
         }
         return order.map { ($0, counts[$0]!) }
+    }
+
+    /// Keeps only the documents also in `matched` (sorted), with their frequencies (`stride` a
+    /// document), in place.
+    mutating func restrict(to matched: [UInt32], stride: Int) {
+        var kept = 0
+        var at = 0
+        matched.withUnsafeBufferPointer { matched in
+            for k in documents.indices {
+                at = SearchSets.firstIndex(atLeast: documents[k], in: matched, from: at)
+                guard at < matched.count else { break }
+                guard matched[at] == documents[k] else { continue }
+                if kept != k {
+                    documents[kept] = documents[k]
+                    for f in 0..<stride { frequencies[kept * stride + f] = frequencies[k * stride + f] }
+                }
+                kept += 1
+            }
+        }
+        documents.removeLast(documents.count - kept)
+        frequencies.removeLast(frequencies.count - kept * stride)
     }
 
     func index(of number: UInt32) -> Int? {

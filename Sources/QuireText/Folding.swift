@@ -27,6 +27,9 @@ struct ScalarClass: Sendable, Equatable {
     var lowered: UInt32
     /// `lowered` with a Latin diacritic removed (`é` → `e`), else `lowered`.
     var folded: UInt32
+    /// A combining mark or a Hangul vowel or final consonant: it may compose with the scalar
+    /// before it into one (NFC: `и` + U+0306 is `й`).
+    var combines = false
 }
 
 enum ScalarTable {
@@ -38,7 +41,8 @@ enum ScalarTable {
         var table = [UInt64](repeating: 0, count: Int(tableLimit))
         for value in 0..<tableLimit {
             let c = classify(value)
-            table[Int(value)] = UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
+            table[Int(value)] =
+                (c.combines ? 1 << 56 : 0) | UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
         }
         return table
     }()
@@ -56,7 +60,8 @@ enum ScalarTable {
         ScalarClass(
             kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
             lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
-            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF)
+            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF,
+            combines: packed >> 56 & 1 != 0)
     }
 
     @inline(__always)
@@ -65,7 +70,8 @@ enum ScalarTable {
         return ScalarClass(
             kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
             lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
-            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF)
+            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF,
+            combines: packed >> 56 & 1 != 0)
     }
 
     /// Whether `value` is Chinese or Japanese (Han, Hiragana, Katakana and their extensions).
@@ -117,6 +123,29 @@ enum ScalarTable {
 
     /// The class of any scalar, from its Unicode properties (slow; cached by the callers).
     static func classify(_ value: UInt32) -> ScalarClass {
+        var c = classifyKind(value)
+        if value >= 0x300, let scalar = Unicode.Scalar(value) {
+            let properties = scalar.properties
+            c.combines =
+                properties.canonicalCombiningClass != .notReordered || properties.generalCategory == .spacingMark
+                || (0x1161...0x1175).contains(value) || (0x11A8...0x11C2).contains(value)
+        }
+        return c
+    }
+
+    /// The scalar that `base` and `mark` compose into (canonical composition, as NFC makes it),
+    /// or nil. Slow: callers cache it.
+    static func composed(_ base: UInt32, _ mark: UInt32) -> UInt32? {
+        guard let b = Unicode.Scalar(base), let m = Unicode.Scalar(mark) else { return nil }
+        var pair = String(b)
+        pair.unicodeScalars.append(m)
+        // The standard library's own NFC (public, underscored; what Foundation's normalization uses).
+        let scalars = String(decoding: pair._nfcCodeUnits, as: UTF8.self).unicodeScalars
+        guard scalars.count == 1, let single = scalars.first else { return nil }
+        return single.value
+    }
+
+    private static func classifyKind(_ value: UInt32) -> ScalarClass {
         guard let scalar = Unicode.Scalar(value) else { return ScalarClass(kind: .separator, lowered: value, folded: value) }
         if value < 0x80 {
             switch value {

@@ -96,6 +96,8 @@ public struct Tokenizer: Sendable {
     /// The options in effect.
     public let options: TokenizerOptions
     private var cache: [UInt32: ScalarClass] = [:]
+    /// What a scalar and a combining mark after it compose into (0: nothing), by `base << 32 | mark`.
+    private var compositions: [UInt64: UInt32] = [:]
 
     /// A tokenizer with `options`.
     public init(options: TokenizerOptions = TokenizerOptions()) {
@@ -173,12 +175,32 @@ public struct Tokenizer: Sendable {
                 c = ScalarTable.classify(value)
                 if cache.count < 4096 { cache[value] = c }
             }
-            state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
+            if c.combines, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
+                // Text in decomposed form (NFD) indexes as its composed form does.
+                state.replaceLast(with: composed, into: &buffer)
+            } else {
+                state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
+            }
             state.source &+= UInt32(truncatingIfNeeded: width)
             i += width
         }
         state.finish(into: &buffer)
         return state.position
+    }
+
+    /// The class of the word character that `base` and `mark` compose into, if any (cached).
+    private mutating func composition(_ base: UInt32, _ mark: UInt32) -> ScalarClass? {
+        let key = UInt64(base) << 32 | UInt64(mark)
+        let value: UInt32
+        if let known = compositions[key] {
+            value = known
+        } else {
+            value = ScalarTable.composed(base, mark) ?? 0
+            if compositions.count < 4096 { compositions[key] = value }
+        }
+        guard value != 0 else { return nil }
+        let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : ScalarTable.classify(value)
+        return c.kind == .word ? c : nil
     }
 
     /// ASCII letters and digits: word characters that fold to themselves but for case.
@@ -208,6 +230,10 @@ public struct Tokenizer: Sendable {
         /// Where the first part of the chain starts and the last one ends in the text.
         var chainSource: UInt32 = 0
         var chainSourceEnd: UInt32 = 0
+        /// The last scalar of the word being built, as appended (0 when there is none, or when a
+        /// mark was appended after it), and where its bytes start in the buffer.
+        var lastScalar: UInt32 = 0
+        var lastScalarStart = 0
         /// Where the previous ideograph of the run starts in the text.
         var ideographSource: UInt32 = 0
         var ideographSourceEnd: UInt32 = 0
@@ -242,11 +268,18 @@ public struct Tokenizer: Sendable {
                     wordStart = buffer.bytes.count
                     wordSource = source
                 }
-                append(foldDiacritics ? c.folded : c.lowered, to: &buffer.bytes)
+                lastScalarStart = buffer.bytes.count
+                lastScalar = foldDiacritics ? c.folded : c.lowered
+                append(lastScalar, to: &buffer.bytes)
+                return
             case .diacritic:
-                if wordStart != nil, !foldDiacritics { append(c.lowered, to: &buffer.bytes) }
+                if wordStart != nil, !foldDiacritics {
+                    append(c.lowered, to: &buffer.bytes)
+                    lastScalar = 0
+                }
+                return
             case .ignorable:
-                break
+                return
             case .ideographic:
                 endWord(into: &buffer)
                 endChain(into: &buffer)
@@ -295,6 +328,14 @@ public struct Tokenizer: Sendable {
                 endChain(into: &buffer)
                 afterHyphen = false
             }
+            lastScalar = 0
+        }
+
+        /// Puts the scalar `c` composes in place of the word's last one (its mark is not kept).
+        mutating func replaceLast(with c: ScalarClass, into buffer: inout TokenBuffer) {
+            buffer.bytes.removeLast(buffer.bytes.count - lastScalarStart)
+            lastScalar = foldDiacritics ? c.folded : c.lowered
+            append(lastScalar, to: &buffer.bytes)
         }
 
         /// Inside a word: a word character only extends it (no ideograph run is open then).
@@ -305,6 +346,8 @@ public struct Tokenizer: Sendable {
         mutating func appendASCII(_ bytes: UnsafeBufferPointer<UInt8>, lowercasing: Bool, into buffer: inout TokenBuffer) {
             let start = buffer.bytes.count
             buffer.bytes.append(contentsOf: bytes)
+            lastScalarStart = buffer.bytes.count - 1
+            defer { lastScalar = UInt32(buffer.bytes[lastScalarStart]) }
             guard lowercasing else { return }
             buffer.bytes.withUnsafeMutableBufferPointer { all in
                 for i in start..<all.count where all[i] &- 0x41 < 26 { all[i] |= 0x20 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import QuireText
 
@@ -44,6 +45,25 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("word\u{2060}joiner by\u{FEFF}te zero\u{200D}width left\u{200E}mark") == ["wordjoiner", "byte", "zerowidth", "leftmark"])
         #expect(terms("\u{FEFF}lead \u{202E}\u{2066}trail\u{2069}") == ["lead", "trail"])
         #expect(terms("zero\u{200B}space") == ["zero", "space"])
+    }
+
+    /// Text in decomposed form (NFD: macOS file names, some feeds) makes the terms its composed form
+    /// (NFC) makes, in every script: a letter and the marks after it compose first, then fold.
+    @Test func decomposedTextIndexesAsComposedText() {
+        func bytes(_ term: String) -> [UInt8] { Array(term.utf8) }
+        let composed = ["Ελληνικά οδός", "йод Ёлка", "한국어", "Trương Nguyễn café", "ǿ ǽ", "ΐ ᾅ", "কোন"]
+        var plain = Tokenizer(options: TokenizerOptions(foldDiacritics: false))
+        for text in composed {
+            let decomposed = text.decomposedStringWithCanonicalMapping
+            #expect(decomposed.unicodeScalars.count > text.unicodeScalars.count, "\(text)")
+            // Bytes, not Strings: String equality is canonical equivalence and would hide the difference.
+            #expect(terms(decomposed).map(bytes) == terms(text).map(bytes), "\(text)")
+            #expect(plain.terms(decomposed).map(bytes) == plain.terms(text).map(bytes), "\(text) unfolded")
+        }
+        // Marks that compose with nothing still fold away (Latin) or stay (non-Latin).
+        #expect(terms("x\u{301}y") == ["xy"])
+        #expect(terms("и\u{306}").map(bytes) == [Array("\u{439}".utf8)])
+        #expect(terms("\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}").map(bytes) == [Array("\u{D55C}\u{AD6D}".utf8)])
         // A keycap: the digit, its selector and the enclosing keycap mark.
         #expect(terms("1️⃣") == ["1"])
     }

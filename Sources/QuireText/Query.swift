@@ -109,7 +109,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unexpectedClosingParenthesis: what = "')' without '('"
         case .emptyGroup: what = "empty group"
         case .missingOperand(let op): what = "'\(op)' has nothing to apply to"
-        case .unknownField(let name): what = "unknown field '\(name)'"
+        case .unknownField(let name): what = "unknown field '\(name)' (quote text that holds a ':', as \"\(name):…\")"
         case .misplacedFieldFilter(let name): what = "'\(name):' takes a single value here"
         case .prefixTooShort(let minimum): what = "a prefix needs at least \(minimum) characters before '*'"
         case .misplacedWildcard: what = "'*' only ends a word (clim*)"

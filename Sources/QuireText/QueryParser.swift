@@ -230,7 +230,7 @@ struct ParseState {
             if kind == .and {
                 let at = position
                 index += 1
-                if items.isEmpty || peek == nil || peek == .close || peek == .or {
+                if items.isEmpty || peek == nil || peek == .close || peek == .or || peek == .and {
                     throw QueryError(.missingOperand("AND"), at: at)
                 }
                 continue
@@ -282,21 +282,22 @@ struct ParseState {
         case .field(let name):
             index += 1
             guard depth + 1 < parser.maximumDepth else { throw QueryError(.tooDeep, at: lexeme.position) }
+            let field = parser.schema.field(named: name)
+            let lowered = name.lowercased()
+            guard field != nil || parser.schema.filterFields.contains(lowered) else {
+                throw QueryError(.unknownField(name), at: lexeme.position)
+            }
             // `headline:-storm`, `headline:NOT storm`: the field's term left out (-headline:storm).
             let negated = peek == .not
             if negated { index += 1 }
             guard let next = peek, next != .close, next != .or, next != .and, next != .not else {
-                throw QueryError(negated ? .missingOperand("NOT") : .emptyGroup, at: lexeme.position)
+                throw QueryError(.missingOperand(negated ? "NOT" : name + ":"), at: lexeme.position)
             }
             func negating(_ query: Query) -> Query { negated ? .not(query) : query }
-            if let field = parser.schema.field(named: name) {
+            if let field {
                 let inner = FieldSet(field: field.id)
                 guard let operand = try parsePrimary(depth: depth + 1, fields: inner) else { return nil }
                 return negating(Self.restrict(operand, to: inner))
-            }
-            let lowered = name.lowercased()
-            guard parser.schema.filterFields.contains(lowered) else {
-                throw QueryError(.unknownField(name), at: lexeme.position)
             }
             // A filter inside a text field (`headline:section:Arts`) would not be the field's.
             guard fields == .all else { throw QueryError(.misplacedFieldFilter(name), at: lexeme.position) }

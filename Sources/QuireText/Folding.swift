@@ -30,6 +30,8 @@ struct ScalarClass: Sendable, Equatable {
     /// A combining mark or a Hangul vowel or final consonant: it may compose with the scalar
     /// before it into one (NFC: `и` + U+0306 is `й`).
     var combines = false
+    /// An invisible format character that revision 2 skips and revision 1 treated as a separator.
+    var isFormat = false
 }
 
 enum ScalarTable {
@@ -42,7 +44,7 @@ enum ScalarTable {
         for value in 0..<tableLimit {
             let c = classify(value)
             table[Int(value)] =
-                (c.combines ? 1 << 56 : 0) | UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
+                (c.isFormat ? 1 << 57 : 0) | (c.combines ? 1 << 56 : 0) | UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
         }
         return table
     }()
@@ -61,7 +63,7 @@ enum ScalarTable {
             kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
             lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
             folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF,
-            combines: packed >> 56 & 1 != 0)
+            combines: packed >> 56 & 1 != 0, isFormat: packed >> 57 & 1 != 0)
     }
 
     @inline(__always)
@@ -71,7 +73,7 @@ enum ScalarTable {
             kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
             lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
             folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF,
-            combines: packed >> 56 & 1 != 0)
+            combines: packed >> 56 & 1 != 0, isFormat: packed >> 57 & 1 != 0)
     }
 
     /// Whether `value` is Chinese or Japanese (Han, Hiragana, Katakana and their extensions).
@@ -171,7 +173,7 @@ enum ScalarTable {
         // Invisible format characters (word joiner, byte order mark, zero-width joiner, directional
         // marks): UAX #29 skips them inside a word, and text pasted from the web is full of them.
         if scalar.properties.generalCategory == .format {
-            return ScalarClass(kind: .ignorable, lowered: value, folded: value)
+            return ScalarClass(kind: .ignorable, lowered: value, folded: value, isFormat: true)
         }
         if isIdeographic(value) {
             // Katakana's prolonged sound mark and iteration marks are letters of the run too.

@@ -26,8 +26,15 @@ public struct QueryParser: Sendable {
     /// this bounds what one query costs, which matters when anyone can send one (`quire serve`).
     public var maximumTerms: Int
 
+    /// The tokenizer rules of the index the queries search (``TokenizerOptions/revision``).
+    public var revision: Int
+
     /// A parser for `schema`.
-    public init(schema: TextSchema = .articles, minimumPrefixLength: Int = 2, maximumDepth: Int = 32, maximumTerms: Int = 64) {
+    public init(
+        schema: TextSchema = .articles, minimumPrefixLength: Int = 2, maximumDepth: Int = 32, maximumTerms: Int = 64,
+        revision: Int = TokenizerOptions.currentRevision
+    ) {
+        self.revision = revision
         self.schema = schema
         self.minimumPrefixLength = max(1, minimumPrefixLength)
         self.maximumDepth = maximumDepth
@@ -193,9 +200,10 @@ struct ParseState {
     let lexemes: [Lexeme]
     let end: Int
     var index = 0
-    var tokenizer = Tokenizer(options: TokenizerOptions(joinHyphenated: false))
+    var tokenizer: Tokenizer
 
     init(parser: QueryParser, lexemes: [Lexeme], end: Int) {
+        tokenizer = Tokenizer(options: TokenizerOptions(joinHyphenated: false, revision: parser.revision))
         self.parser = parser
         self.lexemes = lexemes
         self.end = end

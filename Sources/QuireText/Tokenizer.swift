@@ -8,12 +8,25 @@ public struct TokenizerOptions: Sendable, Hashable {
     public var joinHyphenated: Bool
     /// Longer terms are cut at the last whole scalar within this many UTF-8 bytes. Default 128.
     public var maximumTermBytes: Int
+    /// Which rules: ``currentRevision`` (2: a letter and the combining marks after it compose, as
+    /// NFC; invisible format characters are skipped) or 1, the rules before (marks after a
+    /// non-Latin letter dropped or kept apart, format characters separating words). An index
+    /// keeps the revision it was made with, so that a document is removed with the terms it was
+    /// indexed with.
+    public var revision: Int
+
+    /// The rules of new indexes.
+    public static let currentRevision = 2
 
     /// Options with the defaults documented on each property.
-    public init(foldDiacritics: Bool = true, joinHyphenated: Bool = true, maximumTermBytes: Int = 128) {
+    public init(
+        foldDiacritics: Bool = true, joinHyphenated: Bool = true, maximumTermBytes: Int = 128,
+        revision: Int = TokenizerOptions.currentRevision
+    ) {
         self.foldDiacritics = foldDiacritics
         self.joinHyphenated = joinHyphenated
         self.maximumTermBytes = max(4, min(maximumTermBytes, Int(UInt16.max)))
+        self.revision = max(1, min(revision, Self.currentRevision))
     }
 }
 
@@ -125,6 +138,7 @@ public struct Tokenizer: Sendable {
     ) -> UInt32 {
         var state = State(position: position, field: field, options: options)
         guard let base = text.baseAddress else { return position }
+        let revised = options.revision >= 2
         let table = ScalarTable.pointer
         let limit = ScalarTable.tableLimit
         let count = text.count
@@ -166,7 +180,7 @@ public struct Tokenizer: Sendable {
                         | UInt32(base[i + 2] & 0x3F) << 6 | UInt32(base[i + 3] & 0x3F)
                 }
             }
-            let c: ScalarClass
+            var c: ScalarClass
             if value < limit {
                 c = ScalarTable.unpack(table[Int(value)])
             } else if let cached = cache[value] {
@@ -175,7 +189,8 @@ public struct Tokenizer: Sendable {
                 c = ScalarTable.classify(value)
                 if cache.count < 4096 { cache[value] = c }
             }
-            if c.combines, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
+            if c.isFormat, !revised { c.kind = .separator }
+            if c.combines, revised, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
                 // Text in decomposed form (NFD) indexes as its composed form does.
                 state.replaceLast(with: composed, into: &buffer)
             } else {

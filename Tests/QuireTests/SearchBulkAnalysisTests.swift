@@ -1,4 +1,5 @@
 import Foundation
+import QuireText
 import Testing
 @testable import Quire
 import QuireNews
@@ -168,9 +169,9 @@ import QuireTestSupport
         let buffers = SearchAnalysisBuffers()
         // A large analysis first, its parts dropped: their arrays go back to the pool, longer than
         // the next ones need.
-        _ = SearchBatchPart.analyse(count: 1_500, parts: 2, buffers: buffers, texts)
-        let reused = SearchBatchPart.analyse(count: 600, parts: 2, buffers: buffers, short)
-        let fresh = SearchBatchPart.analyse(count: 600, parts: 2, short)
+        _ = SearchBatchPart.analyse(count: 1_500, parts: 2, buffers: buffers, rules: TokenizerOptions(), texts)
+        let reused = SearchBatchPart.analyse(count: 600, parts: 2, buffers: buffers, rules: TokenizerOptions(), short)
+        let fresh = SearchBatchPart.analyse(count: 600, parts: 2, rules: TokenizerOptions(), short)
         #expect(reused.count == 2)
         #expect(contents(reused) == contents(fresh))
         // The postings regrouped by document, in slices: each document's in term order, every

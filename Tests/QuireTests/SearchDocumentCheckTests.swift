@@ -1,4 +1,5 @@
 import Foundation
+import QuireText
 import Testing
 @testable import Quire
 import QuireLMDB  // white-box: changes the store under the index
@@ -19,7 +20,7 @@ import QuireLMDB  // white-box: changes the store under the index
         })
 
     @Test func theCheckIsTheDigestOfThePostingsAndTheChecksumOfTheText() {
-        var analyzer = SearchAnalyzer()
+        var analyzer = SearchAnalyzer(options: TokenizerOptions())
         let texts = [SearchText(field: 0, "Storm surge"), SearchText(field: 1, "the storm came")]
         let document = analyzer.analyze(texts)
         var sorted = SearchDocumentTerms()

@@ -28,7 +28,7 @@ extension Store {
             let skipped = try recordsStoredAlready(chunk, c)
             chunk.searchSkipped = skipped
             chunk.searchParts = SearchBatchPart.analyse(
-                count: values.count, parts: Parallelism.parts, buffers: searchBuffers
+                count: values.count, parts: Parallelism.parts, buffers: searchBuffers, rules: try searchRules(c)
             ) {
                 skipped?[$0] == true ? [] : search.text(values[values.startIndex + $0])
             }

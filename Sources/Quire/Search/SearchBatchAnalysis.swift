@@ -12,6 +12,9 @@ import Synchronization
 /// the machines we measure) and each part is analysed on its own thread with its own term table.
 final class SearchBatchPart: Sendable {
     let range: Range<Int>
+    /// The tokenizer rules it was analysed with (the index's when it was read; a writer finding
+    /// the index's rules differ tokenizes the batch again).
+    let rules: TokenizerOptions
     /// 16 field lengths per document.
     let lengths: [UInt32]
     /// Each document's check (its postings' digest and its text's checksum).
@@ -45,11 +48,12 @@ final class SearchBatchPart: Sendable {
 
     /// Tokenizes the documents of `range` (`texts(i)` for each `i`) and groups their postings by
     /// term, in arrays taken from `buffers` (given back when the part is gone).
-    init(range: Range<Int>, buffers: SearchAnalysisBuffers?, _ texts: (Int) -> [SearchText]) {
+    init(range: Range<Int>, buffers: SearchAnalysisBuffers?, rules: TokenizerOptions, _ texts: (Int) -> [SearchText]) {
         self.range = range
         self.buffers = buffers
+        self.rules = rules
         var table = TermTable(capacity: 1 << 16)
-        var tokenizer = Tokenizer()
+        var tokenizer = Tokenizer(options: rules)
         var buffer = TokenBuffer()
         var scratch = buffers?.takeScratch() ?? SearchAnalysisBuffers.Scratch()
         var output = buffers?.takeOutput() ?? SearchAnalysisBuffers.Output()
@@ -238,6 +242,7 @@ final class SearchBatchPart: Sendable {
         termDocuments = part.termDocuments
         termGroupEnds = part.termGroupEnds
         termGroups = part.termGroups
+        rules = part.rules
         buffers = nil
     }
 
@@ -351,12 +356,13 @@ final class SearchBatchPart: Sendable {
     /// Cuts `count` documents into `parts` contiguous parts and analyses them concurrently.
     /// Arrays come from `buffers` when given (a bulk load's pool) and go back to it.
     static func analyse(
-        count: Int, parts: Int, buffers: SearchAnalysisBuffers? = nil, _ texts: @Sendable (Int) -> [SearchText]
+        count: Int, parts: Int, buffers: SearchAnalysisBuffers? = nil, rules: TokenizerOptions,
+        _ texts: @Sendable (Int) -> [SearchText]
     ) -> [SearchBatchPart] {
         let n = max(1, min(parts, count / 256 + 1))
         let slots = PartSlots(n)
         DispatchQueue.concurrentPerform(iterations: n) { i in
-            slots.set(i, SearchBatchPart(range: (count * i / n)..<(count * (i + 1) / n), buffers: buffers, texts))
+            slots.set(i, SearchBatchPart(range: (count * i / n)..<(count * (i + 1) / n), buffers: buffers, rules: rules, texts))
         }
         return slots.parts
     }

@@ -239,6 +239,15 @@ struct SearchState: Sendable, Hashable {
     /// by the term alone.
     var mergingInsideTerm = false
 
+    /// Whether the index was made with the tokenizer's revision 2 (``TokenizerOptions/revision``:
+    /// marks composed, format characters skipped): indexes created since 2026-12-06. Those made
+    /// before keep revision 1 for every document, written or removed, and for their queries;
+    /// builds that predate the flag refuse the index rather than remove terms it does not hold.
+    var revisedText = false
+
+    /// The tokenizer rules of the index's documents and queries.
+    var tokenizerOptions: TokenizerOptions { TokenizerOptions(revision: revisedText ? 2 : 1) }
+
     /// How the segments' keys start.
     var segmentKeys: SegmentKeys { lowSegments ? .low : .high }
 
@@ -250,6 +259,7 @@ struct SearchState: Sendable, Hashable {
         lengthFields = min(16, Int(definition.fields.map(\.id).max() ?? 0) + 1)
         self.hashedDocuments = hashedDocuments
         checkedDocuments = true
+        revisedText = true
     }
 
     /// The state read from the stored entry, or that of a new index when there is none.
@@ -271,7 +281,7 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 127 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 255 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
@@ -279,6 +289,7 @@ struct SearchState: Sendable, Hashable {
             merging = flags & 16 == 16
             lowSegments = flags & 32 == 32
             mergingInsideTerm = flags & 64 == 64
+            revisedText = flags & 128 == 128
         }
     }
 
@@ -287,10 +298,10 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings {
+        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings || revisedText {
             SearchVarint.append(UInt64(lengthFields), to: &out)
             let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
-                | (merging ? 16 : 0) | (lowSegments ? 32 : 0) | (mergingInsideTerm ? 64 : 0)
+                | (merging ? 16 : 0) | (lowSegments ? 32 : 0) | (mergingInsideTerm ? 64 : 0) | (revisedText ? 128 : 0)
             SearchVarint.append(UInt64(flags), to: &out)
         }
         return out
@@ -324,13 +335,15 @@ struct SearchDocument {
 /// Tokenizes values into ``SearchDocument``s; one per write transaction or bulk chunk.
 struct SearchAnalyzer {
     static let valueGap: UInt32 = 8
-    private var tokenizer = Tokenizer()
+    private var tokenizer: Tokenizer
     private var buffer = TokenBuffer()
     private var table: TermTable
     private var encoded: [UInt8] = []
 
-    init(capacity: Int = 256) {
+    /// An analyzer with the tokenizer rules `options` (the index's: ``SearchState/tokenizerOptions``).
+    init(capacity: Int = 256, options: TokenizerOptions) {
         table = TermTable(capacity: capacity)
+        tokenizer = Tokenizer(options: options)
     }
 
     /// Appends the distinct terms of `texts` and their groups to `document`, in byte order;

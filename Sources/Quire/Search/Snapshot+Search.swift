@@ -130,8 +130,10 @@ extension StoreReading where Self: ~Copyable {
         try _context.writeState?.flushPendingSearch(lmdb)  // inside a write: see its own puts
         var parsed: Query
         let schema = dbs.definition.textSchema
+        let state = try SearchState.stored(dbs, lmdb)
         do {
-            parsed = try QueryParser(schema: schema).parse(query)
+            // The index's tokenizer rules: an index made before revision 2 is queried by its own.
+            parsed = try QueryParser(schema: schema, revision: state.tokenizerOptions.revision).parse(query)
         } catch {
             throw SearchError(error)
         }
@@ -148,7 +150,6 @@ extension StoreReading where Self: ~Copyable {
             parsed = .and(restricted)
         }
         guard limit > 0 else { return [] }
-        let state = try SearchState.stored(dbs, lmdb)
         let buffers = store.searchQueryBuffers
         var evaluation = try SearchEvaluation(dbs: dbs, state: state, buffers: buffers)
         evaluation.postingLimit = store.options.searchPostingLimit

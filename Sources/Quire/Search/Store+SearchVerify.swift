@@ -83,7 +83,7 @@ extension Store {
                 return found ?? nil
             }
             let recomputable = dbs.definition.isRecomputable
-            var analyzer = SearchAnalyzer(capacity: 1 << 12)
+            var analyzer = SearchAnalyzer(capacity: 1 << 12, options: state.tokenizerOptions)
             var expectedPostings = 0
             var collectionPostings = 0
             var documents = 0
@@ -101,7 +101,7 @@ extension Store {
             // snapshot's retry; nil for one that does not decode at all.
             func analysed(_ records: [UnsafeRawBufferPointer]) -> [SearchPostingDigest?] {
                 var digests =
-                    fields.map { Self.digests(of: records, dbs.definition, $0, c.decoder.options) }
+                    fields.map { Self.digests(of: records, dbs.definition, $0, c.decoder.options, state.tokenizerOptions) }
                     ?? Array(repeating: nil, count: records.count)
                 for (i, bytes) in records.enumerated() where digests[i] == nil {
                     guard let value = try? snap.genericValue(bytes, options: c.decoder.options) else { continue }
@@ -404,11 +404,11 @@ extension Store {
     /// decode), computed by `Parallelism.parts` threads.
     static func digests(
         of records: [UnsafeRawBufferPointer], _ definition: SearchDefinition, _ fields: FieldTable,
-        _ options: CompactDecoder.Options
+        _ options: CompactDecoder.Options, _ rules: TokenizerOptions
     ) -> [SearchPostingDigest?] {
         let (mapped, paths) = (MappedRecords(records: records), SearchTextPaths(definition))
         return Parallelism.inParts(count: records.count) { range in
-            var analyzer = SearchAnalyzer(capacity: 1 << 12)
+            var analyzer = SearchAnalyzer(capacity: 1 << 12, options: rules)
             return range.map { i -> SearchPostingDigest? in
                 guard let value = try? CompactValue.decode(from: mapped.records[i], fields: fields, options: options) else {
                     return nil

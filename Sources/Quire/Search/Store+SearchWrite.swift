@@ -60,7 +60,7 @@ struct SearchIndexWriter {
 
     let dbs: SearchDatabases
     var state: SearchState
-    var analyzer = SearchAnalyzer()
+    var analyzer: SearchAnalyzer
     /// Which blocks hold which postings (``SegmentRouting``), read when first needed.
     private var routing: SegmentRouting?
     /// The terms of the document an upsert or a delete replaces (``forget(key:_:comparedWith:_:)``).
@@ -74,6 +74,7 @@ struct SearchIndexWriter {
     init(_ dbs: SearchDatabases, _ state: SearchState) {
         self.dbs = dbs
         self.state = state
+        analyzer = SearchAnalyzer(options: state.tokenizerOptions)
     }
 
     /// Indexes (or re-indexes) the record stored under the physical `key`.
@@ -319,7 +320,7 @@ struct SearchIndexWriter {
                 keys: kept.map { keys[$0] }, texts: { texts(kept[$0]) }, indexed: indexed, newSegment: newSegment,
                 unchanged: unchanged.map { mask in kept.map { mask[$0] } }, txn)
         }
-        let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, texts)
+        let parts = SearchBatchPart.analyse(count: keys.count, parts: Parallelism.parts, rules: state.tokenizerOptions, texts)
         try withoutActuallyEscaping(texts) { texts in
             try indexBatch(
                 keys: keys, analysed: parts, texts: texts, indexed: indexed, newSegment: newSegment, unchanged: unchanged, txn)
@@ -591,7 +592,9 @@ extension StoreTransaction {
         // no analysis, else only for the records that replace others (their old texts are
         // tokenized only where they differ).
         let texts = try Store.chunkTexts(chunk, index, collection, c)
-        if let parts = chunk.searchParts, Self.leavesAlone(chunk.searchSkipped, unchanged) {
+        if let parts = chunk.searchParts, Self.leavesAlone(chunk.searchSkipped, unchanged),
+            parts.allSatisfy({ $0.rules == writer.state.tokenizerOptions })
+        {
             try writer.indexBatch(
                 keys: keys, analysed: parts, texts: texts.text, indexed: { try storedText($0, index, collection, c) },
                 newSegment: true, unchanged: unchanged, lmdb)
@@ -634,7 +637,8 @@ extension Store {
         guard let index = analysableSearchIndex(of: chunk, collection, c) else { return nil }
         let skipped = try recordsStoredAlready(chunk, c)
         let (text, check) = try Self.chunkTexts(chunk, index, collection, c)
-        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, buffers: buffers) {
+        let rules = try searchRules(c)
+        let parts = SearchBatchPart.analyse(count: chunk.entries.count, parts: Parallelism.parts, buffers: buffers, rules: rules) {
             skipped?[$0] == true ? [] : text($0)
         }
         try check()
@@ -643,6 +647,13 @@ extension Store {
 
     /// The collection's full-text index when a chunk of it can be tokenized before the writer:
     /// the index is open, and the chunk's keys strictly ascend (a key twice leaves it to the writer).
+    /// The tokenizer rules of `c`'s full-text index as stored now (a new index's when it has none
+    /// yet): what a chunk tokenized before the writer uses (the writer checks them again).
+    func searchRules(_ c: RegisteredCollection) throws -> TokenizerOptions {
+        guard let dbs = c.search else { return TokenizerOptions() }
+        return try read { snapshot throws in try SearchState.stored(dbs, snapshot.lmdb).tokenizerOptions }
+    }
+
     func analysableSearchIndex<V>(
         of chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection
     ) -> StoreSearchIndex<V>? {

@@ -101,7 +101,7 @@ extension Environment {
                 // In the reader gate: a reader adopting a map another process grew remaps only
                 // with the gate to itself, and mdb_txn_begin reads the meta pages in the map.
                 try enterGateOpen("mdb_txn_begin")
-                let rc = mdb_txn_begin(handle, nil, 0, &txn)
+                let rc = WriterLockWait.during { mdb_txn_begin(handle, nil, 0, &txn) }
                 gate.leaveShared()
                 if rc == MDB_MAP_RESIZED {
                     try adoptMapSize(attempt: &adoptions)

@@ -1,4 +1,6 @@
 import Foundation
+import QuireLMDB
+import Synchronization
 import Testing
 
 /// `quire load` treats its input as input: read errors fail, Ctrl-C is prompt.
@@ -117,5 +119,89 @@ import Testing
                         ? "quire: aborted by the error above (most often memory that could not be allocated: a lower limit, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
                         : "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n"))
         }
+    }
+}
+
+/// A write that waits for another process's writer lock (a load stopped with Ctrl-Z holds it
+/// for good) says so, and the first SIGINT or SIGTERM ends the wait: no safe point comes while
+/// the lock is held, and the waiting process holds no transaction to lose.
+@Suite struct WriterLockWaitTests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func theFirstSignalEndsAWaitForAnotherProcesssWriterLock(signalNumber: Int32) async throws {
+        try await withScratch { dir in
+            let store = dir.appendingPathComponent("s.db").path
+            let input = dir.appendingPathComponent("in.jsonl")
+            try generatedJSONL(count: 5).write(to: input)
+            let first = try await runQuire(["--store", store, "load", input.path])
+            #expect(first.status == 0, "\(first)")
+            try generatedJSONL(count: 7, seed: 7).write(to: input)
+            let holder = try WriterLockHolder(store)
+            defer { holder.release() }
+            let errURL = dir.appendingPathComponent("stderr")
+            try Data().write(to: errURL)
+            let errors = try FileHandle(forWritingTo: errURL)
+            defer { try? errors.close() }
+            let process = try startQuire(
+                ["--store", store, "load", input.path], directory: dir, stdout: .nullDevice, stderr: errors)
+            var stderr = ""
+            for _ in 0..<3_000 where process.isRunning && !stderr.contains("waiting for another process") {
+                try await Task.sleep(for: .milliseconds(10))
+                stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+            }
+            #expect(stderr.contains("waiting for another process that is writing"), "\(stderr)")
+            kill(process.processIdentifier, signalNumber)
+            for _ in 0..<1_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            let stoppedWhileHeld = !process.isRunning
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+            #expect(stoppedWhileHeld, "still waiting 10 s after the first signal: \(stderr)")
+            #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber, "\(stderr)")
+            #expect(stderr.contains("interrupted while waiting for another process"), "\(stderr)")
+            holder.release()
+            let dump = try await runQuire(["--store", store, "dump"])
+            #expect(dump.status == 0 && dump.stdout.split(separator: "\n").count == 5, "\(dump)")
+            let verify = try await runQuire(["--store", store, "verify"])
+            #expect(verify.status == 0, "\(verify)")
+        }
+    }
+}
+
+/// Holds a store's LMDB writer lock from this process (an open write transaction on a thread of
+/// its own) until released, as a writer stopped with Ctrl-Z would.
+private final class WriterLockHolder: Sendable {
+    private let holding = DispatchSemaphore(value: 0)
+    private let letGo = DispatchSemaphore(value: 0)
+    private let closed = DispatchSemaphore(value: 0)
+    private let state = Mutex((failed: false, released: false))
+
+    init(_ path: String) throws {
+        let environment = try Environment(path: path)
+        Thread { [self] in
+            do {
+                try environment.write { _ in
+                    holding.signal()
+                    letGo.wait()
+                }
+            } catch {
+                state.withLock { $0.failed = true }
+                holding.signal()
+            }
+            environment.close()
+            closed.signal()
+        }.start()
+        holding.wait()
+        if state.withLock({ $0.failed }) { throw QuireRunError(description: "could not take the writer lock of \(path)") }
+    }
+
+    /// Ends the transaction (once; later calls do nothing) and waits for the environment to close.
+    func release() {
+        let first = state.withLock { state in
+            defer { state.released = true }
+            return !state.released && !state.failed
+        }
+        guard first else { return }
+        letGo.signal()
+        closed.wait()
     }
 }

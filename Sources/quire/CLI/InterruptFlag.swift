@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import QuireLMDB
 import Synchronization
 
 /// How many times SIGINT/SIGTERM arrived. Global because a C signal handler cannot capture context;
@@ -16,6 +17,15 @@ enum InterruptFlag {
     /// Installs the handlers. Call once, before starting the work that polls ``isRaised``.
     static func install() {
         BlockedWriteWakeUp.install()
+        WriterLockWait.onLongWait(after: .seconds(1)) {
+            // A Ctrl-C that came while the wait was short is acted on now: no safe point comes.
+            if isRaised { exitWhileWaitingForTheWriterLock(130) }
+            if !waitNoted.exchange(true, ordering: .relaxed) {
+                let note: StaticString =
+                    "quire: waiting for another process that is writing to this store (Ctrl-C stops)\n"
+                _ = note.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            }
+        }
         for signalNumber in [SIGINT, SIGTERM] {
             var action = sigaction()
             #if canImport(Glibc)
@@ -38,12 +48,26 @@ enum InterruptFlag {
     }
 }
 
-/// Only async-signal-safe work here: an atomic add, `write(2)` and `_exit(2)`.
+/// Whether the wait for another process's writer lock has been told (once a run).
+private let waitNoted = Atomic<Bool>(false)
+
+/// Ends the process while a write waits for another process's writer lock: it holds no
+/// transaction, and no safe point comes until the other process lets go, which may be never
+/// (a writer stopped with Ctrl-Z). Async-signal-safe.
+private func exitWhileWaitingForTheWriterLock(_ status: Int32) -> Never {
+    let message: StaticString =
+        "\nquire: interrupted while waiting for another process's write to the store; what was committed stays\n"
+    _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    _exit(status)
+}
+
+/// Only async-signal-safe work here: atomic loads and adds, `write(2)` and `_exit(2)`.
 private func handleInterrupt(_ signalNumber: Int32) {
     let previous = interruptCount.add(1, ordering: .relaxed).oldValue
     if previous > 0 {
         _exit(128 + signalNumber)
     }
+    if WriterLockWait.isWaitingLong { exitWhileWaitingForTheWriterLock(128 + signalNumber) }
     // The writer first: stderr may be the same full pipe (`2>&1 | slow`), and this write wait.
     BlockedWriteWakeUp.wake()
     let message: StaticString = "\nquire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n"

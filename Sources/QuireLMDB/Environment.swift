@@ -202,6 +202,7 @@ public final class Environment: @unchecked Sendable {
             throw LMDBError(code: errno, operation: "link", path: path)
         }
         Environment.syncDirectory(path)
+        AbandonedCreations.remove(in: path, except: temporary)
     }
 
     /// Opens the handle; read-only, when the lock file cannot be opened for writing (a store

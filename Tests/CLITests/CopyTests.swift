@@ -107,6 +107,28 @@ private func addFreePages(_ store: String) throws {
         }
     }
 
+    /// A directory holding only what a killed copy left is no store, and every command says what
+    /// is there and how to get rid of it; a copy run again into it replaces it.
+    @Test func aKilledCopysLeftoverIsNamedNotTakenForAStore() async throws {
+        try await withScratchDirectory { scratch in
+            let store = scratch + "/store"
+            try LMDBFixture.build(at: store)
+            let backup = scratch + "/backup"
+            try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: false)
+            let leftover = Environment.partialCopyPrefix + "Ab12Cd"
+            try Data(repeating: 7, count: 8_192).write(to: URL(fileURLWithPath: backup + "/" + leftover))
+            let input = scratch + "/in.jsonl"
+            try Data("{\"id\":\"a\",\"headline\":\"x\"}\n".utf8).write(to: URL(fileURLWithPath: input))
+            for command in [["stats"], ["verify"], ["dump"], ["load", input]] {
+                let result = try await runQuire(["--store", backup] + command)
+                #expect(result.status == 1, "\(command): \(result)")
+                #expect(result.stderr.contains("only what an interrupted copy left (\(leftover))"), "\(command): \(result)")
+            }
+            #expect(try await runQuire(["--store", store, "copy", backup, "-q"]).status == 0)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["data.mdb"])
+        }
+    }
+
     @Test func copyingAMissingStoreFails() async throws {
         try await withScratchDirectory { scratch in
             let missing = scratch + "/nothing-here"

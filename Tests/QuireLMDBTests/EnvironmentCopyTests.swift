@@ -83,6 +83,30 @@ import Testing
         }
     }
 
+    /// The staging directories of first opens killed midway are removed by the next creation:
+    /// one whose lock file no process holds, and one without a lock file once it is a minute
+    /// old; a fresh one without a lock file (its process may be about to open it) stays.
+    @Test func aCreationRemovesTheStagingDirectoriesOfKilledOnes() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir + "/store"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            let (locked, old, fresh) = (
+                Environment.creationPrefix + "Aaaaaa", Environment.creationPrefix + "Bbbbbb",
+                Environment.creationPrefix + "Cccccc"
+            )
+            for name in [locked, old, fresh] {
+                try FileManager.default.createDirectory(atPath: path + "/" + name, withIntermediateDirectories: false)
+            }
+            try Data(repeating: 0, count: 4_096).write(to: URL(fileURLWithPath: path + "/" + locked + "/lock.mdb"))
+            try Data(repeating: 0, count: 8_192).write(to: URL(fileURLWithPath: path + "/" + locked + "/data.mdb"))
+            let anHourAgo = Date().addingTimeInterval(-3_600)
+            try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: path + "/" + old)
+            try Environment.create(at: path) { _ in }
+            let left = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+            #expect(left == [fresh, "data.mdb"].sorted())
+        }
+    }
+
     /// A compacted copy's map can be exactly as large as its pages (LMDB maps at least the
     /// file): creating a database in it must grow the map, as a put would (`quire copy
     /// --compact` of a large store failed with MDB_MAP_FULL when it opened its scratch database).

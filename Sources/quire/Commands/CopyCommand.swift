@@ -25,6 +25,11 @@ enum CopyCommand {
             }
             // The copy removed its temporary file; a directory it created goes too.
             if createdDirectory { rmdir(destination) }
+            if error.code == ENOSPC {
+                // LMDB's hint speaks of commits, which a copy does not make.
+                throw RuntimeError(
+                    "copy", "\(destination): the disk is full: free space; the store is untouched and no partial copy is left")
+            }
             throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")
         }
         if options.compact {

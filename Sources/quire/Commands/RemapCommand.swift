@@ -29,7 +29,11 @@ enum RemapCommand {
         progress.finish(stopped: context.isInterrupted)
         if context.isInterrupted {
             // What was done stays (each transaction committed whole): said, as fetch and load do.
-            throw InterruptedError(command: "remap", detail: "after \(summary.documents) documents were mapped again (\(summary.remapped) remapped)")
+            // The same words as the summary: "remapped" counts quarantined documents now mapped.
+            throw InterruptedError(
+                command: "remap",
+                detail: "after \(summary.documents) documents were read again (\(summary.remapped) out of the quarantine, "
+                    + "\(summary.stillRejected) still rejected, \(summary.rawUpdated + summary.rawUnchanged + summary.rawFailed) kept raw)")
         }
         if !options.quiet {
             var text = "remapped \(summary.remapped), still rejected \(summary.stillRejected)"

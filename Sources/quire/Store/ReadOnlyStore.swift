@@ -35,6 +35,9 @@ enum ReadOnlyStore {
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(path + "/data.mdb", F_OK) != 0, errno == EACCES {
             return RuntimeError(command, "\(path): permission denied: this user cannot look into the store's directory")
         }
+        if let leftover = StoreDirectoryCheck.interruptedCopy(in: path) {
+            return RuntimeError(command, "\(path): \(StoreDirectoryCheck.interruptedCopyNote(leftover))")
+        }
         return RuntimeError(command, "\(path): no store at this path")
     }
 

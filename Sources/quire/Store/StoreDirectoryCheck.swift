@@ -41,6 +41,9 @@ enum StoreDirectoryCheck {
             }
             // A lock file alone, or the directory a new store's file is made in, is what an
             // interrupted first open leaves; neither holds data.
+            if name.hasPrefix(Environment.partialCopyPrefix) {
+                throw RuntimeError(command, "\(path): \(interruptedCopyNote(name))")
+            }
             if name != "." && name != ".." && name != "lock.mdb" && !name.hasPrefix(Environment.creationPrefix) {
                 throw RuntimeError(
                     command,
@@ -48,5 +51,24 @@ enum StoreDirectoryCheck {
                 )
             }
         }
+    }
+
+    /// The name of what an interrupted `copy` left in the directory `path` (its partial data
+    /// file), or nil.
+    static func interruptedCopy(in path: String) -> String? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(Environment.partialCopyPrefix) { return name }
+        }
+        return nil
+    }
+
+    /// What to say of a directory holding an interrupted copy's partial file `name` and no store.
+    static func interruptedCopyNote(_ name: String) -> String {
+        "no store here, only what an interrupted copy left (\(name)): run the copy again (it removes it) or delete it"
     }
 }

@@ -33,6 +33,40 @@ import Testing
         #expect(reordered.status == 64 && reordered.stderr.contains("given twice"), "\(reordered)")
     }
 
+    /// `quire fixtures --port` listens where it is told (a fetch's source is named by host and
+    /// port, so a fetch resumes against a server restarted there); a port in use is an error.
+    @Test func fixturesListenOnTheGivenPort() async throws {
+        let taken = try FixtureAPI(configuration: FixtureAPI.Configuration())
+        let port = taken.port
+        let busy = try await runQuire(["fixtures", "--port", String(port)], timeout: 30)
+        #expect(busy.status == 1 && busy.stderr.contains("cannot start the fixture API"), "\(busy)")
+        taken.stop()
+        try await withScratch { dir in
+            let out = dir.appendingPathComponent("out")
+            try Data().write(to: out)
+            let handle = try FileHandle(forWritingTo: out)
+            defer { try? handle.close() }
+            let process = try startQuire(["fixtures", "--port", String(port)], directory: dir, stdout: handle)
+            defer {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+            }
+            var printed = ""
+            for _ in 0..<1_000 where process.isRunning && !printed.contains("\n") {
+                try await Task.sleep(for: .milliseconds(10))
+                printed = String(decoding: try Data(contentsOf: out), as: UTF8.self)
+            }
+            #expect(printed.hasPrefix("http://127.0.0.1:\(port)\n"), "\(printed)")
+            let fetched = try await runQuire(
+                ["--store", dir.appendingPathComponent("s.db").path, "fetch", "feedzilla", "--base-url",
+                 "http://127.0.0.1:\(port)", "--json", "-q"], timeout: 120)
+            #expect(fetched.status == 0 && fetched.stdout.contains("\"complete\":true"), "\(fetched)")
+            kill(process.processIdentifier, SIGTERM)
+        }
+        let invalid = try await runQuire(["fixtures", "--port", "70000"])
+        #expect(invalid.status == 64 && invalid.stderr.contains("--port"), "\(invalid)")
+    }
+
     /// A URL that answers but is not etcd (here the fixture news API) is named as such, not
     /// reported as a refusal with gRPC code 0.
     @Test func aServerThatIsNotEtcdIsNamed() async throws {

@@ -22,13 +22,13 @@ public final class FixtureAPI: Sendable {
     private let server: LoopbackServer
     private let state: FixtureAPIState
 
-    /// Starts the server on `127.0.0.1` with an ephemeral port.
+    /// Starts the server on `127.0.0.1`, on `port` (0, the default: an ephemeral one).
     ///
-    /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
-    public init(configuration: Configuration = .init()) throws {
+    /// - Throws: ``LoopbackServerError`` when the socket cannot be set up (the port is taken).
+    public init(configuration: Configuration = .init(), port: Int = 0) throws {
         let state = FixtureAPIState(configuration: configuration)
         self.state = state
-        server = try LoopbackServer { request in state.answer(request) }
+        server = try LoopbackServer(port: port) { request in state.answer(request) }
     }
 
     /// `http://127.0.0.1:<port>`, without a trailing slash.

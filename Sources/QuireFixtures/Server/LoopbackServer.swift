@@ -15,12 +15,14 @@ public final class LoopbackServer: Sendable {
     // The threads hold the core, not this object, so releasing the server stops it.
     private let core: ServerCore
 
-    /// Starts listening on `127.0.0.1` with an ephemeral port.
+    /// Starts listening on `127.0.0.1`, on `port` (0: an ephemeral one).
     ///
-    /// - Parameter handler: Answers each request; called on the connection's thread.
-    /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
-    public init(handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
-        core = try ServerCore(handler: handler)
+    /// - Parameters:
+    ///   - port: The port to listen on; 0 lets the kernel choose a free one.
+    ///   - handler: Answers each request; called on the connection's thread.
+    /// - Throws: ``LoopbackServerError`` when the socket cannot be set up (the port is taken).
+    public init(port: Int = 0, handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
+        core = try ServerCore(port: port, handler: handler)
     }
 
     deinit {
@@ -62,11 +64,11 @@ final class ServerCore: Sendable {
     /// The largest request head or body the server reads; larger requests close the connection.
     static let maxRequestBytes = 64 * 1024 * 1024
 
-    /// Starts listening on `127.0.0.1` with an ephemeral port.
+    /// Starts listening on `127.0.0.1`, on `port` (0: an ephemeral one).
     ///
     /// - Parameter handler: Answers each request; called on the connection's thread.
     /// - Throws: ``LoopbackServerError`` when the socket cannot be set up.
-    init(handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
+    init(port requested: Int, handler: @escaping @Sendable (FixtureRequest) -> FixtureResponse) throws(LoopbackServerError) {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackServerError(operation: "socket", errno: errno) }
@@ -75,7 +77,7 @@ final class ServerCore: Sendable {
 
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(clamping: requested).bigEndian
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1 only: never reachable from outside
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -10,7 +10,7 @@ enum FixturesCommand {
         configuration.nytArticlesPerQuery = options.articles
         let api: FixtureAPI
         do {
-            api = try FixtureAPI(configuration: configuration)
+            api = try FixtureAPI(configuration: configuration, port: options.port)
         } catch {
             throw RuntimeError("fixtures", "cannot start the fixture API: \(error)")
         }

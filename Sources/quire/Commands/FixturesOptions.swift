@@ -3,19 +3,22 @@ struct FixturesOptions: CommandOptions {
     var reportQueries: [String]
     var articles: Int
     var seed: UInt64
+    var port: Int
 
     static let spec = CommandSpec(
         name: "fixtures",
         abstract: "Serve the loopback fixture API (NYT and Feedzilla shapes) for tests and the cluster script.",
         discussion: """
             Prints its base URL on stdout (use it as --base-url), then serves generated articles
-            on 127.0.0.1 (a free port) until Ctrl-C (SIGINT or SIGTERM). On stopping it prints
+            on 127.0.0.1 (a free port, or --port: a fetch's source is named by host and port, so a
+            fetch resumes against a restarted server on the same port) until Ctrl-C (SIGINT or SIGTERM). On stopping it prints
             one JSON line: how many requests and documents it served, and the ids of the articles
             of each --report-query, so a test can check that every served article was stored.
             """,
         options: [
             .value("articles", "n", help: "NYT articles per query (10 a page).", default: "120"),
             .value("seed", "n", help: "The generator's seed.", default: "42"),
+            .value("port", "n", help: "The port to listen on (0: a free one).", default: "0"),
             .repeated("report-query", "query", help: "A NYT query whose article ids to print on stopping."),
         ])
 
@@ -25,6 +28,7 @@ struct FixturesOptions: CommandOptions {
         let seedText = arguments.value("seed") ?? "42"
         guard let seed = UInt64(seedText) else { throw arguments.invalid("seed", seedText, "expected a whole number") }
         self.seed = seed
+        port = try arguments.integer("port", in: 0...65_535) ?? 0
     }
 
     func run(_ context: CommandContext) async throws { try await FixturesCommand.run(self, context: context) }

@@ -7,10 +7,14 @@
 /// The staging directories (``Environment/creationPrefix``) that first opens killed midway left
 /// in a store's directory: harmless, but nothing else would ever remove them.
 enum AbandonedCreations {
-    /// Removes those in `path` but `own` that no process is using: LMDB holds a lock on the
-    /// first byte of an open environment's `lock.mdb` (asked with `F_GETLK`, which takes none);
-    /// one without a lock file is left alone for a minute (its process may be about to open it).
-    static func remove(in path: String, except own: String) {
+    /// How old a staging directory must be to be taken for abandoned: a creation takes well under
+    /// a second, and its process holds no lock on the directory's `lock.mdb` for a moment in it.
+    static let age: time_t = 60
+
+    /// Removes those in `path` that are over a minute old and whose `lock.mdb`, if any, no other
+    /// process holds: LMDB keeps a lock on its first byte while an environment is open (asked
+    /// with `F_GETLK`, which takes none).
+    static func remove(in path: String) {
         guard let directory = opendir(path) else { return }
         var abandoned: [String] = []
         while let entry = readdir(directory) {
@@ -18,7 +22,7 @@ enum AbandonedCreations {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             let staging = path + "/" + name
-            if name.hasPrefix(Environment.creationPrefix), staging != own, isAbandoned(staging) { abandoned.append(staging) }
+            if name.hasPrefix(Environment.creationPrefix), isAbandoned(staging) { abandoned.append(staging) }
         }
         closedir(directory)
         for staging in abandoned {
@@ -29,12 +33,16 @@ enum AbandonedCreations {
     }
 
     private static func isAbandoned(_ staging: String) -> Bool {
+        var info = stat()
+        guard stat(staging, &info) == 0 else { return false }
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec.tv_sec
+        #else
+            let modified = info.st_mtim.tv_sec
+        #endif
+        guard time(nil) - modified > age else { return false }
         let lockFile = open(staging + "/lock.mdb", O_RDWR | O_CLOEXEC)
-        guard lockFile >= 0 else {
-            var info = stat()
-            guard errno == ENOENT, stat(staging, &info) == 0 else { return false }
-            return time(nil) - info.st_mtim.tv_sec > 60
-        }
+        guard lockFile >= 0 else { return errno == ENOENT }
         defer { close(lockFile) }
         var probe = flock()
         probe.l_type = Int16(F_WRLCK)

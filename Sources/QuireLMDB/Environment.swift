@@ -92,6 +92,7 @@ public final class Environment: @unchecked Sendable {
             }
             try DataFileCheck.check(directory: canonical)
             opened = try Environment.openWithFallback(canonical, options)
+            if !options.readOnly { AbandonedCreations.remove(in: canonical) }
         } catch {
             OpenRegistry.release(identity)
             throw Environment.explain(error, canonical, readOnly: options.readOnly)
@@ -202,7 +203,6 @@ public final class Environment: @unchecked Sendable {
             throw LMDBError(code: errno, operation: "link", path: path)
         }
         Environment.syncDirectory(path)
-        AbandonedCreations.remove(in: path, except: temporary)
     }
 
     /// Opens the handle; read-only, when the lock file cannot be opened for writing (a store

@@ -128,8 +128,12 @@ enum ScalarTable {
         var c = classifyKind(value)
         if value >= 0x300, let scalar = Unicode.Scalar(value) {
             let properties = scalar.properties
+            // What may follow a letter and compose with it: marks of a combining class, spacing
+            // marks, the four nonspacing marks of class 0 that compose (Oriya, Myanmar, Chakma,
+            // Tirhuta) and Hangul vowels and final consonants.
             c.combines =
                 properties.canonicalCombiningClass != .notReordered || properties.generalCategory == .spacingMark
+                || [0x0B56, 0x102E, 0x11127, 0x114BA].contains(value)
                 || (0x1161...0x1175).contains(value) || (0x11A8...0x11C2).contains(value)
         }
         return c

@@ -180,15 +180,7 @@ public struct Tokenizer: Sendable {
                         | UInt32(base[i + 2] & 0x3F) << 6 | UInt32(base[i + 3] & 0x3F)
                 }
             }
-            var c: ScalarClass
-            if value < limit {
-                c = ScalarTable.unpack(table[Int(value)])
-            } else if let cached = cache[value] {
-                c = cached
-            } else {
-                c = ScalarTable.classify(value)
-                if cache.count < 4096 { cache[value] = c }
-            }
+            var c = value < limit ? ScalarTable.unpack(table[Int(value)]) : classOf(value)
             if c.isFormat, !revised { c.kind = .separator }
             if c.combines, revised, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
                 // Text in decomposed form (NFD) indexes as its composed form does.
@@ -214,8 +206,16 @@ public struct Tokenizer: Sendable {
             if compositions.count < 4096 { compositions[key] = value }
         }
         guard value != 0 else { return nil }
-        let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : ScalarTable.classify(value)
+        let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
         return c.kind == .word ? c : nil
+    }
+
+    /// The class of a scalar past the table, cached.
+    private mutating func classOf(_ value: UInt32) -> ScalarClass {
+        if let cached = cache[value] { return cached }
+        let c = ScalarTable.classify(value)
+        if cache.count < 4096 { cache[value] = c }
+        return c
     }
 
     /// ASCII letters and digits: word characters that fold to themselves but for case.

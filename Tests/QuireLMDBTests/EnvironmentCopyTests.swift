@@ -83,27 +83,37 @@ import Testing
         }
     }
 
-    /// The staging directories of first opens killed midway are removed by the next creation:
-    /// one whose lock file no process holds, and one without a lock file once it is a minute
-    /// old; a fresh one without a lock file (its process may be about to open it) stays.
-    @Test func aCreationRemovesTheStagingDirectoriesOfKilledOnes() throws {
+    /// The staging directories of first opens killed midway are removed by a later writable
+    /// open once they are a minute old: one whose lock file no process holds, one without a lock
+    /// file; a fresh one (its process may be creating the store right now) stays.
+    @Test func aWritableOpenRemovesTheStagingDirectoriesOfKilledOnes() throws {
         try withTemporaryDirectory { dir in
             let path = dir + "/store"
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            let (locked, old, fresh) = (
+            try Environment.create(at: path) { _ in }
+            let (unlocked, bare, fresh) = (
                 Environment.creationPrefix + "Aaaaaa", Environment.creationPrefix + "Bbbbbb",
                 Environment.creationPrefix + "Cccccc"
             )
-            for name in [locked, old, fresh] {
+            for name in [unlocked, bare, fresh] {
                 try FileManager.default.createDirectory(atPath: path + "/" + name, withIntermediateDirectories: false)
             }
-            try Data(repeating: 0, count: 4_096).write(to: URL(fileURLWithPath: path + "/" + locked + "/lock.mdb"))
-            try Data(repeating: 0, count: 8_192).write(to: URL(fileURLWithPath: path + "/" + locked + "/data.mdb"))
+            for name in [unlocked, fresh] {
+                try Data(repeating: 0, count: 4_096).write(to: URL(fileURLWithPath: path + "/" + name + "/lock.mdb"))
+                try Data(repeating: 0, count: 8_192).write(to: URL(fileURLWithPath: path + "/" + name + "/data.mdb"))
+            }
             let anHourAgo = Date().addingTimeInterval(-3_600)
-            try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: path + "/" + old)
-            try Environment.create(at: path) { _ in }
+            for name in [unlocked, bare] {
+                try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: path + "/" + name)
+            }
+            var readOnly = EnvironmentOptions()
+            readOnly.readOnly = true
+            let reader = try Environment(path: path, options: readOnly)
+            reader.close()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: path).count == 5)  // a reader leaves them
+            let env = try Environment(path: path)
+            env.close()
             let left = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-            #expect(left == [fresh, "data.mdb"].sorted())
+            #expect(left == [fresh, "data.mdb", "lock.mdb"].sorted())
         }
     }
 

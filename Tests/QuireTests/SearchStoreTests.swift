@@ -168,6 +168,13 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             #expect(try Set(ids(store, "by")) == ["a"])
             #expect(try Set(ids(store, "byte")) == ["b"])
             #expect(try Set(ids(store, "иод")) == ["a"])
+            // A query's own text too: the format character splits it into the phrase "by te".
+            #expect(try Set(ids(store, "by\u{FEFF}te")) == ["a"])
+            // Snippets mark what the index matched.
+            var highlighter = try store.read { snap in try snap.searchHighlighter(for: "te", inCollectionNamed: "notes") }
+            #expect(highlighter.snippet(of: "by\u{FEFF}te") == "by\u{FEFF}«te»")
+            let before = try store.verify()
+            #expect(before.isSound, "\(before.problems)")
             try await store.put(note("a", "calm"), in: notes)
             #expect(try ids(store, "by").isEmpty)
             #expect(try ids(store, "иод").isEmpty)

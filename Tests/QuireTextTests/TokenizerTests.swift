@@ -45,9 +45,12 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("word\u{2060}joiner by\u{FEFF}te zero\u{200D}width left\u{200E}mark") == ["wordjoiner", "byte", "zerowidth", "leftmark"])
         #expect(terms("\u{FEFF}lead \u{202E}\u{2066}trail\u{2069}") == ["lead", "trail"])
         #expect(terms("zero\u{200B}space") == ["zero", "space"])
+        #expect(terms("by\u{FEFF}te", TokenizerOptions(revision: 1)) == ["by", "te"])
+        // A keycap: the digit, its selector and the enclosing keycap mark.
+        #expect(terms("1️⃣") == ["1"])
     }
 
-    /// Text in decomposed form (NFD: macOS file names, some feeds) makes the terms its composed form
+    /// Text in decomposed form (NFD: some feeds, text pasted from some systems) makes the terms its composed form
     /// (NFC) makes, in every script: a letter and the marks after it compose first, then fold.
     @Test func decomposedTextIndexesAsComposedText() {
         func bytes(_ term: String) -> [UInt8] { Array(term.utf8) }
@@ -64,8 +67,8 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("x\u{301}y") == ["xy"])
         #expect(terms("и\u{306}").map(bytes) == [Array("\u{439}".utf8)])
         #expect(terms("\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}").map(bytes) == [Array("\u{D55C}\u{AD6D}".utf8)])
-        // A keycap: the digit, its selector and the enclosing keycap mark.
-        #expect(terms("1️⃣") == ["1"])
+        // Revision 1 (the rules of indexes made before) leaves the marks apart.
+        #expect(terms("и\u{306}од", TokenizerOptions(revision: 1)) == ["иод"])
     }
 
     @Test func emojiAndSymbolsSeparate() {

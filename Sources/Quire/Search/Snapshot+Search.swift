@@ -75,9 +75,16 @@ public struct SearchHighlighter: Sendable {
 
     /// A highlighter for `query`, parsed against `definition` (the collection's search index).
     /// - Throws: ``SearchError`` for a malformed query.
+    /// Its tokenizer rules are those of new indexes; ``StoreReading/searchHighlighter(for:inCollectionNamed:)``
+    /// takes the rules of the index a search ran on (an index made before 2026-12-06 keeps older ones).
     public init(query: String, definition: SearchDefinition) throws(SearchError) {
+        try self.init(query: query, definition: definition, rules: TokenizerOptions())
+    }
+
+    init(query: String, definition: SearchDefinition, rules: TokenizerOptions) throws(SearchError) {
         do {
-            highlighter = Highlighter(query: try QueryParser(schema: definition.textSchema).parse(query))
+            let parsed = try QueryParser(schema: definition.textSchema, revision: rules.revision).parse(query)
+            highlighter = Highlighter(query: parsed, options: rules)
         } catch {
             throw SearchError(error)
         }
@@ -116,6 +123,19 @@ extension StoreReading where Self: ~Copyable {
     ) throws -> [SearchHit] {
         try search(
             query, inCollectionNamed: collection.name, limit: limit, sort: sort, since: since, until: until, filters: filters)
+    }
+
+    /// A highlighter for `query` with the tokenizer rules of the named collection's full-text
+    /// index, so that a snippet marks what the search matched.
+    /// - Throws: ``SearchError`` for a malformed query; `StoreError` when the collection has no
+    ///   search index.
+    public func searchHighlighter(for query: String, inCollectionNamed name: String) throws -> SearchHighlighter {
+        let c = try store.resolved(name)
+        guard let dbs = c.search else {
+            throw StoreError(.unknownCollection, "collection '\(name)' has no search index")
+        }
+        let rules = try SearchState.stored(dbs, lmdb).tokenizerOptions
+        return try SearchHighlighter(query: query, definition: dbs.definition, rules: rules)
     }
 
     /// ``search(_:in:limit:sort:since:until:filters:)`` by collection name (for tools without the Swift types).

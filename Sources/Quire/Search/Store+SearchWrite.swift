@@ -645,8 +645,6 @@ extension Store {
         return (parts, skipped)
     }
 
-    /// The collection's full-text index when a chunk of it can be tokenized before the writer:
-    /// the index is open, and the chunk's keys strictly ascend (a key twice leaves it to the writer).
     /// The tokenizer rules of `c`'s full-text index as stored now (a new index's when it has none
     /// yet): what a chunk tokenized before the writer uses (the writer checks them again).
     func searchRules(_ c: RegisteredCollection) throws -> TokenizerOptions {
@@ -654,6 +652,8 @@ extension Store {
         return try read { snapshot throws in try SearchState.stored(dbs, snapshot.lmdb).tokenizerOptions }
     }
 
+    /// The collection's full-text index when a chunk of it can be tokenized before the writer:
+    /// the index is open, and the chunk's keys strictly ascend (a key twice leaves it to the writer).
     func analysableSearchIndex<V>(
         of chunk: EncodedChunk, _ collection: StoreCollection<V>, _ c: RegisteredCollection
     ) -> StoreSearchIndex<V>? {

@@ -12,14 +12,16 @@ private let interruptCount = Atomic<Int>(0)
 
 /// Ctrl-C for long-running commands: the first SIGINT (or SIGTERM) only raises a flag that the
 /// command polls between chunks, so it stops at a transaction boundary and leaves the store
-/// consistent; a second one exits at once with status 130.
+/// consistent; a second one exits at once with status 128 + the signal (130 for SIGINT).
 enum InterruptFlag {
     /// Installs the handlers. Call once, before starting the work that polls ``isRaised``.
     static func install() {
+        // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
+        _ = (interruptCount.load(ordering: .relaxed), lastSignal.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed))
         BlockedWriteWakeUp.install()
         WriterLockWait.onLongWait(after: .seconds(1)) {
             // A Ctrl-C that came while the wait was short is acted on now: no safe point comes.
-            if isRaised { exitWhileWaitingForTheWriterLock(130) }
+            if isRaised { exitWhileWaitingForTheWriterLock(128 + lastSignal.load(ordering: .sequentiallyConsistent)) }
             if !waitNoted.exchange(true, ordering: .relaxed) {
                 let note: StaticString =
                     "quire: waiting for another process that is writing to this store (Ctrl-C stops)\n"
@@ -40,7 +42,7 @@ enum InterruptFlag {
     }
 
     /// Whether the user asked to stop. Poll this at chunk boundaries.
-    static var isRaised: Bool { interruptCount.load(ordering: .relaxed) > 0 }
+    static var isRaised: Bool { interruptCount.load(ordering: .sequentiallyConsistent) > 0 }
 
     /// Throws ``InterruptedError`` when the user asked to stop.
     static func check(_ command: String) throws(InterruptedError) {
@@ -50,6 +52,9 @@ enum InterruptFlag {
 
 /// Whether the wait for another process's writer lock has been told (once a run).
 private let waitNoted = Atomic<Bool>(false)
+
+/// The signal that raised the flag (SIGINT or SIGTERM), for the status of a later exit.
+private let lastSignal = Atomic<Int32>(SIGINT)
 
 /// Ends the process while a write waits for another process's writer lock: it holds no
 /// transaction, and no safe point comes until the other process lets go, which may be never
@@ -63,7 +68,10 @@ private func exitWhileWaitingForTheWriterLock(_ status: Int32) -> Never {
 
 /// Only async-signal-safe work here: atomic loads and adds, `write(2)` and `_exit(2)`.
 private func handleInterrupt(_ signalNumber: Int32) {
-    let previous = interruptCount.add(1, ordering: .relaxed).oldValue
+    lastSignal.store(signalNumber, ordering: .sequentiallyConsistent)
+    // Sequentially consistent, as the wait's timer: it stores `long` then reads the count, this
+    // adds to the count then reads `long`; one of the two sees the other.
+    let previous = interruptCount.add(1, ordering: .sequentiallyConsistent).oldValue
     if previous > 0 {
         _exit(128 + signalNumber)
     }

@@ -11,7 +11,7 @@ enum SearchCommand {
         guard let definition = try store.storedCollections().first(where: { $0.name == collection }) else {
             throw RuntimeError("search", "the store has no '\(collection)' collection")
         }
-        guard let search = definition.search else {
+        guard definition.search != nil else {
             throw RuntimeError("search", "collection '\(collection)' has no search index")
         }
         let query = options.query
@@ -23,7 +23,7 @@ enum SearchCommand {
                     query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
                     since: options.since, until: options.until.map(CommandLineDate.endOfDay),
                     filters: options.section.map { ["section": $0] } ?? [:])
-                var highlighter = try SearchHighlighter(query: query, definition: search)
+                var highlighter = try snap.searchHighlighter(for: query, inCollectionNamed: collection)
                 if options.format == .table { try context.output.line(tableRow(tableHeader)) }
                 for hit in hits {
                     if context.isInterrupted { return }

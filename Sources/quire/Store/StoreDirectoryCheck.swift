@@ -39,11 +39,11 @@ enum StoreDirectoryCheck {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            // A lock file alone, or the directory a new store's file is made in, is what an
-            // interrupted first open leaves; neither holds data.
             if name.hasPrefix(Environment.partialCopyPrefix) {
                 throw RuntimeError(command, "\(path): \(interruptedCopyNote(name))")
             }
+            // A lock file alone, or the directory a new store's file is made in, is what an
+            // interrupted first open leaves; neither holds data.
             if name != "." && name != ".." && name != "lock.mdb" && !name.hasPrefix(Environment.creationPrefix) {
                 throw RuntimeError(
                     command,

@@ -15,16 +15,8 @@ enum AbandonedCreations {
     /// process holds: LMDB keeps a lock on its first byte while an environment is open (asked
     /// with `F_GETLK`, which takes none).
     static func remove(in path: String) {
-        guard let directory = opendir(path) else { return }
-        var abandoned: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            let staging = path + "/" + name
-            if name.hasPrefix(Environment.creationPrefix), isAbandoned(staging) { abandoned.append(staging) }
-        }
-        closedir(directory)
+        let names = directoryNames(path) ?? []
+        let abandoned = names.filter { $0.hasPrefix(Environment.creationPrefix) }.map { path + "/" + $0 }.filter(isAbandoned)
         for staging in abandoned {
             unlink(staging + "/data.mdb")
             unlink(staging + "/lock.mdb")

@@ -167,16 +167,9 @@ extension Environment {
 
     /// Removes temporary files that a killed copy left in `directory`.
     static func removePartialCopies(in directory: String) {
-        guard let dir = opendir(directory) else { return }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix(partialCopyPrefix) { names.append(name) }
+        for name in directoryNames(directory) ?? [] where name.hasPrefix(partialCopyPrefix) {
+            unlink(directory + "/" + name)
         }
-        closedir(dir)
-        for name in names { unlink(directory + "/" + name) }
     }
 
     /// Makes a new directory entry durable (`fsync` of the directory).

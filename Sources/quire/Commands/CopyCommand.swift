@@ -76,18 +76,12 @@ enum CopyCommand {
         if access(destination + "/data.mdb", F_OK) == 0 {
             throw RuntimeError("copy", "\(destination): already holds a store; choose a new directory")
         }
-        guard let directory = opendir(destination) else {
+        guard let names = directoryNames(destination) else {
             throw RuntimeError("copy", "\(destination): \(errorString(errno))")
         }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            // A killed copy's temporary file does not count: the next copy replaces it.
-            if name != "." && name != ".." && !name.hasPrefix(Environment.partialCopyPrefix) {
-                throw RuntimeError("copy", "\(destination): the directory is not empty")
-            }
+        // A killed copy's temporary file does not count: the next copy replaces it.
+        if names.contains(where: { !$0.hasPrefix(Environment.partialCopyPrefix) }) {
+            throw RuntimeError("copy", "\(destination): the directory is not empty")
         }
     }
 

@@ -31,20 +31,16 @@ enum StoreDirectoryCheck {
             throw RuntimeError(command, "\(path): exists and is not a store directory")
         }
         if access(path + "/data.mdb", F_OK) == 0 { return }
-        guard let directory = opendir(path) else {
+        guard let names = directoryNames(path) else {
             throw RuntimeError(command, "\(path): \(errorString(errno))")
         }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+        for name in names {
             if name.hasPrefix(Environment.partialCopyPrefix) {
                 throw RuntimeError(command, "\(path): \(interruptedCopyNote(name))")
             }
             // A lock file alone, or the directory a new store's file is made in, is what an
             // interrupted first open leaves; neither holds data.
-            if name != "." && name != ".." && name != "lock.mdb" && !name.hasPrefix(Environment.creationPrefix) {
+            if name != "lock.mdb" && !name.hasPrefix(Environment.creationPrefix) {
                 throw RuntimeError(
                     command,
                     "\(path): is not a store and not empty; refusing to create a store in it (use a new or empty directory)"
@@ -56,19 +52,11 @@ enum StoreDirectoryCheck {
     /// The name of what an interrupted `copy` left in the directory `path` (its partial data
     /// file), or nil.
     static func interruptedCopy(in path: String) -> String? {
-        guard let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix(Environment.partialCopyPrefix) { return name }
-        }
-        return nil
+        directoryNames(path)?.first { $0.hasPrefix(Environment.partialCopyPrefix) }
     }
 
-    /// What to say of a directory holding an interrupted copy's partial file `name` and no store.
+    /// What to say of a directory holding a copy's partial file `name` and no store.
     static func interruptedCopyNote(_ name: String) -> String {
-        "no store here, only what an interrupted copy left (\(name)): run the copy again (it removes it) or delete it"
+        "no store here, only what an interrupted (or still running) copy left (\(name)): run the copy again (it removes it) or delete it"
     }
 }

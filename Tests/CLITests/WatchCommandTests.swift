@@ -96,6 +96,23 @@ import Testing
         return (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
     }
 
+    /// Waits until `process` has the store's data file open (bounded by tries: a full run on two
+    /// cores can keep a new process from its first steps for seconds), so that what the test
+    /// does to the store next happens under the watch, not before it started.
+    private func waitUntilOpen(_ process: Process, store: String) {
+        let descriptors = "/proc/\(process.processIdentifier)/fd"
+        let dataFile = "/" + URL(fileURLWithPath: store).lastPathComponent + "/data.mdb"
+        for _ in 0..<1_200 where process.isRunning {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []
+            let open = names.contains { name in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: descriptors + "/" + name))?
+                    .hasSuffix(dataFile) == true
+            }
+            if open { return }
+            usleep(25_000)
+        }
+    }
+
     /// A sequence past the newest commit shows nothing until the store gets there: watch says so.
     @Test func aSequencePastTheNewestCommitIsSaid() async throws {
         try await withScratch { dir in
@@ -125,8 +142,9 @@ import Testing
             let second = try await runQuire(["--store", other, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 3, seed: 9))
             #expect(second.status == 0, "\(second)")
             let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
-            usleep(500_000)
             let store = dir.appendingPathComponent("quire.db").path
+            waitUntilOpen(process, store: store)
+            usleep(200_000)
             try FileManager.default.moveItem(atPath: store, toPath: store + ".replaced")
             try FileManager.default.moveItem(atPath: other, toPath: store)
             let said = stopped(process, errors: err)
@@ -140,7 +158,8 @@ import Testing
             let (err, handle) = try await loadedStore(dir, count: 5)
             defer { try? handle.close() }
             let process = try startQuire(["watch"], directory: dir, stdout: FileHandle.nullDevice, stderr: handle)
-            usleep(500_000)
+            waitUntilOpen(process, store: dir.appendingPathComponent("quire.db").path)
+            usleep(200_000)
             try FileManager.default.removeItem(at: dir.appendingPathComponent("quire.db"))
             let said = stopped(process, errors: err)
             #expect(process.terminationStatus == 1 && said.contains("the store was removed while it was watched"), "\(said)")

@@ -27,11 +27,24 @@ struct ScalarClass: Sendable, Equatable {
     var lowered: UInt32
     /// `lowered` with a Latin diacritic removed (`é` → `e`), else `lowered`.
     var folded: UInt32
+    /// ``combines`` (bit 0) and ``isFormat`` (bit 1): the tokenizer's loop tests one byte.
+    var flags: UInt8 = 0
+
     /// A combining mark or a Hangul vowel or final consonant: it may compose with the scalar
     /// before it into one (NFC: `и` + U+0306 is `й`).
-    var combines = false
+    var combines: Bool {
+        get { flags & 1 != 0 }
+        set { flags = newValue ? flags | 1 : flags & ~1 }
+    }
     /// An invisible format character that revision 2 skips and revision 1 treated as a separator.
-    var isFormat = false
+    var isFormat: Bool { flags & 2 != 0 }
+
+    init(kind: Kind, lowered: UInt32, folded: UInt32, flags: UInt8 = 0) {
+        self.kind = kind
+        self.lowered = lowered
+        self.folded = folded
+        self.flags = flags
+    }
 }
 
 enum ScalarTable {
@@ -44,7 +57,7 @@ enum ScalarTable {
         for value in 0..<tableLimit {
             let c = classify(value)
             table[Int(value)] =
-                (c.isFormat ? 1 << 57 : 0) | (c.combines ? 1 << 56 : 0) | UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
+                UInt64(c.flags) << 56 | UInt64(c.kind.rawValue) << 48 | UInt64(c.lowered) << 24 | UInt64(c.folded)
         }
         return table
     }()
@@ -63,17 +76,7 @@ enum ScalarTable {
             kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
             lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
             folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF,
-            combines: packed >> 56 & 1 != 0, isFormat: packed >> 57 & 1 != 0)
-    }
-
-    @inline(__always)
-    static func lookup(_ value: UInt32) -> ScalarClass {
-        let packed = table[Int(value)]
-        return ScalarClass(
-            kind: ScalarClass.Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 48)) ?? .separator,
-            lowered: UInt32(truncatingIfNeeded: packed >> 24) & 0xFF_FFFF,
-            folded: UInt32(truncatingIfNeeded: packed) & 0xFF_FFFF,
-            combines: packed >> 56 & 1 != 0, isFormat: packed >> 57 & 1 != 0)
+            flags: UInt8(truncatingIfNeeded: packed >> 56))
     }
 
     /// Whether `value` is Chinese or Japanese (Han, Hiragana, Katakana and their extensions).
@@ -177,7 +180,7 @@ enum ScalarTable {
         // Invisible format characters (word joiner, byte order mark, zero-width joiner, directional
         // marks): UAX #29 skips them inside a word, and text pasted from the web is full of them.
         if scalar.properties.generalCategory == .format {
-            return ScalarClass(kind: .ignorable, lowered: value, folded: value, isFormat: true)
+            return ScalarClass(kind: .ignorable, lowered: value, folded: value, flags: 2)
         }
         if isIdeographic(value) {
             // Katakana's prolonged sound mark and iteration marks are letters of the run too.

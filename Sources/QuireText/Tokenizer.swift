@@ -181,13 +181,18 @@ public struct Tokenizer: Sendable {
                 }
             }
             var c = value < limit ? ScalarTable.unpack(table[Int(value)]) : classOf(value)
-            if c.isFormat, !revised { c.kind = .separator }
-            if c.combines, revised, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
-                // Text in decomposed form (NFD) indexes as its composed form does.
-                state.replaceLast(with: composed, into: &buffer)
-            } else {
-                state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
+            // One test on the common path: a format character or a mark that may compose.
+            if c.flags != 0 {
+                if c.isFormat, !revised { c.kind = .separator }
+                if c.combines, revised, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
+                    // Text in decomposed form (NFD) indexes as its composed form does.
+                    state.replaceLast(with: composed, into: &buffer)
+                    state.source &+= UInt32(truncatingIfNeeded: width)
+                    i += width
+                    continue
+                }
             }
+            state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
             state.source &+= UInt32(truncatingIfNeeded: width)
             i += width
         }
@@ -211,6 +216,7 @@ public struct Tokenizer: Sendable {
     }
 
     /// The class of a scalar past the table, cached.
+    @inline(__always)
     private mutating func classOf(_ value: UInt32) -> ScalarClass {
         if let cached = cache[value] { return cached }
         let c = ScalarTable.classify(value)
@@ -362,7 +368,8 @@ public struct Tokenizer: Sendable {
             let start = buffer.bytes.count
             buffer.bytes.append(contentsOf: bytes)
             lastScalarStart = buffer.bytes.count - 1
-            defer { lastScalar = UInt32(buffer.bytes[lastScalarStart]) }
+            let last = bytes[bytes.count - 1]
+            lastScalar = UInt32(last &- 0x41 < 26 ? last | 0x20 : last)
             guard lowercasing else { return }
             buffer.bytes.withUnsafeMutableBufferPointer { all in
                 for i in start..<all.count where all[i] &- 0x41 < 26 { all[i] |= 0x20 }

@@ -4,6 +4,7 @@ import QuireFixtures
 import Testing
 
 @testable import quire
+import QuireTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -56,7 +57,7 @@ import Testing
     func complete(_ script: URL, _ words: [String]) throws -> [String] {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
         let program = "source '\(script.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _quire; printf '%s\\n' \"${COMPREPLY[@]}\""
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["--norc", "-c", program]
         let pipe = Pipe()
@@ -128,7 +129,7 @@ import Testing
             let page = FileManager.default.temporaryDirectory.appendingPathComponent("quire-\(UUID().uuidString).1")
             try Data(result.stdout.utf8).write(to: page)
             defer { try? FileManager.default.removeItem(at: page) }
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
             process.arguments = ["-man", "-Tutf8", "-ww", "-z", page.path]
             let errors = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 /// Loads `count` generated articles into `dir/quire.db` and returns the store's path.
 func makeStore(in dir: URL, count: Int = 120) async throws -> String {

@@ -2,6 +2,7 @@ import Foundation
 import QuireFixtures
 import QuireNews
 import Testing
+import QuireTestSupport
 
 private let secretKey = "k3y-SECRET-5f2a9c"
 
@@ -177,7 +178,7 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             var random = SplitMix64(seed: 2026)
             var kills = 0
             for _ in 0..<12 {
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = try QuireBinary.url()
                 process.arguments = ["--store", "crash.db"] + args
                 process.currentDirectoryURL = dir

@@ -124,7 +124,7 @@ enum LMDBTools {
         }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + ".out"))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch + ".err"))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = out

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 /// `quire load`: bad records named by line and field with the records before them committed,
 /// records loaded twice stored once, and a signal that stops a load waiting for input.
@@ -103,7 +104,7 @@ import Testing
             // Several 64 KiB blocks, then the writer keeps the pipe open and sends nothing.
             let input = try generatedJSONL(count: 400)
             let sent = lines(String(decoding: input, as: UTF8.self)).count
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try QuireBinary.url()
             process.arguments = ["load", "-", "--quiet"]
             process.currentDirectoryURL = dir

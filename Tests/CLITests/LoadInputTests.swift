@@ -2,6 +2,7 @@ import Foundation
 import QuireLMDB
 import Synchronization
 import Testing
+import QuireTestSupport
 
 /// `quire load` treats its input as input: read errors fail, Ctrl-C is prompt.
 @Suite struct LoadInputTests {
@@ -49,7 +50,7 @@ import Testing
     /// wait seconds for a core, so the bound is far above that and far below "never".
     @Test func firstInterruptStopsALoadWaitingOnASlowPipe() async throws {
         try await withScratch { dir in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try QuireBinary.url()
             process.arguments = ["--store", dir.appendingPathComponent("s.db").path, "load", "-"]
             process.currentDirectoryURL = dir
@@ -96,7 +97,7 @@ import Testing
     @Test(arguments: [SIGSEGV, SIGBUS, SIGABRT])
     func aFaultEndsWithOneLineAndStatus1(signalNumber: Int32) throws {
         try withScratch { dir in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try QuireBinary.url()
             process.arguments = ["--store", dir.appendingPathComponent("s.db").path, "load", "-"]
             let input = Pipe()

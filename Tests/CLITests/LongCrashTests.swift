@@ -2,6 +2,7 @@ import Foundation
 import QuireFixtures
 import QuireNews
 import Testing
+import QuireTestSupport
 
 private let crashKey = "k3y-CRASH-77d1e0"
 private let crashRounds = Int(ProcessInfo.processInfo.environment["QUIRE_CRASH_ROUNDS"] ?? "")
@@ -156,7 +157,7 @@ private func compareDumps(_ crashed: String, _ reference: String, expected: Int,
 private func runAndKill(
     _ args: [String], environment: [String: String], directory: URL, after delay: Double
 ) throws -> (killed: Bool, status: Int32) {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = try QuireBinary.url()
     process.arguments = args
     process.currentDirectoryURL = directory

@@ -1,6 +1,7 @@
 import Foundation
 import QuireFixtures
 import Testing
+import QuireTestSupport
 
 /// `quire node` and `quire fixtures` as a user meets them: usage errors exit 64 naming the
 /// option, a missing key is a runtime error, and an unreachable etcd is reported without

@@ -1,4 +1,5 @@
 import Foundation
+import QuireTestSupport
 
 /// What one run of the `quire` binary produced.
 struct QuireResult: Sendable, CustomStringConvertible {
@@ -23,8 +24,8 @@ struct QuireRunError: Error, CustomStringConvertible {
 /// reads its output while it runs.
 func startQuire(
     _ args: [String], directory: URL, stdout: FileHandle, stderr: FileHandle? = nil, executable: URL? = nil
-) throws -> Process {
-    let process = Process()
+) throws -> ChildProcess {
+    let process = ChildProcess()
     process.executableURL = try executable ?? QuireBinary.url()
     process.arguments = args
     process.currentDirectoryURL = directory
@@ -66,7 +67,7 @@ func runQuire(
         try? errHandle.close()
     }
 
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = try executable ?? QuireBinary.url()
     process.arguments = args
     process.currentDirectoryURL = directory ?? scratch

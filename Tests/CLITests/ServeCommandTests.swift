@@ -1,6 +1,7 @@
 import Foundation
 import QuireFixtures
 import Testing
+import QuireTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -508,7 +509,7 @@ func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
 }
 
 private func runCommand(_ path: String, _ args: [String]) throws -> Data {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = args
     let pipe = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +10,7 @@ import Testing
 
 /// A `quire serve` process on a free loopback port, stopped (SIGINT) by ``stop()``.
 final class ServeProcess {
-    let process = Process()
+    let process = ChildProcess()
     let port: Int
     let scratch: URL
     private let outURL: URL

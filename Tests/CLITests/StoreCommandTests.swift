@@ -190,7 +190,7 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             _ = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 3000), directory: dir)
             let binary = try QuireBinary.url().path
             let script = "'\(binary)' dump | head -1; echo \"status=${PIPESTATUS[0]}\" >&2"
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", script]
             process.currentDirectoryURL = dir
@@ -212,7 +212,7 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             _ = try await runQuire(["load", "-", "--quiet"], stdin: try generatedJSONL(count: 10), directory: dir)
             let big = dir.appendingPathComponent("big.jsonl")
             try generatedJSONL(count: 6000, seed: 77).write(to: big)
-            let loader = Process()
+            let loader = ChildProcess()
             loader.executableURL = try QuireBinary.url()
             loader.arguments = ["load", big.path, "--quiet"]
             loader.currentDirectoryURL = dir
@@ -243,7 +243,7 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
         try await withScratch { dir in
             let file = dir.appendingPathComponent("big.jsonl")
             try generatedJSONL(count: 12_000, seed: 5).write(to: file)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = try QuireBinary.url()
             process.arguments = ["load", file.path, "--quiet"]
             process.currentDirectoryURL = dir

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import QuireTestSupport
 
 /// `quire watch`: the durable change feed on stdout, from another process than the writer, until
 /// the first Ctrl-C.
@@ -85,7 +86,7 @@ import Testing
 
     /// Waits for `process` to end on its own (interrupting it after 4,000 tries, bounded by tries,
     /// not a time window: a full run on two cores starves a watch for minutes); its stderr.
-    private func stopped(_ process: Process, errors: URL) -> String {
+    private func stopped(_ process: ChildProcess, errors: URL) -> String {
         var tries = 0
         while process.isRunning && tries < 4_000 {
             tries += 1
@@ -99,7 +100,7 @@ import Testing
     /// Waits until `process` has the store's data file open (bounded by tries: a full run on two
     /// cores can keep a new process from its first steps for seconds), so that what the test
     /// does to the store next happens under the watch, not before it started.
-    private func waitUntilOpen(_ process: Process, store: String) {
+    private func waitUntilOpen(_ process: ChildProcess, store: String) {
         let descriptors = "/proc/\(process.processIdentifier)/fd"
         let dataFile = "/" + URL(fileURLWithPath: store).lastPathComponent + "/data.mdb"
         for _ in 0..<1_200 where process.isRunning {

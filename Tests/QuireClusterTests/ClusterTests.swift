@@ -217,7 +217,7 @@ import Testing
                 // does not renew a lease: it is long, so that it outlives the check however late
                 // that starts, and revoked below.
                 let lease = try await client.grantLease(ttl: 3_600)
-                let live = Process()
+                let live = ChildProcess()
                 live.executableURL = URL(fileURLWithPath: "/bin/sh")
                 live.arguments = [
                     "-c",

@@ -2,6 +2,7 @@ import Foundation
 import QuireCluster
 import QuireHTTP
 import Synchronization
+import QuireTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +34,7 @@ final class EtcdServer {
         }
     }
 
-    let process = Process()
+    let process = ChildProcess()
     let dataDirectory: String
     let clientURL: String
     /// The member's name, unique: a client that reached another test's etcd (on a port probed

@@ -17,11 +17,15 @@ enum AbandonedCreations {
     static func remove(in path: String) {
         let names = directoryNames(path) ?? []
         let abandoned = names.filter { $0.hasPrefix(Environment.creationPrefix) }.map { path + "/" + $0 }.filter(isAbandoned)
-        for staging in abandoned {
-            unlink(staging + "/data.mdb")
-            unlink(staging + "/lock.mdb")
-            rmdir(staging)  // fails, leaving it, if anything else is in it
-        }
+        for staging in abandoned { removeStaging(staging) }
+    }
+
+    /// Removes a staging directory and the environment files in it (the directory stays if
+    /// anything else is in it).
+    static func removeStaging(_ staging: String) {
+        unlink(staging + "/data.mdb")
+        unlink(staging + "/lock.mdb")
+        rmdir(staging)
     }
 
     private static func isAbandoned(_ staging: String) -> Bool {

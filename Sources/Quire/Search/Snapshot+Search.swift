@@ -74,9 +74,9 @@ public struct SearchHighlighter: Sendable {
     private var highlighter: Highlighter
 
     /// A highlighter for `query`, parsed against `definition` (the collection's search index).
-    /// - Throws: ``SearchError`` for a malformed query.
     /// Its tokenizer rules are those of new indexes; ``StoreReading/searchHighlighter(for:inCollectionNamed:)``
     /// takes the rules of the index a search ran on (an index made before 2026-12-06 keeps older ones).
+    /// - Throws: ``SearchError`` for a malformed query.
     public init(query: String, definition: SearchDefinition) throws(SearchError) {
         try self.init(query: query, definition: definition, rules: TokenizerOptions())
     }
@@ -125,15 +125,22 @@ extension StoreReading where Self: ~Copyable {
             query, inCollectionNamed: collection.name, limit: limit, sort: sort, since: since, until: until, filters: filters)
     }
 
+    /// The named collection and its full-text index's databases.
+    /// - Throws: `StoreError.unknownCollection` when there is no such collection or it has no search index.
+    private func searchIndex(ofCollectionNamed name: String) throws -> (RegisteredCollection, SearchDatabases) {
+        let c = try store.resolved(name)
+        guard let dbs = c.search else {
+            throw StoreError(.unknownCollection, "collection '\(name)' has no search index")
+        }
+        return (c, dbs)
+    }
+
     /// A highlighter for `query` with the tokenizer rules of the named collection's full-text
     /// index, so that a snippet marks what the search matched.
     /// - Throws: ``SearchError`` for a malformed query; `StoreError` when the collection has no
     ///   search index.
     public func searchHighlighter(for query: String, inCollectionNamed name: String) throws -> SearchHighlighter {
-        let c = try store.resolved(name)
-        guard let dbs = c.search else {
-            throw StoreError(.unknownCollection, "collection '\(name)' has no search index")
-        }
+        let (_, dbs) = try searchIndex(ofCollectionNamed: name)
         let rules = try SearchState.stored(dbs, lmdb).tokenizerOptions
         return try SearchHighlighter(query: query, definition: dbs.definition, rules: rules)
     }
@@ -143,10 +150,7 @@ extension StoreReading where Self: ~Copyable {
         _ query: String, inCollectionNamed name: String, limit: Int = 20, sort: SearchSort = .relevance,
         since: Date? = nil, until: Date? = nil, filters: [String: String] = [:]
     ) throws -> [SearchHit] {
-        let c = try store.resolved(name)
-        guard let dbs = c.search else {
-            throw StoreError(.unknownCollection, "collection '\(name)' has no search index")
-        }
+        let (c, dbs) = try searchIndex(ofCollectionNamed: name)
         try _context.writeState?.flushPendingSearch(lmdb)  // inside a write: see its own puts
         var parsed: Query
         let schema = dbs.definition.textSchema

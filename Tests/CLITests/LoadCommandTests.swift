@@ -97,9 +97,10 @@ import QuireTestSupport
     /// A signal while the load waits for more input stops it at once (status 130). What it read
     /// is committed when it is all in memory; once a sort window went to the temporary file
     /// (a 64 KiB window here), nothing of it is: merging the runs would take as long as the load
-    /// so far, and a signal must not wait for that.
-    @Test(arguments: [false, true])
-    func aSignalStopsALoadWaitingForInput(spilled: Bool) async throws {
+    /// so far, and a signal must not wait for that. SIGHUP (the terminal closed) stops it as
+    /// SIGTERM does.
+    @Test(arguments: [(false, SIGTERM), (true, SIGTERM), (false, SIGHUP)])
+    func aSignalStopsALoadWaitingForInput(spilled: Bool, signal signalNumber: Int32) async throws {
         try await withScratch { dir in
             // Several 64 KiB blocks, then the writer keeps the pipe open and sends nothing.
             let input = try generatedJSONL(count: 400)
@@ -132,7 +133,7 @@ import QuireTestSupport
             }
             #expect(unread == 0)
             try await Task.sleep(for: .seconds(0.5))
-            kill(process.processIdentifier, SIGTERM)
+            kill(process.processIdentifier, signalNumber)
             let stop = Date().addingTimeInterval(30)
             while process.isRunning && Date() < stop { try await Task.sleep(for: .seconds(0.05)) }
             if process.isRunning { process.terminate() }

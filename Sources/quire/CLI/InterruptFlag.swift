@@ -6,13 +6,14 @@
 import QuireLMDB
 import Synchronization
 
-/// How many times SIGINT/SIGTERM arrived. Global because a C signal handler cannot capture context;
-/// an atomic because it is written from the handler and read from any thread.
+/// How many times SIGINT, SIGTERM or SIGHUP arrived. Global because a C signal handler cannot
+/// capture context; an atomic because it is written from the handler and read from any thread.
 private let interruptCount = Atomic<Int>(0)
 
-/// Ctrl-C for long-running commands: the first SIGINT (or SIGTERM) only raises a flag that the
-/// command polls between chunks, so it stops at a transaction boundary and leaves the store
-/// consistent; a second one exits at once with status 128 + the signal (130 for SIGINT).
+/// Ctrl-C for long-running commands: the first SIGINT (or SIGTERM, or SIGHUP: the terminal
+/// closed) only raises a flag that the command polls between chunks, so it stops at a
+/// transaction boundary and leaves the store consistent; a second one exits at once with status
+/// 128 + the signal (130 for SIGINT).
 enum InterruptFlag {
     /// Installs the handlers. Call once, before starting the work that polls ``isRaised``.
     static func install() {
@@ -28,7 +29,7 @@ enum InterruptFlag {
                 _ = note.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             }
         }
-        for signalNumber in [SIGINT, SIGTERM] {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             #if canImport(Glibc)
                 action.__sigaction_handler.sa_handler = handleInterrupt
@@ -53,7 +54,7 @@ enum InterruptFlag {
 /// Whether the wait for another process's writer lock has been told (once a run).
 private let waitNoted = Atomic<Bool>(false)
 
-/// The signal that raised the flag (SIGINT or SIGTERM), for the status of a later exit.
+/// The signal that raised the flag, for the status of a later exit.
 private let lastSignal = Atomic<Int32>(SIGINT)
 
 /// Ends the process while a write waits for another process's writer lock: it holds no

@@ -8,7 +8,7 @@
 enum OutputError: Error, Equatable, Sendable {
     /// The reader went away (`quire dump | head -1`): stop quietly and exit 0.
     case brokenPipe
-    /// Ctrl-C (or SIGTERM) while the output waited for a slow reader.
+    /// Ctrl-C (or SIGTERM, SIGHUP) while the output waited for a slow reader.
     case interrupted
     /// Any other write error, with its errno.
     case failed(errno: Int32)

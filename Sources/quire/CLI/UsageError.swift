@@ -29,8 +29,8 @@ struct RuntimeError: Error, Sendable, CustomStringConvertible {
     var description: String { what.isEmpty ? why : "\(what): \(why)" }
 }
 
-/// The command stopped early because the user pressed Ctrl-C (or sent SIGTERM); the work done
-/// so far is committed and the store is consistent. Exit status 130, like a shell.
+/// The command stopped early because the user pressed Ctrl-C (or sent SIGTERM or SIGHUP); the
+/// work done so far is committed and the store is consistent. Exit status 130, like a shell.
 struct InterruptedError: Error, Sendable {
     let command: String
     /// What it had done, when that is worth saying ("after its 1000 records were committed").

@@ -75,8 +75,9 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case unknownField(String)
         /// A filter field applied to a group or a prefix, or nested inside another field filter.
         case misplacedFieldFilter(String)
-        /// A prefix shorter than the parser's minimum (`a*`).
-        case prefixTooShort(minimum: Int)
+        /// A prefix shorter than the parser's minimum (`a*`); `lastPart` names the short last
+        /// part of a word that tokenizes into several (`covid-1*`: `1`).
+        case prefixTooShort(minimum: Int, lastPart: String? = nil)
         /// A `*` that does not end a word.
         case misplacedWildcard
         /// Nothing searchable: only operators, punctuation or emoji, or only negations.
@@ -111,8 +112,10 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingOperand(let op): what = "'\(op)' has nothing to apply to"
         case .unknownField(let name): what = "unknown field '\(name)' (quote text that holds a ':', as \"\(name):…\")"
         case .misplacedFieldFilter(let name): what = "'\(name):' takes a single value here"
-        case .prefixTooShort(let minimum): what = "a prefix needs at least \(minimum) characters before '*'"
-        case .misplacedWildcard: what = "'*' only ends a word (clim*)"
+        case .prefixTooShort(let minimum, nil): what = "a prefix needs at least \(minimum) characters before '*'"
+        case .prefixTooShort(let minimum, let part?):
+            what = "a prefix needs at least \(minimum) characters before '*' in its last part ('\(part)' is shorter)"
+        case .misplacedWildcard: what = "'*' only ends a word of letters or digits (clim*)"
         case .nothingToSearch: what = "nothing to search for"
         case .onlyNegations: what = "a query needs a term that is not negated"
         case .tooDeep: what = "the query nests too deeply"

@@ -354,7 +354,8 @@ struct ParseState {
             return nil
         }
         if prefix, last.unicodeScalars.count < parser.minimumPrefixLength {
-            throw QueryError(.prefixTooShort(minimum: parser.minimumPrefixLength), at: position)
+            let part = terms.count > 1 ? last : nil
+            throw QueryError(.prefixTooShort(minimum: parser.minimumPrefixLength, lastPart: part), at: position)
         }
         if terms.count == 1 { return prefix ? .prefix(last, fields: fields) : .term(last, fields: fields) }
         return .phrase(terms, lastIsPrefix: prefix, fields: fields)

@@ -104,7 +104,9 @@ private func error(_ text: String) -> QueryError? {
             ("section:Sci*", .misplacedFieldFilter("section"), 0),
             ("headline:section:Arts", .misplacedFieldFilter("section"), 9),
             ("a*", .prefixTooShort(minimum: 2), 0),
+            ("storm covid-1*", .prefixTooShort(minimum: 2, lastPart: "1"), 6),
             ("cl*m", .misplacedWildcard, 0),
+            ("storm 🎉*", .misplacedWildcard, 6),
             ("-storm", .onlyNegations, 0),
             ("storm OR -surge", .onlyNegations, 9),
             ("🎉🎉 \"oops", .unterminatedPhrase, 3),  // characters, not bytes or scalars
@@ -115,6 +117,7 @@ private func error(_ text: String) -> QueryError? {
             #expect(got?.position == position, "\(text)")
         }
         #expect(error("storm \"surge")?.description == "unterminated phrase (a \" with no closing quote) at character 7")
+        #expect(error("covid-1*")?.description == "a prefix needs at least 2 characters before '*' in its last part ('1' is shorter) at character 1")
         let deep = String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100)
         #expect(error(deep)?.reason == .tooDeep)
         #expect(error(String(repeating: "NOT ", count: 100) + "a b")?.reason == .tooDeep)

@@ -27,7 +27,8 @@ extension CompactEncodable {
 /// A type with a hand-written compact decoding: ``CompactDecoder`` calls ``init(from:)`` instead of
 /// `Decodable.init(from:)`.
 public protocol CompactDecodable: Decodable {
-    /// The type's field names (the coding keys' string values).
+    /// The type's field names (the coding keys' string values). Make it a `static let`: encoders
+    /// and decoders keep their tables per key set, so a set made at every use costs a table each.
     static var compactKeys: CompactKeySet { get }
     /// Reads the type's fields with `while let key = try reader.next()`.
     init(from reader: inout CompactObjectReader) throws

@@ -39,8 +39,10 @@ import Foundation
     /// The fields of every object opened so far in this call, appended as each object is validated;
     /// an object's container keeps the range of its own entries.
     @exclusivity(unchecked) var entries: [FieldEntry] = []
-    /// Field id → key position tables of the ``CompactKeySet``s used in this call.
-    @exclusivity(unchecked) var keySets: [ObjectIdentifier] = []
+    /// The ``CompactKeySet``s whose field id → key position tables are kept, held (not just
+    /// their addresses): the tables outlive a decode call, and a set made anew at every use (a
+    /// computed `compactKeys`) would otherwise leave its address to the next one, of another type.
+    @exclusivity(unchecked) var keySets: [CompactKeySet] = []
     /// Raw buffers owned by the state, so that a reader points into one without retaining it.
     @exclusivity(unchecked) var keySetTables: [UnsafeMutableBufferPointer<Int32>] = []
 
@@ -63,11 +65,11 @@ import Foundation
         // Assigned only when they change: reassigning the same table would retain and release it
         // for every record, and threads decoding with one table would fight over its reference
         // count's cache line.
-        if !sameStorage(self.names, names) {
+        if !sameStorage(self.names, names) || keySets.count > Self.keySetLimit {
             keySets.removeAll(keepingCapacity: true)
             freeKeySetTables()
-            self.names = names
         }
+        if !sameStorage(self.names, names) { self.names = names }
         self.reader = reader
         strings.reset(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: values)
         depthLimit = options.depthLimit
@@ -298,15 +300,18 @@ import Foundation
     /// The field id → key position table of `keys` for the current names; valid until the state
     /// is reset for other names (a decode call's readers never outlive it).
     @usableFromInline func decodeTable(for keys: CompactKeySet) -> UnsafeBufferPointer<Int32> {
-        let id = ObjectIdentifier(keys)
-        for index in keySets.indices where keySets[index] == id { return UnsafeBufferPointer(keySetTables[index]) }
+        for index in keySets.indices where keySets[index] === keys { return UnsafeBufferPointer(keySetTables[index]) }
         let table = keys.decodeTable(for: names)
         let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: table.count)
         _ = buffer.initialize(from: table)
-        keySets.append(id)
+        keySets.append(keys)
         keySetTables.append(buffer)
         return UnsafeBufferPointer(buffer)
     }
+
+    /// How many key sets' tables are kept between decode calls: sets made anew at every use
+    /// would otherwise pile up (a `static let` is one set for good).
+    static let keySetLimit = 64
 
     private func freeKeySetTables() {
         for table in keySetTables { table.deallocate() }

@@ -26,9 +26,15 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible 
         return StoreKey(bytes: withUnsafeBytes(of: flipped.bigEndian) { Array($0) })
     }
 
-    /// A date key with millisecond precision.
+    /// A date key with millisecond precision. Dates more than about 292 million years from 1970
+    /// take the first or last key of the range (they still sort before or after every other);
+    /// a NaN date takes the first.
     public static func date(_ value: Date) -> StoreKey {
-        .int(Int64((value.timeIntervalSince1970 * 1000).rounded(.down)))
+        let milliseconds = (value.timeIntervalSince1970 * 1000).rounded(.down)
+        // 2^63 is exactly representable; Int64(_:) traps at or above it and on NaN.
+        if milliseconds.isNaN || milliseconds < -0x1p63 { return .int(.min) }
+        if milliseconds >= 0x1p63 { return .int(.max) }
+        return .int(Int64(milliseconds))
     }
 
     /// Several components in order; each string is escaped and terminated so that

@@ -43,7 +43,9 @@ public struct NYTDay: Hashable, Sendable, Comparable, Codable, CustomStringConve
 
     /// The UTC day containing `date`.
     public init(date: Date) {
-        let days = NewsDate.floorDiv(Int(date.timeIntervalSince1970.rounded(.down)), 86_400)
+        // Clamped to about ±35 million years (Int(_:) traps on NaN and past Int's range).
+        let seconds = date.timeIntervalSince1970.isNaN ? 0 : min(max(date.timeIntervalSince1970, -0x1p50), 0x1p50)
+        let days = NewsDate.floorDiv(Int(seconds.rounded(.down)), 86_400)
         let civil = NewsDate.civil(fromDays: days)
         year = civil.year
         month = civil.month

@@ -1,0 +1,41 @@
+import Foundation
+import Quire
+import QuireNews
+import Testing
+
+/// Date keys of dates no calendar reaches (a decoded `1e300`, NaN): a key that sorts, not a trap
+/// on the writer's thread that ends the program.
+@Suite struct StoreKeyDateTests {
+    private static let far = Date(timeIntervalSince1970: 1e300)
+    private static let farPast = Date(timeIntervalSince1970: -1e300)
+
+    @Test func datesPastTheKeyRangeTakeItsEnds() {
+        let ordinary = StoreKey.date(Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(StoreKey.date(Self.far) == StoreKey.int(.max))
+        #expect(StoreKey.date(Self.farPast) == StoreKey.int(.min))
+        #expect(StoreKey.date(Date(timeIntervalSince1970: .nan)) == StoreKey.int(.min))
+        #expect(StoreKey.date(Self.farPast).bytes.lexicographicallyPrecedes(ordinary.bytes))
+        #expect(ordinary.bytes.lexicographicallyPrecedes(StoreKey.date(Self.far).bytes))
+        // Near the end of the range, a date keeps its own key.
+        #expect(StoreKey.date(Date(timeIntervalSince1970: 9e15)) == StoreKey.int(9_000_000_000_000_000_000))
+        #expect(NYTDay(date: Self.far).year > 9999 && NYTDay(date: Self.farPast).year < 0)
+    }
+
+    @Test func anArticleDatedPastTheKeyRangeIsStoredAndIndexed() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(articles)
+            var distant = generatedArticles(2)
+            distant[0].publishedAt = Self.far
+            distant[1].publishedAt = Self.farPast
+            try await store.put(distant[0], in: articles)
+            try await store.bulkInsert([distant[1]], into: articles)
+            let newestFirst = try store.read { snap in
+                try snap.values(in: articles.indexes[0], of: articles, reverse: true).map(\.id)
+            }
+            #expect(newestFirst == [distant[0].id, distant[1].id])
+            #expect(try store.verify().isSound)
+        }
+    }
+}

@@ -63,6 +63,7 @@ public final class Environment: @unchecked Sendable {
     /// - Throws: `LMDBError.alreadyOpen` when this process has it open; `LMDBError.noSuchFile`
     ///   for a missing read-only environment; any `mdb_env_open` error.
     public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws(LMDBError) {
+        try options.validate(path: path)
         if !options.readOnly && options.createDirectory {
             if mkdir(path, 0o700) != 0 && errno != EEXIST {
                 throw LMDBError(code: errno, operation: "mkdir", path: path)
@@ -157,6 +158,7 @@ public final class Environment: @unchecked Sendable {
         at path: String, options: EnvironmentOptions = EnvironmentOptions(),
         initialize: (Environment) throws -> Void
     ) throws {
+        try options.validate(path: path)
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw LMDBError(code: errno, operation: "mkdir", path: path)
         }

@@ -23,9 +23,10 @@ public struct EnvironmentOptions: Sendable, Hashable {
     public var mapSize: Int = 64 << 20
     /// The largest map the environment may grow to.
     public var maxMapSize: Int = 1 << 40
-    /// The number of named databases the environment can hold.
+    /// The number of named databases the environment can hold (0 … 32,767).
     public var maxDatabases: Int = 32
-    /// The size of the reader table (concurrent read transactions across processes).
+    /// The size of the reader table (concurrent read transactions across processes; 1 … 65,536:
+    /// the lock file holds 64 bytes a slot, reserved on disk when it is made).
     public var maxReaders: Int = 510
     /// Opens the environment read-only (no writes; adopts map growth by other processes).
     public var readOnly: Bool = false
@@ -38,4 +39,22 @@ public struct EnvironmentOptions: Sendable, Hashable {
 
     /// The default options: a 64 MiB map that grows, durable commits, private files.
     public init() {}
+
+    /// The most reader slots an environment may be opened with.
+    public static let readerLimit = 1 << 16
+    /// The most named databases an environment may be opened with.
+    public static let databaseLimit = (1 << 15) - 1
+
+    /// Throws `EINVAL`, naming the option, for values LMDB cannot take or that would make the
+    /// lock file fill a disk (a reader table of `Int.max` slots).
+    func validate(path: String) throws(LMDBError) {
+        func invalid(_ hint: String) -> LMDBError { LMDBError(code: EINVAL, operation: "open", path: path, hint: hint) }
+        guard (1...Self.readerLimit).contains(maxReaders) else {
+            throw invalid("maxReaders is \(maxReaders); it must be 1…\(Self.readerLimit)")
+        }
+        guard (0...Self.databaseLimit).contains(maxDatabases) else {
+            throw invalid("maxDatabases is \(maxDatabases); it must be 0…\(Self.databaseLimit)")
+        }
+        guard mapSize >= 0, maxMapSize >= 0 else { throw invalid("map sizes cannot be negative") }
+    }
 }

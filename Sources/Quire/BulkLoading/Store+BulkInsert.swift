@@ -10,8 +10,10 @@ public struct BulkInsertOptions: Sendable {
     /// time (about 60 MB of news articles at the default). Bigger chunks sync less often. A merged sort window that
     /// lands among stored keys commits at most 12,000 records a transaction (LMDB keeps a copy
     /// of every page a transaction touched until it commits, and such a transaction touches
-    /// about a page a record).
-    public var chunkSize: Int = 25_000
+    /// about a page a record). Values below 1 count as 1.
+    public var chunkSize: Int = 25_000 {
+        didSet { if chunkSize < 1 { chunkSize = 1 } }
+    }
     /// Sort by key before writing: LMDB writes sorted keys faster, and sorted keys above the
     /// store's last key are appended with `MDB_APPEND`. Each chunk is sorted, and chunks that
     /// arrive out of order are also merged across the sort window.
@@ -23,7 +25,10 @@ public struct BulkInsertOptions: Sendable {
     /// not the values. The default, 96 MiB, holds about 85,000 news articles (150,000
     /// compressed): 100,000 articles with random ids load about as fast as raw `mdb_put`s of
     /// the same bytes in random order, and a load of any size stays under about 256 MiB.
-    public var sortWindow: Int = 96 << 20
+    /// Negative values count as 0.
+    public var sortWindow: Int = 96 << 20 {
+        didSet { if sortWindow < 0 { sortWindow = 0 } }
+    }
     /// When the input outgrows the sort window, write each full window as a sorted run to an
     /// unnamed temporary file in the store's directory and merge all of them once at the end,
     /// so that the store's tree is written in one ascending pass (appended, when the keys are

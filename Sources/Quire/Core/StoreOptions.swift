@@ -27,7 +27,7 @@ public struct StoreOptions: Sendable {
     public var initialMapSize: Int = 64 << 20
     /// The durability of commits (group commits resume callers only once durable in `.durable`).
     public var durability: Durability = .durable
-    /// The size of LMDB's reader table.
+    /// The size of LMDB's reader table: 1 … 65,536 (the store's open throws otherwise).
     public var maxReaders: Int = 510
     /// Open read-only: no writes, works while another process writes.
     public var readOnly: Bool = false
@@ -39,7 +39,8 @@ public struct StoreOptions: Sendable {
     /// commits list every key they wrote (38 MB for a million articles), so the count alone
     /// would let the feed grow with the store. 0: no bound but the count.
     public var changeRetentionBytes: Int = 64 << 20
-    /// The most collections, indexes and relations the store can hold in all.
+    /// The most collections, indexes and relations the store can hold in all: 0 … 32,767 (the
+    /// store's open throws otherwise).
     public var maxDatabases: Int = 128
     /// Checks every record's CRC-32C as it is read, so a damaged record throws
     /// (`CompactDecodingError.checksumMismatch`) instead of reading as other data. Off by

@@ -39,6 +39,9 @@ public final class Environment: @unchecked Sendable {
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
     private let stateLock = ThreadLock()
+    /// Held around a read-only open's `mdb_dbi_open` and commit: LMDB forbids opening databases
+    /// from two transactions at once (two could get one slot, and one collection read another's).
+    private let databaseOpenLock = ThreadLock()
     /// Set once by `close()`; an atomic, not part of `State`, because every transaction checks it
     /// (a lock taken by every read on every core would pass its cache line between them).
     private let closed = Atomic<Bool>(false)
@@ -389,14 +392,19 @@ public final class Environment: @unchecked Sendable {
                 }
                 try check(rc, "mdb_txn_begin", path: path)
                 guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
-                var opened: MDB_dbi = 0
-                let openRC = Environment.openDBI(txn, name, openFlags, &opened)
-                if openRC != MDB_SUCCESS {
-                    mdb_txn_abort(txn)
-                    try check(openRC, "mdb_dbi_open", path: path)
+                // Inside the gate, never waiting for it: no deadlock with a remap.
+                let (openRC, opened, commitRC) = databaseOpenLock.withLock {
+                    var opened: MDB_dbi = 0
+                    let openRC = Environment.openDBI(txn, name, openFlags, &opened)
+                    if openRC != MDB_SUCCESS {
+                        mdb_txn_abort(txn)
+                        return (openRC, opened, MDB_SUCCESS)
+                    }
+                    return (openRC, opened, mdb_txn_commit(txn))
                 }
+                try check(openRC, "mdb_dbi_open", path: path)
                 dbi = opened
-                try check(mdb_txn_commit(txn), "mdb_txn_commit", path: path)
+                try check(commitRC, "mdb_txn_commit", path: path)
             } else {
                 dbi = try write { (txn: borrowing WriteTransaction) throws(LMDBError) -> MDB_dbi in
                     // Creating a database writes the main database: through the transaction's

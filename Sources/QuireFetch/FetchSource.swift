@@ -75,8 +75,11 @@ extension FetchSource {
     public func retryCheckpoint(after finished: Checkpoint) -> Checkpoint? { nil }
 }
 
-/// One request a source wants made.
-public struct SourceRequest: Sendable, Hashable {
+/// One request a source wants made. Its description, debug description and mirror show the
+/// URL redacted (``redactedURL``), so printing or dumping a request never shows a key.
+public struct SourceRequest: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The full URL, which may carry the API key: never shown, logged or stored.
     public var url: String
     /// A short description without secrets, such as `page 3 of 2019-01-01…2019-06-30`.
@@ -90,6 +93,10 @@ public struct SourceRequest: Sendable, Hashable {
 
     /// The URL with secrets redacted.
     public var redactedURL: String { URLRedactionBridge.redact(url) }
+
+    public var description: String { "\(label) (\(redactedURL))" }
+    public var debugDescription: String { "SourceRequest(url: \(redactedURL), label: \(label))" }
+    public var customMirror: Mirror { Mirror(self, children: ["url": redactedURL, "label": label], displayStyle: .struct) }
 }
 
 /// What a source made of one response.

@@ -91,4 +91,19 @@ import Testing
         #expect(nyt.sourceID == "nyt:127.0.0.1:8080/svc/x.json@q=q")
         #expect(feedzilla.sourceID == "feedzilla:https://example.com/v1?categories=3")
     }
+
+    /// A request holds the key in its URL (it is what is sent); printing, dumping or mirroring
+    /// the request shows the URL redacted.
+    @Test func aPrintedRequestShowsNoSecret() throws {
+        let nyt = NYTSource(query: NYTQuery(query: "q"), key: APIKey("Sekr3tKey"), endpoint: "http://alice:hunter2@127.0.0.1:8080/svc/x.json")
+        let request = try #require(nyt.nextRequest(after: nyt.initialCheckpoint))
+        #expect(request.url.contains("Sekr3tKey"))
+        var dumped = ""
+        dump(request, to: &dumped)
+        let mirrored = Mirror(reflecting: request).children.map { "\($0.value)" }.joined(separator: " ")
+        for shown in ["\(request)", String(reflecting: request), dumped, mirrored] {
+            #expect(!shown.contains("Sekr3tKey") && !shown.contains("hunter2"), "\(shown)")
+            #expect(shown.contains("127.0.0.1:8080"), "\(shown)")
+        }
+    }
 }

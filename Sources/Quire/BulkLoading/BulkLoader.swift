@@ -55,6 +55,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     private let searchBuffers = SearchAnalysisBuffers()
     /// Whether the first chunk looked for a compression dictionary to train.
     private var dictionaryChecked = false
+    /// `report.records`, for readers on other tasks (`report` is this loader's own).
+    private let committed = Atomic<Int>(0)
     /// Set while a `submit` runs: two at once would interleave chunks and corrupt the held state.
     private let busy = Atomic<Bool>(false)
     /// Set when the load finished or was abandoned: a later submit (from a task the caller left
@@ -160,8 +162,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// `submit` of a whole array.
     public func submit(_ values: [V]) async throws { try await submit(values[...]) }
 
-    /// Input values committed so far (a key given twice counts twice).
-    public var committedRecords: Int { report.records }
+    /// Input values committed so far (a key given twice counts twice). Safe to read from any
+    /// task while a `submit` runs.
+    public var committedRecords: Int { committed.load(ordering: .acquiring) }
 
     /// True when the chunk arrived sorted and begins above every key written or staged before it.
     private func continuesInOrder(_ chunk: EncodedChunk) -> Bool {
@@ -354,6 +357,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         report.transactions += 1
         for (chunk, appended) in zip(chunks, appended) {
             report.records += chunk.inputCount
+            committed.store(report.records, ordering: .releasing)
             report.distinctRecords += chunk.written
             report.chunks += 1
             if appended { report.appendedChunks += 1 }

@@ -8,8 +8,9 @@ public protocol StoreReading: ~Copyable {
 }
 
 extension StoreReading where Self: ~Copyable {
-    /// The store this view belongs to.
-    public var store: Store { _context.store }
+    /// The store this view belongs to. Not public: a view handed out by a holder of the store
+    /// (a cluster node's replica) must not give the store itself away, with its writes.
+    package var store: Store { _context.store }
 }
 
 /// A consistent, read-only view of a store, valid inside `Store.read`.

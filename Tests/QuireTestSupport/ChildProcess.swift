@@ -48,13 +48,10 @@ public final class ChildProcess: @unchecked Sendable {
         var status: Int32?
     }
     private let state = Mutex(State())
+    /// Entered at `run()`, left once the child is reaped: `waitUntilExit()` waits on it.
+    private let exited = DispatchGroup()
 
     public init() {}
-
-    deinit {
-        // Reaps a child that ended without anyone waiting, so no zombie outlives the test.
-        _ = isRunning
-    }
 
     /// The child's process id (0 before `run()`).
     public var processIdentifier: Int32 { state.withLock { $0.pid } }
@@ -122,6 +119,17 @@ public final class ChildProcess: @unchecked Sendable {
         }
         try Self.check(spawned)
         state.withLock { $0.pid = pid }
+        // Reaped as soon as it ends, as `Process` does, by a thread of its own: no zombie is left
+        // for a test that never asks, and `isRunning` is a read.
+        exited.enter()
+        let reaper = Thread { [self, pid] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            state.withLock { $0.status = status }
+            exited.leave()
+        }
+        reaper.name = "ChildProcess reaper"
+        reaper.start()
         // The child has its own copies: close this process's ends that belong to the child, so a
         // reader of a pipe sees its end when the child exits.
         if let pipe = standardInput as? Pipe { try? pipe.fileHandleForReading.close() }
@@ -131,22 +139,12 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Whether the child was started and has not exited yet.
     public var isRunning: Bool {
-        state.withLock { state in
-            guard state.pid > 0 else { return false }
-            Self.reap(&state)
-            return state.status == nil
-        }
+        state.withLock { $0.pid > 0 && $0.status == nil }
     }
 
-    /// Waits until the child exits (at once when it has).
+    /// Waits until the child exits (at once when it has, or was never started).
     public func waitUntilExit() {
-        let pid = processIdentifier
-        guard pid > 0 else { return }
-        // Waits without reaping (`WNOWAIT`), outside the lock: `isRunning` stays answerable
-        // meanwhile; the reaping is then done, and recorded, under the lock.
-        var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
-        state.withLock { Self.reap(&$0) }
+        exited.wait()
     }
 
     /// The exit code, or the signal's number when a signal ended it; -1 while it runs.
@@ -171,14 +169,6 @@ public final class ChildProcess: @unchecked Sendable {
     public func interrupt() {
         let pid = processIdentifier
         if pid > 0 { kill(pid, SIGINT) }
-    }
-
-    private static func reap(_ state: inout State) {
-        guard state.status == nil, state.pid > 0 else { return }
-        var status: Int32 = 0
-        var result: pid_t
-        repeat { result = waitpid(state.pid, &status, WNOHANG) } while result < 0 && errno == EINTR
-        if result == state.pid { state.status = status }
     }
 
     private static func signalled(_ status: Int32) -> Bool {

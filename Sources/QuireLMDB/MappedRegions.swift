@@ -55,6 +55,7 @@ public enum MappedRegions {
     /// that its first use is not in a signal handler. Call it before opening any store.
     public static func enable() {
         _ = bounds
+        locateLMDBCode()
         lock.withLock { enabled = true }
     }
 
@@ -101,8 +102,28 @@ public enum MappedRegions {
 
     /// The span of this process's mappings of a file named `data.mdb` with inode `inode`.
     private static func mapping(ofInode inode: UInt64) -> (start: UInt, end: UInt)? {
+        span(of: processMappings().filter { $0.inode == inode && $0.path.hasSuffix("/data.mdb") })
+    }
+
+    /// The smallest range holding every one of `mappings`; nil for none.
+    private static func span(of mappings: [ProcessMapping]) -> (start: UInt, end: UInt)? {
+        guard let start = mappings.map(\.start).min(), let end = mappings.map(\.end).max() else { return nil }
+        return (start, end)
+    }
+
+    /// One line of `/proc/self/maps`.
+    private struct ProcessMapping {
+        var start: UInt
+        var end: UInt
+        var executable: Bool
+        var inode: UInt64
+        var path: String
+    }
+
+    /// This process's mappings (none where `/proc/self/maps` cannot be read).
+    private static func processMappings() -> [ProcessMapping] {
         let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         var text: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -112,20 +133,39 @@ public enum MappedRegions {
             guard count > 0 else { break }
             text += chunk[0..<count]
         }
-        var found: (start: UInt, end: UInt)?
+        var mappings: [ProcessMapping] = []
         // "start-end perms offset dev inode path"
         for line in text.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
-            guard fields.count >= 6, UInt64(String(decoding: fields[4], as: UTF8.self)) == inode,
-                String(decoding: fields[5], as: UTF8.self).hasSuffix("/data.mdb")
-            else { continue }
+            guard fields.count >= 6, let inode = UInt64(String(decoding: fields[4], as: UTF8.self)) else { continue }
             let bounds = fields[0].split(separator: UInt8(ascii: "-"))
             guard bounds.count == 2, let start = UInt(String(decoding: bounds[0], as: UTF8.self), radix: 16),
                 let end = UInt(String(decoding: bounds[1], as: UTF8.self), radix: 16)
             else { continue }
-            found = (min(found?.start ?? start, start), max(found?.end ?? end, end))
+            mappings.append(
+                ProcessMapping(
+                    start: start, end: end, executable: fields[1].contains(UInt8(ascii: "x")), inode: inode,
+                    path: String(decoding: fields[5], as: UTF8.self)))
         }
-        return found
+        return mappings
+    }
+
+    /// `[start, end)` of LMDB's machine code, 0 when not found; read by the signal handler.
+    nonisolated(unsafe) private static var lmdbCode: (start: UInt, end: UInt) = (0, 0)
+
+    /// Whether `instruction` (a faulting instruction's address) is LMDB's own code: LMDB
+    /// faulting while it follows a pointer it read from a page is a damaged page, wherever the
+    /// pointer led (one was near null). Unknown (false) before ``enable()``. Async-signal-safe.
+    public static func isLMDBCode(_ instruction: UInt) -> Bool {
+        instruction >= lmdbCode.start && instruction < lmdbCode.end
+    }
+
+    /// Finds LMDB's code among the process's mappings (the shared library's executable pages).
+    private static func locateLMDBCode() {
+        let code = processMappings().filter { mapping in
+            mapping.executable && (mapping.path.split(separator: "/").last ?? "").hasPrefix("liblmdb")
+        }
+        lmdbCode = span(of: code) ?? (0, 0)
     }
 
     /// Frees `slot` (the environment closed).

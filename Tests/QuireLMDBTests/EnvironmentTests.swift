@@ -228,6 +228,20 @@ import Testing
         }
     }
 
+    /// A fault whose instruction is LMDB's is LMDB following a pointer from a damaged page,
+    /// wherever it led (near null, on some pages): the handler needs LMDB's code found.
+    @Test func lmdbsOwnCodeIsToldFromOtherCode() throws {
+        MappedRegions.enable()
+        defer { MappedRegions.disable() }
+        let lmdb = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mdb_cursor_get"))
+        let libc = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "strlen"))
+        #expect(MappedRegions.isLMDBCode(UInt(bitPattern: lmdb)))
+        #expect(!MappedRegions.isLMDBCode(UInt(bitPattern: libc)))
+        #expect(!MappedRegions.isLMDBCode(0x188))
+        let local = withUnsafePointer(to: 0) { UInt(bitPattern: $0) }
+        #expect(!MappedRegions.isLMDBCode(local))
+    }
+
     @Test func readOnlyOpenOfMissingStoreFailsClearly() throws {
         try withTemporaryDirectory { dir throws in
             var options = EnvironmentOptions()

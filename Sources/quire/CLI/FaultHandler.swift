@@ -39,7 +39,8 @@ private let faultDetailLength = Atomic<Int>(0)
 /// by ``LMDBAssertionHook`` before its `abort()`) or follows a bad pointer (SIGSEGV, SIGBUS)
 /// instead of returning an error. The handlers installed here turn those into the store's
 /// corruption message and exit status 1, so `quire` never ends with a bare signal; a fault at
-/// an address in no store's map (``MappedRegions``) is said not to be the store's. Any other
+/// an address in no store's map (``MappedRegions``), at an instruction not LMDB's, is said not
+/// to be the store's. Any other
 /// SIGABRT (most often memory that could not be allocated) is said as such, with status 1, not
 /// blamed on the store outright. They only call `write(2)` and `_exit(2)`.
 enum FaultHandler {
@@ -104,7 +105,7 @@ private func put(_ text: StaticString) {
     _ = text.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
-private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _: UnsafeMutableRawPointer?) {
+private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?) {
     // An abort() outside LMDB: LMDB's own assertions reach reportDamagedStore through the hook.
     if signalNumber == SIGABRT {
         put(abortMessage)
@@ -117,12 +118,31 @@ private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<sig
     #else
         let address = info.map { UInt(bitPattern: $0.pointee.si_addr) }
     #endif
+    // LMDB's own instruction faulting is LMDB following a pointer read from a damaged page,
+    // wherever it led (near null, on some pages).
+    if let instruction = faultingInstruction(context), MappedRegions.isLMDBCode(instruction) { reportDamagedStore() }
     // A signal another process sent (si_code ≤ 0) has no fault address: suspected as before.
     if let info, info.pointee.si_code > 0, let address, !MappedRegions.contains(address) {
         put(strayFaultMessage)
         _exit(1)
     }
     reportDamagedStore()
+}
+
+/// The address of the instruction that faulted, from the handler's `ucontext_t`; nil where
+/// this build does not know where to find it.
+private func faultingInstruction(_ context: UnsafeMutableRawPointer?) -> UInt? {
+    #if os(Linux) && arch(x86_64)
+        guard let context else { return nil }
+        let registers = context.assumingMemoryBound(to: ucontext_t.self).pointer(to: \.uc_mcontext.gregs)!
+        // REG_RIP (16) of <sys/ucontext.h>, which Swift's Glibc module does not import.
+        return registers.withMemoryRebound(to: greg_t.self, capacity: 23) { UInt(bitPattern: Int($0[16])) }
+    #elseif os(Linux) && arch(arm64)
+        guard let context else { return nil }
+        return UInt(context.assumingMemoryBound(to: ucontext_t.self).pointee.uc_mcontext.pc)
+    #else
+        return nil
+    #endif
 }
 
 private func reportDamagedStore() -> Never {

@@ -18,11 +18,11 @@ enum InterruptFlag {
     /// Installs the handlers. Call once, before starting the work that polls ``isRaised``.
     static func install() {
         // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
-        _ = (interruptCount.load(ordering: .relaxed), lastSignal.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed))
+        _ = (interruptCount.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed), ExitStatus.interrupted)
         BlockedWriteWakeUp.install()
         WriterLockWait.onLongWait(after: .seconds(1)) {
             // A Ctrl-C that came while the wait was short is acted on now: no safe point comes.
-            if isRaised { exitWhileWaitingForTheWriterLock(128 + lastSignal.load(ordering: .sequentiallyConsistent)) }
+            if isRaised { exitWhileWaitingForTheWriterLock() }
             if !waitNoted.exchange(true, ordering: .relaxed) {
                 let note: StaticString =
                     "quire: waiting for another process that is writing to this store (Ctrl-C stops)\n"
@@ -54,29 +54,25 @@ enum InterruptFlag {
 /// Whether the wait for another process's writer lock has been told (once a run).
 private let waitNoted = Atomic<Bool>(false)
 
-/// The signal that raised the flag, for the status of a later exit.
-private let lastSignal = Atomic<Int32>(SIGINT)
-
 /// Ends the process while a write waits for another process's writer lock: it holds no
 /// transaction, and no safe point comes until the other process lets go, which may be never
-/// (a writer stopped with Ctrl-Z). Async-signal-safe.
-private func exitWhileWaitingForTheWriterLock(_ status: Int32) -> Never {
+/// (a writer stopped with Ctrl-Z). Status 130, as every stop by a first signal. Async-signal-safe.
+private func exitWhileWaitingForTheWriterLock() -> Never {
     let message: StaticString =
         "\nquire: interrupted while waiting for another process's write to the store; what was committed stays\n"
     _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    _exit(status)
+    _exit(ExitStatus.interrupted)
 }
 
 /// Only async-signal-safe work here: atomic loads and adds, `write(2)` and `_exit(2)`.
 private func handleInterrupt(_ signalNumber: Int32) {
-    lastSignal.store(signalNumber, ordering: .sequentiallyConsistent)
     // Sequentially consistent, as the wait's timer: it stores `long` then reads the count, this
     // adds to the count then reads `long`; one of the two sees the other.
     let previous = interruptCount.add(1, ordering: .sequentiallyConsistent).oldValue
     if previous > 0 {
         _exit(128 + signalNumber)
     }
-    if WriterLockWait.isWaitingLong { exitWhileWaitingForTheWriterLock(128 + signalNumber) }
+    if WriterLockWait.isWaitingLong { exitWhileWaitingForTheWriterLock() }
     // The writer first: stderr may be the same full pipe (`2>&1 | slow`), and this write wait.
     BlockedWriteWakeUp.wake()
     let message: StaticString = "\nquire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n"

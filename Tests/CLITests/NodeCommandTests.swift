@@ -23,6 +23,10 @@ import QuireTestSupport
         #expect(rate.status == 64 && rate.stderr.contains("--rate"), "\(rate)")
         let hostless = try await runQuire(["node", "--etcd", "http://"])
         #expect(hostless.status == 64 && hostless.stderr.contains("--etcd"), "\(hostless)")
+        for empty in ["", ",", "http://127.0.0.1:1,,http://127.0.0.1:2"] {
+            let none = try await runQuire(["node", "--etcd", empty])
+            #expect(none.status == 64 && none.stderr.contains("--etcd"), "\(empty): \(none)")
+        }
         // Twice: two fetch loops of one source in one member, every page fetched twice.
         for wildcard in ["0.0.0.0", "::"] {
             let published = try await runQuire(["node", "--etcd", "http://127.0.0.1:1", "--snapshot-host", wildcard])

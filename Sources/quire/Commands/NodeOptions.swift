@@ -81,7 +81,8 @@ struct NodeOptions: CommandOptions {
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         let urls = try arguments.required("etcd")
-        endpoints = urls.split(separator: ",").map { String($0) }
+        // Empty parts kept: `--etcd ""` or `a,,b` is a usage error, not a client with no endpoint.
+        endpoints = urls.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
         for url in endpoints {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme), parsed.host?.isEmpty == false else {
                 throw arguments.invalid("etcd", urls, "expected http:// or https:// URLs with a host, separated by commas")

@@ -67,7 +67,11 @@ enum LoadCommand {
                 try? context.output.line(JSONSummary.object(fields))
             }
             switch error.kind {
-            case .interrupted: throw InterruptedError(command: "load")
+            case .interrupted:
+                let committed = error.recordsBefore
+                throw InterruptedError(
+                    command: "load",
+                    detail: committed == 0 ? "before any record was committed" : "after its \(committed) records were committed")
             case .store: throw error.underlying ?? RuntimeError("load", error.description)
             case .input, .record: throw RuntimeError("load", error.description)
             }

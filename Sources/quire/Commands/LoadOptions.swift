@@ -15,14 +15,17 @@ struct LoadOptions: CommandOptions {
         name: "load",
         abstract: "Load records from a JSON Lines dump into the store (upserting by id).",
         discussion: """
-            Reads what 'quire dump' writes: JSON Lines, the JSON array of --format json, or the
-            whole-store form of --all (every collection and relation). Lines are parsed on every
-            core and written in chunks, each one transaction. A line that cannot be stored (a
+            Reads what 'quire dump' writes: JSON Lines (each line up to 64 MiB), the JSON array of
+            --format json, or the whole-store form of --all (every collection and relation). Lines
+            are parsed on every core and written in chunks, each one transaction. A line that cannot be stored (a
             fraction where a whole number belongs, a number for a string, an empty id, a field an
             article lacks) stops the load with its line number and field; every record before it
             is committed. An id read twice is one record, the last line kept, and the summary
-            counts it once (and says how many lines were read). Ctrl-C stops between transactions,
-            with the lines read so far committed, and leaves the store consistent. A dump of
+            counts it once (and says how many lines were read). Ctrl-C stops between transactions
+            and leaves the store consistent, saying how many records were committed: the lines read
+            so far, except those of an input larger than the sort window (about 85,000 articles),
+            which are sorted through a temporary file and committed only at its end; loading the
+            input again finishes the work. A dump of
             another collection ('dump --collection lists') loads with the same --collection.
 
             EXAMPLES:

@@ -102,6 +102,11 @@ import Testing
             "quire fetch nyt --help"),
         (["fetch", "gopher"], "unknown subcommand 'gopher'", "quire fetch --help"),
         (["demo", "--articles", "0"], "'0' for '--articles'", "quire demo --help"),
+        (["dump", "--section", ""], "invalid value '' for '--section': it is empty", "quire dump --help"),
+        (["search", "storm", "--section", ""], "invalid value '' for '--section': it is empty", "quire search --help"),
+        (["dump", "--collection", ""], "invalid value '' for '--collection': it is empty", "quire dump --help"),
+        (["get", "x", "--collection", ""], "invalid value '' for '--collection': it is empty", "quire get --help"),
+        (["node", "--etcd", ","], "for '--etcd'", "quire node --help"),
     ])
     func usageErrorsExit64WithAHint(_ args: [String], _ why: String, _ hint: String) async throws {
         let result = try await runQuire(args)

@@ -33,6 +33,14 @@ struct ParsedArguments: Sendable {
     /// The last value given for an option, or nil.
     func value(_ name: String) -> String? { values[name]?.last }
 
+    /// The last value given for an option that names something (a section, a collection);
+    /// an empty one is a usage error, not a filter that matches nothing.
+    func name(_ name: String) throws(UsageError) -> String? {
+        guard let value = value(name) else { return nil }
+        if value.isEmpty { throw invalid(name, value, "it is empty") }
+        return value
+    }
+
     /// Every value given for a repeated option, in order.
     func allValues(_ name: String) -> [String] { values[name] ?? [] }
 

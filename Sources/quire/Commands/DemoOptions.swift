@@ -14,7 +14,7 @@ struct DemoOptions: CommandOptions {
             stored articles. Use --store to keep the result somewhere other than ./quire.db.
             """,
         options: [
-            .value("articles", "n", help: "How many articles to generate and fetch.", default: "\(defaultArticles)"),
+            .value("articles", "n", help: "How many articles to generate and fetch (1 to 10,000,000).", default: "\(defaultArticles)"),
             CommonOptions.quiet,
         ])
 

@@ -52,13 +52,13 @@ struct DumpOptions: CommandOptions {
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         format = try arguments.choice("format", as: DumpFormat.self) ?? .jsonl
-        collection = arguments.value("collection")
+        collection = try arguments.name("collection")
         since = try arguments.date("since")
         until = try arguments.date("until")
         if let since, let until, since > until {
             throw UsageError(command: arguments.commandName, message: "'--since' is after '--until'")
         }
-        section = arguments.value("section")
+        section = try arguments.name("section")
         limit = try arguments.integer("limit", in: 0...Int.max)
         all = arguments.flag("all")
         let filtered = collection != nil || since != nil || until != nil || section != nil || limit != nil

@@ -16,7 +16,7 @@ struct FixturesOptions: CommandOptions {
             of each --report-query, so a test can check that every served article was stored.
             """,
         options: [
-            .value("articles", "n", help: "NYT articles per query (10 a page).", default: "120"),
+            .value("articles", "n", help: "NYT articles per query (10 a page; 0 to 1,000,000).", default: "120"),
             .value("seed", "n", help: "The generator's seed.", default: "42"),
             .value("port", "n", help: "The port to listen on (0: a free one).", default: "0"),
             .repeated("report-query", "query", help: "A NYT query whose article ids to print on stopping."),

@@ -23,7 +23,7 @@ struct GetOptions: CommandOptions {
         id = try arguments.requiredPositional(0, "id")
         guard !id.isEmpty else { throw UsageError(command: arguments.commandName, message: "the id is empty") }
         format = try arguments.choice("format", as: GetFormat.self) ?? .json
-        collection = arguments.value("collection")
+        collection = try arguments.name("collection")
     }
 
     func run(_ context: CommandContext) async throws { try await GetCommand.run(self, context: context) }

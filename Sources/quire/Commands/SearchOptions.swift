@@ -34,7 +34,7 @@ struct SearchOptions: CommandOptions {
             .value("until", "date", help: "Only articles published on or before this day (its whole day)."),
             .value("section", "name", help: "Only articles of this section (exact)."),
             .value("sort", "order", help: "relevance, newest or oldest.", default: "relevance", choices: ["relevance", "newest", "oldest"]),
-            .value("limit", "n", help: "At most this many hits.", default: "20"),
+            .value("limit", "n", help: "At most this many hits (1 to 100,000).", default: "20"),
             .value("format", "format", help: "jsonl or table.", default: "jsonl", choices: ["jsonl", "table"]),
             CommonOptions.searchCollection,
         ],
@@ -48,11 +48,11 @@ struct SearchOptions: CommandOptions {
         if let since, let until, since > until {
             throw UsageError(command: arguments.commandName, message: "'--since' is after '--until'")
         }
-        section = arguments.value("section")
+        section = try arguments.name("section")
         sort = try arguments.choice("sort", as: SearchSort.self) ?? .relevance
         limit = try arguments.integer("limit", in: 1...100_000) ?? 20
         format = try arguments.choice("format", as: SearchFormat.self) ?? .jsonl
-        collection = arguments.value("collection")
+        collection = try arguments.name("collection")
     }
 
     func run(_ context: CommandContext) async throws { try await SearchCommand.run(self, context: context) }

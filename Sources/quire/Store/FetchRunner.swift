@@ -105,7 +105,7 @@ enum FetchRunner {
         var text = "stored \(summary.articles), rejected \(summary.rejected)"
         text += " (\(summary.newArticles) new, \(summary.updatedArticles) updated"
         text += summary.unchangedArticles > 0 ? ", \(summary.unchangedArticles) unchanged)" : ")"
-        text += " from \(summary.pages) pages in \(String(format: "%.1f", seconds))s"
+        text += " from \(summary.pages) page\(summary.pages == 1 ? "" : "s") in \(String(format: "%.1f", seconds))s"
         if summary.retries > 0 {
             text += ", \(summary.retries) retr\(summary.retries == 1 ? "y" : "ies")"
             if summary.backoffSeconds >= 1 { text += " after \(Int(summary.backoffSeconds))s of back-off" }

@@ -118,6 +118,20 @@ import Testing
         #expect(lines.last == "see '\(hint)'", "\(result)")
     }
 
+    /// A script reading `--json` gets a JSON answer to every failure, with the message of the
+    /// stderr line, not an empty stdout.
+    @Test(arguments: [
+        ["load", "--json", "/nonexistent/input.jsonl"], ["--store", "missing.db", "verify", "--json"],
+        ["--store", "missing.db", "stats", "--json"],
+    ])
+    func jsonAnswersEveryFailure(_ args: [String]) async throws {
+        let result = try await runQuire(args)
+        #expect(result.status == 1, "\(result)")
+        let answer = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let message = try #require(answer?["error"] as? String, "\(result)")
+        #expect(!message.isEmpty && result.stderr.contains(message), "\(result)")
+    }
+
     @Test func secretValuesAreNeverEchoed() async throws {
         let secret = "sEcReT-\(UUID().uuidString)"
         let runs = [

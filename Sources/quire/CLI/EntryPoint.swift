@@ -50,7 +50,13 @@ enum EntryPoint {
             } catch {
                 // Data written before a failure still goes out; a closed pipe ends quietly.
                 let flushed = Result { () throws(OutputError) in try output.flush() }
-                return report(error, command: parsed.commandName, flushFailed: (try? flushed.get()) == nil)
+                let status = report(error, command: parsed.commandName, flushFailed: (try? flushed.get()) == nil)
+                // A script reading `--json` gets an answer to every failure, not an empty stdout.
+                if parsed.flag("json"), !output.hasOutput, status != ExitStatus.success, let message = Diagnostics.lastError {
+                    try? output.line(JSONSummary.object([("error", .string(message))]))
+                    try? output.flush()
+                }
+                return status
             }
         }
     }

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +25,8 @@ final class OutputWriter {
     private let fileDescriptor: Int32
     private var buffer: [UInt8] = []
     private let capacity: Int
+    /// Whether anything was written (or buffered) so far.
+    private(set) var hasOutput = false
 
     init(fileDescriptor: Int32 = STDOUT_FILENO, capacity: Int = 256 * 1024) {
         self.fileDescriptor = fileDescriptor
@@ -34,12 +38,14 @@ final class OutputWriter {
     func write(_ text: String) throws(OutputError) {
         var text = text
         text.withUTF8 { buffer.append(contentsOf: $0) }
+        hasOutput = true
         if buffer.count >= capacity { try flush() }
     }
 
     /// Appends raw bytes, writing the buffer out when it is full.
     func write(bytes: some Sequence<UInt8>) throws(OutputError) {
         buffer.append(contentsOf: bytes)
+        hasOutput = true
         if buffer.count >= capacity { try flush() }
     }
 
@@ -102,8 +108,13 @@ enum Diagnostics {
     /// Prints `quire: <message>` on stderr, one line: control characters in `message` (which
     /// often quotes a server or a record) are shown escaped (see ``TerminalText``).
     static func error(_ message: String) {
+        last.withLock { $0 = message }
         write("quire: \(TerminalText.escaped(message))\n")
     }
+
+    /// The message of the last ``error(_:)``, for a `--json` answer to a failure.
+    static var lastError: String? { last.withLock { $0 } }
+    private static let last = Mutex<String?>(nil)
 }
 
 /// `write(2)`, named apart from the writer's own `write` methods.

@@ -55,6 +55,16 @@ import Testing
         let stopped = ProgressReporter.plainLine(
             label: "loading", completed: 46_238, total: nil, seconds: 4.6, unit: "records", final: true, stopped: true)
         #expect(stopped == "quire: loading: 46,238 records, 10.1k/s, stopped after 4.6s")
+        // A stage that has done nothing yet shows no rate ("0.0/s" said nothing).
+        let starting = ProgressReporter.plainLine(
+            label: "loading, merging sorted runs", completed: 0, total: 94_111, seconds: 0.4, unit: "records", final: false)
+        #expect(starting == "quire: loading, merging sorted runs: 0/94,111 records")
+    }
+
+    @Test func aTableCellIsCappedAtItsLength() {
+        #expect(RecordWriter.capped("short", 200) == "short")
+        #expect(RecordWriter.capped(String(repeating: "é", count: 200), 200) == String(repeating: "é", count: 200))
+        #expect(RecordWriter.capped(String(repeating: "é", count: 201), 200) == String(repeating: "é", count: 200) + "…")
     }
 
     @Test func durationsAndGrouping() {

@@ -197,7 +197,8 @@ final class ProgressReporter: Sendable {
         } else {
             parts.append("\(grouped(completed)) \(unit)")
         }
-        if pace.shown { parts.append(rate(completed: completed - pace.base, seconds: pace.seconds)) }
+        // No rate before the stage has done anything ("0.0/s" while a merge begins says nothing).
+        if pace.shown, completed > pace.base { parts.append(rate(completed: completed - pace.base, seconds: pace.seconds)) }
         if final {
             parts.append("in " + duration(seconds))
         } else if pace.shown, let eta = eta(completed: completed - pace.base, total: total.map { $0 - pace.base }, seconds: pace.seconds) {
@@ -215,7 +216,7 @@ final class ProgressReporter: Sendable {
         var text = "quire: \(label): \(grouped(completed))"
         if let total { text += "/\(grouped(total))" }
         text += " \(unit)"
-        if pace.shown { text += ", " + rate(completed: completed - pace.base, seconds: pace.seconds) }
+        if pace.shown, completed > pace.base { text += ", " + rate(completed: completed - pace.base, seconds: pace.seconds) }
         if final {
             text += (stopped ? ", stopped after " : ", done in ") + duration(seconds)
         } else if pace.shown, let eta = eta(completed: completed - pace.base, total: total.map { $0 - pace.base }, seconds: pace.seconds) {

@@ -56,7 +56,7 @@ final class RecordWriter {
                 values[0].map(Self.text) ?? key.description,
                 values[1].map(Self.text).map { String($0.prefix(10)) } ?? "",
                 values[2].map(Self.text) ?? "",
-                values[3].map(Self.text) ?? "",
+                values[3].map(Self.text).map { Self.capped($0, 200) } ?? "",
             ]))
         count += 1
     }
@@ -72,6 +72,15 @@ final class RecordWriter {
 
     func end() throws(OutputError) {
         if format == .json { try output.write(count == 0 ? "]\n" : "\n]\n") }
+    }
+
+    /// `text` cut to its first `characters` characters and `…` when longer: one hostile
+    /// headline of 50 MB made a 50 MB table line.
+    static func capped(_ text: String, _ characters: Int) -> String {
+        guard text.utf8.count > characters, let end = text.index(text.startIndex, offsetBy: characters, limitedBy: text.endIndex),
+            end < text.endIndex
+        else { return text }
+        return text[..<end] + "…"
     }
 
     /// A field as plain text: strings bare, anything else as JSON.

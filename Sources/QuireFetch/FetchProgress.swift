@@ -54,7 +54,8 @@ public struct FetchSummary: Sendable, Hashable {
     public var waitedSeconds: Double = 0
     /// Seconds spent in retry back-off.
     public var backoffSeconds: Double = 0
-    /// Whether the run started from a stored checkpoint.
+    /// Whether the run took up a walk where a stored checkpoint had stopped it (not a refresh of
+    /// a finished walk, which starts a new one).
     public var resumed: Bool = false
     /// Whether the source has nothing left to fetch (false when `maxPages` stopped it).
     public var isComplete: Bool = false

@@ -113,8 +113,10 @@ public struct FetchService: Sendable {
                     retrying = true
                 } else if mode == .refresh, let fresh = source.refreshCheckpoint(after: stored, now: clock.now) {
                     checkpoint = fresh
+                    summary.resumed = false  // a new walk of what is newer, not one taken up again
                 } else if mode == .refresh {
                     checkpoint = source.initialCheckpoint
+                    summary.resumed = false
                 } else {
                     summary.alreadyComplete = true
                     summary.isComplete = true

@@ -83,6 +83,7 @@ import Testing
             clock.advance(by: 10 * 86_400)
             let refresh = try await service.run(source, into: sink, mode: .refresh)
             #expect(refresh.isComplete && !refresh.alreadyComplete)
+            #expect(!refresh.resumed)  // a new walk of what is newer: the summary says no "(resumed)"
             let refreshRequests = api.requestLog.dropFirst(afterFull)
             #expect(!refreshRequests.isEmpty)
             // Only what is newer than the last completed run: from the day before it, to today.

@@ -39,8 +39,8 @@ public final class Environment: @unchecked Sendable {
     let gate: ReaderGate
     let readerPool: ReadTransactionPool
     private let stateLock = ThreadLock()
-    /// Held around a read-only open's `mdb_dbi_open` and commit: LMDB forbids opening databases
-    /// from two transactions at once (two could get one slot, and one collection read another's).
+    /// Held around a read-only open's whole transaction: LMDB forbids opening databases from
+    /// two transactions at once (two could get one slot, and one collection read another's).
     private let databaseOpenLock = ThreadLock()
     /// Set once by `close()`; an atomic, not part of `State`, because every transaction checks it
     /// (a lock taken by every read on every core would pass its cache line between them).
@@ -372,39 +372,9 @@ public final class Environment: @unchecked Sendable {
         let dbi: MDB_dbi
         do {
             if options.readOnly {
-                // > "The database handle will be private to the current transaction until the
-                // > transaction is successfully committed" — so commit the read-only txn too.
-                try enterGateOpen("mdb_txn_begin")
-                defer { gate.leaveShared() }
-                var txn: OpaquePointer?
-                var adoptions = 0
-                var rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
-                while rc == MDB_MAP_RESIZED {
-                    // Another process grew the map (or a damaged meta page says so): adopted
-                    // outside the gate, which a remap needs to itself; back inside (the defer
-                    // above leaves it), the environment must still be open.
-                    gate.leaveShared()
-                    let adopted = Result { () throws(LMDBError) in try adoptMapSize(attempt: &adoptions) }
-                    gate.enterShared()
-                    try adopted.get()
-                    try ensureOpen("mdb_txn_begin")
-                    rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
-                }
-                try check(rc, "mdb_txn_begin", path: path)
-                guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
-                // Inside the gate, never waiting for it: no deadlock with a remap.
-                let (openRC, opened, commitRC) = databaseOpenLock.withLock {
-                    var opened: MDB_dbi = 0
-                    let openRC = Environment.openDBI(txn, name, openFlags, &opened)
-                    if openRC != MDB_SUCCESS {
-                        mdb_txn_abort(txn)
-                        return (openRC, opened, MDB_SUCCESS)
-                    }
-                    return (openRC, opened, mdb_txn_commit(txn))
-                }
-                try check(openRC, "mdb_dbi_open", path: path)
-                dbi = opened
-                try check(commitRC, "mdb_txn_commit", path: path)
+                // Taken before the gate: the holder may leave the gate to adopt a grown map,
+                // and no one waits for the lock while inside the gate.
+                dbi = try databaseOpenLock.withLock { () throws(LMDBError) in try openDatabaseReadOnly(name, openFlags) }
             } else {
                 dbi = try write { (txn: borrowing WriteTransaction) throws(LMDBError) -> MDB_dbi in
                     // Creating a database writes the main database: through the transaction's
@@ -422,6 +392,40 @@ public final class Environment: @unchecked Sendable {
         let database = Database(dbi: dbi, name: name, flags: flags.subtracting(.create))
         withState { $0.databases[cacheKey] = database }
         return database
+    }
+
+    /// Opens a database in a read-only transaction and commits it (> "The database handle will
+    /// be private to the current transaction until the transaction is successfully committed").
+    /// Call it holding `databaseOpenLock`: the transaction begins inside it too, since LMDB
+    /// counts the open databases when a transaction begins, and two begun at once would give
+    /// two names one slot.
+    private func openDatabaseReadOnly(_ name: String?, _ openFlags: DatabaseFlags) throws(LMDBError) -> MDB_dbi {
+        try enterGateOpen("mdb_txn_begin")
+        defer { gate.leaveShared() }
+        var txn: OpaquePointer?
+        var adoptions = 0
+        var rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+        while rc == MDB_MAP_RESIZED {
+            // Another process grew the map (or a damaged meta page says so): adopted outside
+            // the gate, which a remap needs to itself; back inside (the defer above leaves it),
+            // the environment must still be open.
+            gate.leaveShared()
+            let adopted = Result { () throws(LMDBError) in try adoptMapSize(attempt: &adoptions) }
+            gate.enterShared()
+            try adopted.get()
+            try ensureOpen("mdb_txn_begin")
+            rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+        }
+        try check(rc, "mdb_txn_begin", path: path)
+        guard let txn else { preconditionFailure("mdb_txn_begin returned no transaction") }
+        var opened: MDB_dbi = 0
+        let openRC = Environment.openDBI(txn, name, openFlags, &opened)
+        if openRC != MDB_SUCCESS {
+            mdb_txn_abort(txn)
+            try check(openRC, "mdb_dbi_open", path: path)
+        }
+        try check(mdb_txn_commit(txn), "mdb_txn_commit", path: path)
+        return opened
     }
 
     /// Drops the cached handle of a database `mdb_drop` deleted and closed: a later open of its

@@ -30,6 +30,8 @@ enum InterruptFlag {
             }
         }
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            // `nohup quire load …` asked for the hangup to be ignored: it stays so.
+            if signalNumber == SIGHUP && isIgnored(SIGHUP) { continue }
             var action = sigaction()
             #if canImport(Glibc)
                 action.__sigaction_handler.sa_handler = handleInterrupt
@@ -40,6 +42,18 @@ enum InterruptFlag {
             action.sa_flags = 0
             sigaction(signalNumber, &action, nil)
         }
+    }
+
+    /// Whether `signalNumber` was ignored when the process started (inherited, as `nohup` sets).
+    private static func isIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(signalNumber, nil, &current) == 0 else { return false }
+        #if canImport(Glibc)
+            let handler = current.__sigaction_handler.sa_handler
+        #else
+            let handler = current.__sigaction_u.__sa_handler
+        #endif
+        return handler.map { unsafeBitCast($0, to: Int.self) } == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// Whether the user asked to stop. Poll this at chunk boundaries.
@@ -66,6 +80,9 @@ private func exitWhileWaitingForTheWriterLock() -> Never {
 
 /// Only async-signal-safe work here: atomic loads and adds, `write(2)` and `_exit(2)`.
 private func handleInterrupt(_ signalNumber: Int32) {
+    // A hangup says the terminal is gone, once or more (the kernel and the shell may both send
+    // it): never the user's second, impatient request.
+    if signalNumber == SIGHUP && interruptCount.load(ordering: .sequentiallyConsistent) > 0 { return }
     // Sequentially consistent, as the wait's timer: it stores `long` then reads the count, this
     // adds to the count then reads `long`; one of the two sees the other.
     let previous = interruptCount.add(1, ordering: .sequentiallyConsistent).oldValue

@@ -118,9 +118,14 @@ private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<sig
     #else
         let address = info.map { UInt(bitPattern: $0.pointee.si_addr) }
     #endif
-    // LMDB's own instruction faulting is LMDB following a pointer read from a damaged page,
-    // wherever it led (near null, on some pages).
-    if let instruction = faultingInstruction(context), MappedRegions.isLMDBCode(instruction) { reportDamagedStore() }
+    // LMDB's own instruction faulting near null (below 1 MiB: a null pointer plus an offset) is
+    // LMDB following a pointer read from a damaged page; elsewhere it could be a stack overflow
+    // or a bad pointer passed in, no sign of damage. (A literal: no global is first read here.)
+    if let address, address < 0x10_0000, let instruction = faultingInstruction(context),
+        MappedRegions.isLMDBCode(instruction)
+    {
+        reportDamagedStore()
+    }
     // A signal another process sent (si_code ≤ 0) has no fault address: suspected as before.
     if let info, info.pointee.si_code > 0, let address, !MappedRegions.contains(address) {
         put(strayFaultMessage)
@@ -134,9 +139,9 @@ private func handleFault(_ signalNumber: Int32, _ info: UnsafeMutablePointer<sig
 private func faultingInstruction(_ context: UnsafeMutableRawPointer?) -> UInt? {
     #if os(Linux) && arch(x86_64)
         guard let context else { return nil }
-        let registers = context.assumingMemoryBound(to: ucontext_t.self).pointer(to: \.uc_mcontext.gregs)!
-        // REG_RIP (16) of <sys/ucontext.h>, which Swift's Glibc module does not import.
-        return registers.withMemoryRebound(to: greg_t.self, capacity: 23) { UInt(bitPattern: Int($0[16])) }
+        // REG_RIP (16) of <sys/ucontext.h>, which Swift's Glibc module does not import. A plain
+        // copy of the tuple element: a key path here could allocate, in a signal handler.
+        return UInt(bitPattern: Int(context.assumingMemoryBound(to: ucontext_t.self).pointee.uc_mcontext.gregs.16))
     #elseif os(Linux) && arch(arm64)
         guard let context else { return nil }
         return UInt(context.assumingMemoryBound(to: ucontext_t.self).pointee.uc_mcontext.pc)

@@ -226,7 +226,7 @@ import Testing
                         + "\"{\\\"id\\\":\\\"a\\\",\\\"appliedRevision\\\":$n}\" >/dev/null; sleep 1; done",
                 ]
                 try live.run()
-                // SIGKILL: the shell inherits the pool thread's blocked signals, SIGTERM among them.
+                // SIGKILL: the shell's loop must end at once, whatever it is running.
                 defer {
                     if live.isRunning {
                         kill(live.processIdentifier, SIGKILL)

@@ -89,7 +89,15 @@ public final class ChildProcess: @unchecked Sendable {
         if let directory = currentDirectoryURL?.path {
             try Self.check(SpawnExtensions.addChangeDirectory(&actions, directory))
         }
-        try Self.check(SpawnExtensions.addCloseFrom(&actions, 3))
+        let closing = SpawnExtensions.addCloseFrom(&actions, 3)
+        if closing == ENOSYS {
+            // glibc before 2.34: each descriptor open now, one by one (none leaks to the child).
+            for descriptor in 3..<Int32(min(sysconf(Int32(_SC_OPEN_MAX)), 1 << 16)) where fcntl(descriptor, F_GETFD) >= 0 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
+        } else {
+            try Self.check(closing)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -109,6 +117,8 @@ public final class ChildProcess: @unchecked Sendable {
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } }
         defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
+        // Entered before the child exists: a `waitUntilExit()` from another thread waits for it.
+        exited.enter()
         let spawned = (argv + [nil]).withUnsafeBufferPointer { arguments in
             if let envp {
                 return (envp + [nil]).withUnsafeBufferPointer { variables in
@@ -117,15 +127,19 @@ public final class ChildProcess: @unchecked Sendable {
             }
             return posix_spawn(&pid, path, &actions, &attributes, arguments.baseAddress!, environ)
         }
-        try Self.check(spawned)
+        guard spawned == 0 else {
+            exited.leave()
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
+        }
         state.withLock { $0.pid = pid }
         // Reaped as soon as it ends, as `Process` does, by a thread of its own: no zombie is left
         // for a test that never asks, and `isRunning` is a read.
-        exited.enter()
         let reaper = Thread { [self, pid] in
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            state.withLock { $0.status = status }
+            var result: pid_t
+            repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+            // Reaped elsewhere (it cannot be here): an unknown end, told as exit status 255.
+            state.withLock { $0.status = result == pid ? status : 0xFF00 }
             exited.leave()
         }
         reaper.name = "ChildProcess reaper"
@@ -159,16 +173,16 @@ public final class ChildProcess: @unchecked Sendable {
         return Self.signalled(status) ? .uncaughtSignal : .exit
     }
 
-    /// Sends SIGTERM.
-    public func terminate() {
-        let pid = processIdentifier
-        if pid > 0 { kill(pid, SIGTERM) }
-    }
+    /// Sends SIGTERM, unless the child has ended (its id may belong to another process by then).
+    public func terminate() { signal(SIGTERM) }
 
-    /// Sends SIGINT.
-    public func interrupt() {
-        let pid = processIdentifier
-        if pid > 0 { kill(pid, SIGINT) }
+    /// Sends SIGINT, unless the child has ended.
+    public func interrupt() { signal(SIGINT) }
+
+    private func signal(_ number: Int32) {
+        state.withLock { state in
+            if state.pid > 0 && state.status == nil { kill(state.pid, number) }
+        }
     }
 
     private static func signalled(_ status: Int32) -> Bool {

@@ -301,6 +301,9 @@ import Foundation
     /// is reset for other names (a decode call's readers never outlive it).
     @usableFromInline func decodeTable(for keys: CompactKeySet) -> UnsafeBufferPointer<Int32> {
         for index in keySets.indices where keySets[index] === keys { return UnsafeBufferPointer(keySetTables[index]) }
+        // A set made at every use (a computed `compactKeys`) is another object each time: found
+        // by its names, or every object of a large array would add a table.
+        for index in keySets.indices where keySets[index].names == keys.names { return UnsafeBufferPointer(keySetTables[index]) }
         let table = keys.decodeTable(for: names)
         let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: table.count)
         _ = buffer.initialize(from: table)

@@ -294,6 +294,11 @@ struct OpenContainer {
     @usableFromInline func keySetIDs(for keys: CompactKeySet) -> KeySetIDs {
         let id = ObjectIdentifier(keys)
         for index in keyCaches.keySets.indices where keyCaches.keySets[index] == id { return keyCaches.keySetIDs[index] }
+        // A set made at every use (a computed `compactKeys`): found by what it holds, or every
+        // object of a large array would add an entry to search.
+        for ids in keyCaches.keySetIDs where ids.keys.names == keys.names && ids.keys.internedKeys == keys.internedKeys {
+            return ids
+        }
         let ids = KeySetIDs(keys: keys)
         keyCaches.keySets.append(id)
         keyCaches.keySetIDs.append(ids)

@@ -23,7 +23,7 @@ public struct EnvironmentOptions: Sendable, Hashable {
     public var mapSize: Int = 64 << 20
     /// The largest map the environment may grow to.
     public var maxMapSize: Int = 1 << 40
-    /// The number of named databases the environment can hold (0 … 32,767).
+    /// The number of named databases the environment can hold (1 … 32,767).
     public var maxDatabases: Int = 32
     /// The size of the reader table (concurrent read transactions across processes; 1 … 65,536:
     /// the lock file holds 64 bytes a slot, reserved on disk when it is made).
@@ -52,8 +52,8 @@ public struct EnvironmentOptions: Sendable, Hashable {
         guard (1...Self.readerLimit).contains(maxReaders) else {
             throw invalid("maxReaders is \(maxReaders); it must be 1…\(Self.readerLimit)")
         }
-        guard (0...Self.databaseLimit).contains(maxDatabases) else {
-            throw invalid("maxDatabases is \(maxDatabases); it must be 0…\(Self.databaseLimit)")
+        guard (1...Self.databaseLimit).contains(maxDatabases) else {
+            throw invalid("maxDatabases is \(maxDatabases); it must be 1…\(Self.databaseLimit)")
         }
         guard mapSize >= 0, maxMapSize >= 0 else { throw invalid("map sizes cannot be negative") }
     }

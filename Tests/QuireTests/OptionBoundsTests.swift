@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [-1, Int.min, Int.max, 1 << 15])
+    @Test(arguments: [-1, 0, Int.min, Int.max, 1 << 15])
     func aDatabaseCountOutOfRangeIsRefused(_ maxDatabases: Int) async throws {
         _ = try await withTemporaryStorePath { path in
             #expect {

@@ -67,10 +67,12 @@ import Testing
                 try await second.put(Note(id: "n", day: day, tags: ["second"], priority: 2), in: Self.notes)
                 let seen = try second.read { snap in
                     let own = OwnView(_context: snap._context)
-                    return (own.store.path, try own.get(.string("n"), from: Self.notes)?.tags)
+                    return (own.store.path, try own.get(.string("n"), from: Self.notes)?.tags, Mirror(reflecting: snap._context).children.count)
                 }
                 #expect(seen.0 == second.path)
                 #expect(seen.1 == ["second"])
+                // Reflection hands out neither the store (its writes) nor the transaction.
+                #expect(seen.2 == 0)
             }
         }
     }

@@ -39,7 +39,7 @@ public struct StoreOptions: Sendable {
     /// commits list every key they wrote (38 MB for a million articles), so the count alone
     /// would let the feed grow with the store. 0: no bound but the count.
     public var changeRetentionBytes: Int = 64 << 20
-    /// The most collections, indexes and relations the store can hold in all: 0 … 32,767 (the
+    /// The most collections, indexes and relations the store can hold in all: 1 … 32,767 (the
     /// store's open throws otherwise).
     public var maxDatabases: Int = 128
     /// Checks every record's CRC-32C as it is read, so a damaged record throws

@@ -17,6 +17,11 @@ public struct StoreViewContext {
 @available(*, unavailable)
 extension StoreViewContext: Sendable {}
 
+extension StoreViewContext: CustomReflectable {
+    /// No children: reflection must not hand out the store (its writes) or the transaction.
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}
+
 /// The raw LMDB operations of a store view, for Quire's own code only.
 struct RawView: WritableTransaction {
     let raw: TransactionHandle

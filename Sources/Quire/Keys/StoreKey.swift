@@ -72,7 +72,8 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible 
         return Int64(bitPattern: raw ^ (1 << 63))
     }
 
-    /// Decodes a date key made by `date(_:)`.
+    /// Decodes a date key made by `date(_:)` (to the millisecond; a date past the key range
+    /// reads back as the range's end).
     public var dateValue: Date? {
         intValue.map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }

@@ -35,4 +35,11 @@ struct InterruptedError: Error, Sendable {
     let command: String
     /// What it had done, when that is worth saying ("after its 1000 records were committed").
     var detail: String? = nil
+
+    /// A load stopped with `committed` records committed, and saying so.
+    static func load(committed: Int) -> InterruptedError {
+        InterruptedError(
+            command: "load",
+            detail: committed == 0 ? "before any record was committed" : "after its \(committed) records were committed")
+    }
 }

@@ -14,7 +14,7 @@ protocol CommandOptions: Sendable {
 
 /// Options shared by several commands, declared once so their help reads the same everywhere.
 enum CommonOptions {
-    static let quiet = OptionSpec.flag("quiet", short: "q", help: "Print no progress and no summary (errors still show; the exit status tells).")
+    static let quiet = OptionSpec.flag("quiet", short: "q", help: "Print no progress and no summary line (errors still show, --json still answers).")
     static let json = OptionSpec.flag("json", help: "Print the summary as one JSON object on stdout, for scripts.")
     static let collection = OptionSpec.value(
         "collection", "name",

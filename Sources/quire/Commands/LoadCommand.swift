@@ -67,11 +67,7 @@ enum LoadCommand {
                 try? context.output.line(JSONSummary.object(fields))
             }
             switch error.kind {
-            case .interrupted:
-                let committed = error.recordsBefore
-                throw InterruptedError(
-                    command: "load",
-                    detail: committed == 0 ? "before any record was committed" : "after its \(committed) records were committed")
+            case .interrupted: throw InterruptedError.load(committed: error.recordsBefore)
             case .store: throw error.underlying ?? RuntimeError("load", error.description)
             case .input, .record: throw RuntimeError("load", error.description)
             }
@@ -83,7 +79,7 @@ enum LoadCommand {
         // A signal during the load's end (the full-text merge and compaction, which stop for it)
         // still says so: the command did not do all it would have.
         if InterruptFlag.isRaised {
-            throw InterruptedError(command: "load", detail: "after its \(records) records were committed")
+            throw InterruptedError.load(committed: records)
         }
         if options.json {
             try context.output.line(

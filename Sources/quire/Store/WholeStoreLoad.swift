@@ -154,7 +154,7 @@ enum WholeStoreLoad {
         }
         while true {
             let number = reader.nextLineNumber
-            guard let line = try reader.nextLine() else { break }
+            guard let line = try nextLine(reader, committed: total) else { break }
             var text = line.drop { $0 == 32 || $0 == 9 || $0 == 13 }
             while let last = text.last, [32, 9, 13].contains(last) { text = text.dropLast() }
             if text.isEmpty { continue }
@@ -178,6 +178,18 @@ enum WholeStoreLoad {
         return total
     }
 
+    /// The reader's next line; an interrupt while it read says what this load committed, as
+    /// the load's summary does.
+    private static func nextLine(_ reader: LineBlockReader, committed: Int) throws(LoadError) -> [UInt8]? {
+        do {
+            return try reader.nextLine()
+        } catch where error.kind == .interrupted {
+            var counted = error
+            counted.recordsBefore = committed
+            throw counted
+        }
+    }
+
     /// Adds a record line to `section`, committing what the section holds every thousand records,
     /// at an interrupt, and before a line that cannot be stored (every record before it is
     /// committed, as for articles), which stops the load at its line.
@@ -194,7 +206,7 @@ enum WholeStoreLoad {
         if section.pending >= 1_000 { try await flush() }
         if InterruptFlag.isRaised {
             try await flush()
-            throw InterruptedError(command: "load")
+            throw InterruptedError.load(committed: total())
         }
     }
 
@@ -222,7 +234,7 @@ enum WholeStoreLoad {
         }
         while true {
             let number = reader.nextLineNumber
-            guard let line = try reader.nextLine() else { break }
+            guard let line = try nextLine(reader, committed: total) else { break }
             let text = line.drop { $0 == 32 || $0 == 9 }
             if text.isEmpty { continue }
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
@@ -291,7 +303,7 @@ enum WholeStoreLoad {
             }
             written += batch.count
             progress.advance(by: batch.count)
-            if InterruptFlag.isRaised { throw InterruptedError(command: "load") }
+            if InterruptFlag.isRaised { throw InterruptedError.load(committed: loadedBefore + written) }
         }
     }
 

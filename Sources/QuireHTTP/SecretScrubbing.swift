@@ -151,8 +151,11 @@ extension URLRedaction {
         let found = bytes[index]
         if foldCase(found) == foldCase(byte) { ends.append(index + 1) }
         if found == UInt8(ascii: "+") && byte == UInt8(ascii: " ") { ends.append(index + 1) }
-        // JSON may escape a slash (the NYT writes `http:\/\/`).
-        if found == UInt8(ascii: "\\"), byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == byte {
+        // JSON's two-byte escapes: a slash (the NYT writes `http:\/\/`), and the quote and the
+        // backslash a key may hold (`\"`, `\\`).
+        if found == UInt8(ascii: "\\"), byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\"),
+            index + 1 < bytes.count, bytes[index + 1] == byte
+        {
             ends.append(index + 2)
         }
         if found == UInt8(ascii: "%") {

@@ -40,6 +40,18 @@ import Testing
         #expect(URLRedaction.scrubSecret(secret, from: "echo: \(form) end") == "echo: REDACTED end")
     }
 
+    /// A key holding a quote or a backslash, echoed inside a JSON string, is escaped there
+    /// (`\"`, `\\`): found in that form too, and in the `\u0022` one.
+    @Test func aKeyHoldingAQuoteOrABackslashIsFoundJSONEscaped() {
+        let secret = #"abc"def\ghij"#
+        for echoed in [#"abc\"def\\ghij"#, #"abc\u0022def\u005cghij"#, secret] {
+            let body = Array(#"{"abstract":"The key was "#.utf8) + Array(echoed.utf8) + Array(#"."}"#.utf8)
+            #expect(
+                URLRedaction.scrubSecret(secret, fromBytes: body) == Array(#"{"abstract":"The key was REDACTED."}"#.utf8),
+                "\(echoed)")
+        }
+    }
+
     @Test func spacesAsPlusAndOtherTextAreKept() {
         #expect(URLRedaction.scrubSecret("my key", from: "q=my+key&x=my%20key") == "q=REDACTED&x=REDACTED")
         #expect(URLRedaction.scrubSecret("secret", from: "no secre t here") == "no secre t here")

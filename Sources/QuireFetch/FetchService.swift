@@ -207,14 +207,19 @@ public struct FetchService: Sendable {
     }
 
     /// Whether a failure is the page's own (a status refused, a server error after the retries,
-    /// a body that cannot be mapped), not the run's (no network, a rejected key, the quota, a
-    /// stop).
+    /// a body that cannot be mapped or that always arrives cut short of its declared length),
+    /// not the run's (no network, a rejected key, the quota, a stop). A server that dies
+    /// mid-body for every page is still an outage: three pages in a row stop the walk.
     static func canSkip(_ error: FetchError) -> Bool {
         switch error.code {
         case .forbidden, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
+        case .transport: error.curlCode == partialTransfer
         default: false
         }
     }
+
+    /// libcurl's `CURLE_PARTIAL_FILE`: the reply's body ended before its declared length.
+    private static let partialTransfer: Int32 = 18
 
     /// Why a page was set aside, in a few words: `malformed response: …`, `unexpected status (HTTP 404): …`.
     static func skipReason(_ error: FetchError) -> String {

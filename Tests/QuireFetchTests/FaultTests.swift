@@ -152,6 +152,21 @@ import Testing
         #expect(third.alreadyComplete)
     }
 
+    /// A page whose body always arrives cut short of its declared length (the connection drops
+    /// mid-body, every attempt) is the page's failure, set aside like a body that cannot be read:
+    /// it stopped every run of the query at that page.
+    @Test func aPageAlwaysCutShortIsSetAside() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 45
+            $0.faults = [.init(.nytPage(1), .dropConnectionMidBody)]
+        }
+        let sink = InMemoryFetchSink()
+        let first = try await makeService().run(nytSource(api), into: sink)
+        #expect(first.isComplete && first.skipped == 1 && first.pages == 4 && first.articles == 35, "\(first)")
+        let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
+        #expect(checkpoint.setAsidePages.map(\.page) == [1])
+    }
+
     /// Pages set aside far apart in the walk that fail again in the run that retries them are
     /// no outage: all stay set aside and the run ends (three of them stopped every other run).
     @Test func setAsidePagesThatFailAgainStaySetAside() async throws {

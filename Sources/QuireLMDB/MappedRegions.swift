@@ -154,8 +154,8 @@ public enum MappedRegions {
     nonisolated(unsafe) private static var lmdbCode: (start: UInt, end: UInt) = (0, 0)
 
     /// Whether `instruction` (a faulting instruction's address) is LMDB's own code: LMDB
-    /// faulting while it follows a pointer it read from a page is a damaged page, wherever the
-    /// pointer led (one was near null). Unknown (false) before ``enable()``. Async-signal-safe.
+    /// faulting near null is LMDB following a pointer it read from a damaged page. Unknown
+    /// (false) before ``enable()``. Async-signal-safe.
     public static func isLMDBCode(_ instruction: UInt) -> Bool {
         instruction >= lmdbCode.start && instruction < lmdbCode.end
     }

@@ -12,8 +12,8 @@ private let interruptCount = Atomic<Int>(0)
 
 /// Ctrl-C for long-running commands: the first SIGINT (or SIGTERM, or SIGHUP: the terminal
 /// closed) only raises a flag that the command polls between chunks, so it stops at a
-/// transaction boundary and leaves the store consistent; a second one exits at once with status
-/// 128 + the signal (130 for SIGINT).
+/// transaction boundary and leaves the store consistent; a second SIGINT or SIGTERM exits at once
+/// with status 128 + the signal (130 for SIGINT).
 enum InterruptFlag {
     /// Installs the handlers. Call once, before starting the work that polls ``isRaised``.
     static func install() {

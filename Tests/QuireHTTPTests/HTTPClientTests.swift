@@ -25,7 +25,14 @@ import Testing
         defer { server.stop() }
         let client = HTTPClient(configuration: quickConfiguration())
 
+        // libcurl drops a connection idle for 118 s (CURLOPT_MAXAGE_CONN's default): a full run
+        // on two cores once kept this test's task waiting that long between two requests.
+        // Counted from one request's start to the next's (a task can also wait to resume).
+        var idleGaps = 0
+        var lastStart = ContinuousClock.now
         for index in 0..<6 {
+            if ContinuousClock.now - lastStart > .seconds(100) { idleGaps += 1 }
+            lastStart = ContinuousClock.now
             let response = try await client.get(server.baseURL + "/page/\(index)")
             #expect(response.bodyText == "hello /page/\(index)")
         }
@@ -33,7 +40,7 @@ import Testing
         #expect(server.requestCount == 6)
         // Reused: one connection normally; a loaded machine (the suite runs in parallel) may see
         // libcurl open a second one when the first is not back in its cache yet, never one a request.
-        #expect(server.connectionCount <= 2, "connections: \(server.connectionCount)")
+        #expect(server.connectionCount <= 2 + idleGaps, "connections: \(server.connectionCount), idle gaps: \(idleGaps)")
     }
 
     @Test func postSendsTheBodyAndHeaders() async throws {

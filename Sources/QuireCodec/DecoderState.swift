@@ -65,11 +65,12 @@ import Foundation
         // Assigned only when they change: reassigning the same table would retain and release it
         // for every record, and threads decoding with one table would fight over its reference
         // count's cache line.
-        if !sameStorage(self.names, names) || keySets.count > Self.keySetLimit {
+        let otherNames = !sameStorage(self.names, names)
+        if otherNames || keySets.count > Self.keySetLimit {
             keySets.removeAll(keepingCapacity: true)
             freeKeySetTables()
         }
-        if !sameStorage(self.names, names) { self.names = names }
+        if otherNames { self.names = names }
         self.reader = reader
         strings.reset(reader: reader, rootStart: start, rootEnd: end, depthLimit: options.depthLimit, values: values)
         depthLimit = options.depthLimit

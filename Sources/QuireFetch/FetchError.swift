@@ -126,8 +126,22 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         self.attempts = attempts
     }
 
-    public var description: String {
-        var text = "fetch \(location): \(code)"
+    /// What a run had committed when it failed (its pages stay; the next run resumes after
+    /// them): set by ``FetchService/run(_:into:startOver:mode:pageLimit:progress:)``, empty
+    /// for an error made elsewhere.
+    public var committed = FetchSummary()
+
+    public var description: String { "fetch \(location): \(what)" }
+
+    /// The failure without its source, the request last: what a command that already names
+    /// its source prints (`transport failure (curl 7) after 4 attempts: … (request https://…)`).
+    public var reason: String {
+        location.request.map { "\(what) (request \($0))" } ?? what
+    }
+
+    /// The code, the status or curl code, the attempts, the message and the JSON path.
+    private var what: String {
+        var text = "\(code)"
         if let httpStatus { text += " (HTTP \(httpStatus))" }
         if let curlCode { text += " (curl \(curlCode))" }
         if attempts > 1 { text += " after \(attempts) attempts" }

@@ -34,7 +34,8 @@ public struct FetchSummary: Sendable, Hashable {
     public var unchangedArticles: Int = 0
     /// Of ``articles``, those that replaced a different stored version.
     public var updatedArticles: Int { max(0, articles - newArticles - unchangedArticles) }
-    /// Documents quarantined because they could not be mapped.
+    /// Documents quarantined because they could not be mapped (one served twice counts once,
+    /// as it is quarantined once).
     public var rejected: Int = 0
     /// Documents served in the committed pages (mapped or rejected).
     public var documents: Int = 0

@@ -48,11 +48,15 @@ public struct FetchService: Sendable {
         pageLimit: Int? = nil, progress: (@Sendable (FetchProgress) -> Void)? = nil
     ) async throws(FetchError) -> FetchSummary {
         let secret = source.apiKey?.value
+        var summary = FetchSummary()
         do {
             return try await walk(
-                source, sink: sink, mode: startOver ? .restart : mode, pageLimit: pageLimit, progress: progress ?? { _ in })
+                source, sink: sink, mode: startOver ? .restart : mode, pageLimit: pageLimit, summary: &summary,
+                progress: progress ?? { _ in })
         } catch {
-            throw error.scrubbing(secret)
+            var failure = error.scrubbing(secret)
+            failure.committed = summary
+            throw failure
         }
     }
 
@@ -88,7 +92,7 @@ public struct FetchService: Sendable {
     // MARK: The loop
 
     private func walk<Source: FetchSource>(
-        _ source: Source, sink: some FetchSink, mode: FetchMode, pageLimit: Int?,
+        _ source: Source, sink: some FetchSink, mode: FetchMode, pageLimit: Int?, summary: inout FetchSummary,
         progress: @Sendable (FetchProgress) -> Void
     ) async throws(FetchError) -> FetchSummary {
         let sourceID = source.sourceID
@@ -97,7 +101,6 @@ public struct FetchService: Sendable {
                 code: .unauthorized, message: "no API key: the source needs one (set NYT_API_KEY)",
                 location: .init(sourceID: sourceID), attempts: 0)
         }
-        var summary = FetchSummary()
         var checkpoint = source.initialCheckpoint
         // A run of pages set aside earlier: they are not neighbours, so several failing again
         // are no outage (the rule would stop every other such run for good).
@@ -132,6 +135,8 @@ public struct FetchService: Sendable {
         // Ids by their bytes, as the store tells them apart (Swift's string equality merges
         // canonically equivalent ones).
         var seen: Set<[UInt8]> = []
+        // Rejected documents by what they are quarantined as: one served twice is one reject.
+        var seenRejects: Set<[UInt8]> = []
 
         // The body is scrubbed as it arrives: everything a page stores or reports comes from it.
         let scrubber = SecretScrubber(source.apiKey)
@@ -190,7 +195,9 @@ public struct FetchService: Sendable {
             summary.newArticles += outcome.newArticles
             summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
             summary.articles = seen.count
-            summary.rejected += page.rejects.count
+            for reject in page.rejects where seenRejects.insert(Self.rejectIdentity(reject, label: request.label)).inserted {
+                summary.rejected += 1
+            }
             summary.documents += page.articles.count + page.rejects.count
             summary.unreachable += page.unreachable
             for reject in page.rejects {
@@ -204,6 +211,13 @@ public struct FetchService: Sendable {
         summary.isComplete = source.isFinished(checkpoint)
         progress(.finished(summary))
         return summary
+    }
+
+    /// What tells a rejected document from others of the run: an object by its bytes (it is
+    /// quarantined once, wherever it was served), anything else by its place too.
+    private static func rejectIdentity(_ reject: DocumentReject, label: String) -> [UInt8] {
+        if reject.rawDocument.first == UInt8(ascii: "{") { return reject.rawDocument }
+        return reject.rawDocument + [0] + Array(label.utf8) + [0] + Array(String(reject.index).utf8)
     }
 
     /// Whether a failure is the page's own (a status refused, a server error after the retries,
@@ -387,7 +401,7 @@ public struct FetchService: Sendable {
                 }
                 let code: FetchError.Code = if case .serverError = reason { .serverError } else { .transport }
                 throw FetchError(
-                    code: code, message: "giving up: \(lastMessage)", cause: cause, location: location,
+                    code: code, message: lastMessage, cause: cause, location: location,
                     httpStatus: status, curlCode: curlCode, attempts: failedAttempts)
             }
             summary.retries += 1

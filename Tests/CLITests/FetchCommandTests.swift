@@ -73,7 +73,13 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
             #expect(summary["complete"] as? Bool == false && summary["interrupted"] as? Bool == false)
             #expect(summary["pages"] as? Int == 2 && summary["stored"] as? Int == 20)
-            #expect((summary["error"] as? String)?.isEmpty == false)
+            // The keys of a finished run's summary, with the retries that failed.
+            #expect(summary["new"] as? Int == 20 && summary["rejected"] as? Int == 0)
+            #expect((summary["retries"] as? Int ?? 0) >= 1 && summary["seconds"] is Double, "\(summary)")
+            let error = try #require(summary["error"] as? String)
+            #expect(error.hasPrefix("server error (HTTP 500)") && error.contains("(request http://"), "\(error)")
+            // The command names its source once.
+            #expect(result.stderr.contains("quire: fetch nyt: server error") && !result.stderr.contains("fetch nyt: fetch"))
             #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 20)
             #expect(!result.stdout.contains(secretKey) && !result.stderr.contains(secretKey))
         }

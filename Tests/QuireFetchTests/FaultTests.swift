@@ -231,6 +231,27 @@ import Testing
         #expect(summary.newArticles == 10 && summary.unchangedArticles == 0 && summary.updatedArticles == 0, "\(summary)")
     }
 
+    /// A bad document served again (a window's first page after a split) is one reject, as it is
+    /// quarantined once; a bad value that is no object is told apart by its place.
+    @Test func aRejectServedTwiceIsCountedOnce() async throws {
+        let good = (0..<8).map { #"{"_id":"r\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
+        let bad = [#"{"_id":"bad","pub_date":"yesterday"}"#, "42"]
+        let server = try LoopbackServer { request in
+            let oneDay = request.queryValue("begin_date") == request.queryValue("end_date")
+            let hits = oneDay ? 10 : 5_000
+            return .json(status: 200, body: #"{"status":"OK","response":{"docs":["# + (good + bad).joined(separator: ",") + #"],"meta":{"hits":\#(hits)}}}"#)
+        }
+        defer { server.stop() }
+        let query = NYTQuery(query: "x", begin: day("2020-01-01"), end: day("2020-01-02"))
+        let source = NYTSource(query: query, key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        let summary = try await makeService().run(source, into: sink)
+        let quarantined = Set(sink.committedPages.flatMap { page in page.rejects.map { RejectedDocument($0, of: page).id } })
+        #expect(summary.pages == 3 && summary.articles == 8)
+        // The object once, the number once a page: as many as the quarantine holds.
+        #expect(summary.rejected == 4 && summary.rejected == quarantined.count, "\(summary)")
+    }
+
     @Test func rateLimitThatNeverEndsIsATypedError() async throws {
         let api = try makeAPI { $0.faults = [.init(.everyNYTRequest, .rateLimited)] }
         let clock = TestClock()

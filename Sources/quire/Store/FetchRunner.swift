@@ -2,7 +2,6 @@ import Foundation
 import Quire
 import QuireFetch
 import QuireHTTP
-import Synchronization
 
 /// Runs a fetch source into the store for a CLI command: progress on stderr, Ctrl-C stops
 /// between pages (everything committed stays), errors as `quire: <command>: <why>`.
@@ -18,16 +17,13 @@ enum FetchRunner {
             throw RuntimeError(command, "\(store.path): \(OpenStore.reason(error))")
         }
         let progress = context.progress(command == "demo" ? "fetching" : command, unit: "articles", quiet: quiet)
-        // What was committed so far, for the words of a run that stops before its end.
-        let committed = Mutex<Committed>(Committed())
+        let start = ContinuousClock.now
         let task = Task {
             try await service.run(source, into: sink, mode: mode, pageLimit: pageLimit) { event in
                 switch event {
-                case .pageFetched(_, let records, let pages, let articles):
+                case .pageFetched(_, let records, _, _):
                     progress.advance(by: records)
-                    committed.withLock { $0.pages = pages; $0.articles = articles }
                 case .rejected(let label, let index, _, let message):
-                    committed.withLock { $0.rejected += 1 }
                     // Always shown, even with --quiet: each is a document that was not stored.
                     // The message quotes the document: written escaped, like every diagnostic.
                     Diagnostics.error("\(command): rejected document \(index) of \(label): \(message)")
@@ -49,32 +45,29 @@ enum FetchRunner {
         } catch let error as FetchError {
             progress.finish(stopped: true)
             let interrupted = context.isInterrupted
-            report(committed.withLock { $0 }, stoppedBy: interrupted ? nil : error, command: command, json: json, context: context)
+            report(
+                error.committed, stoppedBy: interrupted ? nil : error, command: command, json: json,
+                seconds: seconds(since: start), context: context)
             if interrupted { throw InterruptedError(command: command) }
-            throw RuntimeError(command, error.description)
+            // The command names the source already: the error's own naming of it would repeat it.
+            throw RuntimeError(command, error.reason)
         }
     }
 
-    /// Pages, articles and rejects committed by a run so far.
-    struct Committed: Sendable {
-        var pages = 0
-        var articles = 0
-        var rejected = 0
-    }
-
     /// Says what a run that stopped before its end committed (it stays; the next run resumes
-    /// after it): a line on stderr, or with `--json` the summary object on stdout (`complete`
-    /// false, and the error, or `interrupted`).
+    /// after it): a line on stderr, or with `--json` the summary object on stdout, the keys of
+    /// a finished run's with `complete` false, and the error, or `interrupted`.
     private static func report(
-        _ done: Committed, stoppedBy error: FetchError?, command: String, json: Bool, context: CommandContext
+        _ done: FetchSummary, stoppedBy error: FetchError?, command: String, json: Bool, seconds: Double,
+        context: CommandContext
     ) {
         if json {
+            var stopped = done
+            stopped.isComplete = false
             try? context.output.line(
-                JSONSummary.object([
-                    ("stored", .int(done.articles)), ("rejected", .int(done.rejected)), ("pages", .int(done.pages)),
-                    ("complete", .bool(false)), ("interrupted", .bool(error == nil)),
-                    ("error", error.map { .string($0.description) } ?? .null),
-                ]))
+                Self.json(
+                    stopped, seconds: seconds,
+                    extra: [("interrupted", .bool(error == nil)), ("error", error.map { .string($0.reason) } ?? .null)]))
             try? context.output.flush()
         } else if done.pages > 0 {
             Diagnostics.write(
@@ -83,7 +76,8 @@ enum FetchRunner {
     }
 
     /// The summary as one JSON object (`--json`), snake_case like `stats --json`.
-    static func json(_ summary: FetchSummary, seconds: Double) -> String {
+    /// A run that stopped adds `interrupted` and `error` (`extra`).
+    static func json(_ summary: FetchSummary, seconds: Double, extra: [(String, JSONSummary.Value)] = []) -> String {
         JSONSummary.object([
             ("stored", .int(summary.articles)), ("new", .int(summary.newArticles)),
             ("updated", .int(summary.updatedArticles)), ("unchanged", .int(summary.unchangedArticles)),
@@ -93,7 +87,7 @@ enum FetchRunner {
             ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
             ("complete", .bool(summary.isComplete)), ("already_complete", .bool(summary.alreadyComplete)),
             ("unreachable", .int(summary.unreachable)), ("seconds", .double(seconds)),
-        ])
+        ] + extra)
     }
 
     /// `stored 118, rejected 2 (110 new, 8 updated) from 12 pages in 3.1s (resumed)`, plus a

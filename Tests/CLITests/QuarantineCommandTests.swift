@@ -70,6 +70,23 @@ private let key = "quarantine-KEY-91ab"
         }
     }
 
+    /// A fetch without rejects leaves an empty quarantine: `rejects` says so, with no header.
+    @Test func anEmptyQuarantineIsOneLineWithoutAHeader() async throws {
+        var configuration = FixtureAPI.Configuration()
+        configuration.nytArticlesPerQuery = 15
+        configuration.apiKey = key
+        let api = try FixtureAPI(configuration: configuration)
+        defer { api.stop() }
+        try await withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "clean", "--base-url", api.baseURL, "--rate", "100000/min", "--quiet"]
+            #expect(try await runQuire(args, environment: ["NYT_API_KEY": key], directory: dir).status == 0)
+            let table = try await runQuire(["rejects"], directory: dir)
+            #expect(table.status == 0 && lines(table.stdout) == ["no rejected documents"], "\(table)")
+            let jsonl = try await runQuire(["rejects", "--format", "jsonl"], directory: dir)
+            #expect(jsonl.status == 0 && jsonl.stdout.isEmpty, "\(jsonl)")
+        }
+    }
+
     @Test func theDemoNeverWritesIntoAStoreItDidNotMake() async throws {
         let api = try mutatedAPI(era: .era2019)
         defer { api.stop() }

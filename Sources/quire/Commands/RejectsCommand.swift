@@ -14,9 +14,6 @@ enum RejectsCommand {
             return
         }
         var count = 0
-        if options.format == .table {
-            try out.line(["page", "index", "path", "message"].joined(separator: "  "))
-        }
         try store.read { snap in
             for record in snap.records(in: StoreFetchSink.rejects) {
                 if context.isInterrupted { break }
@@ -25,6 +22,8 @@ enum RejectsCommand {
                 case .jsonl:
                     try out.write(bytes: jsonLine(reject))
                 case .table:
+                    // The header with the first row: an empty quarantine says so instead.
+                    if count == 0 { try out.line(["page", "index", "path", "message"].joined(separator: "  ")) }
                     try out.line(
                         [reject.page, String(reject.index), reject.path, reject.message].map(TerminalText.escaped)
                             .joined(separator: "  "))

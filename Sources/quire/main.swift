@@ -6,6 +6,10 @@
 import Foundation
 
 StandardDescriptors.ensureOpen()
+if let reason = DescriptorLimit.settle() {
+    Diagnostics.error(reason)
+    exit(ExitStatus.failure)
+}
 // A closed pipe must not kill us mid-write: EPIPE comes back from write(2) instead, and
 // `quire dump | head -1` ends quietly with status 0.
 signal(SIGPIPE, SIG_IGN)

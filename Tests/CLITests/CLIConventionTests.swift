@@ -16,6 +16,24 @@ import Testing
         #expect(result.stderr.isEmpty)
     }
 
+    /// A limit of a handful of open files crashed every command (libdispatch traps when it
+    /// cannot open a `/proc` file): too low a hard limit is a message, a low soft limit is raised.
+    @Test func aLowOpenFileLimitIsAMessageOrRaised() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 5)
+            func dump(soft: Int, hard: Int) async throws -> QuireResult {
+                try await runQuire(
+                    ["-c", "ulimit -Sn \(soft) && ulimit -Hn \(hard) && exec \"$0\" --store \"$1\" dump", try QuireBinary.url().path, store],
+                    executable: URL(fileURLWithPath: "/bin/sh"), timeout: 60)
+            }
+            let tooLow = try await dump(soft: 5, hard: 5)
+            #expect(!tooLow.signaled && tooLow.status == 1, "\(tooLow)")
+            #expect(tooLow.stderr.contains("only 5 open files are allowed (ulimit -n)") && tooLow.stdout.isEmpty, "\(tooLow)")
+            let raised = try await dump(soft: 4, hard: 1024)
+            #expect(raised.status == 0 && lines(raised.stdout).count == 5, "\(raised)")
+        }
+    }
+
     @Test func noCommandPrintsHelpOnStderrAndExits64() async throws {
         let result = try await runQuire([])
         #expect(result.status == 64, "\(result)")

@@ -227,13 +227,14 @@ public struct FetchService: Sendable {
     static func canSkip(_ error: FetchError) -> Bool {
         switch error.code {
         case .forbidden, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
-        case .transport: error.curlCode == partialTransfer
+        case .transport: error.curlCode.map(unreadableBody.contains) ?? false
         default: false
         }
     }
 
-    /// libcurl's `CURLE_PARTIAL_FILE`: the reply's body ended before its declared length.
-    private static let partialTransfer: Int32 = 18
+    /// libcurl's `CURLE_PARTIAL_FILE` (the reply's body ended before its declared length) and
+    /// `CURLE_BAD_CONTENT_ENCODING` (its encoding could not be decoded): a page's own failures.
+    private static let unreadableBody: Set<Int32> = [18, 61]
 
     /// Why a page was set aside, in a few words: `malformed response: …`, `unexpected status (HTTP 404): …`.
     static func skipReason(_ error: FetchError) -> String {

@@ -10,7 +10,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
             case timeout, connectionFailed, connectionLost, tooManyRedirects, unsupportedProtocol, responseTooLarge
-            case cancelled, tls, badURL, invalidRequest
+            case undecodableBody, cancelled, tls, badURL, invalidRequest
             case transport(Int32)
         }
 
@@ -25,6 +25,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// The connection broke before the response was complete: a truncated body, an empty
         /// reply, a reset (`CURLE_PARTIAL_FILE`, `CURLE_GOT_NOTHING`, `CURLE_RECV_ERROR`…).
         public static let connectionLost = Code(.connectionLost)
+        /// The body arrived but its `Content-Encoding` could not be decoded (a gzip header over
+        /// bytes that are not gzip: `CURLE_BAD_CONTENT_ENCODING`). Retried: a proxy may mend it.
+        public static let undecodableBody = Code(.undecodableBody)
         /// More redirects than ``HTTPClientConfiguration/maxRedirects`` (`CURLE_TOO_MANY_REDIRECTS`).
         public static let tooManyRedirects = Code(.tooManyRedirects)
         /// The URL or a redirect used a scheme other than http or https (`CURLE_UNSUPPORTED_PROTOCOL`).
@@ -45,7 +48,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// Whether repeating the same request later may succeed (see ``HTTPError/isRetryable``).
         var isRetryable: Bool {
             switch wrapped {
-            case .timeout, .connectionFailed, .connectionLost, .transport: true
+            case .timeout, .connectionFailed, .connectionLost, .undecodableBody, .transport: true
             case .tooManyRedirects, .unsupportedProtocol, .responseTooLarge, .cancelled, .tls, .badURL, .invalidRequest:
                 false
             }
@@ -59,6 +62,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
             case .tooManyRedirects: "too many redirects"
             case .unsupportedProtocol: "unsupported protocol"
             case .responseTooLarge: "response too large"
+            case .undecodableBody: "undecodable body"
             case .cancelled: "cancelled"
             case .tls: "TLS failure"
             case .badURL: "bad URL"

@@ -204,8 +204,9 @@ final class Transfer: @unchecked Sendable {
         case CURLE_OPERATION_TIMEDOUT: .timeout
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .connectionFailed
         case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_HTTP2,
-            CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+            CURLE_HTTP2_STREAM:
             .connectionLost
+        case CURLE_BAD_CONTENT_ENCODING: .undecodableBody
         case CURLE_TOO_MANY_REDIRECTS: .tooManyRedirects
         case CURLE_UNSUPPORTED_PROTOCOL: .unsupportedProtocol
         case CURLE_URL_MALFORMAT: .badURL

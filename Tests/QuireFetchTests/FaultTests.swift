@@ -167,6 +167,29 @@ import Testing
         #expect(checkpoint.setAsidePages.map(\.page) == [1])
     }
 
+    /// A page whose body cannot be decoded (a gzip header over plain bytes: a proxy's fault) is
+    /// set aside like one cut short; it stopped every run of the query at that page.
+    @Test func aPageWhoseEncodingCannotBeDecodedIsSetAside() async throws {
+        let server = try LoopbackServer { request in
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            let docs = (0..<(page == 2 ? 5 : 10)).map { #"{"_id":"p\#(page)-\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
+            var response = FixtureResponse.json(
+                body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":25,"offset":\#(page * 10)}}}"#)
+            if page == 1 { response.headers.append(("Content-Encoding", "gzip")) }
+            return response
+        }
+        defer { server.stop() }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        let log = ProgressLog()
+        let summary = try await makeService().run(source, into: sink, progress: log.handler)
+        #expect(summary.isComplete && summary.skipped == 1 && summary.pages == 2 && summary.articles == 15, "\(summary)")
+        let skipped = log.all.compactMap { event -> String? in
+            if case .skipped(_, let message) = event { return message } else { return nil }
+        }
+        #expect(skipped.count == 1 && skipped[0].contains("undecodable body"), "\(skipped)")
+    }
+
     /// Pages set aside far apart in the walk that fail again in the run that retries them are
     /// no outage: all stay set aside and the run ends (three of them stopped every other run).
     @Test func setAsidePagesThatFailAgainStaySetAside() async throws {

@@ -190,8 +190,9 @@ public struct FetchService: Sendable {
             // after a split) is no article more: not counted unchanged, so the counts add up to
             // `stored`. (An id twice in one page is one article of the page.)
             let ids = Set(page.articles.map { Array($0.id.utf8) })
-            let repeats = ids.count - ids.subtracting(seen).count
-            seen.formUnion(ids)
+            // Looked up one by one: `subtracting` walked the whole run's set for every page.
+            var repeats = 0
+            for id in ids where !seen.insert(id).inserted { repeats += 1 }
             summary.newArticles += outcome.newArticles
             summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
             summary.articles = seen.count

@@ -96,6 +96,12 @@ extension Environment {
             Glibc.close(writeEnd)
             throw error
         }
+        // A plain copy takes the writer lock while it reads the meta pages: a wait for another
+        // process's writer is told and ended by a first signal, as a write's (its first bytes
+        // through the pipe end it). A compacting copy takes no lock.
+        var waitsForWriter = !compact
+        if waitsForWriter { WriterLockWait.began() }
+        defer { if waitsForWriter { WriterLockWait.ended() } }
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
             let job = Unmanaged<CopyJob>.fromOpaque(raw!).takeRetainedValue()
@@ -124,6 +130,10 @@ extension Environment {
             }
             if ready <= 0 { continue }
             let n = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+            if n > 0 && waitsForWriter {
+                WriterLockWait.ended()
+                waitsForWriter = false
+            }
             if n == 0 { break }
             if n < 0 {
                 if errno == EINTR { continue }

@@ -53,10 +53,21 @@ package enum WriterLockWait {
     /// Writes wait one at a time per environment; two environments waiting at once share the
     /// later start (the note comes a little late).
     static func during<R>(_ begin: () -> R) -> R {
-        since.store(DispatchTime.now().uptimeNanoseconds, ordering: .sequentiallyConsistent)
+        began()
         let result = begin()
+        ended()
+        return result
+    }
+
+    /// A wait for the writer lock begins on some thread (a plain copy's `mdb_env_copyfd2`
+    /// takes it to read the meta pages still).
+    static func began() {
+        since.store(DispatchTime.now().uptimeNanoseconds, ordering: .sequentiallyConsistent)
+    }
+
+    /// The wait ``began()`` started is over (the lock taken, or the attempt given up).
+    static func ended() {
         since.store(0, ordering: .sequentiallyConsistent)
         long.store(false, ordering: .sequentiallyConsistent)
-        return result
     }
 }

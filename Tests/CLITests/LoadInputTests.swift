@@ -138,34 +138,59 @@ import QuireTestSupport
             try generatedJSONL(count: 7, seed: 7).write(to: input)
             let holder = try WriterLockHolder(store)
             defer { holder.release() }
-            let errURL = dir.appendingPathComponent("stderr")
-            try Data().write(to: errURL)
-            let errors = try FileHandle(forWritingTo: errURL)
-            defer { try? errors.close() }
-            let process = try startQuire(
-                ["--store", store, "load", input.path], directory: dir, stdout: .nullDevice, stderr: errors)
-            var stderr = ""
-            for _ in 0..<3_000 where process.isRunning && !stderr.contains("waiting for another process") {
-                try await Task.sleep(for: .milliseconds(10))
-                stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-            }
-            #expect(stderr.contains("waiting for another process that is writing"), "\(stderr)")
-            kill(process.processIdentifier, signalNumber)
-            for _ in 0..<1_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-            let stoppedWhileHeld = !process.isRunning
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-            #expect(stoppedWhileHeld, "still waiting 10 s after the first signal: \(stderr)")
-            // 130 for either signal, as every first-signal stop: a clean exit, not a kill.
-            #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(stderr)")
-            #expect(stderr.contains("interrupted while waiting for another process"), "\(stderr)")
+            try await expectTheFirstSignalEndsTheWait(["--store", store, "load", input.path], signalNumber, dir)
             holder.release()
             let dump = try await runQuire(["--store", store, "dump"])
             #expect(dump.status == 0 && dump.stdout.split(separator: "\n").count == 5, "\(dump)")
             let verify = try await runQuire(["--store", store, "verify"])
             #expect(verify.status == 0, "\(verify)")
         }
+    }
+
+    /// A plain copy takes the writer lock to read the meta pages: it waited silently for a
+    /// stopped writer and the first Ctrl-C did not end it. (A compacting copy takes no lock.)
+    @Test func aCopyWaitingForAnotherProcesssWriterLockSaysSoAndStops() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 5)
+            let backup = dir.appendingPathComponent("backup").path
+            let holder = try WriterLockHolder(store)
+            defer { holder.release() }
+            let compact = try await runQuire(["--store", store, "copy", backup + "-compact", "--compact", "--quiet"], timeout: 60)
+            #expect(compact.status == 0, "\(compact)")
+            try await expectTheFirstSignalEndsTheWait(["--store", store, "copy", backup], SIGINT, dir)
+            #expect(!FileManager.default.fileExists(atPath: backup + "/data.mdb"))
+            holder.release()
+            let copy = try await runQuire(["--store", store, "copy", backup, "--quiet"], timeout: 60)
+            #expect(copy.status == 0, "\(copy)")
+            let dump = try await runQuire(["--store", backup, "dump"])
+            #expect(dump.status == 0 && dump.stdout.split(separator: "\n").count == 5, "\(dump)")
+        }
+    }
+
+    /// Runs `args`, which must come to wait for the writer lock held by this process: it says
+    /// so, and the first `signalNumber` ends it at once with status 130.
+    private func expectTheFirstSignalEndsTheWait(_ args: [String], _ signalNumber: Int32, _ dir: URL) async throws {
+        let errURL = dir.appendingPathComponent("stderr-\(UUID().uuidString)")
+        try Data().write(to: errURL)
+        let errors = try FileHandle(forWritingTo: errURL)
+        defer { try? errors.close() }
+        let process = try startQuire(args, directory: dir, stdout: .nullDevice, stderr: errors)
+        var stderr = ""
+        for _ in 0..<3_000 where process.isRunning && !stderr.contains("waiting for another process") {
+            try await Task.sleep(for: .milliseconds(10))
+            stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        }
+        #expect(stderr.contains("waiting for another process that is writing"), "\(args): \(stderr)")
+        kill(process.processIdentifier, signalNumber)
+        for _ in 0..<1_000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        let stoppedWhileHeld = !process.isRunning
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        #expect(stoppedWhileHeld, "still waiting 10 s after the first signal: \(args): \(stderr)")
+        // 130 for either signal, as every first-signal stop: a clean exit, not a kill.
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(args): \(stderr)")
+        #expect(stderr.contains("interrupted while waiting for another process"), "\(args): \(stderr)")
     }
 }
 

@@ -86,6 +86,8 @@ public struct FeedzillaSource: FetchSource {
     }
 
     /// A finished walk that set categories aside: a walk over those alone.
+    public func setAsideCount(in checkpoint: FeedzillaCheckpoint) -> Int { checkpoint.failedCategoryIDs.count }
+
     public func retryCheckpoint(after finished: FeedzillaCheckpoint) -> FeedzillaCheckpoint? {
         guard finished.isFinished, !finished.failedCategoryIDs.isEmpty else { return nil }
         var retry = FeedzillaCheckpoint()

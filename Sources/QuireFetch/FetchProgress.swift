@@ -39,12 +39,18 @@ public struct FetchSummary: Sendable, Hashable {
     public var rejected: Int = 0
     /// Documents served in the committed pages (mapped or rejected).
     public var documents: Int = 0
-    /// Results the API reported that no request of this query can reach (single days with
-    /// more results than the page cap); narrow the query (`--fq`, a shorter date range) to get them.
+    /// Results the API reported that no request of this query's walk can reach (single days
+    /// with more results than the page cap), counted over the walk so far, earlier runs' pages
+    /// too (a resumed run that completes the walk says them); narrow the query (`--fq`, a
+    /// shorter date range) to get them.
     public var unreachable: Int = 0
     /// Pages that failed for good and were set aside so the others could be fetched (Feedzilla
     /// categories: ``FetchProgress/skipped(label:message:)``); the next run retries them.
     public var skipped: Int = 0
+    /// Pages set aside and not fetched since when the run ended, by this run (``skipped``) or
+    /// by an earlier one: a run that completes a walk resumed after a page was set aside says
+    /// so. The next run retries them.
+    public var setAside: Int = 0
     /// Whether the source had already been fetched to the end, so nothing was requested.
     public var alreadyComplete: Bool = false
     /// Requests repeated after a 429, 5xx or transport failure.

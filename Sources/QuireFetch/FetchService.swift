@@ -210,6 +210,10 @@ public struct FetchService: Sendable {
                 totalArticles: summary.articles))
         }
         summary.isComplete = source.isFinished(checkpoint)
+        // The walk's state, not this run's alone: the run that completes a resumed walk tells
+        // what the walk left out.
+        summary.setAside = source.setAsideCount(in: checkpoint)
+        summary.unreachable = max(summary.unreachable, source.unreachableResults(in: checkpoint))
         progress(.finished(summary))
         return summary
     }
@@ -222,20 +226,17 @@ public struct FetchService: Sendable {
     }
 
     /// Whether a failure is the page's own (a status refused, a server error after the retries,
-    /// a body that cannot be mapped or that always arrives cut short of its declared length),
-    /// not the run's (no network, a rejected key, the quota, a stop). A server that dies
+    /// a body that cannot be mapped, a reply always cut short, undecodable, not HTTP or never
+    /// finished), not the run's (no connection, a rejected key, the quota, a stop). A server that dies
     /// mid-body for every page is still an outage: three pages in a row stop the walk.
     static func canSkip(_ error: FetchError) -> Bool {
         switch error.code {
         case .forbidden, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
-        case .transport: error.curlCode.map(unreadableBody.contains) ?? false
+        // A reply cut short, undecodable, not HTTP, or never finished: not a refused connection.
+        case .transport: (error.cause as? HTTPError)?.code.isUnreadableReply ?? false
         default: false
         }
     }
-
-    /// libcurl's `CURLE_PARTIAL_FILE` (the reply's body ended before its declared length) and
-    /// `CURLE_BAD_CONTENT_ENCODING` (its encoding could not be decoded): a page's own failures.
-    private static let unreadableBody: Set<Int32> = [18, 61]
 
     /// Why a page was set aside, in a few words: `malformed response: …`, `unexpected status (HTTP 404): …`.
     static func skipReason(_ error: FetchError) -> String {

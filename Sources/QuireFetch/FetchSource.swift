@@ -51,6 +51,13 @@ public protocol FetchSource: Sendable {
     /// aside (``skipping(_:at:)``), or nil when nothing was.
     func retryCheckpoint(after finished: Checkpoint) -> Checkpoint?
 
+    /// Pages (or categories) the walk at `checkpoint` has set aside and not fetched since: the
+    /// next run retries them.
+    func setAsideCount(in checkpoint: Checkpoint) -> Int
+
+    /// Results the API reported for the walk at `checkpoint` that no request can reach.
+    func unreachableResults(in checkpoint: Checkpoint) -> Int
+
     /// Maps the body answering `request` and computes the checkpoint after it.
     ///
     /// Documents that cannot be mapped go into ``SourcePage/rejects``; the page still commits.
@@ -73,6 +80,10 @@ extension FetchSource {
     public func skipping(_ request: SourceRequest, at checkpoint: Checkpoint) -> Checkpoint? { nil }
 
     public func retryCheckpoint(after finished: Checkpoint) -> Checkpoint? { nil }
+
+    public func setAsideCount(in checkpoint: Checkpoint) -> Int { 0 }
+
+    public func unreachableResults(in checkpoint: Checkpoint) -> Int { 0 }
 }
 
 /// One request a source wants made. Its description, debug description and mirror show the

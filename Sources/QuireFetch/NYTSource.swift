@@ -145,6 +145,10 @@ public struct NYTSource: FetchSource {
         return retry
     }
 
+    public func setAsideCount(in checkpoint: NYTCheckpoint) -> Int { checkpoint.setAsidePages.count }
+
+    public func unreachableResults(in checkpoint: NYTCheckpoint) -> Int { checkpoint.unreachableResults }
+
     /// Moves a run of set-aside pages to its next page, or ends it.
     private func nextRetry(_ next: inout NYTCheckpoint) {
         guard var queue = next.retryQueue, !queue.isEmpty else {

@@ -10,7 +10,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
             case timeout, connectionFailed, connectionLost, tooManyRedirects, unsupportedProtocol, responseTooLarge
-            case undecodableBody, cancelled, tls, badURL, invalidRequest
+            case undecodableBody, malformedReply, cancelled, tls, badURL, invalidRequest
             case transport(Int32)
         }
 
@@ -28,6 +28,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// The body arrived but its `Content-Encoding` could not be decoded (a gzip header over
         /// bytes that are not gzip: `CURLE_BAD_CONTENT_ENCODING`). Retried: a proxy may mend it.
         public static let undecodableBody = Code(.undecodableBody)
+        /// What came back is not a well-formed HTTP reply (`CURLE_WEIRD_SERVER_REPLY`, or bytes
+        /// that are not HTTP at all: libcurl's "HTTP/0.9"). Retried on a new connection: bytes
+        /// left over from a reply longer than its `Content-Length` cause it on a reused one.
+        public static let malformedReply = Code(.malformedReply)
         /// More redirects than ``HTTPClientConfiguration/maxRedirects`` (`CURLE_TOO_MANY_REDIRECTS`).
         public static let tooManyRedirects = Code(.tooManyRedirects)
         /// The URL or a redirect used a scheme other than http or https (`CURLE_UNSUPPORTED_PROTOCOL`).
@@ -45,10 +49,20 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// Any other libcurl failure, with its `CURLcode`.
         public static func transport(_ curlCode: Int32) -> Code { Code(.transport(curlCode)) }
 
+        /// Whether the server answered this request, but with something that cannot be read: a
+        /// failure of the page, not of the network, when its neighbours work (or the request
+        /// timed out: a server that never answers one page).
+        public var isUnreadableReply: Bool {
+            switch wrapped {
+            case .connectionLost, .undecodableBody, .malformedReply, .timeout: true
+            default: false
+            }
+        }
+
         /// Whether repeating the same request later may succeed (see ``HTTPError/isRetryable``).
         var isRetryable: Bool {
             switch wrapped {
-            case .timeout, .connectionFailed, .connectionLost, .undecodableBody, .transport: true
+            case .timeout, .connectionFailed, .connectionLost, .undecodableBody, .malformedReply, .transport: true
             case .tooManyRedirects, .unsupportedProtocol, .responseTooLarge, .cancelled, .tls, .badURL, .invalidRequest:
                 false
             }
@@ -63,6 +77,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
             case .unsupportedProtocol: "unsupported protocol"
             case .responseTooLarge: "response too large"
             case .undecodableBody: "undecodable body"
+            case .malformedReply: "malformed HTTP reply"
             case .cancelled: "cancelled"
             case .tls: "TLS failure"
             case .badURL: "bad URL"

@@ -196,7 +196,9 @@ final class Transfer: @unchecked Sendable {
         } else if !detail.isEmpty {
             message += ": " + detail
         }
-        return HTTPError(code: Self.classify(code), message: message, url: url, curlCode: Int32(code.rawValue))
+        // Bytes that are not HTTP come back as an unsupported protocol ("HTTP/0.9"): a reply, not a scheme.
+        let kind = code == CURLE_UNSUPPORTED_PROTOCOL && detail.contains("HTTP/0.9") ? .malformedReply : Self.classify(code)
+        return HTTPError(code: kind, message: message, url: url, curlCode: Int32(code.rawValue))
     }
 
     private static func classify(_ code: CURLcode) -> HTTPError.Code {
@@ -207,6 +209,7 @@ final class Transfer: @unchecked Sendable {
             CURLE_HTTP2_STREAM:
             .connectionLost
         case CURLE_BAD_CONTENT_ENCODING: .undecodableBody
+        case CURLE_WEIRD_SERVER_REPLY: .malformedReply
         case CURLE_TOO_MANY_REDIRECTS: .tooManyRedirects
         case CURLE_UNSUPPORTED_PROTOCOL: .unsupportedProtocol
         case CURLE_URL_MALFORMAT: .badURL

@@ -137,12 +137,12 @@ import Testing
         let log = ProgressLog()
         let start = Date(timeIntervalSince1970: 1_700_000_000)
         let first = try await makeService(clock: TestClock(start: start)).run(nytSource(api), into: sink, progress: log.handler)
-        #expect(first.isComplete && first.skipped == 1 && first.pages == 4 && first.articles == 35, "\(first)")
+        #expect(first.isComplete && first.skipped == 1 && first.setAside == 1 && first.pages == 4 && first.articles == 35, "\(first)")
         #expect(log.all.contains { if case .skipped(let label, _) = $0 { label.hasPrefix("page 1") } else { false } })
         // A month later: the set-aside page alone.
         let later = TestClock(start: start.addingTimeInterval(30 * 86_400))
         let second = try await makeService(clock: later).run(nytSource(api), into: sink)
-        #expect(second.isComplete && second.skipped == 0 && second.pages == 1 && second.articles == 10, "\(second)")
+        #expect(second.isComplete && second.skipped == 0 && second.setAside == 0 && second.pages == 1 && second.articles == 10, "\(second)")
         #expect(Set(sink.articles.map(\.id)).count == 45)
         // The walk's time is kept: a --refresh starts from it, not from the retry's.
         let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
@@ -188,6 +188,61 @@ import Testing
             if case .skipped(_, let message) = event { return message } else { return nil }
         }
         #expect(skipped.count == 1 && skipped[0].contains("undecodable body"), "\(skipped)")
+    }
+
+    /// A page whose server closes without a reply, or never answers in time, while its
+    /// neighbours work, is set aside too: one Feedzilla category that never answered kept every
+    /// other category from being fetched, on every run.
+    @Test(arguments: [Fault.closeWithoutResponse, .slowHeaders(seconds: 2)])
+    func aPageThatIsNeverAnsweredIsSetAside(fault: Fault) async throws {
+        let server = try LoopbackServer { request in
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            let docs = (0..<(page == 2 ? 5 : 10)).map { #"{"_id":"q\#(page)-\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
+            let response = FixtureResponse.json(
+                body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":25,"offset":\#(page * 10)}}}"#)
+            return page == 1 ? response.with(fault) : response
+        }
+        defer { server.stop() }
+        var configuration = HTTPClientConfiguration()
+        configuration.totalTimeout = .milliseconds(300)
+        let service = makeService(client: HTTPClient(configuration: configuration))
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let summary = try await service.run(source, into: InMemoryFetchSink())
+        #expect(summary.isComplete && summary.skipped == 1 && summary.pages == 2 && summary.articles == 15, "\(summary)")
+    }
+
+    /// A walk resumed after a page was set aside, completed by a later run: that run says the
+    /// page is still set aside (it said "complete, nothing skipped" while ten results were missing).
+    @Test func theRunThatCompletesAResumedWalkSaysWhatItSetAside() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 45
+            $0.faults = [.init(.nytPage(1), .htmlForbidden, times: 1)]
+        }
+        let sink = InMemoryFetchSink()
+        let first = try await makeService().run(nytSource(api), into: sink, pageLimit: 2)
+        #expect(!first.isComplete && first.skipped == 1 && first.setAside == 1, "\(first)")
+        let second = try await makeService().run(nytSource(api), into: sink)
+        #expect(second.isComplete && second.skipped == 0 && second.setAside == 1 && second.pages == 3, "\(second)")
+        let third = try await makeService().run(nytSource(api), into: sink)
+        #expect(third.isComplete && third.setAside == 0 && third.pages == 1, "\(third)")
+    }
+
+    /// A single day with more results than the page cap, fetched over two runs: the run that
+    /// completes the walk says how many results were out of reach (it said none).
+    @Test func theRunThatCompletesAResumedWalkSaysWhatIsUnreachable() async throws {
+        let server = try LoopbackServer { request in
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            let docs = (0..<10).map { #"{"_id":"d\#(page)-\#($0)","pub_date":"2019-06-15T00:00:00Z"}"# }
+            return .json(body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":2000,"offset":\#(page * 10)}}}"#)
+        }
+        defer { server.stop() }
+        let query = NYTQuery(query: "x", begin: day("2019-06-15"), end: day("2019-06-15"))
+        let source = NYTSource(query: query, key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        let first = try await makeService().run(source, into: sink, pageLimit: 3)
+        #expect(!first.isComplete && first.unreachable == 1_000, "\(first)")
+        let second = try await makeService().run(source, into: sink)
+        #expect(second.isComplete && second.resumed && second.unreachable == 1_000, "\(second)")
     }
 
     /// Pages set aside far apart in the walk that fail again in the run that retries them are

@@ -82,7 +82,7 @@ enum FetchRunner {
             ("stored", .int(summary.articles)), ("new", .int(summary.newArticles)),
             ("updated", .int(summary.updatedArticles)), ("unchanged", .int(summary.unchangedArticles)),
             ("rejected", .int(summary.rejected)),
-            ("skipped", .int(summary.skipped)),
+            ("skipped", .int(summary.skipped)), ("set_aside", .int(summary.setAside)),
             ("pages", .int(summary.pages)), ("retries", .int(summary.retries)), ("waits", .int(summary.waits)),
             ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
             ("complete", .bool(summary.isComplete)), ("already_complete", .bool(summary.alreadyComplete)),
@@ -108,8 +108,9 @@ enum FetchRunner {
         if summary.resumed { text += " (resumed)" }
         if !summary.isComplete { text += " (stopped before the end)" }
         if summary.rejected > 0 { text += "; see quire rejects, and quire remap after a fix" }
-        if summary.skipped > 0 {
-            text += "; \(summary.skipped) page\(summary.skipped == 1 ? "" : "s") set aside (above): run again to retry"
+        if summary.setAside > 0 {
+            let earlier = summary.setAside > summary.skipped ? ", by this run or an earlier one" : " (above)"
+            text += "; \(summary.setAside) page\(summary.setAside == 1 ? "" : "s") set aside\(earlier): run again to retry"
         }
         if summary.unreachable > 0 {
             text += "; \(summary.unreachable) results the API reported are unreachable (more than 1,000 in a single day): narrow the query with --fq or a search term to reach them"

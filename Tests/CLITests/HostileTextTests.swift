@@ -84,7 +84,7 @@ import Testing
     }
 
     /// Columns line up by characters, whatever the text: astral characters (two UTF-16 units),
-    /// other scripts, cut cells and escaped ones; the headline always starts at character 72.
+    /// other scripts, cut cells and escaped ones; the headline always starts at character 82.
     /// Columns are counted as a terminal shows them: a CJK character or an emoji takes two, a
     /// combining accent none; escaped controls and line breaks stay on the line.
     @Test func tableColumnsLineUpInTerminalColumns() throws {
@@ -97,11 +97,14 @@ import Testing
         ]
         for row in rows {
             let start = try #require(row.range(of: "Headline", options: .backwards))
-            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 72, "\(row)")
+            #expect(TerminalColumns.width(of: String(row[..<start.lowerBound])) == 82, "\(row)")
             #expect(!row.contains("\n"))
         }
-        #expect(rows[2].contains(String(repeating: "x", count: 39) + "…  2020-01-0…  " + String(repeating: "🌍", count: 7) + "…   "))
+        #expect(rows[2].contains(String(repeating: "x", count: 49) + "…  2020-01-0…  " + String(repeating: "🌍", count: 7) + "…   "))
         #expect(TerminalColumns.width(of: "東京-e\u{301}") == 6)
+        // An NYT id (50 characters) is shown whole: it can be pasted into `quire get`.
+        let nytID = "nyt://article/1b3c6d2e-0000-5000-8000-000000000001"
+        #expect(RecordWriter.tableRow([nytID, "2020-01-01", "World", "Headline"]).hasPrefix(nytID + "  2020-01-01"))
         // Search's table: the snippet starts at the same column whatever the headline's script.
         let search = [
             SearchCommand.tableRow(["a1", "2020-01-01", "World", "Storm", "snippet"]),

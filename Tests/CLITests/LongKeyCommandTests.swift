@@ -93,7 +93,7 @@ private func ids(ofJSONL text: String) throws -> [String] {
         #expect(array?.compactMap { $0["id"] as? String } == dumped)
         let table = try await runQuire(["--store", store, "dump", "--format", "table"], directory: dir)
         #expect(lines(table.stdout).count == 41)
-        #expect(table.stdout.contains(String(longIDs[0].prefix(39)) + "…"))
+        #expect(table.stdout.contains(String(longIDs[0].prefix(49)) + "…"))
 
         let section = try await runQuire(["--store", store, "dump", "--section", longSection], directory: dir)
         #expect(section.status == 0, "\(section.stderr)")

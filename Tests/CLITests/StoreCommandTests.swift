@@ -143,8 +143,8 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             let undated = all.filter { $0["publishedAt"] == nil }.count
             #expect(wholeTable.count == all.count + 1 && datedTable.count == all.count + 1 - undated)
             #expect(Set(datedTable).isSubset(of: Set(wholeTable)))
-            let ids = wholeTable.dropFirst().map { String($0.prefix(40)).trimmingCharacters(in: .whitespaces) }
-            let shown = all.map { $0["id"] as! String }.map { $0.count > 40 ? $0.prefix(39) + "…" : $0 }
+            let ids = wholeTable.dropFirst().map { String($0.prefix(50)).trimmingCharacters(in: .whitespaces) }
+            let shown = all.map { $0["id"] as! String }.map { $0.count > 50 ? $0.prefix(49) + "…" : $0 }
             #expect(ids == shown)
         }
     }

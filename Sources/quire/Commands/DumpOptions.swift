@@ -29,8 +29,8 @@ struct DumpOptions: CommandOptions {
         discussion: """
             The store is opened read-only, so dump works while another process writes. Dates are
             UTC days, YYYY-MM-DD or YYYYMMDD; --until includes its whole day. A table shows an
-            article's id, date, section and headline (cut to 200 characters), and a record of
-            another collection as its id and its JSON (cut to 160 columns).
+            article's id (cut to 50 columns), date, section and headline (cut to 200 characters),
+            and a record of another collection as its id and its JSON (cut to 160 columns).
 
             EXAMPLES:
               quire dump --format jsonl > backup.jsonl

@@ -102,17 +102,21 @@ final class RecordWriter {
         return TerminalText.escaped(spaced)
     }
 
-    /// Fixed-width columns (id 40, date 10, section 16, counted in terminal columns: a CJK
+    /// The id's column: an NYT id (`nyt://article/` and a UUID) fits whole, so it can be
+    /// pasted into `quire get`; a longer id is cut.
+    static let idColumns = 50
+
+    /// Fixed-width columns (id 50, date 10, section 16, counted in terminal columns: a CJK
     /// character takes two), the headline last; one line, inert.
     static func tableRow(_ cells: [String]) -> String {
-        TerminalColumns.row(cells, widths: [40, 10, 16], clean: Self.cell)
+        TerminalColumns.row(cells, widths: [idColumns, 10, 16], clean: Self.cell)
     }
 
-    /// A row of a collection other than articles: the id in 40 columns, then the record's JSON
+    /// A row of a collection other than articles: the id in 50 columns, then the record's JSON
     /// cut to 160 (the whole record is what `--format jsonl` is for).
     static func recordRow(_ id: String, _ json: String) -> String {
         let record = cell(json)
         let shown = TerminalColumns.width(of: record) <= 160 ? record : TerminalColumns.fitted(record, 160)
-        return TerminalColumns.row([id, shown], widths: [40], clean: Self.cell)
+        return TerminalColumns.row([id, shown], widths: [idColumns], clean: Self.cell)
     }
 }

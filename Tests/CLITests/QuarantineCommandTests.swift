@@ -39,6 +39,11 @@ private let key = "quarantine-KEY-91ab"
             #expect(lines(dump.stdout).count == stored.count)
             let table = try await runQuire(["rejects"], directory: dir)
             #expect(table.status == 0 && lines(table.stdout).count == rejected.count + 1)
+            // Each row names its query, in the order the pages were fetched.
+            let rows = lines(table.stdout)
+            #expect(rows.first == "source  page  index  path  message" && rows.dropFirst().allSatisfy { $0.hasPrefix("q=odd  page ") })
+            let pages = rows.dropFirst().compactMap { Int($0.split(separator: " ")[2]) }
+            #expect(pages.count == rejected.count && pages == pages.sorted(), "\(pages)")
             let jsonl = try await runQuire(["rejects", "--format", "jsonl"], directory: dir)
             let objects = try lines(jsonl.stdout).map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             #expect(objects.count == rejected.count)

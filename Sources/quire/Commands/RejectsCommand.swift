@@ -14,6 +14,9 @@ enum RejectsCommand {
             return
         }
         var count = 0
+        // The table in the order of fetching (source, page, document); the records' own order
+        // is their ids' hashes.
+        var rows: [(source: String, at: Date, index: Int, cells: [String])] = []
         try store.read { snap in
             for record in snap.records(in: StoreFetchSink.rejects) {
                 if context.isInterrupted { break }
@@ -22,17 +25,28 @@ enum RejectsCommand {
                 case .jsonl:
                     try out.write(bytes: jsonLine(reject))
                 case .table:
-                    // The header with the first row: an empty quarantine says so instead.
-                    if count == 0 { try out.line(["page", "index", "path", "message"].joined(separator: "  ")) }
-                    try out.line(
-                        [reject.page, String(reject.index), reject.path, reject.message].map(TerminalText.escaped)
-                            .joined(separator: "  "))
+                    let source = shortSource(reject.source)
+                    rows.append((source, reject.rejectedAt, reject.index, [source, reject.page, String(reject.index), reject.path, reject.message]))
                 }
                 count += 1
             }
         }
         if context.isInterrupted { throw InterruptedError(command: "rejects") }
-        if options.format == .table && count == 0 { try out.line("no rejected documents") }
+        guard options.format == .table else { return }
+        guard count > 0 else { return try out.line("no rejected documents") }
+        try out.line(["source", "page", "index", "path", "message"].joined(separator: "  "))
+        rows.sort { ($0.source, $0.at, $0.index) < ($1.source, $1.at, $1.index) }
+        for row in rows {
+            if context.isInterrupted { throw InterruptedError(command: "rejects") }
+            try out.line(row.cells.map(TerminalText.escaped).joined(separator: "  "))
+        }
+    }
+
+    /// A source as a table shows it: an NYT query's own part (`q=storms&fq=…`, after the
+    /// endpoint and `@`), another source whole.
+    static func shortSource(_ source: String) -> String {
+        guard let at = source.lastIndex(of: "@"), source.index(after: at) < source.endIndex else { return source }
+        return String(source[source.index(after: at)...])
     }
 
     /// One reject as a JSON object on one line; the document is embedded as JSON when it parses.

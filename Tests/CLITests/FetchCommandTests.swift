@@ -155,6 +155,12 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             #expect(!expected.isEmpty)
             #expect(articles.count == expected.count)
             #expect(try await runQuire(["verify"], directory: dir).status == 0)
+            // Fetched to the end: says what Feedzilla's --refresh does (no "what is newer").
+            let again = try await runQuire(
+                ["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "\(ids[0])", "--category", "\(ids[1])"],
+                directory: dir)
+            #expect(again.status == 0 && again.stderr.contains("already fetched to the end"), "\(again)")
+            #expect(again.stderr.contains("--refresh fetches each category's latest articles again"), "\(again)")
             let bad = try await runQuire(["fetch", "feedzilla", "--base-url", api.baseURL, "--category", "abc"], directory: dir)
             #expect(bad.status == 64)
         }

@@ -28,7 +28,7 @@ enum FetchFeedzillaCommand {
         if options.json {
             try context.output.line(FetchRunner.json(summary, seconds: seconds(since: start)))
         } else if !options.quiet {
-            Diagnostics.write("quire: fetch feedzilla: \(FetchRunner.describe(summary, seconds: seconds(since: start)))\n")
+            Diagnostics.write("quire: fetch feedzilla: \(FetchRunner.describe(summary, seconds: seconds(since: start), refresh: "--refresh fetches each category's latest articles again"))\n")
         }
     }
 

@@ -92,9 +92,12 @@ enum FetchRunner {
 
     /// `stored 118, rejected 2 (110 new, 8 updated) from 12 pages in 3.1s (resumed)`, plus a
     /// sentence for a query window the API caps, or for a query that was already complete.
-    static func describe(_ summary: FetchSummary, seconds: Double) -> String {
+    /// `refresh` says what `--refresh` does for this source.
+    static func describe(
+        _ summary: FetchSummary, seconds: Double, refresh: String = "--refresh fetches what is newer"
+    ) -> String {
         if summary.alreadyComplete {
-            return "already fetched to the end; nothing requested (--refresh fetches what is newer, --restart fetches it all again)"
+            return "already fetched to the end; nothing requested (\(refresh), --restart fetches it all again)"
         }
         var text = "stored \(summary.articles), rejected \(summary.rejected)"
         text += " (\(summary.newArticles) new, \(summary.updatedArticles) updated"

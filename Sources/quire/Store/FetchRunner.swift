@@ -21,8 +21,9 @@ enum FetchRunner {
         let task = Task {
             try await service.run(source, into: sink, mode: mode, pageLimit: pageLimit) { event in
                 switch event {
-                case .pageFetched(_, let records, _, _):
-                    progress.advance(by: records)
+                case .pageFetched(_, _, _, let articles):
+                    // Distinct articles, as the summary counts them (a story two categories list is one).
+                    progress.setCompleted(articles)
                 case .rejected(let label, let index, _, let message):
                     // Always shown, even with --quiet: each is a document that was not stored.
                     // The message quotes the document: written escaped, like every diagnostic.

@@ -72,7 +72,7 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         case .typeMismatch(let expected, let found):
             return "\(location): expected \(expected), found \(found)"
         case .missingField:
-            return "\(location): required value is missing"
+            return "\(location): required value is missing, null or empty"
         case .invalidDate(let text):
             return "\(location): not a date: \"\(text)\""
         case .invalidValue(let text):

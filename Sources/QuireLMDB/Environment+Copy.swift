@@ -45,13 +45,29 @@ extension Environment {
         let temporary = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
         defer {
+            Glibc.close(fd)
             if !renamed { unlink(temporary) }
         }
-        if let isCancelled {
-            try writeCancellableCopy(to: fd, compact: compact, destination: destination, isCancelled: isCancelled)
-        } else {
-            try writeCopy(to: fd, compact: compact, destination: destination)
+        if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
+        // A map another process grew meanwhile: LMDB's own read transaction meets it at its
+        // begin; the size is adopted and the copy starts over, as every read's begin does.
+        var adoptions = 0
+        while true {
+            do throws(LMDBError) {
+                if let isCancelled {
+                    try writeCancellableCopy(to: fd, compact: compact, destination: destination, isCancelled: isCancelled)
+                } else {
+                    try writeCopy(to: fd, compact: compact, destination: destination)
+                }
+                break
+            } catch where error.code == MDB_MAP_RESIZED {
+                try adoptMapSize(attempt: &adoptions)
+                guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+                    throw LMDBError(code: errno, operation: "ftruncate", path: destination)
+                }
+            }
         }
+        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
         // rename(2) would replace a data.mdb created meanwhile; link(2) refuses to.
         if link(temporary, target) != 0 {
             let code = errno
@@ -64,16 +80,13 @@ extension Environment {
         Environment.syncDirectory(destination)
     }
 
-    /// Copies into `fd`, syncs and closes it.
+    /// Copies into `fd`.
     private func writeCopy(to fd: Int32, compact: Bool, destination: String) throws(LMDBError) {
-        defer { Glibc.close(fd) }
-        if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
         // The copy runs its own read transaction: keep the map still meanwhile.
         try enterGateOpen("mdb_env_copyfd2")
         let rc = mdb_env_copyfd2(handle, fd, compact ? UInt32(MDB_CP_COMPACT) : 0)
         gate.leaveShared()
         try check(rc, "mdb_env_copyfd2", path: destination)
-        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
     }
 
     /// Copies through a pipe: a thread runs `mdb_env_copyfd2` into its write end while this one
@@ -83,8 +96,6 @@ extension Environment {
     private func writeCancellableCopy(
         to fd: Int32, compact: Bool, destination: String, isCancelled: () -> Bool
     ) throws(LMDBError) {
-        defer { Glibc.close(fd) }
-        if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
         var ends: [Int32] = [0, 0]
         if pipe(&ends) != 0 { throw LMDBError(code: errno, operation: "pipe", path: destination) }
         let (readEnd, writeEnd) = (ends[0], ends[1])
@@ -157,7 +168,6 @@ extension Environment {
         gate.leaveShared()
         if let failure { throw failure }
         try check(job.rc, "mdb_env_copyfd2", path: destination)
-        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
     }
 
     /// What the copying thread needs, and what it returns.
@@ -175,11 +185,39 @@ extension Environment {
         }
     }
 
-    /// Removes temporary files that a killed copy left in `directory`.
-    static func removePartialCopies(in directory: String) {
+    /// Removes temporary files (and staging directories) that a killed copy left in `directory`.
+    package static func removePartialCopies(in directory: String) {
         for name in directoryNames(directory) ?? [] where name.hasPrefix(partialCopyPrefix) {
-            unlink(directory + "/" + name)
+            removeTree(directory + "/" + name)
         }
+    }
+
+    /// The directory in `destination` where a copy that is worked on before it appears (a
+    /// compacted store's records rewritten) is made: named like a killed copy's leftovers, so
+    /// that the next copy removes it and no command takes it for the store.
+    package static func stagingDirectory(in destination: String) -> String {
+        destination + "/" + partialCopyPrefix + "staged-\(getpid())"
+    }
+
+    /// Links the data file of the copy finished in `staging` into `destination` as `data.mdb`
+    /// (refused when one is there), makes the entry durable and removes `staging`: the copy
+    /// appears whole or not at all.
+    package static func publishStagedCopy(_ staging: String, to destination: String) throws(LMDBError) {
+        if link(staging + "/data.mdb", destination + "/data.mdb") != 0 {
+            let code = errno
+            throw LMDBError(
+                code: code, operation: "link", path: destination,
+                hint: code == EEXIST ? "the destination already holds an environment" : nil)
+        }
+        syncDirectory(destination)
+        removeTree(staging)
+    }
+
+    /// Removes `path`: a file, or a directory and what it holds.
+    package static func removeTree(_ path: String) {
+        guard unlink(path) != 0, errno == EISDIR || errno == EPERM else { return }
+        for name in directoryNames(path) ?? [] { removeTree(path + "/" + name) }
+        rmdir(path)
     }
 
     /// Makes a new directory entry durable (`fsync` of the directory).

@@ -117,6 +117,8 @@ extension LMDBError {
     public static let corrupted = LMDBError(code: MDB_CORRUPTED)
     /// A page number points outside the file. The corresponding C error is `MDB_PAGE_NOTFOUND`.
     public static let pageNotFound = LMDBError(code: MDB_PAGE_NOTFOUND)
+    /// A copy stopped by its `isCancelled` (`ECANCELED`).
+    public static let cancelled = LMDBError(code: ECANCELED)
 }
 
 /// The one place that turns an LMDB return code into a thrown error.

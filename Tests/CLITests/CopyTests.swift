@@ -109,14 +109,18 @@ private func addFreePages(_ store: String) throws {
 
     /// A directory holding only what a killed copy left is no store, and every command says what
     /// is there and how to get rid of it; a copy run again into it replaces it.
-    @Test func aKilledCopysLeftoverIsNamedNotTakenForAStore() async throws {
+    /// (A killed compacted copy leaves its staging directory, the data file in it.)
+    @Test(arguments: [false, true])
+    func aKilledCopysLeftoverIsNamedNotTakenForAStore(staged: Bool) async throws {
         try await withScratchDirectory { scratch in
             let store = scratch + "/store"
             try LMDBFixture.build(at: store)
             let backup = scratch + "/backup"
             try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: false)
-            let leftover = Environment.partialCopyPrefix + "Ab12Cd"
-            try Data(repeating: 7, count: 8_192).write(to: URL(fileURLWithPath: backup + "/" + leftover))
+            let leftover = Environment.partialCopyPrefix + (staged ? "staged-4242" : "Ab12Cd")
+            let garbage = staged ? backup + "/" + leftover + "/data.mdb" : backup + "/" + leftover
+            if staged { try FileManager.default.createDirectory(atPath: backup + "/" + leftover, withIntermediateDirectories: false) }
+            try Data(repeating: 7, count: 8_192).write(to: URL(fileURLWithPath: garbage))
             let input = scratch + "/in.jsonl"
             try Data("{\"id\":\"a\",\"headline\":\"x\"}\n".utf8).write(to: URL(fileURLWithPath: input))
             for command in [["stats"], ["verify"], ["dump"], ["load", input]] {
@@ -124,7 +128,7 @@ private func addFreePages(_ store: String) throws {
                 #expect(result.status == 1, "\(command): \(result)")
                 #expect(result.stderr.contains("copy left (\(leftover)): run the copy again"), "\(command): \(result)")
             }
-            #expect(try await runQuire(["--store", store, "copy", backup, "-q"]).status == 0)
+            #expect(try await runQuire(["--store", store, "copy", backup, "-q"] + (staged ? ["--compact"] : [])).status == 0)
             #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["data.mdb"])
         }
     }

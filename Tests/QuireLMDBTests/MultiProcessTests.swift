@@ -22,6 +22,23 @@ import Testing
         #expect(try env.info().mapSize > before)
     }
 
+    /// A plain copy begins LMDB's own read transaction, which meets a map another process grew
+    /// as `MDB_MAP_RESIZED`: the size is adopted and the copy made (a backup beside a growing
+    /// load failed once per doubling). Both copy paths: straight into the file and through a pipe.
+    @Test(arguments: [false, true])
+    func aCopyAdoptsAMapGrownByAnotherProcess(cancellable: Bool) async throws {
+        let (dir, env, _) = try smallEnvironment("quire-resize-copy")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        await #expect(processExitsWith: .success) { [dir = dir as String] in try growFromAnotherProcess(dir) }
+        let copy = dir + "-copy"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try env.copy(to: copy, isCancelled: cancellable ? { false } : nil)
+        let copied = try Environment(path: copy)
+        defer { copied.close() }
+        let copiedDB = try copied.openDatabase("x")
+        #expect(try copied.read { txn throws in try txn.count(of: copiedDB) } == 10_001)
+    }
+
     /// The meta pages are read through the map: asking for the last transaction (and `info`)
     /// while another thread adopts a map grown by another process must wait for the remap,
     /// not read unmapped memory. Its answers only ever grow.

@@ -17,14 +17,41 @@ extension Store {
     {
         // A plain copy takes LMDB's write lock, which the writer's thread holds inside a write.
         precondition(!isInsideWrite, "Quire: store.backup(to:) inside a write transaction would wait for itself; back up after the write returns")
-        try StoreError.boundary("\(path): backup to \(destination)") {
-            do {
-                try environment.copy(to: destination, compact: compact, isCancelled: isCancelled)
-            } catch let error as LMDBError where error.code == ECANCELED {
-                throw StoreError(.cancelled, "\(path): backup to \(destination) cancelled")
+        guard compact else {
+            try StoreError.boundary("\(path): backup to \(destination)") {
+                try environment.copy(to: destination, compact: false, isCancelled: isCancelled)
             }
+            return
         }
-        if compact { try Self.recompress(at: destination, isCancelled: isCancelled) }
+        try Self.compactCopy(to: destination, isCancelled: isCancelled) { staging in
+            try environment.copy(to: staging, compact: true, isCancelled: isCancelled)
+        }
+    }
+
+    /// Makes a compacted copy in `destination` (absent or an empty directory): `copy` writes it
+    /// into a staging directory (compacted), where the records written before their
+    /// dictionary are rewritten with it; only then does it appear as `destination/data.mdb`. A
+    /// copy killed at any point leaves no `data.mdb`, only a staging directory the next copy
+    /// removes (the rewrite went through states missing records: one killed midway had looked
+    /// like a finished backup).
+    package static func compactCopy(
+        to destination: String, isCancelled: (() -> Bool)?, copy: (_ staging: String) throws -> Void
+    ) throws(StoreError) {
+        let staging = Environment.stagingDirectory(in: destination)
+        try StoreError.boundary("\(destination): compacted copy") {
+            if mkdir(destination, 0o700) != 0 && errno != EEXIST {
+                throw StoreError(.storage, "\(destination): cannot make the directory: \(String(cString: strerror(errno)))")
+            }
+            if access(destination + "/data.mdb", F_OK) == 0 {
+                throw StoreError(.storage, "\(destination): the destination already holds a store")
+            }
+            Environment.removePartialCopies(in: destination)
+            defer { Environment.removeTree(staging) }
+            try copy(staging)
+            try recompress(at: staging, isCancelled: isCancelled)
+            if isCancelled?() == true { throw StoreError(.cancelled, "\(destination): the copy was cancelled") }
+            try Environment.publishStagedCopy(staging, to: destination)
+        }
     }
 
     /// Rewrites, in the store at `path` (a fresh copy no one else uses), the records of

@@ -115,6 +115,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case let lmdb as LMDBError where lmdb == .mapFull: return StoreError(.mapFull, what(), underlying: lmdb)
         case let lmdb as LMDBError where lmdb == .closed: return StoreError(.closed, what(), underlying: lmdb)
         case let lmdb as LMDBError where lmdb == .alreadyOpen: return StoreError(.alreadyOpen, what(), underlying: lmdb)
+        // A copy stopped by its `isCancelled`: a stop, not a storage failure.
+        case let lmdb as LMDBError where lmdb == .cancelled: return StoreError(.cancelled, what(), underlying: lmdb)
         case let lmdb as LMDBError: return StoreError(.storage, what(), underlying: lmdb)
         case let decoding as CompactDecodingError: return StoreError(.codec, what(), underlying: decoding)
         case let coding as DecodingError: return StoreError(.codec, what(), underlying: coding)

@@ -16,31 +16,20 @@ enum CopyCommand {
         defer { environment.close() }
 
         let createdDirectory = access(destination, F_OK) != 0
+        let isCancelled = { context.isInterrupted }
         do {
-            try environment.copy(to: destination, compact: options.compact, isCancelled: { context.isInterrupted })
+            if options.compact {
+                // Made and its older records recompressed in a staging directory, then linked.
+                try Store.compactCopy(to: destination, isCancelled: isCancelled) { staging in
+                    try environment.copy(to: staging, compact: true, isCancelled: isCancelled)
+                }
+            } else {
+                try environment.copy(to: destination, compact: false, isCancelled: isCancelled)
+            }
         } catch {
-            if error.code == ECANCELED {
-                if createdDirectory { rmdir(destination) }
-                throw InterruptedError(command: "copy")
-            }
-            // The copy removed its temporary file; a directory it created goes too.
+            // The copy removed its temporary files; a directory it created goes too.
             if createdDirectory { rmdir(destination) }
-            if error.code == ENOSPC {
-                // LMDB's hint speaks of commits, which a copy does not make.
-                throw RuntimeError(
-                    "copy", "\(destination): the disk is full: free space; the store is untouched and no partial copy is left")
-            }
-            throw RuntimeError("copy", "\(destination): \(ReadOnlyStore.describe(error))")
-        }
-        if options.compact {
-            // Records written before their collection's dictionary are rewritten with it.
-            do {
-                try Store.recompress(at: destination, isCancelled: { context.isInterrupted })
-            } catch {
-                removeCopy(destination, directory: createdDirectory)
-                if error.code == .cancelled { throw InterruptedError(command: "copy") }
-                throw RuntimeError("copy", "\(destination): \(OpenStore.reason(error))")
-            }
+            throw failure(error, destination)
         }
         // A signal that came as the copy finished still stops the command as it said it would: a
         // script that abandons a backup gets 130 and no new store, never a copy it asked to stop.
@@ -53,6 +42,19 @@ enum CopyCommand {
             let bytes = fileSize(destination + "/data.mdb") ?? 0
             Diagnostics.write(summary(bytes: bytes, pageSize: pageSize, destination: destination, compact: options.compact))
         }
+    }
+
+    /// What a failed copy says: a stop is an interruption (130), a full disk says so.
+    private static func failure(_ error: any Error, _ destination: String) -> any Error {
+        let lmdb = (error as? LMDBError) ?? ((error as? StoreError)?.underlying as? LMDBError)
+        if lmdb == .cancelled || (error as? StoreError)?.code == .cancelled { return InterruptedError(command: "copy") }
+        if lmdb == .noSpace {
+            // LMDB's hint speaks of commits, which a copy does not make.
+            return RuntimeError(
+                "copy", "\(destination): the disk is full: free space; the store is untouched and no partial copy is left")
+        }
+        let reason = (error as? LMDBError).map(ReadOnlyStore.describe) ?? OpenStore.reason(error)
+        return RuntimeError("copy", reason.hasPrefix(destination) ? reason : "\(destination): \(reason)")
     }
 
     /// Removes a copy that did not finish (and its directory when the copy created it).

@@ -19,6 +19,7 @@ enum InterruptFlag {
     static func install() {
         // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
         _ = (interruptCount.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed), ExitStatus.interrupted)
+        stderrIsTerminal.store(isatty(STDERR_FILENO) == 1, ordering: .relaxed)
         BlockedWriteWakeUp.install()
         WriterLockWait.onLongWait(after: .seconds(1)) {
             // A Ctrl-C that came while the wait was short is acted on now: no safe point comes.
@@ -68,13 +69,25 @@ enum InterruptFlag {
 /// Whether the wait for another process's writer lock has been told (once a run).
 private let waitNoted = Atomic<Bool>(false)
 
+/// Whether stderr is a terminal, where a progress bar may hold the line: a message written from
+/// a signal handler starts on a new line there, and only there (a log file got blank lines).
+private let stderrIsTerminal = Atomic<Bool>(false)
+
+/// Writes `message` to stderr from a signal handler, after a line break on a terminal.
+/// Async-signal-safe: an atomic load and `write(2)`.
+private func writeFromHandler(_ message: StaticString) {
+    if stderrIsTerminal.load(ordering: .relaxed) {
+        let newline: StaticString = "\n"
+        _ = newline.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+    _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
 /// Ends the process while a write waits for another process's writer lock: it holds no
 /// transaction, and no safe point comes until the other process lets go, which may be never
 /// (a writer stopped with Ctrl-Z). Status 130, as every stop by a first signal. Async-signal-safe.
 private func exitWhileWaitingForTheWriterLock() -> Never {
-    let message: StaticString =
-        "\nquire: interrupted while waiting for another process's write to the store; what was committed stays\n"
-    _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    writeFromHandler("quire: interrupted while waiting for another process's write to the store; what was committed stays\n")
     _exit(ExitStatus.interrupted)
 }
 
@@ -92,8 +105,7 @@ private func handleInterrupt(_ signalNumber: Int32) {
     if WriterLockWait.isWaitingLong { exitWhileWaitingForTheWriterLock() }
     // The writer first: stderr may be the same full pipe (`2>&1 | slow`), and this write wait.
     BlockedWriteWakeUp.wake()
-    let message: StaticString = "\nquire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n"
-    _ = message.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    writeFromHandler("quire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n")
 }
 
 extension InterruptFlag {

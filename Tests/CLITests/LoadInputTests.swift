@@ -138,7 +138,7 @@ import QuireTestSupport
             try generatedJSONL(count: 7, seed: 7).write(to: input)
             let holder = try WriterLockHolder(store)
             defer { holder.release() }
-            try await expectTheFirstSignalEndsTheWait(["--store", store, "load", input.path], signalNumber, dir)
+            try await expectTheFirstSignalEndsTheWait(["--store", store, "load", input.path, "--json"], signalNumber, dir, json: true)
             holder.release()
             let dump = try await runQuire(["--store", store, "dump"])
             #expect(dump.status == 0 && dump.stdout.split(separator: "\n").count == 5, "\(dump)")
@@ -168,13 +168,22 @@ import QuireTestSupport
     }
 
     /// Runs `args`, which must come to wait for the writer lock held by this process: it says
-    /// so, and the first `signalNumber` ends it at once with status 130.
-    private func expectTheFirstSignalEndsTheWait(_ args: [String], _ signalNumber: Int32, _ dir: URL) async throws {
+    /// so, and the first `signalNumber` ends it at once with status 130 (with `json`, a JSON
+    /// answer on stdout, as every other stop of a `--json` run gives).
+    private func expectTheFirstSignalEndsTheWait(
+        _ args: [String], _ signalNumber: Int32, _ dir: URL, json: Bool = false
+    ) async throws {
         let errURL = dir.appendingPathComponent("stderr-\(UUID().uuidString)")
+        let outURL = dir.appendingPathComponent("stdout-\(UUID().uuidString)")
         try Data().write(to: errURL)
+        try Data().write(to: outURL)
         let errors = try FileHandle(forWritingTo: errURL)
-        defer { try? errors.close() }
-        let process = try startQuire(args, directory: dir, stdout: .nullDevice, stderr: errors)
+        let output = try FileHandle(forWritingTo: outURL)
+        defer {
+            try? errors.close()
+            try? output.close()
+        }
+        let process = try startQuire(args, directory: dir, stdout: output, stderr: errors)
         var stderr = ""
         for _ in 0..<3_000 where process.isRunning && !stderr.contains("waiting for another process") {
             try await Task.sleep(for: .milliseconds(10))
@@ -191,6 +200,13 @@ import QuireTestSupport
         // 130 for either signal, as every first-signal stop: a clean exit, not a kill.
         #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(args): \(stderr)")
         #expect(stderr.contains("interrupted while waiting for another process"), "\(args): \(stderr)")
+        let stdout = try Data(contentsOf: outURL)
+        if json {
+            let answer = try JSONSerialization.jsonObject(with: stdout) as? [String: Any]
+            #expect(answer?["interrupted"] as? Bool == true && answer?["error"] is String, "\(args): \(String(decoding: stdout, as: UTF8.self))")
+        } else {
+            #expect(stdout.isEmpty)
+        }
     }
 }
 

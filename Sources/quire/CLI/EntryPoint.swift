@@ -43,6 +43,7 @@ enum EntryPoint {
                 return usageFailure(error)
             }
             let context = CommandContext(output: output, global: global, environment: environment)
+            if parsed.flag("json") { InterruptFlag.answerJSONOnWaitStop() }
             do {
                 try await command.run(context)
                 try output.flush()

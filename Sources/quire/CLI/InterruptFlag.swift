@@ -19,6 +19,7 @@ enum InterruptFlag {
     static func install() {
         // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
         _ = (interruptCount.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed), ExitStatus.interrupted)
+        _ = jsonAnswersWaitStop.load(ordering: .relaxed)
         stderrIsTerminal.store(isatty(STDERR_FILENO) == 1, ordering: .relaxed)
         BlockedWriteWakeUp.install()
         WriterLockWait.onLongWait(after: .seconds(1)) {
@@ -57,6 +58,12 @@ enum InterruptFlag {
         return handler.map { unsafeBitCast($0, to: Int.self) } == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
+    /// A `--json` run: a stop while waiting for another process's writer lock (which exits
+    /// from the signal handler) answers on stdout too, as every other stop does.
+    static func answerJSONOnWaitStop() {
+        jsonAnswersWaitStop.store(true, ordering: .relaxed)
+    }
+
     /// Whether the user asked to stop. Poll this at chunk boundaries.
     static var isRaised: Bool { interruptCount.load(ordering: .sequentiallyConsistent) > 0 }
 
@@ -68,6 +75,9 @@ enum InterruptFlag {
 
 /// Whether the wait for another process's writer lock has been told (once a run).
 private let waitNoted = Atomic<Bool>(false)
+
+/// Whether a stop during a writer-lock wait prints a JSON answer (``InterruptFlag/answerJSONOnWaitStop()``).
+private let jsonAnswersWaitStop = Atomic<Bool>(false)
 
 /// Whether stderr is a terminal, where a progress bar may hold the line: a message written from
 /// a signal handler starts on a new line there, and only there (a log file got blank lines).
@@ -88,6 +98,11 @@ private func writeFromHandler(_ message: StaticString) {
 /// (a writer stopped with Ctrl-Z). Status 130, as every stop by a first signal. Async-signal-safe.
 private func exitWhileWaitingForTheWriterLock() -> Never {
     writeFromHandler("quire: interrupted while waiting for another process's write to the store; what was committed stays\n")
+    if jsonAnswersWaitStop.load(ordering: .relaxed) {
+        let answer: StaticString =
+            "{\"error\":\"interrupted while waiting for another process's write to the store\",\"interrupted\":true}\n"
+        _ = answer.withUTF8Buffer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
     _exit(ExitStatus.interrupted)
 }
 

@@ -112,7 +112,9 @@ public struct FeedzillaSource: FetchSource {
         guard let ids = checkpoint.categoryIDs else {
             // A category that cannot be mapped is quarantined; the others are fetched.
             let list = try Feedzilla.parseCategoryList(body)
-            let listed = list.categories.map(\.id)
+            // A category listed twice is fetched once (its first listing's place).
+            var seen: Set<Int> = []
+            let listed = list.categories.map(\.id).filter { seen.insert($0).inserted }
             // A category asked for that the API does not list: said, not skipped in silence.
             if let wanted = categoryFilter {
                 let unknown = wanted.filter { !listed.contains($0) }.sorted()

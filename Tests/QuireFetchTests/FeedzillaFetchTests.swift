@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import QuireFetch
 import QuireFixtures
@@ -99,6 +100,25 @@ import Testing
         let error = await runExpectingFailure(makeService(), FeedzillaSource(baseURL: api.feedzillaBaseURL), into: sink)
         #expect(error?.code == .mapping)
         #expect(sink.lists.isEmpty)
+    }
+
+    /// A category the list names twice is fetched once (it was requested twice in a run).
+    @Test func aCategoryListedTwiceIsFetchedOnce() async throws {
+        let requests = Mutex<[String]>([])
+        let server = try LoopbackServer { request in
+            requests.withLock { $0.append(request.path) }
+            if request.path.hasSuffix("/categories.json") {
+                let entry = { (id: Int) in #"{"category_id":\#(id),"english_category_name":"C\#(id)","url_category_name":"c\#(id)"}"# }
+                return .json(body: "[" + [26, 27, 26].map(entry).joined(separator: ",") + "]")
+            }
+            let id = request.path.split(separator: "/").dropLast().last.map(String.init) ?? "?"
+            return .json(body: #"{"articles":[{"title":"t\#(id)","url":"http://example.com/\#(id)","publish_date":"Mon, 01 Jun 2020 10:00:00 +0000"}]}"#)
+        }
+        defer { server.stop() }
+        let summary = try await makeService().run(FeedzillaSource(baseURL: server.baseURL), into: InMemoryFetchSink())
+        #expect(summary.isComplete && summary.articles == 2, "\(summary)")
+        let fetched = requests.withLock { $0 }.filter { $0.hasSuffix("/articles.json") }
+        #expect(fetched.count == 2 && Set(fetched).count == 2, "\(fetched)")
     }
 
     @Test func aBrokenCategoryListStopsBeforeItIsCommitted() async throws {

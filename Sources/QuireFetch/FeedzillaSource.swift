@@ -85,9 +85,9 @@ public struct FeedzillaSource: FetchSource {
         return next
     }
 
-    /// A finished walk that set categories aside: a walk over those alone.
     public func setAsideCount(in checkpoint: FeedzillaCheckpoint) -> Int { checkpoint.failedCategoryIDs.count }
 
+    /// A finished walk that set categories aside: a walk over those alone.
     public func retryCheckpoint(after finished: FeedzillaCheckpoint) -> FeedzillaCheckpoint? {
         guard finished.isFinished, !finished.failedCategoryIDs.isEmpty else { return nil }
         var retry = FeedzillaCheckpoint()

@@ -179,6 +179,7 @@ public struct FetchService: Sendable {
                     SourcePage(articles: [], queryTag: nil, checkpoint: next), of: request, at: clock.now, source, sink,
                     encoder)
                 checkpoint = next
+                summary.noteWalk(of: source, at: checkpoint)
                 continue
             }
             if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
@@ -201,6 +202,7 @@ public struct FetchService: Sendable {
             }
             summary.documents += page.articles.count + page.rejects.count
             summary.unreachable += page.unreachable
+            summary.noteWalk(of: source, at: checkpoint)
             for reject in page.rejects {
                 progress(.rejected(label: request.label, index: reject.index, path: reject.error.path,
                                    message: reject.error.description))
@@ -210,10 +212,7 @@ public struct FetchService: Sendable {
                 totalArticles: summary.articles))
         }
         summary.isComplete = source.isFinished(checkpoint)
-        // The walk's state, not this run's alone: the run that completes a resumed walk tells
-        // what the walk left out.
-        summary.setAside = source.setAsideCount(in: checkpoint)
-        summary.unreachable = max(summary.unreachable, source.unreachableResults(in: checkpoint))
+        summary.noteWalk(of: source, at: checkpoint)
         progress(.finished(summary))
         return summary
     }
@@ -232,8 +231,8 @@ public struct FetchService: Sendable {
     static func canSkip(_ error: FetchError) -> Bool {
         switch error.code {
         case .forbidden, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
-        // A reply cut short, undecodable, not HTTP, or never finished: not a refused connection.
-        case .transport: (error.cause as? HTTPError)?.code.isUnreadableReply ?? false
+        // A reply cut short, undecodable, not HTTP, or never finished: not a failed connect.
+        case .transport: (error.cause as? HTTPError)?.isUnreadableReply ?? false
         default: false
         }
     }
@@ -521,3 +520,11 @@ public struct FetchService: Sendable {
     }
 }
 
+extension FetchSummary {
+    /// Takes the walk's state at `checkpoint`, not this run's alone: a run that completes a
+    /// resumed walk, or stops in it, tells what the walk has left out so far.
+    mutating func noteWalk<Source: FetchSource>(of source: Source, at checkpoint: Source.Checkpoint) {
+        setAside = source.setAsideCount(in: checkpoint)
+        unreachable = max(unreachable, source.unreachableResults(in: checkpoint))
+    }
+}

@@ -49,15 +49,12 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// Any other libcurl failure, with its `CURLcode`.
         public static func transport(_ curlCode: Int32) -> Code { Code(.transport(curlCode)) }
 
-        /// Whether the server answered this request, but with something that cannot be read: a
-        /// failure of the page, not of the network, when its neighbours work (or the request
-        /// timed out: a server that never answers one page).
-        public var isUnreadableReply: Bool {
-            switch wrapped {
-            case .connectionLost, .undecodableBody, .malformedReply, .timeout: true
-            default: false
-            }
-        }
+        /// A reply that arrived and cannot be read, whatever else happened.
+        var isUnreadableWhenever: Bool { self == .undecodableBody || self == .malformedReply }
+
+        /// A reply cut short or never finished: the page's own only once the request reached
+        /// the server (before that it is the network's: a connect that timed out or was reset).
+        var isUnreadableOnceSent: Bool { self == .connectionLost || self == .timeout }
 
         /// Whether repeating the same request later may succeed (see ``HTTPError/isRetryable``).
         var isRetryable: Bool {
@@ -100,13 +97,24 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     public var url: String
     /// The libcurl result code, when libcurl reported the failure.
     public var curlCode: Int32?
+    /// Whether the request reached the server: libcurl had written it on a connection
+    /// (`CURLINFO_REQUEST_SIZE` above zero) before the failure.
+    public var requestSent: Bool
 
     /// Creates an error; `url` and `message` are redacted here, so no caller can forget.
-    public init(code: Code, message: String, url: String, curlCode: Int32? = nil) {
+    public init(code: Code, message: String, url: String, curlCode: Int32? = nil, requestSent: Bool = false) {
         self.code = code
         self.message = URLRedaction.redact(message)
         self.url = URLRedaction.redact(url)
         self.curlCode = curlCode
+        self.requestSent = requestSent
+    }
+
+    /// Whether the server got this request and answered with something that cannot be read, cut
+    /// short, or nothing in time: a failure of the page, not of the network, when its neighbours
+    /// work. A connect that failed, timed out or was reset is the network's.
+    public var isUnreadableReply: Bool {
+        code.isUnreadableWhenever || (requestSent && code.isUnreadableOnceSent)
     }
 
     /// Whether repeating the same request later may succeed: timeouts, refused or broken

@@ -198,7 +198,10 @@ final class Transfer: @unchecked Sendable {
         }
         // Bytes that are not HTTP come back as an unsupported protocol ("HTTP/0.9"): a reply, not a scheme.
         let kind = code == CURLE_UNSUPPORTED_PROTOCOL && detail.contains("HTTP/0.9") ? .malformedReply : Self.classify(code)
-        return HTTPError(code: kind, message: message, url: url, curlCode: Int32(code.rawValue))
+        var requestBytes = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &requestBytes)
+        return HTTPError(
+            code: kind, message: message, url: url, curlCode: Int32(code.rawValue), requestSent: requestBytes > 0)
     }
 
     private static func classify(_ code: CURLcode) -> HTTPError.Code {

@@ -192,11 +192,16 @@ extension Environment {
         }
     }
 
-    /// The directory in `destination` where a copy that is worked on before it appears (a
+    /// Makes the directory in `destination` where a copy that is worked on before it appears (a
     /// compacted store's records rewritten) is made: named like a killed copy's leftovers, so
     /// that the next copy removes it and no command takes it for the store.
-    package static func stagingDirectory(in destination: String) -> String {
-        destination + "/" + partialCopyPrefix + "staged-\(getpid())"
+    package static func makeStagingDirectory(in destination: String) throws(LMDBError) -> String {
+        // mkdtemp: a name of its own, so two copies at once never share one.
+        var template = Array((destination + "/" + partialCopyPrefix + "staged-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+            throw LMDBError(code: errno, operation: "mkdtemp", path: destination)
+        }
+        return String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Links the data file of the copy finished in `staging` into `destination` as `data.mdb`

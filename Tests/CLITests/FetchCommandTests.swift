@@ -75,6 +75,8 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             #expect(summary["pages"] as? Int == 2 && summary["stored"] as? Int == 20)
             // The keys of a finished run's summary, with the retries that failed.
             #expect(summary["new"] as? Int == 20 && summary["rejected"] as? Int == 0)
+            // Pages 2 and 3 were set aside before page 4 stopped the run.
+            #expect(summary["skipped"] as? Int == 2 && summary["set_aside"] as? Int == 2, "\(summary)")
             #expect((summary["retries"] as? Int ?? 0) >= 1 && summary["seconds"] is Double, "\(summary)")
             let error = try #require(summary["error"] as? String)
             #expect(error.hasPrefix("server error (HTTP 500)") && error.contains("(request http://"), "\(error)")

@@ -165,6 +165,8 @@ import Testing
             await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/slow") })
 
         #expect(error.code == .timeout)
+        // The server got the request and did not answer: the page's failure, not the network's.
+        #expect(error.requestSent && error.isUnreadableReply)
     }
 
     @Test func redirectsAreFollowedUpToTheLimit() async throws {
@@ -274,6 +276,8 @@ import Testing
         let error = try #require(await failure { () async throws(HTTPError) in try await client.get(url) })
 
         #expect(error.code == .connectionFailed)
+        // No request reached a server: the network's failure, never a page's.
+        #expect(!error.requestSent && !error.isUnreadableReply)
         #expect(error.isRetryable)
     }
 

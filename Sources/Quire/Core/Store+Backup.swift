@@ -37,7 +37,6 @@ extension Store {
     package static func compactCopy(
         to destination: String, isCancelled: (() -> Bool)?, copy: (_ staging: String) throws -> Void
     ) throws(StoreError) {
-        let staging = Environment.stagingDirectory(in: destination)
         try StoreError.boundary("\(destination): compacted copy") {
             if mkdir(destination, 0o700) != 0 && errno != EEXIST {
                 throw StoreError(.storage, "\(destination): cannot make the directory: \(String(cString: strerror(errno)))")
@@ -46,6 +45,7 @@ extension Store {
                 throw StoreError(.storage, "\(destination): the destination already holds a store")
             }
             Environment.removePartialCopies(in: destination)
+            let staging = try Environment.makeStagingDirectory(in: destination)
             defer { Environment.removeTree(staging) }
             try copy(staging)
             try recompress(at: staging, isCancelled: isCancelled)

@@ -43,9 +43,9 @@ enum RejectsCommand {
     }
 
     /// A source as a table shows it: an NYT query's own part (`q=storms&fq=…`, after the
-    /// endpoint and `@`), another source whole.
+    /// endpoint and its first `@`: the query may hold more), another source whole.
     static func shortSource(_ source: String) -> String {
-        guard let at = source.lastIndex(of: "@"), source.index(after: at) < source.endIndex else { return source }
+        guard let at = source.firstIndex(of: "@"), source.index(after: at) < source.endIndex else { return source }
         return String(source[source.index(after: at)...])
     }
 

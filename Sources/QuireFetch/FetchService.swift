@@ -164,7 +164,10 @@ public struct FetchService: Sendable {
                 try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
                 // A page that fails for good is set aside when the source can go on without it;
                 // three in a row look like an outage, not one bad page, and stop the run.
-                guard Self.canSkip(error), retrying || skippedInARow < 2, var next = source.skipping(request, at: checkpoint)
+                // A run over set-aside pages keeps them apart, except for failures of the transfer:
+                // three of those in a row are an outage there too.
+                let outage = skippedInARow >= 2 && (!retrying || error.code == .transport)
+                guard Self.canSkip(error), !outage, var next = source.skipping(request, at: checkpoint)
                 else {
                     throw error
                 }

@@ -193,7 +193,7 @@ import Testing
     /// A page whose server closes without a reply, or never answers in time, while its
     /// neighbours work, is set aside too: one Feedzilla category that never answered kept every
     /// other category from being fetched, on every run.
-    @Test(arguments: [Fault.closeWithoutResponse, .slowHeaders(seconds: 2)])
+    @Test(arguments: [Fault.closeWithoutResponse, .slowHeaders(seconds: 2), .notHTTP(Array("THIS IS NOT HTTP\r\n".utf8))])
     func aPageThatIsNeverAnsweredIsSetAside(fault: Fault) async throws {
         let server = try LoopbackServer { request in
             let page = Int(request.queryValue("page") ?? "0") ?? 0

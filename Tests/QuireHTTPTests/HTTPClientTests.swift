@@ -169,6 +169,16 @@ import Testing
         #expect(error.requestSent && error.isUnreadableReply)
     }
 
+    /// Bytes that are not HTTP are a malformed reply (libcurl says "HTTP/0.9"), retried and, for
+    /// a fetch, the page's own; not an unsupported protocol, which is not retried.
+    @Test func aReplyThatIsNotHTTPIsAMalformedReply() async throws {
+        let server = try LoopbackServer { _ in .text("x").with(.notHTTP(Array("THIS IS NOT HTTP\r\n\r\n".utf8))) }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: quickConfiguration())
+        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/x") })
+        #expect(error.code == .malformedReply && error.isRetryable && error.isUnreadableReply, "\(error)")
+    }
+
     @Test func redirectsAreFollowedUpToTheLimit() async throws {
         let server = try LoopbackServer { request in
             switch request.path {

@@ -96,6 +96,8 @@ public enum Fault: Sendable {
     case slowHeaders(seconds: Double)
     /// Close the connection without answering.
     case closeWithoutResponse
+    /// Answer with these bytes instead of an HTTP reply, then close (a server that is not HTTP).
+    case notHTTP([UInt8])
     /// Replace the body with a gzip stream that decodes to `decodedBytes` zero bytes.
     case gzipBomb(decodedBytes: Int)
     /// Answer 302 with a `Location` pointing back at the same request, forever.

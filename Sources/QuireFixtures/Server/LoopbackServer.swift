@@ -188,6 +188,9 @@ final class ServerCore: Sendable {
             break
         case .closeWithoutResponse:
             return false
+        case .notHTTP(let bytes):
+            _ = write(bytes[...], to: connection)
+            return false
         case .slowHeaders(let seconds):
             guard pause(seconds, on: connection) else { return false }
         case .redirectLoop:

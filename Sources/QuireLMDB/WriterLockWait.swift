@@ -60,14 +60,22 @@ package enum WriterLockWait {
     }
 
     /// A wait for the writer lock begins on some thread (a plain copy's `mdb_env_copyfd2`
-    /// takes it to read the meta pages still).
+    /// takes it to read the meta pages still). Waits are counted: a write's and a copy's may
+    /// overlap, and the first to end must not clear the other's.
     static func began() {
-        since.store(DispatchTime.now().uptimeNanoseconds, ordering: .sequentiallyConsistent)
+        if waiters.add(1, ordering: .sequentiallyConsistent).oldValue == 0 {
+            since.store(DispatchTime.now().uptimeNanoseconds, ordering: .sequentiallyConsistent)
+        }
     }
 
-    /// The wait ``began()`` started is over (the lock taken, or the attempt given up).
+    /// A wait ``began()`` started is over (the lock taken, or the attempt given up).
     static func ended() {
-        since.store(0, ordering: .sequentiallyConsistent)
-        long.store(false, ordering: .sequentiallyConsistent)
+        if waiters.subtract(1, ordering: .sequentiallyConsistent).oldValue == 1 {
+            since.store(0, ordering: .sequentiallyConsistent)
+            long.store(false, ordering: .sequentiallyConsistent)
+        }
     }
+
+    /// How many waits are under way.
+    private static let waiters = Atomic<Int>(0)
 }

@@ -29,8 +29,9 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// bytes that are not gzip: `CURLE_BAD_CONTENT_ENCODING`). Retried: a proxy may mend it.
         public static let undecodableBody = Code(.undecodableBody)
         /// What came back is not a well-formed HTTP reply (`CURLE_WEIRD_SERVER_REPLY`, or bytes
-        /// that are not HTTP at all: libcurl's "HTTP/0.9"). Retried on a new connection: bytes
-        /// left over from a reply longer than its `Content-Length` cause it on a reused one.
+        /// that are not HTTP at all: libcurl's "HTTP/0.9"). Retried: libcurl closes the connection
+        /// it failed on, and bytes left over from a reply longer than its `Content-Length` cause
+        /// it on a reused one.
         public static let malformedReply = Code(.malformedReply)
         /// More redirects than ``HTTPClientConfiguration/maxRedirects`` (`CURLE_TOO_MANY_REDIRECTS`).
         public static let tooManyRedirects = Code(.tooManyRedirects)

@@ -50,8 +50,8 @@ package enum WriterLockWait {
     }
 
     /// Runs `begin` (a blocking `mdb_txn_begin` for a write), its start stored for the timer.
-    /// Writes wait one at a time per environment; two environments waiting at once share the
-    /// later start (the note comes a little late).
+    /// Writes wait one at a time per environment; waits under way at once (two environments', a
+    /// write's and a copy's) share the first one's start.
     static func during<R>(_ begin: () -> R) -> R {
         began()
         let result = begin()

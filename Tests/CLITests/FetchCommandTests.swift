@@ -148,6 +148,10 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             #expect(result.status == 0, "\(result)")
             let lists = lines(try await runQuire(["dump", "--collection", "lists"], directory: dir).stdout)
             #expect(lists.count == 2)
+            // Lists have no section: --section on them says it matches none.
+            let bySection = try await runQuire(["dump", "--collection", "lists", "--section", "World"], directory: dir)
+            #expect(bySection.status == 0 && bySection.stdout.isEmpty, "\(bySection)")
+            #expect(bySection.stderr.contains("no record of 'lists' has a section, so --section matches none"), "\(bySection)")
             // A table of lists shows each list's id and JSON, not an article's empty columns.
             let table = lines(try await runQuire(["dump", "--collection", "lists", "--format", "table"], directory: dir).stdout)
             #expect(table.first?.split(separator: " ", omittingEmptySubsequences: true) == ["id", "record"])

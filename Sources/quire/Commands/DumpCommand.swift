@@ -162,7 +162,17 @@ enum DumpCommand {
             }
         } else {
             // No filter, or a section filter without an index: scan in key order.
-            try snap.forEachGeneric(inCollectionNamed: collection) { key, value in try emit(key, value) }
+            var scanned = 0
+            var sawSection = false
+            try snap.forEachGeneric(inCollectionNamed: collection) { key, value in
+                scanned += 1
+                sawSection = sawSection || value["section"] != nil
+                return try emit(key, value)
+            }
+            // A collection whose records have no section matches none: said, not left silent.
+            if options.section != nil, scanned > 0, !sawSection {
+                Diagnostics.write("quire: dump: no record of '\(collection)' has a section, so --section matches none\n")
+            }
         }
     }
 }

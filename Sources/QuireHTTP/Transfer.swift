@@ -196,10 +196,17 @@ final class Transfer: @unchecked Sendable {
         } else if !detail.isEmpty {
             message += ": " + detail
         }
-        // Bytes that are not HTTP come back as an unsupported protocol ("HTTP/0.9"): a reply, not a scheme.
-        let kind = code == CURLE_UNSUPPORTED_PROTOCOL && detail.contains("HTTP/0.9") ? .malformedReply : Self.classify(code)
         var requestBytes = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &requestBytes)
+        var kind = Self.classify(code)
+        if code == CURLE_UNSUPPORTED_PROTOCOL && detail.contains("HTTP/0.9") {
+            // Bytes that are not HTTP come back as an unsupported protocol: a reply, not a scheme.
+            kind = .malformedReply
+        } else if code == CURLE_OUT_OF_MEMORY && requestBytes > 0 {
+            // libcurl's answer to a reply header over its limit (100 KB), more likely than a full heap.
+            kind = .malformedReply
+            message += " (most often a reply header longer than libcurl takes)"
+        }
         return HTTPError(
             code: kind, message: message, url: url, curlCode: Int32(code.rawValue), requestSent: requestBytes > 0)
     }

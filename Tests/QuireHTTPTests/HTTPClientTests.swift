@@ -179,6 +179,19 @@ import Testing
         #expect(error.code == .malformedReply && error.isRetryable && error.isUnreadableReply, "\(error)")
     }
 
+    /// A reply header past libcurl's limit (it says "Out of memory") is a malformed reply, so a
+    /// fetch sets that page aside instead of stopping there on every run.
+    @Test func aReplyHeaderTooLongIsAMalformedReply() async throws {
+        let server = try LoopbackServer { _ in
+            FixtureResponse(status: 200, headers: [("X-Long", String(repeating: "a", count: 300_000))], body: Array("{}".utf8))
+        }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: quickConfiguration())
+        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/x") })
+        #expect(error.code == .malformedReply && error.isUnreadableReply, "\(error)")
+        #expect(error.message.contains("reply header"), "\(error)")
+    }
+
     @Test func redirectsAreFollowedUpToTheLimit() async throws {
         let server = try LoopbackServer { request in
             switch request.path {

@@ -1,4 +1,5 @@
 import Foundation
+import Quire
 import QuireFixtures
 import QuireNews
 import QuireTestSupport
@@ -227,6 +228,38 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             #expect(loader.terminationStatus == 0)
             #expect(counts == counts.sorted())  // snapshots only move forward
             #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 6010)
+        }
+    }
+}
+
+/// A cluster member's store takes the log's records alone: a local load or fetch into it made
+/// that member differ from the others for good (and `quire node` went on with it).
+@Suite struct ReplicaStoreTests {
+    private struct Marker: Codable, Sendable {
+        var id: String
+    }
+
+    @Test func aClusterMembersStoreRefusesLocalWrites() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 3)
+            do {
+                let opened = try Store(path: store)
+                defer { opened.close() }
+                let cluster = StoreCollection<Marker>(name: "cluster", key: { .string($0.id) })
+                try opened.register(cluster)
+                try await opened.write { txn in try txn.put(Marker(id: "applied"), in: cluster) }
+            }
+            let input = dir.appendingPathComponent("in.jsonl")
+            try generatedJSONL(count: 2, seed: 9).write(to: input)
+            let load = try await runQuire(["--store", store, "load", input.path])
+            #expect(load.status == 1 && load.stderr.contains("is a cluster member's store (quire node)"), "\(load)")
+            let fetch = try await runQuire(
+                ["--store", store, "fetch", "nyt", "--query", "x", "--base-url", "http://127.0.0.1:9"],
+                environment: ["NYT_API_KEY": "k"])
+            #expect(fetch.status == 1 && fetch.stderr.contains("is a cluster member's store"), "\(fetch)")
+            // Reads go on as before.
+            let dump = try await runQuire(["--store", store, "dump"])
+            #expect(dump.status == 0 && lines(dump.stdout).count == 3, "\(dump)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireCluster
 import QuireFetch
 import QuireLMDB
 
@@ -20,12 +21,25 @@ enum OpenStore {
         try StoreDirectoryCheck.checkWritable(path, command: command)
         let store = try open(path, StoreOptions(), command: command)
         do {
+            try refuseReplica(store, path: path, command: command)
             try NewsSchema.register(in: store)
+        } catch let error as RuntimeError {
+            store.close()
+            throw error
         } catch {
             store.close()
             throw RuntimeError(command, located(path, error))
         }
         return store
+    }
+
+    /// A cluster member's store holds what the cluster's log brought, and nothing else: records
+    /// written into it locally stayed beside the log's, on that member only, for good.
+    private static func refuseReplica(_ store: Store, path: String, command: String) throws {
+        guard try store.storedCollections().contains(where: { $0.name == ReplicaState.collection.name }) else { return }
+        throw RuntimeError(
+            command,
+            "\(path): is a cluster member's store (quire node): its records come from the cluster's log alone, and a local write would stay on this member only; fetch through the cluster (quire node --fetch), or \(command) into another store")
     }
 
     private static func open(_ path: String, _ options: StoreOptions, command: String) throws(RuntimeError) -> Store {

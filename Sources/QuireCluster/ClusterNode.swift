@@ -408,7 +408,9 @@ public final class ClusterNode: Sendable {
                 return
             } catch {
                 if Task.isCancelled { return }
-                events(.retrying("fetching \(id): \(error)"))
+                // What failed: a member that does not own the source was claiming it, not fetching.
+                let step = owned == nil ? "claiming" : finished ? "keeping the claim on" : "fetching"
+                events(.retrying("\(step) \(id): \(error)"))
                 // Only the news API's failures count: etcd's (an election, a lost quorum) are
                 // every member's, and giving the source up would not help.
                 if let failure = error as? FetchError, failure.code != .sink { failedRuns += 1 }

@@ -60,10 +60,27 @@ public final class Replica: Sendable {
     ///
     /// - Throws: ``ClusterError/Code/foreignStore``; ``EtcdError`` when etcd does not answer.
     public func checkLog() async throws {
+        let first = identity.withLock { $0 } == nil
         let (log, revision) = try await logIdentity()
         try check(log: log, revision: revision)
+        // At a start: etcd restored from a backup of its own (same cluster and epoch) once its
+        // revision passed the store's; under a running node the revision check sees it first.
+        if first { try await checkLastEntry() }
         // Kept only once it passed: a foreign store must fail every poll, not the first alone.
         identity.withLock { $0 = log }
+    }
+
+    /// The log entry this store applied last must still be in etcd under its revision, unless
+    /// the log was compacted past it (then the replica is behind the floor and bootstraps).
+    private func checkLastEntry() async throws {
+        guard let state = try state(), let key = state.lastEntry, let entryRevision = state.lastEntryRevision else { return }
+        let found = try await client.range(.key(key), keysOnly: true).kvs.first?.modRevision
+        guard found != entryRevision else { return }
+        // Read after the entry: the floor is raised before entries at or below it are deleted.
+        guard try await LogCompactor.floor(client: client, keys: keys) < entryRevision else { return }
+        throw ClusterError(
+            .foreignStore,
+            "etcd no longer holds the log entry this store applied at revision \(entryRevision) (\(key)): its data was restored from a backup or replaced since; start the node on a new store")
     }
 
     private func check(log: String, revision: Int64) throws {
@@ -160,6 +177,7 @@ public final class Replica: Sendable {
                 .behindCompaction, "applied revision \(applied) is below the log's compaction floor \(floor)")
         }
         var groups = try Self.group(answer.kvs, keys)
+        var wholeKVs: [EtcdKeyValue] = []
         // The limit may cut the entries of the last revision (one transaction): the applied
         // revision must only move past whole transactions.
         if answer.more, let last = groups.last, last.entries.count < (last.entries.first?.entriesInTransaction ?? 0) {
@@ -169,6 +187,7 @@ public final class Replica: Sendable {
                 let whole = try await client.range(
                     keys.log, minModRevision: last.revision, maxModRevision: last.revision)
                 groups = try Self.group(whole.kvs, keys)
+                wholeKVs = whole.kvs
                 if try await LogCompactor.floor(client: client, keys: keys) > applied {
                     throw ClusterError(.behindCompaction, "the log was compacted past \(applied) while it was read")
                 }
@@ -179,14 +198,20 @@ public final class Replica: Sendable {
             // Only keys that are not this cluster's entries (whole transactions of another
             // prefix's member): passed, or every poll would ask for them again and stall.
             if let passed = answer.kvs.last?.modRevision, passed > applied {
+                let previous = try state()
                 try await store.write { txn in
-                    try txn.put(ReplicaState(id: ReplicaState.key, appliedRevision: passed, log: log), in: ReplicaState.collection)
+                    try txn.put(
+                        ReplicaState(
+                            id: ReplicaState.key, appliedRevision: passed, log: log, lastEntry: previous?.lastEntry,
+                            lastEntryRevision: previous?.lastEntryRevision),
+                        in: ReplicaState.collection)
                 }
                 return Batch(pages: 0, articles: 0, appliedRevision: passed, more: answer.more, lags: [])
             }
             return Batch(pages: 0, articles: 0, appliedRevision: applied, more: false, lags: [])
         }
         let pages = groups
+        let lastEntry = (answer.kvs + wholeKVs).last { $0.modRevision == newRevision && keys.logEntrySource($0.key) != nil }?.keyText
         let articles = try await store.write { txn in
             var written = 0
             var batch: [(page: FetchedPage, rejects: [RejectedDocument])] = []
@@ -209,7 +234,10 @@ public final class Replica: Sendable {
             // One batch for the whole poll: the full-text postings are built once, not per page.
             _ = try StoreFetchSink.write(pages: batch, retainRawDocuments: false, in: txn)
             try txn.put(
-                ReplicaState(id: ReplicaState.key, appliedRevision: newRevision, log: log), in: ReplicaState.collection)
+                ReplicaState(
+                    id: ReplicaState.key, appliedRevision: newRevision, log: log, lastEntry: lastEntry,
+                    lastEntryRevision: lastEntry.map { _ in newRevision }),
+                in: ReplicaState.collection)
             return written
         }
         let now = Date()

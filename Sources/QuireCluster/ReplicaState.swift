@@ -12,6 +12,14 @@ public struct ReplicaState: Codable, Sendable, Hashable {
     /// number one etcd's writes: those of another etcd, or of a wiped one, would be skipped as
     /// applied.
     public var log: String? = nil
+    /// The key of a log entry of the last transaction applied that held this cluster's entries,
+    /// and that transaction's revision (nil in stores written before they were kept). An etcd
+    /// restored from a backup of its own has the same cluster id and epoch, and once its
+    /// revision passes the store's applied one nothing else tells it: that entry is gone, or
+    /// under another revision.
+    public var lastEntry: String? = nil
+    /// The revision of ``lastEntry``.
+    public var lastEntryRevision: Int64? = nil
 
     /// The ``log`` of a replica of the keys under `prefix` of the etcd cluster `cluster`, in
     /// the log's epoch `epoch` (``ClusterKeys/epoch``).

@@ -75,6 +75,30 @@ import Testing
         }
     }
 
+    /// An etcd restored from a backup of its own keeps its cluster id and epoch, and lease
+    /// renewals soon take its revision past a store's applied one: the store's last applied log
+    /// entry is what is gone (here deleted, as a restore to before it loses it).
+    @Test func aStoreAheadOfARestoredEtcdIsRefused() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("restored") { directory in
+                let keys = ClusterKeys(prefix: "/t/")
+                try await Self.fetchPages(into: client, keys)
+                let store = try Store(path: directory + "/replica")
+                defer { store.close() }
+                _ = try await Replica(store: store, client: client, keys: keys).applyOnce()
+                // A restart on the same etcd: fine.
+                let again = try Replica(store: store, client: client, keys: keys)
+                try await again.checkLog()
+                // The log's entries gone, the epoch kept; etcd's revision only grows.
+                _ = try await client.delete(keys.log)
+                let restarted = try Replica(store: store, client: client, keys: keys)
+                await #expect { try await restarted.checkLog() } throws: { error in
+                    (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("restored from a backup")
+                }
+            }
+        }
+    }
+
     /// A member started with a prefix inside this cluster's log (`/t/log`) writes its keys
     /// there; they are not this cluster's entries: left out, not a "corrupt log entry" stalling
     /// every member, and its own log's pages are not applied as this cluster's.

@@ -50,13 +50,6 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         /// Any other libcurl failure, with its `CURLcode`.
         public static func transport(_ curlCode: Int32) -> Code { Code(.transport(curlCode)) }
 
-        /// A reply that arrived and cannot be read, whatever else happened.
-        var isUnreadableWhenever: Bool { self == .undecodableBody || self == .malformedReply }
-
-        /// A reply cut short or never finished: the page's own only once the request reached
-        /// the server (before that it is the network's: a connect that timed out or was reset).
-        var isUnreadableOnceSent: Bool { self == .connectionLost || self == .timeout }
-
         /// Whether repeating the same request later may succeed (see ``HTTPError/isRetryable``).
         var isRetryable: Bool {
             switch wrapped {
@@ -115,7 +108,12 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// short, or nothing in time: a failure of the page, not of the network, when its neighbours
     /// work. A connect that failed, timed out or was reset is the network's.
     public var isUnreadableReply: Bool {
-        code.isUnreadableWhenever || (requestSent && code.isUnreadableOnceSent)
+        switch code {
+        case .undecodableBody, .malformedReply: true
+        // Cut short or never finished: before the request went out, the network's.
+        case .connectionLost, .timeout: requestSent
+        default: false
+        }
     }
 
     /// Whether repeating the same request later may succeed: timeouts, refused or broken

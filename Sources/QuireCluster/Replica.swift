@@ -177,7 +177,8 @@ public final class Replica: Sendable {
                 .behindCompaction, "applied revision \(applied) is below the log's compaction floor \(floor)")
         }
         var groups = try Self.group(answer.kvs, keys)
-        var wholeKVs: [EtcdKeyValue] = []
+        // The entries the groups came from (the whole last transaction, when it was read again).
+        var groupedKVs = answer.kvs
         // The limit may cut the entries of the last revision (one transaction): the applied
         // revision must only move past whole transactions.
         if answer.more, let last = groups.last, last.entries.count < (last.entries.first?.entriesInTransaction ?? 0) {
@@ -187,7 +188,7 @@ public final class Replica: Sendable {
                 let whole = try await client.range(
                     keys.log, minModRevision: last.revision, maxModRevision: last.revision)
                 groups = try Self.group(whole.kvs, keys)
-                wholeKVs = whole.kvs
+                groupedKVs = whole.kvs
                 if try await LogCompactor.floor(client: client, keys: keys) > applied {
                     throw ClusterError(.behindCompaction, "the log was compacted past \(applied) while it was read")
                 }
@@ -211,7 +212,7 @@ public final class Replica: Sendable {
             return Batch(pages: 0, articles: 0, appliedRevision: applied, more: false, lags: [])
         }
         let pages = groups
-        let lastEntry = (answer.kvs + wholeKVs).last { $0.modRevision == newRevision && keys.logEntrySource($0.key) != nil }?.keyText
+        let lastEntry = groupedKVs.last { $0.modRevision == newRevision && keys.logEntrySource($0.key) != nil }?.keyText
         let articles = try await store.write { txn in
             var written = 0
             var batch: [(page: FetchedPage, rejects: [RejectedDocument])] = []

@@ -42,7 +42,7 @@ extension Environment {
         // mkstemp creates the file 0600 whatever the umask; fchmod applies a wider fileMode.
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd < 0 { throw LMDBError(code: errno, operation: "mkstemp", path: destination) }
-        let temporary = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let temporary = Environment.filledTemplate(template)
         var renamed = false
         defer {
             Glibc.close(fd)
@@ -201,7 +201,12 @@ extension Environment {
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw LMDBError(code: errno, operation: "mkdtemp", path: destination)
         }
-        return String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return filledTemplate(template)
+    }
+
+    /// The path `mkstemp` or `mkdtemp` wrote into `template` (its `XXXXXX` filled in).
+    static func filledTemplate(_ template: [CChar]) -> String {
+        String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Links the data file of the copy finished in `staging` into `destination` as `data.mdb`

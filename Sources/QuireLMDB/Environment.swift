@@ -176,7 +176,7 @@ public final class Environment: @unchecked Sendable {
         var template = Array((path + "/" + creationPrefix + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) != nil }
         guard made else { throw LMDBError(code: errno, operation: "mkdtemp", path: path) }
-        let temporary = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let temporary = filledTemplate(template)
         defer { AbandonedCreations.removeStaging(temporary) }
         var creating = options
         creating.readOnly = false

@@ -167,15 +167,24 @@ import Testing
         #expect(checkpoint.setAsidePages.map(\.page) == [1])
     }
 
+    /// An NYT query of 25 results in three pages (10, 10, 5 documents), page 1's reply passed
+    /// through `page1` (a fault of that page alone).
+    private func threePageServer(page1: @escaping @Sendable (FixtureResponse) -> FixtureResponse) throws -> LoopbackServer {
+        try LoopbackServer { request in
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            let docs = (0..<(page == 2 ? 5 : 10)).map { #"{"_id":"p\#(page)-\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
+            let response = FixtureResponse.json(
+                body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":25,"offset":\#(page * 10)}}}"#)
+            return page == 1 ? page1(response) : response
+        }
+    }
+
     /// A page whose body cannot be decoded (a gzip header over plain bytes: a proxy's fault) is
     /// set aside like one cut short; it stopped every run of the query at that page.
     @Test func aPageWhoseEncodingCannotBeDecodedIsSetAside() async throws {
-        let server = try LoopbackServer { request in
-            let page = Int(request.queryValue("page") ?? "0") ?? 0
-            let docs = (0..<(page == 2 ? 5 : 10)).map { #"{"_id":"p\#(page)-\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
-            var response = FixtureResponse.json(
-                body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":25,"offset":\#(page * 10)}}}"#)
-            if page == 1 { response.headers.append(("Content-Encoding", "gzip")) }
+        let server = try threePageServer { page1 in
+            var response = page1
+            response.headers.append(("Content-Encoding", "gzip"))
             return response
         }
         defer { server.stop() }
@@ -195,13 +204,7 @@ import Testing
     /// other category from being fetched, on every run.
     @Test(arguments: [Fault.closeWithoutResponse, .slowHeaders(seconds: 2), .notHTTP(Array("THIS IS NOT HTTP\r\n".utf8))])
     func aPageThatIsNeverAnsweredIsSetAside(fault: Fault) async throws {
-        let server = try LoopbackServer { request in
-            let page = Int(request.queryValue("page") ?? "0") ?? 0
-            let docs = (0..<(page == 2 ? 5 : 10)).map { #"{"_id":"q\#(page)-\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
-            let response = FixtureResponse.json(
-                body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":25,"offset":\#(page * 10)}}}"#)
-            return page == 1 ? response.with(fault) : response
-        }
+        let server = try threePageServer { $0.with(fault) }
         defer { server.stop() }
         var configuration = HTTPClientConfiguration()
         configuration.totalTimeout = .milliseconds(300)

@@ -6,6 +6,9 @@
 import Foundation
 
 StandardDescriptors.ensureOpen()
+// First: until it is installed, a fault (or a signal) goes to the Swift runtime's backtracer,
+// which starts a helper program and can leave the process waiting on it.
+FaultHandler.install()
 if let reason = DescriptorLimit.settle() {
     Diagnostics.error(reason)
     exit(ExitStatus.failure)
@@ -14,7 +17,6 @@ if let reason = DescriptorLimit.settle() {
 // `quire dump | head -1` ends quietly with status 0.
 signal(SIGPIPE, SIG_IGN)
 InterruptFlag.install()
-FaultHandler.install()
 
 let status = await EntryPoint.run(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

@@ -106,10 +106,18 @@ import QuireTestSupport
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errors
             try process.run()
-            Thread.sleep(forTimeInterval: 0.5)
-            kill(process.processIdentifier, signalNumber)
-            process.waitUntilExit()
+            // Before quire's handler is installed the signal would go to the Swift runtime's
+            // backtracer (which catches faults from the start), whose helper program can keep
+            // the child waiting for good. The SIGTERM handler is installed after it.
+            #expect(Self.waitUntilCatching(SIGTERM, pid: process.processIdentifier), "no handler after 60 s")
+            process.signal(signalNumber)
+            let exited = process.waitUntilExit(timeout: 60)
             try input.fileHandleForWriting.close()
+            guard exited else {
+                process.signal(SIGKILL)
+                Issue.record("still running 60 s after the signal")
+                return
+            }
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationReason == .exit, "\(stderr)")
             #expect(process.terminationStatus == 1, "\(stderr)")
@@ -120,6 +128,20 @@ import QuireTestSupport
                         ? "quire: aborted by the error above (most often memory that could not be allocated: a lower limit, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
                         : "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n"))
         }
+    }
+
+    /// Waits until process `pid` catches `signalNumber` (its bit in `SigCgt` of
+    /// `/proc/PID/status`), for up to a minute; whether it does.
+    static func waitUntilCatching(_ signalNumber: Int32, pid: Int32) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let caught = status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") }
+                .flatMap { UInt64($0.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) }
+            if let caught, caught & (1 << UInt64(signalNumber - 1)) != 0 { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
     }
 }
 

@@ -161,6 +161,11 @@ public final class ChildProcess: @unchecked Sendable {
         exited.wait()
     }
 
+    /// Waits until the child exits or `seconds` pass; whether it exited.
+    public func waitUntilExit(timeout seconds: Double) -> Bool {
+        exited.wait(timeout: .now() + seconds) == .success
+    }
+
     /// The exit code, or the signal's number when a signal ended it; -1 while it runs.
     public var terminationStatus: Int32 {
         guard let status = state.withLock({ $0.status }) else { return -1 }
@@ -179,7 +184,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends SIGINT, unless the child has ended.
     public func interrupt() { signal(SIGINT) }
 
-    private func signal(_ number: Int32) {
+    /// Sends `number`, unless the child has ended.
+    public func signal(_ number: Int32) {
         state.withLock { state in
             if state.pid > 0 && state.status == nil { kill(state.pid, number) }
         }

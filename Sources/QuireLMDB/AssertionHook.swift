@@ -9,15 +9,15 @@ internal import CLMDB
 /// first, and should not return (if it does, LMDB prints and aborts as before). The handler
 /// runs on the failing thread, in the middle of an LMDB call: only async-signal-safe work
 /// (`write(2)`, `_exit(2)`) is safe in it.
-public enum LMDBAssertionHook {
+package enum LMDBAssertionHook {
     /// The handler's type: LMDB's message, as a C string.
-    public typealias Handler = @convention(c) (UnsafePointer<CChar>?) -> Void
+    package typealias Handler = @convention(c) (UnsafePointer<CChar>?) -> Void
 
     nonisolated(unsafe) private static var handler: Handler?
 
     /// Sets the handler for environments opened from now on. Call once, at startup, before any
     /// environment is opened (the handler is read without a lock).
-    public static func install(_ handler: Handler?) {
+    package static func install(_ handler: Handler?) {
         self.handler = handler
     }
 

@@ -9,16 +9,16 @@ import Darwin
 /// A key and value seen through a cursor: zero-copy views of the map.
 ///
 /// Valid only inside the transaction's closure; copy with `Array(entry.key)` to keep them.
-public struct Entry {
+package struct Entry {
     /// The key bytes.
-    public let key: UnsafeRawBufferPointer
+    package let key: UnsafeRawBufferPointer
     /// The value bytes.
-    public let value: UnsafeRawBufferPointer
+    package let value: UnsafeRawBufferPointer
 
     /// A copy of the key.
-    public var keyBytes: [UInt8] { Array(key) }
+    package var keyBytes: [UInt8] { Array(key) }
     /// A copy of the value.
-    public var valueBytes: [UInt8] { Array(value) }
+    package var valueBytes: [UInt8] { Array(value) }
 }
 
 @available(*, unavailable)
@@ -27,7 +27,7 @@ extension Entry: Sendable {}
 /// A position in a database, moved step by step. The corresponding C type is `MDB_cursor`.
 ///
 /// Valid only inside its transaction's closure: use after the transaction ends traps.
-public final class Cursor {
+package final class Cursor {
     private let handle: TransactionHandle
     private let cursor: OpaquePointer
     private let database: Database
@@ -120,7 +120,7 @@ public final class Cursor {
     /// Deletes the entry the cursor stands at, in a write transaction; the cursor then stands at
     /// the entry after it, which ``current()`` gives (nil past the last). The corresponding C
     /// call is `mdb_cursor_del`. A range is deleted with a seek and this, not a seek a key.
-    public func deleteCurrent() throws(LMDBError) {
+    package func deleteCurrent() throws(LMDBError) {
         handle.checkLive()
         try handle.check(mdb_cursor_del(cursor, 0), "mdb_cursor_del")
     }
@@ -128,7 +128,7 @@ public final class Cursor {
     /// Deletes the entry at the cursor and returns the one after it, nil past the last entry or
     /// when that was the database's last entry (LMDB then leaves the cursor unset).
     /// The corresponding C ops are `mdb_cursor_del`, then `MDB_GET_CURRENT`.
-    public func deleteCurrentAndFollow() throws(LMDBError) -> Entry? {
+    package func deleteCurrentAndFollow() throws(LMDBError) -> Entry? {
         try deleteCurrent()
         var k = MDB_val()
         var v = MDB_val()
@@ -139,34 +139,34 @@ public final class Cursor {
     }
 
     /// Moves to the first entry. The corresponding C op is `MDB_FIRST`.
-    public func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }
+    package func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }
     /// Moves to the last entry. The corresponding C op is `MDB_LAST`.
-    public func last() throws(LMDBError) -> Entry? { try move(MDB_LAST) }
+    package func last() throws(LMDBError) -> Entry? { try move(MDB_LAST) }
     /// Moves to the next entry (next duplicate first). The corresponding C op is `MDB_NEXT`.
-    public func next() throws(LMDBError) -> Entry? { try move(MDB_NEXT) }
+    package func next() throws(LMDBError) -> Entry? { try move(MDB_NEXT) }
     /// Moves to the previous entry. The corresponding C op is `MDB_PREV`.
-    public func previous() throws(LMDBError) -> Entry? { try move(MDB_PREV) }
+    package func previous() throws(LMDBError) -> Entry? { try move(MDB_PREV) }
     /// Moves to the first entry of the next key. The corresponding C op is `MDB_NEXT_NODUP`.
-    public func nextKey() throws(LMDBError) -> Entry? { try move(MDB_NEXT_NODUP) }
+    package func nextKey() throws(LMDBError) -> Entry? { try move(MDB_NEXT_NODUP) }
     /// Moves to the next value of the current key. The corresponding C op is `MDB_NEXT_DUP`.
-    public func nextDuplicate() throws(LMDBError) -> Entry? { try move(MDB_NEXT_DUP) }
+    package func nextDuplicate() throws(LMDBError) -> Entry? { try move(MDB_NEXT_DUP) }
     /// Moves to the last value of the current key. The corresponding C op is `MDB_LAST_DUP`.
-    public func lastDuplicate() throws(LMDBError) -> Entry? {
+    package func lastDuplicate() throws(LMDBError) -> Entry? {
         // MDB_LAST_DUP fills only the data; read the key back with MDB_GET_CURRENT.
         guard try move(MDB_LAST_DUP) != nil else { return nil }
         return try current()
     }
     /// The entry under the cursor. The corresponding C op is `MDB_GET_CURRENT`.
-    public func current() throws(LMDBError) -> Entry? { try move(MDB_GET_CURRENT) }
+    package func current() throws(LMDBError) -> Entry? { try move(MDB_GET_CURRENT) }
     /// Moves to the first key greater than or equal to `key`. The corresponding C op is `MDB_SET_RANGE`.
-    public func seek(atLeast key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_RANGE, key: key) }
+    package func seek(atLeast key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_RANGE, key: key) }
     /// Moves to `key` exactly (its first value). The corresponding C op is `MDB_SET_KEY`.
-    public func seek(exactly key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_KEY, key: key) }
+    package func seek(exactly key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_KEY, key: key) }
 
     /// Moves to the pair (`key`, `value`) of a `duplicateSort` database; returns whether it is
     /// stored. One exact lookup however many values the key has; a cursor kept for many
     /// lookups allocates nothing for each. The corresponding C op is `MDB_GET_BOTH`.
-    public func seek(exactly key: [UInt8], value: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+    package func seek(exactly key: [UInt8], value: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
         handle.checkLive()
         guard !key.isEmpty else { return false }
         var v = MDB_val(value)
@@ -182,7 +182,7 @@ public final class Cursor {
     }
 
     /// The number of values of the current key (`duplicateSort`). The corresponding C function is `mdb_cursor_count`.
-    public func duplicateCount() throws(LMDBError) -> Int {
+    package func duplicateCount() throws(LMDBError) -> Int {
         handle.checkLive()
         var n = 0
         try handle.check(mdb_cursor_count(cursor, &n), "mdb_cursor_count")
@@ -196,7 +196,7 @@ public final class Cursor {
 /// early and keeps the error in its transaction, which `Environment.read`/`write` throw when
 /// their closure returns (``ReadableTransaction/checkIntact()`` throws it sooner). Use a
 /// `Cursor` to handle them step by step.
-public struct EntrySequence: Sequence {
+package struct EntrySequence: Sequence {
     enum Mode {
         case range(KeyRange, reverse: Bool)
         case duplicates([UInt8])
@@ -206,12 +206,12 @@ public struct EntrySequence: Sequence {
     let database: Database
     let mode: Mode
 
-    public func makeIterator() -> Iterator {
+    package func makeIterator() -> Iterator {
         Iterator(sequence: self)
     }
 
     /// Walks the cursor; positions it on the first call to `next()`.
-    public struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         private let sequence: EntrySequence
         private var cursor: Cursor?
         private var started = false
@@ -219,7 +219,7 @@ public struct EntrySequence: Sequence {
 
         init(sequence: EntrySequence) { self.sequence = sequence }
 
-        public mutating func next() -> Entry? {
+        package mutating func next() -> Entry? {
             if finished { return nil }
             do throws(LMDBError) {
                 let entry: Entry?

@@ -1,77 +1,77 @@
 internal import CLMDB
 
 /// Flags for opening a named database.
-public struct DatabaseFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct DatabaseFlags: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Creates the database if it does not exist. The corresponding C flag is `MDB_CREATE`.
-    public static let create = DatabaseFlags(rawValue: UInt32(MDB_CREATE))
+    package static let create = DatabaseFlags(rawValue: UInt32(MDB_CREATE))
     /// Keeps several sorted values per key. The corresponding C flag is `MDB_DUPSORT`.
-    public static let duplicateSort = DatabaseFlags(rawValue: UInt32(MDB_DUPSORT))
+    package static let duplicateSort = DatabaseFlags(rawValue: UInt32(MDB_DUPSORT))
     /// With `duplicateSort`: all values of a key have one size. The corresponding C flag is `MDB_DUPFIXED`.
-    public static let duplicateFixed = DatabaseFlags(rawValue: UInt32(MDB_DUPFIXED))
+    package static let duplicateFixed = DatabaseFlags(rawValue: UInt32(MDB_DUPFIXED))
 }
 
 /// Flags for a put.
-public struct WriteFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct WriteFlags: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// Fails (returning false) instead of replacing an existing key. The corresponding C flag is `MDB_NOOVERWRITE`.
-    public static let noOverwrite = WriteFlags(rawValue: UInt32(MDB_NOOVERWRITE))
+    package static let noOverwrite = WriteFlags(rawValue: UInt32(MDB_NOOVERWRITE))
     /// In a `duplicateSort` database, skips an existing key/value pair. The corresponding C flag is `MDB_NODUPDATA`.
-    public static let noDuplicateData = WriteFlags(rawValue: UInt32(MDB_NODUPDATA))
+    package static let noDuplicateData = WriteFlags(rawValue: UInt32(MDB_NODUPDATA))
     /// Appends a key greater than every existing key, without searching (fast bulk loads).
     /// Fails with `MDB_KEYEXIST` when the key is not greater. The corresponding C flag is `MDB_APPEND`.
-    public static let append = WriteFlags(rawValue: UInt32(MDB_APPEND))
+    package static let append = WriteFlags(rawValue: UInt32(MDB_APPEND))
     /// `append` for duplicate values. The corresponding C flag is `MDB_APPENDDUP`.
-    public static let appendDuplicate = WriteFlags(rawValue: UInt32(MDB_APPENDDUP))
+    package static let appendDuplicate = WriteFlags(rawValue: UInt32(MDB_APPENDDUP))
 }
 
 /// A named database (or the main one) inside an environment.
 ///
 /// The handle is valid for the life of its environment; get it once from
 /// `Environment.openDatabase(_:flags:)` and share it freely.
-public struct Database: Sendable, Hashable {
+package struct Database: Sendable, Hashable {
     let dbi: MDB_dbi
     /// The database name; nil for the main database.
-    public let name: String?
+    package let name: String?
     /// The flags it was opened with (without `create`).
-    public let flags: DatabaseFlags
+    package let flags: DatabaseFlags
 }
 
 /// Statistics of one database. The corresponding C type is `MDB_stat`.
-public struct DatabaseStatistics: Sendable, Hashable {
+package struct DatabaseStatistics: Sendable, Hashable {
     /// The page size in bytes.
-    public var pageSize: Int
+    package var pageSize: Int
     /// The depth of the B-tree.
-    public var depth: Int
-    public var branchPages: Int
-    public var leafPages: Int
-    public var overflowPages: Int
+    package var depth: Int
+    package var branchPages: Int
+    package var leafPages: Int
+    package var overflowPages: Int
     /// The number of key/value pairs.
-    public var entries: Int
+    package var entries: Int
     /// Bytes in pages of this database.
-    public var bytes: Int { (branchPages + leafPages + overflowPages) * pageSize }
+    package var bytes: Int { (branchPages + leafPages + overflowPages) * pageSize }
 }
 
 /// Statistics of the environment. The corresponding C type is `MDB_envinfo`.
-public struct EnvironmentInfo: Sendable, Hashable {
+package struct EnvironmentInfo: Sendable, Hashable {
     /// The current map size in bytes.
-    public var mapSize: Int
+    package var mapSize: Int
     /// The page size in bytes.
-    public var pageSize: Int
+    package var pageSize: Int
     /// The last page number used.
-    public var lastPageNumber: Int
+    package var lastPageNumber: Int
     /// The id of the last committed transaction.
-    public var lastTransactionID: Int
+    package var lastTransactionID: Int
     /// The size of the reader table.
-    public var maxReaders: Int
+    package var maxReaders: Int
     /// Reader slots taken (by active or recycled read transactions of all processes).
-    public var readerSlotsUsed: Int
+    package var readerSlotsUsed: Int
     /// Readers of all processes that hold a snapshot now.
-    public var activeReaders: Int
+    package var activeReaders: Int
     /// Bytes of the map in use.
-    public var usedBytes: Int { (lastPageNumber + 1) * pageSize }
+    package var usedBytes: Int { (lastPageNumber + 1) * pageSize }
 }

@@ -8,7 +8,7 @@ import Darwin
 
 extension Environment {
     /// The prefix of the temporary file a copy writes before renaming it to `data.mdb`.
-    public static let partialCopyPrefix = ".data.mdb.partial-"
+    package static let partialCopyPrefix = ".data.mdb.partial-"
 
     /// Writes a consistent copy of the environment into the directory `destination` (created
     /// if missing; it must not hold an environment), while reads and writes go on.
@@ -24,7 +24,7 @@ extension Environment {
     ///     temporary file and throws `ECANCELED`. With it, LMDB writes into a pipe that this
     ///     thread drains into the file, so that the copy can be stopped midway.
     /// The corresponding C function is `mdb_env_copyfd2`.
-    public func copy(to destination: String, compact: Bool = false, isCancelled: (() -> Bool)? = nil)
+    package func copy(to destination: String, compact: Bool = false, isCancelled: (() -> Bool)? = nil)
         throws(LMDBError)
     {
         try ensureOpen("mdb_env_copyfd2")

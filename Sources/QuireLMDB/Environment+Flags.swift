@@ -2,13 +2,13 @@ internal import CLMDB
 
 extension DatabaseFlags {
     /// Keys compare as strings read back to front. The corresponding C flag is `MDB_REVERSEKEY`.
-    public static let reverseKey = DatabaseFlags(rawValue: UInt32(MDB_REVERSEKEY))
+    package static let reverseKey = DatabaseFlags(rawValue: UInt32(MDB_REVERSEKEY))
     /// Keys are native unsigned integers of one size. The corresponding C flag is `MDB_INTEGERKEY`.
-    public static let integerKey = DatabaseFlags(rawValue: UInt32(MDB_INTEGERKEY))
+    package static let integerKey = DatabaseFlags(rawValue: UInt32(MDB_INTEGERKEY))
     /// With `duplicateFixed`: values are native integers. The corresponding C flag is `MDB_INTEGERDUP`.
-    public static let integerDuplicate = DatabaseFlags(rawValue: UInt32(MDB_INTEGERDUP))
+    package static let integerDuplicate = DatabaseFlags(rawValue: UInt32(MDB_INTEGERDUP))
     /// With `duplicateSort`: values compare back to front. The corresponding C flag is `MDB_REVERSEDUP`.
-    public static let reverseDuplicate = DatabaseFlags(rawValue: UInt32(MDB_REVERSEDUP))
+    package static let reverseDuplicate = DatabaseFlags(rawValue: UInt32(MDB_REVERSEDUP))
 }
 
 extension ReadableTransaction where Self: ~Copyable {
@@ -17,7 +17,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// Unlike `Database.flags` (the flags it was opened with here), this tells whether a
     /// database opened with `[]` is in fact `duplicateSort`. The corresponding C function is
     /// `mdb_dbi_flags`.
-    public func flags(of database: Database) throws(LMDBError) -> DatabaseFlags {
+    package func flags(of database: Database) throws(LMDBError) -> DatabaseFlags {
         raw.checkLive()
         var flags: UInt32 = 0
         try raw.check(mdb_dbi_flags(raw.txn, database.dbi, &flags), "mdb_dbi_flags")

@@ -15,7 +15,7 @@ extension Environment {
     /// this from async code is fine (reads are short and never wait for the writer).
     /// `body` must not start another transaction.
     @discardableResult
-    public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+    package func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         let txn = try enterRead()
         let token = TransactionToken(readOnly: true)
         defer {
@@ -85,7 +85,7 @@ extension Environment {
     /// relaxed. `body` must not start another transaction.
     @discardableResult
     @available(*, noasync, message: "LMDB write transactions must begin and commit on one thread")
-    public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+    package func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
         try ensureOpen("write")
         if options.readOnly {
             throw LMDBError(code: EACCES, operation: "write", path: path, hint: "the environment is open read-only")
@@ -196,7 +196,7 @@ extension Environment {
     }
 
     /// Grows the map now so it has at least `bytes` free (before a large load, to avoid retries).
-    public func reserveMapSpace(_ bytes: Int) throws(LMDBError) {
+    package func reserveMapSpace(_ bytes: Int) throws(LMDBError) {
         try ensureOpen("reserve map space")
         try writeLock.withLock { () throws(LMDBError) in
             while true {

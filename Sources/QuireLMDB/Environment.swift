@@ -19,17 +19,17 @@ import Darwin
 /// - Don't start a read or write inside another read or write closure on the same thread.
 /// - Values seen inside a closure are views of the map, valid only inside it.
 /// - Keys are at most `maxKeySize` (511) bytes and never empty.
-public final class Environment: @unchecked Sendable {
+package final class Environment: @unchecked Sendable {
     // @unchecked: the C handle is thread-safe for the uses below (LMDB serializes writers, and
     // MDB_NOTLS readers are independent); the mutable Swift state is behind Mutex or ReaderGate.
 
     /// The canonical path of the environment directory.
-    public let path: String
+    package let path: String
     /// The options it was opened with.
-    public let options: EnvironmentOptions
+    package let options: EnvironmentOptions
     /// True when a read-only open could not use the lock file and reads without LMDB's reader
     /// table (`MDB_NOLOCK`): a writer in another process may then reuse pages this one reads.
-    public let isLockless: Bool
+    package let isLockless: Bool
 
     let handle: OpaquePointer
     /// The directory's key in the process-wide registry of open environments.
@@ -65,7 +65,7 @@ public final class Environment: @unchecked Sendable {
     /// Clears reader slots left by dead processes (`mdb_reader_check`).
     /// - Throws: `LMDBError.alreadyOpen` when this process has it open; `LMDBError.noSuchFile`
     ///   for a missing read-only environment; any `mdb_env_open` error.
-    public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws(LMDBError) {
+    package init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws(LMDBError) {
         try options.validate(path: path)
         if !options.readOnly && options.createDirectory {
             if mkdir(path, 0o700) != 0 && errno != EEXIST {
@@ -135,7 +135,7 @@ public final class Environment: @unchecked Sendable {
 
     /// The prefix of the directory a new environment is made in before its data file is linked
     /// into place.
-    public static let creationPrefix = ".lmdb-create-"
+    package static let creationPrefix = ".lmdb-create-"
 
     /// Makes a new environment's data file atomically: LMDB initializes it (its two meta pages)
     /// in a temporary directory inside `path`, it is synced and then linked to `path/data.mdb`.
@@ -157,7 +157,7 @@ public final class Environment: @unchecked Sendable {
     /// if missing) and linked into place, so what `initialize` writes (a store's metadata) is
     /// there from the first moment any process can open the file. Does nothing when `path`
     /// already holds a data file, or when another process links one first.
-    public static func create(
+    package static func create(
         at path: String, options: EnvironmentOptions = EnvironmentOptions(),
         initialize: (Environment) throws -> Void
     ) throws {
@@ -277,7 +277,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Closes the environment. Waits for running reads to finish; later calls throw.
     /// Closing twice is harmless. The corresponding C function is `mdb_env_close`.
-    public func close() {
+    package func close() {
         precondition(!isInsideRead, "QuireLMDB: close() inside a read of the same environment would wait for itself; close after the read returns")
         closeNow()
     }
@@ -304,7 +304,7 @@ public final class Environment: @unchecked Sendable {
     package var isInsideRead: Bool { gate.isHeldByThisThread }
 
     /// True once `close()` has run.
-    public var isClosed: Bool { closed.load(ordering: .acquiring) }
+    package var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     func ensureOpen(_ operation: String) throws(LMDBError) {
         if isClosed {
@@ -349,10 +349,10 @@ public final class Environment: @unchecked Sendable {
 
     /// The largest key LMDB accepts (0 once closed). The corresponding C function is
     /// `mdb_env_get_maxkeysize`.
-    public var maxKeySize: Int { (try? withOpenHandle("mdb_env_get_maxkeysize") { Int(mdb_env_get_maxkeysize(handle)) }) ?? 0 }
+    package var maxKeySize: Int { (try? withOpenHandle("mdb_env_get_maxkeysize") { Int(mdb_env_get_maxkeysize(handle)) }) ?? 0 }
 
     /// How many times this process grew the map.
-    public var mapGrowthCount: Int { withState { $0.growCount } }
+    package var mapGrowthCount: Int { withState { $0.growCount } }
 
     func noteGrowth() { withState { $0.growCount += 1 } }
 
@@ -363,7 +363,7 @@ public final class Environment: @unchecked Sendable {
     /// Don't call it inside a `write` closure.
     /// - Throws: `LMDBError.notFound` when the database does not exist and `flags` lacks `.create`
     ///   (always the case read-only); `LMDBError.dbsFull`; `LMDBError.incompatible`.
-    public func openDatabase(_ name: String?, flags: DatabaseFlags = [.create]) throws(LMDBError) -> Database {
+    package func openDatabase(_ name: String?, flags: DatabaseFlags = [.create]) throws(LMDBError) -> Database {
         try ensureOpen("mdb_dbi_open")
         let cacheKey = name ?? ""
         if let cached = withState({ $0.databases[cacheKey] }) { return cached }
@@ -447,7 +447,7 @@ public final class Environment: @unchecked Sendable {
     /// asked before a read that would fault on the missing pages. An `fstat` against the size
     /// the last full look found; the meta pages themselves are read again when the file is
     /// shorter than that, or every 50 ms (pages committed since then, damage at the start).
-    public func dataFileProblem() -> LMDBError? {
+    package func dataFileProblem() -> LMDBError? {
         (try? withOpenHandle("mdb_env_get_fd") { () -> LMDBError? in
             var descriptor: Int32 = -1
             var info = stat()
@@ -477,14 +477,14 @@ public final class Environment: @unchecked Sendable {
     /// The id of the last committed write transaction (of any process): one look at the meta
     /// pages, no reader table walk, cheap enough to ask on every request. Not to be called
     /// inside a read transaction of this environment (see ``info()``).
-    public func lastTransactionID() throws(LMDBError) -> Int {
+    package func lastTransactionID() throws(LMDBError) -> Int {
         try meta().info.me_last_txnid
     }
 
     /// The environment's map and reader figures. The corresponding C function is `mdb_env_info`.
     /// Not to be called inside a read transaction of this environment: it waits for the map
     /// like a reader.
-    public func info() throws(LMDBError) -> EnvironmentInfo {
+    package func info() throws(LMDBError) -> EnvironmentInfo {
         let (raw, st) = try meta()
         let readers = try withOpenHandle("mdb_reader_list") { readerTable() }
         return EnvironmentInfo(
@@ -527,7 +527,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Flushes buffered data to disk (needed after relaxed commits). The corresponding C
     /// function is `mdb_env_sync`.
-    public func sync(force: Bool = true) throws(LMDBError) {
+    package func sync(force: Bool = true) throws(LMDBError) {
         try withOpenHandle("mdb_env_sync") { () throws(LMDBError) in
             try check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync", path: path)
         }
@@ -535,7 +535,7 @@ public final class Environment: @unchecked Sendable {
 
     /// True while commits skip their flush (`MDB_NOSYNC`, from the options or
     /// ``setRelaxedDurability(_:)``). The corresponding C function is `mdb_env_get_flags`.
-    public var isRelaxedDurability: Bool {
+    package var isRelaxedDurability: Bool {
         get throws(LMDBError) {
             try withOpenHandle("mdb_env_get_flags") { () throws(LMDBError) in
                 var flags: UInt32 = 0
@@ -547,7 +547,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Switches between durable and relaxed commits while open (for bulk loads that sync at the
     /// end). The corresponding C function is `mdb_env_set_flags` with `MDB_NOSYNC`.
-    public func setRelaxedDurability(_ relaxed: Bool) throws(LMDBError) {
+    package func setRelaxedDurability(_ relaxed: Bool) throws(LMDBError) {
         try withOpenHandle("mdb_env_set_flags") { () throws(LMDBError) in
             try check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), relaxed ? 1 : 0), "mdb_env_set_flags", path: path)
         }

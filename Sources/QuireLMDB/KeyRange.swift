@@ -1,9 +1,9 @@
 /// A range of keys in LMDB's byte order (lexicographic, shorter first).
 ///
 /// Ranges compare raw key bytes, which matches databases opened without custom comparators.
-public struct KeyRange: Sendable, Hashable {
+package struct KeyRange: Sendable, Hashable {
     /// One end of a range.
-    public enum Bound: Sendable, Hashable {
+    package enum Bound: Sendable, Hashable {
         case inclusive([UInt8])
         case exclusive([UInt8])
 
@@ -15,34 +15,34 @@ public struct KeyRange: Sendable, Hashable {
     }
 
     /// The lowest key, or nil for the first key.
-    public var lower: Bound?
+    package var lower: Bound?
     /// The highest key, or nil for the last key.
-    public var upper: Bound?
+    package var upper: Bound?
 
     /// Creates a range from optional bounds.
-    public init(lower: Bound? = nil, upper: Bound? = nil) {
+    package init(lower: Bound? = nil, upper: Bound? = nil) {
         self.lower = lower
         self.upper = upper
     }
 
     /// Every key.
-    public static let all = KeyRange()
+    package static let all = KeyRange()
 
     /// Keys from `key` on (inclusive).
-    public static func from(_ key: [UInt8]) -> KeyRange { KeyRange(lower: .inclusive(key)) }
+    package static func from(_ key: [UInt8]) -> KeyRange { KeyRange(lower: .inclusive(key)) }
 
     /// Keys in `lower ..< upper`.
-    public static func between(_ lower: [UInt8], _ upper: [UInt8]) -> KeyRange {
+    package static func between(_ lower: [UInt8], _ upper: [UInt8]) -> KeyRange {
         KeyRange(lower: .inclusive(lower), upper: .exclusive(upper))
     }
 
     /// Keys in `lower ... upper`.
-    public static func closed(_ lower: [UInt8], _ upper: [UInt8]) -> KeyRange {
+    package static func closed(_ lower: [UInt8], _ upper: [UInt8]) -> KeyRange {
         KeyRange(lower: .inclusive(lower), upper: .inclusive(upper))
     }
 
     /// Keys that start with `prefix`.
-    public static func prefix(_ prefix: [UInt8]) -> KeyRange {
+    package static func prefix(_ prefix: [UInt8]) -> KeyRange {
         KeyRange(lower: .inclusive(prefix), upper: successor(ofPrefix: prefix).map { .exclusive($0) })
     }
 
@@ -81,12 +81,12 @@ public struct KeyRange: Sendable, Hashable {
 
 extension KeyRange {
     /// LMDB's default key order: negative when `a` sorts before `b`, zero when equal.
-    public static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    package static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.withUnsafeBytes { compareKeys($0, b) }
     }
 
     /// LMDB's default key order on raw bytes: `memcmp`, then the shorter key first.
-    @inlinable public static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+    @inlinable package static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let n = min(a.count, b.count)
         if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
             let c = memcmp(pa, pb, n)

@@ -11,21 +11,21 @@ import Darwin
 /// LMDB reports both its own codes (`MDB_MAP_FULL`, `MDB_NOTFOUND`, …) and plain `errno` values
 /// (`ENOSPC`, `EACCES`), so this is a struct over the raw code rather than a closed enum.
 /// Match a code with `catch LMDBError.mapFull` or `catch let e as LMDBError where e == .mapFull`.
-public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The LMDB or `errno` code.
-    public let code: Int32
+    package let code: Int32
     /// The operation that failed, such as `mdb_put`.
-    public let operation: String
+    package let operation: String
     /// The environment path, when known.
-    public let path: String?
+    package let path: String?
     /// Advice for the caller, when the code has a known remedy.
-    public let hint: String?
+    package let hint: String?
     /// What this package found itself, shown instead of `mdb_strerror`'s text (for example a
     /// truncated data file, found before LMDB maps it).
-    public let reason: String?
+    package let reason: String?
 
     /// Creates an error for `code` raised by `operation`.
-    public init(code: Int32, operation: String = "", path: String? = nil, hint: String? = nil, reason: String? = nil) {
+    package init(code: Int32, operation: String = "", path: String? = nil, hint: String? = nil, reason: String? = nil) {
         self.code = code
         self.operation = operation
         self.path = path
@@ -34,17 +34,17 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The reason, else the text of `mdb_strerror` for the code.
-    public var message: String { reason ?? String(cString: mdb_strerror(code)) }
+    package var message: String { reason ?? String(cString: mdb_strerror(code)) }
 
     /// True for the codes LMDB returns when it meets a damaged page (`MDB_CORRUPTED`,
     /// `MDB_PAGE_NOTFOUND`, `MDB_INVALID`, `MDB_BAD_TXN` after one of those) — never for a
     /// full disk, a full map or a missing key.
-    public var isCorruption: Bool {
+    package var isCorruption: Bool {
         code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND || code == MDB_INVALID || code == MDB_BAD_TXN
     }
 
     /// `operation: path: message (hint)`, in the style of the LMDB tools.
-    public var description: String {
+    package var description: String {
         var parts: [String] = []
         if !operation.isEmpty { parts.append(operation) }
         if let path { parts.append(path) }
@@ -55,11 +55,11 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Errors compare by code only, so `error == .mapFull` ignores context.
-    public static func == (lhs: LMDBError, rhs: LMDBError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: LMDBError, rhs: LMDBError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Lets `catch LMDBError.notFound` match an error with context.
-    public static func ~= (pattern: LMDBError, value: any Error) -> Bool {
+    package static func ~= (pattern: LMDBError, value: any Error) -> Bool {
         (value as? LMDBError)?.code == pattern.code
     }
 
@@ -81,44 +81,44 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension LMDBError {
     /// A key/data pair already exists. The corresponding C error is `MDB_KEYEXIST`.
-    public static let keyExists = LMDBError(code: MDB_KEYEXIST)
+    package static let keyExists = LMDBError(code: MDB_KEYEXIST)
     /// The key or data was not found. The corresponding C error is `MDB_NOTFOUND`.
-    public static let notFound = LMDBError(code: MDB_NOTFOUND)
+    package static let notFound = LMDBError(code: MDB_NOTFOUND)
     /// The environment's map is full. The corresponding C error is `MDB_MAP_FULL`.
-    public static let mapFull = LMDBError(code: MDB_MAP_FULL)
+    package static let mapFull = LMDBError(code: MDB_MAP_FULL)
     /// Another process grew the map beyond this one's size. The corresponding C error is `MDB_MAP_RESIZED`.
-    public static let mapResized = LMDBError(code: MDB_MAP_RESIZED)
+    package static let mapResized = LMDBError(code: MDB_MAP_RESIZED)
     /// All reader slots are taken. The corresponding C error is `MDB_READERS_FULL`.
-    public static let readersFull = LMDBError(code: MDB_READERS_FULL)
+    package static let readersFull = LMDBError(code: MDB_READERS_FULL)
     /// The transaction has too many dirty pages. The corresponding C error is `MDB_TXN_FULL`.
-    public static let txnFull = LMDBError(code: MDB_TXN_FULL)
+    package static let txnFull = LMDBError(code: MDB_TXN_FULL)
     /// The maximum number of named databases was reached. The corresponding C error is `MDB_DBS_FULL`.
-    public static let dbsFull = LMDBError(code: MDB_DBS_FULL)
+    package static let dbsFull = LMDBError(code: MDB_DBS_FULL)
     /// A key or value has an unsupported size. The corresponding C error is `MDB_BAD_VALSIZE`.
-    public static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE)
+    package static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE)
     /// The file is not an LMDB environment. The corresponding C error is `MDB_INVALID`.
-    public static let invalid = LMDBError(code: MDB_INVALID)
+    package static let invalid = LMDBError(code: MDB_INVALID)
     /// The environment was written by an incompatible LMDB. The corresponding C error is `MDB_VERSION_MISMATCH`.
-    public static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
+    package static let versionMismatch = LMDBError(code: MDB_VERSION_MISMATCH)
     /// The database is incompatible with the requested flags. The corresponding C error is `MDB_INCOMPATIBLE`.
-    public static let incompatible = LMDBError(code: MDB_INCOMPATIBLE)
+    package static let incompatible = LMDBError(code: MDB_INCOMPATIBLE)
     /// The environment is already open in this process. The corresponding C error is `EBUSY`.
-    public static let alreadyOpen = LMDBError(code: EBUSY)
+    package static let alreadyOpen = LMDBError(code: EBUSY)
     /// The environment was closed: its handle is gone, open it again. `EBADF`, which LMDB's
     /// own calls do not return for a handle in use.
-    public static let closed = LMDBError(code: EBADF)
+    package static let closed = LMDBError(code: EBADF)
     /// No space is left on the device. The corresponding C error is `ENOSPC`.
-    public static let noSpace = LMDBError(code: ENOSPC)
+    package static let noSpace = LMDBError(code: ENOSPC)
     /// The file or directory does not exist. The corresponding C error is `ENOENT`.
-    public static let noSuchFile = LMDBError(code: ENOENT)
+    package static let noSuchFile = LMDBError(code: ENOENT)
     /// Permission denied. The corresponding C error is `EACCES`.
-    public static let accessDenied = LMDBError(code: EACCES)
+    package static let accessDenied = LMDBError(code: EACCES)
     /// A page was damaged or of the wrong type. The corresponding C error is `MDB_CORRUPTED`.
-    public static let corrupted = LMDBError(code: MDB_CORRUPTED)
+    package static let corrupted = LMDBError(code: MDB_CORRUPTED)
     /// A page number points outside the file. The corresponding C error is `MDB_PAGE_NOTFOUND`.
-    public static let pageNotFound = LMDBError(code: MDB_PAGE_NOTFOUND)
+    package static let pageNotFound = LMDBError(code: MDB_PAGE_NOTFOUND)
     /// A copy stopped by its `isCancelled` (`ECANCELED`).
-    public static let cancelled = LMDBError(code: ECANCELED)
+    package static let cancelled = LMDBError(code: ECANCELED)
 }
 
 /// The one place that turns an LMDB return code into a thrown error.

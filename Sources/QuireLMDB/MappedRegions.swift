@@ -13,7 +13,7 @@ import Darwin
 /// Read from a signal handler: plain loads of a fixed buffer, no locks, no allocation. A slot
 /// being rewritten while a fault is reported can give the wrong one of the two messages, never
 /// a crash. Written under a lock by opens, remaps and closes.
-public enum MappedRegions {
+package enum MappedRegions {
     /// Environments followed at once. While more are open, every address counts as a store's
     /// (the message of old), since the one that faulted may be among those left out.
     private static let capacity = 128
@@ -34,7 +34,7 @@ public enum MappedRegions {
 
     /// Whether `address` lies in an open environment's map or within the margin past its end.
     /// Async-signal-safe.
-    public static func contains(_ address: UInt) -> Bool {
+    package static func contains(_ address: UInt) -> Bool {
         if !enabled || untracked > 0 { return true }
         for slot in 0..<capacity {
             let start = bounds[2 * slot]
@@ -53,7 +53,7 @@ public enum MappedRegions {
 
     /// Starts following the maps of environments opened from now on, and touches the buffer so
     /// that its first use is not in a signal handler. Call it before opening any store.
-    public static func enable() {
+    package static func enable() {
         _ = bounds
         locateLMDBCode()
         lock.withLock { enabled = true }
@@ -156,7 +156,7 @@ public enum MappedRegions {
     /// Whether `instruction` (a faulting instruction's address) is LMDB's own code: LMDB
     /// faulting near null is LMDB following a pointer it read from a damaged page. Unknown
     /// (false) before ``enable()``. Async-signal-safe.
-    public static func isLMDBCode(_ instruction: UInt) -> Bool {
+    package static func isLMDBCode(_ instruction: UInt) -> Bool {
         instruction >= lmdbCode.start && instruction < lmdbCode.end
     }
 

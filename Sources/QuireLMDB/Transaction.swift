@@ -34,7 +34,7 @@ final class TransactionToken {
 }
 
 /// The internals shared by read and write transactions. Not usable outside the package.
-public struct TransactionHandle {
+package struct TransactionHandle {
     let txn: OpaquePointer
     let token: TransactionToken
     let environment: Environment
@@ -82,7 +82,7 @@ public struct TransactionHandle {
 extension TransactionHandle: Sendable {}
 
 /// What read and write transactions can both do: point reads, cursors, statistics.
-public protocol ReadableTransaction: ~Copyable {
+package protocol ReadableTransaction: ~Copyable {
     /// The internal handle.
     var raw: TransactionHandle { get }
 }
@@ -91,18 +91,18 @@ public protocol ReadableTransaction: ~Copyable {
 ///
 /// Types that wrap a write transaction inside its closure (such as a store's transaction)
 /// conform by exposing its `raw` handle.
-public protocol WritableTransaction: ReadableTransaction, ~Copyable {}
+package protocol WritableTransaction: ReadableTransaction, ~Copyable {}
 
 /// A read-only snapshot, valid inside `Environment.read`.
 ///
 /// It sees the data as of its start, whatever writers commit meanwhile (MVCC).
-public struct ReadTransaction: ReadableTransaction, ~Copyable {
-    public let raw: TransactionHandle
+package struct ReadTransaction: ReadableTransaction, ~Copyable {
+    package let raw: TransactionHandle
 }
 
 /// A write transaction, valid inside `Environment.write`; committed when the closure returns.
-public struct WriteTransaction: WritableTransaction, ~Copyable {
-    public let raw: TransactionHandle
+package struct WriteTransaction: WritableTransaction, ~Copyable {
+    package let raw: TransactionHandle
 }
 
 @available(*, unavailable)
@@ -128,7 +128,7 @@ extension ReadableTransaction where Self: ~Copyable {
     ///
     /// The view points into the map and is valid only inside `body`. The corresponding C
     /// function is `mdb_get`.
-    public func withValue<R>(
+    package func withValue<R>(
         forKey key: UnsafeRawBufferPointer, in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         raw.checkLive()
@@ -142,14 +142,14 @@ extension ReadableTransaction where Self: ~Copyable {
     }
 
     /// Calls `body` with a zero-copy view of the value for `key`, or returns nil when absent.
-    public func withValue<R>(
+    package func withValue<R>(
         forKey key: [UInt8], in database: Database, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         try key.withUnsafeBytes { try withValue(forKey: $0, in: database, body) }
     }
 
     /// A copy of the value for `key`, or nil when absent.
-    public func get(_ key: [UInt8], in database: Database) throws(LMDBError) -> [UInt8]? {
+    package func get(_ key: [UInt8], in database: Database) throws(LMDBError) -> [UInt8]? {
         raw.checkLive()
         guard !key.isEmpty else { return nil }
         return try withBytes(key) { (keyBytes) throws(LMDBError) -> [UInt8]? in
@@ -163,7 +163,7 @@ extension ReadableTransaction where Self: ~Copyable {
     }
 
     /// True when `key` is present.
-    public func contains(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+    package func contains(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         raw.checkLive()
         guard !key.isEmpty else { return false }
         return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
@@ -179,7 +179,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// True when the pair (`key`, `value`) is stored in a `duplicateSort` database: one
     /// descent of the tree, however many duplicates `key` has. The corresponding C call is
     /// `mdb_cursor_get` with `MDB_GET_BOTH`.
-    public func contains(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+    package func contains(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         raw.checkLive()
         guard !key.isEmpty else { return false }
         var cursor: OpaquePointer?
@@ -199,13 +199,13 @@ extension ReadableTransaction where Self: ~Copyable {
 
     /// The transaction's ID: a snapshot's is the last commit's it sees, a write transaction's
     /// one more than the last commit's. The corresponding C function is `mdb_txn_id`.
-    public var id: Int {
+    package var id: Int {
         raw.checkLive()
         return Int(mdb_txn_id(raw.txn))
     }
 
     /// The database's statistics in this snapshot. The corresponding C function is `mdb_stat`.
-    public func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
+    package func statistics(of database: Database) throws(LMDBError) -> DatabaseStatistics {
         raw.checkLive()
         var st = MDB_stat()
         try raw.check(mdb_stat(raw.txn, database.dbi, &st), "mdb_stat")
@@ -220,7 +220,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// main database without opening it: `mdb_dbi_open` may not run beside other transactions).
     /// The sub-trees holding one key's many duplicates (`MDB_DUPSORT`) are in no count: the
     /// file's used pages minus these, the free pages and the two meta pages are theirs.
-    public func countedPages() throws(LMDBError) -> Int {
+    package func countedPages() throws(LMDBError) -> Int {
         raw.checkLive()
         var total = 0
         for dbi: MDB_dbi in [0, 1] {  // FREE_DBI and MAIN_DBI
@@ -269,7 +269,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// Pages of the file that no database uses in this snapshot: freed by earlier
     /// transactions, reused by later writes (LMDB never shrinks the file; a compacting copy
     /// leaves them out). What `mdb_stat -f` reports as free pages.
-    public func freePageCount() throws(LMDBError) -> Int {
+    package func freePageCount() throws(LMDBError) -> Int {
         raw.checkLive()
         var cursor: OpaquePointer?
         // Database 0 is LMDB's free list (FREE_DBI): each value is a page-number list whose
@@ -293,20 +293,20 @@ extension ReadableTransaction where Self: ~Copyable {
     }
 
     /// The number of entries in the database.
-    public func count(of database: Database) throws(LMDBError) -> Int {
+    package func count(of database: Database) throws(LMDBError) -> Int {
         try statistics(of: database).entries
     }
 
     /// The entries whose keys fall in `range`, in key order (or reverse), as zero-copy views.
     ///
     /// The sequence and its entries are valid only inside the transaction's closure.
-    public func entries(in database: Database, range: KeyRange = .all, reverse: Bool = false) -> EntrySequence {
+    package func entries(in database: Database, range: KeyRange = .all, reverse: Bool = false) -> EntrySequence {
         raw.checkLive()
         return EntrySequence(handle: raw, database: database, mode: .range(range, reverse: reverse))
     }
 
     /// The values stored under `key` in a `duplicateSort` database, in order.
-    public func duplicates(of key: [UInt8], in database: Database) -> EntrySequence {
+    package func duplicates(of key: [UInt8], in database: Database) -> EntrySequence {
         raw.checkLive()
         return EntrySequence(handle: raw, database: database, mode: .duplicates(key))
     }
@@ -314,12 +314,12 @@ extension ReadableTransaction where Self: ~Copyable {
     /// Throws the error a sequence met (``EntrySequence`` ends early on a damaged page, since
     /// iteration cannot throw). `Environment.read` and `write` call this when their closure
     /// returns; call it sooner to say where the damage is.
-    public func checkIntact() throws(LMDBError) {
+    package func checkIntact() throws(LMDBError) {
         if let failure = raw.token.failure { throw failure }
     }
 
     /// A cursor for step-by-step positioning. Valid only inside the transaction's closure.
-    public func cursor(in database: Database) throws(LMDBError) -> Cursor {
+    package func cursor(in database: Database) throws(LMDBError) -> Cursor {
         raw.checkLive()
         return try Cursor(handle: raw, database: database)
     }
@@ -334,7 +334,7 @@ extension WritableTransaction where Self: ~Copyable {
     ///   for an `.append` out of order; `LMDBError.mapFull` (handled by `Environment.write`).
     /// The corresponding C function is `mdb_put`.
     @discardableResult
-    public func put(
+    package func put(
         _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, in database: Database,
         flags: WriteFlags = []
     ) throws(LMDBError) -> Bool {
@@ -346,7 +346,7 @@ extension WritableTransaction where Self: ~Copyable {
     /// of ``put(_:forKey:in:flags:)-(UnsafeRawBufferPointer,_,_,_)`` (a pair that `.noOverwrite`
     /// or `.noDuplicateData` finds already stored is skipped), minus reaching the transaction
     /// handle for each one, which counts references (a bulk load puts hundreds of thousands).
-    public func putEach(
+    package func putEach(
         count: Int, in database: Database, flags: WriteFlags = [],
         _ pair: (Int) -> (value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)
     ) throws(LMDBError) {
@@ -360,7 +360,7 @@ extension WritableTransaction where Self: ~Copyable {
 
     /// Stores `value` under `key`. See `put(_:forKey:in:flags:)` for the raw-buffer variant.
     @discardableResult
-    public func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = [])
+    package func put(_ value: [UInt8], forKey key: [UInt8], in database: Database, flags: WriteFlags = [])
         throws(LMDBError) -> Bool
     {
         try withBytes(value) { (v) throws(LMDBError) -> Bool in
@@ -374,7 +374,7 @@ extension WritableTransaction where Self: ~Copyable {
     ///
     /// Not for `duplicateSort` databases. The corresponding C flag is `MDB_RESERVE`.
     @discardableResult
-    public func reserve(
+    package func reserve(
         _ count: Int, forKey key: [UInt8], in database: Database, flags: WriteFlags = [],
         fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws(LMDBError) -> Bool {
@@ -394,7 +394,7 @@ extension WritableTransaction where Self: ~Copyable {
     /// Deletes `key` (all its values in a `duplicateSort` database).
     /// - Returns: false when the key was absent. The corresponding C function is `mdb_del`.
     @discardableResult
-    public func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+    package func delete(_ key: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         raw.checkLive()
         return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
             var k = MDB_val(keyBytes)
@@ -408,7 +408,7 @@ extension WritableTransaction where Self: ~Copyable {
     /// Deletes one key/value pair of a `duplicateSort` database.
     /// - Returns: false when the pair was absent.
     @discardableResult
-    public func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
+    package func delete(_ key: [UInt8], value: [UInt8], in database: Database) throws(LMDBError) -> Bool {
         raw.checkLive()
         return try withBytes(key) { (keyBytes) throws(LMDBError) -> Bool in
             try withBytes(value) { (valueBytes) throws(LMDBError) -> Bool in
@@ -424,7 +424,7 @@ extension WritableTransaction where Self: ~Copyable {
 
     /// Deletes the database itself (its entries and its name) when the transaction commits; the
     /// handle must not be used afterwards. The corresponding C function is `mdb_drop` with 1.
-    public func dropDatabase(_ database: Database) throws(LMDBError) {
+    package func dropDatabase(_ database: Database) throws(LMDBError) {
         raw.checkLive()
         try raw.check(mdb_drop(raw.txn, database.dbi, 1), "mdb_drop")
         // LMDB closed the handle; its slot goes to the next database opened.
@@ -435,7 +435,7 @@ extension WritableTransaction where Self: ~Copyable {
     /// transaction: a body run again (after the map grew) opens it again, where a handle
     /// dropped by the first run would be closed. The corresponding C functions are
     /// `mdb_dbi_open` and `mdb_drop`.
-    public func dropDatabase(named name: String) throws(LMDBError) {
+    package func dropDatabase(named name: String) throws(LMDBError) {
         raw.checkLive()
         var dbi: MDB_dbi = 0
         let rc = mdb_dbi_open(raw.txn, name, 0, &dbi)
@@ -446,7 +446,7 @@ extension WritableTransaction where Self: ~Copyable {
     }
 
     /// Removes every entry of the database, keeping it. The corresponding C function is `mdb_drop`.
-    public func removeAll(in database: Database) throws(LMDBError) {
+    package func removeAll(in database: Database) throws(LMDBError) {
         raw.checkLive()
         try raw.check(mdb_drop(raw.txn, database.dbi, 0), "mdb_drop")
     }

@@ -173,6 +173,12 @@ final class Lines: Sendable {
             return
         }
         #expect(throws: UsageError.self) { try parser.parse(["dump", "--version"]) }
+        let extra = #expect(throws: UsageError.self) { try parser.parse(["--version", "load"]) }
+        #expect(extra?.message == "unexpected argument 'load' after '--version'", "\(String(describing: extra))")
+        guard case .version = try parser.parse(["--store", "x.db", "--version"]) else {
+            Issue.record("expected the version after a global option")
+            return
+        }
     }
 }
 

@@ -88,7 +88,11 @@ struct CommandLineParser: Sendable {
                     option = found
                 }
                 if option.name == Self.helpOption.name { return .help(path: path, spec: spec) }
-                if option.name == Self.versionOption.name { return .version }
+                if option.name == Self.versionOption.name {
+                    // `quire --version load` did not mean to load; say so rather than ignore it.
+                    guard index == arguments.endIndex else { throw error("unexpected argument '\(arguments[index].prefix(40))' after '--version'") }
+                    return .version
+                }
                 if option.takesValue {
                     if inlineValue == nil {
                         // `--limit --format json` forgot the limit; it did not mean a limit of "--format".

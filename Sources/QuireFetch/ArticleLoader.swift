@@ -352,6 +352,7 @@ public struct ArticleLoader: Sendable {
         let prefix = field.isEmpty ? "" : "\(field): "
         switch error.kind {
         case .missingField: return "missing field '\(field)'"
+        case .missingAll(let keys): return "\(prefix)missing field: none of \(keys.map { "'\($0)'" }.joined(separator: ", ")) holds a value"
         case .typeMismatch(let expected, let found): return "\(prefix)expected \(expected), found \(found)"
         case .invalidValue(let text): return prefix + text
         case .invalidDate(let text): return "\(prefix)not a date: \"\(text)\""

@@ -49,7 +49,9 @@ let podcastMapping = JSONMapping<Podcast> { m throws(NewsMappingError) in
         #expect(throws: NewsMappingError(.missingField, at: [.key("tracks"), .index(1), .key("name")])) {
             try podcastMapping.decode(Array(missing.utf8))
         }
-        #expect(throws: NewsMappingError(.missingField, at: [.key("id")])) { try podcastMapping.decode(Array(#"{"guid":""}"#.utf8)) }
+        // `firstOf("guid", "id")`: the error names both keys, not only the last one tried.
+        let neither = #expect(throws: NewsMappingError(.missingAll(["guid", "id"]))) { try podcastMapping.decode(Array(#"{"guid":""}"#.utf8)) }
+        #expect(neither?.description == "<root>: none of guid, id holds a value (each is missing, null or empty)")
     }
 
     @Test func customTransformerAndRule() throws {

@@ -24,11 +24,13 @@ public struct MappingRule<Value>: Sendable {
     }
 
     /// A required value at the first present path, converted by `transformer`; absence is a
-    /// ``NewsMappingError/Kind/missingField`` error at the last path.
+    /// ``NewsMappingError/Kind/missingField`` error at the path, or with several paths a
+    /// ``NewsMappingError/Kind/missingAll(_:)`` error naming each.
     public static func required(_ paths: [JSONKeyPath], _ transformer: ValueTransformer<Value>) -> MappingRule<Value> {
         MappingRule { mapper throws(NewsMappingError) in
             guard let value = try mapper.value(at: paths, transformer) else {
-                throw NewsMappingError(.missingField, at: paths.last?.components ?? [])
+                guard paths.count > 1 else { throw NewsMappingError(.missingField, at: paths.first?.components ?? []) }
+                throw NewsMappingError(.missingAll(paths.map(\.description)))
             }
             return value
         }

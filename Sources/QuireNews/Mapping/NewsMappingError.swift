@@ -24,6 +24,10 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         case typeMismatch(expected: String, found: String)
         /// A required value is missing, `null` or empty at `path`.
         case missingField
+        /// A required value that may come from any of several keys of the object at `path`
+        /// (an NYT document's `_id`, else `uri`, else `web_url`) is missing, `null` or empty
+        /// at each of them.
+        case missingAll([String])
         /// The string at `path` is present but is not a date in any accepted form.
         case invalidDate(String)
         /// The value at `path` has the right type but cannot be used (a non-numeric `"word_count"`, say).
@@ -73,6 +77,8 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
             return "\(location): expected \(expected), found \(found)"
         case .missingField:
             return "\(location): required value is missing, null or empty"
+        case .missingAll(let keys):
+            return "\(location): none of \(keys.joined(separator: ", ")) holds a value (each is missing, null or empty)"
         case .invalidDate(let text):
             return "\(location): not a date: \"\(text)\""
         case .invalidValue(let text):

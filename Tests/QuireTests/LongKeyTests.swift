@@ -386,6 +386,28 @@ private func sampleDocs() -> [Doc] {
         }
     }
 
+    /// A long key's stored form is 511 bytes anyone can compute (its first 495 bytes and a
+    /// public hash): asked for as a key of its own, it is a key nobody stored, not the long
+    /// key's record under another name (a get answered for it, and a delete removed it and
+    /// told the change feed the wrong key).
+    @Test func aLongKeysStoredFormIsNotAnotherNameForItsRecord() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openDocs(path)
+            let victim = Doc(id: longIDs[0], tag: "victim", n: 1)
+            try await store.put(victim, in: docs)
+            let alias = StoreKey(bytes: LongKeys().physical(Array(victim.id.utf8)))
+            #expect(alias.bytes.count == 511)
+            try store.read { snap throws in
+                #expect(try snap.get(alias, from: docs) == nil)
+                #expect(try !snap.contains(alias, in: docs))
+                #expect(try snap.genericValue(alias, inCollectionNamed: "docs") == nil)
+            }
+            try await store.delete(alias, from: docs)
+            #expect(try store.read { try $0.get(.string(victim.id), from: docs) } == victim)
+            #expect(try store.verify().isSound)
+        }
+    }
+
     @Test func emptyKeysStayAnError() async throws {
         try await withTemporaryStorePath { path in
             let store = try openDocs(path)

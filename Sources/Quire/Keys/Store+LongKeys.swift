@@ -64,7 +64,8 @@ extension StoreReading where Self: ~Copyable {
     /// that the store does not hold (its hashed form is unknown, or stands for another key).
     ///
     /// A 511-byte key with no `_longkeys` entry may be a literal one written before long keys
-    /// existed, so it is looked up as itself.
+    /// existed, so it is looked up as itself; unless it is the stored form of another key
+    /// (anyone can compute one: read as itself, it would answer, and delete, for that key).
     func storedKey(_ key: StoreKey) throws -> [UInt8]? {
         let logical = key.bytes
         guard LongKeys.isLong(logical.count) else { return logical }
@@ -75,7 +76,9 @@ extension StoreReading where Self: ~Copyable {
         switch same {
         case true?: return physical
         case false?: return nil
-        case nil: return legacy
+        case nil:
+            guard let legacy, try withValue(forKey: legacy, in: db, { _ in true }) == nil else { return nil }
+            return legacy
         }
     }
 

@@ -24,7 +24,7 @@ enum Payload {
         }
         var position = bodyStart
         let size = try reader.varint(&position, end: reader.count)
-        guard size <= UInt64(maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
+        guard size <= UInt64(max(0, maxDecompressedSize)) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
         let frame = UnsafeRawBufferPointer(rebasing: bytes[position...])
         // Decompressed into temporary memory (on the stack when small enough): the body reads it
         // in place and copies out what it keeps.
@@ -45,7 +45,7 @@ enum Payload {
         let reader = ByteReader(bytes)
         var position = bodyStart
         let size = try reader.varint(&position, end: reader.count)
-        guard size <= UInt64(options.maxDecompressedSize) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
+        guard size <= UInt64(max(0, options.maxDecompressedSize)) else { throw CompactDecodingError(.lengthTooLarge, offset: 1) }
         return try (options.decompressor ?? ZstdDecompressor.plain).decompress(
             UnsafeRawBufferPointer(rebasing: bytes[position...]), expectedSize: Int(size),
             needsDictionary: header & FormatHeader.dictionary != 0)

@@ -39,6 +39,18 @@ public final class ArticleServer: Sendable {
         public var allowedHostNames: [String] = []
 
         public init() {}
+
+        /// Why these settings cannot be served with, or nil when they can.
+        var problem: String? {
+            let limit = Int(UInt32.max)
+            if !(0...65_535).contains(port) { return "port \(port) is not a TCP port (0 to 65535; 0 picks a free one)" }
+            if !(0...limit).contains(connectionTimeout) {
+                return "connectionTimeout \(connectionTimeout) is not a number of seconds (0 to \(limit); 0 keeps idle connections)"
+            }
+            if !(1...limit).contains(maxConnections) { return "maxConnections \(maxConnections) is not 1 to \(limit)" }
+            if pollInterval <= .zero { return "pollInterval \(pollInterval) is not a positive duration" }
+            return nil
+        }
     }
 
     private let access: StoreAccess
@@ -54,7 +66,8 @@ public final class ArticleServer: Sendable {
 
     /// Serves the store at `storePath`, opened read-only when first needed. The server starts
     /// even when there is no store there yet: requests get 503 until one appears.
-    /// - Throws: ``ServeError`` when the address cannot be listened on.
+    /// - Throws: ``ServeError`` when the address cannot be listened on, or a setting is out of
+    ///   its range (a port past 65535, a negative timeout).
     public convenience init(storePath: String, configuration: Configuration = Configuration()) throws(ServeError) {
         try self.init(access: StoreAccess(path: storePath), configuration: configuration)
     }
@@ -66,6 +79,10 @@ public final class ArticleServer: Sendable {
     }
 
     private init(access: StoreAccess, configuration: Configuration) throws(ServeError) {
+        if let problem = configuration.problem {
+            access.close()
+            throw ServeError(problem)
+        }
         self.access = access
         address = configuration.address
         feed = ChangeFeed(

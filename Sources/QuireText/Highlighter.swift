@@ -88,7 +88,7 @@ public struct Highlighter: Sendable {
         let from = best == 0 ? 0 : Int(units[best].sourceStart)
         let to = best + width == units.count ? bytes.count : Int(units[best + width - 1].sourceEnd)
         var out = best == 0 ? "" : ellipsis
-        var budget = max(1, maximumBytes)
+        var budget = max(1, min(maximumBytes, bytes.count))  // `.max` must not overflow `start + budget`
         // Appends the text from `start` towards `end` while the budget lasts, cut at a character
         // boundary; returns where it stopped.
         func take(_ start: Int, _ end: Int) -> Int {

@@ -191,7 +191,9 @@ public struct PostingListEncoder: Sendable {
         }
         // Every block but the last holds `blockSize` documents when one encoder wrote them; the
         // last one stays open. Other counts (another block size) only make blocks longer or shorter.
-        let open = Int(documents) - blockSize * (Int(count) - 1)
+        // Saturating: a huge `blockSize` must not trap (such a list came from another block size).
+        let (full, overflow) = blockSize.multipliedReportingOverflow(by: Int(count) - 1)
+        let open = Int(documents) - (overflow ? Int.max : full)
         // The last block's skip entry is written again when it closes.
         skips.append(contentsOf: UnsafeRawBufferPointer(rebasing: encoded[skipStart..<lastSkipAt]))
         blocks.append(contentsOf: UnsafeRawBufferPointer(rebasing: encoded[at...]))

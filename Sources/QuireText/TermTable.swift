@@ -23,7 +23,8 @@ public struct TermTable: Sendable {
     /// An empty table with room for about `capacity` terms before it grows.
     public init(capacity: Int = 1024) {
         var size = 16
-        while size < capacity * 2 { size <<= 1 }
+        // A hint, bounded: the table grows past it anyway, and `.max * 2` would overflow.
+        while size < min(capacity, 1 << 20) * 2 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
     }
 

@@ -237,6 +237,19 @@ import Testing
         #expect(throws: Never.self) { try shallow.decode(Tree.self, from: bytes, fields: fields) }
     }
 
+    /// A negative limit is no limit to trap on: it refuses every compressed payload.
+    @Test func aNegativeDecompressionLimitRefusesCompressedPayloads() throws {
+        struct Note: Codable, Equatable { var text: String }
+        var table = FieldTable()
+        let note = Note(text: String(repeating: "storm surge ", count: 40))
+        let encoder = CompactEncoder(options: .init(compression: .init(threshold: 0)))
+        let bytes = try encoder.encode(note, fields: &table)
+        #expect(try CompactDecoder().decode(Note.self, from: bytes, fields: table) == note)
+        let refusing = CompactDecoder(options: .init(maxDecompressedSize: -1))
+        let error = #expect(throws: CompactDecodingError.self) { try refusing.decode(Note.self, from: bytes, fields: table) }
+        #expect(error?.kind == .lengthTooLarge)
+    }
+
     @Test func typedErrorsCarryPath() throws {
         struct Inner: Codable { var b: String }
         struct Outer: Codable { var a: [Inner] }

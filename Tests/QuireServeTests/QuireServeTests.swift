@@ -388,6 +388,26 @@ private func exchange(
         #expect(off.lookup("k", transaction: 1) == nil)
     }
 
+    /// Settings out of their range are a `ServeError` that names them: a port past 65535 was
+    /// wrapped to another port, a negative timeout or connection count trapped.
+    @Test(arguments: [
+        ("port", 70_000, "port 70000 is not a TCP port"), ("port", -1, "port -1 is not a TCP port"),
+        ("connectionTimeout", -1, "connectionTimeout -1 is not"), ("maxConnections", 0, "maxConnections 0 is not"),
+        ("pollInterval", 0, "pollInterval"),
+    ])
+    func settingsOutOfRangeAreRefusedByName(setting: String, value: Int, message: String) throws {
+        var configuration = ArticleServer.Configuration()
+        configuration.port = 0
+        switch setting {
+        case "port": configuration.port = value
+        case "connectionTimeout": configuration.connectionTimeout = value
+        case "maxConnections": configuration.maxConnections = value
+        default: configuration.pollInterval = .milliseconds(value)
+        }
+        let error = #expect(throws: ServeError.self) { _ = try ArticleServer(storePath: scratchPath(), configuration: configuration) }
+        #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
+    }
+
     @Test func aMissingStoreAnswers503AndTheFixedServerItsBody() throws {
         var configuration = ArticleServer.Configuration()
         configuration.port = 0

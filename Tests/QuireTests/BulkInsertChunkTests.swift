@@ -44,6 +44,18 @@ import Testing
         }
     }
 
+    /// `chunkSize: .max` says "no limit": a slice that does not start at 0 overflowed
+    /// `start + chunkSize` and trapped.
+    @Test func aSliceWithNoChunkLimitInsertsItsElements() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            let sample = generatedArticles(50, seed: 14)
+            let report = try await store.bulkInsert(sample.dropFirst(10), into: articles, options: BulkInsertOptions(chunkSize: .max))
+            #expect(report.records == 40)
+            #expect(try store.read { try $0.count(of: articles) } == 40)
+        }
+    }
+
     @Test func theLastValueForARepeatedKeyWins() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

@@ -178,7 +178,8 @@ extension Store {
         try await withBulkLoader(into: collection, options: options, progress: progress) { run in
             var start = values.startIndex
             while start < values.endIndex {
-                let end = min(values.endIndex, start + options.chunkSize)
+                // `chunkSize: .max` means one chunk; `start + .max` would overflow.
+                let end = values.index(start, offsetBy: options.chunkSize, limitedBy: values.endIndex) ?? values.endIndex
                 try await run.submit(values[start..<end])
                 start = end
             }

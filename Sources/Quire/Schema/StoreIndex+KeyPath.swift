@@ -51,6 +51,13 @@ extension StoreIndex {
     /// let byAuthor = StoreIndex(\Article.authors)        // one entry per author
     /// ```
     ///
+    /// The record's field of that name stands for the keys: a replaced record's old entries are
+    /// read from it without decoding the record, and `verify` checks the index against it. A
+    /// type whose `encode(to:)` leaves the property out (a default value skipped), renames it
+    /// or writes it in another form must declare the index with a closure instead
+    /// and no `field:` (`StoreIndex(name:kind:keys:)`), or replaced records can leave entries
+    /// behind.
+    ///
     /// - Parameters:
     ///   - keyPath: The stored property the keys come from.
     ///   - name: The index name, when the property's cannot be read from the key path (it is

@@ -328,7 +328,7 @@ public struct FetchService: Sendable {
             if !retryPolicy.waitForQuota, let freeAt = rateLimiter.dailyBudgetFreeAt(clock.now) {
                 throw FetchError(
                     code: .quotaExhausted,
-                    message: "all \(rateLimiter.perDay) requests of the last 24 hours spent; resume after \(Self.utcTime(freeAt, from: clock.now)) UTC, or wait with --wait",
+                    message: "all \(rateLimiter.perDay) requests of the last 24 hours spent; resume after \(Self.utcTime(freeAt, from: clock.now)) UTC, or wait with --wait (or raise --daily-budget)",
                     location: location, attempts: failedAttempts + 1)
             }
             let slot: Date

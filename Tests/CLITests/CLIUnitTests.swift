@@ -120,6 +120,28 @@ final class Lines: Sendable {
         #expect(try GlobalOptions(parsing: parsed, environment: [:]).storePath == "/tmp/s")
     }
 
+    /// The NYT's daily budget is the default for any server but one on this machine.
+    @Test func theDefaultDailyBudgetSparesALocalServer() throws {
+        guard case .run(let parsed) = try parser.parse(["fetch", "nyt", "--query", "q"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        let options = try FetchNYTOptions(parsing: parsed)
+        for (url, local) in [
+            ("http://127.0.0.1:8080", true), ("http://localhost:9/svc", true), ("http://[::1]:80/", true),
+            ("http://127.9.9.9", true), ("https://api.nytimes.com/svc/search/v2/articlesearch.json", false),
+            ("http://10.0.0.1:8080", false), ("http://127.0.0.1.example.com/", false),
+        ] {
+            #expect(LoopbackURL.isLoopback(url) == local, "\(url)")
+            #expect(options.requestsPerDay(endpoint: url) == (local ? Int.max : 500), "\(url)")
+        }
+        guard case .run(let set) = try parser.parse(["fetch", "nyt", "--query", "q", "--daily-budget", "50"]) else {
+            Issue.record("expected a command to run")
+            return
+        }
+        #expect(try FetchNYTOptions(parsing: set).requestsPerDay(endpoint: "http://127.0.0.1:1") == 50)
+    }
+
     @Test func storeComesFromTheEnvironmentThenTheDefault() throws {
         guard case .run(let parsed) = try parser.parse(["stats"]) else {
             Issue.record("expected a command to run")

@@ -56,6 +56,24 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
         }
     }
 
+    /// The daily budget stops a run once spent and is kept in the store; `--daily-budget none`
+    /// lifts it, and a server on this machine (the fixture API) has none by default.
+    @Test func theDailyBudgetIsTheOptionsAndNoneForALocalServer() async throws {
+        let api = try fixture(articles: 45)
+        defer { api.stop() }
+        try await withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min"]
+            let spent = try await runQuire(args + ["--daily-budget", "2"], environment: ["NYT_API_KEY": secretKey], directory: dir)
+            #expect(spent.status == 1 && spent.stderr.contains("all 2 requests of the last 24 hours spent"), "\(spent)")
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 20)
+            let lifted = try await runQuire(args + ["--daily-budget", "none"], environment: ["NYT_API_KEY": secretKey], directory: dir)
+            #expect(lifted.status == 0, "\(lifted)")
+            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count == 45)
+            let bad = try await runQuire(args + ["--daily-budget", "0"], environment: ["NYT_API_KEY": secretKey], directory: dir)
+            #expect(bad.status == 64 && bad.stderr.contains("'--daily-budget'"), "\(bad)")
+        }
+    }
+
     /// A run that fails after some pages says what it committed (they stay; the next run
     /// resumes after them), in its JSON too: stdout was empty, so a script could not tell.
     /// (Three failing pages in a row: one or two are set aside and the run goes on.)

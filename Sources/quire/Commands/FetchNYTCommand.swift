@@ -28,7 +28,7 @@ enum FetchNYTCommand {
         retry.waitForQuota = options.waitForQuota
         let service = FetchService(
             client: client,
-            rateLimiter: RateLimiter(perMinute: options.ratePerMinute, perDay: FetchNYTOptions.defaultRatePerDay),
+            rateLimiter: RateLimiter(perMinute: options.ratePerMinute, perDay: options.requestsPerDay(endpoint: source.endpoint)),
             retryPolicy: retry)
         let start = ContinuousClock.now
         let summary = try await FetchRunner.run(

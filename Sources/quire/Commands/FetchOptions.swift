@@ -45,9 +45,18 @@ struct FetchNYTOptions: CommandOptions {
     var json: Bool
     var mode: FetchMode
     var waitForQuota: Bool
+    /// From `--daily-budget`: requests in 24 hours (`Int.max` for `none`); nil for the default.
+    var dailyBudget: Int?
 
     static let defaultRatePerMinute = 5
     static let defaultRatePerDay = 500
+
+    /// The daily budget of a run against `endpoint`: `--daily-budget`, else the NYT's 500 a day,
+    /// except for a server on this machine (the fixture API), which is not the NYT's.
+    func requestsPerDay(endpoint: String) -> Int {
+        if let dailyBudget { return dailyBudget }
+        return LoopbackURL.isLoopback(endpoint) ? Int.max : Self.defaultRatePerDay
+    }
 
     static let spec = CommandSpec(
         name: "nyt",
@@ -64,7 +73,8 @@ struct FetchNYTOptions: CommandOptions {
             fetched; the next run fetches the pages set aside. A query fetched to the end does
             nothing until --refresh (only what is newer) or --restart. When the
             API keeps answering 429, the run stops after about half a minute with its checkpoint
-            intact; the daily budget (500 requests) is kept in the store. --wait waits instead.
+            intact; the daily budget (500 requests; none for a server on this machine, such as
+            'quire fixtures') is kept in the store. --wait waits instead.
 
             EXAMPLE:
               NYT_API_KEY=... quire fetch nyt --query "election" --begin 2016-11-01 --end 20161110
@@ -80,6 +90,10 @@ struct FetchNYTOptions: CommandOptions {
             .value("max-pages", "n", help: "Stop after this many pages of this run (10 articles a page); the next run goes on."),
             .value("base-url", "url", help: "The API's base URL (for a proxy or the fixture server)."),
             .value("rate", "n/min", help: "Requests a minute at most.", default: "\(defaultRatePerMinute)/min"),
+            .value(
+                "daily-budget", "n",
+                help: "Requests in 24 hours at most, counted in the store; 'none' for no budget.",
+                default: "\(defaultRatePerDay), none for a server on this machine"),
             .value("api-key", "key", help: "The API key; prefer $NYT_API_KEY (a command line is visible to others)."),
             .flag("keep-raw", help: "Keep each document's raw JSON (compressed), to re-map later without refetching."),
             .flag("refresh", help: "For a query fetched to the end: fetch only what is newer than its last run."),
@@ -109,6 +123,17 @@ struct FetchNYTOptions: CommandOptions {
         json = arguments.flag("json")
         mode = try FetchModeFlags.parse(arguments)
         waitForQuota = arguments.flag("wait")
+        dailyBudget = try Self.parseDailyBudget(arguments)
+    }
+
+    /// Accepts a positive number of requests, or `none`.
+    static func parseDailyBudget(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
+        guard let text = arguments.value("daily-budget") else { return nil }
+        if text == "none" { return Int.max }
+        guard let budget = Int(text), budget >= 1 else {
+            throw arguments.invalid("daily-budget", text, "expected a number of requests (1 or more), or none")
+        }
+        return budget
     }
 
     /// Accepts `N/min` or a bare `N` (`fetch` and `node` alike).

@@ -125,12 +125,16 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
         defer { busy.store(false, ordering: .releasing) }
         guard !ended.load(ordering: .acquiring) else { throw endedError }
+        // After a stop these values are dropped, unwritten: training a dictionary on them and
+        // encoding them held the first Ctrl-C of a load into a new store back for a second.
+        if stopped() { return }
         if !dictionaryChecked {
             dictionaryChecked = true
             try await store.trainDictionaryBeforeLoad(values, collection, previous: lastFields)
         }
         let encoded = try store.encodeChunk(
             values, collection, sort: options.sortChunks, previous: lastFields, searchBuffers: searchBuffers)
+        if stopped() { return }
         lastFields = encoded.fields
         if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks) {
             try await write(encoded)
@@ -458,7 +462,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     func abandon(after error: any Error) async {
         await end()
         try? await finishSpill()
-        if !(error is CancellationError || Task.isCancelled) {
+        // After a stop (a signal), what is held is written only when it is little, a trickle
+        // read from a pipe: a first chunk of thousands of records, tokenized and indexed in its
+        // transaction, held the first Ctrl-C back past a second. The rest is dropped, unwritten.
+        let heldRecords = staged.reduce(0) { $0 + $1.entries.count } + held.reduce(0) { $0 + $1.entries.count }
+        let writesHeld = !stopped() || heldRecords <= Self.recordsWrittenAfterAStop
+        if !(error is CancellationError || Task.isCancelled), writesHeld {
             try? await writeStaged()
             // The held chunks came after the runs: not written when the runs stopped.
             do {
@@ -476,6 +485,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         await backgroundFlush?.value
         try? await restoreDurability()
     }
+
+    /// The most records held in memory that a stopped load still writes.
+    static var recordsWrittenAfterAStop: Int { 2_048 }
 
     private func restoreDurability() async throws {
         guard options.relaxedDurability else { return }

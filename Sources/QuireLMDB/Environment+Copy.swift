@@ -28,7 +28,8 @@ extension Environment {
         throws(LMDBError)
     {
         try ensureOpen("mdb_env_copyfd2")
-        if mkdir(destination, 0o700) != 0 && errno != EEXIST {
+        let createdDirectory = mkdir(destination, 0o700) == 0
+        if !createdDirectory && errno != EEXIST {
             throw LMDBError(code: errno, operation: "mkdir", path: destination)
         }
         let target = destination + "/data.mdb"
@@ -55,7 +56,9 @@ extension Environment {
         while true {
             do throws(LMDBError) {
                 if let isCancelled {
-                    try writeCancellableCopy(to: fd, compact: compact, destination: destination, isCancelled: isCancelled)
+                    try writeCancellableCopy(
+                        to: fd, compact: compact, destination: destination,
+                        made: (temporary, createdDirectory ? destination : nil), isCancelled: isCancelled)
                 } else {
                     try writeCopy(to: fd, compact: compact, destination: destination)
                 }
@@ -93,8 +96,11 @@ extension Environment {
     /// moves the bytes into `fd`, checking `isCancelled` between reads. Closing the read end
     /// makes LMDB's next write fail (`EPIPE`; SIGPIPE must be ignored, as `quire` does), which
     /// ends its copy.
+    /// `made` is what the copy created (its temporary file, its directory when new), removed
+    /// by an exit during the writer-lock wait.
     private func writeCancellableCopy(
-        to fd: Int32, compact: Bool, destination: String, isCancelled: () -> Bool
+        to fd: Int32, compact: Bool, destination: String, made: (file: String, directory: String?),
+        isCancelled: () -> Bool
     ) throws(LMDBError) {
         var ends: [Int32] = [0, 0]
         if pipe(&ends) != 0 { throw LMDBError(code: errno, operation: "pipe", path: destination) }
@@ -111,8 +117,17 @@ extension Environment {
         // process's writer is told and ended by a first signal, as a write's (its first bytes
         // through the pipe end it). A compacting copy takes no lock.
         var waitsForWriter = !compact
-        if waitsForWriter { WriterLockWait.began() }
-        defer { if waitsForWriter { WriterLockWait.ended() } }
+        if waitsForWriter {
+            // The exit that a first signal makes of a long wait skips every cleanup below.
+            WaitExitCleanup.register(file: made.file, directory: made.directory)
+            WriterLockWait.began()
+        }
+        defer {
+            if waitsForWriter {
+                WriterLockWait.ended()
+                WaitExitCleanup.clear()
+            }
+        }
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
             let job = Unmanaged<CopyJob>.fromOpaque(raw!).takeRetainedValue()
@@ -143,6 +158,7 @@ extension Environment {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
             if n > 0 && waitsForWriter {
                 WriterLockWait.ended()
+                WaitExitCleanup.clear()
                 waitsForWriter = false
             }
             if n == 0 { break }

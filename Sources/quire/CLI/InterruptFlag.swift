@@ -97,7 +97,8 @@ private func writeFromHandler(_ message: StaticString) {
 /// transaction, and no safe point comes until the other process lets go, which may be never
 /// (a writer stopped with Ctrl-Z). Status 130, as every stop by a first signal. Async-signal-safe.
 private func exitWhileWaitingForTheWriterLock() -> Never {
-    writeFromHandler("quire: interrupted while waiting for another process's write to the store; what was committed stays\n")
+    WaitExitCleanup.removeRegistered()  // a plain copy's temporary file, and its new directory
+    writeFromHandler("quire: interrupted while waiting for another process's write to the store; nothing committed is lost\n")
     if jsonAnswersWaitStop.load(ordering: .relaxed) {
         let answer: StaticString =
             "{\"error\":\"interrupted while waiting for another process's write to the store\",\"interrupted\":true}\n"

@@ -48,7 +48,7 @@ enum FetchRunner {
             let interrupted = context.isInterrupted
             report(
                 error.committed, stoppedBy: interrupted ? nil : error, command: command, json: json,
-                seconds: seconds(since: start), context: context)
+                resumes: mode != .restart, seconds: seconds(since: start), context: context)
             if interrupted { throw InterruptedError(command: command) }
             // The command names the source already: the error's own naming of it would repeat it.
             throw RuntimeError(command, error.reason)
@@ -59,8 +59,8 @@ enum FetchRunner {
     /// after it): a line on stderr, or with `--json` the summary object on stdout, the keys of
     /// a finished run's with `complete` false, and the error, or `interrupted`.
     private static func report(
-        _ done: FetchSummary, stoppedBy error: FetchError?, command: String, json: Bool, seconds: Double,
-        context: CommandContext
+        _ done: FetchSummary, stoppedBy error: FetchError?, command: String, json: Bool, resumes: Bool,
+        seconds: Double, context: CommandContext
     ) {
         if json {
             var stopped = done
@@ -72,7 +72,7 @@ enum FetchRunner {
             try? context.output.flush()
         } else if done.pages > 0 {
             Diagnostics.write(
-                "quire: \(command): before it stopped, \(done.pages) page\(done.pages == 1 ? "" : "s") committed (\(done.articles) articles, \(done.rejected) rejected): they stay, and the next run resumes after them\n")
+                "quire: \(command): before it stopped, \(done.pages) page\(done.pages == 1 ? "" : "s") committed (\(done.articles) articles, \(done.rejected) rejected): they stay\(resumes ? ", and the next run resumes after them" : " (the next run fetches from the start again)")\n")
         }
     }
 

@@ -20,6 +20,7 @@ enum InterruptFlag {
         // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
         _ = (interruptCount.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed), ExitStatus.interrupted)
         _ = jsonAnswersWaitStop.load(ordering: .relaxed)
+        ImmediateStop.exitIfActive()  // its globals made now too (nothing is active yet)
         stderrIsTerminal.store(isatty(STDERR_FILENO) == 1, ordering: .relaxed)
         BlockedWriteWakeUp.install()
         WriterLockWait.onLongWait(after: .seconds(1)) {
@@ -119,6 +120,7 @@ private func handleInterrupt(_ signalNumber: Int32) {
         _exit(128 + signalNumber)
     }
     if WriterLockWait.isWaitingLong { exitWhileWaitingForTheWriterLock() }
+    ImmediateStop.exitIfActive()
     // The writer first: stderr may be the same full pipe (`2>&1 | slow`), and this write wait.
     BlockedWriteWakeUp.wake()
     writeFromHandler("quire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n")

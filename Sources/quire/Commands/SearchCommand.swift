@@ -19,10 +19,14 @@ enum SearchCommand {
         // in memory first), and the first Ctrl-C stops the output between two hits.
         do {
             try store.read { snap in
-                let hits = try snap.search(
-                    query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
-                    since: options.since, until: options.until.map(CommandLineDate.endOfDay),
-                    filters: options.section.map { ["section": $0] } ?? [:])
+                // Ranking every match of common words offers no point to stop at before the first
+                // hit, and nothing is written yet: the first Ctrl-C ends it at once.
+                let hits = try ImmediateStop.during("quire: search: interrupted\n") {
+                    try snap.search(
+                        query, inCollectionNamed: collection, limit: options.limit, sort: options.sort,
+                        since: options.since, until: options.until.map(CommandLineDate.endOfDay),
+                        filters: options.section.map { ["section": $0] } ?? [:])
+                }
                 var highlighter = try snap.searchHighlighter(for: query, inCollectionNamed: collection)
                 if options.format == .table { try context.output.line(tableRow(tableHeader)) }
                 for hit in hits {

@@ -6,7 +6,8 @@ enum StatsCommand {
     static func run(_ options: StatsOptions, context: CommandContext) async throws {
         let store = try OpenStore.readOnly(context.storePath, command: "stats")
         defer { store.close() }
-        let stats = try store.storeStatistics()
+        // Counting a large store's pages writes nothing: the first Ctrl-C ends it at once.
+        let stats = try ImmediateStop.during("quire: stats: interrupted\n") { try store.storeStatistics() }
         if options.json {
             try context.output.write(bytes: try stats.jsonBytes())
             try context.output.write("\n")

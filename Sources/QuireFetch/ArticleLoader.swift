@@ -352,7 +352,7 @@ public struct ArticleLoader: Sendable {
         let prefix = field.isEmpty ? "" : "\(field): "
         switch error.kind {
         case .missingField: return "missing field '\(field)'"
-        case .missingAll(let keys): return "\(prefix)missing field: none of \(keys.map { "'\($0)'" }.joined(separator: ", ")) holds a value"
+        case .missingAll(let keys): return "missing field '\(field)' (and \(keys.dropLast().map { "'\($0)'" }.joined(separator: ", ")))"
         case .typeMismatch(let expected, let found): return "\(prefix)expected \(expected), found \(found)"
         case .invalidValue(let text): return prefix + text
         case .invalidDate(let text): return "\(prefix)not a date: \"\(text)\""

@@ -50,8 +50,10 @@ let podcastMapping = JSONMapping<Podcast> { m throws(NewsMappingError) in
             try podcastMapping.decode(Array(missing.utf8))
         }
         // `firstOf("guid", "id")`: the error names both keys, not only the last one tried.
-        let neither = #expect(throws: NewsMappingError(.missingAll(["guid", "id"]))) { try podcastMapping.decode(Array(#"{"guid":""}"#.utf8)) }
-        #expect(neither?.description == "<root>: none of guid, id holds a value (each is missing, null or empty)")
+        let neither = #expect(throws: NewsMappingError(.missingAll(["guid", "id"]), at: [.key("id")])) {
+            try podcastMapping.decode(Array(#"{"guid":""}"#.utf8))
+        }
+        #expect(neither?.description == "id: required value is missing, null or empty, and so is guid")
     }
 
     @Test func customTransformerAndRule() throws {

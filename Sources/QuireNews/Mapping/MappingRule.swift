@@ -24,13 +24,14 @@ public struct MappingRule<Value>: Sendable {
     }
 
     /// A required value at the first present path, converted by `transformer`; absence is a
-    /// ``NewsMappingError/Kind/missingField`` error at the path, or with several paths a
-    /// ``NewsMappingError/Kind/missingAll(_:)`` error naming each.
+    /// ``NewsMappingError/Kind/missingField`` error at the last path (with several paths a
+    /// ``NewsMappingError/Kind/missingAll(_:)`` error, which names the others too).
     public static func required(_ paths: [JSONKeyPath], _ transformer: ValueTransformer<Value>) -> MappingRule<Value> {
         MappingRule { mapper throws(NewsMappingError) in
             guard let value = try mapper.value(at: paths, transformer) else {
-                guard paths.count > 1 else { throw NewsMappingError(.missingField, at: paths.first?.components ?? []) }
-                throw NewsMappingError(.missingAll(paths.map(\.description)))
+                let location = paths.last?.components ?? []
+                guard paths.count > 1 else { throw NewsMappingError(.missingField, at: location) }
+                throw NewsMappingError(.missingAll(paths.map(\.description)), at: location)
             }
             return value
         }

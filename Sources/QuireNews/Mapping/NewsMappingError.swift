@@ -24,9 +24,9 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         case typeMismatch(expected: String, found: String)
         /// A required value is missing, `null` or empty at `path`.
         case missingField
-        /// A required value that may come from any of several keys of the object at `path`
-        /// (an NYT document's `_id`, else `uri`, else `web_url`) is missing, `null` or empty
-        /// at each of them.
+        /// A required value that may come from any of several keys (an NYT document's `_id`,
+        /// else `uri`, else `web_url`: all of them, in order) is missing, `null` or empty at
+        /// each; `path` is the last one's, as for ``missingField``.
         case missingAll([String])
         /// The string at `path` is present but is not a date in any accepted form.
         case invalidDate(String)
@@ -78,7 +78,8 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         case .missingField:
             return "\(location): required value is missing, null or empty"
         case .missingAll(let keys):
-            return "\(location): none of \(keys.joined(separator: ", ")) holds a value (each is missing, null or empty)"
+            let others = keys.dropLast()
+            return "\(location): required value is missing, null or empty, and so \(others.count == 1 ? "is" : "are") \(others.joined(separator: ", "))"
         case .invalidDate(let text):
             return "\(location): not a date: \"\(text)\""
         case .invalidValue(let text):

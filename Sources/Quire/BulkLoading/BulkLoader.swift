@@ -268,6 +268,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try await finishSpill()
         guard let file = spill, !file.runs.isEmpty else { return }
         spill = nil
+        // The chunks still committing are counted first: the merge's total is what is
+        // committed and what the runs hold, and it went past its total by their records.
+        while !inFlight.isEmpty { try await settleOldest() }
         phase = .mergingSortedRuns
         reportProgress()
         returnFreedMemory()  // the sort windows' arrays: the writing phase has no use for them

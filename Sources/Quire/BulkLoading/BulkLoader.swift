@@ -125,16 +125,17 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
         defer { busy.store(false, ordering: .releasing) }
         guard !ended.load(ordering: .acquiring) else { throw endedError }
-        // After a stop these values are dropped, unwritten: training a dictionary on them and
-        // encoding them held the first Ctrl-C of a load into a new store back for a second.
-        if stopped() { return }
-        if !dictionaryChecked {
+        // After a stop, values are kept only while what is held stays within a chunk (the lines
+        // a pipe's reader hands over at the stop); more are dropped unwritten, and no dictionary
+        // is trained: training and encoding held the first Ctrl-C of a new store's load back.
+        if stopped() && !keepsAfterAStop(values.count) { return }
+        if !dictionaryChecked && !stopped() {
             dictionaryChecked = true
             try await store.trainDictionaryBeforeLoad(values, collection, previous: lastFields)
         }
         let encoded = try store.encodeChunk(
             values, collection, sort: options.sortChunks, previous: lastFields, searchBuffers: searchBuffers)
-        if stopped() { return }
+        if stopped() && !keepsAfterAStop(encoded.entries.count) { return }
         lastFields = encoded.fields
         if held.isEmpty && (options.sortWindow == 0 || !options.sortChunks) {
             try await write(encoded)
@@ -465,11 +466,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     func abandon(after error: any Error) async {
         await end()
         try? await finishSpill()
-        // After a stop (a signal), what is held is written only when it is little, a trickle
-        // read from a pipe: a first chunk of thousands of records, tokenized and indexed in its
-        // transaction, held the first Ctrl-C back past a second. The rest is dropped, unwritten.
-        let heldRecords = staged.reduce(0) { $0 + $1.entries.count } + held.reduce(0) { $0 + $1.entries.count }
-        let writesHeld = !stopped() || heldRecords <= Self.recordsWrittenAfterAStop
+        // After a stop (a signal), what is held is written only when it is at most a chunk (what
+        // a pipe's trickle gathers before it is written): a sort window of tens of thousands,
+        // merged, tokenized and indexed, held the first Ctrl-C back for seconds. More is dropped.
+        let writesHeld = !stopped() || keepsAfterAStop(0)
         if !(error is CancellationError || Task.isCancelled), writesHeld {
             try? await writeStaged()
             // The held chunks came after the runs: not written when the runs stopped.
@@ -489,8 +489,12 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try? await restoreDurability()
     }
 
-    /// The most records held in memory that a stopped load still writes.
-    static var recordsWrittenAfterAStop: Int { 2_048 }
+    /// Whether, after a stop, `count` more values may join what is held: together at most a
+    /// chunk, and no window gone to the temporary file.
+    private func keepsAfterAStop(_ count: Int) -> Bool {
+        let heldRecords = staged.reduce(0) { $0 + $1.entries.count } + held.reduce(0) { $0 + $1.entries.count }
+        return spill == nil && heldRecords + count <= options.chunkSize
+    }
 
     private func restoreDurability() async throws {
         guard options.relaxedDurability else { return }

@@ -197,6 +197,8 @@ final class Lines: Sendable {
         #expect(throws: UsageError.self) { try parser.parse(["dump", "--version"]) }
         let extra = #expect(throws: UsageError.self) { try parser.parse(["--version", "load"]) }
         #expect(extra?.message == "unexpected argument 'load' after '--version'", "\(String(describing: extra))")
+        let secret = #expect(throws: UsageError.self) { try parser.parse(["--version", "--api-key=s3cr3t"]) }
+        #expect(secret?.message == "unexpected argument '--api-key' after '--version'", "\(String(describing: secret))")
         guard case .version = try parser.parse(["--store", "x.db", "--version"]) else {
             Issue.record("expected the version after a global option")
             return

@@ -221,7 +221,7 @@ public final class Store: Sendable {
     /// Values handed out as raw bytes are valid only inside `body`.
     ///
     /// - Throws: whatever `body` throws; `StoreError(.corrupted)` "the store is corrupted; run
-    ///   quire verify" when LMDB met a damaged page (wrapping the `LMDBError`).
+    ///   quire verify" when LMDB met a damaged page (wrapping the LMDB layer's error).
     @discardableResult
     public func read<R>(_ body: (borrowing Snapshot) throws -> R) throws -> R {
         do {

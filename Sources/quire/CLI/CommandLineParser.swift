@@ -90,7 +90,11 @@ struct CommandLineParser: Sendable {
                 if option.name == Self.helpOption.name { return .help(path: path, spec: spec) }
                 if option.name == Self.versionOption.name {
                     // `quire --version load` did not mean to load; say so rather than ignore it.
-                    guard index == arguments.endIndex else { throw error("unexpected argument '\(arguments[index].prefix(40))' after '--version'") }
+                    // Only an option's name is echoed: whatever follows `=` might be a secret.
+                    guard index == arguments.endIndex else {
+                        let next = arguments[index].hasPrefix("-") ? arguments[index].prefix { $0 != "=" } : arguments[index].prefix(40)
+                        throw error("unexpected argument '\(next)' after '--version'")
+                    }
                     return .version
                 }
                 if option.takesValue {

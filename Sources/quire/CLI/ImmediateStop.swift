@@ -5,9 +5,13 @@
 #endif
 import Synchronization
 
-/// Whether the phase under way holds nothing a stop could lose, and what the stop says then.
-private let immediateStopActive = Atomic<Bool>(false)
-/// Written before ``immediateStopActive`` is raised (release), read after it (acquire).
+/// The phase: none, one under way (a signal may end the process), or ended by a signal (the
+/// handler claimed it; the phase must not go on to write).
+private let immediateStopState = Atomic<Int>(0)
+private let idle = 0
+private let active = 1
+private let exiting = 2
+/// Written before the state turns active, read by the handler after it claims the phase.
 nonisolated(unsafe) private var immediateStopMessage: StaticString = ""
 
 /// Phases of a read-only command that hold nothing a stop could lose and offer no safe point
@@ -19,19 +23,22 @@ enum ImmediateStop {
     /// be written to stdout inside `body`.
     static func during<R>(_ message: StaticString, _ body: () throws -> R) rethrows -> R {
         immediateStopMessage = message
-        immediateStopActive.store(true, ordering: .releasing)
-        defer { immediateStopActive.store(false, ordering: .releasing) }
-        if InterruptFlag.isRaised { exitNow() }  // a signal that came just before
+        immediateStopState.store(active, ordering: .sequentiallyConsistent)
+        defer {
+            // A handler that claimed the phase is exiting: the output after it must not begin.
+            if !immediateStopState.compareExchange(expected: active, desired: idle, ordering: .sequentiallyConsistent).exchanged {
+                while true { pause() }
+            }
+        }
+        if InterruptFlag.isRaised { exitIfActive() }  // a signal that came just before
         return try body()
     }
 
-    /// Ends the process when a phase run by ``during(_:_:)`` is under way. Async-signal-safe: an
-    /// atomic load, `write(2)` and `_exit(2)`.
+    /// Ends the process when a phase run by ``during(_:_:)`` is under way. Async-signal-safe:
+    /// atomic operations, `write(2)` and `_exit(2)`.
     static func exitIfActive() {
-        if immediateStopActive.load(ordering: .acquiring) { exitNow() }
-    }
-
-    private static func exitNow() -> Never {
+        guard immediateStopState.compareExchange(expected: active, desired: exiting, ordering: .sequentiallyConsistent).exchanged
+        else { return }
         _ = immediateStopMessage.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         _exit(ExitStatus.interrupted)
     }

@@ -20,7 +20,8 @@ enum InterruptFlag {
         // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
         _ = (interruptCount.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed), ExitStatus.interrupted)
         _ = jsonAnswersWaitStop.load(ordering: .relaxed)
-        ImmediateStop.exitIfActive()  // its globals made now too (nothing is active yet)
+        ImmediateStop.exitIfActive()  // its globals made now too (nothing is active yet),
+        WaitExitCleanup.removeRegistered()  // and these (nothing is registered yet)
         stderrIsTerminal.store(isatty(STDERR_FILENO) == 1, ordering: .relaxed)
         BlockedWriteWakeUp.install()
         WriterLockWait.onLongWait(after: .seconds(1)) {

@@ -48,7 +48,7 @@ enum FetchRunner {
             let interrupted = context.isInterrupted
             report(
                 error.committed, stoppedBy: interrupted ? nil : error, command: command, json: json,
-                resumes: mode != .restart, seconds: seconds(since: start), context: context)
+                resumes: command != "demo", seconds: seconds(since: start), context: context)
             if interrupted { throw InterruptedError(command: command) }
             // The command names the source already: the error's own naming of it would repeat it.
             throw RuntimeError(command, error.reason)
@@ -59,7 +59,8 @@ enum FetchRunner {
     /// after it): a line on stderr, or with `--json` the summary object on stdout, the keys of
     /// a finished run's with `complete` false, and the error, or `interrupted`.
     private static func report(
-        _ done: FetchSummary, stoppedBy error: FetchError?, command: String, json: Bool, resumes: Bool,
+        _ done: FetchSummary, stoppedBy error: FetchError?, command: String, json: Bool,
+        resumes: Bool,  // false for the demo, which fetches anew each run
         seconds: Double, context: CommandContext
     ) {
         if json {

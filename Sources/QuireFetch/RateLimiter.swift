@@ -25,12 +25,17 @@ public final class RateLimiter: Sendable {
     /// A limiter that never waits, for fixture servers and benchmarks.
     public static var unlimited: RateLimiter { RateLimiter(perMinute: .max, perDay: .max) }
 
+    /// How far back requests are kept: a day for a daily budget; with none (`perDay` `.max`)
+    /// only the minute's window, or every request of a long fetch was kept, scanned for each
+    /// new one and written back to the store with each page (quadratic in the pages).
+    private var horizon: TimeInterval { perDay == .max ? 60 : 86_400 }
+
     /// Takes one request slot at `now` and returns `nil`, or, when the budget is spent, takes
     /// nothing and returns how long to wait before asking again.
     public func reserve(at now: Date) -> Duration? {
         sent.withLock { sent in
             // Forget what no window can see any more.
-            let dayAgo = now.addingTimeInterval(-86_400)
+            let dayAgo = now.addingTimeInterval(-horizon)
             if let keep = sent.firstIndex(where: { $0 > dayAgo }) {
                 sent.removeFirst(keep)
             } else {
@@ -94,14 +99,15 @@ public final class RateLimiter: Sendable {
     /// budget survives restarts. Times older than a day are ignored.
     public func preload(_ times: [Date], now: Date) {
         sent.withLock { sent in
-            let dayAgo = now.addingTimeInterval(-86_400)
+            let dayAgo = now.addingTimeInterval(-horizon)
             sent = (sent + times.filter { $0 > dayAgo && $0 <= now }).sorted()
         }
     }
 
     /// When the daily budget has a free slot again, or `nil` when it has one now.
     public func dailyBudgetFreeAt(_ now: Date) -> Date? {
-        sent.withLock { sent in
+        guard perDay != .max else { return nil }
+        return sent.withLock { sent in
             let dayAgo = now.addingTimeInterval(-86_400)
             let lastDay = sent.filter { $0 > dayAgo }
             guard lastDay.count >= perDay else { return nil }
@@ -109,9 +115,10 @@ public final class RateLimiter: Sendable {
         }
     }
 
-    /// The requests made in the 24 hours before `now`, oldest first.
+    /// The requests made in the 24 hours before `now`, oldest first (with no daily budget,
+    /// those of the last minute only: nothing else is kept).
     public func requestTimes(before now: Date) -> [Date] {
-        sent.withLock { sent in sent.filter { $0 > now.addingTimeInterval(-86_400) } }
+        sent.withLock { sent in sent.filter { $0 > now.addingTimeInterval(-horizon) } }
     }
 
     /// How many requests were made in the 60 seconds and 24 hours before `now`.

@@ -33,6 +33,21 @@ import Testing
         #expect(limiter.reserve(at: start.addingTimeInterval(86_400)) == nil)
     }
 
+    /// With no daily budget only the minute's window is kept: a long fetch's every request was
+    /// kept, scanned for each new one and written back to the store with each page.
+    @Test func noDailyBudgetKeepsOnlyTheMinutesRequests() {
+        let limiter = RateLimiter(perMinute: 1_200, perDay: .max)
+        let start = Date(timeIntervalSince1970: 3_000_000)
+        for tenth in 0..<3_000 { #expect(limiter.reserve(at: start.addingTimeInterval(Double(tenth) / 10)) == nil) }
+        let now = start.addingTimeInterval(300)
+        let kept = limiter.requestTimes(before: now)
+        #expect((590...600).contains(kept.count) && kept.allSatisfy { $0 > now.addingTimeInterval(-60) }, "\(kept.count)")
+        #expect(limiter.dailyBudgetFreeAt(now) == nil)
+        // The minute's budget still holds.
+        let slow = RateLimiter(perMinute: 1, perDay: .max)
+        #expect(slow.reserve(at: start) == nil && slow.reserve(at: start.addingTimeInterval(30)) != nil)
+    }
+
     @Test func acquireWaitsOnTheInjectedClock() async throws {
         let clock = TestClock()
         let limiter = RateLimiter(perMinute: 2, perDay: 500)

@@ -5,14 +5,20 @@ enum LoopbackURL {
     static func isLoopback(_ url: String) -> Bool {
         guard var host = URLComponents(string: url)?.host?.lowercased() else { return false }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasSuffix(".") { host.removeLast() }  // `localhost.`, the fully qualified form
         if host == "localhost" || host.hasSuffix(".localhost") { return true }
-        if host.hasPrefix("::ffff:") { host = String(host.dropFirst(7)) }
+        if let zone = host.firstIndex(of: "%") { host = String(host[..<zone]) }  // `::1%lo`
         var address = in6_addr()
         if inet_pton(AF_INET6, host, &address) == 1 {
-            return withUnsafeBytes(of: &address) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
+            return withUnsafeBytes(of: &address) { bytes in
+                // `::1`, or an IPv4 loopback mapped into IPv6 (`::ffff:127.0.0.1`, `::ffff:7f00:1`).
+                let mapped = bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+                return (bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1) || (mapped && bytes[12] == 127)
+            }
         }
+        // inet_aton takes every IPv4 form a URL may hold (`127.1`, `0x7f000001`), as curl does.
         var ipv4 = in_addr()
-        guard inet_pton(AF_INET, host, &ipv4) == 1 else { return false }
+        guard inet_aton(host, &ipv4) != 0 else { return false }
         return UInt32(bigEndian: ipv4.s_addr) >> 24 == 127
     }
 }

@@ -40,6 +40,9 @@ final class HTTPDaemon: Sendable {
 
     /// Starts listening on `address` (a numeric IPv4 or IPv6 address) and `port` (0: any free port).
     init(address: SocketAddress, port: Int, limits: Limits, handler: @escaping Handler) throws(ServeError) {
+        // Every server's port (the snapshot and fixed-body servers' too): one past 65535 was
+        // wrapped to another port.
+        guard (0...65_535).contains(port) else { throw ServeError("port \(port) is not a TCP port (0 to 65535; 0 picks a free one)") }
         let box = Unmanaged.passRetained(HandlerBox(handler))
         var flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue)
         flags |= UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)

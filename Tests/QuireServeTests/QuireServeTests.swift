@@ -406,6 +406,11 @@ private func exchange(
         }
         let error = #expect(throws: ServeError.self) { _ = try ArticleServer(storePath: scratchPath(), configuration: configuration) }
         #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error))")
+        if setting == "port" {
+            // Every server of the HTTP layer refuses it, not only the article server.
+            let fixed = #expect(throws: ServeError.self) { _ = try FixedBodyServer(body: [], port: value) }
+            #expect(fixed?.message.hasPrefix(message) == true, "\(String(describing: fixed))")
+        }
     }
 
     @Test func aMissingStoreAnswers503AndTheFixedServerItsBody() throws {

@@ -99,10 +99,12 @@ public struct ArticleLoader: Sendable {
                         next = nil
                         if result.failure == nil { next = readingAndParsing(layout, closed: closed) }
                         if !result.articles.isEmpty { try await loader.submit(result.articles) }
+                        // A stop first: the records before a bad line may not all have been kept
+                        // after it, so the line's error would promise what the stop did not do.
+                        if isInterrupted() { throw LoadError(.interrupted, "interrupted") }
                         if let failure = result.failure {
                             throw LoadError(.record, failure.message, line: failure.line, field: failure.field)
                         }
-                        if isInterrupted() { throw LoadError(.interrupted, "interrupted") }
                     }
                     if layout == .array, !closed {
                         throw LoadError(

@@ -166,14 +166,20 @@ import Testing
     /// (a trickle read from a pipe), never once a window went to the temporary file (its merge
     /// would take as long as the load so far); a window of thousands in memory is dropped too
     /// (merging, tokenizing and indexing it held the stop back for seconds).
-    @Test(arguments: [(6_000, false, 0), (6_000, true, 0), (400, false, 500)])
-    func aStopWhileTheInputIsReadWritesAtMostAChunkHeldInMemory(rows count: Int, spilled: Bool, written: Int) async throws {
+    @Test(arguments: [
+        (6_000, false, 100, 500, 0), (6_000, true, 100, 500, 0), (400, false, 100, 500, 500),
+        // A block of thousands after the stop (a file's, not a pipe's trickle) is dropped.
+        (400, false, 3_000, 10_000, 400),
+    ])
+    func aStopWhileTheInputIsReadWritesAtMostAChunkHeldInMemory(
+        rows count: Int, spilled: Bool, after: Int, chunk: Int, written: Int
+    ) async throws {
         struct Stop: Error {}
         try await withTemporaryStorePath { path in
             let store = try openStore(path)
             try store.register(rows)
-            let all = scrambledRows(count + 100, name: "v")
-            let options = BulkInsertOptions(chunkSize: 500, sortWindow: spilled ? 100_000 : 64 << 20)
+            let all = scrambledRows(count + after, name: "v")
+            let options = BulkInsertOptions(chunkSize: chunk, sortWindow: spilled ? 100_000 : 64 << 20)
             let stop = Atomic<Bool>(false)
             await #expect(throws: Stop.self) {
                 try await store.withBulkLoader(into: rows, options: options) { loader in

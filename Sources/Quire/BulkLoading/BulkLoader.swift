@@ -125,9 +125,10 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         }
         defer { busy.store(false, ordering: .releasing) }
         guard !ended.load(ordering: .acquiring) else { throw endedError }
-        // After a stop, values are kept only while what is held stays within a chunk (the lines
-        // a pipe's reader hands over at the stop); more are dropped unwritten, and no dictionary
-        // is trained: training and encoding held the first Ctrl-C of a new store's load back.
+        // After a stop, values are kept only when they are a trickle's (the few lines a pipe's
+        // reader hands over at the stop) and what is held stays within a chunk; a file's block
+        // is dropped unwritten, and no dictionary is trained: training, encoding and writing a
+        // first block held the first Ctrl-C of a new store's load back for a second.
         if stopped() && !keepsAfterAStop(values.count) { return }
         if !dictionaryChecked && !stopped() {
             dictionaryChecked = true
@@ -489,12 +490,16 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         try? await restoreDurability()
     }
 
-    /// Whether, after a stop, `count` more values may join what is held: together at most a
-    /// chunk, and no window gone to the temporary file.
+    /// Whether, after a stop, `count` more values may join what is held: a trickle's few, at
+    /// most a chunk together with what is held, and no window gone to the temporary file.
     private func keepsAfterAStop(_ count: Int) -> Bool {
         let heldRecords = staged.reduce(0) { $0 + $1.entries.count } + held.reduce(0) { $0 + $1.entries.count }
-        return spill == nil && heldRecords + count <= options.chunkSize
+        return count <= Self.trickle && spill == nil && heldRecords + count <= options.chunkSize
     }
+
+    /// The most values a submit after a stop may bring and still be kept: what a pipe that
+    /// went quiet hands over, not a file's block of thousands.
+    static var trickle: Int { 2_048 }
 
     private func restoreDurability() async throws {
         guard options.relaxedDurability else { return }

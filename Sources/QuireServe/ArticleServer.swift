@@ -42,8 +42,8 @@ public final class ArticleServer: Sendable {
 
         /// Why these settings cannot be served with, or nil when they can.
         var problem: String? {
+            // The port is the HTTP layer's to check, for every server (`HTTPDaemon`).
             let limit = Int(UInt32.max)
-            if !(0...65_535).contains(port) { return "port \(port) is not a TCP port (0 to 65535; 0 picks a free one)" }
             if !(0...limit).contains(connectionTimeout) {
                 return "connectionTimeout \(connectionTimeout) is not a number of seconds (0 to \(limit); 0 keeps idle connections)"
             }

@@ -493,7 +493,7 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Whether, after a stop, `count` more values may join what is held: a trickle's few, at
     /// most a chunk together with what is held, and no window gone to the temporary file.
     private func keepsAfterAStop(_ count: Int) -> Bool {
-        let heldRecords = staged.reduce(0) { $0 + $1.entries.count } + held.reduce(0) { $0 + $1.entries.count }
+        let heldRecords = stagedCount + held.reduce(0) { $0 + $1.entries.count }
         return count <= Self.trickle && spill == nil && heldRecords + count <= options.chunkSize
     }
 

@@ -133,7 +133,8 @@ final class Lines: Sendable {
             ("http://10.0.0.1:8080", false), ("http://127.0.0.1.example.com/", false),
             ("http://127.1:80/", true), ("http://0x7f000001/", true), ("http://LOCALHOST./", true),
             ("http://[::ffff:127.0.0.1]/", true), ("http://[::ffff:7f00:1]/", true), ("http://[::ffff:10.0.0.1]/", false),
-            ("http://[::2]/", false),
+            ("http://[::2]/", false), ("http://0.0.0.0:8080/", true), ("http://[::]:80/", true),
+            ("http://0.0.0.1/", false),
         ] {
             #expect(LoopbackURL.isLoopback(url) == local, "\(url)")
             #expect(options.requestsPerDay(endpoint: url) == (local ? Int.max : 500), "\(url)")

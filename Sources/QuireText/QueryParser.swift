@@ -167,15 +167,22 @@ struct Lexer {
             } else {
                 var word = String.UnicodeScalarView()
                 let start = index
-                while index < scalars.count, !Self.endsWord(scalars[index]) {
+                // Kept as the word grows: testing the whole word at each `:` made a long word of
+                // colons quadratic.
+                var namesField = true
+                while index < scalars.count {
                     let c = scalars[index]
-                    if c == ":", index > start, word.allSatisfy({ $0.properties.isAlphabetic && $0.isASCII }) {
+                    // A straight quote inside a word is text (`צה"ל`, `12"`, as typed for gershayim
+                    // and inches): only one that begins a word opens a phrase.
+                    if Self.endsWord(c), !(c == "\"" && index > start) { break }
+                    if c == ":", index > start, namesField {
                         // `name:` — the rest, or the next group or phrase, is its operand.
                         out.append(Lexeme(kind: .field(String(word)), position: position))
                         index += 1
                         word = String.UnicodeScalarView()
                         break
                     }
+                    namesField = namesField && c.isASCII && c.properties.isAlphabetic
                     word.append(c)
                     index += 1
                 }

@@ -66,6 +66,25 @@ private func error(_ text: String) -> QueryError? {
         #expect(try parse("東京都") == .phrase(["東京", "京都"], lastIsPrefix: false, fields: .all))
     }
 
+    /// A straight quote typed inside a word (Hebrew gershayim, inches) is text, not a phrase
+    /// that never closes; one that begins a word still opens a phrase.
+    @Test func aQuoteInsideAWordIsText() throws {
+        #expect(try parse("צה\"ל") == .phrase(["צה", "ל"], lastIsPrefix: false, fields: .all))
+        #expect(try parse("12\" pizza") == .and([.term("12", fields: .all), .term("pizza", fields: .all)]))
+        #expect(try parse("a \"b c\"") == .and([.term("a", fields: .all), .phrase(["b", "c"], lastIsPrefix: false, fields: .all)]))
+        #expect(try parse("headline:\"b c\"") == .phrase(["b", "c"], lastIsPrefix: false, fields: headline))
+        #expect(error("storm \"surge")?.reason == .unterminatedPhrase)
+    }
+
+    /// A word of many colons is read in one pass (each `:` tested the whole word before: 80,000
+    /// characters took three minutes); it is text, as `10:30` is, not a field.
+    @Test func aLongWordOfColonsIsText() throws {
+        let word = String(repeating: "a", count: 40_000) + "1" + String(repeating: ":", count: 40_000)
+        #expect(try parse(word) == .term(String(repeating: "a", count: 128), fields: .all))
+        #expect(try parse("ab1:cd") == .phrase(["ab1", "cd"], lastIsPrefix: false, fields: .all))
+        #expect(error("headliné:storm") == nil)
+    }
+
     @Test func fieldFilters() throws {
         #expect(try parse("headline:storm") == .term("storm", fields: headline))
         #expect(try parse("Headline:\"storm surge\"") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: headline))

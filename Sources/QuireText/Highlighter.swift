@@ -38,7 +38,8 @@ public struct Highlighter: Sendable {
     /// The text with each matched token wrapped in `open`…`close`, cut to the window of at most
     /// `maximumTokens` tokens holding the most matches and at most `maximumBytes` bytes of the
     /// text (a single word of a megabyte, or a long run of characters that are no tokens, made a
-    /// snippet of that size), with `ellipsis` where text was cut; nil when nothing matches.
+    /// snippet of that size), with `ellipsis` where text was cut; nil when nothing matches. When
+    /// the window is longer than `maximumBytes`, the snippet starts shortly before its first match.
     public mutating func snippet(
         of text: String, maximumTokens: Int = 32, maximumBytes: Int = 1_024, open: String = "«", close: String = "»",
         ellipsis: String = "…"
@@ -85,10 +86,17 @@ public struct Highlighter: Sendable {
             }
         }
         let bytes = Array(text.utf8)
-        let from = best == 0 ? 0 : Int(units[best].sourceStart)
+        var from = best == 0 ? 0 : Int(units[best].sourceStart)
         let to = best + width == units.count ? bytes.count : Int(units[best + width - 1].sourceEnd)
-        var out = best == 0 ? "" : ellipsis
         var budget = max(1, min(maximumBytes, bytes.count))  // `.max` must not overflow `start + budget`
+        // A window longer than the budget (long tokens: Thai clauses, a huge word) was cut before
+        // its marks: start it at the unit that leaves about a quarter of the budget before the first.
+        if to - from > budget, let first = merged.first(where: { Int($0.1) > from }), Int(first.0) - from > budget / 2 {
+            let target = Int(first.0) - budget / 4
+            let window = units[best..<(best + width)]
+            from = min(window.first { Int($0.sourceStart) >= target }.map { Int($0.sourceStart) } ?? Int(first.0), Int(first.0))
+        }
+        var out = from == 0 ? "" : ellipsis
         // Appends the text from `start` towards `end` while the budget lasts, cut at a character
         // boundary; returns where it stopped.
         func take(_ start: Int, _ end: Int) -> Int {

@@ -169,9 +169,26 @@ import QuireText
         let emoji = String(repeating: "🌊", count: 100_000) + " storm " + String(repeating: "🌊", count: 100_000)
         let aroundSnippet = highlighter.snippet(of: emoji, maximumBytes: 64)
         let around = try #require(aroundSnippet)
-        #expect(around.contains("🌊") && around.hasSuffix("…") && around.utf8.count <= 64 + "«»……".utf8.count, "\(around)")
+        #expect(around.contains("«storm» 🌊") && around.hasSuffix("…") && around.utf8.count <= 64 + "«»……".utf8.count, "\(around)")
         // Under the bound, nothing changes.
         #expect(highlighter.snippet(of: "a storm came", maximumBytes: 12) == "a «storm» came")
+    }
+
+    /// A window of long tokens (Thai writes a clause without spaces: one token) is longer than the
+    /// byte budget; the snippet was cut from the window's start and showed no match at all.
+    @Test func aWindowLongerThanTheBudgetKeepsItsMatch() throws {
+        var highlighter = Highlighter(query: try QueryParser().parse("bangkok"))
+        let clause = "รัฐบาลประกาศมาตรการช่วยเหลือผู้ประสบภัยน้ำท่วมในภาคเหนือ"
+        let text = Array(repeating: clause, count: 40).joined(separator: " ") + " Bangkok today"
+        let found = highlighter.snippet(of: text)
+        let snippet = try #require(found)
+        #expect(snippet.hasSuffix(" «Bangkok»…") && snippet.hasPrefix("…" + clause), "\(snippet.suffix(60))")
+        #expect(snippet.utf8.count <= 1_024 + "«»…".utf8.count)
+        // Long Latin words likewise: the match keeps words before it, from the start of one.
+        let words = (0..<31).map { "w\($0)" + String(repeating: "x", count: 200) }.joined(separator: " ") + " bangkok"
+        let cut = highlighter.snippet(of: words)
+        let latin = try #require(cut)
+        #expect(latin.hasSuffix("«bangkok»") && latin.hasPrefix("…w"), "\(latin.prefix(20))")
     }
 }
 

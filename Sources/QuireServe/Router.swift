@@ -23,7 +23,14 @@ struct Router: Sendable {
         ("Content-Security-Policy", WebAssets.contentSecurityPolicy),
     ]
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to received: HTTPRequest) -> HTTPResponse {
+        var request = received
+        if let (authority, path) = Self.absoluteForm(request.rawPath) {
+            // RFC 9112 §3.2.2: a server must accept a target in absolute form, whose authority
+            // stands for the Host header (a browser never sends one: the Host check still holds).
+            request.rawPath = path
+            request.host = authority
+        }
         if request.hostHeaders > 1 { return error(400, "the request has more than one Host header") }
         // RFC 9112 §3.2: a server must answer an HTTP/1.1 request without one with 400.
         if request.hostHeaders == 0, request.version == "HTTP/1.1" {
@@ -67,6 +74,16 @@ struct Router: Sendable {
             if path.hasPrefix("/api/articles/") { return record(path.dropFirst("/api/articles/".count), request) }
             return error(404, "no such route: \(String(path.prefix(200)))")
         }
+    }
+
+    /// The authority and the path of a request target in absolute form (`http://host:port/path`),
+    /// or nil for the usual origin form (`/path`).
+    static func absoluteForm(_ target: String) -> (authority: String, path: String)? {
+        let lowered = target.prefix(8).lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else { return nil }
+        let rest = target.dropFirst(scheme.count)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        return (String(rest[..<slash]), slash == rest.endIndex ? "/" : String(rest[slash...]))
     }
 
     /// Whether `host` is an address rather than a name: an IPv4 dotted quad or an IPv6 address,

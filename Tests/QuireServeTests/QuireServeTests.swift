@@ -230,6 +230,15 @@ private func exchange(
         }
         let old = try exchange(server.port, "GET /api/stats HTTP/1.0\r\n\r\n") { _ in false }
         #expect(old.contains(" 200 "), "\(old.prefix(200))")
+        // A target in absolute form (RFC 9112 §3.2.2) is served; its authority is the host checked.
+        for (target, status) in [
+            ("http://127.0.0.1:\(server.port)/api/articles/first", "200"), ("HTTP://localhost/api/articles/first?fields=id", "200"),
+            ("http://attacker.example/api/articles/first", "421"), ("http://127.0.0.1", "200"),
+        ] {
+            let answer = try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(target): \(answer.prefix(200))")
+            if status == "200", target.contains("first") { #expect(answer.contains("\"id\":\"first\""), "\(target)") }
+        }
     }
 
     /// Two lengths, or a length beside chunked framing, could hide a second request in the

@@ -158,6 +158,14 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
                 #expect(result.stderr.hasPrefix("quire: \(command[0]): nowhere.db: no store at this path"), "\(result)")
                 #expect(result.stdout.isEmpty)
             }
+            // A file (a store's own data.mdb named by mistake) is not a store, and never becomes
+            // one: serve refuses it too instead of answering 503 until a store appears.
+            try Data("x".utf8).write(to: dir.appendingPathComponent("data.mdb"))
+            for command in [["stats"], ["serve", "--port", "0"]] {
+                let result = try await runQuire(["--store", "data.mdb"] + command, directory: dir)
+                #expect(result.status == 1 && result.stdout.isEmpty, "\(result)")
+                #expect(result.stderr.hasPrefix("quire: \(command[0]): data.mdb: is a file, not a store"), "\(result)")
+            }
             let corrupt = dir.appendingPathComponent("corrupt.db")
             try FileManager.default.createDirectory(at: corrupt, withIntermediateDirectories: true)
             try Data(repeating: 0xAB, count: 65_536).write(to: corrupt.appendingPathComponent("data.mdb"))

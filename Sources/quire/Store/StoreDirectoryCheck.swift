@@ -49,6 +49,12 @@ enum StoreDirectoryCheck {
         }
     }
 
+    /// Whether something other than a directory is at `path` (a file, a device, a socket).
+    static func isNonDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
+    }
+
     /// The name of what an interrupted `copy` left in the directory `path` (its partial data
     /// file), or nil.
     static func interruptedCopy(in path: String) -> String? {

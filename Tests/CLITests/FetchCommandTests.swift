@@ -192,11 +192,15 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
 
     @Test func demoRunsOffline() async throws {
         try await withScratch { dir in
-            let result = try await runQuire(["demo", "--articles", "300", "--quiet"], directory: dir)
+            let result = try await runQuire(["demo", "--articles", "300"], directory: dir)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains("fetched NYT:"))
             #expect(result.stdout.contains("300 articles"))
             #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count >= 300)
+            // Quiet, as its help says: no progress and no report, the same store.
+            let quiet = try await runQuire(["--store", "quiet.db", "demo", "--articles", "300", "--quiet"], directory: dir)
+            #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")
+            #expect(lines(try await runQuire(["--store", "quiet.db", "dump"], directory: dir).stdout).count >= 300)
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the tokenizer treats one Unicode scalar, and what it folds to.
 ///
 /// Computed once per scalar below ``ScalarTable/tableLimit`` (a process-wide table built on first
@@ -27,7 +29,8 @@ struct ScalarClass: Sendable, Equatable {
     var lowered: UInt32
     /// `lowered` with a Latin diacritic removed (`é` → `e`), else `lowered`.
     var folded: UInt32
-    /// ``combines`` (bit 0) and ``isFormat`` (bit 1): the tokenizer's loop tests one byte.
+    /// ``combines`` (bit 0), ``isFormat`` (bit 1) and ``isRevised`` (bit 2): the tokenizer's
+    /// loop tests one byte.
     var flags: UInt8 = 0
 
     /// A combining mark or a Hangul vowel or final consonant: it may compose with the scalar
@@ -38,6 +41,8 @@ struct ScalarClass: Sendable, Equatable {
     }
     /// An invisible format character that revision 2 skips and revision 1 treated as a separator.
     var isFormat: Bool { flags & 2 != 0 }
+    /// Revision 3 reads the scalar as other scalars (``ScalarTable/revisedForm(_:)``).
+    var isRevised: Bool { flags & 4 != 0 }
 
     init(kind: Kind, lowered: UInt32, folded: UInt32, flags: UInt8 = 0) {
         self.kind = kind
@@ -139,7 +144,36 @@ enum ScalarTable {
                 || [0x0B56, 0x102E, 0x11127, 0x114BA].contains(value)
                 || (0x1161...0x1175).contains(value) || (0x11A8...0x11C2).contains(value)
         }
+        if revisedForm(value) != nil { c.flags |= 4 }
         return c
+    }
+
+    /// What revision 3 reads a scalar as, when not as itself (slow: callers cache it):
+    /// - a letter, number or mark's compatibility form (NFKC, which includes NFC's singletons and
+    ///   the decompositions of composition exclusions): `ﬁ` is `f i`, `𝐁` is `B`, `²` is `2`, `Ⅻ`
+    ///   is `X I I` (a fraction such as `½` stays itself), halfwidth `ｶ` is `カ`, `ά` (oxia) is `ά` (tonos), `क़` is `क` + nukta; symbols
+    ///   keep their class (`™` stays a separator, not the letters `TM`);
+    /// - the kana voiced sound marks U+3099 and U+309A as themselves: they compose with the kana
+    ///   before them (revision 2 took them for ideographs);
+    /// - a space for the Japanese punctuation inside the kana blocks (`・`, `゠`, `゛`, `゜`),
+    ///   which revision 2 took for letters.
+    static func revisedForm(_ value: UInt32) -> [UInt32]? {
+        switch value {
+        case 0x3099, 0x309A: return [value]
+        case 0x309B, 0x309C, 0x30A0, 0x30FB: return [0x20]
+        case 0xFF01...0xFF5E: return nil  // fullwidth ASCII: folded by every revision already
+        default: break
+        }
+        guard value >= 0xA0, let scalar = Unicode.Scalar(value), scalar.properties.changesWhenNFKCCaseFolded else { return nil }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber,
+            .letterNumber, .otherNumber, .nonspacingMark, .spacingMark, .enclosingMark:
+            let form = String(scalar).precomposedStringWithCompatibilityMapping.unicodeScalars.map(\.value)
+            // A vulgar fraction stays one word (`½`, as FTS5 has it), not the digits around a slash.
+            return form == [value] || form.isEmpty || form.contains(0x2044) ? nil : form
+        default:
+            return nil
+        }
     }
 
     /// The scalar that `base` and `mark` compose into (canonical composition, as NFC makes it),

@@ -8,15 +8,17 @@ public struct TokenizerOptions: Sendable, Hashable {
     public var joinHyphenated: Bool
     /// Longer terms are cut at the last whole scalar within this many UTF-8 bytes. Default 128.
     public var maximumTermBytes: Int
-    /// Which rules: ``currentRevision`` (2: a letter and the combining marks after it compose, as
-    /// NFC; invisible format characters are skipped) or 1, the rules before (marks after a
-    /// non-Latin letter dropped or kept apart, format characters separating words). An index
-    /// keeps the revision it was made with, so that a document is removed with the terms it was
-    /// indexed with.
+    /// Which rules: ``currentRevision`` (3: as 2, and compatibility forms read as NFKC reads them
+    /// — `ﬁ` as `fi`, `𝐁` as `B`, `²` as `2`, halfwidth `ｶ` as `カ`, canonical singletons and
+    /// exclusions as NFC has them — kana and their voiced sound marks composed, and `・` a
+    /// separator), 2 (a letter and the combining marks after it compose, as NFC; invisible
+    /// format characters are skipped) or 1, the rules before (marks after a non-Latin letter
+    /// dropped or kept apart, format characters separating words). An index keeps the revision
+    /// it was made with, so that a document is removed with the terms it was indexed with.
     public var revision: Int
 
     /// The rules of new indexes.
-    public static let currentRevision = 2
+    public static let currentRevision = 3
 
     /// Options with the defaults documented on each property.
     public init(
@@ -111,6 +113,8 @@ public struct Tokenizer: Sendable {
     private var cache: [UInt32: ScalarClass] = [:]
     /// What a scalar and a combining mark after it compose into (0: nothing), by `base << 32 | mark`.
     private var compositions: [UInt64: UInt32] = [:]
+    /// Revision 3's reading of the scalars it reads otherwise (``ScalarTable/revisedForm(_:)``).
+    private var revisions: [UInt32: [UInt32]] = [:]
 
     /// A tokenizer with `options`.
     public init(options: TokenizerOptions = TokenizerOptions()) {
@@ -139,6 +143,7 @@ public struct Tokenizer: Sendable {
         var state = State(position: position, field: field, options: options)
         guard let base = text.baseAddress else { return position }
         let revised = options.revision >= 2
+        let compatible = options.revision >= 3
         let table = ScalarTable.pointer
         let limit = ScalarTable.tableLimit
         let count = text.count
@@ -183,6 +188,13 @@ public struct Tokenizer: Sendable {
             var c = value < limit ? ScalarTable.unpack(table[Int(value)]) : classOf(value)
             // One test on the common path: a format character or a mark that may compose.
             if c.flags != 0 {
+                if c.isRevised, compatible {
+                    let w = UInt32(truncatingIfNeeded: width)
+                    for form in revisedForm(value) { takeRevised(form, width: w, state: &state, buffer: &buffer) }
+                    state.source &+= w
+                    i += width
+                    continue
+                }
                 if c.isFormat, !revised { c.kind = .separator }
                 if c.combines, revised, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
                     // Text in decomposed form (NFD) indexes as its composed form does.
@@ -202,17 +214,48 @@ public struct Tokenizer: Sendable {
 
     /// The class of the word character that `base` and `mark` compose into, if any (cached).
     private mutating func composition(_ base: UInt32, _ mark: UInt32) -> ScalarClass? {
-        let key = UInt64(base) << 32 | UInt64(mark)
-        let value: UInt32
-        if let known = compositions[key] {
-            value = known
-        } else {
-            value = ScalarTable.composed(base, mark) ?? 0
-            if compositions.count < 4096 { compositions[key] = value }
-        }
+        let value = composed(base, mark)
         guard value != 0 else { return nil }
         let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
         return c.kind == .word ? c : nil
+    }
+
+    /// What `base` and `mark` compose into, 0 for nothing (cached).
+    private mutating func composed(_ base: UInt32, _ mark: UInt32) -> UInt32 {
+        let key = UInt64(base) << 32 | UInt64(mark)
+        if let known = compositions[key] { return known }
+        let value = ScalarTable.composed(base, mark) ?? 0
+        if compositions.count < 4096 { compositions[key] = value }
+        return value
+    }
+
+    /// Revision 3's scalars for `value` (cached).
+    private mutating func revisedForm(_ value: UInt32) -> [UInt32] {
+        if let known = revisions[value] { return known }
+        let form = ScalarTable.revisedForm(value) ?? [value]
+        if revisions.count < 4096 { revisions[value] = form }
+        return form
+    }
+
+    /// Feeds one scalar of a revised form: a mark composes with the letter or the kana before it
+    /// (`ｶﾞ` is `カ` and U+3099, which make `ガ`); a voiced sound mark after no kana is skipped.
+    private mutating func takeRevised(_ value: UInt32, width: UInt32, state: inout State, buffer: inout TokenBuffer) {
+        let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
+        if c.combines {
+            if state.lastScalar != 0, let letter = composition(state.lastScalar, value) {
+                state.replaceLast(with: letter, into: &buffer)
+                return
+            }
+            if state.lastIdeograph != 0 {
+                let kana = composed(state.lastIdeograph, value)
+                if kana != 0, ScalarTable.isIdeographic(kana) {
+                    state.replaceLastIdeograph(with: kana, width: width, into: &buffer)
+                    return
+                }
+            }
+            if value == 0x3099 || value == 0x309A { return }
+        }
+        state.feed(c, width: width, into: &buffer)
     }
 
     /// The class of a scalar past the table, cached.
@@ -269,6 +312,8 @@ public struct Tokenizer: Sendable {
         var ideographLength = 0
         var ideographRun = 0
         var ideographEmitted = false
+        /// The last ideograph of the run (0 outside a run), for a voiced sound mark to compose with.
+        var lastIdeograph: UInt32 = 0
 
         init(position: UInt32, field: UInt8, options: TokenizerOptions) {
             self.position = position
@@ -333,6 +378,7 @@ public struct Tokenizer: Sendable {
                     ideographSourceEnd = source &+ width
                 }
                 ideographRun += 1
+                lastIdeograph = c.lowered
             case .hyphen:
                 endIdeographs(into: &buffer)
                 if wordStart != nil, !afterHyphen {
@@ -357,6 +403,21 @@ public struct Tokenizer: Sendable {
             buffer.bytes.removeLast(buffer.bytes.count - lastScalarStart)
             lastScalar = foldDiacritics ? c.folded : c.lowered
             append(lastScalar, to: &buffer.bytes)
+        }
+
+        /// Puts the kana that the run's last one and a voiced sound mark compose in its place, in
+        /// the bigram that ends with it too.
+        mutating func replaceLastIdeograph(with value: UInt32, width: UInt32, into buffer: inout TokenBuffer) {
+            buffer.bytes.removeLast(ideographLength)
+            append(value, to: &buffer.bytes)
+            let length = buffer.bytes.count - ideographStart
+            if ideographRun > 1 {
+                buffer.tokens[buffer.tokens.count - 1].length += length - ideographLength
+                buffer.tokens[buffer.tokens.count - 1].sourceEnd = source &+ width
+            }
+            ideographLength = length
+            ideographSourceEnd = source &+ width
+            lastIdeograph = value
         }
 
         /// Inside a word: a word character only extends it (no ideograph run is open then).
@@ -431,6 +492,7 @@ public struct Tokenizer: Sendable {
             }
             ideographRun = 0
             ideographEmitted = false
+            lastIdeograph = 0
         }
 
         @inline(__always)

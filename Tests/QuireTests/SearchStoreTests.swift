@@ -185,6 +185,35 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// An index made with the tokenizer's second rules (before compatibility forms read as NFKC
+    /// reads them) keeps them likewise; a new index has the third.
+    @Test func anIndexOfTheSecondTokenizerRulesKeepsThem() async throws {
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(notes)
+                try await store.put(note("y", "\u{FB01}nance ｶﾀｶﾅ"), in: notes)
+                #expect(try Set(ids(store, "finance")) == ["y"])
+                #expect(try Set(ids(store, "カタカナ")) == ["y"])
+                try await store.delete(.string("y"), from: notes)
+                try await store.put(note("x", "calm"), in: notes)
+            }
+            #expect(try rewriteIndexWithTheFirstTokenizerRules(path, revision: 2))
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            try await store.put(note("a", "\u{FB01}nance ｶﾀｶﾅ"), in: notes)
+            #expect(try ids(store, "finance").isEmpty)
+            #expect(try Set(ids(store, "\u{FB01}nance")) == ["a"])
+            #expect(try Set(ids(store, "ｶﾀｶﾅ")) == ["a"])
+            try await store.delete(.string("a"), from: notes)
+            #expect(try ids(store, "\u{FB01}nance").isEmpty)
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+    }
+
     @Test func anIndexWithHashedDocumentEntriesStillReadsUpdatesAndVerifies() async throws {
         try await withTemporaryStorePath { path in
             let before = try await indexTwoStormNotes(path)
@@ -738,16 +767,18 @@ private func rewriteDocumentEntriesHashed(_ path: String) throws -> [[UInt8]] {
 }
 
 /// Marks the notes' index as made with the tokenizer's first rules (revision 1, the state's flag
-/// bit 7 clear), as indexes created before 2026-12-06 are. Returns whether it had the flag.
-private func rewriteIndexWithTheFirstTokenizerRules(_ path: String) throws -> Bool {
+/// bits 7 and 8 clear), as indexes created before 2026-12-06 are, or its second (revision 2, bit
+/// 8 clear), as those created before 2026-12-07 are. Returns whether it had the flags.
+private func rewriteIndexWithTheFirstTokenizerRules(_ path: String, revision: Int = 1) throws -> Bool {
     let env = try Environment(path: path)
     defer { env.close() }
     let stateDB = try env.openDatabase("s:notes:stat")
     return try env.write { txn in
         let stored = try #require(try txn.get(Array("state".utf8), in: stateDB))
         var state = try stored.withUnsafeBytes { try SearchState($0) }
-        let had = state.revisedText
-        state.revisedText = false
+        let had = state.revisedText && state.compatibleText
+        state.revisedText = revision >= 2
+        state.compatibleText = false
         try txn.put(state.bytes, forKey: Array("state".utf8), in: stateDB)
         return had
     }
@@ -779,7 +810,7 @@ private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
         for _ in 0..<18 { _ = varint(stored, &at) }  // next number, documents, 16 totals
         let totalsEnd = at
         let lengths = Int(varint(stored, &at))
-        #expect(varint(stored, &at) == 2 | 128)  // flags: checked number entries, revised text (keys not hashed)
+        #expect(varint(stored, &at) == 2 | 128 | 256)  // flags: checked number entries, revised and compatible text (keys not hashed)
         #expect(at == stored.count)
         try txn.put(Array(stored.prefix(totalsEnd)), forKey: Array("state".utf8), in: state)
         let entries = txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) }

@@ -71,10 +71,43 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("и\u{306}од", TokenizerOptions(revision: 1)) == ["иод"])
     }
 
+    /// Revision 3 reads compatibility forms as NFKC does, and every canonically equivalent
+    /// spelling alike: ligatures, styled letters, superscripts, halfwidth katakana, decomposed
+    /// kana, composition exclusions and singletons. Symbols stay separators.
+    @Test func compatibilityFormsReadAsTheirPlainForms() {
+        func bytes(_ list: [String]) -> [[UInt8]] { list.map { Array($0.utf8) } }
+        for (styled, plain) in [
+            ("ﬁnance", "finance"), ("𝐁𝐫𝐞𝐚𝐤𝐢𝐧𝐠 𝐍𝐞𝐰𝐬", "breaking news"), ("CO₂ x²", "co2 x2"), ("Pius Ⅻ", "pius xii"),
+            ("ǅemal", "džemal"), ("ﻟﺤﻜﻮﻣﺔ", "لحكومة"), ("ｶﾀｶﾅ", "カタカナ"), ("ｶﾞｯｺｳ", "ガッコウ"),
+            ("か\u{3099}っこう", "がっこう"), ("\u{0958}ानून", "\u{0915}\u{093C}ानून"), ("\u{FB2A}לום", "\u{05E9}\u{05C1}לום"),
+            ("λ\u{1F71}μβδα", "λ\u{03AC}μβδα"), ("空\u{F91D}", "空\u{6B04}"), ("ﾊﾟﾝ", "パン"),
+        ] {
+            #expect(bytes(terms(styled)) == bytes(terms(plain)), "\(styled)")
+        }
+        #expect(terms("ｶﾞｯｺｳ") == ["ガッ", "ッコ", "コウ"])
+        #expect(terms("か\u{3099}") == ["が"])
+        // A voiced sound mark after no kana voices nothing; the kana middle dot separates.
+        #expect(terms("a\u{3099}b \u{3099}") == ["ab"])
+        #expect(terms("ジョー・バイデン") == terms("ジョー バイデン"))
+        #expect(terms("Apple™ ①") == ["apple", "1"])
+        // Highlighting spans: the composed kana's bigram covers the mark's bytes too.
+        var buffer = TokenBuffer()
+        var tokenizer = Tokenizer()
+        let text = "がか\u{3099}"
+        tokenizer.tokenize(text, into: &buffer)
+        #expect(buffer.tokens.map { buffer.term(of: $0) } == ["がが"])
+        #expect(buffer.tokens.first?.sourceEnd == UInt32(text.utf8.count))
+        // Revision 2, the rules of the indexes made before, is unchanged.
+        let second = TokenizerOptions(revision: 2)
+        #expect(terms("ﬁnance ｶﾞｯｺｳ", second) == ["ﬁnance", "ｶﾞ", "ﾞｯ", "ｯｺ", "ｺｳ"])
+        #expect(terms("ジョー・バイデン", second) == ["ジョ", "ョー", "ー・", "・バ", "バイ", "イデ", "デン"])
+    }
+
     @Test func emojiAndSymbolsSeparate() {
         #expect(terms("rain🎉sun 📈 → “quoted” ‘single’") == ["rain", "sun", "quoted", "single"])
         // Other numbers are words, as in FTS5's unicode61 (categories L*, N*, Co).
-        #expect(terms("½ Ⅻ") == ["½", "ⅻ"])
+        #expect(terms("½ Ⅻ") == ["½", "xii"])
+        #expect(terms("½ Ⅻ", TokenizerOptions(revision: 2)) == ["½", "ⅻ"])
         #expect(terms("O’Brien don't") == ["o", "brien", "don", "t"])
     }
 

@@ -244,9 +244,13 @@ struct SearchState: Sendable, Hashable {
     /// before keep revision 1 for every document, written or removed, and for their queries;
     /// builds that predate the flag refuse the index rather than remove terms it does not hold.
     var revisedText = false
+    /// Whether the index was made with the tokenizer's revision 3 (compatibility forms read as
+    /// NFKC reads them, kana and voiced sound marks composed): indexes created since 2026-12-07.
+    /// Those made before keep their revision; builds that predate the flag refuse the index.
+    var compatibleText = false
 
     /// The tokenizer rules of the index's documents and queries.
-    var tokenizerOptions: TokenizerOptions { TokenizerOptions(revision: revisedText ? 2 : 1) }
+    var tokenizerOptions: TokenizerOptions { TokenizerOptions(revision: compatibleText ? 3 : revisedText ? 2 : 1) }
 
     /// How the segments' keys start.
     var segmentKeys: SegmentKeys { lowSegments ? .low : .high }
@@ -260,6 +264,7 @@ struct SearchState: Sendable, Hashable {
         self.hashedDocuments = hashedDocuments
         checkedDocuments = true
         revisedText = true
+        compatibleText = true
     }
 
     /// The state read from the stored entry, or that of a new index when there is none.
@@ -281,7 +286,7 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 255 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 511 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
@@ -290,6 +295,7 @@ struct SearchState: Sendable, Hashable {
             lowSegments = flags & 32 == 32
             mergingInsideTerm = flags & 64 == 64
             revisedText = flags & 128 == 128
+            compatibleText = flags & 256 == 256
         }
     }
 
@@ -298,10 +304,11 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings || revisedText {
+        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings || revisedText || compatibleText {
             SearchVarint.append(UInt64(lengthFields), to: &out)
             let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
                 | (merging ? 16 : 0) | (lowSegments ? 32 : 0) | (mergingInsideTerm ? 64 : 0) | (revisedText ? 128 : 0)
+                | (compatibleText ? 256 : 0)
             SearchVarint.append(UInt64(flags), to: &out)
         }
         return out

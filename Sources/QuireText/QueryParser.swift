@@ -101,7 +101,10 @@ struct Lexer {
         var characterIndex = 0
         for character in text {
             for scalar in character.unicodeScalars {
-                scalars.append(scalar)
+                // Fullwidth ASCII (a Japanese or Chinese input method's `ＯＲ`, `＂`, `＊`) is read
+                // as ASCII, operators included, as the tokenizer reads its letters.
+                let ascii = (0xFF01...0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0) : nil
+                scalars.append(ascii ?? scalar)
                 offsets.append(characterIndex)
             }
             characterIndex += 1

@@ -85,6 +85,15 @@ private func error(_ text: String) -> QueryError? {
         #expect(error("headliné:storm") == nil)
     }
 
+    /// Operators typed with an input method in fullwidth mode are operators.
+    @Test func fullwidthOperatorsAreOperators() throws {
+        #expect(try parse("ＮＹ＊") == .prefix("ny", fields: .all))
+        #expect(try parse("ａ ＯＲ ｂ") == .or([.term("a", fields: .all), .term("b", fields: .all)]))
+        #expect(try parse("ｓｔｏｒｍ －ｒａｉｎ") == .and([.term("storm", fields: .all), .not(.term("rain", fields: .all))]))
+        #expect(try parse("＂ｓｔｏｒｍ ｓｕｒｇｅ＂") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: .all))
+        #expect(try parse("ｈｅａｄｌｉｎｅ：ｓｔｏｒｍ") == .term("storm", fields: headline))
+    }
+
     @Test func fieldFilters() throws {
         #expect(try parse("headline:storm") == .term("storm", fields: headline))
         #expect(try parse("Headline:\"storm surge\"") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: headline))

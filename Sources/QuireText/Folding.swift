@@ -1,4 +1,4 @@
-import Foundation
+internal import Foundation
 
 /// How the tokenizer treats one Unicode scalar, and what it folds to.
 ///
@@ -150,9 +150,10 @@ enum ScalarTable {
 
     /// What revision 3 reads a scalar as, when not as itself (slow: callers cache it):
     /// - a letter, number or mark's compatibility form (NFKC, which includes NFC's singletons and
-    ///   the decompositions of composition exclusions): `ﬁ` is `f i`, `𝐁` is `B`, `²` is `2`, `Ⅻ`
-    ///   is `X I I` (a fraction such as `½` stays itself), halfwidth `ｶ` is `カ`, `ά` (oxia) is `ά` (tonos), `क़` is `क` + nukta; symbols
-    ///   keep their class (`™` stays a separator, not the letters `TM`);
+    ///   the decompositions of composition exclusions): `ﬁ` is `f i`, `𝐁` is `B`, `²` is `2`,
+    ///   `Ⅻ` is `X I I`, halfwidth `ｶ` is `カ`, `ά` (oxia) is `ά` (tonos), `क़` is `क` + nukta;
+    ///   symbols keep their class (`™` stays a separator, not the letters `TM`), and so do vulgar
+    ///   fractions (`½`);
     /// - the kana voiced sound marks U+3099 and U+309A as themselves: they compose with the kana
     ///   before them (revision 2 took them for ideographs);
     /// - a space for the Japanese punctuation inside the kana blocks (`・`, `゠`, `゛`, `゜`),

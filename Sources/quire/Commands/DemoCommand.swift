@@ -34,11 +34,12 @@ enum DemoCommand {
         defer { client.shutdown() }
         let service = FetchService(client: client, rateLimiter: .unlimited)
         let out = context.output
-        // Quiet: no progress and no report (the shared --quiet's promise); errors still show.
-        func say(_ line: String) throws(OutputError) { if !options.quiet { try out.line(line) } }
 
-        try say("Quire demo: a local NYT-style API on \(api.baseURL), \(options.articles) articles for \"\(query)\"")
-        try out.flush()
+        // Quiet: no progress and no report (the shared --quiet's promise); errors still show.
+        if !options.quiet {
+            try out.line("Quire demo: a local NYT-style API on \(api.baseURL), \(options.articles) articles for \"\(query)\"")
+            try out.flush()
+        }
         let start = ContinuousClock.now
         let nyt = NYTSource(query: NYTQuery(query: query, sort: .newest), key: APIKey(demoKey), endpoint: api.nytSearchURL)
         let nytSummary = try await FetchRunner.run(
@@ -50,33 +51,34 @@ enum DemoCommand {
             feedzilla, store: store, service: service, command: "demo", quiet: true, mode: .restart, context: context)
         let feedSeconds = seconds(since: feedStart)
 
+        guard !options.quiet else { return }
         let rate = Double(nytSummary.records) / max(nytSeconds, 0.001)
-        try say(
+        try out.line(
             "fetched NYT:       \(nytSummary.pages) pages, \(nytSummary.records) articles in \(String(format: "%.2f", nytSeconds))s (\(Int(rate)) articles/s) through libcurl")
-        try say(
+        try out.line(
             "fetched Feedzilla: \(feedSummary.pages) pages, \(feedSummary.records) articles in \(String(format: "%.2f", feedSeconds))s")
         let stats = try store.storeStatistics()
         for c in stats.collections where c.records > 0 {
-            try say("stored \(c.name): \(c.records) records, \(c.bytes) bytes")
+            try out.line("stored \(c.name): \(c.records) records, \(c.bytes) bytes")
         }
-        try say("store: \(store.path)")
-        try say("")
-        try say("newest stored articles (publication-date index, newest first):")
+        try out.line("store: \(store.path)")
+        try out.line("")
+        try out.line("newest stored articles (publication-date index, newest first):")
         let newest = try store.read { snap in
             try snap.values(in: NewsSchema.byDate, of: NewsSchema.articles, reverse: true, limit: 5)
         }
         for article in newest {
             let day = article.publishedAt.map { NewsDate.iso8601String($0).prefix(10) } ?? "----------"
-            try say("  \(day)  \((article.section ?? "").padding(toLength: 14, withPad: " ", startingAt: 0))  \(article.headline ?? article.id)")
+            try out.line("  \(day)  \((article.section ?? "").padding(toLength: 14, withPad: " ", startingAt: 0))  \(article.headline ?? article.id)")
         }
         if let first = newest.first {
-            try say("")
-            try say("one record, as `quire get '\(first.id)'` prints it:")
+            try out.line("")
+            try out.line("one record, as `quire get '\(first.id)'` prints it:")
             if let value = try store.read({ try $0.genericValue(.string(first.id), inCollectionNamed: "articles") }) {
-                try say(value.jsonString())
+                try out.line(value.jsonString())
             }
         }
-        try say("")
-        try say("next: quire dump --format table | head, quire search climate, quire watch, quire stats, quire verify, quire serve (then open http://127.0.0.1:8080/)")
+        try out.line("")
+        try out.line("next: quire dump --format table | head, quire search climate, quire watch, quire stats, quire verify, quire serve (then open http://127.0.0.1:8080/)")
     }
 }

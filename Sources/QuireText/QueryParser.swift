@@ -357,13 +357,17 @@ struct ParseState {
     }
 
     /// The term, prefix or phrase of one word or quoted text; nil when it has no tokens.
-    mutating func leaf(_ text: String, prefix: Bool, fields: FieldSet, at position: Int) throws(QueryError) -> Query? {
+    mutating func leaf(_ text: String, prefix typed: Bool, fields: FieldSet, at position: Int) throws(QueryError) -> Query? {
         let terms = tokenizer.terms(text)
         guard let last = terms.last else {
-            if prefix { throw QueryError(.misplacedWildcard, at: position) }
+            if typed { throw QueryError(.misplacedWildcard, at: position) }
             return nil
         }
-        if prefix, last.unicodeScalars.count < parser.minimumPrefixLength {
+        // A lone ideograph (`雨`, the `用` of `iPhone用`) is in no bigram of a document's longer
+        // run, where it stands only at the start of the bigrams it begins: it matches those.
+        let lone = last.unicodeScalars.count == 1 && last.unicodeScalars.allSatisfy { ScalarTable.isIdeographic($0.value) }
+        let prefix = typed || lone
+        if prefix, !lone, last.unicodeScalars.count < parser.minimumPrefixLength {
             let part = terms.count > 1 ? last : nil
             throw QueryError(.prefixTooShort(minimum: parser.minimumPrefixLength, lastPart: part), at: position)
         }

@@ -185,6 +185,26 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// A one-character CJK query finds the documents where the character begins a bigram (it was
+    /// in none: a run of the text holds it only inside its bigrams), and a word ending in one
+    /// (`iPhone用`) finds the longer run that continues it.
+    @Test func aLoneIdeographFindsTheBigramsItBegins() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            try await store.put(note("a", "今日は雨です"), in: notes)
+            try await store.put(note("b", "iPhone用ケース"), in: notes)
+            try await store.put(note("c", "晴れ 雨"), in: notes)
+            try await store.put(note("d", "iPhone Android"), in: notes)
+            #expect(try Set(ids(store, "雨")) == ["a", "c"])
+            #expect(try Set(ids(store, "iPhone用")) == ["b"])
+            #expect(try Set(ids(store, "iPhone -用")) == ["d"])
+            var highlighter = try store.read { snap in try snap.searchHighlighter(for: "雨", inCollectionNamed: "notes") }
+            #expect(highlighter.snippet(of: "今日は雨です") == "今日は«雨で»す")
+        }
+    }
+
     /// An index made with the tokenizer's second rules (before compatibility forms read as NFKC
     /// reads them) keeps them likewise; a new index has the third.
     @Test func anIndexOfTheSecondTokenizerRulesKeepsThem() async throws {

@@ -64,6 +64,12 @@ private func error(_ text: String) -> QueryError? {
         #expect(try parse("Clím*") == .prefix("clim", fields: .all))
         #expect(try parse("\"one\"") == .term("one", fields: .all))
         #expect(try parse("東京都") == .phrase(["東京", "京都"], lastIsPrefix: false, fields: .all))
+        // A lone ideograph stands for the bigrams it begins (no document run has it alone).
+        #expect(try parse("雨") == .prefix("雨", fields: .all))
+        #expect(try parse("雨*") == .prefix("雨", fields: .all))
+        #expect(try parse("iPhone用") == .phrase(["iphone", "用"], lastIsPrefix: true, fields: .all))
+        #expect(try parse("用 iPhone") == .and([.prefix("用", fields: .all), .term("iphone", fields: .all)]))
+        #expect(error("a*")?.reason == .prefixTooShort(minimum: 2))
     }
 
     /// A straight quote typed inside a word (Hebrew gershayim, inches) is text, not a phrase

@@ -161,6 +161,37 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(cut == [String(repeating: "й", count: 4)])
     }
 
+    /// Revision 3 makes the same terms of a text and of its NFKC form, for random mixes of
+    /// letters, marks and kana (symbols, which it leaves alone, are not in the pool), and the
+    /// same terms of a query as of the document (the highlighter's spans stay in the text).
+    @Test func revisionThreeMakesTheTermsOfTheNFKCForm() {
+        var rng = TestRandom(seed: 49)
+        var tokenizer = Tokenizer()
+        let pool: [Unicode.Scalar] = [
+            "a", "E", " ", "-", "é", "\u{301}", "\u{308}", "ﬁ", "ﬃ", "𝐁", "𝕫", "²", "₂", "Ⅻ", "ǅ", "ſ", "µ", "\u{2126}", "\u{212A}",
+            "か", "カ", "は", "ｶ", "ﾊ", "ﾞ", "ﾟ", "\u{3099}", "\u{309A}", "ー", "東", "\u{F91D}", "ά", "\u{1F71}", "α",
+            "\u{0958}", "\u{093C}", "क", "\u{FB2A}", "ש", "ﻟ", "ﺤ", "ل", "한", "\u{1100}", "\u{1161}", "ㄱ", "ª", "①",
+        ]
+        // Two marks in a row are left out: NFKC reorders marks of different classes (and
+        // Foundation's then composes fewer), which the tokenizer, composing in text order, does not.
+        let marks: Set<Unicode.Scalar> = ["\u{301}", "\u{308}", "ﾞ", "ﾟ", "\u{3099}", "\u{309A}", "\u{093C}"]
+        for _ in 0..<2_000 {
+            var s = String.UnicodeScalarView()
+            for _ in 0..<(1 + rng.below(16)) {
+                let next = pool[rng.below(pool.count)]
+                if let last = s.last, marks.contains(last), marks.contains(next) { continue }
+                s.append(next)
+            }
+            let text = String(s)
+            let normal = text.precomposedStringWithCompatibilityMapping
+            #expect(tokenizer.terms(text).map { Array($0.utf8) } == tokenizer.terms(normal).map { Array($0.utf8) }, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+            var buffer = TokenBuffer()
+            tokenizer.tokenize(text, into: &buffer)
+            let size = UInt32(text.utf8.count)
+            #expect(buffer.tokens.allSatisfy { $0.sourceStart < $0.sourceEnd && $0.sourceEnd <= size })
+        }
+    }
+
     @Test func termBytesAreValidUTF8ForArbitraryInput() {
         var rng = TestRandom(seed: 11)
         var tokenizer = Tokenizer()

@@ -96,6 +96,7 @@ import QuireTestSupport
             // Files for load's argument, command names for help.
             #expect(try complete(script, ["quire", "load", ""]).contains("quire.bash"))
             #expect(Set(try complete(script, ["quire", "help", ""])).isSuperset(of: ["fetch", "dump", "serve"]))
+            #expect(Set(try complete(script, ["quire", "help", "fetch", ""])) == ["nyt", "feedzilla"])
         }
     }
 
@@ -109,6 +110,12 @@ import QuireTestSupport
             let spelled = shell == "fish" ? "-l \(option)" : "'--\(option)["
             #expect(result.stdout.contains(spelled), "\(shell): --\(option)")
         }
+        // Short forms, repeatable options, the version, and help's topics, as --help has them.
+        let expected =
+            shell == "fish"
+            ? ["-l quiet -s q", "-l version", "__fish_seen_subcommand_from help; and __fish_seen_subcommand_from fetch' -a 'nyt feedzilla'"]
+            : ["'(-q --quiet)'{-q,--quiet}'[", "'(-h --help)'{-h,--help}'[", "'*--category[", "'--version[", "'2:subcommand:(nyt feedzilla)'"]
+        for text in expected { #expect(result.stdout.contains(text), "\(shell): \(text)") }
         let bad = try await runQuire(["completions", "tcsh"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown shell 'tcsh'"))
     }
@@ -117,6 +124,7 @@ import QuireTestSupport
         let result = try await runQuire(["manpage"])
         try #require(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix(".TH QUIRE 1"))
+        #expect(result.stdout.contains("\\fB\\-\\-version\\fR") && result.stdout.contains("\\fB\\-h\\fR, \\fB\\-\\-help\\fR"))
         for path in CommandTable.commands.keys {
             #expect(result.stdout.contains(".SS quire \(path.joined(separator: " "))"), "\(path)")
         }

@@ -59,6 +59,11 @@ struct ShellCompletions {
         }
     }
 
+    /// The commands with subcommands, and theirs: what `quire help COMMAND` completes next.
+    private var helpTopics: [(command: String, subcommands: [String])] {
+        root.subcommands.filter { !$0.subcommands.isEmpty }.map { ($0.name, $0.subcommands.map(\.name)) }
+    }
+
     /// Arguments that name files or directories (`load FILE`, `copy DEST`): completed as paths.
     private static let pathArguments: Set<String> = ["file", "dest"]
 
@@ -90,6 +95,9 @@ struct ShellCompletions {
         for (path, _) in paths() where !path.isEmpty {
             out += "                            \(Self.shellQuoted(" " + path.joined(separator: " "))) ) path=\"$path $word\" ;;\n"
         }
+        for topic in helpTopics {
+            out += "                            \(Self.shellQuoted(" help " + topic.command)) ) path=\"$path $word\" ;;\n"
+        }
         out += """
                         esac ;;
                     esac
@@ -117,6 +125,9 @@ struct ShellCompletions {
             }
             if path == ["help"] { line += "; COMPREPLY+=($(compgen -W \(Self.shellQuoted(root.subcommands.map(\.name).joined(separator: " "))) -- \"$cur\"))" }
             out += line + " ;;\n"
+        }
+        for (command, subcommands) in helpTopics {
+            out += "        \(Self.shellQuoted(" help " + command))) COMPREPLY=($(compgen -W \(Self.shellQuoted(subcommands.joined(separator: " "))) -- \"$cur\")) ;;\n"
         }
         out += """
                 esac
@@ -147,14 +158,23 @@ struct ShellCompletions {
             for option in options {
                 let help = escaped(String(option.help.split(separator: "\n").first ?? ""))
                 let value: String
-                if case .flag = option.kind {
-                    value = ""
-                } else {
+                var repeated = false
+                switch option.kind {
+                case .flag: value = ""
+                case .value, .repeated:
+                    if case .repeated = option.kind { repeated = true }
                     value = option.choices.isEmpty ? ":\(option.name):_files" : ":\(option.name):(\(option.choices.joined(separator: " ")))"
                 }
-                out += "        '--\(option.name)[\(help)]\(value)' \\\n"
+                // `*` lets a repeatable option be given again; a short form is its long one's alias.
+                let names = option.short.map { "'\(repeated ? "*" : "(-\($0) --\(option.name))")'{-\($0),--\(option.name)}'" }
+                    ?? "'\(repeated ? "*" : "")--\(option.name)"
+                out += "        \(names)[\(help)]\(value)' \\\n"
             }
-            if let choices = spec.arguments.first?.choices, !choices.isEmpty {
+            if path == ["help"] {
+                let topics = helpTopics.flatMap(\.subcommands)
+                out += "        '1:command:(\(root.subcommands.map(\.name).joined(separator: " ")))' \\\n"
+                out += "        '2:subcommand:(\(topics.joined(separator: " ")))'\n}\n"
+            } else if let choices = spec.arguments.first?.choices, !choices.isEmpty {
                 out += "        '1:\(spec.arguments[0].name):(\(choices.joined(separator: " ")))'\n}\n"
             } else if spec.subcommands.isEmpty {
                 out += "        '*:file:_files'\n}\n"
@@ -213,7 +233,14 @@ struct ShellCompletions {
         for option in globalOptions {
             out += "complete -c quire -l \(option.name) -r -F -d \(quoted(option.help))\n"
         }
-        out += "complete -c quire -s h -l help -d 'Show help'\n"
+        out += "complete -c quire -s h -l help -d \(quoted(CommandLineParser.helpOption.help))\n"
+        out += "complete -c quire -n __fish_use_subcommand -l version -d \(quoted(CommandLineParser.versionOption.help))\n"
+        let commands = root.subcommands.map(\.name).filter { $0 != "help" }.joined(separator: " ")
+        out += "complete -c quire -n \(quoted("__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from \(commands)")) -a \(quoted(commands))\n"
+        for (command, subcommands) in helpTopics {
+            let condition = "__fish_seen_subcommand_from help; and __fish_seen_subcommand_from \(command)"
+            out += "complete -c quire -n \(quoted(condition)) -a \(quoted(subcommands.joined(separator: " ")))\n"
+        }
         return out
     }
 }
@@ -258,7 +285,7 @@ struct ManPage {
             .SH GLOBAL OPTIONS
 
             """
-        for option in globalOptions { out += item(option) }
+        for option in globalOptions + [CommandLineParser.helpOption, CommandLineParser.versionOption] { out += item(option) }
         out += ".SH COMMANDS\n"
         func visit(_ spec: CommandSpec, _ path: [String]) {
             if !path.isEmpty {

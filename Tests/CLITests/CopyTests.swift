@@ -139,7 +139,7 @@ private func addFreePages(_ store: String) throws {
             let destination = scratch + "/backup"
             let result = try await runQuire(["--store", missing, "copy", destination])
             #expect(result.status == 1)
-            #expect(result.stderr == "quire: copy: \(missing): no store at this path\n")
+            #expect(result.stderr == "quire: copy: \(missing): no store at this path (make one with 'quire demo', 'fetch' or 'load', or name another with --store or $QUIRE_STORE)\n")
             #expect(!FileManager.default.fileExists(atPath: destination))
 
             // A directory without a data file is no store either.
@@ -147,7 +147,7 @@ private func addFreePages(_ store: String) throws {
             try FileManager.default.createDirectory(atPath: emptyDirectory, withIntermediateDirectories: false)
             let fromEmpty = try await runQuire(["--store", emptyDirectory, "copy", destination])
             #expect(fromEmpty.status == 1)
-            #expect(fromEmpty.stderr == "quire: copy: \(emptyDirectory): no store at this path\n")
+            #expect(fromEmpty.stderr == "quire: copy: \(emptyDirectory): no store at this path (make one with 'quire demo', 'fetch' or 'load', or name another with --store or $QUIRE_STORE)\n")
         }
     }
 

@@ -130,7 +130,7 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
             let base = ["fetch", "nyt", "--query", "q", "--base-url", api.baseURL, "--rate", "100000/min"]
             let none = try await runQuire(base, directory: dir)
             #expect(none.status == 1)
-            #expect(none.stderr.contains("quire: fetch nyt: no API key: set NYT_API_KEY"))
+            #expect(none.stderr.contains("quire: fetch nyt: no API key: set NYT_API_KEY ('quire fixtures' takes any value)"))
             let wrongKey = "wrong-KEY-0042"
             let wrong = try await runQuire(base, environment: ["NYT_API_KEY": wrongKey], directory: dir)
             #expect(wrong.status == 1, "\(wrong)")
@@ -192,11 +192,13 @@ private func storeBytes(_ dir: URL, _ name: String = "quire.db") throws -> Data 
 
     @Test func demoRunsOffline() async throws {
         try await withScratch { dir in
-            let result = try await runQuire(["demo", "--articles", "300"], directory: dir)
+            let result = try await runQuire(["--store", "its own.db", "demo", "--articles", "300"], directory: dir)
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout.contains("fetched NYT:"))
             #expect(result.stdout.contains("300 articles"))
-            #expect(lines(try await runQuire(["dump"], directory: dir).stdout).count >= 300)
+            // Its hints work as printed: they name a store that is not the default.
+            #expect(result.stdout.contains("next: quire --store 'its own.db' dump --format table | head,"), "\(result.stdout)")
+            #expect(lines(try await runQuire(["--store", "its own.db", "dump"], directory: dir).stdout).count >= 300)
             // Quiet, as its help says: no progress and no report, the same store.
             let quiet = try await runQuire(["--store", "quiet.db", "demo", "--articles", "300", "--quiet"], directory: dir)
             #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet)")

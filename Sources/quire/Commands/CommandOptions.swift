@@ -15,10 +15,12 @@ protocol CommandOptions: Sendable {
 /// Options shared by several commands, declared once so their help reads the same everywhere.
 enum CommonOptions {
     static let quiet = OptionSpec.flag("quiet", short: "q", help: "Print no progress and no summary line (errors still show, --json still answers).")
+    /// `quiet` for a command without `--json`.
+    static let quietOnly = OptionSpec.flag("quiet", short: "q", help: "Print no progress and no summary line (errors still show).")
     static let json = OptionSpec.flag("json", help: "Print the summary as one JSON object on stdout, for scripts.")
     static let collection = OptionSpec.value(
         "collection", "name",
-        help: "The collection to read (default: articles; also lists, categories, sources, tags, raw, rejects, budgets).")
+        help: "The collection to read (default: articles; also lists, categories, sources, tags, raw, rejects, budgets, demo; a cluster member's cluster, cluster_pages).")
     /// Search's: only a collection with a full-text index (the news store's is `articles`).
     static let searchCollection = OptionSpec.value(
         "collection", "name", help: "The collection to search (default: articles, the one with a full-text index).")

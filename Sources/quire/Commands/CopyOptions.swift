@@ -10,7 +10,7 @@ struct CopyOptions: CommandOptions {
         discussion: "Like mdb_copy: the copy is a snapshot taken in one read transaction.",
         options: [
             .flag("compact", help: "Omit free pages and renumber pages (smaller, a little slower)."),
-            CommonOptions.quiet,
+            CommonOptions.quietOnly,
         ],
         arguments: [ArgumentSpec("dest", help: "The directory to create for the copy (must not exist or be empty).")])
 

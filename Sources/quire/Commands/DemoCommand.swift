@@ -52,6 +52,10 @@ enum DemoCommand {
         let feedSeconds = seconds(since: feedStart)
 
         guard !options.quiet else { return }
+        // The hints name the store unless a plain `quire` finds it (the default, $QUIRE_STORE).
+        let path = context.storePath
+        let found = path == GlobalOptions.defaultStorePath || path == context.environment["QUIRE_STORE"]
+        let quire = found ? "quire" : "quire --store '\(path.replacingOccurrences(of: "'", with: "'\\''"))'"
         let rate = Double(nytSummary.records) / max(nytSeconds, 0.001)
         try out.line(
             "fetched NYT:       \(nytSummary.pages) pages, \(nytSummary.records) articles in \(String(format: "%.2f", nytSeconds))s (\(Int(rate)) articles/s) through libcurl")
@@ -73,12 +77,13 @@ enum DemoCommand {
         }
         if let first = newest.first {
             try out.line("")
-            try out.line("one record, as `quire get '\(first.id)'` prints it:")
+            try out.line("one record, as `\(quire) get '\(first.id.replacingOccurrences(of: "'", with: "'\\''"))'` prints it:")
             if let value = try store.read({ try $0.genericValue(.string(first.id), inCollectionNamed: "articles") }) {
                 try out.line(value.jsonString())
             }
         }
         try out.line("")
-        try out.line("next: quire dump --format table | head, quire search climate, quire watch, quire stats, quire verify, quire serve (then open http://127.0.0.1:8080/)")
+        let next = ["dump --format table | head", "search climate", "watch", "stats", "verify", "serve"].map { "\(quire) \($0)" }
+        try out.line("next: \(next.joined(separator: ", ")) (then open http://127.0.0.1:8080/)")
     }
 }

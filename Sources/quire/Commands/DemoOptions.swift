@@ -15,7 +15,7 @@ struct DemoOptions: CommandOptions {
             """,
         options: [
             .value("articles", "n", help: "How many articles to generate and fetch (1 to 10,000,000).", default: "\(defaultArticles)"),
-            CommonOptions.quiet,
+            CommonOptions.quietOnly,
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {

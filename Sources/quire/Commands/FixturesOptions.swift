@@ -9,7 +9,8 @@ struct FixturesOptions: CommandOptions {
         name: "fixtures",
         abstract: "Serve the loopback fixture API (NYT and Feedzilla shapes) for tests and the cluster script.",
         discussion: """
-            Prints its base URL on stdout (use it as --base-url), then serves generated articles
+            Prints its base URL on stdout (use it as --base-url; its NYT API takes any NYT_API_KEY,
+            e.g. NYT_API_KEY=x quire fetch nyt --query climate --base-url URL), then serves generated articles
             on 127.0.0.1 (a free port, or --port: a fetch's source is named by host and port, so a
             fetch resumes against a restarted server on the same port) until Ctrl-C (SIGINT or SIGTERM). On stopping it prints
             one JSON line: how many requests and documents it served, and the ids of the articles

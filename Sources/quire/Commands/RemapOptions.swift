@@ -11,7 +11,7 @@ struct RemapOptions: CommandOptions {
             documents kept by 'fetch nyt --keep-raw' update their articles. Running it again
             changes nothing.
             """,
-        options: [CommonOptions.quiet])
+        options: [CommonOptions.quietOnly])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
         quiet = arguments.flag("quiet")

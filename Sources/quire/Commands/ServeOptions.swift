@@ -25,7 +25,7 @@ struct ServeOptions: CommandOptions {
               curl -s 'http://127.0.0.1:8080/api/articles?section=Opinion&limit=5'
             """,
         options: [
-            .value("host", "address", help: "The numeric IPv4 or IPv6 address to listen on.", default: "127.0.0.1"),
+            .value("host", "address", help: "The numeric IPv4 or IPv6 address to listen on (or localhost).", default: "127.0.0.1"),
             .value("port", "n", help: "The TCP port; 0 picks a free one.", default: "8080"),
             .value(
                 "cache-mb", "n",

@@ -41,7 +41,9 @@ enum ReadOnlyStore {
         if let leftover = StoreDirectoryCheck.interruptedCopy(in: path) {
             return RuntimeError(command, "\(path): \(StoreDirectoryCheck.interruptedCopyNote(leftover))")
         }
-        return RuntimeError(command, "\(path): no store at this path")
+        return RuntimeError(
+            command,
+            "\(path): no store at this path (make one with 'quire demo', 'fetch' or 'load', or name another with --store or $QUIRE_STORE)")
     }
 
     /// Opens the store at `path` read-only, so it works while another process writes.

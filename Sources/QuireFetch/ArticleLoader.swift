@@ -357,7 +357,7 @@ public struct ArticleLoader: Sendable {
         case .missingAll(let keys): return "missing field '\(field)' (and \(keys.dropLast().map { "'\($0)'" }.joined(separator: ", ")))"
         case .typeMismatch(let expected, let found): return "\(prefix)expected \(expected), found \(found)"
         case .invalidValue(let text): return prefix + text
-        case .invalidDate(let text): return "\(prefix)not a date: \"\(text)\""
+        case .invalidDate(let text): return "\(prefix)not a date: \"\(text)\" (ISO 8601, as dump writes it: 2020-01-02T15:04:05Z, or 2020-01-02)"
         case .malformedJSON(let offset, let reason): return "not valid JSON at byte \(offset + 1)\(field.isEmpty ? "" : " (in \(field))"): \(reason)"
         case .truncated: return "not valid JSON: the line ends inside \(field.isEmpty ? "the record" : field)"
         case .depthLimitExceeded: return "not valid JSON: nested too deeply\(field.isEmpty ? "" : " (in \(field))")"

@@ -60,7 +60,10 @@ final class HTTPDaemon: Sendable {
         guard let started else {
             let code = errno
             box.release()
-            throw HTTPDaemon.failure("cannot listen on \(address.display(port: port))", code: code)
+            let failure = HTTPDaemon.failure("cannot listen on \(address.display(port: port))", code: code)
+            // In use (another server, or one just stopped): say how to pick another.
+            if code == EADDRINUSE { throw ServeError(failure.message + " (choose another port, or port 0 for a free one)", code: code) }
+            throw failure
         }
         daemon = Mutex(DaemonHandle(pointer: started))
         context = box

@@ -151,6 +151,13 @@ private func addFreePages(_ store: String) throws {
         }
     }
 
+    /// A copy into a directory that does not exist says which one, as a new store does.
+    @Test func aCopyIntoAMissingDirectorySaysWhichOne() throws {
+        let refused = #expect(throws: RuntimeError.self) { try CopyCommand.checkDestination("nope/deeper/x") }
+        #expect(refused?.description == "copy: nope/deeper/x: cannot create the copy: its directory nope/deeper does not exist")
+        try CopyCommand.checkDestination(FileManager.default.temporaryDirectory.path + "/quire-copy-\(UUID().uuidString)")
+    }
+
     @Test func summaryNamesBytesAndPages() {
         let line = CopyCommand.summary(bytes: 1_228_800, pageSize: 4096, destination: "/b", compact: true)
         #expect(line == "quire: copy: 1,228,800 bytes (300 pages of 4096) to /b, compacted\n")

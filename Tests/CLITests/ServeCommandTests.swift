@@ -61,6 +61,17 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
 }
 
 @Suite(.serialized) struct ServeCommandTests {
+    /// A port in use is an error that says how to pick another.
+    @Test func aPortInUseSaysHowToChooseAnother() async throws {
+        let taken = try FixtureAPI(configuration: FixtureAPI.Configuration())
+        defer { taken.stop() }
+        try await withScratch { dir in
+            let result = try await runQuire(["--store", "s.db", "serve", "--port", String(taken.port)], directory: dir, timeout: 30)
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("Address already in use (choose another port, or port 0 for a free one)"), "\(result)")
+        }
+    }
+
     @Test func listPagesThroughEveryArticleWithTheCursor() async throws {
         try await withScratch { dir in
             let store = try await makeServeStore(dir)

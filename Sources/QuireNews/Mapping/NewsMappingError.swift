@@ -86,7 +86,7 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
             return "\(location): invalid value: \(text)"
         case .unknownCategories(let ids, let listed):
             let names = ids.map(String.init).joined(separator: ", ")
-            return "category \(names) is not among the \(listed) categories the API lists (see the list: quire fetch feedzilla without --category; one that could not be read is in quire rejects)"
+            return "category \(names) is not among the \(listed) categories the API lists (a fetch stores the list it read: quire dump --collection categories; one that could not be read is in quire rejects)"
         }
     }
 }

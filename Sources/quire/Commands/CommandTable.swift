@@ -35,7 +35,8 @@ enum CommandTable {
 
             EXIT STATUS:
               0 success, 1 runtime failure, 64 usage error, 130 interrupted (the store is consistent).
-              SIGTERM and SIGHUP stop a command as Ctrl-C does. Output closed early by its reader
+              SIGTERM and SIGHUP stop a command as Ctrl-C does; serve, node and fixtures, which
+              run until stopped, then exit 0. Output closed early by its reader
               ('quire dump | head') ends a command quietly with status 0.
             """,
         subcommands: [

@@ -69,8 +69,11 @@ enum CopyCommand {
     static func checkDestination(_ destination: String) throws(RuntimeError) {
         var info = stat()
         guard stat(destination, &info) == 0 else {
-            if errno == ENOENT { return }
-            throw RuntimeError("copy", "\(destination): \(errorString(errno))")
+            guard errno == ENOENT else { throw RuntimeError("copy", "\(destination): \(errorString(errno))") }
+            if let why = StoreDirectoryCheck.missingParent(of: destination) {
+                throw RuntimeError("copy", "\(destination): cannot create the copy: \(why)")
+            }
+            return
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw RuntimeError("copy", "\(destination): exists and is not a directory")

@@ -18,13 +18,7 @@ enum StoreDirectoryCheck {
         var info = stat()
         guard stat(path, &info) == 0 else {
             guard errno == ENOENT else { throw RuntimeError(command, "\(path): \(errorString(errno))") }
-            // A new store is made in an existing directory: say which one is missing.
-            let slash = path.lastIndex(of: "/")
-            let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-            if stat(parent, &info) != 0 {
-                let why = errno == ENOENT ? "does not exist" : "cannot be read (\(errorString(errno)))"
-                throw RuntimeError(command, "\(path): cannot create the store: its directory \(parent) \(why)")
-            }
+            if let why = missingParent(of: path) { throw RuntimeError(command, "\(path): cannot create the store: \(why)") }
             return
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -47,6 +41,16 @@ enum StoreDirectoryCheck {
                 )
             }
         }
+    }
+
+    /// Why the directory that would hold a new `path` is missing or unreadable, or nil: a new
+    /// store (or copy) is made in an existing directory, so say which one is missing.
+    static func missingParent(of path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var info = stat()
+        guard stat(parent, &info) != 0 else { return nil }
+        return "its directory \(parent) \(errno == ENOENT ? "does not exist" : "cannot be read (\(errorString(errno)))")"
     }
 
     /// Whether something other than a directory is at `path` (a file, a device, a socket).

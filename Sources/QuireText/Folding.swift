@@ -97,6 +97,14 @@ enum ScalarTable {
         }
     }
 
+    /// Whether `value` is a Han ideograph (of the unified, extension or compatibility blocks).
+    static func isHan(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x3FFFF: return true
+        default: return false
+        }
+    }
+
     /// Combining diacritical marks that diacritics folding drops.
     static func isFoldableMark(_ value: UInt32) -> Bool {
         switch value {

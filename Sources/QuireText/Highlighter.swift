@@ -91,7 +91,9 @@ public struct Highlighter: Sendable {
         var budget = max(1, min(maximumBytes, bytes.count))  // `.max` must not overflow `start + budget`
         // A window longer than the budget (long tokens: Thai clauses, a huge word) was cut before
         // its marks: start it at the unit that leaves about a quarter of the budget before the first.
-        if to - from > budget, let first = merged.first(where: { Int($0.1) > from }), Int(first.0) - from > budget / 2 {
+        if to - from > budget, let first = merged.first(where: { Int($0.1) > from }), Int(first.0) < to,
+            Int(first.0) - from > budget / 2
+        {
             let target = Int(first.0) - budget / 4
             let window = units[best..<(best + width)]
             from = min(window.first { Int($0.sourceStart) >= target }.map { Int($0.sourceStart) } ?? Int(first.0), Int(first.0))

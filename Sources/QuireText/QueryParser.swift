@@ -101,9 +101,10 @@ struct Lexer {
         var characterIndex = 0
         for character in text {
             for scalar in character.unicodeScalars {
-                // Fullwidth ASCII (a Japanese or Chinese input method's `ＯＲ`, `＂`, `＊`) is read
-                // as ASCII, operators included, as the tokenizer reads its letters.
-                let ascii = (0xFF01...0xFF5E).contains(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0) : nil
+                // Fullwidth letters, digits, `＊`, `＂` and `－` (a Japanese or Chinese input
+                // method's `ＯＲ`, `ＮＹ＊`) are read as ASCII, operators included; fullwidth
+                // brackets and colons stay punctuation (`トヨタ（株）`, `ＮＨＫ：`).
+                let ascii = Self.isFullwidthQueryCharacter(scalar.value) ? Unicode.Scalar(scalar.value - 0xFEE0) : nil
                 scalars.append(ascii ?? scalar)
                 offsets.append(characterIndex)
             }
@@ -112,6 +113,13 @@ struct Lexer {
         offsets.append(characterIndex)
         self.scalars = scalars
         self.characterOffsets = offsets
+    }
+
+    static func isFullwidthQueryCharacter(_ value: UInt32) -> Bool {
+        switch value {
+        case 0xFF10...0xFF19, 0xFF21...0xFF3A, 0xFF41...0xFF5A, 0xFF0A, 0xFF02, 0xFF0D: return true
+        default: return false
+        }
     }
 
     static func isSpace(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace || s.value == 0 }
@@ -363,9 +371,10 @@ struct ParseState {
             if typed { throw QueryError(.misplacedWildcard, at: position) }
             return nil
         }
-        // A lone ideograph (`雨`, the `用` of `iPhone用`) is in no bigram of a document's longer
-        // run, where it stands only at the start of the bigrams it begins: it matches those.
-        let lone = last.unicodeScalars.count == 1 && last.unicodeScalars.allSatisfy { ScalarTable.isIdeographic($0.value) }
+        // A lone Han ideograph (`雨`, the `用` of `iPhone用`) is in no bigram of a document's longer
+        // run, where it stands only at the start of the bigrams it begins: it matches those. (A
+        // lone kana, mostly a particle such as `の`, would match half the index.)
+        let lone = last.unicodeScalars.count == 1 && last.unicodeScalars.allSatisfy { ScalarTable.isHan($0.value) }
         let prefix = typed || lone
         if prefix, !lone, last.unicodeScalars.count < parser.minimumPrefixLength {
             let part = terms.count > 1 ? last : nil

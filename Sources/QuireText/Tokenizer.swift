@@ -239,8 +239,17 @@ public struct Tokenizer: Sendable {
 
     /// Feeds one scalar of a revised form: a mark composes with the letter or the kana before it
     /// (`ｶﾞ` is `カ` and U+3099, which make `ガ`); a voiced sound mark after no kana is skipped.
+    /// Every piece stands where the character does: a word it starts begins there, and one that a
+    /// separator inside it ends (`⒚` is `19.`) spans the whole character.
     private mutating func takeRevised(_ value: UInt32, width: UInt32, state: inout State, buffer: inout TokenBuffer) {
         let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
+        if c.kind == .separator || c.kind == .hyphen {
+            let start = state.source
+            state.source = start &+ width
+            state.feed(c, width: width, into: &buffer)
+            state.source = start
+            return
+        }
         if c.combines {
             if state.lastScalar != 0, let letter = composition(state.lastScalar, value) {
                 state.replaceLast(with: letter, into: &buffer)

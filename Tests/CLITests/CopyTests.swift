@@ -156,6 +156,7 @@ private func addFreePages(_ store: String) throws {
         let refused = #expect(throws: RuntimeError.self) { try CopyCommand.checkDestination("nope/deeper/x") }
         #expect(refused?.description == "copy: nope/deeper/x: cannot create the copy: its directory nope/deeper does not exist")
         try CopyCommand.checkDestination(FileManager.default.temporaryDirectory.path + "/quire-copy-\(UUID().uuidString)")
+        try CopyCommand.checkDestination(FileManager.default.temporaryDirectory.path + "/quire-copy-\(UUID().uuidString)/")
     }
 
     @Test func summaryNamesBytesAndPages() {

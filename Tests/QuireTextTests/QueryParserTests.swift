@@ -69,6 +69,7 @@ private func error(_ text: String) -> QueryError? {
         #expect(try parse("雨*") == .prefix("雨", fields: .all))
         #expect(try parse("iPhone用") == .phrase(["iphone", "用"], lastIsPrefix: true, fields: .all))
         #expect(try parse("用 iPhone") == .and([.prefix("用", fields: .all), .term("iphone", fields: .all)]))
+        #expect(try parse("の") == .term("の", fields: .all))  // a lone kana (a particle) stays a term
         #expect(error("a*")?.reason == .prefixTooShort(minimum: 2))
     }
 
@@ -97,7 +98,9 @@ private func error(_ text: String) -> QueryError? {
         #expect(try parse("ａ ＯＲ ｂ") == .or([.term("a", fields: .all), .term("b", fields: .all)]))
         #expect(try parse("ｓｔｏｒｍ －ｒａｉｎ") == .and([.term("storm", fields: .all), .not(.term("rain", fields: .all))]))
         #expect(try parse("＂ｓｔｏｒｍ ｓｕｒｇｅ＂") == .phrase(["storm", "surge"], lastIsPrefix: false, fields: .all))
-        #expect(try parse("ｈｅａｄｌｉｎｅ：ｓｔｏｒｍ") == .term("storm", fields: headline))
+        // Fullwidth brackets and colons are punctuation of the text, not syntax.
+        #expect(try parse("トヨタ（株）") == .phrase(["トヨ", "ヨタ", "株"], lastIsPrefix: true, fields: .all))
+        #expect(try parse("ＮＨＫ：ニュース") == .phrase(["nhk", "ニュ", "ュー", "ース"], lastIsPrefix: false, fields: .all))
     }
 
     @Test func fieldFilters() throws {

@@ -174,6 +174,16 @@ import QuireText
         #expect(highlighter.snippet(of: "a storm came", maximumBytes: 12) == "a «storm» came")
     }
 
+    /// A character read as several with a separator inside (`⒚` is `19.`) is marked whole: the
+    /// word it ends spanned nothing, and a window of such marks could start past its own end.
+    @Test func anExpandedCharacterIsMarkedWhole() throws {
+        var highlighter = Highlighter(query: try QueryParser().parse("19"))
+        #expect(highlighter.snippet(of: "see ⒚ here") == "see «⒚» here")
+        let long = (0..<40).map { "w\($0)" + String(repeating: "x", count: 60) }.joined(separator: " ") + " ⒚"
+        let cut = highlighter.snippet(of: long)
+        #expect(cut?.hasSuffix("«⒚»") == true, "\(String(describing: cut?.suffix(40)))")
+    }
+
     /// A window of long tokens (Thai writes a clause without spaces: one token) is longer than the
     /// byte budget; the snippet was cut from the window's start and showed no match at all.
     @Test func aWindowLongerThanTheBudgetKeepsItsMatch() throws {

@@ -171,6 +171,8 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
             "a", "E", " ", "-", "é", "\u{301}", "\u{308}", "ﬁ", "ﬃ", "𝐁", "𝕫", "²", "₂", "Ⅻ", "ǅ", "ſ", "µ", "\u{2126}", "\u{212A}",
             "か", "カ", "は", "ｶ", "ﾊ", "ﾞ", "ﾟ", "\u{3099}", "\u{309A}", "ー", "東", "\u{F91D}", "ά", "\u{1F71}", "α",
             "\u{0958}", "\u{093C}", "क", "\u{FB2A}", "ש", "ﻟ", "ﺤ", "ل", "한", "\u{1100}", "\u{1161}", "ㄱ", "ª", "①",
+            // Expansions with separators inside: `19.`, `(1)`, `1.`, a phrase of Arabic words.
+            "⒚", "⑴", "⒈", "ﷺ",
         ]
         // Two marks in a row are left out: NFKC reorders marks of different classes (and
         // Foundation's then composes fewer), which the tokenizer, composing in text order, does not.

@@ -54,7 +54,8 @@ enum DemoCommand {
         guard !options.quiet else { return }
         // The hints name the store unless a plain `quire` finds it (the default, $QUIRE_STORE).
         let path = context.storePath
-        let found = path == GlobalOptions.defaultStorePath || path == context.environment["QUIRE_STORE"]
+        let environment = context.environment["QUIRE_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        let found = path == (environment ?? GlobalOptions.defaultStorePath)
         let quire = found ? "quire" : "quire --store '\(path.replacingOccurrences(of: "'", with: "'\\''"))'"
         let rate = Double(nytSummary.records) / max(nytSeconds, 0.001)
         try out.line(

@@ -45,7 +45,9 @@ enum StoreDirectoryCheck {
 
     /// Why the directory that would hold a new `path` is missing or unreadable, or nil: a new
     /// store (or copy) is made in an existing directory, so say which one is missing.
-    static func missingParent(of path: String) -> String? {
+    static func missingParent(of given: String) -> String? {
+        var path = given
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }  // `./dest/` is `./dest`
         let slash = path.lastIndex(of: "/")
         let parent = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         var info = stat()

@@ -49,9 +49,20 @@ public struct Highlighter: Sendable {
         // Words and bigrams make the window; a matched joined form marks the span of its parts.
         let units = buffer.tokens.filter { $0.kind != .joined }
         guard !units.isEmpty else { return nil }
+        let bytes = Array(text.utf8)
         var marked: [(UInt32, UInt32)] = []
-        for token in buffer.tokens where matches(buffer.term(of: token)) {
-            marked.append((token.sourceStart, token.sourceEnd))
+        for token in buffer.tokens {
+            let term = buffer.term(of: token)
+            guard matches(term) else { continue }
+            var end = token.sourceEnd
+            // A bigram found by its first character alone (a lone ideograph's prefix, `雨`) marks
+            // that character, not the one after it.
+            let whole = terms.contains(term) || prefixes.contains { $0.unicodeScalars.count > 1 && term.utf8.starts(with: $0.utf8) }
+            if token.kind == .bigram, !whole, Int(token.sourceStart) < bytes.count {
+                let lead = bytes[Int(token.sourceStart)]
+                end = min(end, token.sourceStart + (lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4))
+            }
+            marked.append((token.sourceStart, end))
         }
         guard !marked.isEmpty else { return nil }
         marked.sort { $0.0 < $1.0 }
@@ -85,7 +96,6 @@ public struct Highlighter: Sendable {
                 }
             }
         }
-        let bytes = Array(text.utf8)
         var from = best == 0 ? 0 : Int(units[best].sourceStart)
         let to = best + width == units.count ? bytes.count : Int(units[best + width - 1].sourceEnd)
         var budget = max(1, min(maximumBytes, bytes.count))  // `.max` must not overflow `start + budget`

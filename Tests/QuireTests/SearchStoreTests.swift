@@ -201,7 +201,9 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             #expect(try Set(ids(store, "iPhone用")) == ["b"])
             #expect(try Set(ids(store, "iPhone -用")) == ["d"])
             var highlighter = try store.read { snap in try snap.searchHighlighter(for: "雨", inCollectionNamed: "notes") }
-            #expect(highlighter.snippet(of: "今日は雨です") == "今日は«雨で»す")
+            #expect(highlighter.snippet(of: "今日は雨です") == "今日は«雨»です")
+            var phrase = try store.read { snap in try snap.searchHighlighter(for: "iPhone用", inCollectionNamed: "notes") }
+            #expect(phrase.snippet(of: "iPhone用ケース") == "«iPhone用»ケース")
         }
     }
 

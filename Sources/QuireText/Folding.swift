@@ -97,6 +97,11 @@ enum ScalarTable {
         }
     }
 
+    /// Whether `value` is in the Greek or the Greek Extended block.
+    static func isGreek(_ value: UInt32) -> Bool {
+        (0x0370...0x03FF).contains(value) || (0x1F00...0x1FFF).contains(value)
+    }
+
     /// Whether `value` is a Han ideograph (of the unified, extension or compatibility blocks).
     static func isHan(_ value: UInt32) -> Bool {
         switch value {
@@ -165,13 +170,21 @@ enum ScalarTable {
     /// - the kana voiced sound marks U+3099 and U+309A as themselves: they compose with the kana
     ///   before them (revision 2 took them for ideographs);
     /// - a space for the Japanese punctuation inside the kana blocks (`・`, `゠`, `゛`, `゜`),
-    ///   which revision 2 took for letters.
+    ///   which revision 2 took for letters;
+    /// - a Greek letter with accents or breathings as its canonical decomposition (`ά` is `α` and
+    ///   U+0301), whose marks diacritics folding drops (the tokenizer composes them again when it
+    ///   keeps diacritics), and the final sigma `ς` as `σ` (Unicode case folding's).
     static func revisedForm(_ value: UInt32) -> [UInt32]? {
         switch value {
         case 0x3099, 0x309A: return [value]
         case 0x309B, 0x309C, 0x30A0, 0x30FB: return [0x20]
         case 0xFF01...0xFF5E: return nil  // fullwidth ASCII: folded by every revision already
+        case 0x03C2: return [0x03C3]
         default: break
+        }
+        if isGreek(value), let scalar = Unicode.Scalar(value), scalar.properties.isAlphabetic {
+            let parts = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars.map(\.value)
+            if parts.count > 1, isGreek(parts[0]) { return parts }
         }
         guard value >= 0xA0, let scalar = Unicode.Scalar(value), scalar.properties.changesWhenNFKCCaseFolded else { return nil }
         switch scalar.properties.generalCategory {

@@ -196,6 +196,12 @@ public struct Tokenizer: Sendable {
                     continue
                 }
                 if c.isFormat, !revised { c.kind = .separator }
+                if c.combines, compatible, dropsGreekMark(value, after: state.lastScalar) {
+                    state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
+                    state.source &+= UInt32(truncatingIfNeeded: width)
+                    i += width
+                    continue
+                }
                 if c.combines, revised, state.lastScalar != 0, let composed = composition(state.lastScalar, value) {
                     // Text in decomposed form (NFD) indexes as its composed form does.
                     state.replaceLast(with: composed, into: &buffer)
@@ -251,6 +257,10 @@ public struct Tokenizer: Sendable {
             return
         }
         if c.combines {
+            if dropsGreekMark(value, after: state.lastScalar) {
+                state.feed(c, width: width, into: &buffer)
+                return
+            }
             if state.lastScalar != 0, let letter = composition(state.lastScalar, value) {
                 state.replaceLast(with: letter, into: &buffer)
                 return
@@ -265,6 +275,14 @@ public struct Tokenizer: Sendable {
             if value == 0x3099 || value == 0x309A { return }
         }
         state.feed(c, width: width, into: &buffer)
+    }
+
+    /// Whether revision 3 drops `mark` after the Greek letter `base` instead of composing them:
+    /// Greek accents and breathings fold away as Latin ones do (`Αθήνα` is `αθηνα`, as capitals
+    /// are written without them).
+    @inline(__always)
+    private func dropsGreekMark(_ mark: UInt32, after base: UInt32) -> Bool {
+        options.foldDiacritics && base != 0 && ScalarTable.isGreek(base) && ScalarTable.isFoldableMark(mark)
     }
 
     /// The class of a scalar past the table, cached.

@@ -90,6 +90,12 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("a\u{3099}b \u{3099}") == ["ab"])
         #expect(terms("ジョー・バイデン") == terms("ジョー バイデン"))
         #expect(terms("Apple™ ①") == ["apple", "1"])
+        // Greek accents and breathings fold away; the final sigma is a sigma.
+        #expect(terms("Αθήνα ΑΘΗΝΑ") == ["αθηνα", "αθηνα"])
+        #expect(terms("οδός ΟΔΟΣ ἀλήθεια ᾅ") == ["οδοσ", "οδοσ", "αληθεια", "α"])
+        #expect(terms("α\u{301}θ\u{313}") == ["αθ"])
+        #expect(bytes(terms("Αθήνα α\u{301}", TokenizerOptions(foldDiacritics: false))) == bytes(["αθήνα", "ά"]))
+        #expect(terms("Αθήνα οδός", TokenizerOptions(revision: 2)) == ["αθήνα", "οδός"])
         // Highlighting spans: the composed kana's bigram covers the mark's bytes too.
         var buffer = TokenBuffer()
         var tokenizer = Tokenizer()

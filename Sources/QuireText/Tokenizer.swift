@@ -222,7 +222,7 @@ public struct Tokenizer: Sendable {
     private mutating func composition(_ base: UInt32, _ mark: UInt32) -> ScalarClass? {
         let value = composed(base, mark)
         guard value != 0 else { return nil }
-        let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
+        let c = scalarClass(value)
         return c.kind == .word ? c : nil
     }
 
@@ -248,7 +248,7 @@ public struct Tokenizer: Sendable {
     /// Every piece stands where the character does: a word it starts begins there, and one that a
     /// separator inside it ends (`⒚` is `19.`) spans the whole character.
     private mutating func takeRevised(_ value: UInt32, width: UInt32, state: inout State, buffer: inout TokenBuffer) {
-        let c = value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
+        let c = scalarClass(value)
         if c.kind == .separator || c.kind == .hyphen {
             let start = state.source
             state.source = start &+ width
@@ -283,6 +283,13 @@ public struct Tokenizer: Sendable {
     @inline(__always)
     private func dropsGreekMark(_ mark: UInt32, after base: UInt32) -> Bool {
         options.foldDiacritics && base != 0 && ScalarTable.isGreek(base) && ScalarTable.isFoldableMark(mark)
+    }
+
+    /// The class of any scalar: from the table below its limit, else cached (the main loop
+    /// inlines the same with the table's pointer and limit in locals).
+    @inline(__always)
+    private mutating func scalarClass(_ value: UInt32) -> ScalarClass {
+        value < ScalarTable.tableLimit ? ScalarTable.unpack(ScalarTable.pointer[Int(value)]) : classOf(value)
     }
 
     /// The class of a scalar past the table, cached.

@@ -67,10 +67,6 @@ struct ShellCompletions {
     /// Arguments that name files or directories (`load FILE`, `copy DEST`): completed as paths.
     private static let pathArguments: Set<String> = ["file", "dest"]
 
-    private static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
     private func bash() -> String {
         // The command path first (skipping options and the values of options that take one), then
         // the word before the cursor: an option's values in that command, files for other values.
@@ -93,10 +89,10 @@ struct ShellCompletions {
 
             """
         for (path, _) in paths() where !path.isEmpty {
-            out += "                            \(Self.shellQuoted(" " + path.joined(separator: " "))) ) path=\"$path $word\" ;;\n"
+            out += "                            \(ShellWord.quoted(" " + path.joined(separator: " "))) ) path=\"$path $word\" ;;\n"
         }
-        for topic in helpTopics {
-            out += "                            \(Self.shellQuoted(" help " + topic.command)) ) path=\"$path $word\" ;;\n"
+        for (command, _) in helpTopics {
+            out += "                            \(ShellWord.quoted(" help " + command)) ) path=\"$path $word\" ;;\n"
         }
         out += """
                         esac ;;
@@ -107,7 +103,7 @@ struct ShellCompletions {
             """
         for (path, option, values) in optionChoices {
             let key = (path.isEmpty ? "" : " " + path.joined(separator: " ")) + "|" + option
-            out += "        \(Self.shellQuoted(key))) COMPREPLY=($(compgen -W \(Self.shellQuoted(values.joined(separator: " "))) -- \"$cur\")); return ;;\n"
+            out += "        \(ShellWord.quoted(key))) COMPREPLY=($(compgen -W \(ShellWord.quoted(values.joined(separator: " "))) -- \"$cur\")); return ;;\n"
         }
         out += """
                 esac
@@ -119,15 +115,15 @@ struct ShellCompletions {
             """
         for (path, spec) in paths() {
             let key = path.isEmpty ? "" : " " + path.joined(separator: " ")
-            var line = "        \(Self.shellQuoted(key))) COMPREPLY=($(compgen -W \(Self.shellQuoted(words(spec, path: path).joined(separator: " "))) -- \"$cur\"))"
+            var line = "        \(ShellWord.quoted(key))) COMPREPLY=($(compgen -W \(ShellWord.quoted(words(spec, path: path).joined(separator: " "))) -- \"$cur\"))"
             if spec.arguments.contains(where: { Self.pathArguments.contains($0.name) }) {
                 line += "; COMPREPLY+=($(compgen -f -- \"$cur\"))"
             }
-            if path == ["help"] { line += "; COMPREPLY+=($(compgen -W \(Self.shellQuoted(root.subcommands.map(\.name).joined(separator: " "))) -- \"$cur\"))" }
+            if path == ["help"] { line += "; COMPREPLY+=($(compgen -W \(ShellWord.quoted(root.subcommands.map(\.name).joined(separator: " "))) -- \"$cur\"))" }
             out += line + " ;;\n"
         }
         for (command, subcommands) in helpTopics {
-            out += "        \(Self.shellQuoted(" help " + command))) COMPREPLY=($(compgen -W \(Self.shellQuoted(subcommands.joined(separator: " "))) -- \"$cur\")) ;;\n"
+            out += "        \(ShellWord.quoted(" help " + command))) COMPREPLY=($(compgen -W \(ShellWord.quoted(subcommands.joined(separator: " "))) -- \"$cur\")) ;;\n"
         }
         out += """
                 esac

@@ -56,7 +56,7 @@ enum DemoCommand {
         let path = context.storePath
         let environment = context.environment["QUIRE_STORE"].flatMap { $0.isEmpty ? nil : $0 }
         let found = path == (environment ?? GlobalOptions.defaultStorePath)
-        let quire = found ? "quire" : "quire --store '\(path.replacingOccurrences(of: "'", with: "'\\''"))'"
+        let quire = found ? "quire" : "quire --store \(ShellWord.quoted(path))"
         let rate = Double(nytSummary.records) / max(nytSeconds, 0.001)
         try out.line(
             "fetched NYT:       \(nytSummary.pages) pages, \(nytSummary.records) articles in \(String(format: "%.2f", nytSeconds))s (\(Int(rate)) articles/s) through libcurl")
@@ -78,7 +78,7 @@ enum DemoCommand {
         }
         if let first = newest.first {
             try out.line("")
-            try out.line("one record, as `\(quire) get '\(first.id.replacingOccurrences(of: "'", with: "'\\''"))'` prints it:")
+            try out.line("one record, as `\(quire) get \(ShellWord.quoted(first.id))` prints it:")
             if let value = try store.read({ try $0.genericValue(.string(first.id), inCollectionNamed: "articles") }) {
                 try out.line(value.jsonString())
             }

@@ -41,7 +41,7 @@ struct ScalarClass: Sendable, Equatable {
     }
     /// An invisible format character that revision 2 skips and revision 1 treated as a separator.
     var isFormat: Bool { flags & 2 != 0 }
-    /// Revision 3 reads the scalar as other scalars (``ScalarTable/revisedForm(_:)``).
+    /// Revision 3 or 4 reads the scalar as other scalars (``ScalarTable/revisedForm(_:revision:foldDiacritics:)``).
     var isRevised: Bool { flags & 4 != 0 }
 
     init(kind: Kind, lowered: UInt32, folded: UInt32, flags: UInt8 = 0) {
@@ -102,6 +102,11 @@ enum ScalarTable {
         (0x0370...0x03FF).contains(value) || (0x1F00...0x1FFF).contains(value)
     }
 
+    /// Whether `value` is in the Arabic block, its supplement or its extension A.
+    static func isArabic(_ value: UInt32) -> Bool {
+        (0x0600...0x06FF).contains(value) || (0x0750...0x077F).contains(value) || (0x08A0...0x08FF).contains(value)
+    }
+
     /// Whether `value` is a Han ideograph (of the unified, extension or compatibility blocks).
     static func isHan(_ value: UInt32) -> Bool {
         switch value {
@@ -157,7 +162,7 @@ enum ScalarTable {
                 || [0x0B56, 0x102E, 0x11127, 0x114BA].contains(value)
                 || (0x1161...0x1175).contains(value) || (0x11A8...0x11C2).contains(value)
         }
-        if revisedForm(value) != nil { c.flags |= 4 }
+        if revisedForm(value, revision: TokenizerOptions.currentRevision, foldDiacritics: true) != nil { c.flags |= 4 }
         return c
     }
 
@@ -174,7 +179,46 @@ enum ScalarTable {
     /// - a Greek letter with accents or breathings as its canonical decomposition (`ά` is `α` and
     ///   U+0301), whose marks diacritics folding drops (the tokenizer composes them again when it
     ///   keeps diacritics), and the final sigma `ς` as `σ` (Unicode case folding's).
-    static func revisedForm(_ value: UInt32) -> [UInt32]? {
+    ///
+    /// Revision 4 reads each scalar of that (or the scalar itself) further:
+    /// - `ß` and `ẞ` as `ss` (Unicode's full case folding: `Straße` is `strasse`);
+    /// - with diacritics folding, the dotless `ı` as `i`, as the Latin letters' accents fold;
+    /// - an Arabic letter with hamza or madda as its canonical decomposition (`أ` is `ا` and
+    ///   U+0654), whose mark diacritics folding drops as it drops the harakat; the tatweel (`ـ`,
+    ///   which only stretches a word) as nothing;
+    /// - a decimal digit of any script as the ASCII digit (`٢٠٢٤` is `2024`).
+    static func revisedForm(_ value: UInt32, revision: Int, foldDiacritics: Bool) -> [UInt32]? {
+        let third = revision >= 3 ? thirdRevisionForm(value) : nil
+        guard revision >= 4 else { return third }
+        let parts = third ?? [value]
+        var form: [UInt32] = []
+        for part in parts { form += fourthRevisionForm(part, foldDiacritics: foldDiacritics) ?? [part] }
+        return third == nil && form == [value] ? nil : form
+    }
+
+    /// Revision 4's reading of one scalar beyond revision 3's, or nil.
+    private static func fourthRevisionForm(_ value: UInt32, foldDiacritics: Bool) -> [UInt32]? {
+        switch value {
+        case 0x00DF, 0x1E9E: return [0x73, 0x73]
+        case 0x0131: return foldDiacritics ? [0x69] : nil
+        case 0x0640: return []
+        case 0x30...0x39, 0xFF10...0xFF19: return nil  // folded to ASCII digits by every revision
+        default: break
+        }
+        guard value >= 0x80, let scalar = Unicode.Scalar(value) else { return nil }
+        let properties = scalar.properties
+        if properties.numericType == .decimal, let digit = properties.numericValue, (0...9).contains(digit) {
+            return [0x30 + UInt32(digit)]
+        }
+        if isArabic(value), properties.isAlphabetic {
+            let parts = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars.map(\.value)
+            if parts.count > 1, isArabic(parts[0]) { return parts }
+        }
+        return nil
+    }
+
+    /// Revision 3's reading of a scalar, or nil (see ``revisedForm(_:revision:foldDiacritics:)``).
+    private static func thirdRevisionForm(_ value: UInt32) -> [UInt32]? {
         switch value {
         case 0x3099, 0x309A: return [value]
         case 0x309B, 0x309C, 0x30A0, 0x30FB: return [0x20]

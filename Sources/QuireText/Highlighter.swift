@@ -46,8 +46,9 @@ public struct Highlighter: Sendable {
     ) -> String? {
         var buffer = TokenBuffer()
         tokenizer.tokenize(text, into: &buffer)
-        // Words and bigrams make the window; a matched joined form marks the span of its parts.
-        let units = buffer.tokens.filter { $0.kind != .joined }
+        // Words and bigrams make the window; a matched joined form marks the span of its parts,
+        // a run's trailing character its character.
+        let units = buffer.tokens.filter { $0.kind != .joined && $0.kind != .trailing }
         guard !units.isEmpty else { return nil }
         let bytes = Array(text.utf8)
         var marked: [(UInt32, UInt32)] = []

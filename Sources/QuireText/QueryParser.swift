@@ -366,7 +366,7 @@ struct ParseState {
 
     /// The term, prefix or phrase of one word or quoted text; nil when it has no tokens.
     mutating func leaf(_ text: String, prefix typed: Bool, fields: FieldSet, at position: Int) throws(QueryError) -> Query? {
-        let terms = tokenizer.terms(text)
+        let terms = tokenizer.queryTerms(text)
         guard let last = terms.last else {
             if typed { throw QueryError(.misplacedWildcard, at: position) }
             return nil

@@ -1,24 +1,28 @@
 /// What the tokenizer does beyond word breaking and case folding.
 public struct TokenizerOptions: Sendable, Hashable {
-    /// Remove diacritics from Latin letters (`Café` → `cafe`, `Ǖ` → `u`). Letters that do not
-    /// decompose (`ø`, `ł`, `đ`, `ß`) and non-Latin letters (`й`, `ё`) are kept. Default true.
+    /// Remove diacritics from Latin letters (`Café` → `cafe`, `Ǖ` → `u`), Greek ones (revision 3)
+    /// and the Arabic hamza and madda (revision 4). Letters that do not decompose (`ø`, `ł`, `đ`;
+    /// `ı` before revision 4) and other letters (`й`, `ё`) are kept. Default true.
     public var foldDiacritics: Bool
     /// For words joined by hyphens (`covid-19`, `well-known`), also emit the joined form (`covid19`)
     /// at the first part's position, after the parts. Default true.
     public var joinHyphenated: Bool
     /// Longer terms are cut at the last whole scalar within this many UTF-8 bytes. Default 128.
     public var maximumTermBytes: Int
-    /// Which rules: ``currentRevision`` (3: as 2, and compatibility forms read as NFKC reads them
-    /// — `ﬁ` as `fi`, `𝐁` as `B`, `²` as `2`, halfwidth `ｶ` as `カ`, canonical singletons and
-    /// exclusions as NFC has them — kana and their voiced sound marks composed, and `・` a
-    /// separator), 2 (a letter and the combining marks after it compose, as NFC; invisible
+    /// Which rules: ``currentRevision`` (4: as 3, and `ß` read as `ss`, any script's decimal
+    /// digits as ASCII ones, the Arabic tatweel skipped, and with diacritics folding `ı` read as `i`
+    /// and Arabic letters without hamza or madda; the last Han character of a run of two or more is
+    /// a term of its own too, so that it is found alone), 3 (as 2, and compatibility forms read as
+    /// NFKC reads them — `ﬁ` as `fi`, `𝐁` as `B`, `²` as `2`, halfwidth `ｶ` as `カ`, canonical
+    /// singletons and exclusions as NFC has them — kana and their voiced sound marks composed, and
+    /// `・` a separator), 2 (a letter and the combining marks after it compose, as NFC; invisible
     /// format characters are skipped) or 1, the rules before (marks after a non-Latin letter
     /// dropped or kept apart, format characters separating words). An index keeps the revision
     /// it was made with, so that a document is removed with the terms it was indexed with.
     public var revision: Int
 
     /// The rules of new indexes.
-    public static let currentRevision = 3
+    public static let currentRevision = 4
 
     /// Options with the defaults documented on each property.
     public init(
@@ -43,6 +47,9 @@ public struct Token: Sendable, Hashable {
         case bigram
         /// The parts of a hyphenated word joined (`covid19` for `covid-19`), at the first part's position.
         case joined
+        /// The last Han character of a run of two or more (`雨` of `大雨`), at the last bigram's
+        /// position (revision 4): found alone, as no bigram begins with it. Queries leave it out.
+        case trailing
     }
 
     /// The offset of the term's first byte in ``TokenBuffer/bytes``.
@@ -113,7 +120,8 @@ public struct Tokenizer: Sendable {
     private var cache: [UInt32: ScalarClass] = [:]
     /// What a scalar and a combining mark after it compose into (0: nothing), by `base << 32 | mark`.
     private var compositions: [UInt64: UInt32] = [:]
-    /// Revision 3's reading of the scalars it reads otherwise (``ScalarTable/revisedForm(_:)``).
+    /// The reading of the scalars that revisions 3 and 4 read otherwise
+    /// (``ScalarTable/revisedForm(_:revision:foldDiacritics:)``).
     private var revisions: [UInt32: [UInt32]] = [:]
 
     /// A tokenizer with `options`.
@@ -196,7 +204,7 @@ public struct Tokenizer: Sendable {
                     continue
                 }
                 if c.isFormat, !revised { c.kind = .separator }
-                if c.combines, compatible, dropsGreekMark(value, after: state.lastScalar) {
+                if c.combines, compatible, dropsFoldedMark(value, after: state.lastScalar) {
                     state.feed(c, width: UInt32(truncatingIfNeeded: width), into: &buffer)
                     state.source &+= UInt32(truncatingIfNeeded: width)
                     i += width
@@ -235,10 +243,11 @@ public struct Tokenizer: Sendable {
         return value
     }
 
-    /// Revision 3's scalars for `value` (cached).
+    /// The scalars the index's revision reads `value` as (cached).
     private mutating func revisedForm(_ value: UInt32) -> [UInt32] {
         if let known = revisions[value] { return known }
-        let form = ScalarTable.revisedForm(value) ?? [value]
+        let form =
+            ScalarTable.revisedForm(value, revision: options.revision, foldDiacritics: options.foldDiacritics) ?? [value]
         if revisions.count < 4096 { revisions[value] = form }
         return form
     }
@@ -257,7 +266,7 @@ public struct Tokenizer: Sendable {
             return
         }
         if c.combines {
-            if dropsGreekMark(value, after: state.lastScalar) {
+            if dropsFoldedMark(value, after: state.lastScalar) {
                 state.feed(c, width: width, into: &buffer)
                 return
             }
@@ -277,12 +286,14 @@ public struct Tokenizer: Sendable {
         state.feed(c, width: width, into: &buffer)
     }
 
-    /// Whether revision 3 drops `mark` after the Greek letter `base` instead of composing them:
-    /// Greek accents and breathings fold away as Latin ones do (`Αθήνα` is `αθηνα`, as capitals
-    /// are written without them).
+    /// Whether diacritics folding drops `mark` after `base` instead of composing them: Greek
+    /// accents and breathings fold away as Latin ones do (revision 3: `Αθήνα` is `αθηνα`, as
+    /// capitals are written without them), and so do the Arabic hamza and madda (revision 4: `أ`
+    /// is `ا`, as the harakat are dropped).
     @inline(__always)
-    private func dropsGreekMark(_ mark: UInt32, after base: UInt32) -> Bool {
-        options.foldDiacritics && base != 0 && ScalarTable.isGreek(base) && ScalarTable.isFoldableMark(mark)
+    private func dropsFoldedMark(_ mark: UInt32, after base: UInt32) -> Bool {
+        options.foldDiacritics && base != 0 && ScalarTable.isFoldableMark(mark)
+            && (ScalarTable.isGreek(base) || (options.revision >= 4 && ScalarTable.isArabic(base)))
     }
 
     /// The class of any scalar: from the table below its limit, else cached (the main loop
@@ -305,11 +316,19 @@ public struct Tokenizer: Sendable {
     @inline(__always)
     static func isASCIIWordByte(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 }
 
-    /// The folded terms of `text`, in order (allocates; for queries and tests).
+    /// The folded terms of `text`, in order (allocates; for tests).
     public mutating func terms(_ text: String) -> [String] {
         var buffer = TokenBuffer()
         tokenize(text, into: &buffer)
         return buffer.tokens.map { buffer.term(of: $0) }
+    }
+
+    /// The terms a query looks for in `text`: its terms but a run's trailing character, which a
+    /// document holds only where its run ends (`大雨` is the bigram alone, found inside `大雨です`).
+    mutating func queryTerms(_ text: String) -> [String] {
+        var buffer = TokenBuffer()
+        tokenize(text, into: &buffer)
+        return buffer.tokens.filter { $0.kind != .trailing }.map { buffer.term(of: $0) }
     }
 
     /// The word-breaking state machine over classified scalars.
@@ -319,6 +338,8 @@ public struct Tokenizer: Sendable {
         let foldDiacritics: Bool
         let joinHyphenated: Bool
         let maximum: Int
+        /// Revision 4: a run's last Han character is a term of its own too.
+        let trailingHan: Bool
 
         /// The UTF-8 offset in the text of the scalar being fed.
         var source: UInt32 = 0
@@ -355,6 +376,7 @@ public struct Tokenizer: Sendable {
             foldDiacritics = options.foldDiacritics
             joinHyphenated = options.joinHyphenated
             maximum = options.maximumTermBytes
+            trailingHan = options.revision >= 4
         }
 
         @inline(__always)
@@ -514,7 +536,8 @@ public struct Tokenizer: Sendable {
                     sourceStart: chainSource, sourceEnd: chainSourceEnd))
         }
 
-        /// Ends a run of ideographs: a run of one character is emitted as a unigram.
+        /// Ends a run of ideographs: a run of one character is emitted as a unigram, and (revision
+        /// 4) the last character of a longer one as well when it is Han.
         mutating func endIdeographs(into buffer: inout TokenBuffer) {
             guard ideographRun > 0 else { return }
             if !ideographEmitted {
@@ -523,6 +546,11 @@ public struct Tokenizer: Sendable {
                         start: ideographStart, length: ideographLength, position: position, field: field, kind: .bigram,
                         sourceStart: ideographSource, sourceEnd: ideographSourceEnd))
                 position &+= 1
+            } else if trailingHan, ScalarTable.isHan(lastIdeograph) {
+                buffer.tokens.append(
+                    Token(
+                        start: ideographStart, length: ideographLength, position: position &- 1, field: field,
+                        kind: .trailing, sourceStart: ideographSource, sourceEnd: ideographSourceEnd))
             }
             ideographRun = 0
             ideographEmitted = false

@@ -197,18 +197,50 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
             try await store.put(note("b", "iPhone用ケース"), in: notes)
             try await store.put(note("c", "晴れ 雨"), in: notes)
             try await store.put(note("d", "iPhone Android"), in: notes)
-            #expect(try Set(ids(store, "雨")) == ["a", "c"])
+            try await store.put(note("e", "昨日は大雨。"), in: notes)
+            #expect(try Set(ids(store, "雨")) == ["a", "c", "e"])
+            #expect(try Set(ids(store, "大雨")) == ["e"])
+            #expect(try Set(ids(store, "\"は大雨\"")) == ["e"])
             #expect(try Set(ids(store, "iPhone用")) == ["b"])
             #expect(try Set(ids(store, "iPhone -用")) == ["d"])
             var highlighter = try store.read { snap in try snap.searchHighlighter(for: "雨", inCollectionNamed: "notes") }
             #expect(highlighter.snippet(of: "今日は雨です") == "今日は«雨»です")
+            #expect(highlighter.snippet(of: "昨日は大雨。") == "昨日は大«雨»。")
             var phrase = try store.read { snap in try snap.searchHighlighter(for: "iPhone用", inCollectionNamed: "notes") }
             #expect(phrase.snippet(of: "iPhone用ケース") == "«iPhone用»ケース")
         }
     }
 
+    /// An index made with the tokenizer's third rules (before `ß`, digits and Arabic hamza were
+    /// folded and a run's last Han character became a term) keeps them for what it writes, removes
+    /// and looks for; a new index has the fourth.
+    @Test func anIndexOfTheThirdTokenizerRulesKeepsThem() async throws {
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try Store(path: path)
+                defer { store.close() }
+                try store.register(notes)
+                try await store.put(note("y", "Straße ٢٠٢٤ أحمد 大雨"), in: notes)
+                for query in ["strasse", "STRASSE", "2024", "احمد", "雨"] { #expect(try Set(ids(store, query)) == ["y"], "\(query)") }
+                try await store.delete(.string("y"), from: notes)
+                try await store.put(note("x", "calm"), in: notes)
+            }
+            #expect(try rewriteIndexWithTheFirstTokenizerRules(path, revision: 3))
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            try await store.put(note("a", "Straße ٢٠٢٤ أحمد 大雨"), in: notes)
+            for query in ["strasse", "2024", "احمد", "雨"] { #expect(try ids(store, query).isEmpty, "\(query)") }
+            for query in ["straße", "٢٠٢٤", "أحمد", "大雨"] { #expect(try Set(ids(store, query)) == ["a"], "\(query)") }
+            try await store.delete(.string("a"), from: notes)
+            #expect(try ids(store, "straße").isEmpty)
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+    }
+
     /// An index made with the tokenizer's second rules (before compatibility forms read as NFKC
-    /// reads them) keeps them likewise; a new index has the third.
+    /// reads them) keeps them likewise.
     @Test func anIndexOfTheSecondTokenizerRulesKeepsThem() async throws {
         try await withTemporaryStorePath { path in
             do {
@@ -789,8 +821,9 @@ private func rewriteDocumentEntriesHashed(_ path: String) throws -> [[UInt8]] {
 }
 
 /// Marks the notes' index as made with the tokenizer's first rules (revision 1, the state's flag
-/// bits 7 and 8 clear), as indexes created before 2026-12-06 are, or its second (revision 2, bit
-/// 8 clear), as those created before 2026-12-07 are. Returns whether it had the flags.
+/// bits 7 to 9 clear), as indexes created before 2026-12-06 are, its second (revision 2, bits 8
+/// and 9 clear), as those created before 2026-12-07 are, or its third (bit 9 clear), as those
+/// created before 2026-12-08 are. Returns whether it had the flags.
 private func rewriteIndexWithTheFirstTokenizerRules(_ path: String, revision: Int = 1) throws -> Bool {
     let env = try Environment(path: path)
     defer { env.close() }
@@ -798,9 +831,10 @@ private func rewriteIndexWithTheFirstTokenizerRules(_ path: String, revision: In
     return try env.write { txn in
         let stored = try #require(try txn.get(Array("state".utf8), in: stateDB))
         var state = try stored.withUnsafeBytes { try SearchState($0) }
-        let had = state.revisedText && state.compatibleText
+        let had = state.revisedText && state.compatibleText && state.foldedScripts
         state.revisedText = revision >= 2
-        state.compatibleText = false
+        state.compatibleText = revision >= 3
+        state.foldedScripts = false
         try txn.put(state.bytes, forKey: Array("state".utf8), in: stateDB)
         return had
     }
@@ -832,7 +866,7 @@ private func rewriteIndexInTheOldestLayout(_ path: String) throws -> [Int] {
         for _ in 0..<18 { _ = varint(stored, &at) }  // next number, documents, 16 totals
         let totalsEnd = at
         let lengths = Int(varint(stored, &at))
-        #expect(varint(stored, &at) == 2 | 128 | 256)  // flags: checked number entries, revised and compatible text (keys not hashed)
+        #expect(varint(stored, &at) == 2 | 128 | 256 | 512)  // flags: checked number entries, text of revision 4 (keys not hashed)
         #expect(at == stored.count)
         try txn.put(Array(stored.prefix(totalsEnd)), forKey: Array("state".utf8), in: state)
         let entries = txn.entries(in: numbers).map { ($0.keyBytes, $0.valueBytes) }

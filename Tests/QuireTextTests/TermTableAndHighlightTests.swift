@@ -124,7 +124,7 @@ import QuireText
         tokenizer.tokenize(text, into: &buffer)
         let bytes = Array(text.utf8)
         let spans = buffer.tokens.map { String(decoding: bytes[Int($0.sourceStart)..<Int($0.sourceEnd)], as: UTF8.self) }
-        #expect(spans == ["Café", "covid", "19", "covid-19", "東京", "京都"])
+        #expect(spans == ["Café", "covid", "19", "covid-19", "東京", "京都", "都"])
     }
 }
 

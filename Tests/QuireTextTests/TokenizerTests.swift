@@ -16,8 +16,10 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
 
     @Test func diacriticsFoldForLatinLettersOnly() {
         #expect(terms("Café naïve Ibáñez Kraków Nguyễn İstanbul Ǖber") == ["cafe", "naive", "ibanez", "krakow", "nguyen", "istanbul", "uber"])
-        // Letters that do not decompose stay, as in FTS5's remove_diacritics 2.
-        #expect(terms("Søren Łódź Straße") == ["søren", "łodz", "straße"])
+        // Letters that do not decompose stay, as in FTS5's remove_diacritics 2; `ß` is `ss` since
+        // revision 4, as Unicode's full case folding has it.
+        #expect(terms("Søren Łódź Straße") == ["søren", "łodz", "strasse"])
+        #expect(terms("Søren Łódź Straße", TokenizerOptions(revision: 3)) == ["søren", "łodz", "straße"])
         // Non-Latin letters keep their marks: й is a letter of its own in Russian.
         #expect(terms("Йошкар МОСКВА") == ["йошкар", "москва"])
         // A combining accent is dropped as the precomposed one is.
@@ -109,6 +111,83 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         #expect(terms("ジョー・バイデン", second) == ["ジョ", "ョー", "ー・", "・バ", "バイ", "イデ", "デン"])
     }
 
+    /// Revision 4 folds what news in German, Turkish and Arabic writes two ways, reads every
+    /// script's digits as ASCII ones, and makes a run's last Han character a term of its own.
+    @Test func revisionFourFoldsScriptsFurther() {
+        func bytes(_ list: [String]) -> [[UInt8]] { list.map { Array($0.utf8) } }
+        #expect(terms("Straße STRASSE Strasse GROẞ") == ["strasse", "strasse", "strasse", "gross"])
+        #expect(terms("Kırıkkale İzmir") == ["kirikkale", "izmir"])
+        #expect(bytes(terms("Kırıkkale", TokenizerOptions(foldDiacritics: false))) == bytes(["kırıkkale"]))
+        // Hamza and madda fold as the harakat do, precomposed or not; without folding they stay.
+        #expect(bytes(terms("أحمد إسلام آمال مؤتمر ا\u{654}حمد")) == bytes(["احمد", "اسلام", "امال", "موتمر", "احمد"]))
+        #expect(bytes(terms("أحمد ا\u{654}حمد", TokenizerOptions(foldDiacritics: false))) == bytes(["أحمد", "أحمد"]))
+        #expect(bytes(terms("العـــربية")) == bytes(["العربية"]))
+        #expect(terms("٢٠٢٤ ۲۰۲۴ २०२४ ๒๐๒๔ 2024年") == ["2024", "2024", "2024", "2024", "2024", "年"])
+        // The last Han character of a run: found alone, its span that character's.
+        var buffer = TokenBuffer()
+        var tokenizer = Tokenizer()
+        let text = "昨日は大雨 東京へ"
+        tokenizer.tokenize(text, into: &buffer)
+        let trailing = buffer.tokens.filter { $0.kind == .trailing }
+        #expect(trailing.map { buffer.term(of: $0) } == ["雨"])
+        let span = trailing.first.map { Array(text.utf8)[Int($0.sourceStart)..<Int($0.sourceEnd)] }
+        #expect(span.map { String(decoding: $0, as: UTF8.self) } == "雨")
+        // Revision 3, the rules of the indexes made before, is unchanged.
+        let third = TokenizerOptions(revision: 3)
+        #expect(bytes(terms("Straße Kırıkkale أحمد العـــربية ٢٠٢٤ 大雨", third)) == bytes(["straße", "kırıkkale", "أحمد", "العـــربية", "٢٠٢٤", "大雨"]))
+    }
+
+    /// Revision 4 makes the terms revision 3 makes of the text with its folds spelled out, for
+    /// random mixes of the letters it folds and those around them; its trailing characters are
+    /// each the last of the bigram before them.
+    @Test func revisionFourIsRevisionThreeOfTheFoldedText() {
+        var rng = TestRandom(seed: 50)
+        var fourth = Tokenizer()
+        var third = Tokenizer(options: TokenizerOptions(revision: 3))
+        let pool: [Unicode.Scalar] = [
+            "a", "S", " ", "-", "é", "ß", "ẞ", "ı", "I", "أ", "إ", "آ", "ؤ", "ئ", "ا", "و", "ل", "\u{654}", "\u{655}",
+            "\u{64E}", "ـ", "٢", "۳", "५", "๑", "7", "東", "京", "雨", "か", "ー", "한", "ﻷ",
+        ]
+        func spelledOut(_ scalars: [Unicode.Scalar]) -> String {
+            var out = String.UnicodeScalarView()
+            for (i, scalar) in scalars.enumerated() {
+                let previous = i > 0 ? scalars[i - 1].value : 0
+                let afterArabic = (0x0600...0x06FF).contains(previous) || previous == 0xFEF7
+                switch scalar {
+                case "ß", "ẞ": out.append(contentsOf: "ss".unicodeScalars)
+                case "ı": out.append("i")
+                case "ـ": break
+                case "أ", "إ", "آ": out.append("ا")
+                case "ؤ": out.append("و")
+                case "ئ": out.append("ي")
+                case "ﻷ": out.append(contentsOf: "لا".unicodeScalars)  // lam with alef with hamza, as NFKC reads it
+                case "\u{654}" where afterArabic, "\u{655}" where afterArabic: break
+                default:
+                    if let digit = scalar.properties.numericValue, scalar.properties.numericType == .decimal {
+                        out.append(contentsOf: String(Int(digit)).unicodeScalars)
+                    } else {
+                        out.append(scalar)
+                    }
+                }
+            }
+            return String(out)
+        }
+        for _ in 0..<2_000 {
+            let scalars = (0..<(1 + rng.below(16))).map { _ in pool[rng.below(pool.count)] }
+            let text = String(String.UnicodeScalarView(scalars))
+            var buffer = TokenBuffer()
+            fourth.tokenize(text, into: &buffer)
+            let words = buffer.tokens.filter { $0.kind != .trailing }.map { Array(buffer.term(of: $0).utf8) }
+            #expect(words == third.terms(spelledOut(scalars)).map { Array($0.utf8) }, "\(scalars.map { String($0.value, radix: 16) })")
+            for (i, token) in buffer.tokens.enumerated() where token.kind == .trailing {
+                let bigram = i > 0 ? buffer.tokens[i - 1] : nil
+                #expect(bigram?.kind == .bigram && bigram?.position == token.position)
+                #expect(bigram.map { buffer.term(of: $0).unicodeScalars.last } == buffer.term(of: token).unicodeScalars.first)
+                #expect(buffer.term(of: token).unicodeScalars.allSatisfy { ["東", "京", "雨"].contains($0) })
+            }
+        }
+    }
+
     @Test func emojiAndSymbolsSeparate() {
         #expect(terms("rain🎉sun 📈 → “quoted” ‘single’") == ["rain", "sun", "quoted", "single"])
         // Other numbers are words, as in FTS5's unicode61 (categories L*, N*, Co).
@@ -141,12 +220,17 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
         var buffer = TokenBuffer()
         let next = tokenizer.tokenize("東京都 in 北京 and 京", startingAt: 10, into: &buffer)
         let got = buffer.tokens.map { (buffer.term(of: $0), $0.position) }
-        let want: [(String, UInt32)] = [("東京", 10), ("京都", 11), ("in", 12), ("北京", 13), ("and", 14), ("京", 15)]
+        // A run's last Han character is a term too (revision 4), at its last bigram's position.
+        let want: [(String, UInt32)] = [
+            ("東京", 10), ("京都", 11), ("都", 11), ("in", 12), ("北京", 13), ("京", 13), ("and", 14), ("京", 15),
+        ]
         #expect(got.map(\.0) == want.map(\.0))
         #expect(got.map(\.1) == want.map(\.1))
+        #expect(buffer.tokens.map(\.kind) == [.bigram, .bigram, .trailing, .word, .bigram, .trailing, .word, .bigram])
         #expect(next == 16)
         #expect(terms("ひらがなカタカナ") == ["ひら", "らが", "がな", "なカ", "カタ", "タカ", "カナ"])
-        #expect(terms("東京Tower") == ["東京", "tower"])
+        #expect(terms("東京Tower") == ["東京", "京", "tower"])
+        #expect(terms("東京都", TokenizerOptions(revision: 3)) == ["東京", "京都"])
     }
 
     @Test func positionsCountTokensAndContinueAcrossCalls() {
@@ -170,9 +254,9 @@ private func terms(_ text: String, _ options: TokenizerOptions = TokenizerOption
     /// Revision 3 makes the same terms of a text and of its NFKC form, for random mixes of
     /// letters, marks and kana (symbols, which it leaves alone, are not in the pool), and the
     /// same terms of a query as of the document (the highlighter's spans stay in the text).
-    @Test func revisionThreeMakesTheTermsOfTheNFKCForm() {
+    @Test(arguments: [3, 4]) func revisionThreeMakesTheTermsOfTheNFKCForm(revision: Int) {
         var rng = TestRandom(seed: 49)
-        var tokenizer = Tokenizer()
+        var tokenizer = Tokenizer(options: TokenizerOptions(revision: revision))
         let pool: [Unicode.Scalar] = [
             "a", "E", " ", "-", "é", "\u{301}", "\u{308}", "ﬁ", "ﬃ", "𝐁", "𝕫", "²", "₂", "Ⅻ", "ǅ", "ſ", "µ", "\u{2126}", "\u{212A}",
             "か", "カ", "は", "ｶ", "ﾊ", "ﾞ", "ﾟ", "\u{3099}", "\u{309A}", "ー", "東", "\u{F91D}", "ά", "\u{1F71}", "α",

@@ -248,9 +248,16 @@ struct SearchState: Sendable, Hashable {
     /// NFKC reads them, kana and voiced sound marks composed): indexes created since 2026-12-07.
     /// Those made before keep their revision; builds that predate the flag refuse the index.
     var compatibleText = false
+    /// Whether the index was made with the tokenizer's revision 4 (`ß` as `ss`, digits of every
+    /// script as ASCII, Arabic hamza and madda folded, a run's last Han character a term of its
+    /// own): indexes created since 2026-12-08. Those made before keep their revision; builds that
+    /// predate the flag refuse the index.
+    var foldedScripts = false
 
     /// The tokenizer rules of the index's documents and queries.
-    var tokenizerOptions: TokenizerOptions { TokenizerOptions(revision: compatibleText ? 3 : revisedText ? 2 : 1) }
+    var tokenizerOptions: TokenizerOptions {
+        TokenizerOptions(revision: foldedScripts ? 4 : compatibleText ? 3 : revisedText ? 2 : 1)
+    }
 
     /// How the segments' keys start.
     var segmentKeys: SegmentKeys { lowSegments ? .low : .high }
@@ -265,6 +272,7 @@ struct SearchState: Sendable, Hashable {
         checkedDocuments = true
         revisedText = true
         compatibleText = true
+        foldedScripts = true
     }
 
     /// The state read from the stored entry, or that of a new index when there is none.
@@ -286,7 +294,7 @@ struct SearchState: Sendable, Hashable {
         }
         if offset < bytes.count {
             let flags = try SearchVarint.read(bytes, &offset)
-            guard flags <= 511 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
+            guard flags <= 1023 else { throw StoreError(.corrupted, "search index: unknown state flags \(flags)") }
             hashedDocuments = flags & 1 == 1
             checkedDocuments = flags & 2 == 2
             segmented = flags & 4 == 4
@@ -296,6 +304,7 @@ struct SearchState: Sendable, Hashable {
             mergingInsideTerm = flags & 64 == 64
             revisedText = flags & 128 == 128
             compatibleText = flags & 256 == 256
+            foldedScripts = flags & 512 == 512
         }
     }
 
@@ -304,11 +313,13 @@ struct SearchState: Sendable, Hashable {
         SearchVarint.append(UInt64(nextNumber), to: &out)
         SearchVarint.append(documents, to: &out)
         for t in totals { SearchVarint.append(t, to: &out) }
-        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings || revisedText || compatibleText {
+        if lengthFields != 16 || hashedDocuments || checkedDocuments || segmented || secondPostings || revisedText || compatibleText
+            || foldedScripts
+        {
             SearchVarint.append(UInt64(lengthFields), to: &out)
             let flags = (hashedDocuments ? 1 : 0) | (checkedDocuments ? 2 : 0) | (segmented ? 4 : 0) | (secondPostings ? 8 : 0)
                 | (merging ? 16 : 0) | (lowSegments ? 32 : 0) | (mergingInsideTerm ? 64 : 0) | (revisedText ? 128 : 0)
-                | (compatibleText ? 256 : 0)
+                | (compatibleText ? 256 : 0) | (foldedScripts ? 512 : 0)
             SearchVarint.append(UInt64(flags), to: &out)
         }
         return out

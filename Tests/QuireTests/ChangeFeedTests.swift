@@ -130,6 +130,34 @@ import Testing
             #expect(sequences.last == sequences.first.map { $0 + 199 })
         }
     }
+
+    /// Statistics name the transaction their counts are from (`serve`'s change stream sends the
+    /// pair as one `commit` event): read while commits go in, one transaction id never comes
+    /// with two counts. The id was the environment's last, read before the counts' snapshot.
+    @Test func statisticsNameTheTransactionOfTheirCounts() async throws {
+        try await withTemporaryStorePath { path in
+            let store = try openStore(path)
+            defer { store.close() }
+            let writer = Task {
+                for article in generatedArticles(300) { try await store.put(article, in: articles) }
+            }
+            var countByTransaction: [Int: Int] = [:]
+            var conflicts: [String] = []
+            while !writer.isCancelled {
+                let stats = try store.storeStatistics()
+                let records = stats.collections.first { $0.name == articles.name }?.records ?? 0
+                if let known = countByTransaction[stats.lastTransactionID], known != records {
+                    conflicts.append("\(stats.lastTransactionID): \(known) and \(records)")
+                }
+                countByTransaction[stats.lastTransactionID] = records
+                if records == 300 { break }
+                await Task.yield()
+            }
+            try await writer.value
+            #expect(conflicts.isEmpty, "\(conflicts.prefix(5))")
+            #expect(countByTransaction.count > 20)
+        }
+    }
 }
 
 /// Appends a commit the feed cannot decode, through LMDB (synchronous: a write transaction

@@ -134,7 +134,9 @@ extension Store {
                     path: environment.path, formatVersion: StoreLayout.formatVersion,
                     fieldNames: fields.count - fields.internedValueCount, internedValues: fields.internedValueCount,
                     collections: collections, relations: relations, fileBytes: fileBytes, mapBytes: info.mapSize,
-                    usedBytes: info.usedBytes, freeBytes: freeBytes, pageSize: info.pageSize, lastTransactionID: info.lastTransactionID,
+                    // The snapshot's own transaction, not the environment's last: a commit after
+                    // the snapshot began would pair its id with the counts before it.
+                    usedBytes: info.usedBytes, freeBytes: freeBytes, pageSize: info.pageSize, lastTransactionID: snap.lmdb.id,
                     maxReaders: info.maxReaders, readerSlotsUsed: info.readerSlotsUsed, activeReaders: info.activeReaders)
                 statistics.changeFeedBytes = changes?.bytes ?? 0
                 statistics.changeFeedEntries = changes?.entries ?? 0

@@ -61,6 +61,8 @@ public final class ClusterNode: Sendable {
     private let lease = Atomic<Int64>(0)
     private let applied = Atomic<Int64>(0)
     private let snapshotURL = Mutex<String?>(nil)
+    /// Why the node must stop although its replica could go on (another node holds its member id).
+    private let leaseFailure = Mutex<ClusterError?>(nil)
 
     /// A node; nothing happens before ``run()``.
     public init(
@@ -123,15 +125,21 @@ public final class ClusterNode: Sendable {
                 current = nil
             }
         }
-        try await untilEtcdAnswers("checking the member id") { try await checkMemberIDFree() }
-        try await grantLease()
+        var holder: Int64 = 0
+        try await untilEtcdAnswers("checking the member id") { holder = try await checkMemberIDFree() }
+        try await grantLease(claimingFrom: holder)
 
         let replicaTask = Task { [self] in
             await self.replicate(&replica)
         }
         var failure: (any Error)?
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.keepLeaseAlive() }
+            group.addTask {
+                if let lost = await self.keepLeaseAlive() {
+                    self.leaseFailure.withLock { $0 = lost }
+                    replicaTask.cancel()
+                }
+            }
             group.addTask { await self.compactWhenPossible() }
             for source in sources {
                 group.addTask { await self.fetchWhenOwned(source) }
@@ -144,7 +152,7 @@ public final class ClusterNode: Sendable {
             group.cancelAll()
         }
         await revokeLease()
-        if let failure { throw failure }
+        if let failure = failure ?? leaseFailure.withLock({ $0 }) { throw failure }
     }
 
     /// Frees this member's sources at once instead of after the TTL: in a task of its own, since
@@ -179,13 +187,36 @@ public final class ClusterNode: Sendable {
 
     // MARK: The lease
 
-    private func grantLease() async throws {
+    /// Grants a lease and claims the member's status key with it: the claim writes only when
+    /// the key was last written at `holder` (0: it must be absent), so of two nodes started
+    /// together under one id, or a paused node resumed beside its replacement, one stops.
+    private func grantLease(claimingFrom holder: Int64 = 0) async throws {
+        var granted: [Int64] = []
         try await untilEtcdAnswers("granting the lease") {
-            let granted = try await client.grantLease(ttl: configuration.leaseTTL)
-            lease.store(granted.id, ordering: .relaxed)
-            events(.leaseGranted(id: granted.id, ttl: granted.ttl))
-            try await publishStatus()
+            let lease = try await client.grantLease(ttl: configuration.leaseTTL)
+            granted.append(lease.id)
+            self.lease.store(lease.id, ordering: .relaxed)
+            events(.leaseGranted(id: lease.id, ttl: lease.ttl))
+            let key = configuration.keys.member(configuration.memberID)
+            let claim = try await client.txn(
+                compare: [EtcdCompare(key, .equal, .modRevision(holder))],
+                success: [.put(key, status.encoded, lease: lease.id)],
+                failure: [.range(.key(key))])
+            guard !claim.succeeded else { return }
+            // Claimed by a try of this loop whose answer was lost: the key is this node's.
+            if let now = claim.ranges.first??.kvs.first, granted.contains(now.lease) {
+                try await publishStatus()
+                return
+            }
+            throw memberInUse(key)
         }
+    }
+
+    /// The error of a member id that another node holds.
+    private func memberInUse(_ key: String) -> ClusterError {
+        ClusterError(
+            .memberInUse,
+            "member id '\(configuration.memberID)' is used by a live node (its status under \(key) is renewed): give this node another --member, or stop the other")
     }
 
     /// Refuses to start when a live node runs under this member id: both would write one status
@@ -193,32 +224,37 @@ public final class ClusterNode: Sendable {
     /// out its own id's snapshot. A live node publishes its status again at each renewal; a
     /// key that does not change is a dead node's, gone when its lease expires (a restart after
     /// a kill waits for that, at most two of this node's TTLs, then takes the key over).
-    private func checkMemberIDFree() async throws {
+    /// Returns the revision the key was last written at (0: absent), for the claim.
+    private func checkMemberIDFree() async throws -> Int64 {
         let key = configuration.keys.member(configuration.memberID)
-        guard let first = try await client.get(key), first.lease != 0 else { return }
+        guard let first = try await client.get(key) else { return 0 }
+        guard first.lease != 0 else { return first.modRevision }
         let deadline = ContinuousClock.now + .seconds(2 * configuration.leaseTTL + 1)
         while ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(250))
-            guard let now = try await client.get(key) else { return }
-            if now.modRevision != first.modRevision {
-                throw ClusterError(
-                    .memberInUse,
-                    "member id '\(configuration.memberID)' is used by a live node (its status under \(key) is renewed): give this node another --member, or stop the other")
-            }
+            guard let now = try await client.get(key) else { return 0 }
+            if now.modRevision != first.modRevision { throw memberInUse(key) }
         }
+        return first.modRevision
     }
 
     /// Publishes the member's status on its lease, through `etcd` (the renewals' client, whose
     /// short timeout keeps a hung etcd member from outlasting the lease).
     private func publishStatus(through etcd: EtcdClient? = nil) async throws(EtcdError) {
-        let status = MemberStatus(
-            id: configuration.memberID, appliedRevision: applied.load(ordering: .relaxed),
-            snapshotURL: snapshotURL.withLock { $0 })
         try await (etcd ?? client).put(
             configuration.keys.member(configuration.memberID), status.encoded, lease: lease.load(ordering: .relaxed))
     }
 
-    private func keepLeaseAlive() async {
+    /// The member's status now.
+    private var status: MemberStatus {
+        MemberStatus(
+            id: configuration.memberID, appliedRevision: applied.load(ordering: .relaxed),
+            snapshotURL: snapshotURL.withLock { $0 })
+    }
+
+    /// Renews the lease until cancelled; returns the error that must stop the node (its lease
+    /// expired and another node took its member id meanwhile), nil when cancelled.
+    private func keepLeaseAlive() async -> ClusterError? {
         let interval = Duration.milliseconds(max(200, configuration.leaseTTL * 1000 / 3))
         // With several etcd members, renewals wait a quarter of the TTL on one, not the client's
         // 5 s: a member that accepts and never answers (paused, cut off) must not outlast the
@@ -234,20 +270,24 @@ public final class ClusterNode: Sendable {
         defer { if renewals !== client { renewals.shutdown() } }
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            if Task.isCancelled { return }
+            if Task.isCancelled { return nil }
             do {
                 let current = lease.load(ordering: .relaxed)
                 if try await renewals.keepAlive(current) == 0 {
-                    // Paused or cut off past the TTL: the old claims are gone; start a new lease.
+                    // Paused or cut off past the TTL: the old claims are gone (the status key
+                    // with them); start a new lease, unless a replacement holds the id now.
                     events(.leaseExpired(id: current))
                     try await grantLease()
                 } else {
                     try await publishStatus(through: renewals)
                 }
+            } catch let error as ClusterError where error.code == .memberInUse {
+                return error
             } catch {
                 if !Task.isCancelled { events(.retrying("renewing the lease: \(error)")) }
             }
         }
+        return nil
     }
 
     // MARK: Replication

@@ -266,6 +266,76 @@ import Testing
         }
     }
 
+    /// Two nodes started together under one member id: both found the key free, and both ran,
+    /// each writing the status on its own lease. The claim writes only where the key is absent,
+    /// so one of them stops with `memberInUse` and the other runs on.
+    @Test func twoNodesStartedTogetherUnderOneIDLeaveOneRunning() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("together") { directory in
+                let keys = ClusterKeys(prefix: "/together/")
+                let outcomes = Outcomes()
+                var runs: [Task<Void, Never>] = []
+                for name in ["x", "y"] {
+                    var configuration = ClusterNode.Configuration(memberID: "same", storePath: directory + "/" + name)
+                    configuration.keys = keys
+                    configuration.leaseTTL = 2
+                    let node = ClusterNode(configuration: configuration, client: client, sources: [])
+                    runs.append(
+                        Task {
+                            do {
+                                try await node.run()
+                                outcomes.append("stopped")
+                            } catch {
+                                outcomes.append((error as? ClusterError)?.code == .memberInUse ? "in use" : "\(error)")
+                            }
+                        })
+                }
+                // One refusal comes within the check's two TTLs; the other node still runs after it.
+                let deadline = ContinuousClock.now + .seconds(120)
+                while outcomes.all.isEmpty, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try await Task.sleep(for: .seconds(3))
+                #expect(outcomes.all == ["in use"])
+                for run in runs { run.cancel() }
+                for run in runs { await run.value }
+                #expect(outcomes.all.sorted() == ["in use", "stopped"])
+            }
+        }
+    }
+
+    /// A node whose lease expired while another node took its member id (a paused node resumed
+    /// beside its replacement) stops instead of running on as a second node of that id.
+    @Test func aNodeWhoseIDWasTakenWhileItsLeaseExpiredStops() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("replaced") { directory in
+                let keys = ClusterKeys(prefix: "/replaced/")
+                var configuration = ClusterNode.Configuration(memberID: "m", storePath: directory + "/m")
+                configuration.keys = keys
+                configuration.leaseTTL = 2
+                let events = Events()
+                let node = ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
+                let run = Task { try await node.run() }
+                defer { run.cancel() }
+                try await events.wait(for: .seconds(600)) { if case .leaseGranted = $0 { true } else { false } }
+                let old = try #require(events.leaseID)
+                // The replacement's status on its own lease, then the old lease gone, as expired.
+                let replacement = try await client.grantLease(ttl: 600)
+                _ = try await client.put(keys.member("m"), Array("{\"id\":\"m\",\"appliedRevision\":0}".utf8), lease: replacement.id)
+                try await client.revoke(old)
+                let watchdog = Task {
+                    try? await Task.sleep(for: .seconds(120))
+                    run.cancel()  // a node that ran on: the expectation fails, nothing hangs
+                }
+                defer { watchdog.cancel() }
+                await #expect { try await run.value } throws: { ($0 as? ClusterError)?.code == .memberInUse }
+                #expect(events.all.contains { if case .leaseExpired(let id) = $0 { id == old } else { false } })
+                #expect(try await client.get(keys.member("m"))?.lease == replacement.id)
+                try await client.revoke(replacement.id)
+            }
+        }
+    }
+
     /// A second node on the store path of a running one is refused before it touches the
     /// directory: its start-up cleanup deleted the first's snapshot download, and after the
     /// first's bootstrap it wrote into a directory swapped away. The path is free once the
@@ -434,6 +504,13 @@ import Testing
 }
 
 /// Events of a node, collected for a test to wait on.
+/// How the runs of several nodes ended, in order.
+final class Outcomes: Sendable {
+    private let list = Mutex<[String]>([])
+    var all: [String] { list.withLock { $0 } }
+    func append(_ outcome: String) { list.withLock { $0.append(outcome) } }
+}
+
 final class Events: Sendable {
     private let started = ContinuousClock.now
     private let events = Mutex<[(at: Duration, event: ClusterEvent)]>([])

@@ -31,13 +31,34 @@ public enum StoreSnapshot {
         try? FileManager.default.removeItem(atPath: staging)
         try FileManager.default.createDirectory(
             atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        // 0600 like every store file (Data.write would follow the umask).
-        guard FileManager.default.createFile(
-            atPath: staging + "/data.mdb", contents: Data(response.body), attributes: [.posixPermissions: 0o600])
-        else { throw ClusterError(.bootstrapFailed, "cannot write \(staging)/data.mdb") }
+        try writeDurably(response.body, to: staging + "/data.mdb")
+        Environment.syncDirectory(staging)
+        return try appliedRevision(ofStoreAt: staging)
+    }
+
+    /// Writes `bytes` as a new file, 0600 like every store file, and flushes it to the disk: the
+    /// install renames it into place, and after a power loss the renames must not be on the
+    /// disk without the bytes.
+    private static func writeDurably(_ bytes: [UInt8], to file: String) throws {
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ClusterError(.bootstrapFailed, "cannot write \(file): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw ClusterError(.bootstrapFailed, "cannot write \(file): \(String(cString: strerror(errno)))") }
+            written += n
+        }
+        guard fsync(fd) == 0 else { throw ClusterError(.bootstrapFailed, "cannot flush \(file): \(String(cString: strerror(errno)))") }
+    }
+
+    /// The applied revision of the replica at `path`, opened read-only: throws unless it opens
+    /// as a store.
+    private static func appliedRevision(ofStoreAt path: String) throws -> Int64 {
         var options = StoreOptions()
         options.readOnly = true
-        let copy = try Store(path: staging, options: options)
+        let copy = try Store(path: path, options: options)
         defer { copy.close() }
         return try copy.read { try $0.get(.string(ReplicaState.key), from: ReplicaState.collection) }?.appliedRevision
             ?? 0
@@ -52,7 +73,14 @@ public enum StoreSnapshot {
         try? manager.removeItem(atPath: previous)
         try manager.moveItem(atPath: path, toPath: previous)
         try manager.moveItem(atPath: path + ".bootstrap", toPath: path)
+        Environment.syncDirectory(parent(of: path))
         try manager.removeItem(atPath: previous)
+    }
+
+    /// The directory that holds `path`.
+    private static func parent(of path: String) -> String {
+        let url = URL(fileURLWithPath: path).deletingLastPathComponent()
+        return url.path.isEmpty ? "." : url.path
     }
 
     /// Refuses a directory that holds anything but a store's files: installing a snapshot
@@ -73,17 +101,22 @@ public enum StoreSnapshot {
         }
     }
 
-    /// Cleans up after a bootstrap interrupted by a crash.
+    /// Cleans up after a bootstrap interrupted by a crash: between the two renames, the download
+    /// goes in place if it opens as a store, else the replaced store goes back (it was deleted,
+    /// and a damaged download installed). The replaced store is deleted only once a store is at
+    /// `path` again.
     static func recover(path: String) {
         let manager = FileManager.default
-        if !manager.fileExists(atPath: path), manager.fileExists(atPath: path + ".replaced") {
-            if manager.fileExists(atPath: path + ".bootstrap") {
-                try? manager.moveItem(atPath: path + ".bootstrap", toPath: path)
+        let (previous, download) = (path + ".replaced", path + ".bootstrap")
+        if !manager.fileExists(atPath: path), manager.fileExists(atPath: previous) {
+            if manager.fileExists(atPath: download), (try? appliedRevision(ofStoreAt: download)) != nil {
+                try? manager.moveItem(atPath: download, toPath: path)
             } else {
-                try? manager.moveItem(atPath: path + ".replaced", toPath: path)
+                try? manager.moveItem(atPath: previous, toPath: path)
             }
+            Environment.syncDirectory(parent(of: path))
         }
-        try? manager.removeItem(atPath: path + ".replaced")
-        try? manager.removeItem(atPath: path + ".bootstrap")
+        if manager.fileExists(atPath: path) { try? manager.removeItem(atPath: previous) }
+        try? manager.removeItem(atPath: download)
     }
 }

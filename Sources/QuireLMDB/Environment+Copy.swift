@@ -247,7 +247,7 @@ extension Environment {
     }
 
     /// Makes a new directory entry durable (`fsync` of the directory).
-    static func syncDirectory(_ directory: String) {
+    package static func syncDirectory(_ directory: String) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)

@@ -370,6 +370,55 @@ import Testing
         }
     }
 
+    /// A bootstrap stopped between its two renames leaves the replaced store and the download
+    /// beside an empty path: the next start installs the download only if it opens as a store,
+    /// else puts the replaced store back (it deleted it and installed random bytes).
+    @Test func anInterruptedBootstrapKeepsTheReplacedStoreWhenTheDownloadIsDamaged() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("interrupted") { directory in
+                let path = directory + "/store"
+                /// Runs a node on `location` until it has its lease; returns its data file's inode
+                /// (a rename keeps it: which store the node opened).
+                func started(at location: String) async throws -> UInt64 {
+                    var configuration = ClusterNode.Configuration(memberID: "i", storePath: location)
+                    configuration.keys = ClusterKeys(prefix: "/interrupted/")
+                    configuration.leaseTTL = 15
+                    let events = Events()
+                    let node = ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
+                    let run = Task {
+                        do { try await node.run() } catch { events.append(.retrying("ended: \(error)")) }
+                    }
+                    defer { run.cancel() }
+                    try await events.wait(for: .seconds(600)) {
+                        switch $0 {
+                        case .leaseGranted: true
+                        case .retrying(let message): message.hasPrefix("ended")
+                        default: false
+                        }
+                    }
+                    try #require(events.leaseID != nil, "\(events.all)")
+                    run.cancel()
+                    await run.value
+                    let attributes = try FileManager.default.attributesOfItem(atPath: location + "/data.mdb")
+                    return try #require((attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
+                }
+                let manager = FileManager.default
+                let replaced = try await started(at: directory + "/first")
+                try manager.moveItem(atPath: directory + "/first", toPath: path + ".replaced")
+                try manager.createDirectory(atPath: path + ".bootstrap", withIntermediateDirectories: false)
+                try Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: path + ".bootstrap/data.mdb"))
+                #expect(try await started(at: path) == replaced)
+                #expect(!manager.fileExists(atPath: path + ".replaced") && !manager.fileExists(atPath: path + ".bootstrap"))
+                // A download that opens as a store is the one installed.
+                let downloaded = try await started(at: directory + "/second")
+                try manager.moveItem(atPath: path, toPath: path + ".replaced")
+                try manager.moveItem(atPath: directory + "/second", toPath: path + ".bootstrap")
+                #expect(try await started(at: path) == downloaded)
+                #expect(!manager.fileExists(atPath: path + ".replaced") && !manager.fileExists(atPath: path + ".bootstrap"))
+            }
+        }
+    }
+
     /// `--rate` is the node's: its sources share one budget (each source had its own, so a
     /// node of four sources made four times the requests asked for).
     @Test func theNodesSourcesShareOneRequestRate() async throws {

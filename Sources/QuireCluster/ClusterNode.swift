@@ -40,6 +40,9 @@ public final class ClusterNode: Sendable {
         public var failedRunsBeforeGivingUp = 3
         /// How long a member waits before it claims a source it gave up again.
         public var pauseAfterGivingUp: Duration = .seconds(30)
+        /// Whether a store ahead of etcd (etcd restored from a backup of its own) resumes from
+        /// the newest log entry both hold instead of being refused (`quire node --rejoin-restored`).
+        public var rejoinRestoredLog = false
 
         /// A configuration for member `memberID` with its store at `storePath`.
         public init(memberID: String, storePath: String) {
@@ -103,6 +106,11 @@ public final class ClusterNode: Sendable {
         store.withLock { $0 = opened }
         var replica = try Replica(store: opened, client: client, keys: configuration.keys)
         do {
+            if configuration.rejoinRestoredLog {
+                var resumed: Int64?
+                try await untilEtcdAnswers("rejoining the restored log") { resumed = try await replica.rejoinRestoredLog() }
+                if let resumed { events(.rejoined(appliedRevision: resumed)) }
+            }
             try await untilEtcdAnswers("reading the log") { try await replica.checkLog() }
         } catch {
             store.withLock { current in

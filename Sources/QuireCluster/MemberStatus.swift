@@ -61,6 +61,9 @@ public enum ClusterEvent: Sendable {
     case compacted(revision: Int64, deleted: Int)
     /// The store was replaced by a peer's snapshot.
     case bootstrapped(from: String, appliedRevision: Int64)
+    /// The store, ahead of an etcd restored from a backup, resumes after this revision
+    /// (``ClusterNode/Configuration/rejoinRestoredLog``).
+    case rejoined(appliedRevision: Int64)
     /// A failure the node retries after (etcd unreachable, a fetch error).
     case retrying(String)
 }

@@ -80,7 +80,55 @@ public final class Replica: Sendable {
         guard try await LogCompactor.floor(client: client, keys: keys) < entryRevision else { return }
         throw ClusterError(
             .foreignStore,
-            "etcd no longer holds the log entry this store applied at revision \(entryRevision) (\(key)): its data was restored from a backup or replaced since; start the node on a new store")
+            "etcd no longer holds the log entry this store applied at revision \(entryRevision) (\(key)): its data was restored from a backup or replaced since; after a restore, start the node with --rejoin-restored on this store (it resumes from the newest entry both hold), else on a new store")
+    }
+
+    /// After etcd was restored from a backup of its own (same cluster id and epoch), makes this
+    /// store a replica of the restored log again instead of refusing it: it resumes after the
+    /// newest log entry that etcd holds and the store applied under the same revision. The
+    /// restored checkpoints are older than the store, so the pages after that entry are fetched
+    /// again and written over the store's copies; the entries committed since the restore are
+    /// applied as any others.
+    ///
+    /// - Returns: The revision the store resumes after, or nil when it is not ahead of etcd
+    ///   (nothing to do).
+    /// - Throws: ``ClusterError/Code/foreignStore`` for a store of another log, or one that
+    ///   holds no entry of the restored log.
+    public func rejoinRestoredLog() async throws -> Int64? {
+        let (log, revision) = try await logIdentity()
+        try check(log: log, revision: .max)
+        guard let state = try state() else { return nil }
+        var ahead = revision < state.appliedRevision
+        if !ahead, let key = state.lastEntry, let entryRevision = state.lastEntryRevision {
+            let found = try await client.range(.key(key), keysOnly: true).kvs.first?.modRevision
+            let floor = try await LogCompactor.floor(client: client, keys: keys)
+            ahead = found != entryRevision && floor < entryRevision
+        }
+        guard ahead else { return nil }
+        var common: (revision: Int64, key: String)?
+        let entries = try await client.range(keys.log, keysOnly: true).kvs
+        try store.read { snapshot in
+            for kv in entries where kv.modRevision > common?.revision ?? 0 {
+                guard let source = keys.logEntrySource(kv.key), kv.key.suffix(4) == Array("/000".utf8) else { continue }
+                let version = String(decoding: kv.key.suffix(17).dropFirst().prefix(12), as: UTF8.self)
+                let page = try snapshot.get(.string(source + " " + version), from: AppliedPage.collection)
+                if page?.revision == kv.modRevision { common = (kv.modRevision, kv.keyText) }
+            }
+        }
+        guard let common else {
+            throw ClusterError(
+                .foreignStore,
+                "\(store.path) holds none of the log entries of the restored etcd: start the node on a new store (it bootstraps from a member that rejoined)")
+        }
+        try await store.write { txn in
+            try txn.put(
+                ReplicaState(
+                    id: ReplicaState.key, appliedRevision: common.revision, log: log, lastEntry: common.key,
+                    lastEntryRevision: common.revision),
+                in: ReplicaState.collection)
+        }
+        identity.withLock { $0 = log }
+        return common.revision
     }
 
     private func check(log: String, revision: Int64) throws {
@@ -103,7 +151,7 @@ public final class Replica: Sendable {
         if revision < state.appliedRevision {
             throw ClusterError(
                 .foreignStore,
-                "etcd is at revision \(revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); start the node on a new store")
+                "etcd is at revision \(revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); after a restore of this cluster's etcd from a backup, start the node with --rejoin-restored on this store (it resumes from the newest entry both hold), else on a new store")
         }
     }
 

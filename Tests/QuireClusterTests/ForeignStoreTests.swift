@@ -95,6 +95,55 @@ import Testing
                 await #expect { try await restarted.checkLog() } throws: { error in
                     (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("restored from a backup")
                 }
+                // Asked to rejoin, it cannot: it holds none of the entries etcd has.
+                await #expect { _ = try await restarted.rejoinRestoredLog() } throws: { error in
+                    (error as? ClusterError)?.code == .foreignStore && "\(error)".contains("none of the log entries")
+                }
+            }
+        }
+    }
+
+    /// `--rejoin-restored`: a store ahead of a restored etcd resumes after the newest entry both
+    /// hold, keeps what it applied after it, and applies what is committed since.
+    @Test func aStoreAheadOfARestoredEtcdRejoinsFromTheNewestEntryBothHold() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("rejoin") { directory in
+                let keys = ClusterKeys(prefix: "/r/")
+                try await Self.fetchPages(into: client, keys)
+                let store = try Store(path: directory + "/replica")
+                defer { store.close() }
+                let replica = try Replica(store: store, client: client, keys: keys)
+                _ = try await replica.applyOnce()
+                let pages = try store.read { try $0.values(of: AppliedPage.collection) }.sorted { $0.version < $1.version }
+                try #require(pages.count == 2)
+                #expect(try await replica.rejoinRestoredLog() == nil)  // not ahead: nothing to do
+                // A restore to between the two pages: the second's entries are gone.
+                let second = pages[1]
+                _ = try await client.delete(.prefix(keys.prefix + "log/" + second.source + "/" + String(second.id.suffix(12)) + "/"))
+                let restarted = try Replica(store: store, client: client, keys: keys)
+                await #expect { try await restarted.checkLog() } throws: { ($0 as? ClusterError)?.code == .foreignStore }
+                #expect(try await restarted.rejoinRestoredLog() == pages[0].revision)
+                try await restarted.checkLog()
+                #expect(try restarted.appliedRevision() == pages[0].revision)
+                // Pages committed since are applied; those it had are kept.
+                let articlesBefore = try store.read { try $0.count(of: NewsSchema.articles) }
+                let api = try ClusterTests.fixture(articles: 40)
+                defer { api.stop() }
+                let (service, http) = ClusterTests.service()
+                defer { http.shutdown() }
+                let other = NYTSource(query: NYTQuery(query: "other", sort: .oldest), key: APIKey("test-key"), endpoint: api.nytSearchURL)
+                _ = try await service.run(other, into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
+                var applied = 0
+                while true {
+                    let batch = try await restarted.applyOnce()
+                    applied += batch.pages
+                    if batch.pages == 0 && !batch.more { break }
+                }
+                #expect(applied > 0)
+                let after = try store.read { try $0.values(of: AppliedPage.collection) }
+                #expect(after.contains { $0.id == second.id })
+                #expect(after.contains { $0.source != second.source })
+                #expect(try store.read { try $0.count(of: NewsSchema.articles) } > articlesBefore)
             }
         }
     }

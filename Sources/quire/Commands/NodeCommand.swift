@@ -34,6 +34,7 @@ enum NodeCommand {
         var configuration = ClusterNode.Configuration(memberID: member, storePath: storePath)
         configuration.keys = ClusterKeys(prefix: options.prefix)
         configuration.leaseTTL = Int64(options.leaseTTL)
+        configuration.rejoinRestoredLog = options.rejoinRestored
         configuration.compactionThreshold = Int64(options.compactAfter)
         configuration.snapshotAddress = options.snapshotAddress
         configuration.fetchRatePerMinute = options.ratePerMinute

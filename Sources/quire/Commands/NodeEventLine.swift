@@ -43,6 +43,9 @@ enum NodeEventLine {
             fields["event"] = "bootstrapped"
             fields["peer"] = peer
             fields["revision"] = revision
+        case .rejoined(let revision):
+            fields["event"] = "rejoined"
+            fields["revision"] = revision
         case .retrying(let message):
             fields["event"] = "retrying"
             fields["message"] = message

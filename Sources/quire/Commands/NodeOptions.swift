@@ -30,7 +30,7 @@ enum NodeSourceSpec: Sendable, Hashable {
 }
 
 /// `quire node --etcd URL[,URL…] [--fetch SOURCE…] [--base-url URL] [--member ID] [--lease-ttl S]
-/// [--prefix P] [--compact-after N] [--snapshot-host ADDRESS] [--rate N/min]`
+/// [--prefix P] [--compact-after N] [--snapshot-host ADDRESS] [--rate N/min] [--rejoin-restored]`
 struct NodeOptions: CommandOptions {
     var endpoints: [String]
     var sources: [NodeSourceSpec]
@@ -42,6 +42,7 @@ struct NodeOptions: CommandOptions {
     var snapshotAddress: SocketAddress
     var ratePerMinute: Int
     var maxPages: Int?
+    var rejoinRestored: Bool
 
     static let spec = CommandSpec(
         name: "node",
@@ -77,6 +78,9 @@ struct NodeOptions: CommandOptions {
             .value("snapshot-host", "address", help: "Where peers get snapshots of this store.", default: "127.0.0.1"),
             .value("rate", "n/min", help: "News API requests a minute, shared by the node's sources.", default: "5/min"),
             .value("max-pages", "n", help: "Stop each NYT source after this many pages."),
+            .flag(
+                "rejoin-restored",
+                help: "After etcd was restored from a backup: resume this store from the newest log entry both hold."),
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {
@@ -121,6 +125,7 @@ struct NodeOptions: CommandOptions {
         snapshotAddress = address
         ratePerMinute = try FetchNYTOptions.parseRate(arguments) ?? 5
         maxPages = try arguments.integer("max-pages", in: 1...Int.max)
+        rejoinRestored = arguments.flag("rejoin-restored")
     }
 
     func run(_ context: CommandContext) async throws { try await NodeCommand.run(self, context: context) }

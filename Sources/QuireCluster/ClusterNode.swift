@@ -100,6 +100,11 @@ public final class ClusterNode: Sendable {
         // First: the cleanup below would delete a running node's download.
         let storeLock = try NodeStoreLock(path: path)
         defer { storeLock.release() }
+        // A start refused before the node took its lease (its member id in use) leaves no
+        // empty store behind in a directory it made.
+        let made = !FileManager.default.fileExists(atPath: path)
+        var started = false
+        defer { if made && !started { try? FileManager.default.removeItem(atPath: path) } }
         StoreSnapshot.recover(path: path)
         try StoreSnapshot.checkReplaceable(path)
         let opened = try Store(path: path, options: configuration.storeOptions)
@@ -136,6 +141,7 @@ public final class ClusterNode: Sendable {
         var holder: Int64 = 0
         try await untilEtcdAnswers("checking the member id") { holder = try await checkMemberIDFree() }
         try await grantLease(claimingFrom: holder)
+        started = true
 
         let replicaTask = Task { [self] in
             await self.replicate(&replica)

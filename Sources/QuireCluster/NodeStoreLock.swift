@@ -11,9 +11,12 @@ import Darwin
 /// download, or go on writing into a directory the first had swapped away (its commits lost
 /// with the replaced file). The lock is an `flock` on a file beside the directory (one inside
 /// it would be swapped away with it); the kernel drops it when the process ends, however it
-/// ends, so a killed node never leaves a stale lock.
+/// ends, so a killed node never leaves a stale lock. A node that stops removes the file (a
+/// refused start left one beside every path tried): the holder unlinks it before letting go,
+/// and a taker checks that the file it locked is still the one at the path.
 final class NodeStoreLock {
     private var descriptor: Int32
+    private let lockPath: String
 
     /// The lock file for the store at `path`.
     static func lockPath(for path: String) -> String { path + ".node-lock" }
@@ -21,27 +24,41 @@ final class NodeStoreLock {
     /// Takes the lock, or throws ``ClusterError/Code/storeInUse`` when another node holds it.
     init(path: String) throws {
         let lockPath = Self.lockPath(for: path)
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ClusterError(
-                .storeInUse, "cannot open \(lockPath) to lock the store: \(String(cString: strerror(errno)))")
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let reason = errno
-            close(descriptor)
-            if reason == EWOULDBLOCK {
+        self.lockPath = lockPath
+        while true {
+            let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
                 throw ClusterError(
-                    .storeInUse,
-                    "\(path) is the store of a node that is running (it holds \(lockPath)): give this node a store of its own")
+                    .storeInUse, "cannot open \(lockPath) to lock the store: \(String(cString: strerror(errno)))")
             }
-            throw ClusterError(.storeInUse, "cannot lock \(lockPath): \(String(cString: strerror(reason)))")
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let reason = errno
+                close(descriptor)
+                if reason == EWOULDBLOCK {
+                    throw ClusterError(
+                        .storeInUse,
+                        "\(path) is the store of a node that is running (it holds \(lockPath)): give this node a store of its own")
+                }
+                throw ClusterError(.storeInUse, "cannot lock \(lockPath): \(String(cString: strerror(reason)))")
+            }
+            // Locked a file its holder unlinked meanwhile: a lock nobody else can see; again.
+            var locked = stat()
+            var named = stat()
+            if fstat(descriptor, &locked) == 0, stat(lockPath, &named) == 0, locked.st_ino == named.st_ino,
+                locked.st_dev == named.st_dev
+            {
+                self.descriptor = descriptor
+                return
+            }
+            close(descriptor)
         }
-        self.descriptor = descriptor
     }
 
-    /// Lets the lock go (closing the file drops the `flock`).
+    /// Lets the lock go: removes the file while it holds it, then closes it (which drops the
+    /// `flock`).
     func release() {
         guard descriptor >= 0 else { return }
+        unlink(lockPath)
         close(descriptor)
         descriptor = -1
     }

@@ -251,6 +251,9 @@ import Testing
                 }
                 defer { watchdog.cancel() }
                 await #expect { try await first.value } throws: { ($0 as? ClusterError)?.code == .memberInUse }
+                // Refused before it took its lease: no empty store, no lock file left beside it.
+                #expect(!FileManager.default.fileExists(atPath: directory + "/a"))
+                #expect(!FileManager.default.fileExists(atPath: directory + "/a.node-lock"))
                 kill(live.processIdentifier, SIGKILL)
                 live.waitUntilExit()
                 // A dead node's key (not renewed) is taken over once its lease is gone.

@@ -30,6 +30,9 @@ enum NodeCommand {
             )
         }
         let storePath = URL(fileURLWithPath: context.storePath).standardizedFileURL.path
+        if StoreDirectoryCheck.isNonDirectory(storePath) {
+            throw RuntimeError("node", "\(storePath): is a file, not a store (a store is a directory: give the node a new one, or the one it had)")
+        }
         let member = options.memberID ?? defaultMemberID(storePath)
         var configuration = ClusterNode.Configuration(memberID: member, storePath: storePath)
         configuration.keys = ClusterKeys(prefix: options.prefix)
@@ -44,7 +47,7 @@ enum NodeCommand {
         let node = ClusterNode(configuration: configuration, client: client, sources: sources) {
             continuation.yield($0)
         }
-        Diagnostics.error("node: member \(member) on \(options.endpoints.joined(separator: ",")) (Ctrl-C stops)")
+        Diagnostics.error("node: starting member \(member) with etcd at \(options.endpoints.joined(separator: ",")) (Ctrl-C stops)")
         let task = Task {
             defer { continuation.finish() }
             try await node.run()

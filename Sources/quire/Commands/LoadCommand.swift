@@ -59,13 +59,7 @@ enum LoadCommand {
         } catch let error as LoadError {
             progress.finish(stopped: true)
             // A script reading --json learns what was committed before the failure too.
-            if options.json {
-                let line: JSONSummary.Value = error.line.map { .int($0) } ?? .null
-                let fields: [(String, JSONSummary.Value)] = [
-                    ("records", .int(error.recordsBefore)), ("error", .string(error.description)), ("line", line),
-                ]
-                try? context.output.line(JSONSummary.object(fields))
-            }
+            if options.json { failureSummary(records: error.recordsBefore, error: error.description, line: error.line, context) }
             switch error.kind {
             case .interrupted: throw InterruptedError.load(committed: error.recordsBefore)
             case .store: throw error.underlying ?? RuntimeError("load", error.description)
@@ -79,6 +73,7 @@ enum LoadCommand {
         // A signal during the load's end (the full-text merge and compaction, which stop for it)
         // still says so: the command did not do all it would have.
         if InterruptFlag.isRaised {
+            if options.json { failureSummary(records: records, error: "interrupted", line: nil, context) }
             throw InterruptedError.load(committed: records)
         }
         if options.json {
@@ -91,5 +86,14 @@ enum LoadCommand {
             let repeated = read > records ? " (\(n(read)) read: \(n(read - records)) repeated an id read before, the last kept)" : ""
             Diagnostics.write("quire: load: \(n(records)) record\(records == 1 ? "" : "s")\(repeated)\n")
         }
+    }
+
+    /// The `--json` answer of a load that did not finish: `{"records":…,"error":…,"line":…}`,
+    /// the records committed before it stopped, whatever phase the stop or failure came in.
+    private static func failureSummary(records: Int, error: String, line: Int?, _ context: CommandContext) {
+        let fields: [(String, JSONSummary.Value)] = [
+            ("records", .int(records)), ("error", .string(error)), ("line", line.map { .int($0) } ?? .null),
+        ]
+        try? context.output.line(JSONSummary.object(fields))
     }
 }

@@ -22,10 +22,11 @@ struct LoadOptions: CommandOptions {
             article lacks) stops the load with its line number and field; every record before it
             is committed. An id read twice is one record, the last line kept, and the summary
             counts it once (and says how many lines were read). Ctrl-C stops between transactions
-            and leaves the store consistent, saying how many records were committed: the lines read
-            so far, except those of an input larger than the sort window (about 85,000 articles),
-            which are sorted through a temporary file and committed only at its end; loading the
-            input again finishes the work. A dump of
+            and leaves the store consistent, saying how many records were committed: those of the
+            transactions written so far, which a load fills in id order, so they need not be the
+            first lines read (an input larger than the sort window, about 85,000 articles, is
+            sorted through a temporary file and committed only at its end); loading the input
+            again finishes the work, so resume by loading the whole input, not its rest. A dump of
             another collection ('dump --collection lists') loads with the same --collection.
 
             EXAMPLES:

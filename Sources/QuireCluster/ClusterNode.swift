@@ -140,7 +140,12 @@ public final class ClusterNode: Sendable {
         }
         var holder: Int64 = 0
         try await untilEtcdAnswers("checking the member id") { holder = try await checkMemberIDFree() }
-        try await grantLease(claimingFrom: holder)
+        do {
+            try await grantLease(claimingFrom: holder)
+        } catch {
+            await revokeLease()  // granted, maybe, when a stop or a refusal came
+            throw error
+        }
         started = true
 
         let replicaTask = Task { [self] in
@@ -207,22 +212,34 @@ public final class ClusterNode: Sendable {
     private func grantLease(claimingFrom holder: Int64 = 0) async throws {
         var granted: [Int64] = []
         try await untilEtcdAnswers("granting the lease") {
-            let lease = try await client.grantLease(ttl: configuration.leaseTTL)
-            granted.append(lease.id)
-            self.lease.store(lease.id, ordering: .relaxed)
-            events(.leaseGranted(id: lease.id, ttl: lease.ttl))
-            let key = configuration.keys.member(configuration.memberID)
-            let claim = try await client.txn(
-                compare: [EtcdCompare(key, .equal, .modRevision(holder))],
-                success: [.put(key, status.encoded, lease: lease.id)],
-                failure: [.range(.key(key))])
-            guard !claim.succeeded else { return }
-            // Claimed by a try of this loop whose answer was lost: the key is this node's.
-            if let now = claim.ranges.first??.kvs.first, granted.contains(now.lease) {
-                try await publishStatus()
-                return
+            while true {
+                let lease = try await client.grantLease(ttl: configuration.leaseTTL)
+                granted.append(lease.id)
+                self.lease.store(lease.id, ordering: .relaxed)
+                let key = configuration.keys.member(configuration.memberID)
+                let claim: EtcdTxnResult
+                do {
+                    claim = try await client.txn(
+                        compare: [EtcdCompare(key, .equal, .modRevision(holder))],
+                        success: [.put(key, status.encoded, lease: lease.id)],
+                        failure: [.range(.key(key))])
+                } catch let error as EtcdError where error.code == .refused(grpcCode: EtcdError.grpcNotFound) {
+                    // The lease expired before the claim used it (a loaded machine, a short TTL).
+                    events(.retrying("claiming the member id: \(error)"))
+                    continue
+                }
+                guard !claim.succeeded else {
+                    events(.leaseGranted(id: lease.id, ttl: lease.ttl))
+                    return
+                }
+                // Claimed by a try of this loop whose answer was lost: the key is this node's.
+                if let now = claim.ranges.first??.kvs.first, granted.contains(now.lease) {
+                    try await publishStatus()
+                    events(.leaseGranted(id: lease.id, ttl: lease.ttl))
+                    return
+                }
+                throw memberInUse(key)
             }
-            throw memberInUse(key)
         }
     }
 

@@ -42,7 +42,7 @@ public struct MemberStatus: Codable, Sendable, Hashable {
 
 /// What a node reports as it runs (the library prints nothing; `quire node` prints these).
 public enum ClusterEvent: Sendable {
-    /// The member's lease was granted (at start, or again after it expired).
+    /// The member's lease was granted and its member id claimed with it (at start, or again after it expired).
     case leaseGranted(id: Int64, ttl: Int64)
     /// The member's lease expired before it was renewed (the process was paused or cut off):
     /// its ownerships are gone.

@@ -281,7 +281,7 @@ import Testing
                 for name in ["x", "y"] {
                     var configuration = ClusterNode.Configuration(memberID: "same", storePath: directory + "/" + name)
                     configuration.keys = keys
-                    configuration.leaseTTL = 2
+                    configuration.leaseTTL = 4
                     let node = ClusterNode(configuration: configuration, client: client, sources: [])
                     runs.append(
                         Task {
@@ -294,7 +294,7 @@ import Testing
                         })
                 }
                 // One refusal comes within the check's two TTLs; the other node still runs after it.
-                let deadline = ContinuousClock.now + .seconds(120)
+                let deadline = ContinuousClock.now + .seconds(300)
                 while outcomes.all.isEmpty, ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(50))
                 }
@@ -315,7 +315,8 @@ import Testing
                 let keys = ClusterKeys(prefix: "/replaced/")
                 var configuration = ClusterNode.Configuration(memberID: "m", storePath: directory + "/m")
                 configuration.keys = keys
-                configuration.leaseTTL = 2
+                // Long enough not to expire on a loaded machine before the revoke below.
+                configuration.leaseTTL = 10
                 let events = Events()
                 let node = ClusterNode(configuration: configuration, client: client, sources: []) { events.append($0) }
                 let run = Task { try await node.run() }

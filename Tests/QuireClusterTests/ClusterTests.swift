@@ -419,6 +419,22 @@ import Testing
                 try manager.moveItem(atPath: directory + "/second", toPath: path + ".bootstrap")
                 #expect(try await started(at: path) == downloaded)
                 #expect(!manager.fileExists(atPath: path + ".replaced") && !manager.fileExists(atPath: path + ".bootstrap"))
+                // A start refused after the recovery put a store back leaves that store in place
+                // (the refusal's cleanup removes only a directory the start made itself).
+                let refused = directory + "/refused"
+                do {
+                    let own = try Store(path: refused + ".replaced")
+                    defer { own.close() }
+                    try NewsSchema.register(in: own)
+                    var generator = ArticleGenerator(seed: 52)
+                    try await own.put(generator.articles(count: 1)[0], in: NewsSchema.articles)
+                }
+                var configuration = ClusterNode.Configuration(memberID: "j", storePath: refused)
+                configuration.keys = ClusterKeys(prefix: "/interrupted/")
+                await #expect { try await ClusterNode(configuration: configuration, client: client, sources: []).run() } throws: {
+                    ($0 as? ClusterError)?.code == .foreignStore
+                }
+                #expect(manager.fileExists(atPath: refused + "/data.mdb"))
             }
         }
     }

@@ -100,12 +100,12 @@ public final class ClusterNode: Sendable {
         // First: the cleanup below would delete a running node's download.
         let storeLock = try NodeStoreLock(path: path)
         defer { storeLock.release() }
+        StoreSnapshot.recover(path: path)
         // A start refused before the node took its lease (its member id in use) leaves no
-        // empty store behind in a directory it made.
+        // empty store behind in a directory it made (after the recovery, which may put one back).
         let made = !FileManager.default.fileExists(atPath: path)
         var started = false
         defer { if made && !started { try? FileManager.default.removeItem(atPath: path) } }
-        StoreSnapshot.recover(path: path)
         try StoreSnapshot.checkReplaceable(path)
         let opened = try Store(path: path, options: configuration.storeOptions)
         store.withLock { $0 = opened }

@@ -60,12 +60,12 @@ public final class Replica: Sendable {
     ///
     /// - Throws: ``ClusterError/Code/foreignStore``; ``EtcdError`` when etcd does not answer.
     public func checkLog() async throws {
-        let first = identity.withLock { $0 } == nil
         let (log, revision) = try await logIdentity()
         try check(log: log, revision: revision)
-        // At a start: etcd restored from a backup of its own (same cluster and epoch) once its
-        // revision passed the store's; under a running node the revision check sees it first.
-        if first { try await checkLastEntry() }
+        // etcd restored from a backup of its own (same cluster and epoch) once its revision
+        // passed the store's: at a start, and at every poll (a member paused across the restore
+        // polls again only once renewals took etcd past its revision).
+        try await checkLastEntry()
         // Kept only once it passed: a foreign store must fail every poll, not the first alone.
         identity.withLock { $0 = log }
     }
@@ -90,10 +90,12 @@ public final class Replica: Sendable {
     /// again and written over the store's copies; the entries committed since the restore are
     /// applied as any others.
     ///
-    /// - Returns: The revision the store resumes after, or nil when it is not ahead of etcd
-    ///   (nothing to do).
-    /// - Throws: ``ClusterError/Code/foreignStore`` for a store of another log, or one that
-    ///   holds no entry of the restored log.
+    /// A store that holds none of the restored log's entries (compacted away by a member that
+    /// rejoined first) resumes from the log's start: it bootstraps from a peer.
+    ///
+    /// - Returns: The revision the store resumes after (0: the log's start), or nil when it is
+    ///   not ahead of etcd (nothing to do).
+    /// - Throws: ``ClusterError/Code/foreignStore`` for a store of another log.
     public func rejoinRestoredLog() async throws -> Int64? {
         let (log, revision) = try await logIdentity()
         try check(log: log, revision: .max)
@@ -115,20 +117,18 @@ public final class Replica: Sendable {
                 if page?.revision == kv.modRevision { common = (kv.modRevision, kv.keyText) }
             }
         }
-        guard let common else {
-            throw ClusterError(
-                .foreignStore,
-                "\(store.path) holds none of the log entries of the restored etcd: start the node on a new store (it bootstraps from a member that rejoined)")
-        }
+        // None in common (a member that rejoined first compacted them away): from the log's start,
+        // which means a peer's snapshot once the log was compacted.
+        let resumed = common
         try await store.write { txn in
             try txn.put(
                 ReplicaState(
-                    id: ReplicaState.key, appliedRevision: common.revision, log: log, lastEntry: common.key,
-                    lastEntryRevision: common.revision),
+                    id: ReplicaState.key, appliedRevision: resumed?.revision ?? 0, log: log, lastEntry: resumed?.key,
+                    lastEntryRevision: resumed?.revision),
                 in: ReplicaState.collection)
         }
         identity.withLock { $0 = log }
-        return common.revision
+        return resumed?.revision ?? 0
     }
 
     private func check(log: String, revision: Int64) throws {

@@ -40,8 +40,8 @@ public final class ClusterNode: Sendable {
         public var failedRunsBeforeGivingUp = 3
         /// How long a member waits before it claims a source it gave up again.
         public var pauseAfterGivingUp: Duration = .seconds(30)
-        /// Whether a store ahead of etcd (etcd restored from a backup of its own) resumes from
-        /// the newest log entry both hold instead of being refused (`quire node --rejoin-restored`).
+        /// Whether a store ahead of etcd (etcd restored from a backup of its own) resumes after
+        /// the log entries both hold instead of being refused (`quire node --rejoin-restored`).
         public var rejoinRestoredLog = false
 
         /// A configuration for member `memberID` with its store at `storePath`.

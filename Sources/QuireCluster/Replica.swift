@@ -80,18 +80,19 @@ public final class Replica: Sendable {
         guard try await LogCompactor.floor(client: client, keys: keys) < entryRevision else { return }
         throw ClusterError(
             .foreignStore,
-            "etcd no longer holds the log entry this store applied at revision \(entryRevision) (\(key)): its data was restored from a backup or replaced since; after a restore, start the node with --rejoin-restored on this store (it resumes from the newest entry both hold), else on a new store")
+            "etcd no longer holds the log entry this store applied at revision \(entryRevision) (\(key)): its data was restored from a backup or replaced since; after a restore, start the node with --rejoin-restored on this store (it resumes after the entries both hold), else on a new store")
     }
 
     /// After etcd was restored from a backup of its own (same cluster id and epoch), makes this
     /// store a replica of the restored log again instead of refusing it: it resumes after the
-    /// newest log entry that etcd holds and the store applied under the same revision. The
+    /// log entries that etcd holds and the store applied under the same revisions, in order up to
+    /// the first it did not (or after the compaction floor, when that comes first). The
     /// restored checkpoints are older than the store, so the pages after that entry are fetched
     /// again and written over the store's copies; the entries committed since the restore are
     /// applied as any others.
     ///
-    /// A store that holds none of the restored log's entries (compacted away by a member that
-    /// rejoined first) resumes from the log's start: it bootstraps from a peer.
+    /// A store behind the compaction floor (a member that rejoined first compacted past it)
+    /// resumes from the log's start: it bootstraps from a peer.
     ///
     /// - Returns: The revision the store resumes after (0: the log's start), or nil when it is
     ///   not ahead of etcd (nothing to do).
@@ -107,24 +108,33 @@ public final class Replica: Sendable {
             ahead = found != entryRevision && floor < entryRevision
         }
         guard ahead else { return nil }
-        var common: (revision: Int64, key: String)?
-        let entries = try await client.range(keys.log, keysOnly: true).kvs
-        try store.read { snapshot in
-            for kv in entries where kv.modRevision > common?.revision ?? 0 {
-                guard let source = keys.logEntrySource(kv.key), kv.key.suffix(4) == Array("/000".utf8) else { continue }
-                let version = String(decoding: kv.key.suffix(17).dropFirst().prefix(12), as: UTF8.self)
-                let page = try snapshot.get(.string(source + " " + version), from: AppliedPage.collection)
-                if page?.revision == kv.modRevision { common = (kv.modRevision, kv.keyText) }
+        // The log's entries in revision order: the store holds those up to the first it did not
+        // apply under the same revision (the restored history is the store's up to the restore
+        // point; an entry committed since may match one of its later pages by chance, but not
+        // all of them in order). Below the floor, entries are gone: the store held them when it
+        // applied past the floor.
+        let entries = try await client.range(keys.log, sortBy: .modRevision, keysOnly: true).kvs
+        let floor = try await LogCompactor.floor(client: client, keys: keys)
+        var held: (revision: Int64, key: String?)? = state.appliedRevision >= floor ? (floor, nil) : nil
+        if held != nil {
+            try store.read { snapshot in
+                for kv in entries where kv.modRevision > floor {
+                    guard let source = keys.logEntrySource(kv.key), kv.key.suffix(4) == Array("/000".utf8) else { continue }
+                    let version = String(decoding: kv.key.suffix(17).dropFirst().prefix(12), as: UTF8.self)
+                    let page = try snapshot.get(.string(source + " " + version), from: AppliedPage.collection)
+                    guard page?.revision == kv.modRevision else { break }
+                    held = (kv.modRevision, kv.keyText)
+                }
             }
         }
-        // None in common (a member that rejoined first compacted them away): from the log's start,
-        // which means a peer's snapshot once the log was compacted.
-        let resumed = common
+        // Behind the floor (a member that rejoined first compacted past it): from the log's
+        // start, which means a peer's snapshot.
+        let resumed = held.map { (revision: $0.revision, key: $0.key) }
         try await store.write { txn in
             try txn.put(
                 ReplicaState(
                     id: ReplicaState.key, appliedRevision: resumed?.revision ?? 0, log: log, lastEntry: resumed?.key,
-                    lastEntryRevision: resumed?.revision),
+                    lastEntryRevision: resumed?.key == nil ? nil : resumed?.revision),
                 in: ReplicaState.collection)
         }
         identity.withLock { $0 = log }
@@ -151,7 +161,7 @@ public final class Replica: Sendable {
         if revision < state.appliedRevision {
             throw ClusterError(
                 .foreignStore,
-                "etcd is at revision \(revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); after a restore of this cluster's etcd from a backup, start the node with --rejoin-restored on this store (it resumes from the newest entry both hold), else on a new store")
+                "etcd is at revision \(revision), below the \(state.appliedRevision) this store applied: etcd's data was replaced since (or it is another etcd); after a restore of this cluster's etcd from a backup, start the node with --rejoin-restored on this store (it resumes after the entries both hold), else on a new store")
         }
     }
 

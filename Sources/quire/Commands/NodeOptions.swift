@@ -80,7 +80,7 @@ struct NodeOptions: CommandOptions {
             .value("max-pages", "n", help: "Stop each NYT source after this many pages."),
             .flag(
                 "rejoin-restored",
-                help: "After etcd was restored from a backup: resume this store from the newest log entry both hold."),
+                help: "After etcd was restored from a backup: resume this store after the log entries both hold."),
         ])
 
     init(parsing arguments: ParsedArguments) throws(UsageError) {

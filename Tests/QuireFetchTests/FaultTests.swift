@@ -374,9 +374,21 @@ import Testing
     /// back-off only (a refused connection waited 12 s a try for the rate limit, 35 s in all),
     /// and the error says why once, without the URL twice.
     @Test func aRefusedConnectionIsRetriedWithoutWaitingForTheRateLimit() async throws {
-        let closed = try LoopbackServer { _ in FixtureResponse(status: 200) }
-        let port = closed.port
-        closed.stop()
+        // A port bound and never listened on refuses every connection, and no other test's
+        // server can take it meanwhile (a stopped server's port could be).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let endpoint = "http://127.0.0.1:\(port)/svc/search/v2/articlesearch.json"
         let source = NYTSource(query: NYTQuery(query: "election"), key: APIKey(testKey), endpoint: endpoint)
         let clock = TestClock()

@@ -45,6 +45,13 @@ public struct ClusterKeys: Sendable, Hashable {
     /// The compaction floor.
     public var compacted: String { prefix + "compacted" }
 
+    /// The `AppliedPage` id of the page a log entry's key names (`<source> <12 digits>`) when
+    /// the key is the page's first part, else nil.
+    func appliedPageID(ofFirstPart key: [UInt8]) -> String? {
+        guard let source = logEntrySource(key), key.suffix(4) == Array("/000".utf8) else { return nil }
+        return source + " " + String(decoding: key.suffix(17).dropFirst().prefix(12), as: UTF8.self)
+    }
+
     /// The source a log entry's key names (`<prefix>log/<source>/<12 digits>/<3 digits>`), or
     /// nil when the key is not of that form.
     func logEntrySource(_ key: [UInt8]) -> String? {

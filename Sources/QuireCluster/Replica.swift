@@ -73,14 +73,21 @@ public final class Replica: Sendable {
     /// The log entry this store applied last must still be in etcd under its revision, unless
     /// the log was compacted past it (then the replica is behind the floor and bootstraps).
     private func checkLastEntry() async throws {
-        guard let state = try state(), let key = state.lastEntry, let entryRevision = state.lastEntryRevision else { return }
-        let found = try await client.range(.key(key), keysOnly: true).kvs.first?.modRevision
-        guard found != entryRevision else { return }
-        // Read after the entry: the floor is raised before entries at or below it are deleted.
-        guard try await LogCompactor.floor(client: client, keys: keys) < entryRevision else { return }
+        guard let state = try state(), let (key, entryRevision) = try await lostLastEntry(of: state) else { return }
         throw ClusterError(
             .foreignStore,
             "etcd no longer holds the log entry this store applied at revision \(entryRevision) (\(key)): its data was restored from a backup or replaced since; after a restore, start the node with --rejoin-restored on this store (it resumes after the entries both hold), else on a new store")
+    }
+
+    /// The log entry `state` applied last and its revision, when etcd no longer holds it under
+    /// that revision although the log was not compacted past it; nil otherwise.
+    private func lostLastEntry(of state: ReplicaState) async throws -> (key: String, revision: Int64)? {
+        guard let key = state.lastEntry, let entryRevision = state.lastEntryRevision else { return nil }
+        let found = try await client.range(.key(key), keysOnly: true).kvs.first?.modRevision
+        guard found != entryRevision else { return nil }
+        // Read after the entry: the floor is raised before entries at or below it are deleted.
+        guard try await LogCompactor.floor(client: client, keys: keys) < entryRevision else { return nil }
+        return (key, entryRevision)
     }
 
     /// After etcd was restored from a backup of its own (same cluster id and epoch), makes this
@@ -102,11 +109,7 @@ public final class Replica: Sendable {
         try check(log: log, revision: .max)
         guard let state = try state() else { return nil }
         var ahead = revision < state.appliedRevision
-        if !ahead, let key = state.lastEntry, let entryRevision = state.lastEntryRevision {
-            let found = try await client.range(.key(key), keysOnly: true).kvs.first?.modRevision
-            let floor = try await LogCompactor.floor(client: client, keys: keys)
-            ahead = found != entryRevision && floor < entryRevision
-        }
+        if !ahead { ahead = try await lostLastEntry(of: state) != nil }
         guard ahead else { return nil }
         // The log's entries in revision order: the store holds those up to the first it did not
         // apply under the same revision (the restored history is the store's up to the restore
@@ -119,9 +122,8 @@ public final class Replica: Sendable {
         if held != nil {
             try store.read { snapshot in
                 for kv in entries where kv.modRevision > floor {
-                    guard let source = keys.logEntrySource(kv.key), kv.key.suffix(4) == Array("/000".utf8) else { continue }
-                    let version = String(decoding: kv.key.suffix(17).dropFirst().prefix(12), as: UTF8.self)
-                    let page = try snapshot.get(.string(source + " " + version), from: AppliedPage.collection)
+                    guard let id = keys.appliedPageID(ofFirstPart: kv.key) else { continue }
+                    let page = try snapshot.get(.string(id), from: AppliedPage.collection)
                     guard page?.revision == kv.modRevision else { break }
                     held = (kv.modRevision, kv.keyText)
                 }

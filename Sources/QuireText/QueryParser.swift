@@ -232,7 +232,7 @@ struct ParseState {
 
     /// `a OR b OR …`; nil when there is nothing searchable.
     mutating func parseOr(depth: Int) throws(QueryError) -> Query? {
-        guard depth < parser.maximumDepth else { throw QueryError(.tooDeep, at: position) }
+        guard depth <= parser.maximumDepth else { throw QueryError(.tooDeep, at: position) }
         var parts: [Query] = []
         var start = index
         if let first = try parseAnd(depth: depth) { parts.append(first) }
@@ -280,7 +280,7 @@ struct ParseState {
         if peek == .not {
             let at = position
             index += 1
-            guard depth + 1 < parser.maximumDepth else { throw QueryError(.tooDeep, at: at) }
+            guard depth < parser.maximumDepth else { throw QueryError(.tooDeep, at: at) }
             guard let kind = peek, kind != .or, kind != .close, kind != .and else {
                 throw QueryError(.missingOperand("NOT"), at: at)
             }
@@ -307,7 +307,7 @@ struct ParseState {
             return fields == .all ? inner : Self.restrict(inner, to: fields)
         case .field(let name):
             index += 1
-            guard depth + 1 < parser.maximumDepth else { throw QueryError(.tooDeep, at: lexeme.position) }
+            guard depth < parser.maximumDepth else { throw QueryError(.tooDeep, at: lexeme.position) }
             let field = parser.schema.field(named: name)
             let lowered = name.lowercased()
             guard field != nil || parser.schema.filterFields.contains(lowered) else {
@@ -332,6 +332,8 @@ struct ParseState {
                 index += 1
                 return negating(.filter(name: lowered, value: value))
             case .phrase(let value, prefix: false):
+                // `section:""` names no section: an error, as `--section ''` is.
+                guard !value.isEmpty else { throw QueryError(.missingOperand(name + ":"), at: lexeme.position) }
                 index += 1
                 return negating(.filter(name: lowered, value: value))
             default:

@@ -122,7 +122,7 @@ private func error(_ text: String) -> QueryError? {
         #expect(error("")?.reason == .nothingToSearch)
     }
 
-    @Test func malformedQueriesGiveTheReasonAndCharacterPosition() {
+    @Test func malformedQueriesGiveTheReasonAndCharacterPosition() throws {
         let cases: [(String, QueryError.Reason, Int)] = [
             ("storm \"surge", .unterminatedPhrase, 6),
             ("(storm OR surge", .unclosedParenthesis, 0),
@@ -157,6 +157,14 @@ private func error(_ text: String) -> QueryError? {
         #expect(error("covid-1*")?.description == "a prefix needs at least 2 characters before '*' in its last part ('1' is shorter) at character 1")
         let deep = String(repeating: "(", count: 100) + "a" + String(repeating: ")", count: 100)
         #expect(error(deep)?.reason == .tooDeep)
+        // As deep as maximumDepth is accepted, one level more refused.
+        func nested(_ n: Int) -> String { String(repeating: "(", count: n) + "a" + String(repeating: ")", count: n) }
+        #expect(try QueryParser().parse(nested(32)) == .term("a", fields: .all))
+        #expect(error(nested(33))?.reason == .tooDeep)
+        #expect(try QueryParser().parse(String(repeating: "NOT ", count: 32) + "a b") == .and([.term("a", fields: .all), .term("b", fields: .all)]))
+        #expect(error(String(repeating: "NOT ", count: 33) + "a b")?.reason == .tooDeep)
+        // An empty filter value names nothing: refused as `--section ''` is, not a query matching nothing.
+        #expect(error("storm section:\"\"")?.reason == .missingOperand("section:"))
         #expect(error(String(repeating: "NOT ", count: 100) + "a b")?.reason == .tooDeep)
     }
 

@@ -50,7 +50,8 @@ struct ArticleQuery: Sendable {
             case "section":
                 guard !value.isEmpty else { throw Invalid("parameter 'section' is empty") }
                 section = value
-            case "q": text = value.isEmpty ? nil : value
+            // An empty search box (the web page's, a form's `q=` or `q=+`) asks for the list.
+            case "q": text = value.allSatisfy(\.isWhitespace) ? nil : value
             case "sort":
                 // A search's ranking is its `id` order (a list's): `relevance` names it so.
                 relevance = value == "relevance"

@@ -37,7 +37,8 @@ struct Router: Sendable {
             return error(400, "an HTTP/1.1 request needs a Host header")
         }
         if request.contentLengthHeaders > 1 { return error(400, "the request has more than one Content-Length header") }
-        if let host = request.host {
+        // RFC 9110 §5.5: a field value's surrounding spaces and tabs are not part of it.
+        if let host = request.host.map(Self.withoutSurroundingSpace) {
             guard let name = Self.hostName(host) else { return error(400, "the Host header is not a host and a port") }
             if !hosts.allows(name) { return error(421, hosts.refusal(of: String(host.prefix(100)))) }
         }
@@ -126,10 +127,21 @@ struct Router: Sendable {
         }
 
         func refusal(of host: String) -> String {
-            loopbackOnly
-                ? "this server answers requests for localhost, 127.0.0.1 or [::1] only, not '\(host)' (allow a name with --allow-host)"
-                : "this server answers requests naming an IP address or localhost, not the name '\(host)' (allow a name with --allow-host)"
+            // The names allowed too, so an operator behind a proxy sees which one is missing.
+            let allowed = names.sorted().prefix(8).map { "'\($0)'" }
+            let also = allowed.isEmpty ? "" : ", " + allowed.joined(separator: ", ") + (names.count > 8 ? ", …" : "")
+            return loopbackOnly
+                ? "this server answers requests for localhost, 127.0.0.1 or [::1]\(also) only, not '\(host)' (allow a name with --allow-host)"
+                : "this server answers requests naming an IP address or localhost\(also), not the name '\(host)' (allow a name with --allow-host)"
         }
+    }
+
+    /// A header field's value without the spaces and tabs around it.
+    static func withoutSurroundingSpace(_ value: String) -> String {
+        var trimmed = Substring(value)
+        while trimmed.first == " " || trimmed.first == "\t" { trimmed.removeFirst() }
+        while trimmed.last == " " || trimmed.last == "\t" { trimmed.removeLast() }
+        return String(trimmed)
     }
 
     /// The host of a `Host` header, without its port and an IPv6 address's brackets.
@@ -236,7 +248,9 @@ struct Router: Sendable {
 
     /// Decodes the query strictly; a bad escape is a 400.
     private func decodedQuery(_ request: HTTPRequest) throws(ArticleQuery.Invalid) -> [(name: String, value: String)] {
-        try request.rawQuery.map { pair throws(ArticleQuery.Invalid) in
+        // `?&limit=1`, `a=1&&b=2`: an empty piece between separators names nothing (a trailing
+        // `&` is dropped by libmicrohttpd already).
+        try request.rawQuery.filter { !$0.name.isEmpty || $0.value != nil }.map { pair throws(ArticleQuery.Invalid) in
             guard let name = PercentDecoding.decode(Substring(pair.name), plusIsSpace: true),
                 let value = PercentDecoding.decode(Substring(pair.value ?? ""), plusIsSpace: true)
             else { throw ArticleQuery.Invalid("the query string is not valid percent-encoded UTF-8") }

@@ -58,6 +58,9 @@ import Testing
         // A search ranks by relevance (a list's id order), within dates too.
         let ranked = try ArticleQuery(parameters: [("q", "storm"), ("sort", "relevance"), ("since", "2020-01-01")])
         #expect(ranked.sort == .id && ranked.text == "storm" && ranked.since != nil)
+        // An empty search box asks for the list, whatever spaces it holds.
+        for empty in ["", " ", "\t \n"] { #expect(try ArticleQuery(parameters: [("q", empty)]).text == nil, "\(empty)") }
+        #expect(throws: ArticleQuery.Invalid.self) { _ = try ArticleQuery(parameters: [("q", " "), ("sort", "relevance")]) }
         // A cursor only works with the filters that made it.
         let arts = try ArticleQuery(parameters: [("section", "Arts")])
         let cursor = PageCursor(sort: .newest, indexKey: [1], key: [2], filters: arts.filterTag).text
@@ -188,8 +191,8 @@ private func exchange(
     }
 
     /// HEAD /api/changes answers headers alone: nothing of a stream (its chunked end) comes
-    /// before the next answer on the connection. An empty section filter finds nothing (no key
-    /// is empty) instead of failing the read.
+    /// before the next answer on the connection. An empty section filter is a 400 (it names no
+    /// section, as `section=` does), a section no article has finds nothing; neither fails the read.
     @Test func headOfTheChangeStreamHasNoBodyAndAnEmptySectionFindsNothing() async throws {
         let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "storm"))
         defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
@@ -204,7 +207,9 @@ private func exchange(
         #expect(answers[1].contains("text/event-stream"), "\(both)")
         for query in ["q=storm%20section:%22%22", "q=storm&section=%22"] {
             let answer = try exchange(server.port, "GET /api/articles?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
-            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("{\"articles\":[],\"count\":0"), "\(query): \(answer)")
+            let empty = query.hasSuffix("%22%22")
+            #expect(answer.hasPrefix(empty ? "HTTP/1.1 400" : "HTTP/1.1 200"), "\(query): \(answer)")
+            #expect(answer.contains(empty ? "'section:' has nothing to apply to" : "{\"articles\":[],\"count\":0"), "\(query): \(answer)")
         }
     }
 
@@ -224,6 +229,8 @@ private func exchange(
             // A host and a port, nothing after: what followed was ignored.
             ("Host: [::1]evil.com\r\n", "400"), ("Host: 127.0.0.1:80:evil\r\n", "400"), ("Host: localhost:99999\r\n", "400"),
             ("Host: :80\r\n", "400"), ("Host: localhost.\r\n", "200"),
+            // Spaces and tabs around a field value are not part of it (RFC 9110 §5.5).
+            ("Host: 127.0.0.1 \r\n", "200"), ("Host:\tlocalhost\t \r\n", "200"), ("Host: attacker.example \r\n", "421"),
         ] {
             let answer = try exchange(server.port, "GET /api/stats HTTP/1.1\r\n\(host)Connection: close\r\n\r\n") { _ in false }
             #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(host): \(answer.prefix(200))")
@@ -238,6 +245,18 @@ private func exchange(
             let answer = try exchange(server.port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
             #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(target): \(answer.prefix(200))")
             if status == "200", target.contains("first") { #expect(answer.contains("\"id\":\"first\""), "\(target)") }
+        }
+    }
+
+    /// `?&&limit=1` was a 400 (`unknown parameter ''`) where a trailing `&` was not: an empty
+    /// piece names nothing; a piece with a value and no name is still refused.
+    @Test func emptyPiecesOfAQueryStringNameNothing() async throws {
+        let (path, store, server) = try await embeddedServer(first: Article(id: "first", headline: "storm"))
+        defer { server.stop(); store.close(); try? FileManager.default.removeItem(atPath: path) }
+        for (query, status) in [("&&sort=id", "200"), ("sort=id&&fields=id&", "200"), ("q=&sort=id", "200"), ("=x&sort=id", "400")] {
+            let answer = try exchange(server.port, "GET /api/articles?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") { _ in false }
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(query): \(answer.prefix(300))")
+            if status == "200" { #expect(answer.contains("\"id\":\"first\""), "\(query): \(answer.prefix(300))") }
         }
     }
 
@@ -274,6 +293,9 @@ private func exchange(
         let loopback = Router.HostPolicy(loopbackOnly: true, names: ["news.example"])
         #expect(loopback.allows("127.0.0.1") && !loopback.allows("192.0.2.7") && !loopback.allows("other.example"))
         #expect(loopback.allows("news.example"))  // behind a reverse proxy that passes its name on
+        // The refusal names what is allowed, so an operator sees which name is missing.
+        #expect(loopback.refusal(of: "other.example").contains("'news.example'"))
+        #expect(!Router.HostPolicy(loopbackOnly: true, names: []).refusal(of: "x").contains("''"))
     }
 
     @Test func gzipIsRefusedByAZeroQualityWhateverItsCase() {

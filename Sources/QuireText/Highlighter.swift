@@ -1,12 +1,16 @@
 /// Marks a query's matched terms in a text and cuts a snippet around them (search results show the
 /// snippet, not the stored field).
 ///
-/// Terms, prefixes and the words of phrases are marked wherever they occur (a phrase's words also
-/// outside the phrase); negated terms and filter fields are not. Matching uses the same folding as
-/// the index, so `cafe` marks `Café`.
+/// Terms and prefixes are marked wherever they occur, a phrase only where its words stand in a
+/// row (one mark from its first word to its last); negated terms and filter fields are not
+/// marked. Given the field a text is from, a word the query looks for in other fields only
+/// (`headline:storm`) is not marked in it. Matching uses the same folding as the index, so `cafe`
+/// marks `Café`.
 public struct Highlighter: Sendable {
-    private var terms: Set<String> = []
-    private var prefixes: [String] = []
+    /// Each term with the fields it is looked for in (`.all`: any).
+    private var terms: [String: FieldSet] = [:]
+    private var prefixes: [(text: String, fields: FieldSet)] = []
+    private var phrases: [(terms: [String], lastIsPrefix: Bool, fields: FieldSet)] = []
     private var tokenizer: Tokenizer
 
     /// A highlighter for `query`, tokenizing with `options` (use the index's options).
@@ -17,22 +21,28 @@ public struct Highlighter: Sendable {
 
     private mutating func collect(_ query: Query, negated: Bool) {
         switch query {
-        case .term(let t, _): if !negated { terms.insert(t) }
-        case .prefix(let p, _): if !negated { prefixes.append(p) }
-        case .phrase(let ts, let lastIsPrefix, _):
+        case .term(let t, let f):
             guard !negated else { return }
-            for (index, t) in ts.enumerated() {
-                if lastIsPrefix && index == ts.count - 1 { prefixes.append(t) } else { terms.insert(t) }
-            }
+            // A term looked for in two places (`headline:storm storm`) is marked in both.
+            terms[t] = terms[t].map { $0 == .all || f == .all ? .all : $0.union(f) } ?? f
+        case .prefix(let p, let f): if !negated { prefixes.append((p, f)) }
+        case .phrase(let ts, let lastIsPrefix, let f): if !negated, !ts.isEmpty { phrases.append((ts, lastIsPrefix, f)) }
         case .and(let cs), .or(let cs): for c in cs { collect(c, negated: negated) }
         case .not(let c): collect(c, negated: true)
         case .filter: break
         }
     }
 
-    /// Whether the folded term `term` is one the query looks for.
+    /// Whether the folded term `term` is one the query looks for (a word of a phrase included).
     public func matches(_ term: String) -> Bool {
-        terms.contains(term) || prefixes.contains { term.utf8.starts(with: $0.utf8) }
+        terms[term] != nil || prefixes.contains { term.utf8.starts(with: $0.text.utf8) }
+            || phrases.contains { phrase in
+                phrase.terms.indices.contains { phraseWord(phrase.terms[$0], isPrefix: phrase.lastIsPrefix && $0 == phrase.terms.count - 1, matches: term) }
+            }
+    }
+
+    private func phraseWord(_ word: String, isPrefix: Bool, matches term: String) -> Bool {
+        isPrefix ? term.utf8.starts(with: word.utf8) : term == word
     }
 
     /// The text with each matched token wrapped in `open`…`close`, cut to the window of at most
@@ -40,9 +50,10 @@ public struct Highlighter: Sendable {
     /// text (a single word of a megabyte, or a long run of characters that are no tokens, made a
     /// snippet of that size), with `ellipsis` where text was cut; nil when nothing matches. When
     /// the window is longer than `maximumBytes`, the snippet starts shortly before its first match.
+    /// `field`: the id of the text field `text` is from (nil: any field's words are marked).
     public mutating func snippet(
-        of text: String, maximumTokens: Int = 32, maximumBytes: Int = 1_024, open: String = "«", close: String = "»",
-        ellipsis: String = "…"
+        of text: String, field: UInt8? = nil, maximumTokens: Int = 32, maximumBytes: Int = 1_024, open: String = "«",
+        close: String = "»", ellipsis: String = "…"
     ) -> String? {
         var buffer = TokenBuffer()
         tokenizer.tokenize(text, into: &buffer)
@@ -51,19 +62,48 @@ public struct Highlighter: Sendable {
         let units = buffer.tokens.filter { $0.kind != .joined && $0.kind != .trailing }
         guard !units.isEmpty else { return nil }
         let bytes = Array(text.utf8)
+        let tokenTerms = buffer.tokens.map { buffer.term(of: $0) }
+        func wanted(_ fields: FieldSet) -> Bool { field.map { fields.allows($0) } ?? true }
+        // A bigram found by its first character alone (a lone ideograph's prefix, `雨`) marks
+        // that character, not the one after it.
+        func end(of token: Token, firstCharacterOnly: Bool) -> UInt32 {
+            guard firstCharacterOnly, token.kind == .bigram, Int(token.sourceStart) < bytes.count else { return token.sourceEnd }
+            let lead = bytes[Int(token.sourceStart)]
+            return min(token.sourceEnd, token.sourceStart + (lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4))
+        }
         var marked: [(UInt32, UInt32)] = []
-        for token in buffer.tokens {
-            let term = buffer.term(of: token)
-            guard matches(term) else { continue }
-            var end = token.sourceEnd
-            // A bigram found by its first character alone (a lone ideograph's prefix, `雨`) marks
-            // that character, not the one after it.
-            let whole = terms.contains(term) || prefixes.contains { $0.unicodeScalars.count > 1 && term.utf8.starts(with: $0.utf8) }
-            if token.kind == .bigram, !whole, Int(token.sourceStart) < bytes.count {
-                let lead = bytes[Int(token.sourceStart)]
-                end = min(end, token.sourceStart + (lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4))
+        for (token, term) in zip(buffer.tokens, tokenTerms) {
+            let byTerm = terms[term].map(wanted) ?? false
+            let byPrefix = prefixes.filter { wanted($0.fields) && term.utf8.starts(with: $0.text.utf8) }
+            guard byTerm || !byPrefix.isEmpty else { continue }
+            let whole = byTerm || byPrefix.contains { $0.text.unicodeScalars.count > 1 }
+            marked.append((token.sourceStart, end(of: token, firstCharacterOnly: !whole)))
+        }
+        if phrases.contains(where: { wanted($0.fields) }) {
+            // The index matches a phrase by positions (a joined form shares its first part's, a
+            // run's trailing character its last bigram's): so does the mark.
+            var atPosition: [UInt32: [Int]] = [:]
+            for (i, token) in buffer.tokens.enumerated() { atPosition[token.position, default: []].append(i) }
+            for phrase in phrases where wanted(phrase.fields) {
+                let last = phrase.terms.count - 1
+                for (first, term) in zip(buffer.tokens, tokenTerms) where phraseWord(phrase.terms[0], isPrefix: phrase.lastIsPrefix && last == 0, matches: term) {
+                    var stop = first.sourceEnd
+                    var found = true
+                    for i in phrase.terms.indices.dropFirst() {
+                        let isPrefix = phrase.lastIsPrefix && i == last
+                        let (position, overflow) = first.position.addingReportingOverflow(UInt32(i))
+                        guard !overflow,
+                            let next = atPosition[position]?.first(where: { phraseWord(phrase.terms[i], isPrefix: isPrefix, matches: tokenTerms[$0]) })
+                        else {
+                            found = false
+                            break
+                        }
+                        let oneCharacter = isPrefix && phrase.terms[i].unicodeScalars.count == 1
+                        stop = max(stop, end(of: buffer.tokens[next], firstCharacterOnly: oneCharacter))
+                    }
+                    if found { marked.append((first.sourceStart, stop)) }
+                }
             }
-            marked.append((token.sourceStart, end))
         }
         guard !marked.isEmpty else { return nil }
         marked.sort { $0.0 < $1.0 }

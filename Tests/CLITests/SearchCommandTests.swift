@@ -101,4 +101,31 @@ import Testing
             #expect(hit["id"] as? String == "a" && hit["score"] is Double, "\(line)")
         }
     }
+
+    /// The snippet of a phrase or a field's word shows where it matched: `"the storm"` showed the
+    /// abstract's `«the» wind and «the» rain` though the phrase was in the headline.
+    @Test func theSnippetShowsWhereThePhraseOrTheFieldMatched() async throws {
+        try await withScratch { dir in
+            let records = [
+                #"{"id":"p","headline":"the storm passed","abstract":"the wind and the rain","publishedAt":"2025-06-01T00:00:00Z"}"#,
+                #"{"id":"f","headline":"storm warning","abstract":"the bay saw a storm surge","publishedAt":"2025-06-02T00:00:00Z"}"#,
+                #"{"id":"b","headline":"nothing here","byline":"By Ann Storm","publishedAt":"2025-06-03T00:00:00Z"}"#,
+            ]
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data(records.joined(separator: "\n").utf8), directory: dir)
+            #expect(load.status == 0, "\(load)")
+            func snippets(_ query: String) async throws -> [String: String] {
+                let result = try await runQuire(["search", "--", query], directory: dir)
+                #expect(result.status == 0, "\(result)")
+                var out: [String: String] = [:]
+                for line in lines(result.stdout) {
+                    let hit = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    out[hit["id"] as? String ?? ""] = hit["snippet"] as? String ?? "-"
+                }
+                return out
+            }
+            #expect(try await snippets("\"the storm\"") == ["p": "«the storm» passed"])
+            #expect(try await snippets("headline:storm") == ["p": "the «storm» passed", "f": "«storm» warning"])
+            #expect(try await snippets("byline:ann") == ["b": "By «Ann» Storm"])
+        }
+    }
 }

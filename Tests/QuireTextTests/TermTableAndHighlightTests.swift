@@ -136,13 +136,43 @@ import QuireText
         let text = "Rain at the Café: climate talks. Then a storm surge hit the coast."
         #expect(
             highlighter.snippet(of: text)
-                == "Rain at the «Café»: «climate» talks. Then a «storm» «surge» hit the coast.")
-        let long = (0..<40).map { "word\($0)" }.joined(separator: " ") + " a storm came " + (0..<40).map { "tail\($0)" }.joined(separator: " ")
+                == "Rain at the «Café»: «climate» talks. Then a «storm surge» hit the coast.")
+        let long = (0..<40).map { "word\($0)" }.joined(separator: " ") + " a storm surge came " + (0..<40).map { "tail\($0)" }.joined(separator: " ")
         let cut = highlighter.snippet(of: long, maximumTokens: 5)
-        #expect(cut == "…word37 word38 word39 a «storm»…")
+        #expect(cut == "…word38 word39 a «storm surge»…")
         #expect(highlighter.snippet(of: "nothing relevant here") == nil)
         var joined = Highlighter(query: try QueryParser().parse("covid19"))
         #expect(joined.snippet(of: "The covid-19 wave") == "The «covid-19» wave")
+    }
+
+    /// A phrase's words were marked wherever they stood: `"the storm"` showed `«the» wind and
+    /// «the» rain`, a passage without the phrase. Now only the phrase is, and a word looked for
+    /// in one field only is not marked in another's text.
+    @Test func aPhraseIsMarkedWhereItStandsAndAFieldsWordsInThatField() throws {
+        var phrase = Highlighter(query: try QueryParser().parse("\"the storm\""))
+        #expect(phrase.snippet(of: "the wind and the rain") == nil)
+        #expect(phrase.snippet(of: "After the storm, the calm. The Storm again.") == "After «the storm», the calm. «The Storm» again.")
+        #expect(phrase.matches("the") && phrase.matches("storm"))
+        // The phrase's last word as a prefix; three words; a repeated word; a joined form inside.
+        var prefix = Highlighter(query: try QueryParser().parse("\"storm sur\"*"))
+        #expect(prefix.snippet(of: "a storm surged, storm and surf") == "a «storm surged», storm and surf")
+        var three = Highlighter(query: try QueryParser().parse("\"new new york\""))
+        #expect(three.snippet(of: "new york, new new york") == "new york, «new new york»")
+        var joined = Highlighter(query: try QueryParser().parse("\"covid-19 vaccine\""))
+        #expect(joined.snippet(of: "the covid-19 vaccine and covid vaccine") == "the «covid-19 vaccine» and covid vaccine")
+        // A lone ideograph ending a phrase marks itself, not the character after it.
+        var han = Highlighter(query: try QueryParser().parse("\"東京 雨\""))
+        #expect(han.snippet(of: "東京 雨天です") == "«東京 雨»天です")
+        // Fields: headline is 0 and abstract 1 in TextSchema.articles.
+        var fielded = Highlighter(query: try QueryParser().parse("headline:storm surge"))
+        #expect(fielded.snippet(of: "storm surge", field: 1) == "storm «surge»")
+        #expect(fielded.snippet(of: "storm surge", field: 0) == "«storm» «surge»")
+        #expect(fielded.snippet(of: "storm surge") == "«storm» «surge»")
+        var both = Highlighter(query: try QueryParser().parse("headline:storm OR abstract:storm OR lead:\"storm surge\""))
+        #expect(both.snippet(of: "a storm", field: 1) == "a «storm»" && both.snippet(of: "a storm", field: 2) == nil)
+        #expect(both.snippet(of: "storm surge", field: 3) == "«storm surge»")
+        var negated = Highlighter(query: try QueryParser().parse("rain -\"storm surge\""))
+        #expect(negated.snippet(of: "rain, storm surge") == "«rain», storm surge")
     }
 
     @Test func aLongDocumentGetsItsDensestWindow() throws {

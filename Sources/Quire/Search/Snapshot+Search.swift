@@ -72,6 +72,8 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Marks a query's matched terms in a text (QuireText's `Highlighter`, with the index's folding).
 public struct SearchHighlighter: Sendable {
     private var highlighter: Highlighter
+    /// The text field id of each record field path the index reads (`leadParagraph` → `lead`'s).
+    private var fieldIDs: [String: UInt8] = [:]
 
     /// A highlighter for `query`, parsed against `definition` (the collection's search index).
     /// Its tokenizer rules are those of new indexes; ``StoreReading/searchHighlighter(for:inCollectionNamed:)``
@@ -85,17 +87,23 @@ public struct SearchHighlighter: Sendable {
         do {
             let parsed = try QueryParser(schema: definition.textSchema, revision: rules.revision).parse(query)
             highlighter = Highlighter(query: parsed, options: rules)
+            for field in definition.fields { if let path = field.path { fieldIDs[path] = field.id } }
         } catch {
             throw SearchError(error)
         }
     }
 
     /// The text cut to at most `maximumTokens` tokens around the matches, each match wrapped in
-    /// `open`…`close`; nil when nothing matches.
-    public mutating func snippet(of text: String, maximumTokens: Int = 32, open: String = "«", close: String = "»")
-        -> String?
-    {
-        highlighter.snippet(of: text, maximumTokens: maximumTokens, open: open, close: close)
+    /// `open`…`close`; nil when nothing matches. A phrase is marked where its words stand in a row.
+    /// `recordField`: the path of the record field the text is from (a ``StoreSearchField/path``,
+    /// such as `leadParagraph`), so that a word the query looks for in other fields only
+    /// (`headline:storm`) is not marked; nil, or a field the index does not read: any field's words.
+    public mutating func snippet(
+        of text: String, fromRecordField recordField: String? = nil, maximumTokens: Int = 32, open: String = "«",
+        close: String = "»"
+    ) -> String? {
+        highlighter.snippet(
+            of: text, field: recordField.flatMap { fieldIDs[$0] }, maximumTokens: maximumTokens, open: open, close: close)
     }
 }
 

@@ -41,8 +41,8 @@ enum SearchCommand {
         if context.isInterrupted { throw InterruptedError(command: "search") }
     }
 
-    /// The fields a snippet is looked for in, in order.
-    static let snippetFields = ["abstract", "snippet", "leadParagraph", "headline"]
+    /// The fields a snippet is looked for in, in order (a match in the keywords alone has none).
+    static let snippetFields = ["abstract", "snippet", "leadParagraph", "headline", "byline"]
 
     /// Writes one hit: the record with its score and snippet (jsonl), or a table row.
     static func write(
@@ -51,7 +51,7 @@ enum SearchCommand {
     ) throws {
         var snippet: String?
         for field in snippetFields {
-            if case .string(let text)? = value[field], let s = highlighter.snippet(of: text) {
+            if case .string(let text)? = value[field], let s = highlighter.snippet(of: text, fromRecordField: field) {
                 snippet = s
                 break
             }

@@ -60,7 +60,9 @@ private let key = "quarantine-KEY-91ab"
             #expect(remap.stderr.contains("remapped 0, still rejected \(rejected.count)"), "\(remap)")
             #expect(remap.stderr.contains("\(stored.count) unchanged"), "\(remap)")
             let again = try await runQuire(["remap"], directory: dir)
-            #expect(again.stderr == remap.stderr)
+            // The same summary (a progress line, with its rate, comes only when the run is slow).
+            func summary(_ text: String) -> [String] { lines(text).filter { !$0.hasPrefix("quire: remapping:") } }
+            #expect(summary(again.stderr) == summary(remap.stderr), "\(again.stderr)")
 
             // Fetched to the end: a second run requests nothing and says how to get more.
             let before = api.requestCount

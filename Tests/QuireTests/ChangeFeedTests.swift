@@ -32,6 +32,28 @@ import Testing
         }
     }
 
+    /// A feed key past `Int64.max` (one flipped bit in the top byte) made `watch` trap converting
+    /// it to print; verify passed. It is an unreadable entry now, for the feed and for verify.
+    @Test func aSequencePastInt64MaxIsAnUnreadableEntry() async throws {
+        try await withTemporaryStorePath { path in
+            do {
+                let store = try openStore(path)
+                for article in generatedArticles(2) { try await store.write { try $0.put(article, in: articles) } }
+                store.close()
+            }
+            try appendUnreadableCommit(path, sequence: 1 << 63, value: nil)
+            let store = try openStore(path)
+            defer { store.close() }
+            let feed = store.changes(since: 0)
+            let events = await collect(feed, batches: 10)
+            #expect(events.count == 2)
+            #expect(feed.failure?.code == .corrupted)
+            #expect(throws: StoreError.self) { try store.lastChangeSequence() }
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.contains("the change feed") }, "\(report.problems)")
+        }
+    }
+
     @Test func commitsAreNumberedAndResumeAfterARestart() async throws {
         try await withTemporaryStorePath { path in
             let sample = generatedArticles(30)
@@ -162,11 +184,15 @@ import Testing
 
 /// Appends a commit the feed cannot decode, through LMDB (synchronous: a write transaction
 /// begins and commits on one thread).
-private func appendUnreadableCommit(_ path: String) throws {
+/// `sequence`: the key's number (nil: the next); `value`: the entry (nil: a copy of the last one).
+private func appendUnreadableCommit(_ path: String, sequence: UInt64? = nil, value: [UInt8]? = [0xFF, 0x01, 0x02]) throws {
     let env = try Environment(path: path)
     defer { env.close() }
     let feed = try env.openDatabase("_changes", flags: [])
-    let last = try env.read { txn in try txn.count(of: feed) }
-    let key = withUnsafeBytes(of: UInt64(last + 1).bigEndian) { Array($0) }
-    try env.write { txn in try txn.put([0xFF, 0x01, 0x02], forKey: key, in: feed) }
+    let (count, last) = try env.read { txn in
+        (try txn.count(of: feed), try txn.cursor(in: feed).last().map { Array($0.value) })
+    }
+    let key = withUnsafeBytes(of: (sequence ?? UInt64(count + 1)).bigEndian) { Array($0) }
+    let entry = try #require(value ?? last)
+    try env.write { txn in try txn.put(entry, forKey: key, in: feed) }
 }

@@ -149,7 +149,11 @@ extension Store {
             guard let db = changesDatabase else { return 0 }
             return try environment.read { txn in
                 let cursor = try txn.cursor(in: db)
-                return try cursor.last().flatMap { ChangeFeedRecord.sequence(of: $0.key) } ?? 0
+                guard let last = try cursor.last() else { return 0 }
+                guard let sequence = ChangeFeedRecord.sequence(of: last.key) else {
+                    throw StoreError(.corrupted, "\(environment.path): the last entry of the change feed is unreadable; run quire verify")
+                }
+                return sequence
             }
         }
     }
@@ -177,8 +181,11 @@ extension Store {
     func appendToFeed(_ changes: [StoreChange], _ txn: borrowing WriteTransaction) throws {
         guard options.changeRetention > 0, !changes.isEmpty, let db = changesDatabase else { return }
         let cursor = try txn.cursor(in: db)
-        let last = try cursor.last().flatMap { ChangeFeedRecord.sequence(of: $0.key) } ?? 0
-        try txn.put(ChangeFeedRecord.encode(changes, at: Date()), forKey: ChangeFeedRecord.sequenceKey(last + 1), in: db)
+        let last = try cursor.last().flatMap { ChangeFeedRecord.storedSequence(of: $0.key) } ?? 0
+        // A damaged last key of all ones would number the next commit 0, before every other.
+        let (next, overflow) = last.addingReportingOverflow(1)
+        if overflow { throw StoreError(.corrupted, "\(environment.path): the last entry of the change feed is unreadable; run quire verify") }
+        try txn.put(ChangeFeedRecord.encode(changes, at: Date()), forKey: ChangeFeedRecord.sequenceKey(next), in: db)
         var kept = try txn.count(of: db)
         var excess = kept - options.changeRetention
         while excess > 0, let first = try cursor.first() {

@@ -69,7 +69,16 @@ enum ChangeFeedRecord {
         withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
     }
 
+    /// The sequence a key holds; nil for a key of another length or past `Int64.max`: sequences
+    /// count commits from 1, and such a key is damage (one flipped bit) that `watch` and the API
+    /// could not even print as a number.
     static func sequence(of key: UnsafeRawBufferPointer) -> UInt64? {
+        guard let value = storedSequence(of: key), value <= UInt64(Int64.max) else { return nil }
+        return value
+    }
+
+    /// The key's number as stored, whatever it is (the writer numbers the next commit after it).
+    static func storedSequence(of key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == 8 else { return nil }
         return key.reduce(0) { $0 << 8 | UInt64($1) }
     }

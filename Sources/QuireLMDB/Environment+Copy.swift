@@ -28,6 +28,23 @@ extension Environment {
         throws(LMDBError)
     {
         try ensureOpen("mdb_env_copyfd2")
+        if compact {
+            // A compacting copy walks every node trusting the page headers: a damaged bound
+            // overran its buffers (heap corruption). A plain copy takes the pages as they are.
+            let problems: [String]
+            do {
+                problems = try read { txn in try txn.pageStructureProblems(limit: 1, isCancelled: isCancelled ?? { false }) }
+            } catch let error as LMDBError {
+                throw error
+            } catch {
+                throw LMDBError(code: MDB_PANIC, operation: "mdb_env_copyfd2", path: path, hint: "\(error)")
+            }
+            if let first = problems.first {
+                throw LMDBError(
+                    code: MDB_CORRUPTED, operation: "mdb_env_copyfd2", path: path,
+                    hint: "\(first); a compacting copy would read past it (quire verify lists the damage; a copy without --compact takes the pages as they are)")
+            }
+        }
         let createdDirectory = mkdir(destination, 0o700) == 0
         if !createdDirectory && errno != EEXIST {
             throw LMDBError(code: errno, operation: "mkdir", path: destination)

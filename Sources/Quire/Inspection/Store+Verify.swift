@@ -70,6 +70,11 @@ extension Store {
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
             }
+            // First, before the walks read through them: page headers LMDB's reads never check,
+            // and its writes and compacting copies trust (a damaged bound lost an intact record).
+            at = VerifyPosition(part: "the pages' structure")
+            for found in try snap.lmdb.pageStructureProblems(limit: 20, isCancelled: isCancelled ?? { false }) { problem(found) }
+            if isCancelled?() == true { throw CancellationError() }
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)

@@ -43,6 +43,10 @@ package final class Cursor {
         var seen = 0
         var forward = true
         var wholeDatabase = false
+        /// The key of the entry before, in the map (a read transaction's pages stay put): a walk
+        /// whose keys go back has met a damaged page (one copied over another gave a dump
+        /// records twice and out of order, and left others out, with status 0).
+        var previousKey: UnsafeRawBufferPointer?
     }
 
     init(handle: TransactionHandle, database: Database) throws(LMDBError) {
@@ -80,7 +84,7 @@ package final class Cursor {
             rc = mdb_cursor_get(cursor, &k, &v, op)
         }
         if handle.token.isReadOnly && op != MDB_GET_CURRENT {
-            try follow(op, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND)
+            try follow(op, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND, key: k.buffer)
         }
         if rc == MDB_NOTFOUND { return nil }
         try handle.check(rc, "mdb_cursor_get")
@@ -88,7 +92,7 @@ package final class Cursor {
     }
 
     /// Counts a read cursor's walk (see `walk`) and throws `MDB_CORRUPTED` when it cannot be right.
-    private func follow(_ op: MDB_cursor_op, found: Bool, notFound: Bool) throws(LMDBError) {
+    private func follow(_ op: MDB_cursor_op, found: Bool, notFound: Bool, key: UnsafeRawBufferPointer) throws(LMDBError) {
         switch op {
         case MDB_FIRST, MDB_LAST:
             walk = Walk(seen: 0, forward: op == MDB_FIRST, wholeDatabase: true)
@@ -104,10 +108,25 @@ package final class Cursor {
         if found {
             walk.seen += 1
             if walk.seen > limit { throw damaged("a walk found more than the \(limit) entries the database holds") }
+            if op == MDB_NEXT || op == MDB_PREV, let previous = walk.previousKey, ordersBytewise {
+                // Keys ascend (a key's duplicates repeat it); backwards they descend.
+                let order = KeyRange.compare(key, previous) * (op == MDB_NEXT ? 1 : -1)
+                if order < 0 || (order == 0 && !database.flags.contains(.duplicateSort)) {
+                    throw damaged("a walk met a key out of order after \(walk.seen - 1) entries")
+                }
+            }
+            // Only these ops point the key into the map; others may leave the caller's bytes.
+            switch op {
+            case MDB_FIRST, MDB_LAST, MDB_NEXT, MDB_PREV, MDB_SET_RANGE, MDB_SET_KEY: walk.previousKey = key
+            default: walk.previousKey = nil
+            }
         } else if notFound && walk.wholeDatabase && walk.seen != limit {
             throw damaged("a walk of the database found \(walk.seen) entries where it holds \(limit)")
         }
     }
+
+    /// Whether keys sort as raw bytes (`memcmp`), which the order check compares by.
+    private var ordersBytewise: Bool { database.flags.isDisjoint(with: [.reverseKey, .integerKey]) }
 
     private func damaged(_ what: String) -> LMDBError {
         let error = LMDBError(
@@ -175,7 +194,7 @@ package final class Cursor {
             k = MDB_val(bytes)
             return mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH)
         }
-        if handle.token.isReadOnly { try follow(MDB_GET_BOTH, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND) }
+        if handle.token.isReadOnly { try follow(MDB_GET_BOTH, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND, key: k.buffer) }
         if rc == MDB_NOTFOUND { return false }
         try handle.check(rc, "mdb_cursor_get(MDB_GET_BOTH)")
         return true

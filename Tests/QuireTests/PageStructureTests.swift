@@ -26,6 +26,50 @@ import Testing
         return damaged
     }
 
+    /// Two leaf pages of one collection with their contents swapped (headers kept): every
+    /// header is sound and the entry count right, but a walk meets keys out of order. It gave
+    /// a dump with records twice and others missing, and status 0; now the walk stops on it.
+    @Test func aWalkThatMeetsKeysOutOfOrderStopsOnTheDamage() async throws {
+        try await withTemporaryStorePath { path in
+            let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
+            let filler = String(repeating: "x", count: 900)
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                // One transaction: every page of the collection is live, none freed.
+                try await store.write { txn in
+                    for i in 0..<300 { try txn.put(Article(id: String(format: "k%05d", i), headline: filler), in: notes) }
+                }
+                store.close()
+            }
+            let file = path + "/data.mdb"
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            var leaves: [Int] = []
+            for page in 2..<(bytes.count / 4096) where leaves.count < 2 {
+                let at = page * 4096
+                let number = (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) }
+                guard number == page, bytes[at + 10] == 0x02, bytes[at + 11] == 0 else { continue }
+                let node = Int(bytes[at + 16]) | Int(bytes[at + 17]) << 8
+                let keySize = Int(bytes[at + node + 6]) | Int(bytes[at + node + 7]) << 8
+                let key = bytes[(at + node + 8)..<(at + node + 8 + keySize)]
+                if String(decoding: key, as: UTF8.self).contains("k0") { leaves.append(at) }
+            }
+            try #require(leaves.count == 2)
+            for offset in 16..<4096 { bytes.swapAt(leaves[0] + offset, leaves[1] + offset) }
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            var keys: [StoreKey] = []
+            #expect {
+                try store.read { snap in try snap.forEachKey(inCollectionNamed: "notes") { keys.append($0); return true } }
+            } throws: { error in
+                "\(error)".contains("out of order")
+            }
+            #expect(keys.count < 300 && Set(keys).count == keys.count)
+        }
+    }
+
     @Test func verifyReportsADamagedPageBoundAndACompactingCopyRefusesIt() async throws {
         try await withTemporaryStorePath { path in
             do {

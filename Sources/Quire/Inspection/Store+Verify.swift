@@ -44,14 +44,24 @@ extension Store {
         let relationDBs = relations.withLock { $0 }
         // Where the walk is, for the error when LMDB meets a damaged page.
         var position = VerifyPosition()
+        // First, before the walks read through them: page headers LMDB's reads never check, and
+        // its writes and compacting copies trust (a damaged bound lost an intact record). Named
+        // too when a walk then stops on the damage.
+        var damagedPages: [String] = []
+        var context: String { "while reading \(position.description)" + (damagedPages.first.map { "; \($0)" } ?? "") }
         do {
+            position.part = "the pages' structure"
+            damagedPages = try read { snap in try snap.lmdb.pageStructureProblems(limit: 20, isCancelled: isCancelled ?? { false }) }
+            if isCancelled?() == true { throw CancellationError() }
             let relationTargets = try storedRelationTargets()
-            return try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, reading, &position)
+            var report = try verifyWalk(registered, relationDBs, relationTargets, progress, isCancelled, reading, &position)
+            report.problems.insert(contentsOf: damagedPages, at: 0)
+            return report
         } catch let error as StoreError where error.code == .corrupted {
             guard let lmdb = error.underlying as? LMDBError else { throw error }
-            throw StoreError.corruption(lmdb, path: environment.path, context: "while reading \(position.description)")
+            throw StoreError.corruption(lmdb, path: environment.path, context: context)
         } catch let error as LMDBError where error.isCorruption {
-            throw StoreError.corruption(error, path: environment.path, context: "while reading \(position.description)")
+            throw StoreError.corruption(error, path: environment.path, context: context)
         } catch {
             throw StoreError.wrap(error, "\(environment.path): verify, while reading \(position.description)")
         }
@@ -70,11 +80,6 @@ extension Store {
             func problem(_ text: String) {
                 if report.problems.count < 1000 { report.problems.append(text) }
             }
-            // First, before the walks read through them: page headers LMDB's reads never check,
-            // and its writes and compacting copies trust (a damaged bound lost an intact record).
-            at = VerifyPosition(part: "the pages' structure")
-            for found in try snap.lmdb.pageStructureProblems(limit: 20, isCancelled: isCancelled ?? { false }) { problem(found) }
-            if isCancelled?() == true { throw CancellationError() }
             for name in registered.keys.sorted() {
                 let c = registered[name]!
                 var expected = Array(repeating: 0, count: c.indexes.count)

@@ -25,8 +25,12 @@ enum DataFileCheck {
         /// The transaction id of the meta page.
         var transactionID: UInt64
 
-        /// The bytes the environment needs: every page up to `lastPage`.
-        var requiredSize: UInt64 { (lastPage + 1) * UInt64(pageSize) }
+        /// Whether `lastPage` is a page a file can have (a damaged meta page names any number).
+        var isPlausible: Bool { lastPage < UInt64(Int64.max) / UInt64(pageSize) }
+
+        /// The bytes the environment needs: every page up to `lastPage` (all of them when
+        /// `lastPage` is no page a file can have).
+        var requiredSize: UInt64 { isPlausible ? (lastPage + 1) * UInt64(pageSize) : .max }
     }
 
     // MDB_page header (16 bytes on 64-bit), then MDB_meta: magic, version, address, mapsize,
@@ -64,6 +68,12 @@ enum DataFileCheck {
             }
             return
         }
+        guard meta.isPlausible else {
+            // LMDB would try to map it and say only "Cannot allocate memory".
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "open", path: directory,
+                reason: "the newest meta page is damaged: it names page \(meta.lastPage) as the last, beyond any file; restore a backup")
+        }
         if size < meta.requiredSize {
             throw truncated(path: directory, size: size, required: meta.requiredSize)
         }
@@ -98,7 +108,6 @@ enum DataFileCheck {
         let pageSize = Int(load(pageSizeOffset, UInt32.self))
         guard pageSize >= 512, pageSize <= 1 << 16, pageSize & (pageSize - 1) == 0 else { return nil }
         let lastPage = load(lastPageOffset, UInt64.self)
-        guard lastPage < UInt64(Int64.max) / UInt64(pageSize) else { return nil }
         return Meta(pageSize: pageSize, lastPage: lastPage, transactionID: load(transactionIDOffset, UInt64.self))
     }
 }

@@ -42,6 +42,26 @@ private func truncate(_ path: String, to size: Int) throws {
         }
     }
 
+    /// The newest meta page naming a last page beyond any file (its size would overflow): every
+    /// command said only "Cannot allocate memory" (LMDB's map of it).
+    @Test func aMetaPageNamingAnImpossibleLastPageIsCalledDamaged() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir)
+            let data = store + "/data.mdb"
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: data)))
+            // MDB_meta after the 16-byte page header: last page at 136, transaction id at 144.
+            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+            let newest = word(4096 + 144) > word(144) ? 4096 : 0
+            for i in 0..<8 { bytes[newest + 136 + i] = UInt8(truncatingIfNeeded: UInt64(4_688_890_857_929_071_570) >> (8 * UInt64(i))) }
+            try Data(bytes).write(to: URL(fileURLWithPath: data))
+            for args in [["stats"], ["dump"], ["verify"], ["load", "-"]] {
+                let result = try await runQuire(args, stdin: Data(), directory: dir)
+                #expect(!result.signaled && result.status == 1, "\(args): \(result)")
+                #expect(result.stderr.contains("meta page is damaged") && result.stderr.contains("restore a backup"), "\(args): \(result)")
+            }
+        }
+    }
+
     /// A data file that is no store at all — a pipe (which blocked every open for ever), a few
     /// bytes of text — is refused by every command at once, as not a store rather than damaged.
     @Test(arguments: ["fifo", "text"])

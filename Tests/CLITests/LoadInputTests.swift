@@ -125,7 +125,7 @@ import QuireTestSupport
             #expect(
                 stderr
                     == (signalNumber == SIGABRT
-                        ? "quire: aborted by the error above (most often memory that could not be allocated: a lower limit, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
+                        ? "quire: aborted by the error above (most often memory that could not be allocated under a lower limit; else a damaged page of the store, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
                         : "quire: the store is corrupted; run quire verify (LMDB stopped on a damaged page)\n"))
         }
     }

@@ -19,11 +19,11 @@ private let faultMessageEnd: StaticString = "; restore a backup\n"
 /// allocated (the runtime has just said so above), which is no sign of damage; but a damaged
 /// length could ask for such an allocation too, so verify is the way to know.
 private let abortMessage: StaticString =
-    "quire: aborted by the error above (most often memory that could not be allocated: a lower limit, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
+    "quire: aborted by the error above (most often memory that could not be allocated under a lower limit; else a damaged page of the store, or a bug); an abort loses nothing committed, and quire verify tells whether the store is damaged\n"
 /// A fault away from every store map: not a page LMDB followed, so no sign of damage (most
 /// often the runtime failing to report memory it could not allocate).
 private let strayFaultMessage: StaticString =
-    "quire: crashed on memory outside the store (most often memory that could not be allocated: a lower limit, or a bug); nothing committed is lost, and quire verify tells whether the store is damaged\n"
+    "quire: crashed on memory outside the store (most often memory that could not be allocated under a lower limit; else a damaged page of the store, or a bug); nothing committed is lost, and quire verify tells whether the store is damaged\n"
 private let faultDetailLead: StaticString = " (while reading "
 private let faultDetailEnd: StaticString = ")"
 

@@ -44,6 +44,9 @@ public struct FetchSummary: Sendable, Hashable {
     /// too (a resumed run that completes the walk says them); narrow the query (`--fq`, a
     /// shorter date range) to get them.
     public var unreachable: Int = 0
+    /// Whether the API answered date ranges with results outside them, so the walk could not
+    /// narrow a query past the page cap by dates (``unreachable`` counts what it left out).
+    public var datesIgnored: Bool = false
     /// Pages that failed for good and were set aside so the others could be fetched (Feedzilla
     /// categories: ``FetchProgress/skipped(label:message:)``); the next run retries them.
     public var skipped: Int = 0

@@ -529,5 +529,6 @@ extension FetchSummary {
     mutating func noteWalk<Source: FetchSource>(of source: Source, at checkpoint: Source.Checkpoint) {
         setAside = source.setAsideCount(in: checkpoint)
         unreachable = max(unreachable, source.unreachableResults(in: checkpoint))
+        datesIgnored = datesIgnored || source.datesIgnored(in: checkpoint)
     }
 }

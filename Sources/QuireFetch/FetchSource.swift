@@ -58,6 +58,9 @@ public protocol FetchSource: Sendable {
     /// Results the API reported for the walk at `checkpoint` that no request can reach.
     func unreachableResults(in checkpoint: Checkpoint) -> Int
 
+    /// Whether the API ignored the walk's date ranges (the same results for every range).
+    func datesIgnored(in checkpoint: Checkpoint) -> Bool
+
     /// Maps the body answering `request` and computes the checkpoint after it.
     ///
     /// Documents that cannot be mapped go into ``SourcePage/rejects``; the page still commits.
@@ -84,6 +87,8 @@ extension FetchSource {
     public func setAsideCount(in checkpoint: Checkpoint) -> Int { 0 }
 
     public func unreachableResults(in checkpoint: Checkpoint) -> Int { 0 }
+
+    public func datesIgnored(in checkpoint: Checkpoint) -> Bool { false }
 }
 
 /// One request a source wants made. Its description, debug description and mirror show the

@@ -70,6 +70,10 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
     /// Results the API reported in those days beyond the page cap: unreachable without a
     /// narrower query.
     public var unreachableResults: Int
+    /// Whether the API answered a date range with results outside it (a server or proxy that
+    /// drops `begin_date`/`end_date`): the walk then stops halving windows, which would repeat
+    /// the same results for ever, and the results past the page cap count as unreachable.
+    public var datesIgnored: Bool
     /// Pages fetched so far in all (for `--max-pages`).
     public var pagesFetched: Int
     /// Empty pages in a row just before ``nextPage`` in the current window (see
@@ -96,6 +100,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         doneWindowCount = 0
         truncatedDayCount = 0
         unreachableResults = 0
+        datesIgnored = false
         pagesFetched = 0
         emptyPagesInARow = 0
         isFinished = false
@@ -106,7 +111,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case queryIdentity, window, nextPage, pendingWindows, doneWindowCount, truncatedDayCount
-        case unreachableResults, pagesFetched, emptyPagesInARow, isFinished, completedAt, setAsidePages, retryQueue
+        case unreachableResults, datesIgnored, pagesFetched, emptyPagesInARow, isFinished, completedAt, setAsidePages, retryQueue
         // Written by earlier versions, which listed windows.
         case doneWindows, truncatedWindows
     }
@@ -124,6 +129,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         isFinished = try c.decode(Bool.self, forKey: .isFinished)
         completedAt = try c.decodeIfPresent(Date.self, forKey: .completedAt)
         unreachableResults = try c.decodeIfPresent(Int.self, forKey: .unreachableResults) ?? 0
+        datesIgnored = try c.decodeIfPresent(Bool.self, forKey: .datesIgnored) ?? false
         setAsidePages = try c.decodeIfPresent([NYTPageRef].self, forKey: .setAsidePages) ?? []
         retryQueue = try c.decodeIfPresent([NYTPageRef].self, forKey: .retryQueue)
         if let count = try c.decodeIfPresent(Int.self, forKey: .doneWindowCount) {
@@ -147,6 +153,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         try c.encode(doneWindowCount, forKey: .doneWindowCount)
         try c.encode(truncatedDayCount, forKey: .truncatedDayCount)
         try c.encode(unreachableResults, forKey: .unreachableResults)
+        if datesIgnored { try c.encode(datesIgnored, forKey: .datesIgnored) }
         try c.encode(pagesFetched, forKey: .pagesFetched)
         if emptyPagesInARow > 0 { try c.encode(emptyPagesInARow, forKey: .emptyPagesInARow) }
         try c.encode(isFinished, forKey: .isFinished)

@@ -149,6 +149,17 @@ public struct NYTSource: FetchSource {
 
     public func unreachableResults(in checkpoint: NYTCheckpoint) -> Int { checkpoint.unreachableResults }
 
+    public func datesIgnored(in checkpoint: NYTCheckpoint) -> Bool { checkpoint.datesIgnored }
+
+    /// Whether a page answering `window` holds dated results and none of them near it: the API
+    /// ignored the range (a day of slack each side for the API's own time zone).
+    static func ignoresDates(_ window: NYTDateWindow, _ articles: [Article]) -> Bool {
+        let dates = articles.compactMap(\.publishedAt)
+        let from = window.begin.date.addingTimeInterval(-86_400)
+        let to = window.end.date.addingTimeInterval(2 * 86_400)
+        return !dates.isEmpty && !dates.contains { $0 >= from && $0 < to }
+    }
+
     /// Moves a run of set-aside pages to its next page, or ends it.
     private func nextRetry(_ next: inout NYTCheckpoint) {
         guard var queue = next.retryQueue, !queue.isEmpty else {
@@ -217,7 +228,13 @@ public struct NYTSource: FetchSource {
         if checkpoint.nextPage == 0, let hits = page.hits, hits > reachable {
             let bounds = checkpoint.window ?? NYTDateWindow(
                 begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
-            if let (older, newer) = bounds.split() {
+            let ignored = checkpoint.window.map { Self.ignoresDates($0, page.articles) } ?? false
+            if ignored {
+                // Every narrower window would bring the same results: halving them went on for
+                // millions of requests. This window is paged to the cap; the rest is unreachable.
+                next.pendingWindows = []
+                next.datesIgnored = true
+            } else if let (older, newer) = bounds.split() {
                 let halves = query.sort == .newest ? [newer, older] : [older, newer]
                 next.window = halves[0]
                 next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
@@ -226,7 +243,7 @@ public struct NYTSource: FetchSource {
                     articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,
                     checkpoint: next)
             }
-            next.truncatedDayCount += 1
+            if !ignored { next.truncatedDayCount += 1 }
             unreachable = hits - reachable
             next.unreachableResults += unreachable
         }

@@ -27,6 +27,30 @@ import Testing
         #expect(page.checkpoint.nextPage == 0 && !page.checkpoint.isFinished)
     }
 
+    /// A server that ignores `begin_date`/`end_date` (the same results for every range) was
+    /// halved down to single days, 100 pages each: millions of requests. A window answered with
+    /// results none of which is near it stops the halving; the rest is unreachable, and said so.
+    @Test func anAPIThatIgnoresTheDatesIsNotHalvedForEver() throws {
+        let start = source.initialCheckpoint
+        var checkpoint = try source.process(body(documents: 10, hits: 5_000), for: try #require(source.nextRequest(after: start)), at: start).checkpoint
+        let window = try #require(checkpoint.window)
+        #expect(checkpoint.pendingWindows.count == 1 && !checkpoint.datesIgnored)
+        // The newer half (July on) answered with June's results: the range was ignored.
+        #expect(window.begin >= day("2020-07-01"))
+        var requests = 1
+        while !checkpoint.isFinished, requests < 1_000 {
+            let request = try #require(source.nextRequest(after: checkpoint))
+            checkpoint = try source.process(body(documents: 10, from: requests * 10, hits: 5_000), for: request, at: checkpoint).checkpoint
+            requests += 1
+        }
+        #expect(checkpoint.isFinished && checkpoint.datesIgnored)
+        #expect(requests == 101 && checkpoint.unreachableResults == 4_000 && checkpoint.truncatedDayCount == 0)
+        #expect(source.datesIgnored(in: checkpoint))
+        // A range the results are in is split as before.
+        let honoured = try source.process(body(documents: 10, hits: 5_000), for: try #require(source.nextRequest(after: start)), at: start)
+        #expect(!honoured.checkpoint.datesIgnored)
+    }
+
     /// A short or empty page before the end `hits` announces is not the end (the API has
     /// answered pages empty while the next ones worked); the announced end, or a short page
     /// without `hits`, is.

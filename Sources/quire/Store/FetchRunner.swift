@@ -88,7 +88,8 @@ enum FetchRunner {
             ("pages", .int(summary.pages)), ("retries", .int(summary.retries)), ("waits", .int(summary.waits)),
             ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
             ("complete", .bool(summary.isComplete)), ("already_complete", .bool(summary.alreadyComplete)),
-            ("unreachable", .int(summary.unreachable)), ("seconds", .double(seconds)),
+            ("unreachable", .int(summary.unreachable)), ("dates_ignored", .bool(summary.datesIgnored)),
+            ("seconds", .double(seconds)),
         ] + extra)
     }
 
@@ -117,7 +118,9 @@ enum FetchRunner {
             let earlier = summary.setAside > summary.skipped ? ", by this run or an earlier one" : " (above)"
             text += "; \(summary.setAside) page\(summary.setAside == 1 ? "" : "s") set aside\(earlier): run again to retry"
         }
-        if summary.unreachable > 0 {
+        if summary.datesIgnored {
+            text += "; the API answered date ranges with results outside them (it ignores begin_date and end_date), so the walk could not narrow the query by dates: \(summary.unreachable) results it reported are unreachable; narrow the query with --fq or a search term"
+        } else if summary.unreachable > 0 {
             text += "; \(summary.unreachable) results the API reported are unreachable (more than 1,000 in a single day): narrow the query with --fq or a search term to reach them"
         }
         return text

@@ -47,6 +47,20 @@ import Testing
         #expect(String(decoding: failure.rawDocument, as: UTF8.self).contains("2012-13-45T18:46:02Z"))
     }
 
+    /// A reject's message quotes at most 200 characters of the value (a 1 MiB date made a 1 MiB
+    /// line on stderr and in `quire rejects`); the kept document holds it whole.
+    @Test func aRejectsMessageQuotesALongValueCut() throws {
+        let long = String(repeating: "D", count: 1 << 20)
+        let parsed = try NYTArticleSearch.parsePage(page([doc(#""pub_date":"\#(long)""#)]))
+        let failure = try #require(parsed.rejects.first)
+        #expect(failure.error.kind == .invalidDate(long))
+        let message = failure.error.description
+        #expect(message.count < 300 && message.contains("…(1048576 characters)") && message.hasPrefix("response.docs[0].pub_date: not a date: \"DDD"))
+        #expect(failure.rawDocument.count > 1 << 20)
+        let shortMessage = NewsMappingError(.invalidValue("Ünïcödé 🎉"), at: [.key("x")]).description
+        #expect(shortMessage == "x: invalid value: Ünïcödé 🎉")
+    }
+
     @Test(arguments: [
         (#"{"response":{"docs":{}}}"#, NewsMappingError.Kind.typeMismatch(expected: "array", found: "object"), "response.docs"),
         (#"{"status":"OK"}"#, .missingField, "response"),

@@ -57,12 +57,12 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     public var description: String {
-        let location = path.isEmpty ? "<root>" : path
+        let location = path.isEmpty ? "<root>" : Self.excerpt(path)
         switch kind {
         case .apiFault(let message, let code):
-            return "API fault: \(message)" + (code.map { " (\($0))" } ?? "")
+            return "API fault: \(Self.excerpt(message))" + (code.map { " (\(Self.excerpt($0)))" } ?? "")
         case .apiError(let messages):
-            return "API error: " + (messages.isEmpty ? "no message" : messages.joined(separator: "; "))
+            return "API error: " + (messages.isEmpty ? "no message" : Self.excerpt(messages.joined(separator: "; ")))
         case .html:
             return "the body is an HTML or XML page, not JSON"
         case .emptyBody:
@@ -81,12 +81,25 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
             let others = keys.dropLast()
             return "\(location): required value is missing, null or empty, and so \(others.count == 1 ? "is" : "are") \(others.joined(separator: ", "))"
         case .invalidDate(let text):
-            return "\(location): not a date: \"\(text)\""
+            return "\(location): not a date: \"\(Self.excerpt(text))\""
         case .invalidValue(let text):
-            return "\(location): invalid value: \(text)"
+            return "\(location): invalid value: \(Self.excerpt(text))"
         case .unknownCategories(let ids, let listed):
             let names = ids.map(String.init).joined(separator: ", ")
             return "category \(names) is not among the \(listed) categories the API lists (a fetch stores the list it read: quire dump --collection categories; one that could not be read is in quire rejects)"
         }
+    }
+
+    /// At most `limit` characters of a value the API sent, and how long it was: a 1 MiB date
+    /// string made a 1 MiB line on stderr and in `quire rejects`.
+    static func excerpt(_ text: String, limit: Int = 200) -> String {
+        var count = 0
+        var end = text.startIndex
+        while end < text.endIndex, count < limit {
+            text.formIndex(after: &end)
+            count += 1
+        }
+        guard end < text.endIndex else { return text }
+        return text[..<end] + "…(\(text.count) characters)"
     }
 }

@@ -16,6 +16,29 @@ private let key = "quarantine-KEY-91ab"
         return try FixtureAPI(configuration: configuration)
     }
 
+    /// A page of 100,000 bad documents printed 100,000 lines: a run lists the first 100, says
+    /// the others are not listed, and its summary and `quire rejects` count them all.
+    @Test func aRunListsAtMostAHundredRejects() async throws {
+        var configuration = FixtureAPI.Configuration()
+        configuration.nytArticlesPerQuery = 600
+        configuration.apiKey = key
+        configuration.mutations = DocumentMutationPlan(seed: 7, percent: 100)
+        let api = try FixtureAPI(configuration: configuration)
+        defer { api.stop() }
+        try await withScratch { dir in
+            let args = ["fetch", "nyt", "--query", "odd", "--base-url", api.baseURL, "--rate", "100000/min", "--json"]
+            let fetch = try await runQuire(args, environment: ["NYT_API_KEY": key], directory: dir)
+            let rejected = api.servedDocuments.filter { $0.rejectedAt != nil }.count
+            #expect(fetch.status == 0 && rejected > 150, "\(rejected) \(fetch.stderr.suffix(300))")
+            let listed = lines(fetch.stderr).filter { $0.hasPrefix("quire: fetch nyt: rejected document ") }
+            #expect(listed.count == 100)
+            #expect(lines(fetch.stderr).filter { $0.contains("more than 100 documents rejected") }.count == 1)
+            #expect(fetch.stdout.contains("\"rejected\":\(rejected),"), "\(fetch.stdout)")
+            let table = try await runQuire(["rejects"], directory: dir)
+            #expect(lines(table.stdout).count == rejected + 1)
+        }
+    }
+
     @Test(arguments: [NYTEra.era2016, .era2025])
     func fetchStoresTheMappableReportsEachRejectAndExitsZero(era: NYTEra) async throws {
         let api = try mutatedAPI(era: era)

@@ -2,6 +2,7 @@ import Foundation
 import Quire
 import QuireFetch
 import QuireHTTP
+import Synchronization
 
 /// Runs a fetch source into the store for a CLI command: progress on stderr, Ctrl-C stops
 /// between pages (everything committed stays), errors as `quire: <command>: <why>`.
@@ -17,6 +18,7 @@ enum FetchRunner {
             throw RuntimeError(command, "\(store.path): \(OpenStore.reason(error))")
         }
         let progress = context.progress(command == "demo" ? "fetching" : command, unit: "articles", quiet: quiet)
+        let rejectLines = RejectLines()
         let start = ContinuousClock.now
         let task = Task {
             try await service.run(source, into: sink, mode: mode, pageLimit: pageLimit) { event in
@@ -25,9 +27,15 @@ enum FetchRunner {
                     // Distinct articles, as the summary counts them (a story two categories list is one).
                     progress.setCompleted(articles)
                 case .rejected(let label, let index, _, let message):
-                    // Always shown, even with --quiet: each is a document that was not stored.
-                    // The message quotes the document: written escaped, like every diagnostic.
-                    Diagnostics.error("\(command): rejected document \(index) of \(label): \(message)")
+                    // Shown even with --quiet: each is a document that was not stored. The
+                    // message quotes the document: written escaped, like every diagnostic.
+                    switch rejectLines.next() {
+                    case .shown: Diagnostics.error("\(command): rejected document \(index) of \(label): \(message)")
+                    case .first:
+                        Diagnostics.error(
+                            "\(command): more than \(RejectLines.limit) documents rejected: the others are not listed here (the summary counts them; quire rejects lists them all)")
+                    case .counted: break
+                    }
                 case .skipped(let label, let message):
                     Diagnostics.error("\(command): \(label) set aside, the others fetched (the next run retries it): \(message)")
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
@@ -124,5 +132,21 @@ enum FetchRunner {
             text += "; \(summary.unreachable) results the API reported are unreachable (more than 1,000 in a single day): narrow the query with --fq or a search term to reach them"
         }
         return text
+    }
+}
+
+/// How many reject lines a run prints: a page of 100,000 bad documents printed 100,000 lines.
+private final class RejectLines: Sendable {
+    static let limit = 100
+    private let count = Mutex(0)
+
+    enum Line { case shown, first, counted }
+
+    /// The next reject's line: shown, the one saying the rest are not, or none.
+    func next() -> Line {
+        count.withLock { count in
+            count += 1
+            return count <= Self.limit ? .shown : count == Self.limit + 1 ? .first : .counted
+        }
     }
 }

@@ -118,6 +118,8 @@ import Testing
         (["fetch", "nyt", "--query", "x", "--rate", "fast"], "'fast' for '--rate'", "quire fetch nyt --help"),
         (["fetch", "nyt", "--query", "x", "--base-url", "ftp://h/"], "expected an http or https URL",
             "quire fetch nyt --help"),
+        (["fetch", "feedzilla", "--base-url", "http://h/proxy/?token=abc"], "a base URL takes no query or fragment",
+            "quire fetch feedzilla --help"),
         (["fetch", "gopher"], "unknown subcommand 'gopher'", "quire fetch --help"),
         (["demo", "--articles", "0"], "'0' for '--articles'", "quire demo --help"),
         (["dump", "--section", ""], "invalid value '' for '--section': it is empty", "quire dump --help"),

@@ -100,6 +100,13 @@ struct ParsedArguments: Sendable {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false
         else { throw invalid(name, text, "expected an http or https URL") }
+        // A base URL's query or fragment was dropped without a word (a proxy's `?token=…`).
+        guard url.query == nil, url.fragment == nil else {
+            // Not echoed: a query is where a proxy's token would be.
+            throw UsageError(
+                command: commandName,
+                message: "invalid value for '--\(name)': a base URL takes no query or fragment (they would be dropped from every request)")
+        }
         return url
     }
 

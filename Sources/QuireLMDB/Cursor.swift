@@ -38,6 +38,8 @@ package final class Cursor {
     private var walk = Walk()
     /// The database's entry count, read when the first read-only move needs it.
     private var entryCount: Int?
+    /// The database's key order (``keyOrder()``), read when the first step needs it.
+    private var order: (bytewise: Bool, duplicates: Bool)?
 
     private struct Walk {
         var seen = 0
@@ -108,10 +110,11 @@ package final class Cursor {
         if found {
             walk.seen += 1
             if walk.seen > limit { throw damaged("a walk found more than the \(limit) entries the database holds") }
-            if op == MDB_NEXT || op == MDB_PREV, let previous = walk.previousKey, ordersBytewise {
+            if op == MDB_NEXT || op == MDB_PREV, let previous = walk.previousKey {
+                let keys = try keyOrder()
                 // Keys ascend (a key's duplicates repeat it); backwards they descend.
                 let order = KeyRange.compare(key, previous) * (op == MDB_NEXT ? 1 : -1)
-                if order < 0 || (order == 0 && !database.flags.contains(.duplicateSort)) {
+                if keys.bytewise, order < 0 || (order == 0 && !keys.duplicates) {
                     throw damaged("a walk met a key out of order after \(walk.seen - 1) entries")
                 }
             }
@@ -125,8 +128,19 @@ package final class Cursor {
         }
     }
 
-    /// Whether keys sort as raw bytes (`memcmp`), which the order check compares by.
-    private var ordersBytewise: Bool { database.flags.isDisjoint(with: [.reverseKey, .integerKey]) }
+    /// Whether keys sort as raw bytes (`memcmp`), which the order check compares by, and whether
+    /// a key may repeat (`MDB_DUPSORT`): the database's own flags, which an open of an existing
+    /// database without them does not show in ``Database/flags``.
+    private func keyOrder() throws(LMDBError) -> (bytewise: Bool, duplicates: Bool) {
+        if let order { return order }
+        var flags: UInt32 = 0
+        try handle.check(mdb_dbi_flags(handle.txn, database.dbi, &flags), "mdb_dbi_flags")
+        let found = (
+            bytewise: flags & UInt32(MDB_REVERSEKEY | MDB_INTEGERKEY) == 0, duplicates: flags & UInt32(MDB_DUPSORT) != 0
+        )
+        order = found
+        return found
+    }
 
     private func damaged(_ what: String) -> LMDBError {
         let error = LMDBError(

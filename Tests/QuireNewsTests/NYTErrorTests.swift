@@ -55,7 +55,7 @@ import Testing
         let failure = try #require(parsed.rejects.first)
         #expect(failure.error.kind == .invalidDate(long))
         let message = failure.error.description
-        #expect(message.count < 300 && message.contains("…(1048576 characters)") && message.hasPrefix("response.docs[0].pub_date: not a date: \"DDD"))
+        #expect(message.count < 300 && message.contains("… (1048376 more characters)") && message.hasPrefix("response.docs[0].pub_date: not a date: \"DDD"))
         #expect(failure.rawDocument.count > 1 << 20)
         let shortMessage = NewsMappingError(.invalidValue("Ünïcödé 🎉"), at: [.key("x")]).description
         #expect(shortMessage == "x: invalid value: Ünïcödé 🎉")

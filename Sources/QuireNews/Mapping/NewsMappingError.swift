@@ -60,9 +60,9 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         let location = path.isEmpty ? "<root>" : Self.excerpt(path)
         switch kind {
         case .apiFault(let message, let code):
-            return "API fault: \(Self.excerpt(message))" + (code.map { " (\(Self.excerpt($0)))" } ?? "")
+            return "API fault: \(message)" + (code.map { " (\($0))" } ?? "")
         case .apiError(let messages):
-            return "API error: " + (messages.isEmpty ? "no message" : Self.excerpt(messages.joined(separator: "; ")))
+            return "API error: " + (messages.isEmpty ? "no message" : messages.joined(separator: "; "))
         case .html:
             return "the body is an HTML or XML page, not JSON"
         case .emptyBody:
@@ -90,8 +90,9 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 
-    /// At most `limit` characters of a value the API sent, and how long it was: a 1 MiB date
-    /// string made a 1 MiB line on stderr and in `quire rejects`.
+    /// At most `limit` characters of a value a document holds, and how many more it has: a
+    /// 1 MiB date string made a 1 MiB line on stderr and in `quire rejects`. (An error body's
+    /// messages are cut where the fetch explains them.)
     static func excerpt(_ text: String, limit: Int = 200) -> String {
         var count = 0
         var end = text.startIndex
@@ -100,6 +101,6 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
             count += 1
         }
         guard end < text.endIndex else { return text }
-        return text[..<end] + "…(\(text.count) characters)"
+        return text[..<end] + "… (\(text.count - limit) more characters)"
     }
 }

@@ -24,6 +24,9 @@ enum DataFileCheck {
         var lastPage: UInt64
         /// The transaction id of the meta page.
         var transactionID: UInt64
+        /// The roots of the free list's and the main database's trees (`UInt64.max`: empty).
+        var freeRoot: UInt64
+        var mainRoot: UInt64
 
         /// Whether `lastPage` is a page a file can have (a damaged meta page names any number).
         var isPlausible: Bool { lastPage < UInt64(Int64.max) / UInt64(pageSize) }
@@ -40,6 +43,9 @@ enum DataFileCheck {
     private static let pageSizeOffset = metaOffset + 24
     private static let lastPageOffset = metaOffset + 24 + 96
     private static let transactionIDOffset = lastPageOffset + 8
+    // Each MDB_db record ends with its root page.
+    private static let freeRootOffset = metaOffset + 24 + 40
+    private static let mainRootOffset = metaOffset + 24 + 48 + 40
 
     /// Throws when `directory/data.mdb` exists but is shorter than its meta pages require (or
     /// empty). Does nothing when the file is missing (a new environment) or the meta pages are
@@ -95,7 +101,8 @@ enum DataFileCheck {
         return second.transactionID > first.transactionID ? second : first
     }
 
-    private static func readMeta(fd: Int32, at offset: Int) -> Meta? {
+    /// The meta page at `offset` of the file, when it is LMDB's.
+    static func readMeta(fd: Int32, at offset: Int) -> Meta? {
         var bytes = [UInt8](repeating: 0, count: transactionIDOffset + 8)
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
         guard n == bytes.count else { return nil }
@@ -108,6 +115,8 @@ enum DataFileCheck {
         let pageSize = Int(load(pageSizeOffset, UInt32.self))
         guard pageSize >= 512, pageSize <= 1 << 16, pageSize & (pageSize - 1) == 0 else { return nil }
         let lastPage = load(lastPageOffset, UInt64.self)
-        return Meta(pageSize: pageSize, lastPage: lastPage, transactionID: load(transactionIDOffset, UInt64.self))
+        return Meta(
+            pageSize: pageSize, lastPage: lastPage, transactionID: load(transactionIDOffset, UInt64.self),
+            freeRoot: load(freeRootOffset, UInt64.self), mainRoot: load(mainRootOffset, UInt64.self))
     }
 }

@@ -223,17 +223,11 @@ struct PageStructureCheck {
         let pageSize = Int(stat.ms_psize)
         // The meta page of this snapshot: the one of its transaction id.
         let id = UInt64(mdb_txn_id(txn.txn))
-        var meta = [UInt8](repeating: 0, count: 160)
         for number in 0..<2 {
-            let got = meta.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 160, off_t(number * pageSize)) }
-            guard got == 160 else { continue }
-            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(meta[at + $1]) << (8 * UInt64($1)) } }
-            guard word(144) == id else { continue }
-            // MDB_meta after the page header: magic, version, address, map size (24 bytes), the
-            // free list's and the main database's records (48 bytes each, root last), last page.
-            var check = PageStructureCheck(descriptor: descriptor, pageSize: pageSize, lastPage: word(136), limit: limit)
-            check.walk(root: word(80), name: "the free list", isCancelled: isCancelled)
-            check.walk(root: word(128), name: "the main database", isCancelled: isCancelled)
+            guard let meta = DataFileCheck.readMeta(fd: descriptor, at: number * pageSize), meta.transactionID == id else { continue }
+            var check = PageStructureCheck(descriptor: descriptor, pageSize: pageSize, lastPage: meta.lastPage, limit: limit)
+            check.walk(root: meta.freeRoot, name: "the free list", isCancelled: isCancelled)
+            check.walk(root: meta.mainRoot, name: "the main database", isCancelled: isCancelled)
             return check.problems
         }
         return ["page structure: no meta page holds this snapshot's transaction \(id)"]

@@ -644,6 +644,56 @@ func ids(_ store: Store, _ query: String, sort: SearchSort = .relevance, since: 
         }
     }
 
+    /// A damaged postings page leaves thousands of documents wrong: naming each one term by
+    /// term took minutes, without a poll. The first hundred are named, the rest counted, and a
+    /// signal stops the check between documents.
+    @Test func verifyNamesAHundredWrongDocumentsAndCountsTheRest() async throws {
+        try await withTemporaryStorePath { path in
+            let count = 3_000
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                try await store.write { try $0.put(contentsOf: (0..<count).map { note("n\($0)", "storm", Self.word($0)) }, in: notes) }
+                store.close()
+            }
+            #expect(try Self.deleteBlocks(of: "storm", path) > 0)
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            var polls = 0
+            let report = try store.verify(isCancelled: {
+                polls += 1
+                return false
+            })
+            let named = report.problems.filter { $0.contains("no posting for 'storm'") }
+            #expect(named.count == Store.namedDocumentLimit, "\(report.problems.prefix(3))")
+            let rest = count - Store.namedDocumentLimit
+            #expect(report.problems.contains { $0.hasSuffix(": \(rest) more documents whose postings differ from their text (not named one by one)") })
+            // The last poll is in the naming of the wrong documents (each one polls).
+            #expect(polls > Store.namedDocumentLimit)
+            var seen = 0
+            #expect {
+                _ = try store.verify(isCancelled: {
+                    seen += 1
+                    return seen == polls - Store.namedDocumentLimit / 2
+                })
+            } throws: { error in
+                (error as? StoreError)?.code == .cancelled
+            }
+        }
+    }
+
+    /// Deletes every posting block of `word`; returns how many.
+    static func deleteBlocks(of word: String, _ path: String) throws -> Int {
+        let env = try Environment(path: path)
+        defer { env.close() }
+        let postings = try env.openDatabase("s:notes:post")
+        let prefix = Array(word.utf8) + [0]
+        let keys = try env.read { txn in txn.entries(in: postings).map { Array($0.keyBytes) }.filter { $0.starts(with: prefix) } }
+        try env.write { txn in for key in keys { _ = try txn.delete(key, in: postings) } }
+        return keys.count
+    }
+
     /// Deletes the posting of note `missing`'s own word; moves note `changed`'s own word from
     /// body position 1 to 5.
     static func plant(_ path: String, missing: Int, changed: Int) throws {

@@ -310,13 +310,20 @@ extension Store {
                 if bounds.count == Self.postingBatch { try readBlocks() }
             }
             try readBlocks()
+            // A walk that stopped on a damaged page is named here, not after every document's check.
+            try snap.checkIntact()
             // Documents whose stored check disagrees, analysed on every core: a document whose
             // postings add up to its record's text is sound (its check alone was damaged, or its
             // text closure differs from the paths); any other is named.
             var suspects: [(number: UInt32, bytes: UnsafeRawBufferPointer)] = []
+            // Documents past the first `namedDocumentLimit` are counted, not looked up term by
+            // term: a damaged postings page leaves thousands wrong, and naming each took minutes.
+            var unnamed = 0
+            var namedDocuments = 0
             func recheck() throws {
                 defer { suspects.removeAll(keepingCapacity: true) }
                 for ((number, _), found) in zip(suspects, analysed(suspects.map(\.bytes))) {
+                    try poll.step(isCancelled)
                     guard let found else {
                         problem("\(place): record \(recordName(number)) is indexed but unreadable")
                         continue
@@ -325,6 +332,7 @@ extension Store {
                 }
             }
             try table.forEachExpected(pass.slots) { number, want, slot in
+                try poll.step(isCancelled)
                 guard !pass.matches(want, slot: slot) else { return }
                 if want.recheck, let key = try documentEntries.key(of: number, snap.lmdb),
                     let bytes = try snap.withValue(forKey: key, in: c.records, { $0 })
@@ -336,9 +344,19 @@ extension Store {
                 try named(number, want)
             }
             try recheck()
+            if unnamed > 0 {
+                problem("\(place): \(unnamed) more documents whose postings differ from their text (not named one by one)")
+            }
             /// Names what is wrong with the postings of document `number`, which do not add up to
             /// `want`: looks its terms up one by one.
             func named(_ number: UInt32, _ want: SearchPostingDigest) throws {
+                // Each one reads every block of its terms: polled each time.
+                if isCancelled?() == true { throw CancellationError() }
+                guard namedDocuments < Self.namedDocumentLimit else {
+                    unnamed += 1
+                    return
+                }
+                namedDocuments += 1
                 let name = recordName(number)
                 let key = try documentEntries.key(of: number, snap.lmdb)
                 var terms = try key.flatMap { try documentEntries.entry(of: $0, snap.lmdb)?.terms }
@@ -396,6 +414,9 @@ extension Store {
 
     /// Posting blocks read together by verify, on every core.
     static let postingBatch = 8_192
+
+    /// Documents whose wrong postings verify names term by term; the others are counted.
+    static let namedDocumentLimit = 100
 
     /// Records analysed together by verify, on every core.
     static let verifyBatch = 2_048

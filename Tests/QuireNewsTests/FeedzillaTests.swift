@@ -80,6 +80,10 @@ import Testing
             NewsMappingError(.invalidDate("Tue, 05 Oct 2010 14:11"), at: [.key("articles"), .index(1), .key("publish_date")])
         ])
         #expect(mixed.rejects.first?.rawDocument == Array(#"{"url":"http://x/stories/a/2","publish_date":"Tue, 05 Oct 2010 14:11"}"#.utf8))
+        // A url of white space only names no story: a reject, not an article under "feedzilla:".
+        let blank = try Feedzilla.parseArticleList(Array(#"{"articles":[{"url":"  \n"},{"url":"http://x/stories/a/3"}]}"#.utf8), categoryID: 1)
+        #expect(blank.articles.map(\.id) == ["feedzilla:3"])
+        #expect(blank.rejects.map(\.error.path) == ["articles[0].url"])
         let good = #"{"articles":[{"url":"http://x/stories/a/1","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100"}]}"#
         let article = try #require(try Feedzilla.parseArticleList(Array(good.utf8), categoryID: 1).articles.first)
         #expect(article.publishedAt == Date(timeIntervalSince1970: 1_286_284_260))

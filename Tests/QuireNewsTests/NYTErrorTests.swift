@@ -76,6 +76,8 @@ import Testing
     @Test(arguments: [
         (#"{"response":{"docs":[{"_id":"a","web_url":"u"},"x"]}}"#, NewsMappingError.Kind.typeMismatch(expected: "object", found: "string"), "response.docs[1]"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"headline":{"main":"no identity"}}]}}"#, .missingAll(["_id", "uri", "web_url"]), "response.docs[1].web_url"),
+        // An id of white space only names no article (it was stored under "   ").
+        (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"_id":"   ","uri":"\t","web_url":"\u00a0"}]}}"#, .missingAll(["_id", "uri", "web_url"]), "response.docs[1].web_url"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u"},{"_id":17,"web_url":"u"}]}}"#, .typeMismatch(expected: "string", found: "number"), "response.docs[1]._id"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","word_count":"many"}]}}"#, .invalidValue(#""many" is not an integer"#), "response.docs[0].word_count"),
         (#"{"response":{"docs":[{"_id":"a","web_url":"u","keywords":[{"name":"s","value":"v","rank":"x1"}]}]}}"#, .invalidValue(#""x1" is not an integer"#), "response.docs[0].keywords[0].rank"),
@@ -96,7 +98,7 @@ import Testing
         let text = #"""
             {"response":{"docs":[
               {"_id":"a"},
-              {"web_url":"https://www.nytimes.com/x.html","headline":{"main":"","print_headline":"  Printed <strong>Title</strong> "}},
+              {"_id":"  ","web_url":"https://www.nytimes.com/x.html","headline":{"main":"","print_headline":"  Printed <strong>Title</strong> "}},
               {"uri":"nyt://article/u","headline":"flat","pub_date":null,"abstract":null,"snippet":""},
               {"_id":"b","byline":{"original":null,"person":[{"firstname":"Ann","lastname":"Lee"},{"firstname":"Bo","lastname":"Ng"}]}},
               {"_id":"c","byline":{"person":[],"organization":"Reuters"}},

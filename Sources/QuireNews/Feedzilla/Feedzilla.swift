@@ -167,7 +167,7 @@ public enum Feedzilla {
 
     /// `{publish_date, source, source_url, summary, title, url, author?, enclosures?}`.
     public static let articleMapping = JSONMapping<Article> { m throws(NewsMappingError) in
-        let url = try m(.requiredString(JSONKeyPath(storyURLKey)))
+        let url = try m(.required([JSONKeyPath(storyURLKey)], .identifier))
         return Article(
             id: storyID(forURL: url),
             url: canonicalURL(NewsText.trimmed(url)),

@@ -11,13 +11,13 @@ public enum ArticleIdentity {
             return nil
         }
         if mapping == "feedzilla" {
-            guard case .string(let url)? = object[Feedzilla.storyURLKey], !NewsText.trimmed(url).isEmpty else { return nil }
+            guard case .string(let url)? = object[Feedzilla.storyURLKey], !NewsText.isBlank(url) else { return nil }
             return Feedzilla.storyID(forURL: url)
         }
         // The mapping's own paths, but past one of the wrong type (`"_id": 12345`, the reason the
         // document may be quarantined) to the next, which still names the article.
         for path in NYTArticleSearch.ArticleRules.idPaths {
-            if case .string(let id)? = object[path.description], !id.isEmpty { return id }
+            if case .string(let id)? = object[path.description], !NewsText.isBlank(id) { return id }
         }
         return nil
     }

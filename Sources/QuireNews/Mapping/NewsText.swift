@@ -11,6 +11,11 @@ public enum NewsText {
         return String(scalars)
     }
 
+    /// Whether `text` is empty or white space only.
+    public static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
+
     /// The inline tags search highlighting wraps around matched terms (`hl=true` wraps them in
     /// `<strong>`); only these are removed, so a literal `a < b` in a headline stays.
     static let highlightTags: Set<String> = ["strong", "em", "b", "i", "mark", "span", "u", "highlight"]

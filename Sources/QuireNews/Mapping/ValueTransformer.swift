@@ -39,6 +39,15 @@ extension ValueTransformer where Output == String {
         }
     }
 
+    /// A JSON string that names something, byte-exact; one of white space only (`"   "`) is
+    /// absent, as `""` is: an id or URL of spaces names no article (it was stored as one).
+    public static var identifier: ValueTransformer<String> {
+        ValueTransformer { value throws(NewsMappingError) in
+            guard case .string(let text) = value else { throw .mismatch("string", value) }
+            return NewsText.isBlank(text) ? nil : text
+        }
+    }
+
     /// A JSON string, or a number written as its decimal text (`print_page` is either); `""` is absent.
     public static var lenientString: ValueTransformer<String> {
         ValueTransformer { value throws(NewsMappingError) in

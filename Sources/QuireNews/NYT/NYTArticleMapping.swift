@@ -34,7 +34,7 @@ extension NYTArticleSearch {
     enum ArticleRules {
         /// Where a document's id is, in order (also read from quarantined documents: ``ArticleIdentity``).
         static let idPaths: [JSONKeyPath] = ["_id", "uri", "web_url"]
-        static let id: MappingRule<String> = .required(idPaths, .string)
+        static let id: MappingRule<String> = .required(idPaths, .identifier)
         static let url: MappingRule<String?> = .string("web_url")
         static let headline = MappingRule<String?> { m throws(NewsMappingError) in
             if case .string(let text)? = try m.raw("headline") { return cleanHeadline(text) }

@@ -356,6 +356,8 @@ public struct FetchService: Sendable {
                 status = response.status
                 retryAfter = Self.retryAfter(response, now: clock.now)
                 switch response.status {
+                case 200..<300 where Self.isRateLimitFault(response):
+                    reason = .rateLimited
                 case 200..<300:
                     return (response.utf8Body, response.status)
                 case 429:
@@ -425,6 +427,22 @@ public struct FetchService: Sendable {
     static func isOverRate(_ response: HTTPResponse) -> Bool {
         if let code = response.header("X-Mashery-Error-Code"), code.uppercased().contains("OVER_RATE") { return true }
         return response.body.count < 65_536 && response.bodyText.lowercased().contains("developer over rate")
+    }
+
+    /// A gateway's rate-limit fault sent with a success status (`{"fault":{…,"detail":
+    /// {"errorcode":"policies.ratelimit.QuotaViolation"}}}` behind a proxy that rewrites the
+    /// 429): waited out and retried as a 429 is, not set aside as a page that cannot be mapped.
+    static func isRateLimitFault(_ response: HTTPResponse) -> Bool {
+        // A fault is a few hundred bytes; a page of articles is not parsed twice.
+        guard response.body.count < 4_096 else { return false }
+        do {
+            _ = try NYTArticleSearch.parsePage(response.utf8Body)
+            return false
+        } catch {
+            guard case .apiFault(let message, let code) = error.kind else { return false }
+            let words = ((code ?? "") + " " + message).lowercased()
+            return ["ratelimit", "rate limit", "quotaviolation", "quota violation", "spikearrest"].contains { words.contains($0) }
+        }
     }
 
     /// A `Retry-After` header as a wait: delta seconds, or an HTTP date; `nil` when absent or unreadable.

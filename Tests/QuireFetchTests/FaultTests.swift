@@ -53,6 +53,32 @@ import Testing
         #expect(summary.articles == 1 && sink.articles.map(\.id) == ["a"])
     }
 
+    /// A proxy that turns the gateway's 429 into a 200 keeps its fault body: waited out and
+    /// retried, not a page set aside that stopped the run.
+    @Test func aRateLimitFaultWithASuccessStatusIsWaitedOut() async throws {
+        let requests = Mutex(0)
+        let server = try LoopbackServer { _ in
+            let number = requests.withLock { count in
+                count += 1
+                return count
+            }
+            if number <= 2 { return .json(body: String(decoding: NYTErrorBody.rateLimited.body, as: UTF8.self)) }
+            return .json(body: #"{"status":"OK","response":{"docs":[{"_id":"a"}],"meta":{"hits":1,"offset":0}}}"#)
+        }
+        let clock = TestClock()
+        let sink = InMemoryFetchSink()
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let summary = try await makeService(clock: clock, retryPolicy: exactRetries()).run(source, into: sink)
+        // The waits of a 429's (FaultTests' first test).
+        #expect(clock.sleptSeconds == [12, 12])
+        #expect(summary.articles == 1 && summary.setAside == 0 && sink.articles.map(\.id) == ["a"])
+        // Any other fault with a 200 is still a page that cannot be mapped.
+        let other = try LoopbackServer { _ in .json(body: #"{"fault":{"faultstring":"Invalid ApiKey","detail":{"errorcode":"oauth.v2.InvalidApiKey"}}}"#) }
+        let failed = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: other.baseURL + "/s")
+        let error = try #require(await runExpectingFailure(makeService(clock: TestClock()), failed, into: InMemoryFetchSink()))
+        #expect(error.code == .mapping && error.description.contains("Invalid ApiKey"), "\(error)")
+    }
+
     @Test func theOldGatewaysDeveloperOverRateIsARateLimitNotAnAuthenticationFailure() async throws {
         let server = try LoopbackServer { _ in
             FixtureResponse(

@@ -375,8 +375,9 @@ public struct FetchService: Sendable {
             } catch let error as HTTPError {
                 if error.code == .cancelled { throw cancelled(sourceID, request) }
                 guard error.isRetryable else {
+                    // The location names the request, and the error's code its curl code.
                     throw FetchError(
-                        code: .transport, message: error.description, cause: error, location: location,
+                        code: .transport, message: "\(error.code): \(error.message)", cause: error, location: location,
                         curlCode: error.curlCode, attempts: failedAttempts + 1)
                 }
                 if error.code == .connectionFailed { rateLimiter.release(slot) }

@@ -79,6 +79,21 @@ import Testing
         #expect(error.code == .mapping && error.description.contains("Invalid ApiKey"), "\(error)")
     }
 
+    /// A reply over the size cap stops the run; its message names the request and the curl
+    /// code once (both were said twice).
+    @Test func aResponseOverTheCapNamesItsRequestOnce() async throws {
+        let server = try LoopbackServer { _ in .json(body: String(repeating: " ", count: 50_000)) }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxResponseBytes = 10_000
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let service = makeService(client: HTTPClient(configuration: configuration))
+        let error = try #require(await runExpectingFailure(service, source, into: InMemoryFetchSink()))
+        let text = error.description
+        #expect(error.code == .transport && text.contains("response too large"), "\(text)")
+        #expect(text.components(separatedBy: server.baseURL).count == 2, "\(text)")
+        #expect(text.components(separatedBy: "curl ").count == 2 && !text.contains(testKey), "\(text)")
+    }
+
     @Test func theOldGatewaysDeveloperOverRateIsARateLimitNotAnAuthenticationFailure() async throws {
         let server = try LoopbackServer { _ in
             FixtureResponse(

@@ -115,7 +115,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .prefixTooShort(let minimum, nil): what = "a prefix needs at least \(minimum) characters before '*'"
         case .prefixTooShort(let minimum, let part?):
             what = "a prefix needs at least \(minimum) characters before '*' in its last part ('\(part)' is shorter)"
-        case .misplacedWildcard: what = "'*' only ends a word of letters or digits (clim*)"
+        case .misplacedWildcard: what = "'*' only ends a word of letters or digits, as in clim*"
         case .nothingToSearch: what = "nothing to search for"
         case .onlyNegations: what = "a query needs a term that is not negated"
         case .tooDeep: what = "the query nests too deeply"

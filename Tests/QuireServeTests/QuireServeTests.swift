@@ -548,3 +548,36 @@ private func exchange(
         }
     }
 }
+
+@Suite struct ChangeFeedResumeTests {
+    /// What a stream opened with `lastEventID` queues at once (its `hello`, and any `commit`).
+    private func opening(_ feed: QuireServe.ChangeFeed, lastEventID: String?) throws -> String {
+        let stream = try #require(feed.subscribe(lastEventID: lastEventID))
+        defer { stream.close() }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let n = buffer.withUnsafeMutableBytes { stream.read(into: $0, suspend: {}) } ?? 0
+        return String(decoding: buffer.prefix(n), as: UTF8.self)
+    }
+
+    /// A client that reconnects with the current mark hears nothing new; one with an older id,
+    /// or an id past the mark (a store restored from a backup), gets a `commit` at once.
+    @Test func aReconnectGetsACommitWhenTheMarkIsNotItsID() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-feed-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        try NewsSchema.register(in: store)
+        try await store.put(Article(id: "a", headline: "one"), in: NewsSchema.articles)
+        let access = StoreAccess(store: store)
+        let feed = QuireServe.ChangeFeed(access: access, interval: .seconds(60), maxSubscribers: 8)
+        feed.start()
+        defer { feed.stop() }
+        let mark = try access.commitMark().lastTransaction
+        #expect(try opening(feed, lastEventID: nil).contains("event: hello"))
+        #expect(!(try opening(feed, lastEventID: "\(mark)")).contains("event: commit"))
+        #expect(try opening(feed, lastEventID: "\(mark - 1)").contains("event: commit"))
+        #expect(try opening(feed, lastEventID: "\(mark + 1_000)").contains("event: commit"))
+        // An id that is not a transaction number is no id.
+        #expect(!(try opening(feed, lastEventID: "later")).contains("event: commit"))
+    }
+}

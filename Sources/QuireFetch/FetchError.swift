@@ -12,7 +12,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
             case unauthorized, badRequest, forbidden, rateLimited, quotaExhausted, serverError, unexpectedStatus
-            case transport, htmlBody, mapping, invalidQuery, checkpoint, sink, cancelled
+            case transport, htmlBody, mapping, invalidQuery, checkpoint, concurrentRun, sink, cancelled
         }
 
         private let wrapped: Wrapped
@@ -44,6 +44,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         public static let invalidQuery = Code(.invalidQuery)
         /// The stored checkpoint cannot be decoded or belongs to another query.
         public static let checkpoint = Code(.checkpoint)
+        /// Another run of the same source committed a page since this run read the checkpoint
+        /// (two fetches of one query at once): this run stops before storing its page, and the
+        /// other's pages are kept; a later run goes on from them.
+        public static let concurrentRun = Code(.concurrentRun)
         /// The sink failed to read a checkpoint or to commit a page.
         public static let sink = Code(.sink)
         /// The task was cancelled; everything committed before stays committed.
@@ -72,6 +76,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             case .mapping: "malformed response"
             case .invalidQuery: "invalid query"
             case .checkpoint: "bad checkpoint"
+            case .concurrentRun: "concurrent runs"
             case .sink: "sink failure"
             case .cancelled: "cancelled"
             }

@@ -105,7 +105,11 @@ public struct FetchService: Sendable {
         // A run of pages set aside earlier: they are not neighbours, so several failing again
         // are no outage (the rule would stop every other such run for good).
         var retrying = false
-        if mode != .restart, let stored = try await storedCheckpoint(source, sink: sink) {
+        // What the store holds now: each page commits only while it is still what this run
+        // last read or wrote (two runs of one query at once fetched every page twice).
+        let storedData = try await storedCheckpointData(source, sink: sink)
+        var follows = StoredCheckpoint(storedData)
+        if mode != .restart, let stored = try decodedCheckpoint(storedData, of: source) {
             checkpoint = stored
             summary.resumed = true
             if source.isFinished(stored) {
@@ -180,13 +184,13 @@ public struct FetchService: Sendable {
                 // Only the checkpoint past it commits.
                 _ = try await commit(
                     SourcePage(articles: [], queryTag: nil, checkpoint: next), of: request, at: clock.now, source, sink,
-                    encoder)
+                    encoder, follows: &follows)
                 checkpoint = next
                 summary.noteWalk(of: source, at: checkpoint)
                 continue
             }
             if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
-            let outcome = try await commit(page, of: request, at: fetchedAt, source, sink, encoder)
+            let outcome = try await commit(page, of: request, at: fetchedAt, source, sink, encoder, follows: &follows)
             checkpoint = page.checkpoint
             summary.pages += 1
             summary.records += page.articles.count
@@ -247,10 +251,11 @@ public struct FetchService: Sendable {
         return "\(error.code)\(status): \(why)"
     }
 
-    /// Commits `page` (its records, rejects and checkpoint) in one transaction of the sink.
+    /// Commits `page` (its records, rejects and checkpoint) in one transaction of the sink, if
+    /// the stored checkpoint is still `follows`, which then becomes the page's.
     private func commit<Source: FetchSource>(
         _ page: SourcePage<Source.Checkpoint>, of request: SourceRequest, at fetchedAt: Date, _ source: Source,
-        _ sink: some FetchSink, _ encoder: JSONEncoder
+        _ sink: some FetchSink, _ encoder: JSONEncoder, follows: inout StoredCheckpoint
     ) async throws(FetchError) -> PageCommit {
         let location = FetchError.Location(sourceID: source.sourceID, request: request.redactedURL)
         let encoded: Data
@@ -265,9 +270,16 @@ public struct FetchService: Sendable {
             rawDocuments: page.rawDocuments,
             rejects: page.rejects, pageLabel: request.label, mappingKind: source.mappingKind, queryTag: page.queryTag,
             checkpoint: encoded, fetchedAt: fetchedAt, budget: source.budgetID,
-            requestTimes: rateLimiter.requestTimes(before: fetchedAt))
+            requestTimes: rateLimiter.requestTimes(before: fetchedAt), follows: follows)
         do {
-            return try await sink.commit(fetched)
+            let outcome = try await sink.commit(fetched)
+            follows = .stored(encoded)
+            return outcome
+        } catch let moved as CheckpointMoved {
+            throw FetchError(
+                code: .concurrentRun,
+                message: "another run of this source committed since this run read its checkpoint (two fetches of one query at once?); \(request.label) was not stored, the other run's pages are kept, and a later run goes on from them",
+                cause: moved, location: location)
         } catch {
             throw FetchError(
                 code: .sink, message: "committing \(request.label) failed: \(error)", cause: error, location: location)
@@ -285,18 +297,22 @@ public struct FetchService: Sendable {
         }
     }
 
-    private func storedCheckpoint<Source: FetchSource>(_ source: Source, sink: some FetchSink)
-        async throws(FetchError) -> Source.Checkpoint?
+    private func storedCheckpointData<Source: FetchSource>(_ source: Source, sink: some FetchSink)
+        async throws(FetchError) -> Data?
     {
-        let location = FetchError.Location(sourceID: source.sourceID)
-        let data: Data?
         do {
-            data = try await sink.checkpoint(for: source.sourceID)
+            return try await sink.checkpoint(for: source.sourceID)
         } catch {
             throw FetchError(
                 code: .sink, message: "reading the checkpoint failed: \(error)", cause: error,
-                location: location)
+                location: .init(sourceID: source.sourceID))
         }
+    }
+
+    private func decodedCheckpoint<Source: FetchSource>(_ data: Data?, of source: Source) throws(FetchError)
+        -> Source.Checkpoint?
+    {
+        let location = FetchError.Location(sourceID: source.sourceID)
         guard let data else { return nil }
         let checkpoint: Source.Checkpoint
         do {

@@ -81,13 +81,19 @@ public struct FetchedPage: Sendable, Hashable {
     public var budget: String?
     /// Every request of the last day against ``budget``, this page's included, to record with it.
     public var requestTimes: [Date] = []
+    /// The checkpoint the page was fetched from, as its run read or last committed it: a sink
+    /// commits the page only while the source's stored checkpoint is still that one
+    /// (``CheckpointMoved`` otherwise). `nil` commits without the check.
+    public var follows: StoredCheckpoint?
 
     /// Creates a page.
     public init(
         sourceID: String, articles: [Article], lists: [ArticleList] = [], categories: [QuireNews.Category] = [],
         rawDocuments: [[UInt8]] = [], rejects: [DocumentReject] = [], pageLabel: String = "", mappingKind: String = "nyt",
-        queryTag: String?, checkpoint: Data, fetchedAt: Date, budget: String? = nil, requestTimes: [Date] = []
+        queryTag: String?, checkpoint: Data, fetchedAt: Date, budget: String? = nil, requestTimes: [Date] = [],
+        follows: StoredCheckpoint? = nil
     ) {
+        self.follows = follows
         self.categories = categories
         self.budget = budget
         self.requestTimes = requestTimes
@@ -101,6 +107,31 @@ public struct FetchedPage: Sendable, Hashable {
         self.queryTag = queryTag
         self.checkpoint = checkpoint
         self.fetchedAt = fetchedAt
+    }
+}
+
+/// A source's stored checkpoint as a run saw it: none yet, or these bytes.
+public enum StoredCheckpoint: Sendable, Hashable {
+    case absent
+    case stored(Data)
+
+    /// `data` as a stored checkpoint (`nil`: absent).
+    public init(_ data: Data?) { self = data.map(StoredCheckpoint.stored) ?? .absent }
+}
+
+/// A page not committed because its source's checkpoint moved since its run read it: another
+/// run of the same source committed in between (``FetchedPage/follows``).
+public struct CheckpointMoved: Error, Sendable, CustomStringConvertible {
+    /// The source whose checkpoint moved.
+    public var sourceID: String
+
+    public init(sourceID: String) { self.sourceID = sourceID }
+
+    public var description: String { "the checkpoint of \(sourceID) moved since this run read it" }
+
+    /// Throws when `page` follows another checkpoint than `stored` (what the sink holds now).
+    public static func check(_ page: FetchedPage, against stored: Data?) throws(CheckpointMoved) {
+        if let follows = page.follows, follows != StoredCheckpoint(stored) { throw CheckpointMoved(sourceID: page.sourceID) }
     }
 }
 

@@ -49,10 +49,11 @@ public final class InMemoryFetchSink: FetchSink, OfflineReader, Sendable {
     }
 
     public func commit(_ page: FetchedPage) async throws -> PageCommit {
-        try state.withLock { (state: inout State) throws(SimulatedCrash) in
+        try state.withLock { (state: inout State) throws in
             if let limit = state.crashAfterCommits, state.pages.count >= limit {
                 throw SimulatedCrash(committed: state.pages.count)
             }
+            try CheckpointMoved.check(page, against: state.checkpoints[page.sourceID])
             var outcome = PageCommit(rejects: page.rejects.count)
             var seen: Set<String> = []
             for (index, article) in page.articles.enumerated() {

@@ -92,6 +92,11 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
         in txn: borrowing StoreTransaction
     ) throws -> PageCommit {
         var outcome = PageCommit()
+        // Before anything is written: a page whose checkpoint another run moved is not stored.
+        // (The pages of one batch follow each other.)
+        if let first = pages.first?.page, first.follows != nil {
+            try CheckpointMoved.check(first, against: try txn.get(.string(first.sourceID), from: Self.sources)?.checkpoint)
+        }
         // Each id's last version in the batch (a later page's article replaces an earlier one's),
         // in the order the ids were first seen. By the key's bytes, as the store tells ids apart:
         // Swift's string equality merges canonically equivalent ids (`café` composed and

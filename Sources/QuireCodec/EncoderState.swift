@@ -337,7 +337,8 @@ struct OpenContainer {
         var index = next
         for _ in 0..<count {
             if index >= count { index = 0 }
-            if cache.names[index] == name {
+            // By bytes: `==` takes canonically equivalent names for one (ExactText).
+            if cache.names[index].utf8.elementsEqual(name.utf8) {
                 next = index + 1
                 return cache.ids[index]
             }

@@ -12,7 +12,7 @@
 public struct FieldTable: Sendable, Hashable {
     /// The entries in id order: field names, and interned values with their prefix.
     public private(set) var names: [String]
-    private var ids: [String: UInt32]
+    private var ids: [ExactText: UInt32]
     /// For each id, the interned value (the entry without its prefix), or nil for a field name.
     /// Kept beside ``names`` so that reading an interned string costs no string work.
     private(set) var values: [String?]
@@ -32,10 +32,10 @@ public struct FieldTable: Sendable, Hashable {
     /// Creates a table from entries in id order. A repeated entry keeps its first id.
     public init(names: [String] = []) {
         self.names = names
-        var ids: [String: UInt32] = [:]
+        var ids: [ExactText: UInt32] = [:]
         ids.reserveCapacity(names.count)
-        for (index, name) in names.enumerated() where ids[name] == nil {
-            ids[name] = UInt32(index)
+        for (index, name) in names.enumerated() where ids[ExactText(name)] == nil {
+            ids[ExactText(name)] = UInt32(index)
         }
         self.ids = ids
         self.values = FieldTable.values(of: names)
@@ -53,7 +53,7 @@ public struct FieldTable: Sendable, Hashable {
     public var count: Int { names.count }
 
     /// The id of `name`, or nil when it was never interned.
-    public func id(of name: String) -> UInt32? { ids[name] }
+    public func id(of name: String) -> UInt32? { ids[ExactText(name)] }
 
     /// The name for `id`, or nil when the id is not in this table.
     public func name(of id: UInt32) -> String? {
@@ -68,10 +68,10 @@ public struct FieldTable: Sendable, Hashable {
     /// Returns the id of `name`, appending it when it is new.
     @discardableResult
     public mutating func intern(_ name: String) -> UInt32 {
-        if let id = ids[name] { return id }
+        if let id = ids[ExactText(name)] { return id }
         let id = UInt32(names.count)
         names.append(name)
-        ids[name] = id
+        ids[ExactText(name)] = id
         let value: String? = name.utf8.first == 1 ? String(Substring(name.unicodeScalars.dropFirst())) : nil
         values.append(value)
         if value != nil { internedValueCount += 1 }
@@ -85,11 +85,30 @@ public struct FieldTable: Sendable, Hashable {
         guard length >= FieldTable.internedValueMinimumLength, length <= FieldTable.internedValueMaximumLength
         else { return nil }
         let entry = String(FieldTable.internedValuePrefix) + value
-        if let id = ids[entry] { return id }
+        if let id = ids[ExactText(entry)] { return id }
         guard internedValueCount < FieldTable.internedValueLimit else { return nil }
         return intern(entry)
     }
 
-    public static func == (lhs: FieldTable, rhs: FieldTable) -> Bool { lhs.names == rhs.names }
+    /// Entry by entry, by their bytes (``ExactText``).
+    public static func == (lhs: FieldTable, rhs: FieldTable) -> Bool {
+        lhs.names.count == rhs.names.count && zip(lhs.names, rhs.names).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+}
+
+/// A string compared and hashed by its UTF-8 bytes. `String`'s own equality is canonical
+/// equivalence: as a dictionary key it merged `café` composed and decomposed into one entry, so an
+/// interned value (or a field name) came back in the other form than it was written.
+struct ExactText: Hashable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (lhs: ExactText, rhs: ExactText) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 }

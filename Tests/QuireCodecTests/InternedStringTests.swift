@@ -50,6 +50,25 @@ struct ViaCodable<Value: Codable>: Codable {
 }
 
 @Suite struct InternedStringTests {
+    /// Canonically equivalent values (`café` composed and decomposed, `Å` as the angstrom sign and
+    /// as the letter) are two entries: the table's lookup compared `String`s, which merged them,
+    /// and the second came back in the first one's bytes. Field names too.
+    @Test func canonicallyEquivalentValuesAreInternedApart() throws {
+        var fields = FieldTable()
+        let forms = ["caf\u{E9}", "cafe\u{301}", "\u{212B}ngstrom", "\u{C5}ngstrom"]
+        let records = try forms.map { try CompactEncoder().encode(Tagged(title: "t", kind: $0, tags: forms), fields: &fields) }
+        #expect(fields.internedValueCount == 4)
+        for (form, record) in zip(forms, records) {
+            let decoded = try CompactDecoder().decode(Tagged.self, from: record, fields: fields)
+            #expect(Array(decoded.kind!.utf8) == Array(form.utf8))
+            #expect(decoded.tags.map { Array($0.utf8) } == forms.map { Array($0.utf8) })
+        }
+        #expect(fields.id(of: "\u{1}caf\u{E9}") != nil && fields.id(of: "\u{1}caf\u{E9}") != fields.id(of: "\u{1}cafe\u{301}"))
+        var names = FieldTable()
+        #expect(names.intern("caf\u{E9}") != names.intern("cafe\u{301}"))
+        #expect(names != FieldTable(names: ["caf\u{E9}", "caf\u{E9}"]))
+    }
+
     @Test func goldenBytesAndTable() throws {
         var fields = FieldTable()
         let record = try CompactEncoder().encode(Tagged(title: "abc", kind: "news", tags: ["news", "xy", "sport"]), fields: &fields)

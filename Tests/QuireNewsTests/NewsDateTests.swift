@@ -38,6 +38,25 @@ import Testing
         #expect(NewsDate.parse(text) == nil)
     }
 
+    /// Dates must fall in years 0000–9999 in UTC once read: an offset, or a fraction that rounds
+    /// to the next instant a Date holds (30 µs apart in 9999), moved some out, and dump printed a
+    /// year that load refuses. The edges that stay in print back as they read.
+    @Test func datesOutsideYearsZeroToNineThousandNineHundredNinetyNineInUTCAreRefused() {
+        for text in [
+            "9999-12-31T23:59:59.99999Z", "9999-12-31T23:59:59.999999999Z", "9999-12-31T23:00:00-02:00",
+            "0000-01-01T00:00:00+01:00", "Fri, 31 Dec 9999 23:30:00 -0100",
+        ] {
+            #expect(NewsDate.parse(text) == nil, "\(text)")
+        }
+        for text in ["9999-12-31T23:59:59.99Z", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "9999-12-31T22:00:00-01:00"] {
+            let date = NewsDate.parse(text)
+            #expect(date != nil, "\(text)")
+            let printed = date.map { String(CompactValue.date($0).jsonString().dropFirst().dropLast()) }
+            #expect(printed.flatMap(NewsDate.parse) == date, "\(text) printed as \(printed ?? "")")
+            #expect(printed.map { $0.hasPrefix("9999-") || $0.hasPrefix("0000-") } == true, "\(text) printed as \(printed ?? "")")
+        }
+    }
+
     @Test func formatsEveryStyleAndParsesBack() {
         #expect(NewsDate.iso8601String(reference) == "2019-06-15T19:18:14Z")
         #expect(NewsDate.format(reference, offsetMinutes: 0, style: .iso8601Offset) == "2019-06-15T19:18:14+0000")

@@ -136,8 +136,17 @@ public enum NewsDate {
         let total = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         // Whole seconds since 2001 (Date's own epoch) are exact; adding the fraction rounds once,
         // to the nearest instant a Date holds (about 100 ns apart for today's dates).
-        return Date(timeIntervalSinceReferenceDate: Double(total - 978_307_200) + fraction)
+        let seconds = Double(total - 978_307_200) + fraction
+        // Only instants that print with a four-digit year in UTC: an offset, or the rounding of
+        // `9999-12-31T23:59:59.99999Z` (Dates are 30 µs apart there), moved some past year
+        // 9999 or before year 0, which dump printed and load then refused.
+        guard seconds >= firstSecond, seconds < endSecond else { return nil }
+        return Date(timeIntervalSinceReferenceDate: seconds)
     }
+
+    /// 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in seconds since 2001.
+    static let firstSecond = Double(days(year: 0, month: 1, day: 1) * 86_400 - 978_307_200)
+    static let endSecond = Double(days(year: 10_000, month: 1, day: 1) * 86_400 - 978_307_200)
 
     // MARK: - Parsers
 

@@ -27,7 +27,9 @@ struct LoadOptions: CommandOptions {
             first lines read (an input larger than the sort window, about 85,000 articles, is
             sorted through a temporary file and committed only at its end); loading the input
             again finishes the work, so resume by loading the whole input, not its rest. A dump of
-            another collection ('dump --collection lists') loads with the same --collection.
+            another collection ('dump --collection lists') loads with the same --collection. The
+            relations of a whole-store dump are written once its records are: a load that stops at
+            a bad article writes the entries whose articles it loaded.
 
             EXAMPLES:
               quire --store old.db dump | quire --store new.db load -

@@ -252,10 +252,19 @@ enum WholeStoreLoad {
                     } catch {
                         var counted = error
                         counted.recordsBefore += total
+                        // A bad article line: every entry of the relations (all on lines before it)
+                        // whose article is loaded is written too, as the records before it are.
+                        if [.record, .input].contains(error.kind), let spool {
+                            let relations = try await writeRelations(spool, store, loadedBefore: counted.recordsBefore, progress, skippingMissing: true)
+                            counted.recordsBefore += relations.written
+                            if relations.skipped > 0 {
+                                counted.message += "; \(relations.skipped) relation entr\(relations.skipped == 1 ? "y names an article" : "ies name articles") not loaded, and \(relations.skipped == 1 ? "is" : "are") left out"
+                            }
+                        }
                         throw counted
                     }
                     if spool != nil { progress.beginStage("writing relations", completed: total + report.records, total: nil) }
-                    let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress)
+                    let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress).written
                     return (total + report.distinctRecords + relations, total + report.records + relations)
                 }
                 guard let next = try section(header, store, openSpool) else {
@@ -274,35 +283,49 @@ enum WholeStoreLoad {
             try await add(text, line: number, to: section, total: { total }, flush: flush)
         }
         try await flush()
-        total += try await writeRelations(spool, store, loadedBefore: total, progress)
+        total += try await writeRelations(spool, store, loadedBefore: total, progress).written
         return (total, total)
     }
 
-    /// Writes the spooled relation entries, a transaction a thousand; an entry whose article
-    /// the store does not hold stops the load at its line. Returns the entries written.
+    /// Writes the spooled relation entries, a transaction a thousand. An entry whose article
+    /// the store does not hold stops the load at its line, the entries before it written (the
+    /// records are all loaded by then); `skippingMissing` leaves such entries out instead, for a
+    /// load that stopped at a bad article. Returns the entries written and those left out.
     private static func writeRelations(
-        _ spool: RelationSpool?, _ store: Store, loadedBefore: Int, _ progress: ProgressReporter
-    ) async throws -> Int {
-        guard let spool else { return 0 }
-        var written = 0
+        _ spool: RelationSpool?, _ store: Store, loadedBefore: Int, _ progress: ProgressReporter,
+        skippingMissing: Bool = false
+    ) async throws -> (written: Int, skipped: Int) {
+        guard let spool else { return (0, 0) }
+        var (written, skipped) = (0, 0)
         while true {
             let batch = try spool.next(upTo: 1_000)
-            if batch.isEmpty { return written }
+            if batch.isEmpty { return (written, skipped) }
             let before = loadedBefore + written
-            try await store.write { txn in
+            let (added, left, dangling) = try await store.write { txn -> (Int, Int, LoadError?) in
+                var (added, left) = (0, 0)
                 for entry in batch {
                     let relation = relations[entry.section]
                     let member = StoreKey.string(entry.member)
                     if relation.memberCollection == NewsSchema.articles.name, try !txn.contains(member, in: NewsSchema.articles) {
-                        throw LoadError(
-                            .record, "relation '\(relation.name)' names article '\(entry.member)', which the store does not hold",
-                            line: entry.line, recordsBefore: before)
+                        if skippingMissing {
+                            left += 1
+                            continue
+                        }
+                        let error = LoadError(
+                            .record,
+                            "relation '\(relation.name)' names article '\(entry.member)', which the store does not hold (relations are written once every record is loaded)",
+                            line: entry.line, recordsBefore: before + added)
+                        return (added, left, error)
                     }
                     try txn.addMembers([member], to: .string(entry.owner), in: relation)
+                    added += 1
                 }
+                return (added, left, nil)
             }
-            written += batch.count
-            progress.advance(by: batch.count)
+            written += added
+            skipped += left
+            progress.advance(by: added)
+            if let dangling { throw dangling }
             if InterruptFlag.isRaised { throw InterruptedError.load(committed: loadedBefore + written) }
         }
     }

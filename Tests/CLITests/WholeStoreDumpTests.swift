@@ -109,6 +109,16 @@ import Testing
          "line 2: the id is empty (0 records loaded before it)"),
         (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":5,"displayName":"Five","englsh_name":"typo"}"#,
          "line 2: englsh_name: unknown field"),
+        // Whole numbers as for articles: 1300.9999999999999999 was rounded to 1301 (another
+        // category's id, overwritten), 1e3 taken as 1000; a fraction was "not valid JSON".
+        (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":1300.9999999999999999,"displayName":"x"}"#,
+         "line 2: id: expected a whole number written without a fraction or an exponent"),
+        (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":1e3}"#,
+         "line 2: id: expected a whole number written without a fraction or an exponent"),
+        (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":9223372036854775808}"#,
+         "line 2: id: expected a whole number written without a fraction or an exponent"),
+        (#"{"@quire":"collection","name":"rejects"}"# + "\n" + #"{"id":"x","index":1.5}"#,
+         "line 2: index: expected a whole number written without a fraction or an exponent"),
     ])
     func aBadWholeStoreLineNamesWhatItExpected(input: String, message: String) async throws {
         try await withScratch { dir in

@@ -67,6 +67,18 @@ import Testing
         }
     }
 
+    /// The 64-bit edges are whole numbers: Int.min was "out of range (at most 19 digits)".
+    @Test func theSixtyFourBitEdgesAreWholeNumbers() throws {
+        for value in [Int.min, Int.max, -Int.max, 0] {
+            let line = #"{"id":"x","wordCount":\#(value)}"#
+            let article = try read(line)
+            #expect(article.wordCount == value)
+        }
+        #expect(failure(#"{"id":"x","wordCount":-9223372036854775809}"#).map { "\($0)".contains("out of range") } == true)
+        #expect(try JSONParser.parse(Array("-9223372036854775808".utf8)) == .int(Int.min))
+        #expect(try JSONParser.parse(Array("-9223372036854775809".utf8)) == .double(-9_223_372_036_854_775_808.0))
+    }
+
     @Test func brokenJSONIsAnErrorNotAPartialArticle() {
         for line in [#"{"id":"x""#, #"{"id":"x"} trailing"#, #"{"id":"x",}"#, "[1]", "", #"{"id":"x","headline":"a\qb"}"#] {
             #expect(failure(line) != nil, "\(line)")

@@ -250,8 +250,9 @@ struct JSONByteReader {
         } else {
             while position < bytes.count, isDigit(bytes[position]) {
                 let digit = Int(bytes[position] &- UInt8(ascii: "0"))
+                // Negative numbers are summed downwards: Int.min has no positive twin.
                 let (times, o1) = integer.multipliedReportingOverflow(by: 10)
-                let (sum, o2) = times.addingReportingOverflow(digit)
+                let (sum, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
                 overflow = overflow || o1 || o2
                 integer = sum
                 position += 1
@@ -271,7 +272,7 @@ struct JSONByteReader {
             try digits()
         }
         if isInteger && !overflow {
-            return .int(negative ? -integer : integer)
+            return .int(integer)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let value = Double(text) else { throw malformed("number out of range", at: start) }

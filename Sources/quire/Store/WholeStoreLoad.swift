@@ -33,10 +33,35 @@ enum WholeStoreLoad {
 
         var pending: Int { values.count }
         func add(_ line: [UInt8], number: Int) throws {
+            try Self.refuseNonWholeNumbers(line)
             let value = try decoder.decode(V.self, from: Data(line))
             guard !collection.key(value).bytes.isEmpty else { throw LineProblem("the id is empty") }
             try Self.refuseUnknownFields(line, of: value)
             values.append(value)
+        }
+
+        /// None of these records has a field that takes a fraction: `JSONDecoder` rounded
+        /// `1300.9999999999999999` to 1301 (another record's id) and took `1e3` as 1000. A
+        /// number with a fraction or an exponent, or beyond 64 bits, is refused at its field, as
+        /// for articles.
+        private static func refuseNonWholeNumbers(_ line: [UInt8]) throws {
+            // Not JSON at all: the decoder says so below.
+            guard let value = try? JSONParser.parse(line) else { return }
+            func check(_ value: JSONValue, _ path: String) throws {
+                switch value {
+                case .double(let number):
+                    let field = path.isEmpty ? "" : path + ": "
+                    throw LineProblem("\(field)expected a whole number written without a fraction or an exponent, found \(number)")
+                case .array(let items):
+                    for (i, item) in items.enumerated() { try check(item, path + "[\(i)]") }
+                case .object(let object):
+                    for (key, member) in object.members.sorted(by: { $0.key < $1.key }) {
+                        try check(member, path.isEmpty ? key : path + "." + key)
+                    }
+                default: break
+                }
+            }
+            try check(value, "")
         }
 
         /// A field the record's type does not have would be dropped without a word (a typo, a

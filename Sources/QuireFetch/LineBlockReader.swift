@@ -135,8 +135,11 @@ public final class LineBlockReader {
         }
     }
 
-    /// The first `count` bytes still to be read (fewer at the end of the input), not consumed.
+    /// The first `count` bytes still to be read (fewer at the end of the input), not consumed;
+    /// after a byte order mark at the start (a whole-store dump's header behind one was not
+    /// seen as a header).
     public func peek(_ count: Int) throws(LoadError) -> [UInt8] {
+        try skipByteOrderMark()
         while pending.count < count && !atEnd { try fill(&pending) }
         return Array(pending.prefix(count))
     }

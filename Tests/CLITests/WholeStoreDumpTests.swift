@@ -105,6 +105,10 @@ import Testing
         (#"{"@quire":"relation","name":"list-articles"}"# + "\n" + #"{"owner":"","member":"a1"}"#,
          "line 2: owner: empty"),
         (#"{"@quire":"view","name":"articles"}"#, "line 1: unknown section kind 'view' (a collection or a relation)"),
+        (#"{"@quire":"collection","name":"articles"}"# + "\n" + #"{"id":"a1"}"# + "\n" + #"{"@quire":"collection","name":"lists"}"#,
+         "line 3: a section header after the articles section, which ends a whole-store dump (load concatenated dumps one at a time) (1 record loaded before it)"),
+        // A byte order mark before the first header (an editor's) is skipped, as before a plain dump.
+        ("\u{FEFF}" + #"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":7,"articleIDs":[]}"#, "line 2: title: expected a string"),
         (#"{"@quire":"collection","name":"tags"}"# + "\n" + #"{"tag":"","fetchedAt":"2020-01-01T00:00:00Z"}"#,
          "line 2: the id is empty (0 records loaded before it)"),
         (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":5,"displayName":"Five","englsh_name":"typo"}"#,
@@ -125,6 +129,26 @@ import Testing
             let load = try await runQuire(["load", "-", "--quiet"], stdin: Data((input + "\n").utf8), directory: dir)
             #expect(load.status == 1, "\(load)")
             #expect(load.stderr.hasPrefix("quire: load: \(message)"), "\(load)")
+        }
+    }
+
+    /// An id (or a relation entry) read twice is one record in every section, as for articles:
+    /// the summary counted every line of the other sections.
+    @Test func aRecordReadTwiceIsCountedOnceInEverySection() async throws {
+        let input = [
+            #"{"@quire":"collection","name":"lists"}"#, #"{"id":"L","title":"a","articleIDs":[]}"#,
+            #"{"id":"L","title":"b","articleIDs":[]}"#, #"{"@quire":"relation","name":"query-articles"}"#,
+            #"{"owner":"q","member":"a1"}"#, #"{"owner":"q","member":"a1"}"#, #"{"@quire":"collection","name":"articles"}"#,
+            #"{"id":"a1"}"#,
+        ]
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "-", "--json"], stdin: Data((input.joined(separator: "\n") + "\n").utf8), directory: dir)
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(load.stdout.utf8)) as? [String: Any], "\(load)")
+            #expect(summary["records"] as? Int == 3 && summary["read"] as? Int == 5, "\(load)")
+            let lists = try await runQuire(["load", "--collection", "lists", "-", "--json"], stdin: Data((input[1...2].joined(separator: "\n") + "\n").utf8), directory: dir)
+            let listSummary = try #require(try JSONSerialization.jsonObject(with: Data(lists.stdout.utf8)) as? [String: Any], "\(lists)")
+            #expect(listSummary["records"] as? Int == 1 && listSummary["read"] as? Int == 2, "\(lists)")
+            #expect(lines(try await runQuire(["dump", "--collection", "lists"], directory: dir).stdout).first?.contains(#""title":"b""#) == true)
         }
     }
 

@@ -48,8 +48,7 @@ enum LoadCommand {
         let (records, read): (Int, Int)
         do {
             if let collection = options.collection {
-                let written = try await WholeStoreLoad.runCollection(collection, reader, into: store, progress: progress)
-                (records, read) = (written, written)
+                (records, read) = try await WholeStoreLoad.runCollection(collection, reader, into: store, progress: progress)
             } else if try WholeStoreLoad.isWholeStoreDump(reader) {
                 (records, read) = try await WholeStoreLoad.run(reader, into: store, loader: loader, progress: progress)
             } else {

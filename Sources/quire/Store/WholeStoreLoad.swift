@@ -11,13 +11,17 @@ enum WholeStoreLoad {
     private protocol Section: AnyObject {
         var pending: Int { get }
         func add(_ line: [UInt8], number: Int) throws
-        func commit(_ store: Store) async throws -> Int
+        /// Writes the pending records; returns how many, and how many of them have an id this
+        /// section had not seen (an id read twice is one record, as for articles).
+        func commit(_ store: Store) async throws -> (lines: Int, distinct: Int)
     }
 
     private final class CollectionSection<V: Codable & Sendable>: Section {
         let collection: StoreCollection<V>
         var values: [V] = []
         let decoder: JSONDecoder
+        /// The ids written so far (these collections are small beside the articles).
+        private var seen: Set<[UInt8]> = []
 
         init(_ collection: StoreCollection<V>) {
             self.collection = collection
@@ -76,12 +80,13 @@ enum WholeStoreLoad {
             }
         }
 
-        func commit(_ store: Store) async throws -> Int {
+        func commit(_ store: Store) async throws -> (lines: Int, distinct: Int) {
             let (batch, collection) = (values, self.collection)
             values.removeAll(keepingCapacity: true)
-            guard !batch.isEmpty else { return 0 }
+            guard !batch.isEmpty else { return (0, 0) }
             try await store.write { txn in for value in batch { try txn.put(value, in: collection) } }
-            return batch.count
+            let distinct = batch.reduce(0) { $0 + (seen.insert(collection.key($1).bytes).inserted ? 1 : 0) }
+            return (batch.count, distinct)
         }
     }
 
@@ -107,7 +112,7 @@ enum WholeStoreLoad {
             if entry.member.isEmpty { throw LineProblem("member: empty (a relation entry needs a member id)") }
             try spool.append(.init(section: index, line: number, owner: entry.owner, member: entry.member))
         }
-        func commit(_ store: Store) async throws -> Int { 0 }
+        func commit(_ store: Store) async throws -> (lines: Int, distinct: Int) { (0, 0) }
     }
 
     /// The relations a dump can hold, in the spool's numbering.
@@ -162,20 +167,20 @@ enum WholeStoreLoad {
 
     /// Loads a plain dump of one collection other than the articles (`dump --collection NAME`,
     /// JSON Lines or the array of `--format json`), a transaction a thousand records; returns
-    /// the records written.
+    /// the records written (an id read twice counted once) and those read.
     static func runCollection(
         _ name: String, _ reader: LineBlockReader, into store: Store, progress: ProgressReporter
-    ) async throws -> Int {
+    ) async throws -> (written: Int, read: Int) {
         guard let section = try section(Header(kind: "collection", name: name), store, { throw LineProblem("no relation") }) else {
             throw LoadError(.input, "this quire cannot load the collection '\(name)'", line: nil)
         }
         var total = 0
-        var inArray = false
-        var first = true
+        var (distinct, inArray, first) = (0, false, true)
         func flush() async throws {
             let written = try await section.commit(store)
-            total += written
-            progress.advance(by: written)
+            total += written.lines
+            distinct += written.distinct
+            progress.advance(by: written.lines)
         }
         while true {
             let number = reader.nextLineNumber
@@ -200,7 +205,7 @@ enum WholeStoreLoad {
             try await add(text, line: number, to: section, total: { total }, flush: flush)
         }
         try await flush()
-        return total
+        return (distinct, total)
     }
 
     /// The reader's next line; an interrupt while it read says what this load committed, as
@@ -243,6 +248,7 @@ enum WholeStoreLoad {
         _ reader: LineBlockReader, into store: Store, loader: ArticleLoader, progress: ProgressReporter
     ) async throws -> (written: Int, read: Int) {
         var total = 0
+        var distinct = 0
         var current: (any Section)?
         var spool: RelationSpool?
         func openSpool() throws -> RelationSpool {
@@ -254,8 +260,9 @@ enum WholeStoreLoad {
         func flush() async throws {
             guard let section = current else { return }
             let written = try await section.commit(store)
-            total += written
-            progress.advance(by: written)
+            total += written.lines
+            distinct += written.distinct
+            progress.advance(by: written.lines)
         }
         while true {
             let number = reader.nextLineNumber
@@ -277,6 +284,11 @@ enum WholeStoreLoad {
                     } catch {
                         var counted = error
                         counted.recordsBefore += total
+                        if error.kind == .record, error.field == "@quire" {
+                            // Not an article with a strange field: a second dump run on after the first.
+                            counted.message = "a section header after the articles section, which ends a whole-store dump (load concatenated dumps one at a time)"
+                            counted.field = nil
+                        }
                         // A bad article line: every entry of the relations (all on lines before it)
                         // whose article is loaded is written too, as the records before it are.
                         if [.record, .input].contains(error.kind), let spool {
@@ -289,8 +301,8 @@ enum WholeStoreLoad {
                         throw counted
                     }
                     if spool != nil { progress.beginStage("writing relations", completed: total + report.records, total: nil) }
-                    let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress).written
-                    return (total + report.distinctRecords + relations, total + report.records + relations)
+                    let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress)
+                    return (distinct + report.distinctRecords + relations.distinct, total + report.records + relations.written)
                 }
                 guard let next = try section(header, store, openSpool) else {
                     let what =
@@ -308,8 +320,8 @@ enum WholeStoreLoad {
             try await add(text, line: number, to: section, total: { total }, flush: flush)
         }
         try await flush()
-        total += try await writeRelations(spool, store, loadedBefore: total, progress).written
-        return (total, total)
+        let relations = try await writeRelations(spool, store, loadedBefore: total, progress)
+        return (distinct + relations.distinct, total + relations.written)
     }
 
     /// Writes the spooled relation entries, a transaction a thousand. An entry whose article
@@ -319,12 +331,14 @@ enum WholeStoreLoad {
     private static func writeRelations(
         _ spool: RelationSpool?, _ store: Store, loadedBefore: Int, _ progress: ProgressReporter,
         skippingMissing: Bool = false
-    ) async throws -> (written: Int, skipped: Int) {
-        guard let spool else { return (0, 0) }
+    ) async throws -> (written: Int, skipped: Int, distinct: Int) {
+        guard let spool else { return (0, 0, 0) }
         var (written, skipped) = (0, 0)
+        // Each distinct entry's hash, to count an entry read twice once (8 bytes an entry).
+        var seen: Set<Int> = []
         while true {
             let batch = try spool.next(upTo: 1_000)
-            if batch.isEmpty { return (written, skipped) }
+            if batch.isEmpty { return (written, skipped, seen.count) }
             let before = loadedBefore + written
             let (added, left, dangling) = try await store.write { txn -> (Int, Int, LoadError?) in
                 var (added, left) = (0, 0)
@@ -349,6 +363,15 @@ enum WholeStoreLoad {
             }
             written += added
             skipped += left
+            // The entries added are the batch's first ones when none is skipped (the count is
+            // not needed when some are: that load stops).
+            for entry in batch.prefix(skippingMissing ? 0 : added) {
+                var hasher = Hasher()
+                hasher.combine(entry.section)
+                hasher.combine(Array(entry.owner.utf8))
+                hasher.combine(Array(entry.member.utf8))
+                seen.insert(hasher.finalize())
+            }
             progress.advance(by: added)
             if let dangling { throw dangling }
             if InterruptFlag.isRaised { throw InterruptedError.load(committed: loadedBefore + written) }

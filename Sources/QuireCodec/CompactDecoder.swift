@@ -28,10 +28,14 @@ public struct CompactDecoder: Sendable {
         /// none). Off by default: reads skip the check, `Store.verify()` makes it.
         public var verifyChecksums: Bool
 
+        /// The largest body a compressed payload may decompress to, by default: 64 MiB. The
+        /// encoder leaves larger bodies uncompressed, so that every record it writes reads back.
+        public static let defaultMaxDecompressedSize = 64 << 20
+
         /// Creates options.
         public init(
-            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, userInfo: [CodingUserInfoKey: any Sendable] = [:],
-            verifyChecksums: Bool = false
+            depthLimit: Int = 100, maxDecompressedSize: Int = defaultMaxDecompressedSize,
+            userInfo: [CodingUserInfoKey: any Sendable] = [:], verifyChecksums: Bool = false
         ) {
             self.depthLimit = max(1, depthLimit)
             self.maxDecompressedSize = maxDecompressedSize
@@ -41,7 +45,7 @@ public struct CompactDecoder: Sendable {
 
         /// Options for records compressed with `dictionary` (digested here, once).
         package init(
-            depthLimit: Int = 100, maxDecompressedSize: Int = 64 << 20, dictionary: [UInt8]?,
+            depthLimit: Int = 100, maxDecompressedSize: Int = defaultMaxDecompressedSize, dictionary: [UInt8]?,
             userInfo: [CodingUserInfoKey: any Sendable] = [:], verifyChecksums: Bool = false
         ) {
             self.init(

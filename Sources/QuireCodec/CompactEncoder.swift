@@ -208,11 +208,14 @@ public struct CompactEncoder: Sendable {
     }
 
     /// Compresses the body (everything after the header byte and checksum) when configured and
-    /// worthwhile, then fills in the checksum.
+    /// worthwhile, then fills in the checksum. A body larger than a reader decompresses by
+    /// default is left as it is: compressed, a record of 64 MiB of text was written and then
+    /// refused by every read (the load that wrote it failed indexing its text).
     private func finish(_ bytes: [UInt8], headerFlags: UInt8) -> [UInt8] {
         let bodyStart = options.checksum ? FormatHeader.checkedBodyStart : 1
         var result = bytes
         if let compressor, let compression = options.compression, bytes.count - bodyStart >= compression.threshold,
+            bytes.count - bodyStart <= CompactDecoder.Options.defaultMaxDecompressedSize,
             let compressed = bytes.withUnsafeBytes({ raw in
                 compressor.compress(UnsafeRawBufferPointer(rebasing: raw[bodyStart...]))
             })

@@ -101,6 +101,20 @@ import Testing
         #expect(try decoder.decodeStandalone(Article.self, from: standalone) == articles[0])
     }
 
+    /// A body larger than a reader decompresses by default is stored as it is: compressed, a
+    /// record of 64 MiB of text was written and then refused by every read.
+    @Test func aBodyOverTheDecompressionLimitIsLeftUncompressed() throws {
+        var fields = FieldTable()
+        let encoder = CompactEncoder(options: .init(compression: .init(threshold: 64)))
+        let limit = CompactDecoder.Options.defaultMaxDecompressedSize
+        let big = String(repeating: "a", count: limit)
+        let bytes = try encoder.encode(["text": big], fields: &fields)
+        #expect(bytes[0] & 0x10 == 0, "compressed")
+        #expect(try CompactDecoder().decode([String: String].self, from: bytes, fields: fields)["text"]?.count == limit)
+        let small = try encoder.encode(["text": String(repeating: "a", count: 4_096)], fields: &fields)
+        #expect(small[0] & 0x10 != 0 && small.count < 1_000)
+    }
+
     /// Frames leave out their content size and dictionary id (the payload has both); frames
     /// that hold them, as builds before 2026-12-04 wrote, decode the same.
     @Test func framesCarryNoSizeNorDictionaryIdAndOlderFramesStillDecode() throws {

@@ -83,7 +83,7 @@ public final class LineBlockReader {
             searched = buffer.count
             if atEnd || (cut != nil && buffer.count >= targetBytes) { break }
             if cut == nil && buffer.count > Self.maximumLineLength {
-                throw LoadError(.input, "line \(lineCounter) is longer than \(Self.maximumLineLength >> 20) MiB")
+                throw LoadError(.input, "the line is longer than \(Self.maximumLineLength >> 20) MiB", line: lineCounter)
             }
             // A pipe gone quiet with whole lines read: they are a block now, and so they are when
             // an interrupt comes (the next call reports it): a Ctrl-C while a slow producer
@@ -129,7 +129,7 @@ public final class LineBlockReader {
                 return line
             }
             if pending.count > Self.maximumLineLength {
-                throw LoadError(.input, "line \(lineCounter) is longer than \(Self.maximumLineLength >> 20) MiB")
+                throw LoadError(.input, "the line is longer than \(Self.maximumLineLength >> 20) MiB", line: lineCounter)
             }
             try fill(&pending)
         }

@@ -78,4 +78,25 @@ import Testing
             #expect(error?.recordsBefore == stored)
         }
     }
+
+    /// A line over the limit names its line as a field of the error (`--json` gave `"line":null`
+    /// with the number only in the message), and the records before it count.
+    @Test func aLineTooLongIsNamedByItsLineNumber() async throws {
+        try await withTemporaryDirectory("loader") { dir in
+            let path = dir + "/input.jsonl"
+            var input = try generatedJSONL(count: 3, seed: 5)
+            input += Data(#"{"id":"long","abstract":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: LineBlockReader.maximumLineLength + (4 << 20))
+            input += Data(#""}"#.utf8 + [10])
+            try input.write(to: URL(fileURLWithPath: path))
+            let store = try Store(path: dir + "/store")
+            defer { store.close() }
+            try NewsSchema.register(in: store)
+            let error = await #expect(throws: LoadError.self) {
+                try await ArticleLoader().run(from: try LineBlockReader(path: path), into: store)
+            }
+            #expect(error?.kind == .input && error?.line == 4, "\(String(describing: error))")
+            #expect(error?.description == "line 4: the line is longer than 64 MiB (3 records loaded before it)")
+            #expect(try store.read { try $0.count(of: NewsSchema.articles) } == 3)
+        }
+    }
 }

@@ -208,12 +208,12 @@ enum WholeStoreLoad {
         return (distinct, total)
     }
 
-    /// The reader's next line; an interrupt while it read says what this load committed, as
-    /// the load's summary does.
+    /// The reader's next line; an interrupt (or a line too long) while it read says what this
+    /// load committed, as the load's summary does.
     private static func nextLine(_ reader: LineBlockReader, committed: Int) throws(LoadError) -> [UInt8]? {
         do {
             return try reader.nextLine()
-        } catch where error.kind == .interrupted {
+        } catch {
             var counted = error
             counted.recordsBefore = committed
             throw counted

@@ -67,6 +67,46 @@ extension StoreVerifyTests {
     }
 }
 
+extension StoreVerifyTests {
+    /// An index and its records are written in one transaction: an entry whose record is missing
+    /// is damage, and a walk in the index's order stops on it (it was left out, and `dump
+    /// --section` lost the record with status 0), as `verify` names it.
+    @Test func aWalkByAnIndexStopsAtAnEntryWhoseRecordIsMissing() async throws {
+        try await withTemporaryStorePath { path in
+            let sample = generatedArticles(300).filter { $0.section != nil }
+            let sections = Set(sample.compactMap(\.section)).sorted()
+            try #require(sections.count >= 2)
+            do {
+                let store = try openStore(path)
+                try await store.bulkInsert(sample, into: articles)
+                store.close()
+            }
+            let moved = sample[2]
+            let elsewhere = sections.first { $0 != moved.section }!
+            #expect(try damageSectionIndex(path, lost: sample[1], moved: moved, to: elsewhere, ghostIn: sections[0]) == [true, true])
+            let store = try Store(path: path)
+            defer { store.close() }
+            #expect {
+                try store.read { snap in
+                    try snap.forEachJSON(inCollectionNamed: "articles", byIndex: "section", range: .exactly(.string(sections[0]))) { _, _ in true }
+                }
+            } throws: { error in
+                (error as? StoreError)?.code == .corrupted && "\(error)".contains("names record ghost")
+            }
+            // Another section's walk reads as before.
+            let other = try store.read { snap in
+                var count = 0
+                try snap.forEachJSON(inCollectionNamed: "articles", byIndex: "section", range: .exactly(.string(sections[1]))) { _, _ in
+                    count += 1
+                    return true
+                }
+                return count
+            }
+            #expect(other > 0)
+        }
+    }
+}
+
 private func damage(_ path: String, _ id: String) throws {
     let env = try Environment(path: path)
     defer { env.close() }

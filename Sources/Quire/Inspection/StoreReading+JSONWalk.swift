@@ -37,8 +37,11 @@ extension StoreReading where Self: ~Copyable {
 
     /// ``forEachJSON(inCollectionNamed:range:reverse:_:)`` in the order of one of the
     /// collection's indexes: the record of each entry whose index value is in `range` (the days
-    /// of a date index, one section's value), as often as it has entries there. An entry whose
-    /// record is missing is left out, as ``jsonValue(_:inCollectionNamed:)`` gives none for it.
+    /// of a date index, one section's value), as often as it has entries there.
+    ///
+    /// - Throws: `StoreError(.corrupted)` at an entry whose record the collection does not hold:
+    ///   an index and its records are written in one transaction, so that is a damaged page
+    ///   (it was left out, and a `dump --since` lost the record with status 0).
     public func forEachJSON(
         inCollectionNamed name: String, byIndex index: String, range: StoreKeyRange = .all, reverse: Bool = false,
         _ body: (StoreKey, [UInt8]) throws -> Bool
@@ -60,8 +63,12 @@ extension StoreReading where Self: ~Copyable {
         try walkJSON(c, body) { collect in
             try forEachEntry(in: entries, range: range.lmdb, reverse: reverse) { _, entry in
                 let key = try logicalKey(entry.value)
-                guard let stored = try storedKey(key) else { return true }
-                return try withValue(forKey: stored, in: c.records) { try collect(key, $0) } ?? true
+                if let stored = try storedKey(key), let going = try withValue(forKey: stored, in: c.records, { try collect(key, $0) }) {
+                    return going
+                }
+                throw StoreError(
+                    .corrupted,
+                    "collection '\(name)': index '\(index)' names record \(key), which the collection does not hold (a damaged index: run quire verify)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import QuireLMDB
 import Testing
 import QuireTestSupport
 
@@ -17,6 +18,20 @@ private func truncate(_ path: String, to size: Int) throws {
     let handle = try #require(FileHandle(forUpdatingAtPath: path))
     try handle.truncate(atOffset: UInt64(size))
     try handle.close()
+}
+
+/// Moves the record under `old` to `new` in LMDB itself, value and checksum kept, as one damaged
+/// key byte would; false when there is no such record.
+private func rekey(_ path: String, from old: String, to new: String) throws -> Bool {
+    let environment = try Environment(path: path)
+    defer { environment.close() }
+    let database = try environment.openDatabase("c:articles")
+    return try environment.write { txn in
+        guard let value = try txn.get(Array(old.utf8), in: database) else { return false }
+        _ = try txn.delete(Array(old.utf8), in: database)
+        try txn.put(value, forKey: Array(new.utf8), in: database)
+        return true
+    }
 }
 
 /// Truncated and empty data files, and directories that are not stores.
@@ -44,6 +59,22 @@ private func truncate(_ path: String, to size: Int) throws {
 
     /// The newest meta page naming a last page beyond any file (its size would overflow): every
     /// command said only "Cannot allocate memory" (LMDB's map of it).
+    /// A record's checksum covers its value, not its key: a damaged key byte served the record
+    /// under another id with status 0. `get` compares the id the record names with the one asked.
+    @Test func getRefusesARecordStoredUnderAnotherID() async throws {
+        try await withScratch { dir in
+            let records = #"{"id":"k010","headline":"ten"}"# + "\n" + #"{"id":"k020","headline":"twenty"}"# + "\n"
+            let load = try await runQuire(["load", "-", "--quiet"], stdin: Data(records.utf8), directory: dir)
+            try #require(load.status == 0, "\(load)")
+            #expect(try rekey(dir.appendingPathComponent("quire.db").path, from: "k020", to: "k015"))
+            let get = try await runQuire(["get", "k015"], directory: dir)
+            #expect(get.status == 1 && get.stdout.isEmpty, "\(get)")
+            #expect(get.stderr.contains("names itself 'k020': a damaged key"), "\(get)")
+            let sound = try await runQuire(["get", "k010"], directory: dir)
+            #expect(sound.status == 0 && sound.stdout.contains(#""headline":"ten""#), "\(sound)")
+        }
+    }
+
     @Test func aMetaPageNamingAnImpossibleLastPageIsCalledDamaged() async throws {
         try await withScratch { dir in
             let store = try await makeStore(in: dir)

@@ -18,6 +18,14 @@ enum GetCommand {
                 ?? Int64(options.id).flatMap { try snap.genericValue(.int($0), inCollectionNamed: collection) }
         }
         guard let value else { throw RuntimeError("get", "\(options.id): no such record") }
+        // The record's checksum covers its value, not its key: a damaged key byte served one
+        // record under another's id. A record that names its own id must name this one.
+        if case .object(let fields) = value, case .string(let named)? = fields.first(where: { $0.key == "id" })?.value,
+            !named.utf8.elementsEqual(options.id.utf8)
+        {
+            throw RuntimeError(
+                "get", "\(options.id): the record stored under this id names itself '\(named)': a damaged key (run quire verify, restore a backup)")
+        }
         switch options.format {
         case .json:
             try context.output.write(bytes: value.jsonBytes())

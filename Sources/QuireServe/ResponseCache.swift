@@ -18,8 +18,10 @@ final class ResponseCache: Sendable {
 
     private struct State {
         var transaction = -1
-        var entries: [String: Entry] = [:]
-        var order: [String] = []
+        // By the target's bytes: `String` keys are equal when canonically equivalent, and a raw
+        // UTF-8 target naming an id decomposed got the answer for the composed one.
+        var entries: [[UInt8]: Entry] = [:]
+        var order: [[UInt8]] = []
         var orderStart = 0
         var bytes = 0
     }
@@ -33,6 +35,7 @@ final class ResponseCache: Sendable {
     /// The body kept for `key` at store transaction `transaction`, if any.
     func lookup(_ key: String, transaction: Int) -> Entry? {
         guard capacity > 0 else { return nil }
+        let key = Array(key.utf8)
         return state.withLock { state in
             guard state.transaction == transaction else { return nil }
             return state.entries[key]
@@ -41,7 +44,8 @@ final class ResponseCache: Sendable {
 
     /// Keeps `entry` for `key`, computed from a snapshot taken after `transaction` was read.
     func store(_ entry: Entry, for key: String, transaction: Int) {
-        let size = entry.body.count + key.utf8.count
+        let key = Array(key.utf8)
+        let size = entry.body.count + key.count
         guard capacity > 0, size <= capacity / 8 else { return }  // one answer never fills it
         state.withLock { state in
             if transaction != state.transaction {
@@ -49,7 +53,7 @@ final class ResponseCache: Sendable {
                 state = State(transaction: transaction)
             }
             if let old = state.entries.updateValue(entry, forKey: key) {
-                state.bytes -= old.body.count + key.utf8.count
+                state.bytes -= old.body.count + key.count
             } else {
                 state.order.append(key)
             }
@@ -57,7 +61,7 @@ final class ResponseCache: Sendable {
             while state.bytes > capacity, state.orderStart < state.order.count {
                 let oldest = state.order[state.orderStart]
                 state.orderStart += 1
-                if let gone = state.entries.removeValue(forKey: oldest) { state.bytes -= gone.body.count + oldest.utf8.count }
+                if let gone = state.entries.removeValue(forKey: oldest) { state.bytes -= gone.body.count + oldest.count }
             }
             if state.orderStart > 1024, state.orderStart * 2 > state.order.count {
                 state.order.removeFirst(state.orderStart)

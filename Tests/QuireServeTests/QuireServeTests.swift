@@ -419,6 +419,18 @@ private func exchange(
         #expect(off.lookup("k", transaction: 1) == nil)
     }
 
+    /// Targets are told apart by their bytes: a raw UTF-8 target naming an id decomposed
+    /// (`cafe\u{301}`) was answered with the composed id's record, which `String` keys took for
+    /// the same target.
+    @Test func theResponseCacheTellsCanonicallyEquivalentTargetsApart() {
+        let cache = ResponseCache(capacity: 8 * 1024)
+        cache.store(.init(body: [1], tag: "composed"), for: "/api/articles/caf\u{E9}", transaction: 3)
+        #expect(cache.lookup("/api/articles/cafe\u{301}", transaction: 3) == nil)
+        cache.store(.init(body: [2], tag: "decomposed"), for: "/api/articles/cafe\u{301}", transaction: 3)
+        #expect(cache.lookup("/api/articles/caf\u{E9}", transaction: 3)?.tag == "composed")
+        #expect(cache.lookup("/api/articles/cafe\u{301}", transaction: 3)?.tag == "decomposed")
+    }
+
     /// Settings out of their range are a `ServeError` that names them: a port past 65535 was
     /// wrapped to another port, a negative timeout or connection count trapped.
     @Test(arguments: [

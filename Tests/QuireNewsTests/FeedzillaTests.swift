@@ -72,6 +72,15 @@ import Testing
         #expect(list.articleIDs == ["feedzilla:1", "feedzilla:2"] && list.title == "L" && list.url == nil)
     }
 
+    /// Stories whose URLs differ only in how an accent is written are two stories, as the store
+    /// tells their ids apart: the list's dedup compared `String`s and kept one.
+    @Test func storiesWhoseURLsAreCanonicallyEquivalentAreTwo() throws {
+        let text = #"{"articles":[{"url":"http://x.example/caf\u00e9","title":"A"},{"url":"http://x.example/cafe\u0301","title":"B"}]}"#
+        let page = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 1)
+        #expect(page.articles.map(\.headline) == ["A", "B"])
+        #expect(Set(page.articles.map { Array($0.id.utf8) }).count == 2)
+    }
+
     @Test func rfc822OffsetIsHonouredAndBadDateIsQuarantinedWithItsPath() throws {
         let text = #"{"articles":[{"url":"http://x/stories/a/1","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100"},{"url":"http://x/stories/a/2","publish_date":"Tue, 05 Oct 2010 14:11"}]}"#
         let mixed = try Feedzilla.parseArticleList(Array(text.utf8), categoryID: 1)

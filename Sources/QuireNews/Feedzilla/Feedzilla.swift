@@ -63,7 +63,9 @@ public enum Feedzilla {
         var page = FeedzillaPage(list: ArticleList(id: listID(categoryID: categoryID)))
         // A story listed twice: its last copy is kept, in its first place in the list (the rule of
         // NYT pages, of later categories and of `quire load`: the last seen wins).
-        var place: [String: Int] = [:]
+        // By the id's bytes, as the store tells ids apart (`String` equality merges canonically
+        // equivalent ones, and one of two stories was lost).
+        var place: [[UInt8]: Int] = [:]
         switch object["articles"] {
         case nil:
             throw NewsMappingError(.missingField, at: [.key("articles")])
@@ -79,11 +81,11 @@ public enum Feedzilla {
                 }
                 do throws(NewsMappingError) {
                     guard let article = try articleMapping.map(element) else { throw NewsMappingError(.missingField) }
-                    if let earlier = place[article.id] {
+                    if let earlier = place[Array(article.id.utf8)] {
                         page.articles[earlier] = article
                         page.rawDocuments[earlier] = raw
                     } else {
-                        place[article.id] = page.articles.count
+                        place[Array(article.id.utf8)] = page.articles.count
                         page.articles.append(article)
                         page.rawDocuments.append(raw)
                     }

@@ -254,3 +254,15 @@ final class Lines: Sendable {
         #expect(FetchFeedzillaCommand.baseURL(URL(string: "http://h:1/v1/")) == "http://h:1/v1")
     }
 }
+
+@Suite struct InterruptMessageTests {
+    /// A reading command's stop changed nothing; "the store is consistent" was read as a
+    /// verdict (an interrupted `verify` of a damaged store said it). Writers still say it.
+    @Test func aReadingCommandsStopSaysNothingChangedAndAWritersSaysTheStoreIsConsistent() {
+        for command in ["verify", "dump", "search", "copy", "watch", "rejects"] {
+            #expect(InterruptedError(command: command).outcome == "nothing was changed")
+        }
+        #expect(InterruptedError.load(committed: 3).outcome == "the store is consistent")
+        #expect(InterruptedError(command: "fetch nyt", writes: true).outcome == "the store is consistent")
+    }
+}

@@ -142,7 +142,7 @@ import QuireTestSupport
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationReason == .exit)
             #expect(process.terminationStatus == 130, "\(stderr)")
-            #expect(stderr.contains("load: interrupted"), "\(stderr)")
+            #expect(stderr.contains("load: interrupted") && stderr.contains("; the store is consistent"), "\(stderr)")
             // Into a pipe, not a terminal: the handler's message starts no blank line.
             #expect(stderr.contains("quire: interrupted; stopping at a safe point") && !stderr.contains("\n\n"), "\(stderr)")
             let committed = try await dumpCount(dir)

@@ -111,7 +111,7 @@ enum EntryPoint {
             return ExitStatus.failure
         case let error as InterruptedError:
             let detail = error.detail.map { " \($0)" } ?? ""
-            Diagnostics.error("\(error.command): interrupted\(detail); the store is consistent")
+            Diagnostics.error("\(error.command): interrupted\(detail); \(error.outcome)")
             return ExitStatus.interrupted
         default:
             let message = String(describing: error).replacing(StoreError.corruptionMessage, with: corruptionMessage())

@@ -29,17 +29,25 @@ struct RuntimeError: Error, Sendable, CustomStringConvertible {
     var description: String { what.isEmpty ? why : "\(what): \(why)" }
 }
 
-/// The command stopped early because the user pressed Ctrl-C (or sent SIGTERM or SIGHUP); the
-/// work done so far is committed and the store is consistent. Exit status 130, like a shell.
+/// The command stopped early because the user pressed Ctrl-C (or sent SIGTERM or SIGHUP): a
+/// writing command's work done so far is committed and the store is consistent; a reading one
+/// changed nothing. Exit status 130, like a shell.
 struct InterruptedError: Error, Sendable {
     let command: String
     /// What it had done, when that is worth saying ("after its 1000 records were committed").
     var detail: String? = nil
+    /// Whether the command writes to the store (load, fetch, remap, demo, node).
+    var writes = false
+
+    /// What the message says of the store: a reading command's "consistent" was taken for a
+    /// verdict (an interrupted `verify` of a damaged store said it).
+    var outcome: String { writes ? "the store is consistent" : "nothing was changed" }
 
     /// A load stopped with `committed` records committed, and saying so.
     static func load(committed: Int) -> InterruptedError {
         InterruptedError(
             command: "load",
-            detail: committed == 0 ? "before any record was committed" : "after its \(committed) records were committed")
+            detail: committed == 0 ? "before any record was committed" : "after its \(committed) records were committed",
+            writes: true)
     }
 }

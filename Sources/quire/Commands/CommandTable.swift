@@ -34,7 +34,8 @@ enum CommandTable {
               NYT_API_KEY             The key for 'quire fetch nyt'.
 
             EXIT STATUS:
-              0 success, 1 runtime failure, 64 usage error, 130 interrupted (the store is consistent).
+              0 success, 1 runtime failure, 64 usage error, 130 interrupted (what a writing command
+              committed stays, whole; a reading command changed nothing).
               SIGTERM and SIGHUP stop a command as Ctrl-C does; serve, node and fixtures, which
               run until stopped, then exit 0. Output closed early by its reader
               ('quire dump | head') ends a command quietly with status 0.

@@ -29,7 +29,7 @@ enum CopyCommand {
         } catch {
             // The copy removed its temporary files; a directory it created goes too.
             if createdDirectory { rmdir(destination) }
-            throw failure(error, destination)
+            throw failure(error, destination, source: context.storePath)
         }
         // A signal that came as the copy finished still stops the command as it said it would: a
         // script that abandons a backup gets 130 and no new store, never a copy it asked to stop.
@@ -44,10 +44,17 @@ enum CopyCommand {
         }
     }
 
-    /// What a failed copy says: a stop is an interruption (130), a full disk says so.
-    private static func failure(_ error: any Error, _ destination: String) -> any Error {
+    /// What a failed copy says: a stop is an interruption (130), a full disk says so, damage
+    /// names the store copied.
+    private static func failure(_ error: any Error, _ destination: String, source: String) -> any Error {
         let lmdb = (error as? LMDBError) ?? ((error as? StoreError)?.underlying as? LMDBError)
         if lmdb == .cancelled || (error as? StoreError)?.code == .cancelled { return InterruptedError(command: "copy") }
+        if (error as? StoreError)?.code == .corrupted, "\(error)".contains(destination + "/") {
+            // Met in the compacted copy's staging directory (gone by now): the damage is the
+            // source's, which the message named in its place.
+            return RuntimeError(
+                "copy", "\(source): \(StoreError.corruptionMessage) (met in its compacted copy; nothing is left in \(destination))")
+        }
         if lmdb == .noSpace {
             // LMDB's hint speaks of commits, which a copy does not make.
             return RuntimeError(

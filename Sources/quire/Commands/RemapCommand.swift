@@ -33,7 +33,8 @@ enum RemapCommand {
             throw InterruptedError(
                 command: "remap",
                 detail: "after \(summary.documents) documents were read again (\(summary.remapped) out of the quarantine, "
-                    + "\(summary.stillRejected) still rejected, \(summary.rawUpdated + summary.rawUnchanged + summary.rawFailed) kept raw)")
+                    + "\(summary.stillRejected) still rejected, \(summary.rawUpdated + summary.rawUnchanged + summary.rawFailed) kept raw)",
+                writes: true)
         }
         if !options.quiet {
             var text = "remapped \(summary.remapped), still rejected \(summary.stillRejected)"

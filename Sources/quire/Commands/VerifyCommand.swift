@@ -20,7 +20,7 @@ enum VerifyCommand {
             if error.code == .cancelled {
                 // A script reading --json learns the check did not finish (no verdict either way).
                 if options.json { try? context.output.line(JSONSummary.object([("ok", .null), ("interrupted", .bool(true))])) }
-                throw InterruptedError(command: "verify", detail: "before it checked everything")
+                throw InterruptedError(command: "verify", detail: "before it checked everything (no verdict: run it to the end)")
             }
             throw error
         }

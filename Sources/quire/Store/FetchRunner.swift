@@ -57,7 +57,7 @@ enum FetchRunner {
             report(
                 error.committed, stoppedBy: interrupted ? nil : error, command: command, json: json,
                 resumes: command != "demo", seconds: seconds(since: start), context: context)
-            if interrupted { throw InterruptedError(command: command) }
+            if interrupted { throw InterruptedError(command: command, writes: true) }
             // The command names the source already: the error's own naming of it would repeat it.
             throw RuntimeError(command, error.reason)
         }

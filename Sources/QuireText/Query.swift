@@ -87,7 +87,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case onlyNegations
         /// Deeper nesting than the parser allows.
         case tooDeep
-        /// More words and phrases than the parser allows.
+        /// More words (a phrase's each counted) than the parser allows.
         case tooManyTerms(maximum: Int)
     }
 
@@ -119,7 +119,7 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
         case .nothingToSearch: what = "nothing to search for"
         case .onlyNegations: what = "a query needs a term that is not negated"
         case .tooDeep: what = "the query nests too deeply"
-        case .tooManyTerms(let maximum): what = "the query has more than \(maximum) words and phrases"
+        case .tooManyTerms(let maximum): what = "the query has more than \(maximum) words"
         }
         return "\(what) at character \(position + 1)"
     }

@@ -13,7 +13,7 @@
 /// folded like documents (without joined hyphen forms): a word that gives several tokens
 /// (`covid-19`, `O’Brien`, `東京都`) is searched as a phrase. Any input gives a query or a
 /// ``QueryError`` with a position; the parser never traps, nests at most ``maximumDepth`` deep and
-/// accepts at most ``maximumTerms`` words and phrases.
+/// accepts at most ``maximumTerms`` words (a phrase's each counted).
 public struct QueryParser: Sendable {
     /// The fields `name:` may name.
     public var schema: TextSchema
@@ -21,8 +21,8 @@ public struct QueryParser: Sendable {
     public var minimumPrefixLength: Int
     /// The deepest nesting of parentheses, field filters and negations accepted (default 32).
     public var maximumDepth: Int
-    /// The most words and phrases (prefixes included, filter values such as `section:Arts` not)
-    /// a query may hold (default 64, twice what web search engines take). Each is read and scored on its own, so
+    /// The most words (prefixes included, a phrase's words each, filter values such as
+    /// `section:Arts` not) a query may hold (default 64, twice what web search engines take). Each is read and scored on its own, so
     /// this bounds what one query costs, which matters when anyone can send one (`quire serve`).
     public var maximumTerms: Int
 
@@ -57,8 +57,16 @@ public struct QueryParser: Sendable {
             default: return false
             }
         }
-        if terms.count > maximumTerms {
-            throw QueryError(.tooManyTerms(maximum: maximumTerms), at: lexemes[terms[maximumTerms]].position)
+        // A phrase counts its words: each is a posting list read (a phrase of a thousand words
+        // passed as one term).
+        var counted = 0
+        for i in terms {
+            if case .phrase(let text, _) = lexemes[i].kind {
+                counted += max(1, text.split(whereSeparator: { $0.isWhitespace }).count)
+            } else {
+                counted += 1
+            }
+            if counted > maximumTerms { throw QueryError(.tooManyTerms(maximum: maximumTerms), at: lexemes[i].position) }
         }
         var state = ParseState(parser: self, lexemes: lexemes, end: lexer.characterCount)
         let query = try state.parseOr(depth: 0)

@@ -29,7 +29,7 @@ public struct SearchError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// The query cannot be parsed (docs/SEARCH.md has the language).
         case malformed
-        /// The query asks for more than one search may do: more words and phrases than the
+        /// The query asks for more than one search may do: more words than the
         /// parser takes (`QueryParser.maximumTerms`), or ranking it would hold more postings
         /// than ``StoreOptions/searchPostingLimit``.
         case tooBroad

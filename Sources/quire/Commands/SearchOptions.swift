@@ -27,7 +27,7 @@ struct SearchOptions: CommandOptions {
             jsonl prints each hit's record with its score, its snippet field the marked passage of the first
             text field where the query matched (abstract, snippet, lead, headline, byline); table prints a header
             row, then the id, date, section, headline and snippet of each hit. A malformed query exits with status 64 and its position;
-            so does one of more than 64 words and phrases, or one whose words match too many
+            so does one of more than 64 words (a phrase's each counted), or one whose words match too many
             postings to rank in bounded memory (leave out the commonest words).
             """,
         options: [

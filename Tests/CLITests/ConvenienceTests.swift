@@ -114,7 +114,7 @@ import QuireTestSupport
         let expected =
             shell == "fish"
             ? ["-l quiet -s q", "-l version", "__fish_seen_subcommand_from help; and __fish_seen_subcommand_from fetch' -a 'nyt feedzilla'"]
-            : ["'(-q --quiet)'{-q,--quiet}'[", "'(-h --help)'{-h,--help}'[", "'*--category[", "'--version[", "'2:subcommand:(nyt feedzilla)'"]
+            : ["'(-q --quiet)'{-q,--quiet}'[", "'(-h --help)'{-h,--help}'[", "'*--category[", "'--version[", "'2:subcommand:->topic'", "fetch) compadd nyt feedzilla ;;"]
         for text in expected { #expect(result.stdout.contains(text), "\(shell): \(text)") }
         let bad = try await runQuire(["completions", "tcsh"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown shell 'tcsh'"))

@@ -167,9 +167,14 @@ struct ShellCompletions {
                 out += "        \(names)[\(help)]\(value)' \\\n"
             }
             if path == ["help"] {
-                let topics = helpTopics.flatMap(\.subcommands)
+                // A topic's subcommands after that topic only (`help dump` offered nyt and feedzilla).
                 out += "        '1:command:(\(root.subcommands.map(\.name).joined(separator: " ")))' \\\n"
-                out += "        '2:subcommand:(\(topics.joined(separator: " ")))'\n}\n"
+                out += "        '2:subcommand:->topic'\n"
+                out += "    case $state in\n    topic)\n        case $words[2] in\n"
+                for (command, subcommands) in helpTopics {
+                    out += "        \(command)) compadd \(subcommands.joined(separator: " ")) ;;\n"
+                }
+                out += "        esac ;;\n    esac\n}\n"
             } else if let choices = spec.arguments.first?.choices, !choices.isEmpty {
                 out += "        '1:\(spec.arguments[0].name):(\(choices.joined(separator: " ")))'\n}\n"
             } else if spec.subcommands.isEmpty {

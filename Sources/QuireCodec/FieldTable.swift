@@ -90,7 +90,7 @@ public struct FieldTable: Sendable, Hashable {
         return intern(entry)
     }
 
-    /// Entry by entry, by their bytes (``ExactText``).
+    /// Entry by entry, by their bytes (`String`'s own equality is canonical equivalence).
     public static func == (lhs: FieldTable, rhs: FieldTable) -> Bool {
         lhs.names.count == rhs.names.count && zip(lhs.names, rhs.names).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
     }

@@ -1,9 +1,16 @@
 import Foundation
 import Quire
 import QuireCodec
+import QuireFetch
 
 /// What `quire get` does, given valid options (see `GetOptions.swift`).
 enum GetCommand {
+    /// The collections whose records are keyed by their `id` field (NewsSchema's, the fetch's).
+    static let idKeyedCollections: Set<String> = [
+        NewsSchema.articles.name, NewsSchema.lists.name, StoreFetchSink.rawDocuments.name, StoreFetchSink.rejects.name,
+        StoreFetchSink.budgets.name,
+    ]
+
     static func run(_ options: GetOptions, context: CommandContext) async throws {
         let store = try OpenStore.readOnly(context.storePath, command: "get")
         defer { store.close() }
@@ -19,8 +26,10 @@ enum GetCommand {
         }
         guard let value else { throw RuntimeError("get", "\(options.id): no such record") }
         // The record's checksum covers its value, not its key: a damaged key byte served one
-        // record under another's id. A record that names its own id must name this one.
-        if case .object(let fields) = value, case .string(let named)? = fields.first(where: { $0.key == "id" })?.value,
+        // record under another's id. A record of a collection keyed by its `id` must name this
+        // one (an embedder's collection may key by another field beside an `id`).
+        if idKeyedCollections.contains(collection), case .object(let fields) = value,
+            case .string(let named)? = fields.first(where: { $0.key == "id" })?.value,
             !named.utf8.elementsEqual(options.id.utf8)
         {
             throw RuntimeError(

@@ -21,6 +21,30 @@ import QuireNews
         }
     }
 
+    /// Values that are canonically equivalent (a section `café` composed in one article and
+    /// decomposed in another) come back in their own bytes, across a reopen (the stored field
+    /// table holds both entries: it was refused as holding a name twice), and verify passes.
+    @Test func canonicallyEquivalentValuesKeepTheirBytesAcrossAReopen() async throws {
+        try await withTemporaryStorePath { path in
+            let composed = Article(id: "one", headline: "h", section: "Caf\u{E9} Society")
+            let decomposed = Article(id: "two", headline: "h", section: "Cafe\u{301} Society")
+            do {
+                let store = try openStore(path)
+                try await store.put(composed, in: articles)
+                try await store.put(decomposed, in: articles)
+                store.close()
+            }
+            let store = try openStore(path)
+            defer { store.close() }
+            let read = try store.read { snap in
+                [try snap.get(.string("one"), from: articles), try snap.get(.string("two"), from: articles)]
+            }
+            #expect(read.map { $0.map { Array(($0.section ?? "").utf8) } } == [Array(composed.section!.utf8), Array(decomposed.section!.utf8)])
+            let report = try store.verify()
+            #expect(report.isSound, "\(report.problems)")
+        }
+    }
+
     @Test func upsertUpdatesInsteadOfDuplicating() async throws {
         try await withTemporaryStorePath { path in
             let store = try openStore(path)

@@ -185,7 +185,8 @@ public final class Store: Sendable {
         _ txn: borrowing T, _ fields: Database, meta: Database, path: String
     ) throws -> FieldTable {
         var names: [String] = []
-        var seen = Set<String>()
+        // By bytes: canonically equivalent names (`café` composed and decomposed) are two entries.
+        var seen = Set<[UInt8]>()
         for entry in txn.entries(in: fields) {
             guard entry.key.count == 4 else {
                 throw StoreError(.corrupted, "\(path): field table: malformed id")
@@ -194,7 +195,7 @@ public final class Store: Sendable {
             guard id == names.count else {
                 throw StoreError(.corrupted, "\(path): field table: id \(id) where \(names.count) was expected")
             }
-            guard let name = String(validating: entry.value, as: UTF8.self), seen.insert(name).inserted else {
+            guard let name = String(validating: entry.value, as: UTF8.self), seen.insert(Array(entry.value)).inserted else {
                 throw StoreError(.corrupted, "\(path): field table: invalid or repeated name for id \(id)")
             }
             names.append(name)

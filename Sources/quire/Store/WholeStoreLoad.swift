@@ -53,9 +53,11 @@ enum WholeStoreLoad {
             guard let value = try? JSONParser.parse(line) else { return }
             func check(_ value: JSONValue, _ path: String) throws {
                 switch value {
-                case .double(let number):
+                case .double:
+                    // Not the value as read back (1300.9999999999999999 reads as 1301.0).
                     let field = path.isEmpty ? "" : path + ": "
-                    throw LineProblem("\(field)expected a whole number written without a fraction or an exponent, found \(number)")
+                    throw LineProblem(
+                        "\(field)expected a whole number written without a fraction or an exponent, found a number with one (or beyond 64 bits)")
                 case .array(let items):
                     for (i, item) in items.enumerated() { try check(item, path + "[\(i)]") }
                 case .object(let object):

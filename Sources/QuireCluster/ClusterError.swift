@@ -21,6 +21,10 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         case memberInUse
         /// Another node runs on this store path (or its lock file cannot be taken).
         case storeInUse
+        /// The prefix lies inside another cluster's log range on the same etcd, or another
+        /// cluster's lies inside this one's: the outer cluster's compaction deletes every key
+        /// in its log range, the inner cluster's too.
+        case nestedPrefix
 
         public var description: String {
             switch self {
@@ -32,6 +36,7 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
             case .foreignStore: "not this cluster's replica"
             case .memberInUse: "member id in use"
             case .storeInUse: "store in use"
+            case .nestedPrefix: "prefix nested in another cluster's log"
             }
         }
     }

@@ -341,8 +341,8 @@ public final class ClusterNode: Sendable {
                     events(.retrying("bootstrapping: \(error)"))
                     try? await Task.sleep(for: .seconds(1))
                 }
-            } catch let error as ClusterError where error.code == .foreignStore {
-                return error  // retrying would apply another log into this store
+            } catch let error as ClusterError where [.foreignStore, .nestedPrefix].contains(error.code) {
+                return error  // retrying would apply another log into this store, or lose its keys
             } catch is CancellationError {
                 return nil
             } catch {

@@ -187,6 +187,7 @@ public final class Replica: Sendable {
             let log = ReplicaState.log(cluster: header.clusterID, prefix: keys.prefix, epoch: String(decoding: epoch, as: UTF8.self))
             return (log, header.revision)
         }
+        try await refuseNestedPrefix()
         let fresh = Array(UUID().uuidString.utf8)
         let result = try await client.txn(
             compare: [EtcdCompare(keys.epoch, .equal, .createRevision(0))],
@@ -196,6 +197,29 @@ public final class Replica: Sendable {
         let header = try await client.range(.key(keys.epoch))
         let log = ReplicaState.log(cluster: header.clusterID, prefix: keys.prefix, epoch: String(decoding: epoch, as: UTF8.self))
         return (log, header.revision)
+    }
+
+    /// Refuses a prefix inside another cluster's log range (`--prefix /quire/log/` beside
+    /// `/quire/`), and one whose log range holds another cluster (its epoch at `<prefix>log/epoch`):
+    /// the outer cluster's compaction deletes every key of its log range, so the inner cluster's
+    /// epoch, members, owners, checkpoints and entries went within seconds of it.
+    private func refuseNestedPrefix() async throws {
+        let prefix = keys.prefix
+        var from = prefix.startIndex
+        while let found = prefix.range(of: "log/", range: from..<prefix.endIndex) {
+            let outer = String(prefix[..<found.lowerBound])
+            if try await client.get(outer + "epoch") != nil {
+                throw ClusterError(
+                    .nestedPrefix,
+                    "--prefix \(prefix) lies inside the log of the cluster under \(outer) (\(outer)log/), whose compaction deletes every key there: choose a prefix outside it")
+            }
+            from = found.upperBound
+        }
+        if try await client.get(prefix + "log/epoch") != nil {
+            throw ClusterError(
+                .nestedPrefix,
+                "a cluster runs under \(prefix)log/, inside this prefix's log, which this cluster's compaction would delete: choose a prefix outside each other's log/")
+        }
     }
 
     /// What one poll applied.

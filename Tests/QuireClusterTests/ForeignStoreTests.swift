@@ -21,6 +21,41 @@ import Testing
         _ = try await service.run(ClusterTests.source(api), into: ClusterFetchSink(client: client, keys: keys, ownership: nil))
     }
 
+    /// A cluster under `/n/log/` beside one under `/n/`: the outer one's compaction deleted
+    /// every key of the inner one (its epoch, members, checkpoints and entries) within seconds.
+    /// Whichever starts second is refused, and the first runs on.
+    @Test func aPrefixNestedInAnotherClustersLogIsRefused() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("nested") { directory in
+                let outer = try Store(path: directory + "/outer")
+                defer { outer.close() }
+                try await Replica(store: outer, client: client, keys: ClusterKeys(prefix: "/n/")).checkLog()
+                let inner = try Store(path: directory + "/inner")
+                defer { inner.close() }
+                await #expect {
+                    try await Replica(store: inner, client: client, keys: ClusterKeys(prefix: "/n/log/")).checkLog()
+                } throws: { error in
+                    (error as? ClusterError)?.code == .nestedPrefix && "\(error)".contains("inside the log of the cluster under /n/")
+                }
+                await #expect {
+                    try await Replica(store: inner, client: client, keys: ClusterKeys(prefix: "/n/log/deeper/")).checkLog()
+                } throws: { ($0 as? ClusterError)?.code == .nestedPrefix }
+                #expect(try await client.get("/n/log/epoch") == nil)
+                // The other order: the inner one first, then the outer one.
+                try await Replica(store: inner, client: client, keys: ClusterKeys(prefix: "/m/log/")).checkLog()
+                let late = try Store(path: directory + "/late")
+                defer { late.close() }
+                await #expect {
+                    try await Replica(store: late, client: client, keys: ClusterKeys(prefix: "/m/")).checkLog()
+                } throws: { error in
+                    (error as? ClusterError)?.code == .nestedPrefix && "\(error)".contains("a cluster runs under /m/log/")
+                }
+                // Side by side is fine.
+                try await Replica(store: late, client: client, keys: ClusterKeys(prefix: "/k/")).checkLog()
+            }
+        }
+    }
+
     @Test func aStoreOfAnotherLogOrWithItsOwnRecordsIsRefused() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("foreign") { directory in

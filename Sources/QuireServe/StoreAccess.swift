@@ -98,7 +98,7 @@ final class StoreAccess: Sendable {
             }
             state.lastAttempt = now
             guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
-                state.reason = "no store at \(path) yet"
+                state.reason = "no store at \(Self.shownName(path)) yet"
                 throw .unavailable(state.reason)
             }
             var options = StoreOptions()
@@ -527,10 +527,19 @@ final class StoreAccess: Sendable {
         return sections
     }
 
-    /// The store's statistics as `quire stats --json` prints them.
+    /// The store's statistics as `quire stats --json` prints them, but for the path: the store
+    /// directory's name, not where it lies (a server on a network address told anyone the
+    /// server's directory layout).
     func statisticsJSON() throws(AccessFailure) -> [UInt8] {
-        try reading { store in try store.storeStatistics().jsonBytes() }
+        try reading { store in
+            var statistics = try store.storeStatistics()
+            statistics.path = Self.shownName(statistics.path)
+            return try statistics.jsonBytes()
+        }
     }
+
+    /// The last component of a store path, as answers show it.
+    static func shownName(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
 
     /// The last committed transaction and each collection's record count: cheap enough to
     /// look at every 250 ms. Picks up collections another process created meanwhile.

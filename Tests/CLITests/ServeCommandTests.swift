@@ -320,6 +320,9 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
                 (s["collections"] as? [[String: Any]])?.first { $0["name"] as? String == "articles" }?["records"] as? Int
             }
             #expect(articles(stats) != nil && articles(stats) == articles(cliStats))
+            // The store's name, not where it lies on the server.
+            let name = URL(fileURLWithPath: store).lastPathComponent
+            #expect(stats["path"] as? String == name && cliStats["path"] as? String != name, "\(stats["path"] ?? "")")
             let sections = try #require(try get(server.port, "/api/sections").json?["sections"] as? [[String: Any]])
             let withSection = try await dumped(store).filter { $0["section"] != nil }.count
             #expect(sections.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == withSection)

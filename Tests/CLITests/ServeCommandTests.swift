@@ -509,6 +509,11 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
             #expect(bad.status == 64 && bad.stderr.contains("--host"), "\(bad)")
             let badPort = try await runQuire(["--store", store, "serve", "--port", "70000"])
             #expect(badPort.status == 64)
+            // An allowed name is a host name: `*` admitted only `Host: *`, never a wildcard.
+            for name in ["*", "http://x", "a b", ""] {
+                let refused = try await runQuire(["--store", store, "serve", "--allow-host", name])
+                #expect(refused.status == 64 && refused.stderr.contains("must be a host name"), "\(name): \(refused)")
+            }
         }
     }
 }

@@ -42,8 +42,15 @@ struct ServeOptions: CommandOptions {
         port = try arguments.integer("port", in: 0...65_535) ?? 8080
         cacheBytes = (try arguments.integer("cache-mb", in: 0...65_536) ?? 32) << 20
         allowedHosts = arguments.allValues("allow-host")
-        if let empty = allowedHosts.first(where: { $0.isEmpty || $0.contains(where: \.isWhitespace) }) {
-            throw arguments.invalid("allow-host", empty, "must be a host name")
+        // A name of letters, digits, dots and hyphens (`*` or `http://x` admitted only a `Host`
+        // of those very characters, never what was meant).
+        func isHostName(_ name: String) -> Bool {
+            !name.isEmpty && name.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x2E
+            }
+        }
+        if let bad = allowedHosts.first(where: { !isHostName($0) }) {
+            throw arguments.invalid("allow-host", bad, "must be a host name (letters, digits, dots and hyphens)")
         }
     }
 

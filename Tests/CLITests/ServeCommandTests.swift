@@ -329,6 +329,36 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
+    /// Connections past the limit are freed when their clients go. (The burst that froze the
+    /// epoll mode for 30 s — `wrk -c600` for 3 s — needs a load tool: measured by hand, not
+    /// here; this burst of 560 asking at once does not show it.)
+    @Test func connectionsPastTheLimitAreFreedWhenTheirClientsGo() async throws {
+        try await withScratch { dir in
+            let store = try await makeServeStore(dir, articles: 5)
+            let server = try ServeProcess(store: store)
+            defer { server.stop() }
+            do {
+                // Keep-alive clients asking at once, as a load tool's burst does.
+                var held: [TestSocket] = []
+                for _ in 0..<560 {
+                    let socket = try TestSocket(port: server.port)
+                    socket.send("GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    held.append(socket)
+                }
+                #expect(held.count == 560)
+                usleep(300_000)
+            }  // every client closes here
+            let deadline = Date().addingTimeInterval(5)
+            var status = 0
+            while status != 200, Date() < deadline {
+                guard let probe = try? TestSocket(port: server.port, receiveTimeout: 2) else { continue }
+                probe.send("GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                status = parseResponse(probe.receive())?.status ?? 0
+            }
+            #expect(status == 200)
+        }
+    }
+
     @Test func changesStreamReportsCommitsOfAnotherProcess() async throws {
         try await withScratch { dir in
             let store = try await makeServeStore(dir, articles: 30)

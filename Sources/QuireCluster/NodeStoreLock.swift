@@ -1,3 +1,5 @@
+import Quire
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,15 +23,20 @@ final class NodeStoreLock {
     /// The lock file for the store at `path`.
     static func lockPath(for path: String) -> String { path + ".node-lock" }
 
-    /// Takes the lock, or throws ``ClusterError/Code/storeInUse`` when another node holds it.
+    /// Takes the lock, or throws ``ClusterError/Code/storeInUse`` when another node holds it
+    /// (`StoreError(.storage)` when the place cannot hold the lock file: a missing directory).
     init(path: String) throws {
         let lockPath = Self.lockPath(for: path)
         self.lockPath = lockPath
         while true {
             let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else {
-                throw ClusterError(
-                    .storeInUse, "cannot open \(lockPath) to lock the store: \(String(cString: strerror(errno)))")
+                // Not another node's: the place itself (it was called "store in use").
+                let reason = errno
+                if reason == ENOENT {
+                    throw StoreError(.storage, "\(path): its directory does not exist (make it, or give --store a path in one that does)")
+                }
+                throw StoreError(.storage, "cannot open \(lockPath) to lock the store: \(String(cString: strerror(reason)))")
             }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
                 let reason = errno

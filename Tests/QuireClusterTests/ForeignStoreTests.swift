@@ -230,6 +230,27 @@ import Testing
         }
     }
 
+    /// A store path in a directory that does not exist is said so (it was "store in use:
+    /// cannot open ….node-lock", sending the operator after a second node).
+    @Test func aStoreInAMissingDirectoryIsSaidSo() async throws {
+        try await withEtcd { client, _ in
+            try await withTemporaryDirectory("missing") { directory in
+                let node = ClusterNode(
+                    configuration: ClusterNode.Configuration(memberID: "m", storePath: directory + "/absent/store"),
+                    client: client, sources: [])
+                let run = Task { try await node.run() }
+                let stop = Task {
+                    try await Task.sleep(for: .seconds(60))
+                    run.cancel()
+                }
+                defer { stop.cancel() }
+                let result = await run.result
+                #expect(throws: StoreError.self) { try result.get() }
+                #expect(String(describing: result).contains("its directory does not exist"), "\(result)")
+            }
+        }
+    }
+
     @Test func aDirectoryWithOtherFilesIsRefusedAndKept() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("victim") { directory in

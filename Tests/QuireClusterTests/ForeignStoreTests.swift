@@ -230,21 +230,25 @@ import Testing
         }
     }
 
+    /// Runs `node`, which should be refused at once: one that runs instead is stopped after a minute.
+    static func refusedRun(_ node: ClusterNode) async -> Result<Void, any Error> {
+        let run = Task { try await node.run() }
+        let stop = Task {
+            try await Task.sleep(for: .seconds(60))
+            run.cancel()
+        }
+        defer { stop.cancel() }
+        return await run.result
+    }
+
     /// A store path in a directory that does not exist is said so (it was "store in use:
     /// cannot open ….node-lock", sending the operator after a second node).
     @Test func aStoreInAMissingDirectoryIsSaidSo() async throws {
         try await withEtcd { client, _ in
             try await withTemporaryDirectory("missing") { directory in
-                let node = ClusterNode(
+                let result = await Self.refusedRun(ClusterNode(
                     configuration: ClusterNode.Configuration(memberID: "m", storePath: directory + "/absent/store"),
-                    client: client, sources: [])
-                let run = Task { try await node.run() }
-                let stop = Task {
-                    try await Task.sleep(for: .seconds(60))
-                    run.cancel()
-                }
-                defer { stop.cancel() }
-                let result = await run.result
+                    client: client, sources: []))
                 #expect(throws: StoreError.self) { try result.get() }
                 #expect(String(describing: result).contains("its directory does not exist"), "\(result)")
             }
@@ -256,17 +260,9 @@ import Testing
             try await withTemporaryDirectory("victim") { directory in
                 let note = directory + "/notes.txt"
                 try Data("mine".utf8).write(to: URL(fileURLWithPath: note))
-                let node = ClusterNode(
+                let result = await Self.refusedRun(ClusterNode(
                     configuration: ClusterNode.Configuration(memberID: "v", storePath: directory), client: client,
-                    sources: [])
-                // Refused at once; a node that ran instead is stopped after a minute.
-                let run = Task { try await node.run() }
-                let stop = Task {
-                    try await Task.sleep(for: .seconds(60))
-                    run.cancel()
-                }
-                defer { stop.cancel() }
-                let result = await run.result
+                    sources: []))
                 #expect(throws: ClusterError.self) { try result.get() }
                 #expect(String(describing: result).contains("notes.txt"), "\(result)")
                 #expect(FileManager.default.contents(atPath: note) == Data("mine".utf8))

@@ -40,13 +40,19 @@ private final class InterleavedSink<Inner: FetchSink>: FetchSink {
     /// (this run's commit before which the other commits, the other run's page that commits then)
     static let interleavings = [(1, 0), (2, 1), (3, 2)]
 
-    @Test(arguments: interleavings) func aRunWhoseCheckpointMovedStopsAndKeepsTheOthersPages(before: Int, otherPage: Int) async throws {
+    /// A fixture API of `articles` articles, and what one run alone commits from it.
+    private func referenceRun(articles: Int, maxPage: Int) async throws -> (FixtureAPI, InMemoryFetchSink) {
         let api = try makeAPI {
-            $0.nytArticlesPerQuery = 50
-            $0.maxPage = 4
+            $0.nytArticlesPerQuery = articles
+            $0.maxPage = maxPage
         }
         let reference = InMemoryFetchSink()
         _ = try await makeService().run(nytSource(api), into: reference)
+        return (api, reference)
+    }
+
+    @Test(arguments: interleavings) func aRunWhoseCheckpointMovedStopsAndKeepsTheOthersPages(before: Int, otherPage: Int) async throws {
+        let (api, reference) = try await referenceRun(articles: 50, maxPage: 4)
         let pages = reference.committedPages
         try #require(pages.count > 4)
         let inner = InMemoryFetchSink()
@@ -70,12 +76,7 @@ private final class InterleavedSink<Inner: FetchSink>: FetchSink {
 
     /// The store's sink checks in the page's transaction, before anything of it is written.
     @Test func theStoresSinkRefusesAPageWhoseCheckpointMoved() async throws {
-        let api = try makeAPI {
-            $0.nytArticlesPerQuery = 30
-            $0.maxPage = 2
-        }
-        let reference = InMemoryFetchSink()
-        _ = try await makeService().run(nytSource(api), into: reference)
+        let (api, reference) = try await referenceRun(articles: 30, maxPage: 2)
         let pages = reference.committedPages
         try #require(pages.count >= 3)
         try await withTemporaryStore { store in

@@ -260,6 +260,10 @@ public final class ClusterNode: Sendable {
         let key = configuration.keys.member(configuration.memberID)
         guard let first = try await client.get(key) else { return 0 }
         guard first.lease != 0 else { return first.modRevision }
+        // Said first: a restart after a kill waited up to two TTLs (an hour's at the most) silently.
+        events(
+            .retrying(
+                "member id '\(configuration.memberID)' has a status on a lease: watching it for up to \(2 * configuration.leaseTTL + 1) s to see whether its node still runs (one that was killed does not)"))
         let deadline = ContinuousClock.now + .seconds(2 * configuration.leaseTTL + 1)
         while ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(250))

@@ -243,7 +243,8 @@ import Testing
                 configuration.keys = keys
                 // Long: the check watches the key for two TTLs.
                 configuration.leaseTTL = 15
-                let node = ClusterNode(configuration: configuration, client: client, sources: [])
+                let said = Events()
+                let node = ClusterNode(configuration: configuration, client: client, sources: []) { said.append($0) }
                 let first = Task { try await node.run() }
                 let watchdog = Task {
                     try? await Task.sleep(for: .seconds(600))
@@ -251,6 +252,8 @@ import Testing
                 }
                 defer { watchdog.cancel() }
                 await #expect { try await first.value } throws: { ($0 as? ClusterError)?.code == .memberInUse }
+                // It said what it waited for (a restart after a kill waited silently).
+                #expect(said.all.contains { "\($0)".contains("watching it for up to 31 s") }, "\(said.all)")
                 // Refused before it took its lease: no empty store, no lock file left beside it.
                 #expect(!FileManager.default.fileExists(atPath: directory + "/a"))
                 #expect(!FileManager.default.fileExists(atPath: directory + "/a.node-lock"))

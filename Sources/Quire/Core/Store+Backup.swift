@@ -23,7 +23,7 @@ extension Store {
             }
             return
         }
-        try Self.compactCopy(to: destination, isCancelled: isCancelled) { staging in
+        try Self.compactCopy(of: path, to: destination, isCancelled: isCancelled) { staging in
             try environment.copy(to: staging, compact: true, isCancelled: isCancelled)
         }
     }
@@ -33,9 +33,10 @@ extension Store {
     /// dictionary are rewritten with it; only then does it appear as `destination/data.mdb`. A
     /// copy killed at any point leaves no `data.mdb`, only a staging directory the next copy
     /// removes (the rewrite went through states missing records: one killed midway had looked
-    /// like a finished backup).
+    /// like a finished backup). Damage met in the staging copy is named as `source`'s: the
+    /// staging directory is gone by the time anyone reads the error.
     package static func compactCopy(
-        to destination: String, isCancelled: (() -> Bool)?, copy: (_ staging: String) throws -> Void
+        of source: String, to destination: String, isCancelled: (() -> Bool)?, copy: (_ staging: String) throws -> Void
     ) throws(StoreError) {
         try StoreError.boundary("\(destination): compacted copy") {
             if mkdir(destination, 0o700) != 0 && errno != EEXIST {
@@ -48,7 +49,13 @@ extension Store {
             let staging = try Environment.makeStagingDirectory(in: destination)
             defer { Environment.removeTree(staging) }
             try copy(staging)
-            try recompress(at: staging, isCancelled: isCancelled)
+            do {
+                try recompress(at: staging, isCancelled: isCancelled)
+            } catch let error as StoreError where error.code == .corrupted {
+                // Not the error itself: it names the staging path throughout.
+                throw StoreError(
+                    .corrupted, "\(source): \(StoreError.corruptionMessage) (met in its compacted copy; nothing is left in \(destination))")
+            }
             if isCancelled?() == true { throw StoreError(.cancelled, "\(destination): the copy was cancelled") }
             try Environment.publishStagedCopy(staging, to: destination)
         }

@@ -20,7 +20,7 @@ enum CopyCommand {
         do {
             if options.compact {
                 // Made and its older records recompressed in a staging directory, then linked.
-                try Store.compactCopy(to: destination, isCancelled: isCancelled) { staging in
+                try Store.compactCopy(of: context.storePath, to: destination, isCancelled: isCancelled) { staging in
                     try environment.copy(to: staging, compact: true, isCancelled: isCancelled)
                 }
             } else {
@@ -44,24 +44,18 @@ enum CopyCommand {
         }
     }
 
-    /// What a failed copy says: a stop is an interruption (130), a full disk says so, damage
-    /// names the store copied.
+    /// What a failed copy says: a stop is an interruption (130), a full disk says so; an error
+    /// that names the store copied (damage met in the compacted copy) is said as it is.
     private static func failure(_ error: any Error, _ destination: String, source: String) -> any Error {
         let lmdb = (error as? LMDBError) ?? ((error as? StoreError)?.underlying as? LMDBError)
         if lmdb == .cancelled || (error as? StoreError)?.code == .cancelled { return InterruptedError(command: "copy") }
-        if (error as? StoreError)?.code == .corrupted, "\(error)".contains(destination + "/") {
-            // Met in the compacted copy's staging directory (gone by now): the damage is the
-            // source's, which the message named in its place.
-            return RuntimeError(
-                "copy", "\(source): \(StoreError.corruptionMessage) (met in its compacted copy; nothing is left in \(destination))")
-        }
         if lmdb == .noSpace {
             // LMDB's hint speaks of commits, which a copy does not make.
             return RuntimeError(
                 "copy", "\(destination): the disk is full: free space; the store is untouched and no partial copy is left")
         }
         let reason = (error as? LMDBError).map(ReadOnlyStore.describe) ?? OpenStore.reason(error)
-        return RuntimeError("copy", reason.hasPrefix(destination) ? reason : "\(destination): \(reason)")
+        return RuntimeError("copy", reason.hasPrefix(destination) || reason.hasPrefix(source) ? reason : "\(destination): \(reason)")
     }
 
     /// Removes a copy that did not finish (and its directory when the copy created it).

@@ -37,10 +37,12 @@ enum WholeStoreLoad {
 
         var pending: Int { values.count }
         func add(_ line: [UInt8], number: Int) throws {
-            try Self.refuseNonWholeNumbers(line)
+            // Read once for both checks below; a line that is not JSON at all is the decoder's to name.
+            let parsed = try? JSONParser.parse(line)
+            if let parsed { try Self.refuseNonWholeNumbers(parsed) }
             let value = try decoder.decode(V.self, from: Data(line))
             guard !collection.key(value).bytes.isEmpty else { throw LineProblem("the id is empty") }
-            try Self.refuseUnknownFields(line, of: value)
+            if case .object(let given)? = parsed { try Self.refuseUnknownFields(given, of: value) }
             values.append(value)
         }
 
@@ -48,9 +50,7 @@ enum WholeStoreLoad {
         /// `1300.9999999999999999` to 1301 (another record's id) and took `1e3` as 1000. A
         /// number with a fraction or an exponent, or beyond 64 bits, is refused at its field, as
         /// for articles.
-        private static func refuseNonWholeNumbers(_ line: [UInt8]) throws {
-            // Not JSON at all: the decoder says so below.
-            guard let value = try? JSONParser.parse(line) else { return }
+        private static func refuseNonWholeNumbers(_ value: JSONValue) throws {
             func check(_ value: JSONValue, _ path: String) throws {
                 switch value {
                 case .double:
@@ -73,10 +73,9 @@ enum WholeStoreLoad {
         /// A field the record's type does not have would be dropped without a word (a typo, a
         /// dump of another collection): an error, as for articles. Fields that are null are
         /// left out of what the type encodes, and are not unknown.
-        private static func refuseUnknownFields(_ line: [UInt8], of value: V) throws {
-            guard let given = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return }
+        private static func refuseUnknownFields(_ given: JSONObject, of value: V) throws {
             let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any] ?? [:]
-            let unknown = given.filter { encoded[$0.key] == nil && !($0.value is NSNull) }.keys.sorted()
+            let unknown = given.members.filter { encoded[$0.key] == nil && $0.value != .null }.keys.sorted()
             if let first = unknown.first {
                 throw LineProblem("\(first): unknown field, not a record of this collection (a dump of another one?)")
             }

@@ -231,15 +231,19 @@ public struct FetchService: Sendable {
         return reject.rawDocument + [0] + Array(label.utf8) + [0] + Array(String(reject.index).utf8)
     }
 
-    /// Whether a failure is the page's own (a status refused, a server error after the retries,
-    /// a body that cannot be mapped, a reply always cut short, undecodable, not HTTP or never
-    /// finished), not the run's (no connection, a rejected key, the quota, a stop). A server that dies
-    /// mid-body for every page is still an outage: three pages in a row stop the walk.
+    /// Whether a failure is the page's own (a status refused, a 400 for one page of a query whose
+    /// other pages worked, a server error after the retries, a body that cannot be mapped, a reply
+    /// always cut short, undecodable, not HTTP, never finished or over the size limit), not the
+    /// run's (no connection, a rejected key, the quota, a stop). A server that dies mid-body for
+    /// every page is still an outage: three pages in a row stop the walk. (A bad query's 400 comes
+    /// on its first page, which a source does not set aside.)
     static func canSkip(_ error: FetchError) -> Bool {
         switch error.code {
-        case .forbidden, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
-        // A reply cut short, undecodable, not HTTP, or never finished: not a failed connect.
-        case .transport: (error.cause as? HTTPError)?.isUnreadableReply ?? false
+        case .forbidden, .badRequest, .unexpectedStatus, .serverError, .mapping, .htmlBody: true
+        // A reply cut short, undecodable, not HTTP, never finished or too large: not a failed
+        // connect (one document of 33 MiB stopped every run at its page).
+        case .transport:
+            (error.cause as? HTTPError).map { $0.isUnreadableReply || $0.code == .responseTooLarge } ?? false
         default: false
         }
     }

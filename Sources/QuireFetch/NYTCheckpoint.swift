@@ -90,6 +90,12 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
     /// In a run that fetches set-aside pages again: those to fetch after the current one
     /// (``window`` and ``nextPage``); nil in a walk.
     public var retryQueue: [NYTPageRef]?
+    /// The `hits` of the walk's first page 0 (the whole query): a single day that reports as
+    /// many holds every result, or the API ignores the dates (undated results cannot tell).
+    public var queryHits: Int?
+    /// Windows whose page 0 failed for good and were moved to the end of the walk (once each),
+    /// so one window's first page does not stop every later window.
+    public var deferredWindows: [NYTDateWindow]
 
     /// The start of a query: its own range, page 0.
     public init(queryIdentity: String, window: NYTDateWindow?) {
@@ -107,11 +113,14 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         completedAt = nil
         setAsidePages = []
         retryQueue = nil
+        queryHits = nil
+        deferredWindows = []
     }
 
     private enum CodingKeys: String, CodingKey {
         case queryIdentity, window, nextPage, pendingWindows, doneWindowCount, truncatedDayCount
         case unreachableResults, datesIgnored, pagesFetched, emptyPagesInARow, isFinished, completedAt, setAsidePages, retryQueue
+        case queryHits, deferredWindows
         // Written by earlier versions, which listed windows.
         case doneWindows, truncatedWindows
     }
@@ -132,6 +141,8 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         datesIgnored = try c.decodeIfPresent(Bool.self, forKey: .datesIgnored) ?? false
         setAsidePages = try c.decodeIfPresent([NYTPageRef].self, forKey: .setAsidePages) ?? []
         retryQueue = try c.decodeIfPresent([NYTPageRef].self, forKey: .retryQueue)
+        queryHits = try c.decodeIfPresent(Int.self, forKey: .queryHits)
+        deferredWindows = try c.decodeIfPresent([NYTDateWindow].self, forKey: .deferredWindows) ?? []
         if let count = try c.decodeIfPresent(Int.self, forKey: .doneWindowCount) {
             doneWindowCount = count
         } else {
@@ -160,5 +171,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         try c.encodeIfPresent(completedAt, forKey: .completedAt)
         if !setAsidePages.isEmpty { try c.encode(setAsidePages, forKey: .setAsidePages) }
         try c.encodeIfPresent(retryQueue, forKey: .retryQueue)
+        try c.encodeIfPresent(queryHits, forKey: .queryHits)
+        if !deferredWindows.isEmpty { try c.encode(deferredWindows, forKey: .deferredWindows) }
     }
 }

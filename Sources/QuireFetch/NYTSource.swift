@@ -32,6 +32,10 @@ public struct NYTSource: FetchSource {
     /// Empty pages in a row, before the end `hits` announces, that end a window all the same.
     public static let emptyPagesEndingAWindow = 3
 
+    /// The most windows a walk moves to its end (``NYTCheckpoint/deferredWindows``): the
+    /// checkpoint stays small.
+    public static let deferredWindowLimit = 64
+
     /// The real API's endpoint.
     public static let defaultEndpoint = "https://api.nytimes.com/svc/search/v2/articlesearch.json"
 
@@ -117,9 +121,22 @@ public struct NYTSource: FetchSource {
     /// ten documents (the next page tells where the window ends); in a run of set-aside pages,
     /// it stays set aside and the next one is fetched. Page 0 of a window is never set aside:
     /// its `hits` decide whether the window must be split, and without them the rest of an
-    /// overflowing window would be out of reach, unsaid.
+    /// overflowing window would be out of reach, unsaid. Its window waits at the end of the walk
+    /// instead (once: ``NYTCheckpoint/deferredWindows``), so the other windows are fetched; a
+    /// window without others pending, or deferred already, stops the run there.
     public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
-        guard !checkpoint.isFinished, checkpoint.nextPage > 0 || checkpoint.retryQueue != nil else { return nil }
+        guard !checkpoint.isFinished else { return nil }
+        if checkpoint.nextPage == 0 && checkpoint.retryQueue == nil {
+            guard let window = checkpoint.window, !checkpoint.pendingWindows.isEmpty,
+                !checkpoint.deferredWindows.contains(window), checkpoint.deferredWindows.count < Self.deferredWindowLimit
+            else { return nil }
+            var next = checkpoint
+            next.deferredWindows.append(window)
+            next.pendingWindows.append(window)
+            next.window = next.pendingWindows.removeFirst()
+            next.emptyPagesInARow = 0
+            return next
+        }
         var next = checkpoint
         next.setAsidePages.append(NYTPageRef(window: checkpoint.window, page: checkpoint.nextPage))
         next.emptyPagesInARow = 0
@@ -225,6 +242,7 @@ public struct NYTSource: FetchSource {
         let reachable = pageCap * 10
         var unreachable = 0
 
+        if checkpoint.nextPage == 0, next.queryHits == nil { next.queryHits = page.hits }
         if checkpoint.nextPage == 0, let hits = page.hits, hits > reachable {
             let bounds = checkpoint.window ?? NYTDateWindow(
                 begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
@@ -242,6 +260,14 @@ public struct NYTSource: FetchSource {
                 return SourcePage(
                     articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,
                     checkpoint: next)
+            }
+            if !ignored, let total = checkpoint.queryHits, hits >= total {
+                // A single day reporting every result of the query: the other windows hold none,
+                // or the API ignores the dates and each would answer the same (undated results
+                // cannot show it): halving them went on for millions of requests. Either way
+                // the rest of the walk brings nothing.
+                next.pendingWindows = []
+                next.datesIgnored = !page.articles.contains { $0.publishedAt != nil }
             }
             if !ignored { next.truncatedDayCount += 1 }
             unreachable = hits - reachable

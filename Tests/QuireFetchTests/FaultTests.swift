@@ -240,6 +240,41 @@ import Testing
         #expect(skipped.count == 1 && skipped[0].contains("undecodable body"), "\(skipped)")
     }
 
+    /// A later page refused with the API's 400 envelope (the older spec's `page: must be less
+    /// than or equal to 10` while `hits` announced more) is that page's failure, set aside; it
+    /// stopped every run of the query at that page.
+    @Test func aLaterPageRefusedWith400IsSetAside() async throws {
+        let server = try threePageServer { _ in
+            .json(status: 400, body: #"{"status":"ERROR","copyright":"c","errors":["page: must be less than or equal to 0"]}"#)
+        }
+        defer { server.stop() }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let log = ProgressLog()
+        let summary = try await makeService().run(source, into: InMemoryFetchSink(), progress: log.handler)
+        #expect(summary.isComplete && summary.skipped == 1 && summary.pages == 2 && summary.articles == 15, "\(summary)")
+        #expect(log.all.contains { if case .skipped(_, let message) = $0 { message.contains("less than or equal") } else { false } })
+    }
+
+    /// A page over the response size limit (one document of 33 MiB, a few KB compressed) is that
+    /// page's failure, set aside; it stopped every run of the query at that page.
+    @Test func aPageOverTheSizeLimitIsSetAside() async throws {
+        let server = try threePageServer { page1 in
+            var response = page1
+            response.body = Array(#"{"status":"OK","response":{"docs":[{"_id":"big","abstract":""#.utf8)
+                + [UInt8](repeating: UInt8(ascii: "a"), count: 20_000) + Array(#""}],"meta":{"hits":25}}}"#.utf8)
+            return response
+        }
+        defer { server.stop() }
+        var configuration = HTTPClientConfiguration()
+        configuration.maxResponseBytes = 16_384
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let log = ProgressLog()
+        let summary = try await makeService(client: HTTPClient(configuration: configuration))
+            .run(source, into: InMemoryFetchSink(), progress: log.handler)
+        #expect(summary.isComplete && summary.skipped == 1 && summary.pages == 2 && summary.articles == 15, "\(summary)")
+        #expect(log.all.contains { if case .skipped(_, let message) = $0 { message.contains("too large") } else { false } })
+    }
+
     /// A page whose server closes without a reply, or never answers in time, while its
     /// neighbours work, is set aside too: one Feedzilla category that never answered kept every
     /// other category from being fetched, on every run.

@@ -51,6 +51,53 @@ import Testing
         #expect(!honoured.checkpoint.datesIgnored)
     }
 
+    /// An eight-day query paged one page a window (ten results reachable), answered with the
+    /// same 50 undated results whatever the dates: undated results cannot show the range was
+    /// ignored, so the walk halved down to every single day, paging each. The first single day
+    /// that reports as many results as the whole query ends the walk.
+    @Test func undatedResultsOfAnAPIThatIgnoresTheDatesEndTheWalkAtTheFirstSingleDay() throws {
+        let source = NYTSource(
+            query: NYTQuery(query: "topic", begin: day("2019-01-01"), end: day("2019-01-08")), key: APIKey("K"), pageCap: 1)
+        let undated = Array(
+            #"{"status":"OK","response":{"docs":[\#((0..<10).map { #"{"_id":"t\#($0)","web_url":"https://x/t\#($0)"}"# }.joined(separator: ","))],"meta":{"hits":50}}}"#.utf8)
+        var checkpoint = source.initialCheckpoint
+        var windows: [NYTDateWindow] = []
+        while !checkpoint.isFinished, windows.count < 100 {
+            let request = try #require(source.nextRequest(after: checkpoint))
+            windows.append(try #require(checkpoint.window))
+            checkpoint = try source.process(undated, for: request, at: checkpoint).checkpoint
+        }
+        #expect(windows.map(\.dayCount) == [8, 4, 2, 1], "\(windows)")
+        #expect(checkpoint.isFinished && checkpoint.datesIgnored && checkpoint.unreachableResults == 40, "\(checkpoint)")
+        #expect(checkpoint.queryHits == 50)
+    }
+
+    /// A window whose page 0 fails for good (it is never set aside: its `hits` decide the split)
+    /// waits at the end of the walk, once, so the other windows are fetched; failing again there,
+    /// it stops the run. It stopped every later window, on every run.
+    @Test func aWindowWhoseFirstPageFailsWaitsAtTheEndOfTheWalkOnce() throws {
+        func failed(at checkpoint: NYTCheckpoint) throws -> NYTCheckpoint? {
+            source.skipping(try #require(source.nextRequest(after: checkpoint)), at: checkpoint)
+        }
+        let start = source.initialCheckpoint
+        let first = try #require(source.nextRequest(after: start))
+        let split = try source.process(body(documents: 10, hits: 5_000), for: first, at: start).checkpoint
+        let newer = try #require(split.window)
+        let older = try #require(split.pendingWindows.first)
+        // The whole query's page 0 has no other window to wait for.
+        #expect(try failed(at: start) == nil)
+        let deferred = try #require(try failed(at: split))
+        #expect(deferred.window == older && deferred.pendingWindows == [newer] && deferred.nextPage == 0)
+        #expect(deferred.deferredWindows == [newer] && deferred.setAsidePages.isEmpty)
+        let both = try #require(try failed(at: deferred))
+        #expect(both.window == newer && both.pendingWindows == [older])
+        // The newer half fails again at the end: the run stops there (a later run retries it).
+        #expect(try failed(at: both) == nil)
+        // The deferral is kept across runs.
+        let decoded = try JSONDecoder().decode(NYTCheckpoint.self, from: JSONEncoder().encode(both))
+        #expect(decoded == both)
+    }
+
     /// A short or empty page before the end `hits` announces is not the end (the API has
     /// answered pages empty while the next ones worked); the announced end, or a short page
     /// without `hits`, is.

@@ -37,7 +37,7 @@ enum FetchRunner {
                     case .counted: break
                     }
                 case .skipped(let label, let message):
-                    Diagnostics.error("\(command): \(label) set aside, the others fetched (the next run retries it): \(message)")
+                    Diagnostics.error("\(command): \(label) set aside, the others fetched (retried later): \(message)")
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
                     Diagnostics.write("quire: \(command): waiting \(Int(seconds.rounded()))s for the rate limit\n")
                 case .retrying(let reason, let attempt, let seconds) where !quiet:

@@ -24,7 +24,7 @@ import Testing
         let error = await runExpectingFailure(makeService(), source, into: sink, progress: log)
         // A page that fails for good is set aside (its error in a progress event) and the run
         // goes on; the others stop it.
-        let setAside: [FixtureAPIFault?] = [.serverError, .htmlForbidden, .dropConnectionMidBody, .truncatedJSON, .malformedJSON]
+        let setAside: [FixtureAPIFault?] = [.serverError, .badRequest, .htmlForbidden, .dropConnectionMidBody, .truncatedJSON, .malformedJSON]
         #expect((error == nil) == (fault == nil || setAside.contains(fault)))
         #expect(log.all.contains { if case .skipped = $0 { true } else { false } } == setAside.contains(fault))
 

@@ -162,6 +162,7 @@ public struct FetchService: Sendable {
                 } catch {
                     throw mappingFailure(error, sourceID: sourceID, request: request, status: response.status)
                 }
+                scrubber.scrub(&page)
                 skippedInARow = 0
             } catch {
                 // The requests made count against the daily quota even when no page commits.
@@ -389,7 +390,7 @@ public struct FetchService: Sendable {
                 default:
                     throw rejection(response, scrubber: scrubber, location: location, attempts: failedAttempts + 1)
                 }
-                lastMessage = Self.explain(scrubber.scrub(response.body))
+                lastMessage = Self.explain(scrubber.scrub(response.utf8Body))
             } catch let error as FetchError {
                 throw error
             } catch let error as HTTPError {
@@ -503,7 +504,7 @@ public struct FetchService: Sendable {
             }
         let hint = response.status == 401 ? " (check the API key)" : ""
         return FetchError(
-            code: code, message: Self.explain(scrubber.scrub(response.body)) + hint, location: location,
+            code: code, message: Self.explain(scrubber.scrub(response.utf8Body)) + hint, location: location,
             httpStatus: response.status, attempts: attempts)
     }
 

@@ -29,7 +29,9 @@ extension HTTPResponse {
     /// dashes and the euro sign, not C1 controls (0x9B would have become a terminal's CSI).
     public var utf8Body: [UInt8] {
         guard let charset = declaredCharset, !["utf-8", "utf8"].contains(charset) else { return body }
-        if String(validating: body, as: UTF8.self) != nil { return body }
+        // Valid UTF-8 under another label is UTF-8 mislabelled, unless it holds NUL bytes: UTF-16
+        // of ASCII text is valid UTF-8 too (an error body quoting the key was shown as it came).
+        if !body.contains(0), String(validating: body, as: UTF8.self) != nil { return body }
         if Self.windows1252Labels.contains(charset) {
             // The five bytes cp1252 leaves undefined fail iconv's conversion: Latin-1 then.
             return Self.transcode(body, from: "WINDOWS-1252") ?? Self.transcode(body, from: "ISO-8859-1") ?? body

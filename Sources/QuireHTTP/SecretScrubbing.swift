@@ -5,9 +5,14 @@
 /// - as itself, ASCII letters in either case (a server that lower- or upper-cases the query);
 /// - percent-encoded, `%4b` or `%4B`, and double-encoded, `%254B` (a URL quoted in a URL);
 /// - as `+` for a space (form encoding);
-/// - JSON-escaped, `\u004b`, and a slash as `\/` (a document that quotes the request);
+/// - JSON-escaped, `\u004b`, and a slash as `\/`, a tab as `\t` (a document that quotes the
+///   request);
 /// - as an HTML character reference, `&#75;`, `&#x4b;` or `&amp;` (mapping decodes them: a key
 ///   so spelled in a document would be whole again in the stored article).
+///
+/// A character outside ASCII is matched as its UTF-8 bytes (literal or percent-encoded), as one
+/// JSON escape (`\u00e9`, or a surrogate pair), as a numeric character reference (`&#233;`),
+/// and in its other letter case (`É` for `é`), in each of those forms.
 ///
 /// Forms are tried as alternatives, not first-come: a key holding `%` is found in `%25…` too.
 /// Each form may be mixed with the others inside one occurrence. An occurrence must be a whole
@@ -30,8 +35,9 @@ extension URLRedaction {
         scrub(Array(secret.utf8), from: bytes)
     }
 
-    private static func scrub(_ key: [UInt8], from bytes: [UInt8]) -> [UInt8] {
-        guard !key.isEmpty, !bytes.isEmpty else { return bytes }
+    private static func scrub(_ secret: [UInt8], from bytes: [UInt8]) -> [UInt8] {
+        guard !secret.isEmpty, !bytes.isEmpty else { return bytes }
+        let key = SecretPattern(secret)
         var output: [UInt8] = []
         var index = 0
         var copiedUpTo = 0
@@ -53,9 +59,9 @@ extension URLRedaction {
 
     /// True when `text` holds `secret` in any form ``scrubSecret(_:from:)`` removes.
     package static func containsSecret(_ secret: String, in text: String) -> Bool {
-        let key = Array(secret.utf8)
+        guard !secret.isEmpty else { return false }
+        let key = SecretPattern(Array(secret.utf8))
         let bytes = Array(text.utf8)
-        guard !key.isEmpty else { return false }
         for index in bytes.indices where matchEnd(of: key, in: bytes, at: index) != nil { return true }
         return false
     }
@@ -64,26 +70,34 @@ extension URLRedaction {
     /// one does but is part of a longer word or number).
     ///
     /// Every form of each byte is followed (a set of positions, not one guess): `%` of the key
-    /// may be a literal `%` or the start of `%25`, and only one of them goes on to match.
-    private static func matchEnd(of key: [UInt8], in bytes: [UInt8], at start: Int) -> Int? {
+    /// may be a literal `%` or the start of `%25`, and only one of them goes on to match. A
+    /// character outside ASCII may also be matched whole, which moves on by all its bytes.
+    private static func matchEnd(of pattern: SecretPattern, in bytes: [UInt8], at start: Int) -> Int? {
+        let key = pattern.bytes
         // Most bytes of a body start no form of the key's first byte: said without allocating.
         switch bytes[start] {
         case UInt8(ascii: "%"), UInt8(ascii: "\\"), UInt8(ascii: "&"), UInt8(ascii: "+"): break
+        case let first where first >= 0x80 && key[0] >= 0x80: break  // another case of the letter
         case let first: guard foldCase(first) == foldCase(key[0]) else { return nil }
         }
-        var positions = formEnds(key[0], in: bytes, at: start)
-        if positions.isEmpty { return nil }
         if isWordByte(key[0]), let before = byteEnding(at: start, in: bytes), isWordByte(before) { return nil }
-        for expected in key.dropFirst() {
-            var next: [Int] = []
-            for position in positions {
-                for end in formEnds(expected, in: bytes, at: position) where !next.contains(end) { next.append(end) }
+        // Where each reading of the key's first k bytes may end in `bytes`.
+        var reached = [[Int]](repeating: [], count: key.count + 1)
+        reached[0] = [start]
+        for k in key.indices where !reached[k].isEmpty {
+            for position in reached[k] {
+                for end in formEnds(key[k], in: bytes, at: position) where !reached[k + 1].contains(end) {
+                    reached[k + 1].append(end)
+                }
+                guard let scalar = pattern.scalars[k] else { continue }
+                let after = k + scalar.utf8Count
+                for end in scalarFormEnds(scalar.scalar, in: bytes, at: position) where !reached[after].contains(end) {
+                    reached[after].append(end)
+                }
             }
-            if next.isEmpty { return nil }
-            positions = next
         }
         // The longest occurrence that ends a token.
-        for position in positions.sorted(by: >) {
+        for position in reached[key.count].sorted(by: >) {
             if isWordByte(key[key.count - 1]), position < bytes.count,
                 let after = matchAnyByte(in: bytes, at: position), isWordByte(after.byte)
             {
@@ -132,7 +146,7 @@ extension URLRedaction {
     private static func matchAnyByte(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
         guard index < bytes.count else { return nil }
         if bytes[index] == UInt8(ascii: "%"), let byte = hexByte(bytes, at: index + 1) { return (byte, index + 3) }
-        if let reference = characterReference(in: bytes, at: index) { return reference }
+        if let reference = characterReference(in: bytes, at: index) { return (reference.byte, reference.end) }
         return jsonByte(in: bytes, at: index)
     }
 
@@ -158,6 +172,10 @@ extension URLRedaction {
         {
             ends.append(index + 2)
         }
+        // And the control characters JSON writes as a letter (`\t`).
+        if found == UInt8(ascii: "\\"), index + 1 < bytes.count, let escaped = controlEscapes[bytes[index + 1]], escaped == byte {
+            ends.append(index + 2)
+        }
         if found == UInt8(ascii: "%") {
             if hexByte(bytes, at: index + 1) == byte { ends.append(index + 3) }
             // %25 is an encoded '%': a double-encoded byte.
@@ -176,12 +194,60 @@ extension URLRedaction {
         return ends
     }
 
+    /// The control characters JSON escapes with a letter, by that letter.
+    private static let controlEscapes: [UInt8: UInt8] = [
+        UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C, UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
+    ]
+
+    /// Where each whole-character form of `scalar` (outside ASCII) starting at `index` ends: the
+    /// character in its other letter cases (UTF-8), and each case as a JSON escape (a surrogate
+    /// pair above U+FFFF) or a numeric character reference.
+    private static func scalarFormEnds(_ scalar: Unicode.Scalar, in bytes: [UInt8], at index: Int) -> [Int] {
+        guard index < bytes.count else { return [] }
+        var variants = [scalar]
+        for mapping in [scalar.properties.lowercaseMapping, scalar.properties.uppercaseMapping] {
+            if let other = mapping.unicodeScalars.first, mapping.unicodeScalars.count == 1, !variants.contains(other) {
+                variants.append(other)
+            }
+        }
+        var ends: [Int] = []
+        for variant in variants.dropFirst() {
+            let utf8 = Array(String(variant).utf8)
+            if bytes.count - index >= utf8.count, bytes[index..<index + utf8.count].elementsEqual(utf8) {
+                ends.append(index + utf8.count)
+            }
+        }
+        if let escape = jsonScalar(in: bytes, at: index), variants.contains(where: { $0.value == escape.value }) {
+            ends.append(escape.end)
+        }
+        if let reference = characterReference(in: bytes, at: index), variants.contains(where: { $0.value == reference.value }) {
+            ends.append(reference.end)
+        }
+        return ends
+    }
+
+    /// The scalar a JSON `\uXXXX` escape at `index` spells (two escapes for a surrogate pair),
+    /// and where it ends.
+    private static func jsonScalar(in bytes: [UInt8], at index: Int) -> (value: UInt32, end: Int)? {
+        func unit(at position: Int) -> UInt32? {
+            guard position + 5 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] | 0x20 == UInt8(ascii: "u"),
+                let high = hexByte(bytes, at: position + 2), let low = hexByte(bytes, at: position + 4)
+            else { return nil }
+            return UInt32(high) << 8 | UInt32(low)
+        }
+        guard let first = unit(at: index) else { return nil }
+        guard (0xD800...0xDBFF).contains(first) else { return (first, index + 6) }
+        guard let second = unit(at: index + 6), (0xDC00...0xDFFF).contains(second) else { return nil }
+        return (0x10000 + ((first - 0xD800) << 10 | (second - 0xDC00)), index + 12)
+    }
+
     /// The HTML character reference at `index` (`&#75;`, `&#x4B;`, `&amp;`, `&lt;`, `&gt;`,
     /// `&quot;`, `&apos;`; its characters may be JSON escapes, `\u0026#75;`, which the JSON
     /// parser undoes before mapping decodes the reference): the byte it spells (a space for a
     /// character outside ASCII, which is no letter or digit of a key) and where it ends; nil
-    /// when there is none. As many digits as `NewsText.decodingEntities` reads.
-    private static func characterReference(in bytes: [UInt8], at index: Int) -> (byte: UInt8, end: Int)? {
+    /// when there is none. As many digits as `NewsText.decodingEntities` reads. `value` is the
+    /// character's code point.
+    private static func characterReference(in bytes: [UInt8], at index: Int) -> (byte: UInt8, value: UInt32, end: Int)? {
         guard let amp = jsonByte(in: bytes, at: index), amp.byte == UInt8(ascii: "&"),
             let second = jsonByte(in: bytes, at: amp.end)
         else { return nil }
@@ -208,7 +274,7 @@ extension URLRedaction {
             guard digits > 0, let semicolon = jsonByte(in: bytes, at: position), semicolon.byte == UInt8(ascii: ";") else {
                 return nil
             }
-            return (value < 0x80 ? UInt8(value) : 0x20, semicolon.end)
+            return (value < 0x80 ? UInt8(value) : 0x20, UInt32(clamping: value), semicolon.end)
         }
         for (name, byte) in namedReferences {
             var position = amp.end
@@ -221,7 +287,7 @@ extension URLRedaction {
                 position = unit.end
             }
             if matched, let semicolon = jsonByte(in: bytes, at: position), semicolon.byte == UInt8(ascii: ";") {
-                return (byte, semicolon.end)
+                return (byte, UInt32(byte), semicolon.end)
             }
         }
         return nil
@@ -263,5 +329,25 @@ extension URLRedaction {
 
     private static func foldCase(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+}
+
+/// A secret's bytes (the UTF-8 of a `String`), with the characters outside ASCII that start at
+/// each byte (matched whole in their escaped and case-changed forms).
+private struct SecretPattern {
+    let bytes: [UInt8]
+    /// At the index of each character outside ASCII: the character; nil elsewhere.
+    let scalars: [(scalar: Unicode.Scalar, utf8Count: Int)?]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var scalars = [(scalar: Unicode.Scalar, utf8Count: Int)?](repeating: nil, count: bytes.count)
+        var index = 0
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            let count = UTF8.width(scalar)
+            if scalar.value >= 0x80, index < bytes.count { scalars[index] = (scalar, count) }
+            index += count
+        }
+        self.scalars = scalars
     }
 }

@@ -120,6 +120,9 @@ import Testing
             "quire fetch nyt --help"),
         (["fetch", "feedzilla", "--base-url", "http://h/proxy/?token=abc"], "a base URL takes no query or fragment",
             "quire fetch feedzilla --help"),
+        // A mistyped URL with a user and password is not echoed (the password would be).
+        (["fetch", "feedzilla", "--base-url", "htps://user:hunter2pw@proxy.example/"], "(not shown: it names a user)",
+            "quire fetch feedzilla --help"),
         (["fetch", "gopher"], "unknown subcommand 'gopher'", "quire fetch --help"),
         (["demo", "--articles", "0"], "'0' for '--articles'", "quire demo --help"),
         (["dump", "--section", ""], "invalid value '' for '--section': it is empty", "quire dump --help"),

@@ -79,6 +79,23 @@ import Testing
         #expect(sink.articles.last?.abstract == "Ref \(URLRedaction.placeholder)")
     }
 
+    /// Mapping removes highlight tags and decodes escapes, which joins a key the body held only
+    /// in pieces (`SeC<strong>rEt…</strong>`): it was stored whole. The mapped text is scrubbed too.
+    @Test func aKeyJoinedByMappingIsStoredNowhere() async throws {
+        let split = testKey.prefix(3) + "<strong>" + testKey.dropFirst(3) + "</strong>"
+        let server = try LoopbackServer { _ in
+            .json(body: #"{"status":"OK","response":{"docs":[{"_id":"a1","headline":{"main":"Key "# + split
+                + #""},"snippet":"<b>"# + split + #"</b>"}],"meta":{"hits":1}}}"#)
+        }
+        defer { server.stop() }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        _ = try await makeService().run(source, into: sink)
+        let stored = try everythingStored(in: sink)
+        #expect(!URLRedaction.containsSecret(testKey, in: stored), "\(stored.prefix(500))")
+        #expect(sink.articles.first?.headline == "Key \(URLRedaction.placeholder)")
+    }
+
     @Test(arguments: ["lowercased", "uppercased", "percent-encoded", "json-escaped"])
     func aKeyEchoedInAnotherFormIsScrubbedFromTheError(form: String) async throws {
         let server = try LoopbackServer { request in

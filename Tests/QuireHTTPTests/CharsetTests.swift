@@ -31,6 +31,14 @@ import Testing
         #expect(undefined.utf8Body == Array("A\u{81}\u{93}".utf8))
     }
 
+    /// UTF-16 of ASCII text is valid UTF-8 too, NUL bytes between the letters: it was taken as
+    /// UTF-8 mislabelled, so an error body quoting the key escaped the scrubber, one NUL a letter.
+    @Test func utf16OfASCIITextIsTranscoded() {
+        let text = "Invalid key: ABC"
+        let utf16le = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(response(utf16le, contentType: "text/plain; charset=utf-16le").utf8Body == Array(text.utf8))
+    }
+
     @Test func utf8NoCharsetAndUnknownCharsetsPassUnchanged() {
         let bytes: [UInt8] = [0x7B, 0xE9, 0x7D]
         #expect(response(bytes, contentType: nil).utf8Body == bytes)

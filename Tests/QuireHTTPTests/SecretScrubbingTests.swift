@@ -52,6 +52,25 @@ import Testing
         }
     }
 
+    /// A key with a character outside ASCII, echoed as JSON writes it (`\u00e9`), as a character
+    /// reference, in the other letter case or percent-encoded: every form is found (the scan read
+    /// `\u00e9` as the byte E9, never as é's two bytes, and such a key was stored and shown).
+    @Test(arguments: [
+        "clé-SECRET123", #"cl\u00e9-SECRET123"#, #"CL\u00C9-secret123"#, "cl&#233;-SECRET123", "cl&#xE9;-SECRET123",
+        "CLÉ-SECRET123", "cl%C3%A9-SECRET123", #"cl\u00e9-SECRET\u0031\u00323"#,
+    ])
+    func aKeyOutsideASCIIIsFoundInEveryForm(form: String) {
+        #expect(URLRedaction.scrubSecret("clé-SECRET123", from: "bad key \(form).") == "bad key REDACTED.")
+    }
+
+    /// Above U+FFFF JSON writes a surrogate pair; a tab or a line break is a letter escape.
+    @Test func surrogatePairsAndControlEscapesAreFound() {
+        #expect(URLRedaction.scrubSecret("k😀y9", from: #"echo k\ud83d\ude00y9 end"#) == "echo REDACTED end")
+        #expect(URLRedaction.scrubSecret("ab\tcd\n9", from: #"{"m":"ab\tcd\n9"}"#) == #"{"m":"REDACTED"}"#)
+        // Another character is not the key.
+        #expect(URLRedaction.scrubSecret("clé-SECRET123", from: #"cl\u00e8-SECRET123"#) == #"cl\u00e8-SECRET123"#)
+    }
+
     @Test func spacesAsPlusAndOtherTextAreKept() {
         #expect(URLRedaction.scrubSecret("my key", from: "q=my+key&x=my%20key") == "q=REDACTED&x=REDACTED")
         #expect(URLRedaction.scrubSecret("secret", from: "no secre t here") == "no secre t here")

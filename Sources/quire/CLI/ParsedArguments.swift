@@ -99,7 +99,15 @@ struct ParsedArguments: Sendable {
         guard let text = value(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host?.isEmpty == false
-        else { throw invalid(name, text, "expected an http or https URL") }
+        else {
+            // Not echoed when it may hold a user and password (`htps://user:pw@proxy/`).
+            guard !text.contains("@") else {
+                throw UsageError(
+                    command: commandName,
+                    message: "invalid value for '--\(name)': expected an http or https URL (not shown: it names a user)")
+            }
+            throw invalid(name, text, "expected an http or https URL")
+        }
         // A base URL's query or fragment was dropped without a word (a proxy's `?token=…`).
         guard url.query == nil, url.fragment == nil else {
             // Not echoed: a query is where a proxy's token would be.

@@ -59,6 +59,38 @@ public final class HTTPClient: Sendable {
     private func perform(method: String, url: String, body: [UInt8]?, headers: [(String, String)])
         async throws(HTTPError) -> HTTPResponse
     {
+        var (method, url, body) = (method, url, body)
+        var redirects = 0
+        while true {
+            let response = try await transfer(method: method, url: url, body: body, headers: headers)
+            // libcurl follows redirects itself when any origin will do; none are followed at 0.
+            guard configuration.maxRedirects > 0, !configuration.crossOriginRedirects, let target = response.redirectTarget,
+                [301, 302, 303, 307, 308].contains(response.status)
+            else { return response }
+            guard redirects < configuration.maxRedirects else {
+                throw HTTPError(
+                    code: .tooManyRedirects, message: "more than \(configuration.maxRedirects) redirects", url: url)
+            }
+            guard let from = Origin(url), let to = Origin(target) else {
+                throw HTTPError(
+                    code: .unsupportedProtocol, message: "a redirect to a scheme other than http or https", url: url)
+            }
+            guard to == from || to.isUpgrade(of: from) else {
+                throw HTTPError(
+                    code: .crossOriginRedirect,
+                    message: "the server redirected to \(to) (another origin than \(from)); not followed, so the request is not sent there",
+                    url: url)
+            }
+            redirects += 1
+            // As browsers and libcurl do: 307 and 308 repeat the request, the others fetch with GET.
+            if ![307, 308].contains(response.status) { (method, body) = ("GET", nil) }
+            url = target
+        }
+    }
+
+    private func transfer(method: String, url: String, body: [UInt8]?, headers: [(String, String)])
+        async throws(HTTPError) -> HTTPResponse
+    {
         guard let engine else {
             throw HTTPError(code: .transport(-1), message: "libcurl could not be initialised", url: url)
         }

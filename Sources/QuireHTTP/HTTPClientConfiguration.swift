@@ -15,6 +15,11 @@ public struct HTTPClientConfiguration: Sendable, CustomStringConvertible {
     /// Redirects followed before failing with ``HTTPError/Code/tooManyRedirects``
     /// (`CURLOPT_MAXREDIRS`). Zero disables following redirects.
     public var maxRedirects: Int = 5
+    /// Whether a redirect to another origin (another scheme, host or port; an http → https
+    /// upgrade of the same host is the same) is followed. Off by default: the URL's query
+    /// (`api-key=…`) would be sent wherever the server points, and the request fails with
+    /// ``HTTPError/Code/crossOriginRedirect`` instead.
+    public var crossOriginRedirects: Bool = false
     /// The largest decoded body accepted; larger responses fail with
     /// ``HTTPError/Code/responseTooLarge``.
     public var maxResponseBytes: Int = 32 * 1024 * 1024
@@ -36,6 +41,7 @@ public struct HTTPClientConfiguration: Sendable, CustomStringConvertible {
         var parts = [
             "connectTimeout: \(connectTimeout)", "totalTimeout: \(totalTimeout)",
             "lowSpeed: \(lowSpeedLimit) B/s for \(lowSpeedTime)", "maxRedirects: \(maxRedirects)",
+            "crossOriginRedirects: \(crossOriginRedirects)",
             "maxResponseBytes: \(maxResponseBytes)", "acceptCompressed: \(acceptCompressed)",
             "userAgent: \(userAgent)",
         ]

@@ -9,7 +9,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// `error.code == .timeout` or `catch HTTPError.Code.timeout`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Wrapped: Sendable, Hashable {
-            case timeout, connectionFailed, connectionLost, tooManyRedirects, unsupportedProtocol, responseTooLarge
+            case timeout, connectionFailed, connectionLost, tooManyRedirects, crossOriginRedirect, unsupportedProtocol, responseTooLarge
             case undecodableBody, malformedReply, cancelled, tls, badURL, invalidRequest
             case transport(Int32)
         }
@@ -35,6 +35,10 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         public static let malformedReply = Code(.malformedReply)
         /// More redirects than ``HTTPClientConfiguration/maxRedirects`` (`CURLE_TOO_MANY_REDIRECTS`).
         public static let tooManyRedirects = Code(.tooManyRedirects)
+        /// A redirect to another origin (scheme, host or port; an http → https upgrade of the same
+        /// host is none), not followed: the URL's query (an API key) would go where it was not meant
+        /// to (see ``HTTPClientConfiguration/crossOriginRedirects``).
+        public static let crossOriginRedirect = Code(.crossOriginRedirect)
         /// The URL or a redirect used a scheme other than http or https (`CURLE_UNSUPPORTED_PROTOCOL`).
         public static let unsupportedProtocol = Code(.unsupportedProtocol)
         /// The decoded body would exceed ``HTTPClientConfiguration/maxResponseBytes``.
@@ -54,7 +58,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
         var isRetryable: Bool {
             switch wrapped {
             case .timeout, .connectionFailed, .connectionLost, .undecodableBody, .malformedReply, .transport: true
-            case .tooManyRedirects, .unsupportedProtocol, .responseTooLarge, .cancelled, .tls, .badURL, .invalidRequest:
+            case .tooManyRedirects, .crossOriginRedirect, .unsupportedProtocol, .responseTooLarge, .cancelled, .tls, .badURL,
+                .invalidRequest:
                 false
             }
         }
@@ -65,6 +70,7 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
             case .connectionFailed: "connection failed"
             case .connectionLost: "connection lost"
             case .tooManyRedirects: "too many redirects"
+            case .crossOriginRedirect: "redirect to another origin"
             case .unsupportedProtocol: "unsupported protocol"
             case .responseTooLarge: "response too large"
             case .undecodableBody: "undecodable body"

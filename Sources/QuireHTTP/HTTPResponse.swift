@@ -8,6 +8,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// The URL that produced this response after redirects, redacted with ``URLRedaction``.
     public var effectiveURL: String
+    /// Where a redirect that was not followed points (absolute, not redacted: the client follows
+    /// it itself when it is of the same origin).
+    var redirectTarget: String?
 
     /// Creates a response.
     public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], effectiveURL: String) {

@@ -85,7 +85,8 @@ final class Transfer: @unchecked Sendable {
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try set(CURLOPT_FOLLOWLOCATION, c.maxRedirects > 0 ? 1 : 0)
+        // Redirects to the same origin only are followed by the client itself (``HTTPClient``).
+        try set(CURLOPT_FOLLOWLOCATION, c.maxRedirects > 0 && c.crossOriginRedirects ? 1 : 0)
         try set(CURLOPT_MAXREDIRS, max(0, c.maxRedirects))
         try set(CURLOPT_CONNECTTIMEOUT_MS, c.connectTimeout.curlMilliseconds())
         try set(CURLOPT_TIMEOUT_MS, c.totalTimeout.curlMilliseconds())
@@ -179,7 +180,12 @@ final class Transfer: @unchecked Sendable {
             var effective: UnsafeMutablePointer<CChar>?
             _ = ccurl_easy_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
             let effectiveURL = effective.map { String(cString: $0) } ?? url
-            complete(.success(HTTPResponse(status: status, headers: headers, body: body, effectiveURL: effectiveURL)))
+            var response = HTTPResponse(status: status, headers: headers, body: body, effectiveURL: effectiveURL)
+            var target: UnsafeMutablePointer<CChar>?
+            if ccurl_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &target) == CURLE_OK, let target {
+                response.redirectTarget = String(cString: target)
+            }
+            complete(.success(response))
         }
     }
 

@@ -214,6 +214,36 @@ import Testing
         #expect(!error.isRetryable)
     }
 
+    /// A redirect to another port or host is not followed: the URL's query (an API key) went
+    /// wherever the server pointed. The same origin is followed, and so is any when allowed.
+    @Test func redirectsToAnotherOriginAreNotFollowed() async throws {
+        let other = try LoopbackServer { _ in .text("elsewhere") }
+        defer { other.stop() }
+        let server = try LoopbackServer { request in
+            switch request.path {
+            case "/away": .redirect(to: other.baseURL + "/landing?api-key=K3y")
+            case "/home": .redirect(to: "/there", status: 307)
+            default: .text("home")
+            }
+        }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: quickConfiguration())
+        let error = try #require(await failure { () async throws(HTTPError) in try await client.get(server.baseURL + "/away") })
+        #expect(error.code == .crossOriginRedirect && !error.isRetryable, "\(error)")
+        #expect(!error.description.contains("K3y"), "\(error)")
+        #expect(other.requestCount == 0)
+        #expect(try await client.get(server.baseURL + "/home").bodyText == "home")
+
+        var open = quickConfiguration()
+        open.crossOriginRedirects = true
+        #expect(try await HTTPClient(configuration: open).get(server.baseURL + "/away").bodyText == "elsewhere")
+        #expect(other.requestCount == 1)
+        // Following none returns the redirect itself.
+        var none = quickConfiguration()
+        none.maxRedirects = 0
+        #expect(try await HTTPClient(configuration: none).get(server.baseURL + "/away").status == 302)
+    }
+
     @Test func redirectsToOtherSchemesAreRefused() async throws {
         let server = try LoopbackServer { _ in .redirect(to: "file:///etc/passwd") }
         defer { server.stop() }

@@ -141,6 +141,8 @@ public struct FetchService: Sendable {
         var seen: Set<[UInt8]> = []
         // Rejected documents by what they are quarantined as: one served twice is one reject.
         var seenRejects: Set<[UInt8]> = []
+        // The ids this run wrote (new or changed): the others it stored were unchanged.
+        var written: Set<[UInt8]> = []
 
         // The body is scrubbed as it arrives: everything a page stores or reports comes from it.
         let scrubber = SecretScrubber(source.apiKey)
@@ -203,7 +205,12 @@ public struct FetchService: Sendable {
             var repeats = 0
             for id in ids where !seen.insert(id).inserted { repeats += 1 }
             summary.newArticles += outcome.newArticles
-            summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
+            if let writtenIDs = outcome.writtenIDs {
+                for id in writtenIDs { written.insert(Array(id.utf8)) }
+                summary.unchangedArticles = seen.count - written.count
+            } else {
+                summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
+            }
             summary.articles = seen.count
             for reject in page.rejects where seenRejects.insert(Self.rejectIdentity(reject, label: request.label)).inserted {
                 summary.rejected += 1

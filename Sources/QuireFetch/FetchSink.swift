@@ -40,6 +40,10 @@ public struct PageCommit: Sendable, Hashable {
     public var unchangedArticles: Int
     /// Rejected documents quarantined.
     public var rejects: Int
+    /// The ids of the articles written (new or updated), when the sink tells them: a run then
+    /// tells an article a later page repeats changed from one it repeats unchanged (without them
+    /// it takes every repeat for unchanged).
+    public var writtenIDs: [String]?
 
     /// Creates an outcome.
     public init(newArticles: Int = 0, updatedArticles: Int = 0, unchangedArticles: Int = 0, rejects: Int = 0) {

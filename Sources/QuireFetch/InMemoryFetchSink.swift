@@ -55,6 +55,7 @@ public final class InMemoryFetchSink: FetchSink, OfflineReader, Sendable {
             }
             try CheckpointMoved.check(page, against: state.checkpoints[page.sourceID])
             var outcome = PageCommit(rejects: page.rejects.count)
+            outcome.writtenIDs = []
             var seen: Set<String> = []
             for (index, article) in page.articles.enumerated() {
                 let stored = state.articles.updateValue(article, forKey: article.id)
@@ -64,6 +65,7 @@ public final class InMemoryFetchSink: FetchSink, OfflineReader, Sendable {
                 } else if !seen.contains(article.id) {
                     if stored == article { outcome.unchangedArticles += 1 } else { outcome.updatedArticles += 1 }
                 }
+                if stored != article { outcome.writtenIDs?.append(article.id) }
                 seen.insert(article.id)
                 if index < page.rawDocuments.count { state.rawDocuments[article.id] = page.rawDocuments[index] }
                 if let tag = page.queryTag, !(state.queryIndex[tag]?.contains(article.id) ?? false) {

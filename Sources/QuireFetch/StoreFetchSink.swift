@@ -132,6 +132,7 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             changed.append(article)
         }
         try txn.put(contentsOf: changed, in: NewsSchema.articles)
+        outcome.writtenIDs = changed.map(\.id)
         try removeQuarantinedCopies(of: order.map { latest[$0]!.id }, in: txn)
         // An unchanged article's raw copy still maps to what is stored: kept.
         if !retain { try removeRawCopies(of: changed.map(\.id), in: txn) }

@@ -388,6 +388,36 @@ import Testing
         #expect(summary.newArticles == 10 && summary.unchangedArticles == 0 && summary.updatedArticles == 0, "\(summary)")
     }
 
+    /// A run over stored articles where a later page repeats one of them changed: that one is
+    /// updated and the others unchanged (each repeat was taken for unchanged, so an unchanged
+    /// article was counted updated: "2 updated, 1 unchanged"). Through the store's sink and the
+    /// in-memory one.
+    @Test(arguments: [false, true])
+    func aRepeatThatChangedIsTheOnlyUpdate(intoStore: Bool) async throws {
+        let server = try LoopbackServer { request in
+            let docs =
+                request.queryValue("page") == "1"
+                ? [#"{"_id":"a1","abstract":"changed"}"#, #"{"_id":"a3"}"#] : [#"{"_id":"a1"}"#, #"{"_id":"a2"}"#]
+            return .json(body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":20}}}"#)
+        }
+        defer { server.stop() }
+        let source = NYTSource(
+            query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s", pageCap: 2)
+        func twice(_ sink: some FetchSink) async throws -> FetchSummary {
+            let first = try await makeService().run(source, into: sink)
+            #expect(first.newArticles == 3 && first.articles == 3, "\(first)")
+            return try await makeService().run(source, into: sink, startOver: true)
+        }
+        let again =
+            if intoStore {
+                try await withTemporaryStore { store in try await twice(try StoreFetchSink(store: store)) }
+            } else {
+                try await twice(InMemoryFetchSink())
+            }
+        #expect(again.articles == 3 && again.newArticles == 0, "\(again)")
+        #expect(again.updatedArticles == 1 && again.unchangedArticles == 2, "\(again)")
+    }
+
     /// A bad document served again (a window's first page after a split) is one reject, as it is
     /// quarantined once; a bad value that is no object is told apart by its place.
     @Test func aRejectServedTwiceIsCountedOnce() async throws {

@@ -283,6 +283,10 @@ final class StoreAccess: Sendable {
         var last: PageCursor?
         var more = false
         let filters = query.filterTag
+        // The previous page's last record: its date's index key and its key (a long one comes in
+        // its compact form, which keeps the cursor short).
+        let resume = try query.after.map { DateEntry(indexKey: StoreKey(bytes: $0.indexKey ?? []), key: try snap.key(fromCompactForm: $0.key)) }
+        let resumesInIndex = query.after?.indexKey != nil
         // Collects up to `limit` matching records, then looks for one more to know whether a
         // next page exists.
         func take(_ indexKey: StoreKey?, _ key: StoreKey, _ json: () throws -> [UInt8]?) rethrows -> Bool {
@@ -293,7 +297,7 @@ final class StoreAccess: Sendable {
             }
             guard let record = try json() else { return true }
             records.append(record)
-            last = PageCursor(sort: query.sort, indexKey: indexKey?.bytes, key: key.bytes, filters: filters)
+            last = PageCursor(sort: query.sort, indexKey: indexKey?.bytes, key: snap.compactForm(of: key), filters: filters)
             return true
         }
         let definition = try snap.definition(ofCollectionNamed: collection)
@@ -302,7 +306,7 @@ final class StoreAccess: Sendable {
         switch query.sort {
         case .id:
             func list(_ keys: [StoreKey]) throws {
-                let after = query.after.map { StoreKey(bytes: $0.key) }
+                let after = resume?.key
                 for key in keys.sorted() where after.map({ $0 < key }) ?? true {
                     guard try take(nil, key, { try record(key) }) else { break }
                 }
@@ -312,7 +316,7 @@ final class StoreAccess: Sendable {
                 break
             }
             var range = StoreKeyRange.all
-            if let after = query.after { range = .after(StoreKey(bytes: after.key)) }
+            if let resume { range = .after(resume.key) }
             // As by date below: a walk that reads past its budget gives way to the listing.
             let budget = try walkBudget(snap, query, sectionIndex: sectionIndex)
             var walked = 0
@@ -331,7 +335,7 @@ final class StoreAccess: Sendable {
             let reverse = query.sort == .newest
             var lower = query.since.map { StoreKeyRange.Bound.inclusive(.date($0)) }
             var upper = query.untilExclusive.map { StoreKeyRange.Bound.exclusive(.date($0)) }
-            let after = query.after
+            let after = resumesInIndex ? resume : nil
             func list(_ entries: [DateEntry]) throws {
                 for entry in entries where entry.isAfter(after, reverse: reverse) {
                     guard try take(entry.indexKey, entry.key, { try record(entry.key) }) else { break }
@@ -343,8 +347,8 @@ final class StoreAccess: Sendable {
                 try list(entries)
                 break
             }
-            if let after, let resume = after.indexKey {
-                if reverse { upper = .inclusive(StoreKey(bytes: resume)) } else { lower = .inclusive(StoreKey(bytes: resume)) }
+            if let after {
+                if reverse { upper = .inclusive(after.indexKey) } else { lower = .inclusive(after.indexKey) }
             }
             // A large section's records can all lie far from where the walk starts (an archive's
             // old articles, newest first): past a few times the section's size in records read,
@@ -356,11 +360,10 @@ final class StoreAccess: Sendable {
             ) { indexKey, key in
                 walked += 1
                 if walked > budget { return false }
-                if let after, let resume = after.indexKey, indexKey.bytes == resume {
+                if let after, indexKey == after.indexKey {
                     // Duplicates of one date come in key order (descending in reverse): skip
                     // up to and including the last record of the previous page.
-                    let resumeKey = StoreKey(bytes: after.key)
-                    let order = key == resumeKey ? 0 : key < resumeKey ? -1 : 1
+                    let order = key == after.key ? 0 : key < after.key ? -1 : 1
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
                 return try take(indexKey, key) { try record(key) }
@@ -385,10 +388,9 @@ final class StoreAccess: Sendable {
             indexKey == other.indexKey ? key < other.key : indexKey < other.indexKey
         }
 
-        /// Whether it comes after the cursor's record in the walk's order.
-        func isAfter(_ cursor: PageCursor?, reverse: Bool) -> Bool {
-            guard let cursor, let resume = cursor.indexKey else { return true }
-            let mark = DateEntry(indexKey: StoreKey(bytes: resume), key: StoreKey(bytes: cursor.key))
+        /// Whether it comes after `mark` (the previous page's last record) in the walk's order.
+        func isAfter(_ mark: DateEntry?, reverse: Bool) -> Bool {
+            guard let mark else { return true }
             return reverse ? precedes(mark) : mark.precedes(self)
         }
     }

@@ -514,6 +514,41 @@ private func exchange(
         try await checkPages(of: ["Old"], in: articles, window: ("2017-07-02", "2017-07-10"))
     }
 
+    /// Ids of 7,000 and 20,000 bytes: a page ending at one gave a cursor holding the whole id,
+    /// longer than a request target may be (414), so no walk went past it. A cursor holds a long
+    /// key's compact form; every walk lists every record once.
+    @Test func aPageEndingAtALongIdHasACursorThatWorks() async throws {
+        let base = Date(timeIntervalSince1970: 1_500_000_000)
+        let ids = ["a", String(repeating: "l", count: 7_000) + "1", String(repeating: "l", count: 7_000) + "2", "m",
+                   String(repeating: "x", count: 20_000), "z"]
+        let articles = ids.enumerated().map { i, id in
+            Article(id: id, publishedAt: base.addingTimeInterval(Double(i % 3) * 3_600), section: "Long")
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try Store(path: path)
+        defer { store.close() }
+        try NewsSchema.register(in: store)
+        try await store.bulkInsert(articles, into: NewsSchema.articles)
+        let access = StoreAccess(store: store)
+        for sort in ["newest", "oldest", "id"] {
+            let parameters: [(name: String, value: String)] = [("section", "Long"), ("sort", sort), ("limit", "1")]
+            var query = try ArticleQuery(parameters: parameters)
+            var listed: [String] = []
+            for _ in 0..<20 {
+                let page = try access.page(query)
+                for record in page.records {
+                    let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
+                    listed.append(try #require(object?["id"] as? String))
+                }
+                guard let next = page.next else { break }
+                #expect(next.text.utf8.count < 1_024, "\(sort): a cursor of \(next.text.utf8.count) bytes")
+                query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
+            }
+            #expect(listed.sorted() == ids.sorted(), "\(sort): \(listed.map { $0.prefix(3) })")
+        }
+    }
+
     /// Pages `sections` by date both ways (also within `window`) and by id, seven records a
     /// page, through their cursors, and checks them against the walk's order.
     private func checkPages(of sections: [String], in articles: [Article], window: (String, String)) async throws {

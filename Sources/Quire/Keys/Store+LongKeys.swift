@@ -119,3 +119,15 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 }
+
+extension StoreReading where Self: ~Copyable {
+    /// `key` in at most 511 bytes, for a client to hand back later (a page cursor): a long key's
+    /// stored form, any other key as itself. A cursor holding a key of 7,000 bytes was longer
+    /// than a request target may be, so the walk could not go past that record.
+    package func compactForm(of key: StoreKey) -> [UInt8] { store.longKeys.physical(key.bytes) }
+
+    /// The key whose ``compactForm(of:)`` is `bytes`, as a walk of the store would name it.
+    package func key(fromCompactForm bytes: [UInt8]) throws -> StoreKey {
+        try bytes.withUnsafeBytes { try logicalKey($0) }
+    }
+}

@@ -138,6 +138,7 @@ def main():
         page.call("Page.enable")
         page.call("Runtime.enable")
         run(page)
+        many_tabs(page, port)
     finally:
         browser.terminate()
         try:
@@ -264,6 +265,25 @@ def run(page):
     check(page.js("document.getElementById('live').textContent").startswith("+3 articles since loaded"),
           "three articles loaded by another process show as arrived")
     page.screenshot("6-arrived")
+
+
+
+def many_tabs(page, port):
+    """7. Eight more tabs of the page: each one loads, and the first one's requests are answered.
+    A change stream in every tab took all six connections a browser gives an HTTP/1.1 host."""
+    tabs = []
+    for _ in range(8):
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?{BASE}", method="PUT")
+        with urllib.request.urlopen(request, timeout=10) as r:
+            tab = Page(WebSocket(json.load(r)["webSocketDebuggerUrl"]))
+        tab.call("Runtime.enable")
+        tabs.append(tab)
+    for n, tab in enumerate(tabs):
+        tab.wait(f"{ROWS} > 0", f"tab {n + 2} to list articles", timeout=20)
+    check(all(tab.js(ROWS) > 0 for tab in tabs), "nine tabs of the page each list articles")
+    answer = page.js("Promise.race([fetch('/api/stats').then(r => 'answered ' + r.status),"
+                     " new Promise(r => setTimeout(() => r('no answer in 8 s'), 8000))])")
+    check(answer == "answered 200", f"with nine tabs open the first tab's request is answered ({answer})")
 
 
 if __name__ == "__main__":

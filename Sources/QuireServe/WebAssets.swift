@@ -264,15 +264,18 @@ enum WebAssets {
               $("store-info").textContent = (articles ? articles.records : 0) + " articles in " + stats.path;
             } catch (error) { $("store-info").textContent = error.message; }
           }
+          // One stream for all the tabs of this origin: a browser gives an HTTP/1.1 host six
+          // connections, and a stream in each tab (or in a page kept in the back-forward cache)
+          // took them all, so a seventh tab never loaded. The tab holding the lock streams and
+          // passes each event on; the others listen, and one takes over when it goes.
           function watch() {
             if (!window.EventSource) return;
-            const source = new EventSource("/api/changes");
-            // The count at the first hello; what arrived since is the difference from it. (Summed
+            // The count at the first event; what arrived since is the difference from it. (Summed
             // `change`s missed what a reconnection's catch-up commit, which carries none, brought.)
             let base = null;
-            const show = (event) => {
+            const show = (text) => {
               try {
-                const data = JSON.parse(event.data);
+                const data = JSON.parse(text);
                 const articles = data.collections && data.collections.articles;
                 const records = articles && typeof articles.records === "number" ? articles.records : 0;
                 if (base === null) { base = records; return; }
@@ -283,8 +286,29 @@ enum WebAssets {
                 }
               } catch (_) { /* ignore a malformed event */ }
             };
-            source.addEventListener("hello", show);
-            source.addEventListener("commit", show);
+            const shared = window.BroadcastChannel && navigator.locks;
+            const channel = shared ? new BroadcastChannel("quire-changes") : null;
+            if (channel) channel.onmessage = (message) => show(message.data);
+            let source = null;
+            let release = null;
+            const open = () => {
+              source = new EventSource("/api/changes");
+              const relay = (event) => { show(event.data); if (channel) channel.postMessage(event.data); };
+              source.addEventListener("hello", relay);
+              source.addEventListener("commit", relay);
+            };
+            const stop = () => {
+              if (source) { source.close(); source = null; }
+              if (release) { release(); release = null; }
+            };
+            const start = () => {
+              if (!shared) { open(); return; }
+              navigator.locks.request("quire-changes", () => new Promise((done) => { release = done; open(); }));
+            };
+            start();
+            // A page kept in the back-forward cache holds no stream and no lock.
+            window.addEventListener("pagehide", stop);
+            window.addEventListener("pageshow", (event) => { if (event.persisted) start(); });
           }
 
           document.addEventListener("DOMContentLoaded", () => {

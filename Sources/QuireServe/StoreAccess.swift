@@ -165,10 +165,12 @@ final class StoreAccess: Sendable {
         try reading { try $0.lastTransactionID() }
     }
 
-    /// The state answers are made from, for the response cache: the last transaction of this
-    /// opening of the store (transaction ids below 2^40).
+    /// The state answers are made from, for the response cache: the transaction a snapshot
+    /// taken now sees, in this opening of the store (transaction ids below 2^40). Not the meta
+    /// page's id, which a commit raises a moment before snapshots see it: an answer read then
+    /// was cached under the new id and served stale until the next commit.
     func cacheMark() throws(AccessFailure) -> Int {
-        let transaction = try lastTransaction()
+        let transaction = try reading { store in try store.read { snap in snap.transactionID } }
         return openings.load(ordering: .relaxed) << 40 | transaction
     }
 

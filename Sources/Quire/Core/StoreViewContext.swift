@@ -82,3 +82,10 @@ extension StoreReading where Self: ~Copyable {
         try lmdb.checkIntact()
     }
 }
+
+extension StoreReading where Self: ~Copyable {
+    /// The id of the last commit this view sees (a write transaction's is one more): the state
+    /// an answer made from it reflects, which the meta page's id may be ahead of for a moment
+    /// (LMDB writes the meta page before it lets new snapshots see it).
+    package var transactionID: Int { lmdb.id }
+}

@@ -121,12 +121,25 @@ public struct NYTSource: FetchSource {
     /// ten documents (the next page tells where the window ends); in a run of set-aside pages,
     /// it stays set aside and the next one is fetched. Page 0 of a window is never set aside:
     /// its `hits` decide whether the window must be split, and without them the rest of an
-    /// overflowing window would be out of reach, unsaid. Its window waits at the end of the walk
-    /// instead (once: ``NYTCheckpoint/deferredWindows``), so the other windows are fetched; a
-    /// window without others pending, or deferred already, stops the run there.
+    /// overflowing window would be out of reach, unsaid. A window of several days is asked as
+    /// its two halves instead (a server refusing that one request hid every result of the window,
+    /// on every run); a single day waits at the end of the walk (once:
+    /// ``NYTCheckpoint/deferredWindows``), so the other windows are fetched; a day without others
+    /// pending, or deferred already, stops the run there, and so does the query's very first page
+    /// (a bad query, a wrong endpoint: nothing was fetched, and the error is said at once).
     public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
-        guard !checkpoint.isFinished else { return nil }
+        guard !checkpoint.isFinished, checkpoint != initialCheckpoint else { return nil }
         if checkpoint.nextPage == 0 && checkpoint.retryQueue == nil {
+            let bounds = checkpoint.window ?? NYTDateWindow(
+                begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
+            if let (older, newer) = bounds.split() {
+                var next = checkpoint
+                let halves = query.sort == .newest ? [newer, older] : [older, newer]
+                next.window = halves[0]
+                next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
+                next.emptyPagesInARow = 0
+                return next
+            }
             guard let window = checkpoint.window, !checkpoint.pendingWindows.isEmpty,
                 !checkpoint.deferredWindows.contains(window), checkpoint.deferredWindows.count < Self.deferredWindowLimit
             else { return nil }

@@ -73,25 +73,36 @@ import Testing
     }
 
     /// A window whose page 0 fails for good (it is never set aside: its `hits` decide the split)
-    /// waits at the end of the walk, once, so the other windows are fetched; failing again there,
-    /// it stops the run. It stopped every later window, on every run.
-    @Test func aWindowWhoseFirstPageFailsWaitsAtTheEndOfTheWalkOnce() throws {
+    /// is asked as its two halves; a single day waits at the end of the walk, once, so the other
+    /// windows are fetched; failing again there, it stops the run. It stopped every later window,
+    /// and every result of its own, on every run.
+    @Test func aWindowWhoseFirstPageFailsIsHalvedOrWaitsAtTheEndOnce() throws {
         func failed(at checkpoint: NYTCheckpoint) throws -> NYTCheckpoint? {
             source.skipping(try #require(source.nextRequest(after: checkpoint)), at: checkpoint)
         }
         let start = source.initialCheckpoint
+        // The query's first page stops the run (a bad query is said at once).
+        #expect(try failed(at: start) == nil)
         let first = try #require(source.nextRequest(after: start))
         let split = try source.process(body(documents: 10, hits: 5_000), for: first, at: start).checkpoint
-        let newer = try #require(split.window)
-        let older = try #require(split.pendingWindows.first)
-        // The whole query's page 0 has no other window to wait for.
-        #expect(try failed(at: start) == nil)
-        let deferred = try #require(try failed(at: split))
-        #expect(deferred.window == older && deferred.pendingWindows == [newer] && deferred.nextPage == 0)
-        #expect(deferred.deferredWindows == [newer] && deferred.setAsidePages.isEmpty)
+        #expect(split.window == NYTDateWindow(begin: day("2020-07-02"), end: day("2020-12-31")))
+        let halved = try #require(try failed(at: split))
+        #expect(halved.window == NYTDateWindow(begin: day("2020-10-02"), end: day("2020-12-31")), "\(halved)")
+        #expect(halved.pendingWindows.map(\.end) == [day("2020-10-01"), day("2020-07-01")], "\(halved)")
+        #expect(halved.nextPage == 0 && halved.deferredWindows.isEmpty)
+
+        var days = start
+        (days.window, days.pendingWindows) = (NYTDateWindow(begin: day("2020-03-01"), end: day("2020-03-01")),
+                                              [NYTDateWindow(begin: day("2020-03-02"), end: day("2020-03-02"))])
+        days.pagesFetched = 7
+        let one = try #require(days.window)
+        let other = try #require(days.pendingWindows.first)
+        let deferred = try #require(try failed(at: days))
+        #expect(deferred.window == other && deferred.pendingWindows == [one] && deferred.nextPage == 0)
+        #expect(deferred.deferredWindows == [one] && deferred.setAsidePages.isEmpty)
         let both = try #require(try failed(at: deferred))
-        #expect(both.window == newer && both.pendingWindows == [older])
-        // The newer half fails again at the end: the run stops there (a later run retries it).
+        #expect(both.window == one && both.pendingWindows == [other])
+        // The first day fails again at the end: the run stops there (a later run retries it).
         #expect(try failed(at: both) == nil)
         // The deferral is kept across runs.
         let decoded = try JSONDecoder().decode(NYTCheckpoint.self, from: JSONEncoder().encode(both))

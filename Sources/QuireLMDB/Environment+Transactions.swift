@@ -96,6 +96,7 @@ extension Environment {
             try ensureOpen("write")
             var growths = 0
             var adoptions = 0
+            clearDeadReadersIfDue()
             while true {
                 var txn: OpaquePointer?
                 // In the reader gate: a reader adopting a map another process grew remaps only

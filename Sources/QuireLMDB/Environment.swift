@@ -54,6 +54,8 @@ package final class Environment: @unchecked Sendable {
     private let fileCheck = Mutex<(required: UInt64, at: ContinuousClock.Instant?)>((0, nil))
     /// Serializes write transactions and the map changes they trigger within this process.
     let writeLock = ThreadLock()
+    /// When a writer last cleared the reader slots of dead processes (under ``writeLock``).
+    private let lastReaderCheck = Mutex<ContinuousClock.Instant?>(nil)
 
     private struct State {
         var databases: [String: Database] = [:]
@@ -248,6 +250,21 @@ package final class Environment: @unchecked Sendable {
             throw error
         }
         return env
+    }
+
+    /// Clears the reader slots of processes that died (`mdb_reader_check`), at most once a
+    /// second: a killed reader's slot held its snapshot's pages from reuse, so a long load beside
+    /// it grew the file to more than twice its size, for good. Called as a write begins.
+    func clearDeadReadersIfDue() {
+        guard !isLockless else { return }
+        let now = ContinuousClock.now
+        let due = lastReaderCheck.withLock { last in
+            guard last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        var dead: Int32 = 0
+        if due { _ = mdb_reader_check(handle, &dead) }
     }
 
     /// True when the data file can be read (so only the lock file stands in the way).
@@ -517,7 +534,8 @@ package final class Environment: @unchecked Sendable {
             let line = String(cString: message)
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\n" })
             // Header is "pid thread txnid"; an empty table prints "(no active readers)".
-            guard fields.count == 3, fields[0] != "pid" else { return 0 }
+            // (Three words too: it was counted as an active reader.)
+            guard fields.count == 3, fields[0].allSatisfy(\.isNumber) else { return 0 }
             tally.slots += 1
             if fields[2] != "-" { tally.active += 1 }
             return 0

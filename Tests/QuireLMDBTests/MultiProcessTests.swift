@@ -79,6 +79,25 @@ import Testing
         #expect(after >= ids.last ?? 0 && !ids.isEmpty)
     }
 
+    /// A process that died inside a read transaction left its slot holding its snapshot, so the
+    /// pages it saw were never reused while a writer went on (a load beside a killed `dump` grew
+    /// the file 2.2×, for good). A write begun a second after the last check clears it.
+    @Test func aDeadProcesssReaderSlotIsClearedByALaterWrite() async throws {
+        let dir = NSTemporaryDirectory() + "quire-dead-reader-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let env = try Environment(path: dir)
+        let db = try env.openDatabase("x")
+        try put(env, db, "first")
+        await #expect(processExitsWith: .success) { [dir = dir as String] in
+            let env = try Environment(path: dir)
+            _ = try env.read { _ in exit(0) }
+        }
+        #expect(try env.info().activeReaders == 1)
+        try await Task.sleep(for: .milliseconds(1_100))
+        try put(env, db, "second")
+        #expect(try env.info().activeReaders == 0)
+    }
+
     /// Another process holds every reader slot but those that this process's idle transactions
     /// keep, one in each of eight threads' shards. A new thread, whose shard is empty, gets
     /// `MDB_READERS_FULL` from `mdb_txn_begin` and must renew one of those idle transactions:

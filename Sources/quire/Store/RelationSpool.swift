@@ -1,7 +1,7 @@
 import Foundation
 
-/// The relation entries of a whole-store dump, held in an unnamed temporary file beside the
-/// store until the articles they name are loaded: `dump --all` writes the relations before the
+/// The relation entries of a whole-store dump, held in an unnamed temporary file in the
+/// store's directory until the articles they name are loaded: `dump --all` writes the relations before the
 /// articles, and entries committed first would name articles that a load stopped part way (a
 /// signal, a bad line, a cut file) never stored.
 ///

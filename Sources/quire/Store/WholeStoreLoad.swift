@@ -237,7 +237,8 @@ enum WholeStoreLoad {
         if section.pending >= 1_000 { try await flush() }
         if InterruptFlag.isRaised {
             try await flush()
-            throw InterruptedError.load(committed: total())
+            // As the articles' loader says it: `--json` then answers with the count.
+            throw LoadError(.interrupted, "interrupted", recordsBefore: total())
         }
     }
 
@@ -254,7 +255,8 @@ enum WholeStoreLoad {
         var spool: RelationSpool?
         func openSpool() throws -> RelationSpool {
             if let spool { return spool }
-            let opened = try RelationSpool(directory: URL(fileURLWithPath: store.path).deletingLastPathComponent().path)
+            // In the store's own directory, as the sort's spill files: the one a load can write to.
+            let opened = try RelationSpool(directory: store.path)
             spool = opened
             return opened
         }
@@ -375,7 +377,7 @@ enum WholeStoreLoad {
             }
             progress.advance(by: added)
             if let dangling { throw dangling }
-            if InterruptFlag.isRaised { throw InterruptedError.load(committed: loadedBefore + written) }
+            if InterruptFlag.isRaised { throw LoadError(.interrupted, "interrupted", recordsBefore: loadedBefore + written) }
         }
     }
 

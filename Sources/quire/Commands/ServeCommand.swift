@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Quire
 import QuireServe
 
@@ -36,7 +38,25 @@ enum ServeCommand {
         while !context.isInterrupted {
             try? await Task.sleep(for: .milliseconds(100))
         }
+        // The daemon's stop waits for the requests under way, and a search ranking a broad prefix
+        // over a million articles takes seconds: past a second, the process ends without it
+        // (serve writes nothing, so nothing is lost but that one answer).
+        let stopping = StopDeadline()
+        Thread {
+            usleep(1_000_000)
+            guard !stopping.isDone else { return }
+            Diagnostics.error("serve: stopped (a request under way was cut short)")
+            _exit(0)
+        }.start()
         server.stop()
+        stopping.finish()
         Diagnostics.error("serve: stopped")
     }
+}
+
+/// Whether the server's stop finished before its deadline.
+private final class StopDeadline: Sendable {
+    private let done = Atomic<Bool>(false)
+    var isDone: Bool { done.load(ordering: .acquiring) }
+    func finish() { done.store(true, ordering: .releasing) }
 }

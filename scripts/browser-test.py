@@ -138,6 +138,7 @@ def main():
         page.call("Page.enable")
         page.call("Runtime.enable")
         run(page)
+        date_fields(page)
         many_tabs(page, port)
     finally:
         browser.terminate()
@@ -267,6 +268,20 @@ def run(page):
     page.screenshot("6-arrived")
 
 
+
+
+def date_fields(page):
+    """The dates are offered only with an order by date or a search: the API refuses them by id."""
+    def disabled_after(sort, query):
+        return page.js(
+            f"(() => {{ const q = document.getElementById('q'); q.value = {json.dumps(query)};"
+            " q.dispatchEvent(new Event('input'));"
+            f" const s = document.getElementById('sort'); s.value = {json.dumps(sort)};"
+            " s.dispatchEvent(new Event('change'));"
+            " return [document.getElementById('since').disabled, document.getElementById('until').disabled]; })()")
+    check(disabled_after("id", "") == [True, True], "by id without a search, the dates are not offered")
+    check(disabled_after("id", "storm") == [False, False], "by id with a search, the dates are offered")
+    check(disabled_after("oldest", "") == [False, False], "by date, the dates are offered")
 
 def many_tabs(page, port):
     """7. Eight more tabs of the page: each one loads, and the first one's requests are answered.

@@ -238,10 +238,18 @@ enum WebAssets {
           }
 
           let lastListKey = null;
+          // Dates need an order by date or a search (the API refuses them by id): offered only then.
+          function datesApply() {
+            const off = $("sort").value === "id" && !$("q").value.trim();
+            $("since").disabled = off;
+            $("until").disabled = off;
+          }
+
           function route() {
             const s = state();
             for (const name of ["q", "section", "since", "until"]) $(name).value = s.get(name) || "";
             $("sort").value = s.get("sort") || "newest";
+            datesApply();
             const listKey = listURL(null);
             if (listKey !== lastListKey) { lastListKey = listKey; loadList(false); }
             loadDetail(s.get("article"));
@@ -315,12 +323,14 @@ enum WebAssets {
             $("filters").addEventListener("submit", (event) => {
               event.preventDefault();
               const s = new URLSearchParams();
-              for (const name of ["q", "section", "since", "until"]) { const raw = $(name).value; const v = name === "section" ? raw : raw.trim(); if (v.trim()) s.set(name, v); }
+              for (const name of ["q", "section", "since", "until"]) { const raw = $(name).value; const v = name === "section" ? raw : raw.trim(); if (v.trim() && !$(name).disabled) s.set(name, v); }
               if ($("sort").value !== "newest") s.set("sort", $("sort").value);
               lastListKey = null;
               setState(s);
             });
             $("reset").addEventListener("click", () => { lastListKey = null; setState(new URLSearchParams()); });
+            $("sort").addEventListener("change", datesApply);
+            $("q").addEventListener("input", datesApply);
             $("more").addEventListener("click", () => loadList(true));
             if (window.IntersectionObserver) {
               new IntersectionObserver((entries) => {

@@ -39,7 +39,9 @@ enum StatsCommand {
             }
             if let segments = c.searchSegments, segments > 0 {
                 // Left by a load that was interrupted (or is under way): its end merges them.
-                let merging = c.searchMerging == true ? ", a merge of them under way" : ""
+                // The flag stays when the load that began the merge was killed: said as begun,
+                // not as running (nothing may be).
+                let merging = c.searchMerging == true ? ", part merged (a load's end began merging them)" : ""
                 try out.line("  segments   \(g(segments)) in the full-text index\(merging); the next load's end merges them")
             }
         }

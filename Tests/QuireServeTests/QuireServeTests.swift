@@ -524,72 +524,73 @@ private func exchange(
         let articles = ids.enumerated().map { i, id in
             Article(id: id, publishedAt: base.addingTimeInterval(Double(i % 3) * 3_600), section: "Long")
         }
+        try await withAccess(to: articles) { access in
+            for sort in ["newest", "oldest", "id"] {
+                let parameters: [(name: String, value: String)] = [("section", "Long"), ("sort", sort), ("limit", "1")]
+                var query = try ArticleQuery(parameters: parameters)
+                var listed: [String] = []
+                for _ in 0..<20 {
+                    let page = try access.page(query)
+                    for record in page.records {
+                        let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
+                        listed.append(try #require(object?["id"] as? String))
+                    }
+                    guard let next = page.next else { break }
+                    #expect(next.text.utf8.count < 1_024, "\(sort): a cursor of \(next.text.utf8.count) bytes")
+                    query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
+                }
+                #expect(listed.sorted() == ids.sorted(), "\(sort): \(listed.map { $0.prefix(3) })")
+            }
+        }
+    }
+
+    /// `body` with the articles served from a new store (removed after).
+    private func withAccess(to articles: [Article], _ body: (StoreAccess) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try Store(path: path)
         defer { store.close() }
         try NewsSchema.register(in: store)
         try await store.bulkInsert(articles, into: NewsSchema.articles)
-        let access = StoreAccess(store: store)
-        for sort in ["newest", "oldest", "id"] {
-            let parameters: [(name: String, value: String)] = [("section", "Long"), ("sort", sort), ("limit", "1")]
-            var query = try ArticleQuery(parameters: parameters)
-            var listed: [String] = []
-            for _ in 0..<20 {
-                let page = try access.page(query)
-                for record in page.records {
-                    let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
-                    listed.append(try #require(object?["id"] as? String))
-                }
-                guard let next = page.next else { break }
-                #expect(next.text.utf8.count < 1_024, "\(sort): a cursor of \(next.text.utf8.count) bytes")
-                query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
-            }
-            #expect(listed.sorted() == ids.sorted(), "\(sort): \(listed.map { $0.prefix(3) })")
-        }
+        try await body(StoreAccess(store: store))
     }
 
     /// Pages `sections` by date both ways (also within `window`) and by id, seven records a
     /// page, through their cursors, and checks them against the walk's order.
     private func checkPages(of sections: [String], in articles: [Article], window: (String, String)) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-serve-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(path: path)
-        defer { store.close() }
-        try NewsSchema.register(in: store)
-        try await store.bulkInsert(articles, into: NewsSchema.articles)
-        let access = StoreAccess(store: store)
-        for section in sections {
-            for sort in ["newest", "oldest", "id"] {
-                for windowed in sort == "id" ? [false] : [false, true] {
-                    var parameters: [(name: String, value: String)] = [("section", section), ("sort", sort), ("limit", "7")]
-                    if windowed { parameters += [("since", window.0), ("until", window.1)] }
-                    let first = try ArticleQuery(parameters: parameters)
-                    // What the date index holds, in its order: date key, then id.
-                    var dated: [(date: StoreKey, id: String)] = []
-                    for article in articles where article.section == section {
-                        guard let date = article.publishedAt ?? (sort == "id" ? Date.distantPast : nil) else { continue }
-                        if let since = first.since, date < since { continue }
-                        if let until = first.untilExclusive, date >= until { continue }
-                        dated.append((StoreKey.date(date), article.id))
-                    }
-                    dated.sort { a, b in a.date == b.date || sort == "id" ? a.id < b.id : a.date < b.date }
-                    var expected = dated.map(\.id)
-                    if sort == "newest" { expected.reverse() }
-                    var listed: [String] = []
-                    var query = first
-                    for _ in 0..<1_000 {
-                        let page = try access.page(query)
-                        #expect(page.records.count <= 7)
-                        for record in page.records {
-                            let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
-                            listed.append(try #require(object?["id"] as? String))
+        try await withAccess(to: articles) { access in
+            for section in sections {
+                for sort in ["newest", "oldest", "id"] {
+                    for windowed in sort == "id" ? [false] : [false, true] {
+                        var parameters: [(name: String, value: String)] = [("section", section), ("sort", sort), ("limit", "7")]
+                        if windowed { parameters += [("since", window.0), ("until", window.1)] }
+                        let first = try ArticleQuery(parameters: parameters)
+                        // What the date index holds, in its order: date key, then id.
+                        var dated: [(date: StoreKey, id: String)] = []
+                        for article in articles where article.section == section {
+                            guard let date = article.publishedAt ?? (sort == "id" ? Date.distantPast : nil) else { continue }
+                            if let since = first.since, date < since { continue }
+                            if let until = first.untilExclusive, date >= until { continue }
+                            dated.append((StoreKey.date(date), article.id))
                         }
-                        guard let next = page.next else { break }
-                        query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
+                        dated.sort { a, b in a.date == b.date || sort == "id" ? a.id < b.id : a.date < b.date }
+                        var expected = dated.map(\.id)
+                        if sort == "newest" { expected.reverse() }
+                        var listed: [String] = []
+                        var query = first
+                        for _ in 0..<1_000 {
+                            let page = try access.page(query)
+                            #expect(page.records.count <= 7)
+                            for record in page.records {
+                                let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
+                                listed.append(try #require(object?["id"] as? String))
+                            }
+                            guard let next = page.next else { break }
+                            query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
+                        }
+                        #expect(listed == expected, "\(section) \(sort) window: \(windowed)")
+                        #expect(section == "Absent" ? listed.isEmpty : listed.count > (windowed ? 7 : 100), "\(section) \(sort)")
                     }
-                    #expect(listed == expected, "\(section) \(sort) window: \(windowed)")
-                    #expect(section == "Absent" ? listed.isEmpty : listed.count > (windowed ? 7 : 100), "\(section) \(sort)")
                 }
             }
         }

@@ -255,7 +255,13 @@ public struct NYTSource: FetchSource {
         let reachable = pageCap * 10
         var unreachable = 0
 
-        if checkpoint.nextPage == 0, next.queryHits == nil { next.queryHits = page.hits }
+        // The whole query's count: only from the walk's first window (a checkpoint of an older
+        // build resumed past its split has none, and a half's count would be taken for it).
+        if checkpoint.nextPage == 0, checkpoint.queryHits == nil, checkpoint.pendingWindows.isEmpty,
+            checkpoint.doneWindowCount == 0
+        {
+            next.queryHits = page.hits
+        }
         if checkpoint.nextPage == 0, let hits = page.hits, hits > reachable {
             let bounds = checkpoint.window ?? NYTDateWindow(
                 begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)

@@ -70,6 +70,13 @@ import Testing
         #expect(windows.map(\.dayCount) == [8, 4, 2, 1], "\(windows)")
         #expect(checkpoint.isFinished && checkpoint.datesIgnored && checkpoint.unreachableResults == 40, "\(checkpoint)")
         #expect(checkpoint.queryHits == 50)
+        // A walk resumed from an older build's checkpoint, past its split, has no such count: a
+        // half's page 0 is not taken for the whole query's, and the pending half is kept.
+        var resumed = source.initialCheckpoint
+        resumed.window = NYTDateWindow(begin: day("2019-01-01"), end: day("2019-01-04"))
+        resumed.pendingWindows = [NYTDateWindow(begin: day("2019-01-05"), end: day("2019-01-08"))]
+        let half = try source.process(undated, for: try #require(source.nextRequest(after: resumed)), at: resumed).checkpoint
+        #expect(half.queryHits == nil && half.pendingWindows.count == 2, "\(half)")
     }
 
     /// A window whose page 0 fails for good (it is never set aside: its `hits` decide the split)

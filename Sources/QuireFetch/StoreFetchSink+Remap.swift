@@ -14,8 +14,13 @@ public struct RemapSummary: Sendable, Hashable {
     public var rawUnchanged: Int = 0
     /// Kept raw documents that today's mapping cannot map (their stored article is kept).
     public var rawFailed: Int = 0
+    /// Kept raw documents whose article was changed since it was stored from them (a `quire
+    /// load`, a program's `put`): the stored article is kept, not put back to the older document.
+    public var rawSuperseded: Int = 0
+    /// Kept raw documents read again, whatever came of them.
+    public var rawDocuments: Int { rawUpdated + rawUnchanged + rawFailed + rawSuperseded }
     /// Every document mapped again: rejects and raw copies.
-    public var documents: Int { remapped + stillRejected + rawUpdated + rawUnchanged + rawFailed }
+    public var documents: Int { remapped + stillRejected + rawDocuments }
 
     /// An empty summary.
     public init() {}
@@ -99,10 +104,16 @@ extension StoreFetchSink {
                         outcome.rawFailed += 1
                         continue
                     }
-                    if try txn.get(.string(article.id), from: NewsSchema.articles) == article {
+                    let stored = try txn.get(.string(article.id), from: NewsSchema.articles)
+                    if stored == article {
                         outcome.rawUnchanged += 1
+                    } else if let stored, let digest = raw.articleDigest, ArticleDigest.of(stored) != digest {
+                        outcome.rawSuperseded += 1
                     } else {
                         try txn.put(article, in: NewsSchema.articles)
+                        var updated = raw
+                        updated.articleDigest = ArticleDigest.of(article)
+                        try txn.put(updated, in: Self.rawDocuments)
                         outcome.rawUpdated += 1
                     }
                 }
@@ -111,6 +122,7 @@ extension StoreFetchSink {
             summary.rawUpdated += outcome.rawUpdated
             summary.rawUnchanged += outcome.rawUnchanged
             summary.rawFailed += outcome.rawFailed
+            summary.rawSuperseded += outcome.rawSuperseded
             progress?(summary.documents)
             if Task.isCancelled || batch.count < 1_000 { return }
         }

@@ -158,7 +158,9 @@ public struct StoreFetchSink: FetchSink, OfflineReader {
             if retain {
                 for (article, raw) in zip(page.articles, page.rawDocuments) {
                     try txn.put(
-                        RawDocument(id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind),
+                        RawDocument(
+                            id: article.id, json: Data(raw), fetchedAt: page.fetchedAt, mapping: page.mappingKind,
+                            articleDigest: ArticleDigest.of(article)),
                         in: Self.rawDocuments)
                 }
             }
@@ -230,6 +232,26 @@ package struct RawDocument: Codable, Sendable, Hashable {
     /// The mapping it needs (`nyt`, `feedzilla`); `nil` in stores written before it was kept
     /// (then inferred from the id).
     public var mapping: String?
+    /// ``ArticleDigest`` of the article stored from it: a remap updates the article only while it
+    /// is still that one (a `quire load` of a corrected article was put back by its older
+    /// document). `nil` in stores written before it was kept.
+    public var articleDigest: String?
+}
+
+/// A stable digest of an article's fields (its JSON with sorted keys, FNV-1a 64): what a kept
+/// raw document's remap compares the stored article with.
+enum ArticleDigest {
+    static func of(_ article: Article) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let bytes = try? encoder.encode(article) else { return nil }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
 }
 
 /// The requests made against one API's quota in the last day.

@@ -41,6 +41,37 @@ import Testing
         }
     }
 
+    /// An article changed after a `--keep-raw` fetch stored it (a `quire load` of a corrected
+    /// version, a program's `put`) is kept by a remap: it put the older document's mapping back
+    /// over it. An article still as the fetch stored it is updated when today's mapping differs.
+    @Test func aRemapLeavesAnArticleChangedSinceItsRawCopyWasKept() async throws {
+        try await withTemporaryStore { store in
+            let fetched = #"{"_id":"\#(id)","headline":{"main":"Fetched"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let other = #"{"_id":"\#(id)-2","headline":{"main":"Other"},"pub_date":"2020-01-02T03:04:05Z"}"#
+            let sink = try StoreFetchSink(store: store, retainRawDocuments: true)
+            _ = try await sink.commit(try page([fetched, other], at: Date(timeIntervalSince1970: 1_000), label: "page 0"))
+            var corrected = try #require(try store.read { snap in try snap.get(.string(id), from: NewsSchema.articles) })
+            corrected.headline = "Corrected by load"
+            try await store.put(corrected, in: NewsSchema.articles)
+            // The other article's kept document stands for a mapping that changed since: its
+            // stored article is still the fetch's, so it is updated.
+            try await store.write { txn in
+                guard var raw = try txn.get(.string(id + "-2"), from: StoreFetchSink.rawDocuments) else { return }
+                raw.json = Data(#"{"_id":"\#(id)-2","headline":{"main":"Other, mapped anew"},"pub_date":"2020-01-02T03:04:05Z"}"#.utf8)
+                try txn.put(raw, in: StoreFetchSink.rawDocuments)
+            }
+            let remap = try await sink.remap()
+            #expect(remap.rawSuperseded == 1 && remap.rawUpdated == 1 && remap.rawUnchanged == 0, "\(remap)")
+            let headlines = try store.read { snap in
+                try [id, id + "-2"].map { try snap.get(.string($0), from: NewsSchema.articles)?.headline }
+            }
+            #expect(headlines == ["Corrected by load", "Other, mapped anew"])
+            // Idempotent: the updated one's copy now names what is stored.
+            let again = try await sink.remap()
+            #expect(again.rawSuperseded == 1 && again.rawUnchanged == 1 && again.rawUpdated == 0, "\(again)")
+        }
+    }
+
     /// A raw copy kept by a `--keep-raw` fetch is older than the article a later fetch without
     /// the option stores: it is dropped, so a remap does not put the old version back.
     @Test func aLaterFetchWithoutRawCopiesDropsTheOldRawCopy() async throws {

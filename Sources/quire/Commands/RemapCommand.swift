@@ -33,14 +33,17 @@ enum RemapCommand {
             throw InterruptedError(
                 command: "remap",
                 detail: "after \(summary.documents) documents were read again (\(summary.remapped) out of the quarantine, "
-                    + "\(summary.stillRejected) still rejected, \(summary.rawUpdated + summary.rawUnchanged + summary.rawFailed) kept raw)",
+                    + "\(summary.stillRejected) still rejected, \(summary.rawDocuments) kept raw)",
                 writes: true)
         }
         if !options.quiet {
             var text = "remapped \(summary.remapped), still rejected \(summary.stillRejected)"
-            if summary.rawUpdated + summary.rawUnchanged + summary.rawFailed > 0 {
+            if summary.rawDocuments > 0 {
                 text += "; kept raw documents: \(summary.rawUpdated) updated, \(summary.rawUnchanged) unchanged"
                 if summary.rawFailed > 0 { text += ", \(summary.rawFailed) no longer map (their articles are kept)" }
+                if summary.rawSuperseded > 0 {
+                    text += ", \(summary.rawSuperseded) whose article changed since (kept as stored)"
+                }
             }
             Diagnostics.write("quire: remap: \(text)\n")
         }

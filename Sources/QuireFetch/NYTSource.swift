@@ -130,13 +130,7 @@ public struct NYTSource: FetchSource {
     public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
         guard !checkpoint.isFinished, checkpoint != initialCheckpoint else { return nil }
         if checkpoint.nextPage == 0 && checkpoint.retryQueue == nil {
-            let bounds = checkpoint.window ?? NYTDateWindow(
-                begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
-            if let (older, newer) = bounds.split() {
-                var next = checkpoint
-                let halves = query.sort == .newest ? [newer, older] : [older, newer]
-                next.window = halves[0]
-                next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
+            if var next = halved(checkpoint) {
                 next.emptyPagesInARow = 0
                 return next
             }
@@ -188,6 +182,19 @@ public struct NYTSource: FetchSource {
         let from = window.begin.date.addingTimeInterval(-86_400)
         let to = window.end.date.addingTimeInterval(2 * 86_400)
         return !dates.isEmpty && !dates.contains { $0 >= from && $0 < to }
+    }
+
+    /// `checkpoint` with its window (the query's own range when it has none) replaced by its two
+    /// halves, the newer first for `sort=newest`; nil for a single day.
+    private func halved(_ checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
+        let bounds = checkpoint.window ?? NYTDateWindow(
+            begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
+        guard let (older, newer) = bounds.split() else { return nil }
+        let halves = query.sort == .newest ? [newer, older] : [older, newer]
+        var next = checkpoint
+        next.window = halves[0]
+        next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
+        return next
     }
 
     /// Moves a run of set-aside pages to its next page, or ends it.
@@ -263,18 +270,14 @@ public struct NYTSource: FetchSource {
             next.queryHits = page.hits
         }
         if checkpoint.nextPage == 0, let hits = page.hits, hits > reachable {
-            let bounds = checkpoint.window ?? NYTDateWindow(
-                begin: query.begin ?? fallbackRange.begin, end: query.end ?? fallbackRange.end)
             let ignored = checkpoint.window.map { Self.ignoresDates($0, page.articles) } ?? false
             if ignored {
                 // Every narrower window would bring the same results: halving them went on for
                 // millions of requests. This window is paged to the cap; the rest is unreachable.
                 next.pendingWindows = []
                 next.datesIgnored = true
-            } else if let (older, newer) = bounds.split() {
-                let halves = query.sort == .newest ? [newer, older] : [older, newer]
-                next.window = halves[0]
-                next.pendingWindows = [halves[1]] + checkpoint.pendingWindows
+            } else if let split = halved(next) {
+                next = split
                 // A page spent on learning the window is too large still stores its results.
                 return SourcePage(
                     articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,

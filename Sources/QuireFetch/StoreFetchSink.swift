@@ -238,19 +238,15 @@ package struct RawDocument: Codable, Sendable, Hashable {
     public var articleDigest: String?
 }
 
-/// A stable digest of an article's fields (its JSON with sorted keys, FNV-1a 64): what a kept
-/// raw document's remap compares the stored article with.
+/// A stable digest of an article's fields (its JSON with sorted keys, hashed as a reject's
+/// bytes are, ``RejectedDocument/identity(source:raw:)``): what a kept raw document's remap
+/// compares the stored article with.
 enum ArticleDigest {
     static func of(_ article: Article) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let bytes = try? encoder.encode(article) else { return nil }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16)
+        return RejectedDocument.identity(source: "article", raw: Array(bytes))
     }
 }
 

@@ -60,7 +60,9 @@ struct ArticleQuery: Sendable {
                 }
                 sort = parsed
             case "limit":
-                guard let n = Int(value), (1...Self.maxLimit).contains(n) else {
+                guard value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let n = Int(value),
+                    (1...Self.maxLimit).contains(n)
+                else {
                     throw Invalid("parameter 'limit' must be a number from 1 to \(Self.maxLimit)")
                 }
                 limit = n

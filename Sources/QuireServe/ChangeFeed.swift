@@ -88,18 +88,19 @@ final class ChangeFeed: Sendable {
         guard !stopping.load(ordering: .relaxed) else { return nil }
         let id = nextID.add(1, ordering: .relaxed).newValue
         let stream = EventStream { [weak self] in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        // The hello is queued before the stream joins, under the lock a poll takes to move the
+        // mark: a commit event then always follows the hello whose mark it moves from.
         let added = subscribers.withLock { list -> Bool in
             guard list.count < maxSubscribers else { return false }
+            let mark = current.withLock { $0 }
+            stream.push("retry: 2000\n" + Self.event("hello", mark.map(Self.markJSON) ?? "{\"available\":false}", id: mark))
+            if let mark, let last = lastEventID.flatMap(Int.init), last != mark.lastTransaction {
+                stream.push(Self.event("commit", Self.markJSON(mark, since: nil), id: mark))
+            }
             list[id] = stream
             return true
         }
-        guard added else { return nil }
-        let mark = current.withLock { $0 }
-        stream.push("retry: 2000\n" + Self.event("hello", mark.map(Self.markJSON) ?? "{\"available\":false}", id: mark))
-        if let mark, let last = lastEventID.flatMap(Int.init), last != mark.lastTransaction {
-            stream.push(Self.event("commit", Self.markJSON(mark, since: nil), id: mark))
-        }
-        return stream
+        return added ? stream : nil
     }
 
     private func poll() {
@@ -107,23 +108,28 @@ final class ChangeFeed: Sendable {
             if current.withLock({ $0 == nil }) { storeWasMissing.store(true, ordering: .relaxed) }
             return
         }
-        let previous = current.withLock { state -> CommitMark? in
-            defer { state = mark }
-            return state
+        // The streams that saw the previous mark: taken with it, so a stream that joins now
+        // starts from the new mark and gets no commit event for it.
+        let (previous, targets) = subscribers.withLock { list in
+            let previous = current.withLock { state -> CommitMark? in
+                defer { state = mark }
+                return state
+            }
+            return (previous, Array(list.values))
         }
         guard let previous else {
             // A store created after the server started: the commit that created it is news too.
             if storeWasMissing.exchange(false, ordering: .relaxed) {
-                publish(Self.event("commit", Self.markJSON(mark, since: CommitMark(lastTransaction: 0, records: [:])), id: mark))
+                publish(Self.event("commit", Self.markJSON(mark, since: CommitMark(lastTransaction: 0, records: [:])), id: mark), to: targets)
             }
             return
         }
         guard previous != mark else { return }
-        publish(Self.event("commit", Self.markJSON(mark, since: previous), id: mark))
+        publish(Self.event("commit", Self.markJSON(mark, since: previous), id: mark), to: targets)
     }
 
-    private func publish(_ text: String) {
-        for stream in streams() { stream.push(text) }
+    private func publish(_ text: String, to targets: [EventStream]? = nil) {
+        for stream in targets ?? streams() { stream.push(text) }
     }
 
     /// The open streams, taken out of the lock (pushing or peeking under it would hold up subscribers).

@@ -211,6 +211,7 @@ struct Router: Sendable {
             }
             out += Array("],\"count\":\(page.records.count),\"next\":".utf8)
             out += Array((page.next.map { JSONText.string($0.text) } ?? "null").utf8)
+            if page.truncated { out += Array(",\"truncated\":true".utf8) }
             out += Array("}\n".utf8)
             return out
         }

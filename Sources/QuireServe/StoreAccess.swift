@@ -23,6 +23,8 @@ struct ArticlePage {
     var records: [[UInt8]]
     /// Where the next page starts; nil on the last page.
     var next: PageCursor?
+    /// A search stopped at ``ArticleQuery/maxSearchDepth`` hits while more matched.
+    var truncated = false
 }
 
 /// What the change poller compares between two looks at the store.
@@ -258,7 +260,7 @@ final class StoreAccess: Sendable {
                     }
                     let next = more && end < ArticleQuery.maxSearchDepth
                         ? PageCursor(sort: query.sort, searchOffset: end, filters: query.filterTag) : nil
-                    return ArticlePage(records: records, next: next)
+                    return ArticlePage(records: records, next: next, truncated: more && next == nil)
                 }
             } catch let error as SearchError {
                 throw AccessFailure.unsupported(error.message)

@@ -161,7 +161,8 @@ enum WebAssets {
               for (const article of page.articles) $("rows").append(row(article));
               next = page.next;
               const shown = $("rows").children.length;
-              status(shown === 0 ? "No articles match." : shown + (next ? "+" : "") + " articles");
+              status(shown === 0 ? "No articles match." : shown + (next || page.truncated ? "+" : "") + " articles"
+                + (page.truncated ? " (a search lists its first " + shown + " hits: narrow it for more)" : ""));
             } catch (error) {
               if (mine !== generation) return;
               next = null;

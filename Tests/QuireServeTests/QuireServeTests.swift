@@ -51,6 +51,7 @@ import Testing
             [("limit", "501")], [("limit", "-1")], [("sort", "best")], [("since", "2020-13-01")], [("since", "2020-1-1")],
             [("section", "")], [("page", "2")], [("limit", "1"), ("limit", "1")], [("since", "2021-01-01"), ("until", "2020-12-31")],
             [("sort", "id"), ("until", "2020-12-31")], [("cursor", "x")], [("sort", "relevance")],
+            [("limit", "+5")], [("limit", " 5")], [("limit", "5 ")], [("limit", "")],
         ]
         for parameters in bad {
             #expect(throws: ArticleQuery.Invalid.self, "\(parameters)") { _ = try ArticleQuery(parameters: parameters) }
@@ -540,6 +541,28 @@ private func exchange(
                     query = try ArticleQuery(parameters: parameters + [("cursor", next.text)])
                 }
                 #expect(listed.sorted() == ids.sorted(), "\(sort): \(listed.map { $0.prefix(3) })")
+            }
+        }
+    }
+
+    /// A search pages through its first 10,000 hits; the last page says when more matched, so a
+    /// client (the web page's "+") can tell a cut list from a whole one.
+    @Test func aSearchCutAtItsDepthSaysSo() async throws {
+        let day = Date(timeIntervalSince1970: 1e9)
+        let depth = ArticleQuery.maxSearchDepth
+        let articles = (0...depth).map { i in
+            Article(id: String(format: "s%05d", i), headline: "storm \(i)", publishedAt: day, section: i == 0 ? "Odd" : "Even")
+        }
+        try await withAccess(to: articles) { access in
+            for (section, truncated) in [(nil, true), ("Even", false)] as [(String?, Bool)] {
+                let parameters: [(name: String, value: String)] = [("q", "storm"), ("sort", "id"), ("limit", "10")]
+                    + (section.map { [("section", $0)] } ?? [])
+                let filters = try ArticleQuery(parameters: parameters).filterTag
+                let cursor = PageCursor(sort: .id, searchOffset: depth - 10, filters: filters)
+                let last = try access.page(try ArticleQuery(parameters: parameters + [("cursor", cursor.text)]))
+                #expect(last.records.count == 10 && last.next == nil)
+                #expect(last.truncated == truncated, "\(section ?? "all")")
+                #expect(try access.page(try ArticleQuery(parameters: parameters)).truncated == false)
             }
         }
     }

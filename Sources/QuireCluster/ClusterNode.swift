@@ -470,7 +470,7 @@ public final class ClusterNode: Sendable {
                 failedRuns = 0
                 // A run with no page to ask for that is not complete stopped at the source's
                 // page limit (`--max-pages`): it is done too, or the loop would ask again at once.
-                if summary.isComplete || summary.pages + summary.skipped == 0 {
+                if summary.isComplete || summary.pages + summary.skipped + summary.rerouted == 0 {
                     finished = true
                     events(.fetched(source: id, pages: summary.pages, articles: summary.articles))
                 }

@@ -12,6 +12,10 @@ public enum FetchProgress: Sendable, Hashable {
     /// The page `label` failed for good and the source went on without it (a Feedzilla
     /// category); the next run retries it.
     case skipped(label: String, message: String)
+    /// The page `label` failed for good and the source asks for its results another way
+    /// instead of setting it aside (NYT: the window as narrower ones, a single day at the end of
+    /// the walk, or windows narrowed to a server's own page cap).
+    case rerouted(label: String, message: String)
     /// The rate limiter holds the next request for this many seconds.
     case waitingForRateLimit(seconds: Double)
     /// A request failed for `reason`; attempt `attempt` follows after `seconds`.
@@ -50,6 +54,9 @@ public struct FetchSummary: Sendable, Hashable {
     /// Pages that failed for good and were set aside so the others could be fetched (Feedzilla
     /// categories: ``FetchProgress/skipped(label:message:)``); the next run retries them.
     public var skipped: Int = 0
+    /// Pages that failed for good whose results the source asks for another way
+    /// (``FetchProgress/rerouted(label:message:)``): nothing set aside.
+    public var rerouted: Int = 0
     /// Pages set aside and not fetched since when the run ended, by this run (``skipped``) or
     /// by an earlier one: a run that completes a walk resumed after a page was set aside says
     /// so. The next run retries them.

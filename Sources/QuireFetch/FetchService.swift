@@ -148,7 +148,7 @@ public struct FetchService: Sendable {
         let scrubber = SecretScrubber(source.apiKey)
         var skippedInARow = 0
         while let request = source.nextRequest(after: checkpoint) {
-            if let pageLimit, summary.pages + summary.skipped >= pageLimit { break }
+            if let pageLimit, summary.pages + summary.skipped + summary.rerouted >= pageLimit { break }
             if Task.isCancelled { throw cancelled(sourceID, request) }
             let fetchedAt: Date
             var page: SourcePage<Source.Checkpoint>
@@ -174,7 +174,7 @@ public struct FetchService: Sendable {
                 // A run over set-aside pages keeps them apart, except for failures of the transfer:
                 // three of those in a row are an outage there too.
                 let outage = skippedInARow >= 2 && (!retrying || error.code == .transport)
-                guard Self.canSkip(error), !outage, var next = source.skipping(request, at: checkpoint)
+                guard Self.canSkip(error), !outage, var next = source.skipping(request, at: checkpoint, after: error)
                 else {
                     throw error
                 }
@@ -182,8 +182,14 @@ public struct FetchService: Sendable {
                 skippedInARow += 1
                 // Events reach the caller as they are: the error's texts are scrubbed first (only
                 // what `run` throws was).
-                progress(.skipped(label: request.label, message: Self.skipReason(error.scrubbing(source.apiKey?.value))))
-                summary.skipped += 1
+                let reason = Self.skipReason(error.scrubbing(source.apiKey?.value))
+                if source.setAsideCount(in: next) > source.setAsideCount(in: checkpoint) {
+                    progress(.skipped(label: request.label, message: reason))
+                    summary.skipped += 1
+                } else {
+                    progress(.rerouted(label: request.label, message: reason))
+                    summary.rerouted += 1
+                }
                 // Only the checkpoint past it commits.
                 _ = try await commit(
                     SourcePage(articles: [], queryTag: nil, checkpoint: next), of: request, at: clock.now, source, sink,

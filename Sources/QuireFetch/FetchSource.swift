@@ -47,6 +47,11 @@ public protocol FetchSource: Sendable {
     /// the run with the error, the checkpoint kept, so a later run retries the page.
     func skipping(_ request: SourceRequest, at checkpoint: Checkpoint) -> Checkpoint?
 
+    /// ``skipping(_:at:)`` told the failure, so a source can do better than set the page aside
+    /// (narrow what it asks when the server refuses a page number). The default calls
+    /// ``skipping(_:at:)``.
+    func skipping(_ request: SourceRequest, at checkpoint: Checkpoint, after error: FetchError) -> Checkpoint?
+
     /// For a plain run of a finished walk: a checkpoint that fetches again what the walk set
     /// aside (``skipping(_:at:)``), or nil when nothing was.
     func retryCheckpoint(after finished: Checkpoint) -> Checkpoint?
@@ -81,6 +86,10 @@ extension FetchSource {
     public func completed(_ checkpoint: Checkpoint, at now: Date) -> Checkpoint { checkpoint }
 
     public func skipping(_ request: SourceRequest, at checkpoint: Checkpoint) -> Checkpoint? { nil }
+
+    public func skipping(_ request: SourceRequest, at checkpoint: Checkpoint, after error: FetchError) -> Checkpoint? {
+        skipping(request, at: checkpoint)
+    }
 
     public func retryCheckpoint(after finished: Checkpoint) -> Checkpoint? { nil }
 

@@ -96,6 +96,13 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
     /// Windows whose page 0 failed for good and were moved to the end of the walk (once each),
     /// so one window's first page does not stop every later window.
     public var deferredWindows: [NYTDateWindow]
+    /// The pages a window the server answers, learned when it refused two pages in a row with a
+    /// 400 (an older spec's `page: must be less than or equal to 10`): windows are narrowed to
+    /// fit it from then on. Nil while no such refusal was seen (``NYTSource/pageCap`` holds).
+    public var learnedPageCap: Int?
+    /// The page of the current window last refused with a 400 and set aside (nil once a page
+    /// after it answered): a second refusal right after it is the server's page cap.
+    public var refusedPage: Int?
 
     /// The start of a query: its own range, page 0.
     public init(queryIdentity: String, window: NYTDateWindow?) {
@@ -115,12 +122,14 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         retryQueue = nil
         queryHits = nil
         deferredWindows = []
+        learnedPageCap = nil
+        refusedPage = nil
     }
 
     private enum CodingKeys: String, CodingKey {
         case queryIdentity, window, nextPage, pendingWindows, doneWindowCount, truncatedDayCount
         case unreachableResults, datesIgnored, pagesFetched, emptyPagesInARow, isFinished, completedAt, setAsidePages, retryQueue
-        case queryHits, deferredWindows
+        case queryHits, deferredWindows, learnedPageCap, refusedPage
         // Written by earlier versions, which listed windows.
         case doneWindows, truncatedWindows
     }
@@ -143,6 +152,8 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         retryQueue = try c.decodeIfPresent([NYTPageRef].self, forKey: .retryQueue)
         queryHits = try c.decodeIfPresent(Int.self, forKey: .queryHits)
         deferredWindows = try c.decodeIfPresent([NYTDateWindow].self, forKey: .deferredWindows) ?? []
+        learnedPageCap = try c.decodeIfPresent(Int.self, forKey: .learnedPageCap)
+        refusedPage = try c.decodeIfPresent(Int.self, forKey: .refusedPage)
         if let count = try c.decodeIfPresent(Int.self, forKey: .doneWindowCount) {
             doneWindowCount = count
         } else {
@@ -173,5 +184,7 @@ public struct NYTCheckpoint: Codable, Sendable, Hashable {
         try c.encodeIfPresent(retryQueue, forKey: .retryQueue)
         try c.encodeIfPresent(queryHits, forKey: .queryHits)
         if !deferredWindows.isEmpty { try c.encode(deferredWindows, forKey: .deferredWindows) }
+        try c.encodeIfPresent(learnedPageCap, forKey: .learnedPageCap)
+        try c.encodeIfPresent(refusedPage, forKey: .refusedPage)
     }
 }

@@ -149,13 +149,45 @@ public struct NYTSource: FetchSource {
         next.emptyPagesInARow = 0
         if next.retryQueue != nil {
             nextRetry(&next)
-        } else if checkpoint.nextPage + 1 >= pageCap {
+        } else if checkpoint.nextPage + 1 >= pagesPerWindow(checkpoint) {
             finishWindow(&next)
         } else {
             next.nextPage += 1
         }
         return next
     }
+
+    /// ``skipping(_:at:)``, and a server's own page cap learned: a page refused with a 400 right
+    /// after the page before it was (both after pages that answered) is a page number the server
+    /// does not serve (an older spec's `page: must be less than or equal to 10`). Setting aside
+    /// every page past it cost two pages a run and an error each run; the window is asked as
+    /// its halves instead, and every later window is narrowed to the pages the server answers
+    /// (``NYTCheckpoint/learnedPageCap``). One refused page alone is set aside as before.
+    public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint, after error: FetchError) -> NYTCheckpoint? {
+        let refused = error.code == .badRequest && checkpoint.retryQueue == nil && checkpoint.nextPage > 0
+        if refused, let previous = checkpoint.refusedPage, previous == checkpoint.nextPage - 1, !checkpoint.isFinished {
+            var next = checkpoint
+            next.learnedPageCap = min(previous, checkpoint.learnedPageCap ?? previous)
+            next.refusedPage = nil
+            next.emptyPagesInARow = 0
+            // The first refused page lies past the cap: no page to fetch again.
+            next.setAsidePages.removeAll { $0 == NYTPageRef(window: checkpoint.window, page: previous) }
+            if let split = halved(next) {
+                next = split
+                next.nextPage = 0
+            } else {
+                next.truncatedDayCount += 1
+                finishWindow(&next)
+            }
+            return next
+        }
+        guard var next = skipping(request, at: checkpoint) else { return nil }
+        next.refusedPage = refused && next.window == checkpoint.window && next.nextPage == checkpoint.nextPage + 1 ? checkpoint.nextPage : nil
+        return next
+    }
+
+    /// The pages a window: ``pageCap``, or fewer when the server refused more.
+    func pagesPerWindow(_ checkpoint: NYTCheckpoint) -> Int { min(pageCap, checkpoint.learnedPageCap ?? pageCap) }
 
     /// After a finished walk that set pages aside: a run over those pages alone.
     public func retryCheckpoint(after finished: NYTCheckpoint) -> NYTCheckpoint? {
@@ -210,6 +242,7 @@ public struct NYTSource: FetchSource {
     /// Ends the current window: the next pending one, or the end of the walk.
     private func finishWindow(_ next: inout NYTCheckpoint) {
         next.emptyPagesInARow = 0
+        next.refusedPage = nil
         next.doneWindowCount += 1
         if next.pendingWindows.isEmpty {
             next.window = nil
@@ -259,7 +292,8 @@ public struct NYTSource: FetchSource {
                 articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,
                 checkpoint: next)
         }
-        let reachable = pageCap * 10
+        next.refusedPage = nil
+        let reachable = pagesPerWindow(checkpoint) * 10
         var unreachable = 0
 
         // The whole query's count: only from the walk's first window (a checkpoint of an older
@@ -296,7 +330,7 @@ public struct NYTSource: FetchSource {
             next.unreachableResults += unreachable
         }
 
-        let lastPage = checkpoint.nextPage + 1 >= pageCap
+        let lastPage = checkpoint.nextPage + 1 >= pagesPerWindow(checkpoint)
         // A page holding more than `hits` announced shows the count is stale: then, as without
         // one, a short page is the end.
         let hitsReached =

@@ -84,6 +84,25 @@ import QuireTestSupport
         }
     }
 
+    /// A reader that has gone (`quire watch | head -2` once head exits) ends the watch quietly,
+    /// status 0, with no commit to come: it went on until the next commit's write, on a quiet
+    /// store for ever.
+    @Test func aWatchWhoseReaderHasGoneEndsWithoutAnotherCommit() async throws {
+        try await withScratch { dir in
+            let (err, errors) = try await loadedStore(dir, count: 20)
+            defer { try? errors.close() }
+            let pipe = Pipe()
+            let process = try startQuire(["watch", "--since", "0"], directory: dir, stdout: pipe.fileHandleForWriting, stderr: errors)
+            try pipe.fileHandleForWriting.close()
+            // The first lines arrive (the watch is under way), then the reader leaves.
+            #expect(!pipe.fileHandleForReading.availableData.isEmpty)
+            try pipe.fileHandleForReading.close()
+            let said = stopped(process, errors: err)
+            #expect(process.terminationStatus == 0, "\(said)")
+            #expect(said.isEmpty, "\(said)")
+        }
+    }
+
     /// Waits for `process` to end on its own (interrupting it after 4,000 tries, bounded by tries,
     /// not a time window: a full run on two cores starves a watch for minutes); its stderr.
     private func stopped(_ process: ChildProcess, errors: URL) -> String {

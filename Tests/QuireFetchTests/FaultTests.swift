@@ -255,6 +255,39 @@ import Testing
         #expect(log.all.contains { if case .skipped(_, let message) = $0 { message.contains("less than or equal") } else { false } })
     }
 
+    /// A server that answers three pages a window and refuses every later one with a 400 (an
+    /// older spec's cap of 10) while `hits` announces more: the walk learns the cap from two
+    /// refusals in a row and narrows its windows to fit, so one run stores every result. It set
+    /// every page past the cap aside, two a run, each run ending in an error.
+    @Test func aServerThatCapsItsPagesIsWalkedInWindowsThatFit() async throws {
+        // Ten articles a day over twelve days, dated by the request's window.
+        let server = try LoopbackServer { request in
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            guard page < 3 else {
+                return .json(status: 400, body: #"{"status":"ERROR","copyright":"c","errors":["page: must be less than or equal to 2"]}"#)
+            }
+            let begin = Int(request.queryValue("begin_date") ?? "20200101").map { $0 % 100 } ?? 1
+            let end = Int(request.queryValue("end_date") ?? "20200112").map { $0 % 100 } ?? 12
+            let ids = (max(1, begin)...min(12, end)).flatMap { day in (0..<10).map { "d\(day)-\($0)" } }
+            let docs = ids.dropFirst(page * 10).prefix(10).map { id in
+                let day = id.dropFirst().prefix { $0 != "-" }
+                return #"{"_id":"\#(id)","pub_date":"2020-01-\#(day.count == 1 ? "0" + day : day)T12:00:00Z"}"#
+            }
+            return .json(body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":\#(ids.count),"offset":\#(page * 10)}}}"#)
+        }
+        defer { server.stop() }
+        let query = NYTQuery(query: "x", begin: day("2020-01-01"), end: day("2020-01-12"), sort: .oldest)
+        let source = NYTSource(query: query, key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let sink = InMemoryFetchSink()
+        let log = ProgressLog()
+        let summary = try await makeService().run(source, into: sink, progress: log.handler)
+        #expect(summary.isComplete && summary.setAside == 0 && summary.unreachable == 0, "\(summary)")
+        #expect(Set(sink.articles.map(\.id)).count == 120, "\(summary)")
+        #expect(log.all.contains { if case .rerouted(_, let message) = $0 { message.contains("less than or equal") } else { false } })
+        let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
+        #expect(checkpoint.learnedPageCap == 3 && checkpoint.setAsidePages.isEmpty)
+    }
+
     /// A page over the response size limit (one document of 33 MiB, a few KB compressed) is that
     /// page's failure, set aside; it stopped every run of the query at that page.
     @Test func aPageOverTheSizeLimitIsSetAside() async throws {

@@ -9,9 +9,9 @@ import Testing
     private let source = NYTSource(
         query: NYTQuery(query: "storm", begin: day("2020-01-01"), end: day("2020-12-31"), sort: .newest), key: APIKey("K"))
 
-    private func body(documents: Int, from first: Int = 0, hits: Int?) -> [UInt8] {
+    private func body(documents: Int, from first: Int = 0, hits: Int?, date: String = "2020-06-01") -> [UInt8] {
         let docs = (0..<documents).map { i in
-            #"{"_id":"d\#(first + i)","web_url":"https://x/\#(first + i)","pub_date":"2020-06-01T00:00:00Z","headline":{"main":"h"}}"#
+            #"{"_id":"d\#(first + i)","web_url":"https://x/\#(first + i)","pub_date":"\#(date)T00:00:00Z","headline":{"main":"h"}}"#
         }
         let meta = hits.map { #","meta":{"hits":\#($0),"offset":0,"time":1}"# } ?? ""
         return Array(#"{"status":"OK","response":{"docs":[\#(docs.joined(separator: ","))]\#(meta)}}"#.utf8)
@@ -114,6 +114,55 @@ import Testing
         // The deferral is kept across runs.
         let decoded = try JSONDecoder().decode(NYTCheckpoint.self, from: JSONEncoder().encode(both))
         #expect(decoded == both)
+    }
+
+    /// Two pages in a row refused with a 400 past pages that answered are the server's own page
+    /// cap: the window is asked as its halves and every later window fits the learned cap; one
+    /// refused page alone is set aside. Setting every page past the cap aside cost two pages a
+    /// run and an error each run, and never reached the results past it.
+    @Test func twoPagesRefusedInARowTeachTheServersPageCap() throws {
+        let refusal = FetchError(code: .badRequest, message: "page: must be less than or equal to 3", location: .init(sourceID: "s"), httpStatus: 400)
+        let other = FetchError(code: .forbidden, message: "403", location: .init(sourceID: "s"), httpStatus: 403)
+        func refused(at checkpoint: NYTCheckpoint, _ error: FetchError) throws -> NYTCheckpoint? {
+            source.skipping(try #require(source.nextRequest(after: checkpoint)), at: checkpoint, after: error)
+        }
+        var walk = source.initialCheckpoint
+        walk.pagesFetched = 3
+        walk.nextPage = 3
+        let once = try #require(try refused(at: walk, refusal))
+        #expect(once.setAsidePages == [NYTPageRef(window: walk.window, page: 3)] && once.nextPage == 4 && once.refusedPage == 3)
+        #expect(once.learnedPageCap == nil)
+        let twice = try #require(try refused(at: once, refusal))
+        #expect(twice.learnedPageCap == 3 && twice.setAsidePages.isEmpty && twice.refusedPage == nil, "\(twice)")
+        #expect(twice.window == NYTDateWindow(begin: day("2020-07-02"), end: day("2020-12-31")) && twice.nextPage == 0)
+        #expect(twice.pendingWindows == [NYTDateWindow(begin: day("2020-01-01"), end: day("2020-07-01"))])
+        // A later window of more hits than three pages reach is split; one that fits ends at page 2.
+        let page0 = try #require(source.nextRequest(after: twice))
+        #expect(try source.process(body(documents: 10, hits: 31, date: "2020-09-01"), for: page0, at: twice).checkpoint.pendingWindows.count == 2)
+        var paging = try source.process(body(documents: 10, hits: 30), for: page0, at: twice).checkpoint
+        for page in 1...2 {
+            #expect(paging.window == twice.window && paging.nextPage == page)
+            paging = try source.process(body(documents: 10, from: page * 10, hits: 30), for: try #require(source.nextRequest(after: paging)), at: paging).checkpoint
+        }
+        #expect(paging.window == twice.pendingWindows.first && paging.nextPage == 0)
+        // The learned cap is kept across runs.
+        #expect(try JSONDecoder().decode(NYTCheckpoint.self, from: JSONEncoder().encode(twice)) == twice)
+
+        // A refusal, then a page that answers, then a refusal: two pages set aside, no cap.
+        let answered = try source.process(body(documents: 10, from: 40, hits: 900), for: try #require(source.nextRequest(after: once)), at: once).checkpoint
+        #expect(answered.refusedPage == nil && answered.nextPage == 5)
+        let apart = try #require(try refused(at: answered, refusal))
+        #expect(apart.learnedPageCap == nil && apart.setAsidePages.map(\.page) == [3, 5])
+        // Another failure after a refusal is no cap either.
+        let forbidden = try #require(try refused(at: once, other))
+        #expect(forbidden.learnedPageCap == nil && forbidden.setAsidePages.map(\.page) == [3, 4] && forbidden.refusedPage == nil)
+        // A single day refused past its pages ends there, counted as cut short.
+        var day1 = walk
+        day1.window = NYTDateWindow(begin: day("2020-03-01"), end: day("2020-03-01"))
+        day1.pendingWindows = [NYTDateWindow(begin: day("2020-03-02"), end: day("2020-03-02"))]
+        let dayOnce = try #require(try refused(at: day1, refusal))
+        let ended = try #require(try refused(at: dayOnce, refusal))
+        #expect(ended.window == day1.pendingWindows.first && ended.nextPage == 0 && ended.truncatedDayCount == 1 && ended.learnedPageCap == 3)
     }
 
     /// A short or empty page before the end `hits` announces is not the end (the API has

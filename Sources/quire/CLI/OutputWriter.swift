@@ -22,7 +22,7 @@ enum OutputError: Error, Equatable, Sendable {
 /// of lines, so this keeps a large buffer and writes it in big chunks. `EPIPE` becomes
 /// ``OutputError/brokenPipe`` (SIGPIPE is ignored by `main`), which `main` turns into a quiet exit 0.
 final class OutputWriter {
-    private let fileDescriptor: Int32
+    let fileDescriptor: Int32
     private var buffer: [UInt8] = []
     private let capacity: Int
     /// Whether anything was written (or buffered) so far.
@@ -32,6 +32,14 @@ final class OutputWriter {
         self.fileDescriptor = fileDescriptor
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
+    }
+
+    /// Whether `fileDescriptor` is a pipe or socket whose reader has gone (`quire watch | head -2`
+    /// once head has exited): a command that writes only when something happens learns it now,
+    /// not at its next write, which may never come.
+    static func readerHasGone(_ fileDescriptor: Int32) -> Bool {
+        var entry = pollfd(fd: fileDescriptor, events: 0, revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLERR | POLLHUP) != 0
     }
 
     /// Appends text (UTF-8), writing the buffer out when it is full.

@@ -17,10 +17,12 @@ enum WatchCommand {
         let dataFile = context.storePath + "/data.mdb"
         let opened = FileIdentity(dataFile)
         let replaced = { @Sendable in FileIdentity(dataFile) != opened }
-        let feed = (options.since.map { store.changes(since: $0) } ?? store.changes()).stopping {
-            InterruptFlag.isRaised || replaced()
-        }
         let out = context.output
+        let descriptor = out.fileDescriptor
+        let readerGone = { @Sendable in OutputWriter.readerHasGone(descriptor) }
+        let feed = (options.since.map { store.changes(since: $0) } ?? store.changes()).stopping {
+            InterruptFlag.isRaised || replaced() || readerGone()
+        }
         for await event in feed {
             switch options.format {
             case .jsonl: try out.write(bytes: jsonLine(event))
@@ -30,6 +32,8 @@ enum WatchCommand {
         }
         if context.isInterrupted { throw InterruptedError(command: "watch") }
         if let failure = feed.failure { throw failure }
+        // Like a write into a closed pipe: a quiet end.
+        if readerGone() { throw OutputError.brokenPipe }
         // A snapshot installed by a cluster member renames directories: a moment without the
         // file is not a removal.
         if replaced(), !FileManager.default.fileExists(atPath: dataFile) {

@@ -38,6 +38,8 @@ enum FetchRunner {
                     }
                 case .skipped(let label, let message):
                     Diagnostics.error("\(command): \(label) set aside, the others fetched (retried later): \(message)")
+                case .rerouted(let label, let message):
+                    Diagnostics.error("\(command): \(label) failed; its results are asked for another way (narrower windows, or later): \(message)")
                 case .waitingForRateLimit(let seconds) where seconds >= 1 && !quiet:
                     Diagnostics.write("quire: \(command): waiting \(Int(seconds.rounded()))s for the rate limit\n")
                 case .retrying(let reason, let attempt, let seconds) where !quiet:
@@ -92,7 +94,7 @@ enum FetchRunner {
             ("stored", .int(summary.articles)), ("new", .int(summary.newArticles)),
             ("updated", .int(summary.updatedArticles)), ("unchanged", .int(summary.unchangedArticles)),
             ("rejected", .int(summary.rejected)),
-            ("skipped", .int(summary.skipped)), ("set_aside", .int(summary.setAside)),
+            ("skipped", .int(summary.skipped)), ("rerouted", .int(summary.rerouted)), ("set_aside", .int(summary.setAside)),
             ("pages", .int(summary.pages)), ("retries", .int(summary.retries)), ("waits", .int(summary.waits)),
             ("waited_seconds", .double(summary.waitedSeconds)), ("resumed", .bool(summary.resumed)),
             ("complete", .bool(summary.isComplete)), ("already_complete", .bool(summary.alreadyComplete)),

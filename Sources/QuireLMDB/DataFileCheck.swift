@@ -65,6 +65,12 @@ enum DataFileCheck {
         defer { close(fd) }
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         let size = UInt64(info.st_size)
+        if let pageSize = impossiblePageSize(fd: fd) {
+            // LMDB divides by it: the process ended with SIGFPE.
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "open", path: directory,
+                reason: "the newest meta page is damaged: it gives a page size of \(pageSize) bytes, which no LMDB file has; restore a backup")
+        }
         guard let meta = newestMeta(fd: fd, fileSize: size) else {
             if size == 0 { throw truncated(path: directory, size: size, required: UInt64(minimumFileSize)) }
             if size < UInt64(minimumFileSize) {
@@ -103,6 +109,26 @@ enum DataFileCheck {
 
     /// The meta page at `offset` of the file, when it is LMDB's.
     static func readMeta(fd: Int32, at offset: Int) -> Meta? {
+        guard let raw = rawMeta(fd: fd, at: offset), isPageSize(raw.pageSize) else { return nil }
+        return raw
+    }
+
+    /// Whether `size` is a page size LMDB writes (a power of two from 512 bytes to 64 KiB).
+    static func isPageSize(_ size: Int) -> Bool { size >= 512 && size <= 1 << 16 && size & (size - 1) == 0 }
+
+    /// The page size of the meta page LMDB would take (page 0's, or the one after it when newer,
+    /// read where page 0's size puts it), when that is no page size at all.
+    static func impossiblePageSize(fd: Int32) -> Int? {
+        guard let first = rawMeta(fd: fd, at: 0) else { return nil }
+        var taken = first
+        if first.pageSize > 0, let second = rawMeta(fd: fd, at: first.pageSize), second.transactionID > first.transactionID {
+            taken = second
+        }
+        return isPageSize(taken.pageSize) ? nil : taken.pageSize
+    }
+
+    /// The fields of the meta page at `offset` when it carries LMDB's magic, the page size unchecked.
+    private static func rawMeta(fd: Int32, at offset: Int) -> Meta? {
         var bytes = [UInt8](repeating: 0, count: transactionIDOffset + 8)
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
         guard n == bytes.count else { return nil }
@@ -112,11 +138,9 @@ enum DataFileCheck {
             return value
         }
         guard load(metaOffset, UInt32.self) == magic else { return nil }
-        let pageSize = Int(load(pageSizeOffset, UInt32.self))
-        guard pageSize >= 512, pageSize <= 1 << 16, pageSize & (pageSize - 1) == 0 else { return nil }
-        let lastPage = load(lastPageOffset, UInt64.self)
         return Meta(
-            pageSize: pageSize, lastPage: lastPage, transactionID: load(transactionIDOffset, UInt64.self),
+            pageSize: Int(load(pageSizeOffset, UInt32.self)), lastPage: load(lastPageOffset, UInt64.self),
+            transactionID: load(transactionIDOffset, UInt64.self),
             freeRoot: load(freeRootOffset, UInt64.self), mainRoot: load(mainRootOffset, UInt64.self))
     }
 }

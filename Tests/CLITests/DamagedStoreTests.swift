@@ -57,8 +57,6 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
         }
     }
 
-    /// The newest meta page naming a last page beyond any file (its size would overflow): every
-    /// command said only "Cannot allocate memory" (LMDB's map of it).
     /// A record's checksum covers its value, not its key: a damaged key byte served the record
     /// under another id with status 0. `get` compares the id the record names with the one asked.
     @Test func getRefusesARecordStoredUnderAnotherID() async throws {
@@ -75,6 +73,8 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
         }
     }
 
+    /// The newest meta page naming a last page beyond any file (its size would overflow): every
+    /// command said only "Cannot allocate memory" (LMDB's map of it).
     @Test func aMetaPageNamingAnImpossibleLastPageIsCalledDamaged() async throws {
         try await withScratch { dir in
             let store = try await makeStore(in: dir)
@@ -89,6 +89,37 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
                 let result = try await runQuire(args, stdin: Data(), directory: dir)
                 #expect(!result.signaled && result.status == 1, "\(args): \(result)")
                 #expect(result.stderr.contains("meta page is damaged") && result.stderr.contains("restore a backup"), "\(args): \(result)")
+            }
+        }
+    }
+
+    /// A meta page giving no page size (0, 3,000, 1 MiB) where LMDB takes it — page 0 (it reads
+    /// page 1 where page 0's size puts it), or page 1 when newer: LMDB divides by it, and every
+    /// command ended with SIGFPE and a backtrace. Page 1 damaged while older leaves the store readable.
+    @Test(arguments: [(0, "both"), (3_000, "newest"), (1 << 20, "both"), (0, "page 1"), (3_000, "page 0")])
+    func aMetaPageWithNoPageSizeIsCalledDamaged(size: Int, where pages: String) async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir)
+            let data = store + "/data.mdb"
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: data)))
+            // The page size is the free database's md_pad: 40 bytes into the page; the id at 144.
+            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+            let newest = word(4096 + 144) > word(144) ? 4096 : 0
+            let metas = ["both": [0, 4096], "newest": [newest], "page 0": [0], "page 1": [4096]][pages] ?? []
+            let readable = metas == [4096] && newest == 0
+            for meta in metas {
+                for i in 0..<4 { bytes[meta + 40 + i] = UInt8(truncatingIfNeeded: size >> (8 * i)) }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: data))
+            for args in [["stats"], ["dump"], ["verify"], ["load", "-"]] {
+                let result = try await runQuire(args, stdin: Data(), directory: dir)
+                #expect(!result.signaled, "\(args): \(result)")
+                if readable {
+                    #expect(result.status == 0, "\(args): \(result)")
+                } else {
+                    #expect(result.status == 1, "\(args): \(result)")
+                    #expect(result.stderr.contains("meta page is damaged") && result.stderr.contains("page size"), "\(args): \(result)")
+                }
             }
         }
     }

@@ -27,6 +27,8 @@ enum DataFileCheck {
         /// The roots of the free list's and the main database's trees (`UInt64.max`: empty).
         var freeRoot: UInt64
         var mainRoot: UInt64
+        /// The main database's flags (`MDB_INTEGERKEY`, `MDB_REVERSEKEY`: its key order).
+        var mainFlags: UInt16 = 0
 
         /// Whether `lastPage` is a page a file can have (a damaged meta page names any number).
         var isPlausible: Bool { lastPage < UInt64(Int64.max) / UInt64(pageSize) }
@@ -46,6 +48,7 @@ enum DataFileCheck {
     // Each MDB_db record ends with its root page.
     private static let freeRootOffset = metaOffset + 24 + 40
     private static let mainRootOffset = metaOffset + 24 + 48 + 40
+    private static let mainFlagsOffset = metaOffset + 24 + 48 + 4
 
     /// Throws when `directory/data.mdb` exists but is shorter than its meta pages require (or
     /// empty). Does nothing when the file is missing (a new environment) or the meta pages are
@@ -141,6 +144,7 @@ enum DataFileCheck {
         return Meta(
             pageSize: Int(load(pageSizeOffset, UInt32.self)), lastPage: load(lastPageOffset, UInt64.self),
             transactionID: load(transactionIDOffset, UInt64.self),
-            freeRoot: load(freeRootOffset, UInt64.self), mainRoot: load(mainRootOffset, UInt64.self))
+            freeRoot: load(freeRootOffset, UInt64.self), mainRoot: load(mainRootOffset, UInt64.self),
+            mainFlags: load(mainFlagsOffset, UInt16.self))
     }
 }

@@ -16,6 +16,12 @@ import Darwin
 /// and mdb.c's on a 64-bit machine: a 16-byte page header (page number, pad, flags, lower and
 /// upper bounds, or an overflow page's page count), then 2-byte node offsets; a node is 8 bytes
 /// (data size or child page, flags, key size) and its key and data.
+///
+/// Keys are checked against their page's order and their parent's separators (a damaged
+/// separator sends lookups into the wrong child: records unreachable by key, searches that
+/// read another term's postings, while a walk of the leaves sees nothing), and the free list
+/// against the pages the trees use (a free list naming a live page let the next write
+/// overwrite committed records).
 struct PageStructureCheck {
     private static let headerSize = 16
     private static let nodeHeaderSize = 8
@@ -29,6 +35,9 @@ struct PageStructureCheck {
     private static let bigData: UInt16 = 0x01
     private static let subDatabase: UInt16 = 0x02
     private static let duplicates: UInt16 = 0x04
+    /// Key orders other than bytewise (`MDB_REVERSEKEY`, `MDB_INTEGERKEY`, `MDB_INTEGERDUP`,
+    /// `MDB_REVERSEDUP` in a database record's flags): such trees' keys are not order-checked.
+    private static let otherKeyOrder: UInt16 = 0x02 | 0x08 | 0x20 | 0x40
     /// An empty tree's root (`P_INVALID`).
     private static let noRoot = UInt64.max
     /// Deeper than any tree a file can hold: a cycle of damaged child pointers.
@@ -43,6 +52,18 @@ struct PageStructureCheck {
     private var seen: [UInt64]
     private var page: [UInt8]
     private var pagesRead = 0
+    /// While the free list is walked: the pages its records name (inline), and its records kept
+    /// on overflow pages (first page, bytes), read after the walk.
+    private var walkingFreeList = false
+    private var freePages: [UInt64] = []
+    private var freeRecordsOnOverflow: [(page: UInt64, size: Int)] = []
+
+    /// The key range a page's keys must lie in: from `lower` (inclusive) to `upper` (exclusive);
+    /// nil for a tree whose keys are not in bytewise order.
+    private struct KeyRange {
+        var lower: [UInt8]?
+        var upper: [UInt8]?
+    }
 
     init(descriptor: Int32, pageSize: Int, lastPage: UInt64, limit: Int) {
         self.descriptor = descriptor
@@ -89,13 +110,69 @@ struct PageStructureCheck {
     private func u32(_ at: Int) -> UInt64 { UInt64(u16(at)) | UInt64(u16(at + 2)) << 16 }
     private func u64(_ at: Int) -> UInt64 { u32(at) | u32(at + 4) << 32 }
 
-    /// Walks the tree rooted at `root` (a database record's or a meta page's), `name` for messages.
-    mutating func walk(root: UInt64, name: String, isCancelled: () -> Bool) {
+    /// Walks the tree rooted at `root` (a database record's or a meta page's), `name` for
+    /// messages; `flags` are its database record's (its key order).
+    mutating func walk(root: UInt64, name: String, flags: UInt16, isCancelled: () -> Bool) {
         guard root != Self.noRoot else { return }
-        walkPage(root, parent: name, depth: 0, isCancelled: isCancelled)
+        walkPage(root, parent: name, depth: 0, range: Self.range(flags), isCancelled: isCancelled)
     }
 
-    private mutating func walkPage(_ number: UInt64, parent: String, depth: Int, isCancelled: () -> Bool) {
+    /// Walks the free list's tree, keeping the pages its records name for ``checkFreePages()``.
+    mutating func walkFreeList(root: UInt64, isCancelled: () -> Bool) {
+        walkingFreeList = true
+        defer { walkingFreeList = false }
+        walk(root: root, name: "the free list", flags: 0x08, isCancelled: isCancelled)
+    }
+
+    private static func range(_ flags: UInt16) -> KeyRange? { flags & otherKeyOrder == 0 ? KeyRange() : nil }
+
+    /// Whether the bytes of `a` sort before those of `b` (LMDB's default order: bytewise, a
+    /// prefix first).
+    private static func precedes(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        a.lexicographicallyPrecedes(b)
+    }
+
+    /// The key of the node at `at` of the page read last.
+    private func key(at: Int) -> ArraySlice<UInt8> { page[(at + Self.nodeHeaderSize)..<(at + Self.nodeHeaderSize + u16(at + 6))] }
+
+    /// After both walks: every page the free list names is in the file, named once, and used by
+    /// no tree (the next write would take it and overwrite what a tree holds there).
+    mutating func checkFreePages() {
+        for record in freeRecordsOnOverflow where !isFull {
+            var bytes = [UInt8](repeating: 0, count: record.size)
+            let offset = off_t(truncatingIfNeeded: record.page &* UInt64(pageSize) &+ UInt64(Self.headerSize))
+            guard bytes.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, record.size, offset) }) == record.size else {
+                report("the free list's record on page \(record.page) cannot be read (the file ends before it)")
+                continue
+            }
+            collectFreePages(bytes, 0, record.size, "the free list's record on page \(record.page)")
+        }
+        var named = Set<UInt64>()
+        for number in freePages where !isFull {
+            guard number >= 2, number <= lastPage else {
+                report("the free list names page \(number), outside the file's pages 2…\(lastPage)")
+                continue
+            }
+            guard named.insert(number).inserted else {
+                report("the free list names page \(number) twice")
+                continue
+            }
+            if seen[Int(number / 64)] & (UInt64(1) << (number % 64)) != 0 {
+                report("the free list names page \(number), which a tree uses: the next write would overwrite it")
+            }
+        }
+    }
+
+    /// The page numbers of a free-list record (an ID list: its count, then the ids) in `bytes`.
+    private mutating func collectFreePages(_ bytes: [UInt8], _ start: Int, _ size: Int, _ here: String) {
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        guard size >= 8, u64(start) == UInt64((size - 8) / 8), size % 8 == 0 else {
+            return report("\(here): a free-list record of \(size) bytes that is no list of pages")
+        }
+        for i in 0..<(size - 8) / 8 { freePages.append(u64(start + 8 + 8 * i)) }
+    }
+
+    private mutating func walkPage(_ number: UInt64, parent: String, depth: Int, range: KeyRange?, isCancelled: () -> Bool) {
         guard !isFull, pagesRead & 1023 != 0 || !isCancelled() else { return }
         guard depth < Self.maximumDepth else {
             report("\(parent): the tree is deeper than \(Self.maximumDepth) levels (a cycle of pages)")
@@ -112,36 +189,62 @@ struct PageStructureCheck {
         guard let count = nodeCount(lower: u16(12), upper: u16(14), size: pageSize, here) else { return }
         if flags & Self.leaf2 != 0 { return }  // fixed-size keys, no nodes: its bounds are checked
         var children: [UInt64] = []
-        var subtrees: [UInt64] = []
+        var separators: [[UInt8]] = []
+        var subtrees: [(root: UInt64, flags: UInt16)] = []
+        var previous: Int?
         for i in 0..<count {
             let at = u16(Self.headerSize + 2 * i)
             guard let node = node(at: at, upper: u16(14), end: pageSize, isLeaf: kind == Self.leaf, "\(here) node \(i)") else {
                 return
             }
+            // A branch's first key is never compared (its child holds everything below the next).
+            if let range, kind == Self.leaf || i > 0 {
+                let key = key(at: at)
+                let inOrder = previous.map { Self.precedes(self.key(at: $0), key) } ?? true
+                guard inOrder, range.lower.map({ !Self.precedes(key, $0) }) ?? true, range.upper.map({ Self.precedes(key, $0) }) ?? true else {
+                    return report("\(here) (under \(parent)) node \(i): its key is out of the order of its page or of its parent's keys (a damaged key: lookups by key go astray)")
+                }
+                previous = at
+            }
             if kind == Self.branch {
                 children.append(UInt64(u16(at)) | UInt64(u16(at + 2)) << 16 | UInt64(u16(at + 4)) << 32)
+                if range != nil && i > 0 { separators.append(Array(key(at: at))) }
                 continue
             }
             let data = at + Self.nodeHeaderSize + node.keySize
+            if walkingFreeList {
+                if node.flags & Self.bigData != 0 {
+                    guard data + 8 <= pageSize else { return report("\(here) node \(i): its overflow page number is past the page") }
+                    freeRecordsOnOverflow.append((u64(data), node.dataSize))
+                } else {
+                    collectFreePages(page, data, node.dataSize, "\(here) node \(i)")
+                }
+            }
             if node.flags & Self.bigData != 0 {
                 guard data + 8 <= pageSize else { return report("\(here) node \(i): its overflow page number is past the page") }
-                subtrees.append(u64(data) | 1 << 63)  // marked: an overflow run, checked below
+                subtrees.append((u64(data) | 1 << 63, 0))  // marked: an overflow run, checked below
                 continue
             }
             if node.flags & Self.subDatabase != 0 {
                 // A named database's or a key's duplicates' record: its root is its last word.
                 guard node.dataSize == 48 else { return report("\(here) node \(i): a database record of \(node.dataSize) bytes, not 48") }
                 let root = u64(data + 40)
-                if root != Self.noRoot { subtrees.append(root) }
+                if root != Self.noRoot { subtrees.append((root, UInt16(u16(data + 4)))) }
             } else if node.flags & Self.duplicates != 0 {
                 guard checkSubpage(at: data, size: node.dataSize, "\(here) node \(i)") else { return }
             }
         }
         // Children after the page's own checks: `page` is reused by each read.
-        for child in children { walkPage(child, parent: here, depth: depth + 1, isCancelled: isCancelled) }
+        for (i, child) in children.enumerated() {
+            // Child i holds the keys from its separator to the next one.
+            let childRange = range.map { range in
+                KeyRange(lower: i == 0 ? range.lower : separators[i - 1], upper: i < separators.count ? separators[i] : range.upper)
+            }
+            walkPage(child, parent: here, depth: depth + 1, range: childRange, isCancelled: isCancelled)
+        }
         for tree in subtrees {
-            if tree >> 63 == 1 { checkOverflow(tree & ~(1 << 63), parent: here) } else {
-                walkPage(tree, parent: here, depth: depth + 1, isCancelled: isCancelled)
+            if tree.root >> 63 == 1 { checkOverflow(tree.root & ~(1 << 63), parent: here) } else {
+                walkPage(tree.root, parent: here, depth: depth + 1, range: Self.range(tree.flags), isCancelled: isCancelled)
             }
         }
     }
@@ -226,8 +329,9 @@ struct PageStructureCheck {
         for number in 0..<2 {
             guard let meta = DataFileCheck.readMeta(fd: descriptor, at: number * pageSize), meta.transactionID == id else { continue }
             var check = PageStructureCheck(descriptor: descriptor, pageSize: pageSize, lastPage: meta.lastPage, limit: limit)
-            check.walk(root: meta.freeRoot, name: "the free list", isCancelled: isCancelled)
-            check.walk(root: meta.mainRoot, name: "the main database", isCancelled: isCancelled)
+            check.walkFreeList(root: meta.freeRoot, isCancelled: isCancelled)
+            check.walk(root: meta.mainRoot, name: "the main database", flags: meta.mainFlags, isCancelled: isCancelled)
+            if !isCancelled() { check.checkFreePages() }
             return check.problems
         }
         return ["page structure: no meta page holds this snapshot's transaction \(id)"]

@@ -17,6 +17,10 @@ if let reason = DescriptorLimit.settle() {
 // `quire dump | head -1` ends quietly with status 0.
 signal(SIGPIPE, SIG_IGN)
 InterruptFlag.install()
+if let reason = ThreadStartProbe.failure() {
+    Diagnostics.error(reason)
+    exit(ExitStatus.failure)
+}
 
 let status = await EntryPoint.run(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

@@ -34,6 +34,20 @@ import Testing
         }
     }
 
+    /// Under a limit of processes and threads (`ulimit -u`) the runtime's worker threads could not
+    /// start: every command waited for ever, deaf to the first Ctrl-C. It is a message now. (The
+    /// limit binds users other than root: the test runs the command as `nobody`, so it needs root.)
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func aThreadLimitIsAMessageNotAHang() async throws {
+        for limit in [2, 3, 4] {
+            let result = try await runQuire(
+                ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/bash", "-c", "ulimit -u \(limit) && exec \"$0\" --store /nonexistent/s stats", try QuireBinary.url().path],
+                executable: URL(fileURLWithPath: "/usr/bin/setpriv"), timeout: 60)
+            #expect(!result.timedOut && !result.signaled && result.status == 1, "\(limit): \(result)")
+            #expect(result.stderr.contains("cannot start the threads a command needs") && result.stderr.contains("ulimit -u"), "\(limit): \(result)")
+        }
+    }
+
     @Test func noCommandPrintsHelpOnStderrAndExits64() async throws {
         let result = try await runQuire([])
         #expect(result.status == 64, "\(result)")

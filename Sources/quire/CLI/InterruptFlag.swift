@@ -33,6 +33,14 @@ enum InterruptFlag {
                 _ = note.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             }
         }
+        var alarmAction = sigaction()
+        #if canImport(Glibc)
+            alarmAction.__sigaction_handler.sa_handler = handleStopDeadline
+        #else
+            alarmAction.__sigaction_u.__sa_handler = handleStopDeadline
+        #endif
+        sigemptyset(&alarmAction.sa_mask)
+        sigaction(SIGALRM, &alarmAction, nil)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             // `nohup quire load …` asked for the hangup to be ignored: it stays so.
             if signalNumber == SIGHUP && isIgnored(SIGHUP) { continue }
@@ -109,6 +117,17 @@ private func exitWhileWaitingForTheWriterLock() -> Never {
     _exit(ExitStatus.interrupted)
 }
 
+/// How long a first signal waits for the command's safe point before the process ends anyway.
+private let stopDeadlineSeconds = 30
+
+/// The first signal's deadline passed (`alarm(2)`): what a second Ctrl-C does, said.
+/// Async-signal-safe: `write(2)` and `_exit(2)`.
+private func handleStopDeadline(_ signalNumber: Int32) {
+    WaitExitCleanup.removeRegistered()
+    writeFromHandler("quire: no safe point came within 30 s of the stop; quitting now (nothing committed is lost)\n")
+    _exit(ExitStatus.interrupted)
+}
+
 /// Only async-signal-safe work here: atomic loads and adds, `write(2)` and `_exit(2)`.
 private func handleInterrupt(_ signalNumber: Int32) {
     // A hangup says the terminal is gone, once or more (the kernel and the shell may both send
@@ -122,6 +141,9 @@ private func handleInterrupt(_ signalNumber: Int32) {
     }
     if WriterLockWait.isWaitingLong { exitWhileWaitingForTheWriterLock() }
     ImmediateStop.exitIfActive()
+    // A command that never reaches a safe point (its threads could not start, a wait nothing
+    // ends) still stops: as a second Ctrl-C would, a while later.
+    alarm(UInt32(stopDeadlineSeconds))
     // The writer first: stderr may be the same full pipe (`2>&1 | slow`), and this write wait.
     BlockedWriteWakeUp.wake()
     writeFromHandler("quire: interrupted; stopping at a safe point (press Ctrl-C again to quit now)\n")

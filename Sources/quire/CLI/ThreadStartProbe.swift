@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Whether the process can start the threads a command needs, asked before any of them.
+///
+/// Under a limit of processes and threads (`ulimit -u`, a container's pids limit) the Swift
+/// runtime's worker threads cannot start: the async work never ran and the command waited for
+/// ever, deaf to the first Ctrl-C, with no word said. A few threads alive at once (the workers,
+/// the writer's thread, a timer) are started and joined first instead.
+enum ThreadStartProbe {
+    /// Threads alive at once: about what a command runs beside the main thread.
+    static let threads = 4
+
+    /// Nil when `threads` threads could run at once, else the reason to print.
+    static func failure() -> String? {
+        var started: [pthread_t] = []
+        var failed: Int32 = 0
+        for _ in 0..<threads {
+            var thread = pthread_t()
+            // Each thread waits a moment, so all are alive together, as a command's are.
+            let result = pthread_create(&thread, nil, { _ in
+                usleep(1_000)
+                return nil
+            }, nil)
+            if result != 0 {
+                failed = result
+                break
+            }
+            started.append(thread)
+        }
+        for thread in started { pthread_join(thread, nil) }
+        guard failed != 0 else { return nil }
+        return "cannot start the threads a command needs (\(String(cString: strerror(failed)))): the limit of processes and threads (ulimit -u, or a container's pids limit) is reached"
+    }
+}

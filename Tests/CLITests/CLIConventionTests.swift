@@ -48,6 +48,21 @@ import Testing
         }
     }
 
+    /// `serve` of a store this user may not look into (another user's, 0700) said "no store at
+    /// this path yet" and answered 503s for ever; it is refused as every command refuses it.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func serveRefusesAStoreThisUserMayNotLookInto() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 2)
+            #expect(chmod(dir.path, 0o755) == 0 && chmod(store, 0o700) == 0)
+            let result = try await runQuire(
+                ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try QuireBinary.url().path, "--store", store, "serve", "--port", "47991"],
+                executable: URL(fileURLWithPath: "/usr/bin/setpriv"), timeout: 30)
+            #expect(!result.timedOut && result.status == 1, "\(result)")
+            #expect(result.stderr.contains("permission denied: this user cannot look into the store's directory"), "\(result)")
+        }
+    }
+
     @Test func noCommandPrintsHelpOnStderrAndExits64() async throws {
         let result = try await runQuire([])
         #expect(result.status == 64, "\(result)")

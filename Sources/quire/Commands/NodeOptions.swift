@@ -67,7 +67,7 @@ struct NodeOptions: CommandOptions {
             """,
         options: [
             .required("etcd", "urls", help: "The etcd members' client URLs, comma-separated."),
-            .repeated("fetch", "source", help: "A source to compete for (repeatable): nyt:QUERY or feedzilla[:IDS]."),
+            .repeated("fetch", "source", help: "A source to compete for: nyt:QUERY or feedzilla[:IDS]."),
             .value("base-url", "url", help: "The news API's base URL (default: the real API)."),
             .value("member", "id", help: "This member's id (default: host name and store path)."),
             .value("lease-ttl", "seconds", help: "How long a dead member keeps its sources.", default: "5"),

@@ -15,8 +15,9 @@ enum ServeCommand {
             // A store that is there but cannot be read (damaged, not a store, a newer format)
             // is refused as every command refuses it, not served as 503s for ever.
             try OpenStore.readOnly(context.storePath, command: "serve").close()
-        } else if StoreDirectoryCheck.isNonDirectory(context.storePath) {
-            // A file never becomes a store: 503s for ever would hide the mistyped path.
+        } else if StoreDirectoryCheck.isNonDirectory(context.storePath) || ReadOnlyStore.isHiddenByPermissions(context.storePath) {
+            // A file never becomes a store, and a directory this user may not look into holds
+            // one already: 503s saying "no store yet" for ever would hide the real cause.
             throw ReadOnlyStore.absence(at: context.storePath, command: "serve")
         } else {
             Diagnostics.error("serve: \(context.storePath): no store at this path yet; requests get 503 until one appears")

@@ -28,14 +28,19 @@ enum ReadOnlyStore {
         return access(path + "/data.mdb", F_OK) == 0
     }
 
+    /// True when `path` is a directory this user may not look into (a store another user made, 0700).
+    static func isHiddenByPermissions(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR && access(path + "/data.mdb", F_OK) != 0 && errno == EACCES
+    }
+
     /// Why ``exists(at:)`` is false: no store, or a directory this user may not look into (a
     /// store another user made, 0700), which is not a typo in the path.
     static func absence(at path: String, command: String) -> RuntimeError {
         if StoreDirectoryCheck.isNonDirectory(path) {
             return RuntimeError(command, "\(path): is a file, not a store (a store is the directory that holds data.mdb)")
         }
-        var info = stat()
-        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(path + "/data.mdb", F_OK) != 0, errno == EACCES {
+        if isHiddenByPermissions(path) {
             return RuntimeError(command, "\(path): permission denied: this user cannot look into the store's directory")
         }
         if let leftover = StoreDirectoryCheck.interruptedCopy(in: path) {

@@ -190,7 +190,7 @@ struct PageStructureCheck {
         if flags & Self.leaf2 != 0 { return }  // fixed-size keys, no nodes: its bounds are checked
         var children: [UInt64] = []
         var separators: [[UInt8]] = []
-        var subtrees: [(root: UInt64, flags: UInt16)] = []
+        var subtrees: [(root: UInt64, flags: UInt16, size: Int)] = []
         var previous: Int?
         for i in 0..<count {
             let at = u16(Self.headerSize + 2 * i)
@@ -222,14 +222,14 @@ struct PageStructureCheck {
             }
             if node.flags & Self.bigData != 0 {
                 guard data + 8 <= pageSize else { return report("\(here) node \(i): its overflow page number is past the page") }
-                subtrees.append((u64(data) | 1 << 63, 0))  // marked: an overflow run, checked below
+                subtrees.append((u64(data) | 1 << 63, 0, node.dataSize))  // marked: an overflow run, checked below
                 continue
             }
             if node.flags & Self.subDatabase != 0 {
                 // A named database's or a key's duplicates' record: its root is its last word.
                 guard node.dataSize == 48 else { return report("\(here) node \(i): a database record of \(node.dataSize) bytes, not 48") }
                 let root = u64(data + 40)
-                if root != Self.noRoot { subtrees.append((root, UInt16(u16(data + 4)))) }
+                if root != Self.noRoot { subtrees.append((root, UInt16(u16(data + 4)), 0)) }
             } else if node.flags & Self.duplicates != 0 {
                 guard checkSubpage(at: data, size: node.dataSize, "\(here) node \(i)") else { return }
             }
@@ -243,7 +243,7 @@ struct PageStructureCheck {
             walkPage(child, parent: here, depth: depth + 1, range: childRange, isCancelled: isCancelled)
         }
         for tree in subtrees {
-            if tree.root >> 63 == 1 { checkOverflow(tree.root & ~(1 << 63), parent: here) } else {
+            if tree.root >> 63 == 1 { checkOverflow(tree.root & ~(1 << 63), parent: here, size: tree.size) } else {
                 walkPage(tree.root, parent: here, depth: depth + 1, range: Self.range(tree.flags), isCancelled: isCancelled)
             }
         }
@@ -303,11 +303,18 @@ struct PageStructureCheck {
         return true
     }
 
-    private mutating func checkOverflow(_ number: UInt64, parent: String) {
+    /// The run of overflow pages at `number` holding a value of `size` bytes.
+    private mutating func checkOverflow(_ number: UInt64, parent: String, size: Int) {
         guard claim(number, from: parent), read(number) else { return }
         let pages = u32(12)
         guard u64(0) == number, UInt16(u16(10)) & Self.overflow != 0, pages >= 1, number + pages - 1 <= lastPage else {
             return report("page \(number) (a value of \(parent)) is not an overflow run within the file")
+        }
+        // LMDB's OVPAGES: the header and the value, in whole pages (a run reused for a smaller
+        // value may be longer). A shorter run's value reads into pages the run does not own.
+        let needed = UInt64((Self.headerSize - 1 + size) / pageSize + 1)
+        guard pages >= needed else {
+            return report("page \(number) (a value of \(parent)) is a run of \(pages) pages for a value of \(size) bytes, which needs \(needed)")
         }
         for extra in 1..<pages { _ = claim(number + extra, from: "page \(number)'s run") }
     }

@@ -51,6 +51,16 @@ private func sampleDocs() -> [Doc] {
 }
 
 @Suite struct LongKeyTests {
+    /// A damaged index entry can name a "key" of megabytes: diagnostics show its first 120
+    /// bytes and its size (verify wrote 16 MB of hex in one line, taking seconds to format it).
+    @Test func diagnosticsClipAKeyToItsHead() {
+        let binary = StoreKey(bytes: [UInt8](repeating: 0xFE, count: 8_000_000))
+        #expect(binary.clippedDescription == String(repeating: "fe", count: 120) + "… (8000000 bytes)")
+        let text = StoreKey.string(String(repeating: "é", count: 100))
+        #expect(text.clippedDescription == String(repeating: "é", count: 60) + "… (200 bytes)")
+        #expect(StoreKey.string("short").clippedDescription == "short")
+    }
+
     @Test func hashMatchesMurmurHash3Vectors() {
         // Reference digests of MurmurHash3_x64_128, seed 0, as the bytes of h1 then h2 (little-endian).
         func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

@@ -70,6 +70,76 @@ import Testing
         }
     }
 
+    /// The file's bytes, one function to change them, and the newest meta page's offset.
+    private func editFile(_ path: String, _ edit: (inout [UInt8], _ newestMeta: Int) throws -> Void) throws {
+        let file = path + "/data.mdb"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+        let newest = word(4096 + 144) > word(144) ? 4096 : 0
+        try edit(&bytes, newest)
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+    }
+
+    /// The pages of the file whose header has `flags`, by offset.
+    private func pages(_ bytes: [UInt8], flags: UInt8) -> [Int] {
+        (2..<(bytes.count / 4096)).map { $0 * 4096 }.filter { at in
+            (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } == at / 4096 && bytes[at + 10] == flags && bytes[at + 11] == 0
+        }
+    }
+
+    /// Damage no read through LMDB notices and the page-header checks passed: a separator key
+    /// of a branch page (lookups by key went to the wrong child: records unreachable by id,
+    /// searches reading other terms' postings), a free list naming a live page (the next write
+    /// overwrote committed records), an overflow run shorter than its value. Verify said "ok".
+    @Test(arguments: ["separator", "free list", "overflow"])
+    func verifyFindsDamageThatReadsDoNotSee(damage: String) async throws {
+        try await withTemporaryStorePath { path in
+            let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                let filler = String(repeating: "x", count: 900)
+                // Written twice: the first version's pages are free after the second commit.
+                for round in 0..<2 {
+                    try await store.write { txn in
+                        for i in 0..<300 { try txn.put(Article(id: String(format: "k%05d", i), headline: filler + "\(round)"), in: notes) }
+                        try txn.put(Article(id: "large", headline: String(repeating: "y", count: 10_000)), in: notes)
+                    }
+                }
+                #expect(try store.verify().isSound)
+                store.close()
+            }
+            try editFile(path) { bytes, meta in
+                func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+                switch damage {
+                case "separator":
+                    // Node 2's key made smaller than node 1's: "k…" becomes "\0…".
+                    let branch = try #require(pages(bytes, flags: 0x01).first { u16($0 + 12) >= 16 + 2 * 3 })
+                    bytes[branch + u16(branch + 16 + 4) + 8] = 0
+                case "free list":
+                    // The free list's root (a leaf) names the main database's root, a live page.
+                    let freeRoot = (0..<8).reduce(0) { $0 | Int(bytes[meta + 80 + $1]) << (8 * $1) }
+                    let mainRoot = (0..<8).reduce(0) { $0 | Int(bytes[meta + 128 + $1]) << (8 * $1) }
+                    let leaf = freeRoot * 4096
+                    #expect(bytes[leaf + 10] == 0x02)
+                    let node = leaf + u16(leaf + 16)
+                    let firstID = node + 8 + u16(node + 6) + 8
+                    for i in 0..<8 { bytes[firstID + i] = UInt8(truncatingIfNeeded: mainRoot >> (8 * i)) }
+                default:
+                    let run = try #require(pages(bytes, flags: 0x04).first)
+                    #expect(bytes[run + 12] == 3)
+                    bytes[run + 12] = 1
+                }
+            }
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            let expected = ["separator": "out of the order", "free list": "which a tree uses", "overflow": "a run of 1 pages for a value of"][damage]!
+            let problems = try store.verify().problems
+            #expect(problems.contains { $0.hasPrefix("page structure:") && $0.contains(expected) }, "\(problems)")
+        }
+    }
+
     @Test func verifyReportsADamagedPageBoundAndACompactingCopyRefusesIt() async throws {
         try await withTemporaryStorePath { path in
             do {

@@ -137,7 +137,7 @@ extension Store {
                                 fields = try? snap.withFieldRetry { $0 }
                                 walked = WalkedRecord(entry.key, value, c.definition.indexes, longKeys, search)
                             } catch {
-                                problem("\(name): record \(key): does not decode: \(error)")
+                                problem("\(name): record \(key.clippedDescription): does not decode: \(error)")
                                 walking.add(hash: WalkedRecordKeys.hash(entry.key), textChecksum: nil)
                                 continue
                             }
@@ -154,7 +154,7 @@ extension Store {
                                 at.indexKey = nil
                                 if !found {
                                     missing[i] += 1
-                                    problem("\(name): record \(key): missing from index '\(index.name)'")
+                                    problem("\(name): record \(key.clippedDescription): missing from index '\(index.name)'")
                                 }
                             }
                         }
@@ -175,7 +175,7 @@ extension Store {
                         if entries % 256 == 1 { reading?(at.description) }
                         if !seen.contains(entry.value) {
                             let key = try snap.logicalKey(entry.value)
-                            problem("\(name): index '\(index.name)' points to missing record \(key)")
+                            problem("\(name): index '\(index.name)' points to missing record \(key.clippedDescription)")
                         }
                     }
                     try snap.checkIntact()
@@ -203,7 +203,7 @@ extension Store {
                     let (member, memberSound) = try snap.verifiedLogicalKey(entry.value)
                     if !memberSound { problem(Store.longKeyProblem("relation '\(name)'", member)) }
                     if let target, !target.contains(entry.value) {
-                        problem("relation '\(name)': member \(member) does not exist")
+                        problem("relation '\(name)': member \(member.clippedDescription) does not exist")
                     }
                 }
             }
@@ -253,9 +253,10 @@ extension Store {
                 continue
             }
             let (indexKey, record) = (try snap.logicalKey(entry.key), try snap.logicalKey(entry.value))
-            let keys = try implied.map { stored in try stored.withUnsafeBytes { try snap.logicalKey($0).description } }
+            let keys = try implied.map { stored in try stored.withUnsafeBytes { try snap.logicalKey($0).clippedDescription } }
             let implies = keys.isEmpty ? "no entry" : keys.joined(separator: ", ")
-            stray.append("\(c.definition.name): index '\(index.name)' has \(indexKey) for record \(record), which implies \(implies)")
+            stray.append(
+                "\(c.definition.name): index '\(index.name)' has \(indexKey.clippedDescription) for record \(record.clippedDescription), which implies \(implies)")
             if stray.count == limit { break }
         }
         return stray

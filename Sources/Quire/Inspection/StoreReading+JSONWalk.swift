@@ -68,7 +68,7 @@ extension StoreReading where Self: ~Copyable {
                 }
                 throw StoreError(
                     .corrupted,
-                    "collection '\(name)': index '\(index)' names record \(key), which the collection does not hold (a damaged index: run quire verify)")
+                    "collection '\(name)': index '\(index)' names record \(key.clippedDescription), which the collection does not hold (a damaged index: run quire verify)")
             }
         }
     }

@@ -86,4 +86,12 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     public var description: String { stringValue ?? bytes.map { String(format: "%02x", $0) }.joined() }
+
+    /// ``description`` of at most the first 120 bytes, with the key's size when cut: for
+    /// diagnostics, where a damaged entry can name a "key" of megabytes (16 MB of hex in one
+    /// line, and seconds to format it).
+    package var clippedDescription: String {
+        guard bytes.count > 120 else { return description }
+        return StoreKey(bytes: Array(bytes.prefix(120))).description + "… (\(bytes.count) bytes)"
+    }
 }

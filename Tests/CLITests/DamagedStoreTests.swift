@@ -203,6 +203,24 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
             #expect(load.status == 0, "\(load)")
         }
     }
+
+    /// Another program's LMDB environment (named databases, no Quire metadata) was refused by
+    /// every read command, but every write command made it a store beside its own data.
+    @Test func writeCommandsRefuseAnotherProgramsEnvironment() async throws {
+        try await withScratch { dir in
+            let foreign = dir.appendingPathComponent("foreign").path
+            try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
+            try LMDBFixture.build(at: foreign)
+            let before = try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb"))
+            for args in [["load", "-"], ["remap"], ["demo", "--articles", "5"]] {
+                let result = try await runQuire(["--store", foreign] + args, stdin: try generatedJSONL(count: 2), timeout: 120)
+                #expect(result.status == 1, "\(args): \(result)")
+                #expect(result.stderr.contains("not a Quire store") && result.stderr.contains("nothing was written"), "\(args): \(result)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: foreign + "/data.mdb")) == before)
+            #expect(try LMDBFixture.contents(at: foreign) == LMDBFixture.expected)
+        }
+    }
 }
 
 /// `quire copy` writes through a temporary file, synced and renamed, private to the owner.

@@ -107,7 +107,7 @@ public final class Store: Sendable {
                 fieldNames = try env.openDatabase(StoreLayout.fields, flags: [])
                 longKeyNames = try? env.openDatabase(StoreLayout.longKeys, flags: [])
             } else {
-                meta = try env.openDatabase(StoreLayout.meta)
+                meta = try Store.writableMeta(env)
                 fieldNames = try env.openDatabase(StoreLayout.fields)
                 longKeyNames = try env.openDatabase(StoreLayout.longKeys)
             }
@@ -149,6 +149,20 @@ public final class Store: Sendable {
         precondition(!isInsideWrite, "Quire: store.close() inside a write transaction would wait for itself; close after the write returns")
         precondition(!environment.isInsideRead, "Quire: store.close() inside a read of the same store would wait for itself; close after the read returns")
         environment.close()
+    }
+
+    /// The metadata database of a store opened for writing. Every store is created with it: an
+    /// environment of other databases without it is another program's (writing into it made it
+    /// half a store), refused; an empty one is taken.
+    private static func writableMeta(_ env: Environment) throws -> Database {
+        if let meta = try? env.openDatabase(StoreLayout.meta, flags: []) { return meta }
+        let main = try env.openDatabase(nil, flags: [])
+        guard try env.read({ txn in try txn.count(of: main) }) == 0 else {
+            throw StoreError(
+                .corrupted,
+                "\(env.path): not a Quire store (an LMDB environment of other databases, without Quire's metadata); nothing was written: use a new or empty directory")
+        }
+        return try env.openDatabase(StoreLayout.meta)
     }
 
     /// Refuses stores of a newer format; stamps new stores with this one.

@@ -63,6 +63,17 @@ package struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         (value as? LMDBError)?.code == pattern.code
     }
 
+    /// Whether this process may write files only up to a size (`ulimit -f`).
+    private static var fileSizeIsLimited: Bool {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+        #else
+            let resource = RLIMIT_FSIZE
+        #endif
+        return getrlimit(resource, &limit) == 0 && limit.rlim_cur != rlim_t.max
+    }
+
     static func defaultHint(for code: Int32) -> String? {
         switch code {
         case MDB_MAP_FULL: "the map is full: grow the map size"
@@ -71,7 +82,11 @@ package struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         case MDB_BAD_VALSIZE: "a key is empty or longer than the maximum key size (511 bytes)"
         case MDB_VERSION_MISMATCH, MDB_INVALID: "the directory does not hold a compatible LMDB environment"
         case ENOSPC: "the disk is full: free space; committed data is intact"
-        case EIO: "an I/O error: the disk may be full or failing; committed data is intact"
+        // LMDB turns a short write into EIO: under a file size limit that is the usual cause.
+        case EIO: fileSizeIsLimited
+            ? "an I/O error: the file size limit (ulimit -f) may be reached, or the disk be full or failing; committed data is intact"
+            : "an I/O error: the disk may be full or failing; committed data is intact"
+        case EFBIG: "the file would grow past the file size limit (ulimit -f); committed data is intact"
         case EACCES: "permission denied: check the directory's permissions"
         case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: "the file is damaged: verify it and restore a backup"
         default: nil

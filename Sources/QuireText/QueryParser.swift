@@ -57,14 +57,14 @@ public struct QueryParser: Sendable {
             default: return false
             }
         }
-        // A phrase counts its words: each is a posting list read (a phrase of a thousand words
-        // passed as one term).
+        // A phrase counts its words, and so does a word the tokenizer splits (`a-b-c`, a run of
+        // CJK): each is a posting list read (a phrase of a thousand words passed as one term).
         var counted = 0
+        var tokenizer = Tokenizer(options: TokenizerOptions(joinHyphenated: false, revision: revision))
         for i in terms {
-            if case .phrase(let text, _) = lexemes[i].kind {
-                counted += max(1, text.split(whereSeparator: { $0.isWhitespace }).count)
-            } else {
-                counted += 1
+            switch lexemes[i].kind {
+            case .phrase(let text, _), .word(let text): counted += max(1, tokenizer.queryTerms(text).count)
+            default: counted += 1
             }
             if counted > maximumTerms { throw QueryError(.tooManyTerms(maximum: maximumTerms), at: lexemes[i].position) }
         }

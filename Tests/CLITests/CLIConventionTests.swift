@@ -48,18 +48,37 @@ import Testing
         }
     }
 
-    /// `serve` of a store this user may not look into (another user's, 0700) said "no store at
-    /// this path yet" and answered 503s for ever; it is refused as every command refuses it.
+    /// A store this user may not look into (another user's, 0700): `serve` said "no store at this
+    /// path yet" and answered 503s for ever, `load` a bare "Permission denied"; both say what the
+    /// read commands say.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
-    func serveRefusesAStoreThisUserMayNotLookInto() async throws {
+    func writersAndServeRefuseAStoreThisUserMayNotLookInto() async throws {
         try await withScratch { dir in
             let store = try await makeStore(in: dir, count: 2)
             #expect(chmod(dir.path, 0o755) == 0 && chmod(store, 0o700) == 0)
+            for command in [["serve", "--port", "47991"], ["load", "/dev/null"]] {
+                let result = try await runQuire(
+                    ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try QuireBinary.url().path, "--store", store] + command,
+                    executable: URL(fileURLWithPath: "/usr/bin/setpriv"), timeout: 30)
+                #expect(!result.timedOut && result.status == 1, "\(command): \(result)")
+                #expect(result.stderr.contains("permission denied: this user cannot look into the store's directory"), "\(command): \(result)")
+            }
+        }
+    }
+
+    /// A commit cut short by the file size limit (`ulimit -f`: LMDB turns the short write into
+    /// EIO) said only that the disk may be full or failing.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func aFileSizeLimitIsNamed() async throws {
+        try await withScratch { dir in
+            let input = dir.appendingPathComponent("in.jsonl")
+            try generatedJSONL(count: 3_000).write(to: input)
             let result = try await runQuire(
-                ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try QuireBinary.url().path, "--store", store, "serve", "--port", "47991"],
-                executable: URL(fileURLWithPath: "/usr/bin/setpriv"), timeout: 30)
-            #expect(!result.timedOut && result.status == 1, "\(result)")
-            #expect(result.stderr.contains("permission denied: this user cannot look into the store's directory"), "\(result)")
+                ["-c", "ulimit -f 512 && exec \"$0\" --store \"$1\" load \"$2\" --quiet", try QuireBinary.url().path,
+                 dir.appendingPathComponent("s").path, input.path],
+                executable: URL(fileURLWithPath: "/bin/bash"), timeout: 120)
+            #expect(!result.signaled && result.status == 1, "\(result)")
+            #expect(result.stderr.contains("ulimit -f"), "\(result)")
         }
     }
 

@@ -183,6 +183,12 @@ private func error(_ text: String) -> QueryError? {
         #expect(throws: Never.self) { try QueryParser().parse(long) }
         #expect(throws: QueryError(.tooManyTerms(maximum: 64), at: 0)) { try QueryParser().parse(long.dropLast() + " p64\"") }
         #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 2)) { try QueryParser(maximumTerms: 3).parse("a \"b c d\"") }
+        // So does a word the tokenizer splits: a hyphenated or dotted one, a run of CJK (a word
+        // of a hundred parts passed as one).
+        #expect(throws: Never.self) { try QueryParser(maximumTerms: 3).parse("a b-c") }
+        for split in ["b-c-d", "\"b.c.d\"", "東京大学"] {
+            #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 2), "\(split)") { try QueryParser(maximumTerms: 3).parse("a " + split) }
+        }
         let parser = QueryParser(maximumTerms: 3)
         #expect(throws: QueryError(.tooManyTerms(maximum: 3), at: 10)) { try parser.parse("a OR b c* d") }
         #expect(try parser.parse("a OR (b -c)") == .or([.term("a", fields: .all), .and([.term("b", fields: .all), .not(.term("c", fields: .all))])]))

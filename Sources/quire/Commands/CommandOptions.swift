@@ -20,7 +20,8 @@ enum CommonOptions {
     static let json = OptionSpec.flag("json", help: "Print the summary as one JSON object on stdout, for scripts.")
     static let collection = OptionSpec.value(
         "collection", "name",
-        help: "The collection to read (default: articles; also lists, categories, sources, tags, raw, rejects, budgets, demo; a cluster member's cluster, cluster_pages).")
+        help: "The collection to read (default: articles; also lists, categories, sources, tags, raw, rejects, budgets, demo; a cluster member's cluster, cluster_pages).",
+        choices: ["articles", "lists", "categories", "sources", "tags", "raw", "rejects", "budgets", "demo", "cluster", "cluster_pages"])
     /// Search's: only a collection with a full-text index (the news store's is `articles`).
     static let searchCollection = OptionSpec.value(
         "collection", "name", help: "The collection to search (default: articles, the one with a full-text index).")

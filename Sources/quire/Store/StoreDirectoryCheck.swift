@@ -25,6 +25,9 @@ enum StoreDirectoryCheck {
             throw RuntimeError(command, "\(path): exists and is not a store directory")
         }
         if access(path + "/data.mdb", F_OK) == 0 { return }
+        if ReadOnlyStore.isHiddenByPermissions(path) {
+            throw RuntimeError(command, "\(path): permission denied: this user cannot look into the store's directory")
+        }
         guard let names = directoryNames(path) else {
             throw RuntimeError(command, "\(path): \(errorString(errno))")
         }

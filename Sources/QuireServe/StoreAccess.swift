@@ -246,7 +246,11 @@ final class StoreAccess: Sendable {
                     var records: [[UInt8]] = []
                     var more = false
                     for hit in hits.dropFirst(recordSection == nil ? offset : 0) {
-                        guard let value = try Self.value(snap, hit.key, query) else { continue }
+                        // One transaction writes the index and the records: a hit without its
+                        // record is damage, not a hit to leave out silently.
+                        guard let value = try Self.value(snap, hit.key, query) else {
+                            throw StoreError.hitWithoutRecord(hit.key, collection: Self.collection)
+                        }
                         if let section = recordSection, value["section"] != .string(section) { continue }
                         if skip > 0 {
                             skip -= 1

@@ -884,3 +884,14 @@ enum SearchSets {
         return out
     }
 }
+
+extension StoreError {
+    /// A search hit whose record the collection does not hold: the index and the records are
+    /// written in one transaction, so this is damage (a part of the records' tree unreadable),
+    /// never a hit to leave out silently.
+    package static func hitWithoutRecord(_ key: StoreKey, collection: String) -> StoreError {
+        StoreError(
+            .corrupted,
+            "collection '\(collection)': the search index names record \(key.clippedDescription), which the collection does not hold (a damaged store: run quire verify)")
+    }
+}

@@ -31,7 +31,11 @@ enum SearchCommand {
                 if options.format == .table { try context.output.line(tableRow(tableHeader)) }
                 for hit in hits {
                     if context.isInterrupted { return }
-                    guard let value = try snap.genericValue(hit.key, inCollectionNamed: collection) else { continue }
+                    // The index and the records are written in one transaction: a hit without its
+                    // record is damage, not a hit to leave out silently.
+                    guard let value = try snap.genericValue(hit.key, inCollectionNamed: collection) else {
+                        throw StoreError.hitWithoutRecord(hit.key, collection: collection)
+                    }
                     try write(hit, value, &highlighter, options.format, context.output)
                 }
             }

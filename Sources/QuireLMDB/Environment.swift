@@ -131,7 +131,9 @@ package final class Environment: @unchecked Sendable {
         if available < 256 << 10 {
             throw LMDBError(
                 code: ENOSPC, operation: "open", path: path,
-                hint: "no room on the file system to create lock.mdb (\(available) bytes free); the store itself is untouched: free some space and run again")
+                hint: access(path + "/data.mdb", F_OK) == 0
+                    ? "no room on the file system to open the store (\(available) bytes free, under the 256 KiB its lock file and first pages need); the store itself is untouched: free some space and run again"
+                    : "no room on the file system to make a store (\(available) bytes free, under the 256 KiB its lock file and first pages need); nothing was written: free some space and run again")
         }
     }
 

@@ -20,6 +20,16 @@ private func truncate(_ path: String, to size: Int) throws {
     try handle.close()
 }
 
+/// Changes the data file of the store at `store` with `edit`, given its bytes and the offset of
+/// its newest meta page (the one of the higher transaction id, at byte 144 of each).
+private func editMetaPages(of store: String, _ edit: (inout [UInt8], _ newest: Int) -> Void) throws {
+    let data = URL(fileURLWithPath: store + "/data.mdb")
+    var bytes = try [UInt8](Data(contentsOf: data))
+    func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
+    edit(&bytes, word(4096 + 144) > word(144) ? 4096 : 0)
+    try Data(bytes).write(to: data)
+}
+
 /// Moves the record under `old` to `new` in LMDB itself, value and checksum kept, as one damaged
 /// key byte would; false when there is no such record.
 private func rekey(_ path: String, from old: String, to new: String) throws -> Bool {
@@ -94,14 +104,10 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
     /// command said only "Cannot allocate memory" (LMDB's map of it).
     @Test func aMetaPageNamingAnImpossibleLastPageIsCalledDamaged() async throws {
         try await withScratch { dir in
-            let store = try await makeStore(in: dir)
-            let data = store + "/data.mdb"
-            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: data)))
-            // MDB_meta after the 16-byte page header: last page at 136, transaction id at 144.
-            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
-            let newest = word(4096 + 144) > word(144) ? 4096 : 0
-            for i in 0..<8 { bytes[newest + 136 + i] = UInt8(truncatingIfNeeded: UInt64(4_688_890_857_929_071_570) >> (8 * UInt64(i))) }
-            try Data(bytes).write(to: URL(fileURLWithPath: data))
+            try editMetaPages(of: try await makeStore(in: dir)) { bytes, newest in
+                // MDB_meta after the 16-byte page header: the last page at 136.
+                for i in 0..<8 { bytes[newest + 136 + i] = UInt8(truncatingIfNeeded: UInt64(4_688_890_857_929_071_570) >> (8 * UInt64(i))) }
+            }
             for args in [["stats"], ["dump"], ["verify"], ["load", "-"]] {
                 let result = try await runQuire(args, stdin: Data(), directory: dir)
                 #expect(!result.signaled && result.status == 1, "\(args): \(result)")
@@ -116,18 +122,15 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
     @Test(arguments: [(0, "both"), (3_000, "newest"), (1 << 20, "both"), (0, "page 1"), (3_000, "page 0")])
     func aMetaPageWithNoPageSizeIsCalledDamaged(size: Int, where pages: String) async throws {
         try await withScratch { dir in
-            let store = try await makeStore(in: dir)
-            let data = store + "/data.mdb"
-            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: data)))
-            // The page size is the free database's md_pad: 40 bytes into the page; the id at 144.
-            func word(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * UInt64($1)) } }
-            let newest = word(4096 + 144) > word(144) ? 4096 : 0
-            let metas = ["both": [0, 4096], "newest": [newest], "page 0": [0], "page 1": [4096]][pages] ?? []
-            let readable = metas == [4096] && newest == 0
-            for meta in metas {
-                for i in 0..<4 { bytes[meta + 40 + i] = UInt8(truncatingIfNeeded: size >> (8 * i)) }
+            var readable = false
+            try editMetaPages(of: try await makeStore(in: dir)) { bytes, newest in
+                // The page size is the free database's md_pad: 40 bytes into the page.
+                let metas = ["both": [0, 4096], "newest": [newest], "page 0": [0], "page 1": [4096]][pages] ?? []
+                readable = metas == [4096] && newest == 0
+                for meta in metas {
+                    for i in 0..<4 { bytes[meta + 40 + i] = UInt8(truncatingIfNeeded: size >> (8 * i)) }
+                }
             }
-            try Data(bytes).write(to: URL(fileURLWithPath: data))
             for args in [["stats"], ["dump"], ["verify"], ["load", "-"]] {
                 let result = try await runQuire(args, stdin: Data(), directory: dir)
                 #expect(!result.signaled, "\(args): \(result)")

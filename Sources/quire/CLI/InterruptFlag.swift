@@ -33,27 +33,25 @@ enum InterruptFlag {
                 _ = note.withUTF8Buffer { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             }
         }
-        var alarmAction = sigaction()
-        #if canImport(Glibc)
-            alarmAction.__sigaction_handler.sa_handler = handleStopDeadline
-        #else
-            alarmAction.__sigaction_u.__sa_handler = handleStopDeadline
-        #endif
-        sigemptyset(&alarmAction.sa_mask)
-        sigaction(SIGALRM, &alarmAction, nil)
+        handle(SIGALRM, with: handleStopDeadline)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             // `nohup quire load …` asked for the hangup to be ignored: it stays so.
             if signalNumber == SIGHUP && isIgnored(SIGHUP) { continue }
-            var action = sigaction()
-            #if canImport(Glibc)
-                action.__sigaction_handler.sa_handler = handleInterrupt
-            #else
-                action.__sigaction_u.__sa_handler = handleInterrupt
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
-            sigaction(signalNumber, &action, nil)
+            handle(signalNumber, with: handleInterrupt)
         }
+    }
+
+    /// Installs `handler` for `signalNumber` (no flags, nothing blocked while it runs).
+    private static func handle(_ signalNumber: Int32, with handler: @convention(c) (Int32) -> Void) {
+        var action = sigaction()
+        #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = handler
+        #else
+            action.__sigaction_u.__sa_handler = handler
+        #endif
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(signalNumber, &action, nil)
     }
 
     /// Whether `signalNumber` was ignored when the process started (inherited, as `nohup` sets).

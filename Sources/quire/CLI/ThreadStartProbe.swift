@@ -16,21 +16,27 @@ enum ThreadStartProbe {
 
     /// Nil when `threads` threads could run at once, else the reason to print.
     static func failure() -> String? {
+        // Each thread waits for the end of a pipe, closed once all are started: all are alive
+        // together, as a command's are.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        defer { close(ends[0]) }
         var started: [pthread_t] = []
         var failed: Int32 = 0
         for _ in 0..<threads {
             var thread = pthread_t()
-            // Each thread waits a moment, so all are alive together, as a command's are.
-            let result = pthread_create(&thread, nil, { _ in
-                usleep(1_000)
+            let result = pthread_create(&thread, nil, { argument in
+                var byte: UInt8 = 0
+                _ = read(Int32(truncatingIfNeeded: Int(bitPattern: argument)), &byte, 1)
                 return nil
-            }, nil)
+            }, UnsafeMutableRawPointer(bitPattern: Int(ends[0])))
             if result != 0 {
                 failed = result
                 break
             }
             started.append(thread)
         }
+        close(ends[1])
         for thread in started { pthread_join(thread, nil) }
         guard failed != 0 else { return nil }
         return "cannot start the threads a command needs (\(String(cString: strerror(failed)))): the limit of processes and threads (ulimit -u, or a container's pids limit) is reached"

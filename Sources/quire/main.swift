@@ -16,6 +16,9 @@ if let reason = DescriptorLimit.settle() {
 // A closed pipe must not kill us mid-write: EPIPE comes back from write(2) instead, and
 // `quire dump | head -1` ends quietly with status 0.
 signal(SIGPIPE, SIG_IGN)
+// A write past the file size limit (`ulimit -f`) must not dump core: EFBIG comes back instead,
+// a typed error with the store intact.
+signal(SIGXFSZ, SIG_IGN)
 InterruptFlag.install()
 if let reason = ThreadStartProbe.failure() {
     Diagnostics.error(reason)

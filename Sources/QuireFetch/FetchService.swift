@@ -187,7 +187,12 @@ public struct FetchService: Sendable {
                     progress(.skipped(label: request.label, message: reason))
                     summary.skipped += 1
                 } else {
-                    progress(.rerouted(label: request.label, message: reason))
+                    // A page set aside and taken back (the first of two pages past a server's own
+                    // page cap) is no page set aside: said, and not counted so.
+                    let takenBack = source.setAsideCount(in: checkpoint) - source.setAsideCount(in: next)
+                    summary.skipped = max(0, summary.skipped - takenBack)
+                    let note = takenBack > 0 ? " (the page set aside before it lies past the server's page cap too: not retried)" : ""
+                    progress(.rerouted(label: request.label, message: reason + note))
                     summary.rerouted += 1
                 }
                 // Only the checkpoint past it commits.

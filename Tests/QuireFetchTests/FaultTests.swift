@@ -281,9 +281,10 @@ import Testing
         let sink = InMemoryFetchSink()
         let log = ProgressLog()
         let summary = try await makeService().run(source, into: sink, progress: log.handler)
-        #expect(summary.isComplete && summary.setAside == 0 && summary.unreachable == 0, "\(summary)")
+        #expect(summary.isComplete && summary.setAside == 0 && summary.skipped == 0 && summary.rerouted == 1, "\(summary)")
+        #expect(summary.unreachable == 0, "\(summary)")
         #expect(Set(sink.articles.map(\.id)).count == 120, "\(summary)")
-        #expect(log.all.contains { if case .rerouted(_, let message) = $0 { message.contains("less than or equal") } else { false } })
+        #expect(log.all.contains { if case .rerouted(_, let message) = $0 { message.contains("less than or equal") && message.contains("not retried") } else { false } })
         let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
         #expect(checkpoint.learnedPageCap == 3 && checkpoint.setAsidePages.isEmpty)
     }

@@ -139,6 +139,11 @@ struct PageStructureCheck {
     /// no tree (the next write would take it and overwrite what a tree holds there).
     mutating func checkFreePages() {
         for record in freeRecordsOnOverflow where !isFull {
+            // A damaged size may name gigabytes: no list of pages is larger than the file.
+            guard record.size <= Int(lastPage + 1) * pageSize else {
+                report("the free list's record on page \(record.page) has \(record.size) bytes, more than the file")
+                continue
+            }
             var bytes = [UInt8](repeating: 0, count: record.size)
             let offset = off_t(truncatingIfNeeded: record.page &* UInt64(pageSize) &+ UInt64(Self.headerSize))
             guard bytes.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, record.size, offset) }) == record.size else {

@@ -183,13 +183,14 @@ public struct FetchService: Sendable {
                 // Events reach the caller as they are: the error's texts are scrubbed first (only
                 // what `run` throws was).
                 let reason = Self.skipReason(error.scrubbing(source.apiKey?.value))
-                if source.setAsideCount(in: next) > source.setAsideCount(in: checkpoint) {
+                let setAsideChange = source.setAsideCount(in: next) - source.setAsideCount(in: checkpoint)
+                if setAsideChange > 0 {
                     progress(.skipped(label: request.label, message: reason))
                     summary.skipped += 1
                 } else {
                     // A page set aside and taken back (the first of two pages past a server's own
                     // page cap) is no page set aside: said, and not counted so.
-                    let takenBack = source.setAsideCount(in: checkpoint) - source.setAsideCount(in: next)
+                    let takenBack = -setAsideChange
                     summary.skipped = max(0, summary.skipped - takenBack)
                     let note = takenBack > 0 ? " (the page set aside before it lies past the server's page cap too: not retried)" : ""
                     progress(.rerouted(label: request.label, message: reason + note))

@@ -20,6 +20,7 @@ enum InterruptFlag {
         // The globals a handler reads are made now: lazily, in a handler, would not be signal-safe.
         _ = (interruptCount.load(ordering: .relaxed), waitNoted.load(ordering: .relaxed), ExitStatus.interrupted)
         _ = jsonAnswersWaitStop.load(ordering: .relaxed)
+        _ = (deadlineMessage.load(ordering: .relaxed), deadlineMessageLength.load(ordering: .relaxed))
         ImmediateStop.exitIfActive()  // its globals made now too (nothing is active yet),
         WaitExitCleanup.removeRegistered()  // and these (nothing is registered yet)
         stderrIsTerminal.store(isatty(STDERR_FILENO) == 1, ordering: .relaxed)
@@ -118,12 +119,39 @@ private func exitWhileWaitingForTheWriterLock() -> Never {
 /// How long a first signal waits for the command's safe point before the process ends anyway.
 private let stopDeadlineSeconds = 30
 
-/// The first signal's deadline passed (`alarm(2)`): what a second Ctrl-C does, said.
-/// Async-signal-safe: `write(2)` and `_exit(2)`.
+/// A command's own stop deadline (``InterruptFlag/endStop(within:saying:status:)``): its
+/// message's bytes (static text: an address and a length) and exit status; no message is the
+/// first signal's deadline.
+private let deadlineMessage = Atomic<UInt>(0)
+private let deadlineMessageLength = Atomic<Int>(0)
+private let deadlineStatus = Atomic<Int32>(0)
+
+/// The stop's deadline passed (`alarm(2)`): what a second Ctrl-C does, said, or the command's
+/// own ending. Async-signal-safe: atomic loads, `write(2)` and `_exit(2)`.
 private func handleStopDeadline(_ signalNumber: Int32) {
     WaitExitCleanup.removeRegistered()
-    writeFromHandler("quire: no safe point came within 30 s of the stop; quitting now (nothing committed is lost)\n")
-    _exit(ExitStatus.interrupted)
+    let message = deadlineMessage.load(ordering: .acquiring)
+    guard message != 0 else {
+        writeFromHandler("quire: no safe point came within 30 s of the stop; quitting now (nothing committed is lost)\n")
+        _exit(ExitStatus.interrupted)
+    }
+    _ = write(STDERR_FILENO, UnsafeRawPointer(bitPattern: message), deadlineMessageLength.load(ordering: .relaxed))
+    _exit(deadlineStatus.load(ordering: .relaxed))
+}
+
+extension InterruptFlag {
+    /// Ends the stop under way within `seconds` (in place of the first signal's 30 s), saying
+    /// `message` and exiting with `status`: for a command whose stop waits on work it may drop
+    /// and whose stop is its success (`serve`'s requests under way). ``stopFinished()`` disarms it.
+    static func endStop(within seconds: UInt32, saying message: StaticString, status: Int32) {
+        deadlineStatus.store(status, ordering: .relaxed)
+        deadlineMessageLength.store(message.utf8CodeUnitCount, ordering: .relaxed)
+        deadlineMessage.store(UInt(bitPattern: message.utf8Start), ordering: .releasing)
+        alarm(seconds)
+    }
+
+    /// The stop finished in time: no deadline ends the process now.
+    static func stopFinished() { alarm(0) }
 }
 
 /// Only async-signal-safe work here: atomic loads and adds, `write(2)` and `_exit(2)`.

@@ -1,5 +1,3 @@
-import Foundation
-import Synchronization
 import Quire
 import QuireServe
 
@@ -42,22 +40,9 @@ enum ServeCommand {
         // The daemon's stop waits for the requests under way, and a search ranking a broad prefix
         // over a million articles takes seconds: past a second, the process ends without it
         // (serve writes nothing, so nothing is lost but that one answer).
-        let stopping = StopDeadline()
-        Thread {
-            usleep(1_000_000)
-            guard !stopping.isDone else { return }
-            Diagnostics.error("serve: stopped (a request under way was cut short)")
-            _exit(0)
-        }.start()
+        InterruptFlag.endStop(within: 1, saying: "quire: serve: stopped (a request under way was cut short)\n", status: 0)
         server.stop()
-        stopping.finish()
+        InterruptFlag.stopFinished()
         Diagnostics.error("serve: stopped")
     }
-}
-
-/// Whether the server's stop finished before its deadline.
-private final class StopDeadline: Sendable {
-    private let done = Atomic<Bool>(false)
-    var isDone: Bool { done.load(ordering: .acquiring) }
-    func finish() { done.store(true, ordering: .releasing) }
 }

@@ -86,7 +86,7 @@ package final class Cursor {
             rc = mdb_cursor_get(cursor, &k, &v, op)
         }
         if handle.token.isReadOnly && op != MDB_GET_CURRENT {
-            try follow(op, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND, key: k.buffer)
+            try follow(op, found: rc == MDB_SUCCESS, notFound: rc == MDB_NOTFOUND, key: k.buffer, sought: key)
         }
         if rc == MDB_NOTFOUND { return nil }
         try handle.check(rc, "mdb_cursor_get")
@@ -94,7 +94,9 @@ package final class Cursor {
     }
 
     /// Counts a read cursor's walk (see `walk`) and throws `MDB_CORRUPTED` when it cannot be right.
-    private func follow(_ op: MDB_cursor_op, found: Bool, notFound: Bool, key: UnsafeRawBufferPointer) throws(LMDBError) {
+    private func follow(
+        _ op: MDB_cursor_op, found: Bool, notFound: Bool, key: UnsafeRawBufferPointer, sought: [UInt8]? = nil
+    ) throws(LMDBError) {
         switch op {
         case MDB_FIRST, MDB_LAST:
             walk = Walk(seen: 0, forward: op == MDB_FIRST, wholeDatabase: true)
@@ -110,6 +112,12 @@ package final class Cursor {
         if found {
             walk.seen += 1
             if walk.seen > limit { throw damaged("a walk found more than the \(limit) entries the database holds") }
+            // A damaged separator in a branch page sends a seek to the wrong leaf: a range read
+            // from there would take other keys for its own (a search answered thousands of hits
+            // for a term of two).
+            if op == MDB_SET_RANGE, let sought, try keyOrder().bytewise, compareKeys(key, sought) < 0 {
+                throw damaged("a seek landed before the key it sought")
+            }
             if op == MDB_NEXT || op == MDB_PREV, let previous = walk.previousKey {
                 let keys = try keyOrder()
                 // Keys ascend (a key's duplicates repeat it); backwards they descend.

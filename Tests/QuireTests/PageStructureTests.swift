@@ -140,6 +140,46 @@ import Testing
         }
     }
 
+    /// A separator raised past its child's first key (the branch still in order) sends a seek
+    /// for a key between the two to the child on its left, whose sibling's first key is then
+    /// below the key sought: a range read took it for its own (a search answered thousands of
+    /// hits for a term of two). The read stops on the damage now.
+    @Test func aRangeReadThatASeparatorSendsAstrayStopsOnTheDamage() async throws {
+        try await withTemporaryStorePath { path in
+            let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
+            do {
+                let store = try Store(path: path)
+                try store.register(notes)
+                let filler = String(repeating: "x", count: 900)
+                try await store.write { txn in
+                    for i in 0..<300 { try txn.put(Article(id: String(format: "k%05d", i), headline: filler), in: notes) }
+                }
+                store.close()
+            }
+            var sought = ""
+            try editFile(path) { bytes, _ in
+                func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+                let branch = try #require(pages(bytes, flags: 0x01).first { u16($0 + 12) >= 16 + 2 * 4 })
+                let node = branch + u16(branch + 16 + 2 * 2)
+                let end = node + 8 + u16(node + 6)
+                let first = try #require(Int(String(decoding: bytes[(end - 5)..<end], as: UTF8.self)))
+                // Leaves of four records: the next separator is `first + 4`, above the new one.
+                bytes.replaceSubrange((end - 5)..<end, with: Array(String(format: "%05d", first + 2).utf8))
+                sought = String(format: "k%05d", first + 1)
+            }
+            let store = try Store(path: path)
+            defer { store.close() }
+            try store.register(notes)
+            var firstRead: String?
+            #expect {
+                try store.read { snap in firstRead = try snap.values(of: notes, range: .from(.string(sought)), limit: 1).first?.id }
+            } throws: { error in
+                (error as? StoreError)?.code == .corrupted && "\(error)".contains("a seek landed before the key it sought")
+            }
+            #expect(firstRead == nil)
+        }
+    }
+
     @Test func verifyReportsADamagedPageBoundAndACompactingCopyRefusesIt() async throws {
         try await withTemporaryStorePath { path in
             do {

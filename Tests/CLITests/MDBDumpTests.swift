@@ -119,4 +119,27 @@ private func dumpWithQuire(_ path: String, scratch: String) throws -> Data {
             #expect(Data(result.stdout.utf8) == theirs.stdout)
         }
     }
+
+    /// A database named like a collection that the store does not hold (`c:ghost`, another
+    /// program's bytes) is copied as bytes: the dump called the store corrupted, and `verify`,
+    /// which it sent the user to, found nothing. A collection's own record is still checked.
+    @Test func onlyTheStoresCollectionsAreCheckedAsRecords() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 5)
+            func plant(_ value: String, key: String, in name: String) throws {
+                let environment = try Environment(path: store)
+                defer { environment.close() }
+                let database = try environment.openDatabase(name, flags: .create)
+                try environment.write { txn in try txn.put(Array(value.utf8), forKey: Array(key.utf8), in: database) }
+            }
+            try plant("world", key: "hello", in: "c:ghost")
+            let ghost = try await runQuire(["dump", "--format", "mdb"], directory: dir)
+            #expect(ghost.status == 0, "\(ghost)")
+            #expect(ghost.stdout.contains("database=c:ghost\n") && ghost.stdout.contains(" 776f726c64\n"), "\(ghost)")
+            #expect(try await runQuire(["verify"], directory: dir).status == 0)
+            try plant("world", key: "hello", in: "c:articles")
+            let record = try await runQuire(["dump", "--format", "mdb"], directory: dir)
+            #expect(record.status == 1 && record.stderr.contains("the store is corrupted"), "\(record)")
+        }
+    }
 }

@@ -12,10 +12,15 @@ enum DumpCommand {
             let probe = try ReadOnlyStore.open(context.storePath, command: "dump")
             let isQuireStore = (try? probe.openDatabase("_meta", flags: [])) != nil
             probe.close()
-            if isQuireStore { try OpenStore.readOnly(context.storePath, command: "dump").close() }
+            var collections: [String] = []
+            if isQuireStore {
+                let store = try OpenStore.readOnly(context.storePath, command: "dump")
+                defer { store.close() }
+                collections = try store.storedCollections().map(\.name)
+            }
             let env = try ReadOnlyStore.open(context.storePath, command: "dump")
             defer { env.close() }
-            try writeMDBDump(environment: env, to: context.output)
+            try writeMDBDump(environment: env, to: context.output, collections: collections)
             return
         }
         let store = try OpenStore.readOnly(context.storePath, command: "dump")

@@ -6,9 +6,12 @@ import QuireLMDB
 ///
 /// Open the environment with ``ReadOnlyStore/open(_:command:)`` (read-only, map size taken from
 /// the file) to get the same `mapsize=` header as `mdb_dump`. Polls Ctrl-C between entries.
+/// The records of `collections` (a Quire store's, as its `_meta` names them) are checked as
+/// they are copied; any other database is copied as bytes, as `mdb_dump` would.
 /// - Throws: `LMDBError`, ``OutputError``, ``InterruptedError`` (command `dump`).
-func writeMDBDump(environment: Environment, to output: OutputWriter) throws {
-    try MDBDumpWriter(environment: environment, output: output).write()
+func writeMDBDump(environment: Environment, to output: OutputWriter, collections: [String] = []) throws {
+    let names = Set(collections.map { "c:" + $0 })
+    try MDBDumpWriter(environment: environment, output: output, recordDatabases: names).write()
 }
 
 /// The `mdb_dump` text format: per database a header (`VERSION=3` … `HEADER=END`), then each
@@ -16,6 +19,8 @@ func writeMDBDump(environment: Environment, to output: OutputWriter) throws {
 struct MDBDumpWriter {
     let environment: Environment
     let output: OutputWriter
+    /// The databases holding a collection's records (`c:` and its name).
+    var recordDatabases: Set<String> = []
     /// Checked every few thousand entries; true stops the dump with ``InterruptedError``.
     var isInterrupted: () -> Bool = { InterruptFlag.isRaised }
 
@@ -88,7 +93,7 @@ struct MDBDumpWriter {
         let cursor = try txn.cursor(in: database)
         var entry = try cursor.first()
         // Records are copied as bytes, but a damaged one must not be copied as if it were sound.
-        let holdsRecords = database.name?.hasPrefix("c:") == true
+        let holdsRecords = database.name.map(recordDatabases.contains) == true
         while let current = entry {
             if holdsRecords { try CompactDecoder.checkIntegrity(current.value) }
             line.removeAll(keepingCapacity: true)

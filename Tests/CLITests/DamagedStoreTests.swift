@@ -144,6 +144,55 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
         }
     }
 
+    /// One damaged meta page made the whole store unreadable though the other page's commit is
+    /// whole (LMDB keeps the last two): every command said "restore a backup". The error names
+    /// the intact page, and `copy --meta-page` copies the store as it describes it: the commit
+    /// before the newest (the newest page's root damaged), or the newest (the older page zeroed).
+    @Test(arguments: ["newest root", "older zeroed"])
+    func aDamagedMetaPageIsRecoveredFromTheOther(damage: String) async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
+            let before = try await runQuire(["dump", "--all"], directory: dir)
+            // One more article: the newest meta page names the load's last commit.
+            let one = try generatedJSONL(count: 1, seed: 7)
+            #expect(try await runQuire(["load", "-", "--quiet"], stdin: one, directory: dir).status == 0)
+            let after = try await runQuire(["dump", "--all"], directory: dir)
+            #expect(before.status == 0 && after.status == 0 && before.stdout != after.stdout)
+            var intact = 0
+            var newestCommit: UInt64 = 0
+            try editMetaPages(of: store) { bytes, newest in
+                newestCommit = (0..<8).reduce(0) { $0 | UInt64(bytes[newest + 144 + $1]) << (8 * UInt64($1)) }
+                let older = 4096 - newest
+                if damage == "newest root" {
+                    for i in 0..<8 { bytes[newest + 128 + i] = 0x7F }  // the main database's root
+                    intact = older / 4096
+                } else {
+                    for i in older..<(older + 4096) { bytes[i] = 0 }
+                    intact = newest / 4096
+                }
+            }
+            let stats = try await runQuire(["stats"], directory: dir)
+            #expect(stats.status == 1 && stats.stderr.contains("meta page \(1 - intact) is damaged"), "\(stats)")
+            #expect(stats.stderr.contains("quire copy --meta-page \(intact) DEST recovers the store"), "\(stats)")
+            let copy = try await runQuire(["copy", "--meta-page", "\(intact)", "recovered"], directory: dir)
+            let commit = damage == "newest root" ? newestCommit - 1 : newestCommit
+            #expect(copy.status == 0 && copy.stderr.contains("(commit \(commit))"), "\(copy)")
+            let recovered = ["--store", dir.appendingPathComponent("recovered").path]
+            #expect(try await runQuire(recovered + ["verify"], directory: dir).status == 0)
+            let dump = try await runQuire(recovered + ["dump", "--all"], directory: dir)
+            // A load ends with a commit of bookkeeping: the one before holds the article already.
+            #expect(dump.stdout == after.stdout || (damage == "newest root" && dump.stdout == before.stdout))
+            // The copy is a store like any other: it takes writes and still verifies.
+            let more = try generatedJSONL(count: 1, seed: 8)
+            #expect(try await runQuire(recovered + ["load", "-", "--quiet"], stdin: more, directory: dir).status == 0)
+            #expect(try await runQuire(recovered + ["verify"], directory: dir).status == 0)
+            // The other page cannot be copied from.
+            let refused = try await runQuire(["copy", "--meta-page", "\(1 - intact)", "other"], directory: dir)
+            #expect(refused.status == 1 && refused.stderr.contains("cannot be recovered from it"), "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("other").path))
+        }
+    }
+
     /// A data file that is no store at all — a pipe (which blocked every open for ever), a few
     /// bytes of text — is refused by every command at once, as not a store rather than damaged.
     @Test(arguments: ["fifo", "text"])

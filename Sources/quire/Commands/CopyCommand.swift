@@ -12,6 +12,10 @@ enum CopyCommand {
     static func run(_ options: CopyOptions, context: CommandContext) async throws {
         let destination = options.destination
         try checkDestination(destination)
+        if let page = options.metaPage {
+            try recover(page, options, context: context)
+            return
+        }
         let environment = try ReadOnlyStore.open(context.storePath, command: "copy")
         defer { environment.close() }
 
@@ -41,6 +45,34 @@ enum CopyCommand {
             let pageSize = try environment.info().pageSize
             let bytes = fileSize(destination + "/data.mdb") ?? 0
             Diagnostics.write(summary(bytes: bytes, pageSize: pageSize, destination: destination, compact: options.compact))
+        }
+    }
+
+    /// `copy --meta-page N`: the file copied as meta page N describes it (LMDB is not asked: it
+    /// may refuse the source), then opened once to show that it reads.
+    private static func recover(_ page: Int, _ options: CopyOptions, context: CommandContext) throws {
+        let destination = options.destination
+        guard ReadOnlyStore.exists(at: context.storePath) else { throw ReadOnlyStore.absence(at: context.storePath, command: "copy") }
+        let createdDirectory = access(destination, F_OK) != 0
+        let commit: UInt64
+        do {
+            commit = try MetaPageRecovery.copy(from: context.storePath, page: page, to: destination) { context.isInterrupted }
+            try ReadOnlyStore.open(destination, command: "copy").close()
+        } catch {
+            removeCopy(destination, directory: createdDirectory)
+            if let error = error as? RuntimeError { throw error }
+            // A meta page that cannot be used is the source's.
+            if let lmdb = error as? LMDBError, lmdb.isCorruption {
+                throw RuntimeError("copy", "\(context.storePath): \(ReadOnlyStore.describe(lmdb))")
+            }
+            throw failure(error, destination, source: context.storePath)
+        }
+        if !options.quiet {
+            let bytes = fileSize(destination + "/data.mdb") ?? 0
+            let place = TerminalText.escaped(destination)
+            Diagnostics.write(
+                "quire: copy: \(ProgressReporter.grouped(bytes)) bytes to \(place), the store as its meta page \(page) describes it "
+                    + "(commit \(commit)); check it with: quire --store \(place) verify\n")
         }
     }
 

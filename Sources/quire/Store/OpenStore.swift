@@ -46,7 +46,8 @@ enum OpenStore {
         do {
             return try Store(path: path, options: options)
         } catch {
-            throw RuntimeError(command, located(path, error))
+            // Said only when exactly one meta page is damaged: no other failure has the advice.
+            throw RuntimeError(command, MetaPageAdvice.adding(to: located(path, error), path))
         }
     }
 

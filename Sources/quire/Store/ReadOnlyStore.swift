@@ -59,7 +59,7 @@ enum ReadOnlyStore {
         do {
             return try Environment(path: path, options: options)
         } catch {
-            throw RuntimeError(command, "\(path): \(describe(error))")
+            throw RuntimeError(command, MetaPageAdvice.adding(to: "\(path): \(describe(error))", path))
         }
     }
 

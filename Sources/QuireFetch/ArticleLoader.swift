@@ -349,7 +349,7 @@ public struct ArticleLoader: Sendable {
     }
 
     /// A bad record's reason, naming the field: `wordCount: expected a whole number written without a fraction or an exponent, found 3.7`.
-    static func message(_ error: NewsMappingError) -> String {
+    package static func message(_ error: NewsMappingError) -> String {
         let field = error.path
         let prefix = field.isEmpty ? "" : "\(field): "
         switch error.kind {

@@ -37,12 +37,11 @@ enum WholeStoreLoad {
 
         var pending: Int { values.count }
         func add(_ line: [UInt8], number: Int) throws {
-            // Read once for both checks below; a line that is not JSON at all is the decoder's to name.
-            let parsed = try? JSONParser.parse(line)
-            if let parsed { try Self.refuseNonWholeNumbers(parsed) }
-            let value = try decoder.decode(V.self, from: Data(line))
+            let parsed = try WholeStoreLoad.parsed(line)
+            try Self.refuseNonWholeNumbers(parsed)
+            let value = try decoder.decode(V.self, from: Data(parsed.jsonBytes))
             guard !collection.key(value).bytes.isEmpty else { throw LineProblem("the id is empty") }
-            if case .object(let given)? = parsed { try Self.refuseUnknownFields(given, of: value) }
+            if case .object(let given) = parsed { try Self.refuseUnknownFields(given, of: value) }
             values.append(value)
         }
 
@@ -107,7 +106,11 @@ enum WholeStoreLoad {
 
         var pending: Int { 0 }
         func add(_ line: [UInt8], number: Int) throws {
-            let entry = try JSONDecoder().decode(Entry.self, from: Data(line))
+            let parsed = try WholeStoreLoad.parsed(line)
+            if case .object(let given) = parsed, let unknown = given.members.keys.sorted().first(where: { !["owner", "member"].contains($0) }) {
+                throw LineProblem("\(unknown): unknown field, not a relation entry (an owner and a member)")
+            }
+            let entry = try JSONDecoder().decode(Entry.self, from: Data(parsed.jsonBytes))
             // Said at its line, not when the relations are written after every record.
             if entry.owner.isEmpty { throw LineProblem("owner: empty (a relation entry needs an owner id)") }
             if entry.member.isEmpty { throw LineProblem("member: empty (a relation entry needs a member id)") }
@@ -176,19 +179,25 @@ enum WholeStoreLoad {
             throw LoadError(.input, "this quire cannot load the collection '\(name)'", line: nil)
         }
         var total = 0
-        var (distinct, inArray, first) = (0, false, true)
+        var (distinct, inArray, closed, first, lastLine) = (0, false, false, true, 0)
         func flush() async throws {
             let written = try await section.commit(store)
             total += written.lines
             distinct += written.distinct
             progress.advance(by: written.lines)
         }
+        /// Stops the load at `line`, the records before it committed.
+        func stop(_ message: String, line: Int) async throws -> Never {
+            try await flush()
+            throw LoadError(.input, message, line: line, recordsBefore: total)
+        }
         while true {
             let number = reader.nextLineNumber
-            guard let line = try nextLine(reader, committed: total) else { break }
+            guard let line = try await nextLine(reader, flush: flush, committed: { total }) else { break }
             var text = line.drop { $0 == 32 || $0 == 9 || $0 == 13 }
             while let last = text.last, [32, 9, 13].contains(last) { text = text.dropLast() }
             if text.isEmpty { continue }
+            lastLine = number
             // `--format json`: an array with a record a line, each but the last ending in a comma.
             if first, text.first == UInt8(ascii: "[") {
                 inArray = true
@@ -196,27 +205,39 @@ enum WholeStoreLoad {
             }
             first = false
             if inArray {
-                if text.last == UInt8(ascii: "]") { text = text.dropLast() }
+                // Its closing bracket is the only sign that the file is whole.
+                if closed { try await stop("text after the JSON array's closing ']'", line: number) }
+                if text.last == UInt8(ascii: "]") {
+                    text = text.dropLast()
+                    closed = true
+                }
                 if text.last == UInt8(ascii: ",") { text = text.dropLast() }
                 if text.isEmpty { continue }
             }
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
-                throw LoadError(.input, "a whole-store dump (dump --all) loads without --collection", line: number)
+                try await stop("a whole-store dump (dump --all) loads without --collection", line: number)
             }
             try await add(text, line: number, to: section, total: { total }, flush: flush)
+        }
+        if inArray && !closed {
+            try await stop("the input ends after line \(lastLine), inside the JSON array: its closing ']' is missing (a cut file?)", line: lastLine)
         }
         try await flush()
         return (distinct, total)
     }
 
-    /// The reader's next line; an interrupt (or a line too long) while it read says what this
-    /// load committed, as the load's summary does.
-    private static func nextLine(_ reader: LineBlockReader, committed: Int) throws(LoadError) -> [UInt8]? {
+    /// The reader's next line. An interrupt (or a line too long) while it read commits the
+    /// records read before it, as a line that cannot be stored does, and says what this load
+    /// committed, as the load's summary does.
+    private static func nextLine(
+        _ reader: LineBlockReader, flush: () async throws -> Void, committed: () -> Int
+    ) async throws -> [UInt8]? {
         do {
             return try reader.nextLine()
         } catch {
+            try await flush()
             var counted = error
-            counted.recordsBefore = committed
+            counted.recordsBefore = committed()
             throw counted
         }
     }
@@ -269,7 +290,7 @@ enum WholeStoreLoad {
         }
         while true {
             let number = reader.nextLineNumber
-            guard let line = try nextLine(reader, committed: total) else { break }
+            guard let line = try await nextLine(reader, flush: flush, committed: { total }) else { break }
             let text = line.drop { $0 == 32 || $0 == 9 }
             if text.isEmpty { continue }
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
@@ -378,6 +399,18 @@ enum WholeStoreLoad {
             progress.advance(by: added)
             if let dangling { throw dangling }
             if InterruptFlag.isRaised { throw LoadError(.interrupted, "interrupted", recordsBefore: loadedBefore + written) }
+        }
+    }
+
+    /// The line parsed as strictly as an article's (RFC 8259), to be decoded from its value:
+    /// `JSONDecoder` alone took a trailing comma and skipped the text of members it does not
+    /// read (a lone surrogate, invalid UTF-8), which turned the checks made on the parsed value
+    /// off, and kept the first of a repeated member where articles keep the last.
+    private static func parsed(_ line: [UInt8]) throws -> JSONValue {
+        do {
+            return try JSONParser.parse(line)
+        } catch {
+            throw LineProblem(ArticleLoader.message(error))
         }
     }
 

@@ -147,96 +147,107 @@ public struct FetchService: Sendable {
         // The body is scrubbed as it arrives: everything a page stores or reports comes from it.
         let scrubber = SecretScrubber(source.apiKey)
         var skippedInARow = 0
-        while let request = source.nextRequest(after: checkpoint) {
-            if let pageLimit, summary.pages + summary.skipped + summary.rerouted >= pageLimit { break }
-            if Task.isCancelled { throw cancelled(sourceID, request) }
-            let fetchedAt: Date
-            var page: SourcePage<Source.Checkpoint>
-            do throws(FetchError) {
-                // A server that echoes the key into its documents: scrubbed before mapping, so
-                // the articles, raw copies and rejects all hold the same text, none the key.
-                let response = try await fetch(
-                    request, source: source, scrubber: scrubber, summary: &summary, random: &random, progress: progress)
-                let body = scrubber.scrub(response.body)
-                fetchedAt = clock.now
-                do {
-                    page = try source.process(body, for: request, at: checkpoint)
+        var transportFailuresInARow = 0
+        walking: while true {
+            while let request = source.nextRequest(after: checkpoint) {
+                if let pageLimit, summary.pages + summary.skipped + summary.rerouted >= pageLimit { break }
+                if Task.isCancelled { throw cancelled(sourceID, request) }
+                let fetchedAt: Date
+                var page: SourcePage<Source.Checkpoint>
+                do throws(FetchError) {
+                    // A server that echoes the key into its documents: scrubbed before mapping, so
+                    // the articles, raw copies and rejects all hold the same text, none the key.
+                    let response = try await fetch(
+                        request, source: source, scrubber: scrubber, summary: &summary, random: &random, progress: progress)
+                    let body = scrubber.scrub(response.body)
+                    fetchedAt = clock.now
+                    do {
+                        page = try source.process(body, for: request, at: checkpoint)
+                    } catch {
+                        throw mappingFailure(error, sourceID: sourceID, request: request, status: response.status)
+                    }
+                    scrubber.scrub(&page)
+                    skippedInARow = 0
+                    transportFailuresInARow = 0
                 } catch {
-                    throw mappingFailure(error, sourceID: sourceID, request: request, status: response.status)
+                    // The requests made count against the daily quota even when no page commits.
+                    try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
+                    // A page that fails for good is set aside when the source can go on without it;
+                    // three in a row look like an outage, not one bad page, and stop the run.
+                    // A run over set-aside pages keeps them apart, except for failures of the transfer:
+                    // three of those in a row are an outage there too (not two pages refused before one).
+                    let outage = retrying ? transportFailuresInARow >= 2 && error.code == .transport : skippedInARow >= 2
+                    guard Self.canSkip(error), !outage, var next = source.skipping(request, at: checkpoint, after: error)
+                    else {
+                        throw error
+                    }
+                    if source.isFinished(next) { next = source.completed(next, at: clock.now) }
+                    skippedInARow += 1
+                    transportFailuresInARow = error.code == .transport ? transportFailuresInARow + 1 : 0
+                    // Events reach the caller as they are: the error's texts are scrubbed first (only
+                    // what `run` throws was).
+                    let reason = Self.skipReason(error.scrubbing(source.apiKey?.value))
+                    let setAsideChange = source.setAsideCount(in: next) - source.setAsideCount(in: checkpoint)
+                    if setAsideChange > 0 {
+                        progress(.skipped(label: request.label, message: reason))
+                        summary.skipped += 1
+                    } else {
+                        // A page set aside and taken back (the first of two pages past a server's own
+                        // page cap) is no page set aside: said, and not counted so.
+                        let takenBack = -setAsideChange
+                        summary.skipped = max(0, summary.skipped - takenBack)
+                        let note = takenBack > 0 ? " (the page set aside before it lies past the server's page cap too: not retried)" : ""
+                        progress(.rerouted(label: request.label, message: reason + note))
+                        summary.rerouted += 1
+                    }
+                    // Only the checkpoint past it commits.
+                    _ = try await commit(
+                        SourcePage(articles: [], queryTag: nil, checkpoint: next), of: request, at: clock.now, source, sink,
+                        encoder, follows: &follows)
+                    checkpoint = next
+                    summary.noteWalk(of: source, at: checkpoint)
+                    continue
                 }
-                scrubber.scrub(&page)
-                skippedInARow = 0
-            } catch {
-                // The requests made count against the daily quota even when no page commits.
-                try? await sink.recordRequests(rateLimiter.requestTimes(before: clock.now), budget: source.budgetID)
-                // A page that fails for good is set aside when the source can go on without it;
-                // three in a row look like an outage, not one bad page, and stop the run.
-                // A run over set-aside pages keeps them apart, except for failures of the transfer:
-                // three of those in a row are an outage there too.
-                let outage = skippedInARow >= 2 && (!retrying || error.code == .transport)
-                guard Self.canSkip(error), !outage, var next = source.skipping(request, at: checkpoint, after: error)
-                else {
-                    throw error
-                }
-                if source.isFinished(next) { next = source.completed(next, at: clock.now) }
-                skippedInARow += 1
-                // Events reach the caller as they are: the error's texts are scrubbed first (only
-                // what `run` throws was).
-                let reason = Self.skipReason(error.scrubbing(source.apiKey?.value))
-                let setAsideChange = source.setAsideCount(in: next) - source.setAsideCount(in: checkpoint)
-                if setAsideChange > 0 {
-                    progress(.skipped(label: request.label, message: reason))
-                    summary.skipped += 1
+                if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
+                let outcome = try await commit(page, of: request, at: fetchedAt, source, sink, encoder, follows: &follows)
+                checkpoint = page.checkpoint
+                summary.pages += 1
+                summary.records += page.articles.count
+                // An article an earlier page of this run stored (a window's first page fetched again
+                // after a split) is no article more: not counted unchanged, so the counts add up to
+                // `stored`. (An id twice in one page is one article of the page.)
+                let ids = Set(page.articles.map { Array($0.id.utf8) })
+                // Looked up one by one: `subtracting` walked the whole run's set for every page.
+                var repeats = 0
+                for id in ids where !seen.insert(id).inserted { repeats += 1 }
+                summary.newArticles += outcome.newArticles
+                if let writtenIDs = outcome.writtenIDs {
+                    for id in writtenIDs { written.insert(Array(id.utf8)) }
+                    summary.unchangedArticles = seen.count - written.count
                 } else {
-                    // A page set aside and taken back (the first of two pages past a server's own
-                    // page cap) is no page set aside: said, and not counted so.
-                    let takenBack = -setAsideChange
-                    summary.skipped = max(0, summary.skipped - takenBack)
-                    let note = takenBack > 0 ? " (the page set aside before it lies past the server's page cap too: not retried)" : ""
-                    progress(.rerouted(label: request.label, message: reason + note))
-                    summary.rerouted += 1
+                    summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
                 }
-                // Only the checkpoint past it commits.
-                _ = try await commit(
-                    SourcePage(articles: [], queryTag: nil, checkpoint: next), of: request, at: clock.now, source, sink,
-                    encoder, follows: &follows)
-                checkpoint = next
+                summary.articles = seen.count
+                for reject in page.rejects where seenRejects.insert(Self.rejectIdentity(reject, label: request.label)).inserted {
+                    summary.rejected += 1
+                }
+                summary.documents += page.articles.count + page.rejects.count
+                summary.unreachable += page.unreachable
                 summary.noteWalk(of: source, at: checkpoint)
-                continue
+                for reject in page.rejects {
+                    progress(.rejected(label: request.label, index: reject.index, path: reject.error.path,
+                                       message: reject.error.description))
+                }
+                progress(.pageFetched(
+                    label: request.label, records: page.articles.count, totalPages: summary.pages,
+                    totalArticles: summary.articles))
             }
-            if source.isFinished(page.checkpoint) { page.checkpoint = source.completed(page.checkpoint, at: fetchedAt) }
-            let outcome = try await commit(page, of: request, at: fetchedAt, source, sink, encoder, follows: &follows)
-            checkpoint = page.checkpoint
-            summary.pages += 1
-            summary.records += page.articles.count
-            // An article an earlier page of this run stored (a window's first page fetched again
-            // after a split) is no article more: not counted unchanged, so the counts add up to
-            // `stored`. (An id twice in one page is one article of the page.)
-            let ids = Set(page.articles.map { Array($0.id.utf8) })
-            // Looked up one by one: `subtracting` walked the whole run's set for every page.
-            var repeats = 0
-            for id in ids where !seen.insert(id).inserted { repeats += 1 }
-            summary.newArticles += outcome.newArticles
-            if let writtenIDs = outcome.writtenIDs {
-                for id in writtenIDs { written.insert(Array(id.utf8)) }
-                summary.unchangedArticles = seen.count - written.count
-            } else {
-                summary.unchangedArticles += max(0, outcome.unchangedArticles - repeats)
-            }
-            summary.articles = seen.count
-            for reject in page.rejects where seenRejects.insert(Self.rejectIdentity(reject, label: request.label)).inserted {
-                summary.rejected += 1
-            }
-            summary.documents += page.articles.count + page.rejects.count
-            summary.unreachable += page.unreachable
-            summary.noteWalk(of: source, at: checkpoint)
-            for reject in page.rejects {
-                progress(.rejected(label: request.label, index: reject.index, path: reject.error.path,
-                                   message: reject.error.description))
-            }
-            progress(.pageFetched(
-                label: request.label, records: page.articles.count, totalPages: summary.pages,
-                totalArticles: summary.articles))
+            // A refresh goes on past the pages set aside before it: retried alone, a page that
+            // fails for good starved every later refresh (new articles never came, status 0).
+            guard retrying, mode == .refresh, source.isFinished(checkpoint) else { break walking }
+            retrying = false
+            (skippedInARow, transportFailuresInARow) = (0, 0)
+            checkpoint = source.refreshCheckpoint(after: checkpoint, now: clock.now) ?? source.initialCheckpoint
         }
         summary.isComplete = source.isFinished(checkpoint)
         summary.noteWalk(of: source, at: checkpoint)
@@ -263,7 +274,9 @@ public struct FetchService: Sendable {
         // A reply cut short, undecodable, not HTTP, never finished or too large: not a failed
         // connect (one document of 33 MiB stopped every run at its page).
         case .transport:
-            (error.cause as? HTTPError).map { $0.isUnreadableReply || $0.code == .responseTooLarge } ?? false
+            // A page redirected in a loop, too: its own (a run stopped there on every run).
+            (error.cause as? HTTPError).map { $0.isUnreadableReply || $0.code == .responseTooLarge || $0.code == .tooManyRedirects }
+            ?? false
         default: false
         }
     }

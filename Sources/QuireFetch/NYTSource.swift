@@ -114,7 +114,10 @@ public struct NYTSource: FetchSource {
             nothing.completedAt = now
             return nothing
         }
-        return NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
+        var fresh = NYTCheckpoint(queryIdentity: queryIdentity, window: NYTDateWindow(begin: begin, end: end))
+        // Still set aside (a refresh follows the run that retried them): the next run retries them.
+        fresh.setAsidePages = finished.setAsidePages
+        return fresh
     }
 
     /// A page that failed for good is set aside and the walk goes on past it, as past a page of

@@ -359,11 +359,13 @@ import Testing
     }
 
     /// Pages set aside far apart in the walk that fail again in the run that retries them are
-    /// no outage: all stay set aside and the run ends (three of them stopped every other run).
-    @Test func setAsidePagesThatFailAgainStaySetAside() async throws {
+    /// no outage: all stay set aside and the run ends (three of them stopped every other run;
+    /// two refused and then one cut short stopped it as three failures of the transfer).
+    @Test(arguments: [false, true])
+    func setAsidePagesThatFailAgainStaySetAside(lastCutShort: Bool) async throws {
         let api = try makeAPI {
             $0.nytArticlesPerQuery = 65
-            $0.faults = [1, 3, 5].map { .init(.nytPage($0), .htmlForbidden) }
+            $0.faults = [1, 3, 5].map { .init(.nytPage($0), lastCutShort && $0 == 5 ? .dropConnectionMidBody : .htmlForbidden) }
         }
         let sink = InMemoryFetchSink()
         let first = try await makeService().run(nytSource(api), into: sink)
@@ -372,6 +374,46 @@ import Testing
         #expect(again.isComplete && again.skipped == 3 && again.pages == 0, "\(again)")
         let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
         #expect(checkpoint.isFinished && checkpoint.setAsidePages.map(\.page) == [1, 3, 5])
+    }
+
+    /// A `--refresh` after a walk that set a page aside retries the page and then refreshes, in
+    /// one run: the retry alone ran, so a page failing for good starved every refresh (new
+    /// articles never came, status 0). The page stays set aside for the next run.
+    @Test func aRefreshGoesOnPastAPageThatFailsForGood() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 45
+            $0.faults = [.init(.nytPage(1), .htmlForbidden)]
+        }
+        let sink = InMemoryFetchSink()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let first = try await makeService(clock: TestClock(start: start)).run(nytSource(api), into: sink)
+        #expect(first.isComplete && first.skipped == 1 && first.articles == 35, "\(first)")
+        for run in 1...2 {
+            let later = TestClock(start: start.addingTimeInterval(Double(run) * 30 * 86_400))
+            let refresh = try await makeService(clock: later).run(nytSource(api), into: sink, mode: .refresh)
+            // The page retried (and refused), then the refresh's own walk: at least its first page.
+            #expect(refresh.isComplete && refresh.skipped == 1 && refresh.pages >= 1, "run \(run): \(refresh)")
+            let checkpoint = try JSONDecoder().decode(NYTCheckpoint.self, from: try #require(sink.checkpoints.values.first))
+            #expect(checkpoint.isFinished && checkpoint.setAsidePages.map(\.page) == [1], "run \(run): \(checkpoint)")
+            #expect(try #require(checkpoint.completedAt) >= later.now.addingTimeInterval(-60), "run \(run)")
+        }
+    }
+
+    /// A page redirected to itself is the page's failure, set aside: "more than 5 redirects"
+    /// stopped every run of the query there.
+    @Test func aPageRedirectedInALoopIsSetAside() async throws {
+        let server = try LoopbackServer { request in
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            if page == 1 || request.path.hasSuffix("/loop") { return FixtureResponse(status: 302, headers: [("Location", "/loop")]) }
+            let docs = (0..<(page == 2 ? 5 : 10)).map { #"{"_id":"p\#(page)-\#($0)","pub_date":"2020-01-01T00:00:00Z"}"# }
+            return .json(body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":25,"offset":\#(page * 10)}}}"#)
+        }
+        defer { server.stop() }
+        let source = NYTSource(query: NYTQuery(query: "x"), key: APIKey(testKey), endpoint: server.baseURL + "/s")
+        let log = ProgressLog()
+        let summary = try await makeService().run(source, into: InMemoryFetchSink(), progress: log.handler)
+        #expect(summary.isComplete && summary.skipped == 1 && summary.articles == 15, "\(summary)")
+        #expect(log.all.contains { if case .skipped(_, let message) = $0 { message.contains("redirects") } else { false } })
     }
 
     /// A server's own words in an error are cut: 100 KB of messages made one 100 KB line of

@@ -13,6 +13,15 @@ import Testing
         #expect(try Feedzilla.parseCategories(documented) == [Category(id: 1314, englishName: "Sports")])
     }
 
+    /// A summary of markup alone is no summary: it was stored as `"abstract": ""`.
+    @Test func aSummaryOfMarkupAloneIsNone() throws {
+        let stories = ["&lt;p&gt;&lt;/p&gt;", "&lt;br/&gt; ", "kept &lt;br/&gt;"].enumerated().map { i, summary in
+            #"{"title":"t","summary":"\#(summary)","publish_date":"Tue, 05 Oct 2010 14:11:00 +0100","url":"http://news.feedzilla.com/en_us/stories/a/\#(1000 + i)"}"#
+        }
+        let page = try Feedzilla.parseArticleList(Array((#"{"articles":["# + stories.joined(separator: ",") + "]}").utf8), categoryID: 1)
+        #expect(page.articles.map(\.abstract) == [nil, nil, "kept "])
+    }
+
     @Test func categoryErrorsNameTheirPath() {
         #expect(throws: NewsMappingError(.missingField, at: [.index(1), .key("category_id")])) {
             try Feedzilla.parseCategories(Array(#"[{"category_id":1},{"english_category_name":"x"}]"#.utf8))

@@ -27,6 +27,10 @@ import Testing
         #expect(error(Array(#"{"status":"ERROR","errors":["Invalid Date: 2012","Not Found"],"results":[]}"#.utf8))?.kind
             == .apiError(messages: ["Invalid Date: 2012", "Not Found"]))
         #expect(error([])?.kind == .emptyBody)
+        // An empty `errors` beside a success is no error: the page was refused as "no message".
+        let ok = #"{"status":"OK","errors":[],"response":{"docs":[{"_id":"a1","pub_date":"2012-01-01T00:00:00Z"}],"meta":{"hits":1}}}"#
+        #expect(try NYTArticleSearch.parsePage(Array(ok.utf8)).articles.map(\.id) == ["a1"])
+        #expect(error(Array(#"{"status":"OK","errors":["quota"],"response":{"docs":[]}}"#.utf8))?.kind == .apiError(messages: ["quota"]))
     }
 
     /// The page's rejects, or the envelope error.

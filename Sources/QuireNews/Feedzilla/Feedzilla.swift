@@ -174,7 +174,10 @@ public enum Feedzilla {
             id: storyID(forURL: url),
             url: canonicalURL(NewsText.trimmed(url)),
             headline: try m(.string("title")).flatMap(cleanTitle),
-            abstract: try m(.string("summary")).map(NewsText.plainTextFromEncodedHTML),
+            // A summary of markup alone (`&lt;p&gt;&lt;/p&gt;`) is none, as an empty one is.
+            abstract: try m(.string("summary")).map(NewsText.plainTextFromEncodedHTML).flatMap {
+                $0.allSatisfy(\.isWhitespace) ? nil : $0
+            },
             source: try m(.string("source")),
             sourceURL: try m(.string("source_url")),
             publishedAt: try m(.date("publish_date")),

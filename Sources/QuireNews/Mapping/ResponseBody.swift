@@ -59,7 +59,14 @@ enum ResponseBody {
             throw NewsMappingError(.apiFault(message: message ?? "unknown fault", code: code))
         }
         let status = root["status"]
-        if status == .string("ERROR") || root["errors"] != nil {
+        // An empty `errors` beside a success is no error (a page with `"errors": []` was refused).
+        let errorsGiven: Bool
+        switch root["errors"] {
+        case nil, .null?: errorsGiven = false
+        case .array(let errors)?: errorsGiven = !errors.isEmpty || status != .string("OK")
+        default: errorsGiven = true
+        }
+        if status == .string("ERROR") || errorsGiven {
             var messages: [String] = []
             if case .array(let errors)? = root["errors"] {
                 for case .string(let text) in errors { messages.append(text) }

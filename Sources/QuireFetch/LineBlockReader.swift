@@ -135,13 +135,14 @@ public final class LineBlockReader {
         }
     }
 
-    /// The first `count` bytes still to be read (fewer at the end of the input), not consumed;
-    /// after a byte order mark at the start (a whole-store dump's header behind one was not
-    /// seen as a header).
-    public func peek(_ count: Int) throws(LoadError) -> [UInt8] {
+    /// The first `count` bytes still to be read past any blank lines and spaces (fewer at the end
+    /// of the input), not consumed; after a byte order mark at the start (a whole-store dump's
+    /// header behind one, or behind a blank line, was not seen as a header).
+    public func peekPastBlankSpace(_ count: Int) throws(LoadError) -> [UInt8] {
         try skipByteOrderMark()
-        while pending.count < count && !atEnd { try fill(&pending) }
-        return Array(pending.prefix(count))
+        func start() -> Int { pending.firstIndex { ![32, 9, 13, 10].contains($0) } ?? pending.count }
+        while pending.count - start() < count && !atEnd { try fill(&pending) }
+        return Array(pending[start()...].prefix(count))
     }
 
     /// The number (1-based) of the next line to be read.

@@ -107,8 +107,10 @@ import Testing
         (#"{"@quire":"view","name":"articles"}"#, "line 1: unknown section kind 'view' (a collection or a relation)"),
         (#"{"@quire":"collection","name":"articles"}"# + "\n" + #"{"id":"a1"}"# + "\n" + #"{"@quire":"collection","name":"lists"}"#,
          "line 3: a section header after the articles section, which ends a whole-store dump (load concatenated dumps one at a time) (1 record loaded before it)"),
-        // A byte order mark before the first header (an editor's) is skipped, as before a plain dump.
+        // A byte order mark before the first header (an editor's) is skipped, as before a plain
+        // dump, and so are blank lines (read as articles: "@quire: unknown field").
         ("\u{FEFF}" + #"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":7,"articleIDs":[]}"#, "line 2: title: expected a string"),
+        ("\n  \n" + #"{"@quire":"collection","name":"lists"}"# + "\n" + #"{"id":"l1","title":7,"articleIDs":[]}"#, "line 4: title: expected a string"),
         (#"{"@quire":"collection","name":"tags"}"# + "\n" + #"{"tag":"","fetchedAt":"2020-01-01T00:00:00Z"}"#,
          "line 2: the id is empty (0 records loaded before it)"),
         (#"{"@quire":"collection","name":"categories"}"# + "\n" + #"{"id":5,"displayName":"Five","englsh_name":"typo"}"#,

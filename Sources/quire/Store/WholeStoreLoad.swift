@@ -130,10 +130,11 @@ enum WholeStoreLoad {
         }
     }
 
-    /// Whether the input is a whole-store dump (its first line is a section header).
+    /// Whether the input is a whole-store dump (its first line is a section header, blank lines
+    /// before it skipped as everywhere else in a dump: it was read as articles).
     static func isWholeStoreDump(_ reader: LineBlockReader) throws(LoadError) -> Bool {
         let prefix = Array(WholeStoreDump.headerPrefix.utf8)
-        return try reader.peek(prefix.count) == prefix
+        return try reader.peekPastBlankSpace(prefix.count) == prefix
     }
 
     /// The section for `header`, its collection registered: only the collections the dump

@@ -350,14 +350,17 @@ public struct ArticleLoader: Sendable {
 
     /// A bad record's reason, naming the field: `wordCount: expected a whole number written without a fraction or an exponent, found 3.7`.
     package static func message(_ error: NewsMappingError) -> String {
-        let field = error.path
+        // A value or name of megabytes is cut: it made a line of megabytes of every error.
+        let excerpt = { (text: String) in NewsMappingError.excerpt(text) }
+        let field = excerpt(error.path)
         let prefix = field.isEmpty ? "" : "\(field): "
         switch error.kind {
         case .missingField: return "missing field '\(field)'"
         case .missingAll(let keys): return "missing field '\(field)' (and \(keys.dropLast().map { "'\($0)'" }.joined(separator: ", ")))"
-        case .typeMismatch(let expected, let found): return "\(prefix)expected \(expected), found \(found)"
-        case .invalidValue(let text): return prefix + text
-        case .invalidDate(let text): return "\(prefix)not a date: \"\(text)\" (ISO 8601, as dump writes it: 2020-01-02T15:04:05Z, or 2020-01-02)"
+        case .typeMismatch(let expected, let found): return "\(prefix)expected \(expected), found \(excerpt(found))"
+        case .invalidValue(let text): return prefix + excerpt(text)
+        case .invalidDate(let text):
+            return "\(prefix)not a date: \"\(excerpt(text))\" (ISO 8601, as dump writes it: 2020-01-02T15:04:05Z, or 2020-01-02)"
         case .malformedJSON(let offset, let reason): return "not valid JSON at byte \(offset + 1)\(field.isEmpty ? "" : " (in \(field))"): \(reason)"
         case .truncated: return "not valid JSON: the line ends inside \(field.isEmpty ? "the record" : field)"
         case .depthLimitExceeded: return "not valid JSON: nested too deeply\(field.isEmpty ? "" : " (in \(field))")"

@@ -208,6 +208,22 @@ import Testing
         }
     }
 
+    /// A value or a name of megabytes in a bad line is cut in the error: an 8 MB number made an
+    /// 8 MB line of stderr (and of `--json`'s error), for articles and the other collections.
+    @Test func aBadLinesLongValueIsCutInTheError() async throws {
+        let long = String(repeating: "9", count: 1 << 20)
+        try await withScratch { dir in
+            for (collection, line) in [
+                ("articles", #"{"id":"b","publishedAt":"\#(long)"}"#), ("articles", #"{"id":"b","wordCount":\#(long)}"#),
+                ("categories", #"{"id":1,"x\#(long)":1}"#),
+            ] {
+                let load = try await runQuire(["load", "--collection", collection, "-", "--quiet"], stdin: Data((line + "\n").utf8), directory: dir)
+                #expect(load.status == 1 && load.stderr.utf8.count < 2_000, "\(collection): \(load.stderr.prefix(300))")
+                #expect(load.stderr.contains("more characters"), "\(collection): \(load.stderr.prefix(300))")
+            }
+        }
+    }
+
     /// A collection keyed by numbers (Feedzilla's categories) is read by `get` with the number.
     @Test func getFindsARecordKeyedByANumber() async throws {
         try await withScratch { dir in

@@ -93,7 +93,7 @@ public struct NewsMappingError: Error, Sendable, Hashable, CustomStringConvertib
     /// At most `limit` characters of a value a document holds, and how many more it has: a
     /// 1 MiB date string made a 1 MiB line on stderr and in `quire rejects`. (An error body's
     /// messages are cut where the fetch explains them.)
-    static func excerpt(_ text: String, limit: Int = 200) -> String {
+    package static func excerpt(_ text: String, limit: Int = 200) -> String {
         var count = 0
         var end = text.startIndex
         while end < text.endIndex, count < limit {

@@ -54,7 +54,7 @@ enum WholeStoreLoad {
                 switch value {
                 case .double:
                     // Not the value as read back (1300.9999999999999999 reads as 1301.0).
-                    let field = path.isEmpty ? "" : path + ": "
+                    let field = path.isEmpty ? "" : WholeStoreLoad.excerpt(path) + ": "
                     throw LineProblem(
                         "\(field)expected a whole number written without a fraction or an exponent, found a number with one (or beyond 64 bits)")
                 case .array(let items):
@@ -76,7 +76,7 @@ enum WholeStoreLoad {
             let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(value)) as? [String: Any] ?? [:]
             let unknown = given.members.filter { encoded[$0.key] == nil && $0.value != .null }.keys.sorted()
             if let first = unknown.first {
-                throw LineProblem("\(first): unknown field, not a record of this collection (a dump of another one?)")
+                throw LineProblem("\(excerpt(first)): unknown field, not a record of this collection (a dump of another one?)")
             }
         }
 
@@ -108,7 +108,7 @@ enum WholeStoreLoad {
         func add(_ line: [UInt8], number: Int) throws {
             let parsed = try WholeStoreLoad.parsed(line)
             if case .object(let given) = parsed, let unknown = given.members.keys.sorted().first(where: { !["owner", "member"].contains($0) }) {
-                throw LineProblem("\(unknown): unknown field, not a relation entry (an owner and a member)")
+                throw LineProblem("\(excerpt(unknown)): unknown field, not a relation entry (an owner and a member)")
             }
             let entry = try JSONDecoder().decode(Entry.self, from: Data(parsed.jsonBytes))
             // Said at its line, not when the relations are written after every record.
@@ -421,6 +421,9 @@ enum WholeStoreLoad {
         init(_ description: String) { self.description = description }
     }
 
+    /// A name or value of megabytes, cut (it made a line of megabytes of the error).
+    private static func excerpt(_ text: String) -> String { NewsMappingError.excerpt(text) }
+
     /// A decoding error of one line, naming the field.
     static func describe(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "\(error)" }
@@ -439,7 +442,7 @@ enum WholeStoreLoad {
             return field.isEmpty ? "" : field + ": "
         }
         switch decoding {
-        case .dataCorrupted(let c): return c.codingPath.isEmpty ? "not valid JSON" : "\(path(c)): \(c.debugDescription)"
+        case .dataCorrupted(let c): return c.codingPath.isEmpty ? "not valid JSON" : "\(excerpt(path(c))): \(excerpt(c.debugDescription))"
         case .keyNotFound(let key, let c):
             let prefix = path(c)
             return "missing field '\(prefix.isEmpty ? key.stringValue : prefix + "." + key.stringValue)'"

@@ -12,6 +12,8 @@ import Testing
         "2019-06-15T21:18:14+0200", "2019-06-15T14:18:14-05:00", "2019-06-15 19:18:14Z",
         "Sat, 15 Jun 2019 19:18:14 +0000", "Sat, 15 Jun 2019 20:18:14 +0100", "15 Jun 2019 19:18:14 GMT",
         "Sat, 15 Jun 2019 15:18:14 EDT", "Sat, 15 Jun 19 19:18:14 UT",
+        // RFC 3339's lower-case letters (`z` was refused where `t` was taken).
+        "2019-06-15t19:18:14z",
     ])
     func acceptsEveryForm(text: String) {
         #expect(NewsDate.parse(text) == reference)

@@ -204,7 +204,8 @@ public enum NewsDate {
                 let seconds = hours * 3600 + minutes * 60
                 return sign == UInt8(ascii: "-") ? -seconds : seconds
             }
-            if sign == UInt8(ascii: "Z") {
+            // RFC 3339 takes `z` as `Z` (and `t` as `T`).
+            if sign == UInt8(ascii: "Z") || sign == UInt8(ascii: "z") {
                 index += 1
                 return 0
             }

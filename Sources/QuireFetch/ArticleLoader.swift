@@ -66,7 +66,7 @@ public struct ArticleLoader: Sendable {
         let committed = CommittedCount()
         let reportProgress = progress
         let counting: @Sendable (BulkInsertProgress) -> Void = { state in
-            committed.records.store(state.records, ordering: .relaxed)
+            committed.records.store(state.distinctRecords, ordering: .relaxed)
             reportProgress?(state)
         }
         do {
@@ -136,7 +136,8 @@ public struct ArticleLoader: Sendable {
         }
     }
 
-    /// The records the bulk loader reported committed.
+    /// The records the bulk loader reported committed, an id read twice counted once (as the
+    /// summary of a load that ends counts them; a stopped one counted lines).
     private final class CommittedCount: Sendable {
         let records = Atomic<Int>(0)
     }

@@ -397,7 +397,9 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
     /// Tells the caller's progress closure where the insert stands.
     private func reportProgress() {
         progress?(
-            BulkInsertProgress(records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending, phase: phase))
+            BulkInsertProgress(
+                records: report.records, chunks: report.chunks, elapsed: elapsed, pending: pending, phase: phase,
+                distinctRecords: report.distinctRecords))
     }
 
     private var elapsed: Double {

@@ -86,6 +86,8 @@ public struct BulkInsertProgress: Sendable, Hashable {
     /// What the insert is doing: a long load spends its last part merging its sorted runs and
     /// packing its full-text index, with no input left to read.
     public var phase: BulkInsertPhase = .inserting
+    /// Records committed so far, a key given twice counted once (as ``BulkInsertReport/distinctRecords``).
+    public var distinctRecords: Int = 0
 }
 
 /// The parts of a bulk insert, in order (each but the first only when it has work).

@@ -190,11 +190,11 @@ enum WholeStoreLoad {
         /// Stops the load at `line`, the records before it committed.
         func stop(_ message: String, line: Int) async throws -> Never {
             try await flush()
-            throw LoadError(.input, message, line: line, recordsBefore: total)
+            throw LoadError(.input, message, line: line, recordsBefore: distinct)
         }
         while true {
             let number = reader.nextLineNumber
-            guard let line = try await nextLine(reader, flush: flush, committed: { total }) else { break }
+            guard let line = try await nextLine(reader, flush: flush, committed: { distinct }) else { break }
             var text = line.drop { $0 == 32 || $0 == 9 || $0 == 13 }
             while let last = text.last, [32, 9, 13].contains(last) { text = text.dropLast() }
             if text.isEmpty { continue }
@@ -218,7 +218,7 @@ enum WholeStoreLoad {
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
                 try await stop("a whole-store dump (dump --all) loads without --collection", line: number)
             }
-            try await add(text, line: number, to: section, total: { total }, flush: flush)
+            try await add(text, line: number, to: section, committed: { distinct }, flush: flush)
         }
         if inArray && !closed {
             try await stop("the input ends after line \(lastLine), inside the JSON array: its closing ']' is missing (a cut file?)", line: lastLine)
@@ -247,20 +247,20 @@ enum WholeStoreLoad {
     /// at an interrupt, and before a line that cannot be stored (every record before it is
     /// committed, as for articles), which stops the load at its line.
     private static func add(
-        _ text: ArraySlice<UInt8>, line number: Int, to section: any Section, total: () -> Int,
+        _ text: ArraySlice<UInt8>, line number: Int, to section: any Section, committed: () -> Int,
         flush: () async throws -> Void
     ) async throws {
         do {
             try section.add(Array(text), number: number)
         } catch {
             try await flush()
-            throw LoadError(.record, describe(error), line: number, recordsBefore: total())
+            throw LoadError(.record, describe(error), line: number, recordsBefore: committed())
         }
         if section.pending >= 1_000 { try await flush() }
         if InterruptFlag.isRaised {
             try await flush()
             // As the articles' loader says it: `--json` then answers with the count.
-            throw LoadError(.interrupted, "interrupted", recordsBefore: total())
+            throw LoadError(.interrupted, "interrupted", recordsBefore: committed())
         }
     }
 
@@ -291,13 +291,13 @@ enum WholeStoreLoad {
         }
         while true {
             let number = reader.nextLineNumber
-            guard let line = try await nextLine(reader, flush: flush, committed: { total }) else { break }
+            guard let line = try await nextLine(reader, flush: flush, committed: { distinct }) else { break }
             let text = line.drop { $0 == 32 || $0 == 9 }
             if text.isEmpty { continue }
             if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
                 try await flush()
                 guard let header = try? JSONDecoder().decode(Header.self, from: Data(text)) else {
-                    throw LoadError(.input, "not a section header", line: number, recordsBefore: total)
+                    throw LoadError(.input, "not a section header", line: number, recordsBefore: distinct)
                 }
                 if header.kind == "collection" && header.name == NewsSchema.articles.name {
                     var loader = loader
@@ -308,7 +308,7 @@ enum WholeStoreLoad {
                         report = try await loader.run(from: reader, into: store)
                     } catch {
                         var counted = error
-                        counted.recordsBefore += total
+                        counted.recordsBefore += distinct
                         if error.kind == .record, error.field == "@quire" {
                             // Not an article with a strange field: a second dump run on after the first.
                             counted.message = "a section header after the articles section, which ends a whole-store dump (load concatenated dumps one at a time)"
@@ -326,7 +326,7 @@ enum WholeStoreLoad {
                         throw counted
                     }
                     if spool != nil { progress.beginStage("writing relations", completed: total + report.records, total: nil) }
-                    let relations = try await writeRelations(spool, store, loadedBefore: total + report.distinctRecords, progress)
+                    let relations = try await writeRelations(spool, store, loadedBefore: distinct + report.distinctRecords, progress)
                     return (distinct + report.distinctRecords + relations.distinct, total + report.records + relations.written)
                 }
                 guard let next = try section(header, store, openSpool) else {
@@ -334,7 +334,7 @@ enum WholeStoreLoad {
                         ["collection", "relation"].contains(header.kind)
                         ? "this quire cannot load the \(header.kind) '\(header.name)'"
                         : "unknown section kind '\(header.kind)' (a collection or a relation)"
-                    throw LoadError(.input, what, line: number, recordsBefore: total)
+                    throw LoadError(.input, what, line: number, recordsBefore: distinct)
                 }
                 current = next
                 continue
@@ -342,10 +342,10 @@ enum WholeStoreLoad {
             guard let section = current else {
                 throw LoadError(.input, "a record before any section header", line: number)
             }
-            try await add(text, line: number, to: section, total: { total }, flush: flush)
+            try await add(text, line: number, to: section, committed: { distinct }, flush: flush)
         }
         try await flush()
-        let relations = try await writeRelations(spool, store, loadedBefore: total, progress)
+        let relations = try await writeRelations(spool, store, loadedBefore: distinct, progress)
         return (distinct + relations.distinct, total + relations.written)
     }
 

@@ -122,14 +122,14 @@ public struct NYTSource: FetchSource {
 
     /// A page that failed for good is set aside and the walk goes on past it, as past a page of
     /// ten documents (the next page tells where the window ends); in a run of set-aside pages,
-    /// it stays set aside and the next one is fetched. Page 0 of a window is never set aside:
-    /// its `hits` decide whether the window must be split, and without them the rest of an
-    /// overflowing window would be out of reach, unsaid. A window of several days is asked as
+    /// it stays set aside and the next one is fetched. Page 0 of a window of several days is not
+    /// set aside: its `hits` decide whether the window must be split, and the window is asked as
     /// its two halves instead (a server refusing that one request hid every result of the window,
     /// on every run); a single day waits at the end of the walk (once:
     /// ``NYTCheckpoint/deferredWindows``), so the other windows are fetched; a day without others
-    /// pending, or deferred already, stops the run there, and so does the query's very first page
-    /// (a bad query, a wrong endpoint: nothing was fetched, and the error is said at once).
+    /// pending, or deferred already, is set aside by its page 0, whose retry asks the day's other
+    /// pages after it. The query's very first page stops the run (a bad query, a wrong endpoint:
+    /// nothing was fetched, and the error is said at once).
     public func skipping(_ request: SourceRequest, at checkpoint: NYTCheckpoint) -> NYTCheckpoint? {
         guard !checkpoint.isFinished, checkpoint != initialCheckpoint else { return nil }
         if checkpoint.nextPage == 0 && checkpoint.retryQueue == nil {
@@ -137,14 +137,22 @@ public struct NYTSource: FetchSource {
                 next.emptyPagesInARow = 0
                 return next
             }
-            guard let window = checkpoint.window, !checkpoint.pendingWindows.isEmpty,
-                !checkpoint.deferredWindows.contains(window), checkpoint.deferredWindows.count < Self.deferredWindowLimit
-            else { return nil }
+            guard let window = checkpoint.window else { return nil }
             var next = checkpoint
+            next.emptyPagesInARow = 0
+            guard !checkpoint.pendingWindows.isEmpty, !checkpoint.deferredWindows.contains(window),
+                checkpoint.deferredWindows.count < Self.deferredWindowLimit
+            else {
+                // Failing again at the end, or with no other window to wait for: the day is set
+                // aside by its first page, which the retry follows with the day's other pages
+                // (it stopped every run of the query there, for good).
+                next.setAsidePages.append(NYTPageRef(window: window, page: 0))
+                finishWindow(&next)
+                return next
+            }
             next.deferredWindows.append(window)
             next.pendingWindows.append(window)
             next.window = next.pendingWindows.removeFirst()
-            next.emptyPagesInARow = 0
             return next
         }
         var next = checkpoint
@@ -290,6 +298,13 @@ public struct NYTSource: FetchSource {
         var next = checkpoint
         next.pagesFetched += 1
         if checkpoint.retryQueue != nil {
+            // A day set aside by its first page: its other pages follow it in the retry.
+            if checkpoint.nextPage == 0, let window = checkpoint.window, let hits = page.hits {
+                let reachable = pagesPerWindow(checkpoint) * 10
+                let pages = (min(hits, reachable) + 9) / 10
+                if pages > 1 { next.retryQueue = (1..<pages).map { NYTPageRef(window: window, page: $0) } + (next.retryQueue ?? []) }
+                next.unreachableResults += max(0, hits - reachable)
+            }
             nextRetry(&next)
             return SourcePage(
                 articles: page.articles, rawDocuments: page.rawDocuments, rejects: page.rejects, queryTag: queryTag,

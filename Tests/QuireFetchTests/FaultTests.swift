@@ -399,6 +399,37 @@ import Testing
         }
     }
 
+    /// A single day whose page 0 fails for good, after waiting at the end of the walk once, is set
+    /// aside by that page: the run completes, and the run that retries it asks the day's other
+    /// pages after it. It stopped every run of the query there, for good.
+    @Test func aDayWhoseFirstPageFailsForGoodIsSetAsideWhole() async throws {
+        let refusing = Atomic<Bool>(true)
+        // Four days of 15 results; windows of two pages (20 results): every window is split to days.
+        let server = try LoopbackServer { request in
+            let (begin, end) = (Int(request.queryValue("begin_date") ?? "") ?? 0, Int(request.queryValue("end_date") ?? "") ?? 0)
+            let page = Int(request.queryValue("page") ?? "0") ?? 0
+            if begin == 20200302, end == 20200302, page == 0, refusing.load(ordering: .relaxed) {
+                return FixtureResponse(status: 403, headers: [("Content-Type", "text/html")], body: Array("<html>Forbidden</html>".utf8))
+            }
+            let days = (max(begin, 20200301)...min(end, 20200304)).map { $0 % 100 }
+            let all = days.flatMap { day in (0..<15).map { #"{"_id":"d\#(day)-\#($0)","pub_date":"2020-03-0\#(day)T12:00:00Z"}"# } }
+            let docs = all.dropFirst(page * 10).prefix(10)
+            return .json(body: #"{"status":"OK","response":{"docs":["# + docs.joined(separator: ",") + #"],"meta":{"hits":\#(all.count),"offset":\#(page * 10)}}}"#)
+        }
+        defer { server.stop() }
+        let source = NYTSource(
+            query: NYTQuery(query: "x", begin: day("2020-03-01"), end: day("2020-03-04")), key: APIKey(testKey),
+            endpoint: server.baseURL + "/s", pageCap: 2)
+        let sink = InMemoryFetchSink()
+        let first = try await makeService().run(source, into: sink)
+        #expect(first.isComplete && first.setAside == 1, "\(first)")
+        #expect(Set(sink.articles.map(\.id)).count == 45 && !sink.articles.contains { $0.id.hasPrefix("d2-") })
+        refusing.store(false, ordering: .relaxed)
+        let second = try await makeService().run(source, into: sink)
+        #expect(second.isComplete && second.setAside == 0 && second.pages == 2, "\(second)")
+        #expect(Set(sink.articles.map(\.id)).count == 60)
+    }
+
     /// A page redirected to itself is the page's failure, set aside: "more than 5 redirects"
     /// stopped every run of the query there.
     @Test func aPageRedirectedInALoopIsSetAside() async throws {

@@ -79,10 +79,11 @@ import Testing
         #expect(half.queryHits == nil && half.pendingWindows.count == 2, "\(half)")
     }
 
-    /// A window whose page 0 fails for good (it is never set aside: its `hits` decide the split)
-    /// is asked as its two halves; a single day waits at the end of the walk, once, so the other
-    /// windows are fetched; failing again there, it stops the run. It stopped every later window,
-    /// and every result of its own, on every run.
+    /// A window whose page 0 fails for good (its `hits` decide the split) is asked as its two
+    /// halves; a single day waits at the end of the walk, once, so the other windows are
+    /// fetched; failing again there, it is set aside by its page 0, and the retry of that page
+    /// asks the day's other pages after it. It stopped every later window, and every result of
+    /// its own, on every run (and a day failing again stopped every run for good).
     @Test func aWindowWhoseFirstPageFailsIsHalvedOrWaitsAtTheEndOnce() throws {
         func failed(at checkpoint: NYTCheckpoint) throws -> NYTCheckpoint? {
             source.skipping(try #require(source.nextRequest(after: checkpoint)), at: checkpoint)
@@ -109,11 +110,20 @@ import Testing
         #expect(deferred.deferredWindows == [one] && deferred.setAsidePages.isEmpty)
         let both = try #require(try failed(at: deferred))
         #expect(both.window == one && both.pendingWindows == [other])
-        // The first day fails again at the end: the run stops there (a later run retries it).
-        #expect(try failed(at: both) == nil)
         // The deferral is kept across runs.
         let decoded = try JSONDecoder().decode(NYTCheckpoint.self, from: JSONEncoder().encode(both))
         #expect(decoded == both)
+        // The first day fails again at the end, then the other: each is set aside by its page 0.
+        let aside = try #require(try failed(at: both))
+        #expect(aside.setAsidePages == [NYTPageRef(window: one, page: 0)] && aside.window == other && aside.nextPage == 0)
+        let walked = try #require(try failed(at: aside))
+        #expect(walked.isFinished && walked.setAsidePages == [NYTPageRef(window: one, page: 0), NYTPageRef(window: other, page: 0)])
+        // Their retry: a day of 25 results answers, and its pages 1 and 2 are asked before the other day.
+        let retry = try #require(source.retryCheckpoint(after: walked))
+        let answered = try source.process(body(documents: 10, hits: 25), for: try #require(source.nextRequest(after: retry)), at: retry)
+        let pages = answered.checkpoint
+        #expect(pages.window == one && pages.nextPage == 1, "\(pages)")
+        #expect(pages.retryQueue == [NYTPageRef(window: one, page: 2), NYTPageRef(window: other, page: 0)], "\(pages)")
     }
 
     /// Two pages in a row refused with a 400 past pages that answered are the server's own page

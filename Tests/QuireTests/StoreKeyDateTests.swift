@@ -21,6 +21,15 @@ import Testing
         #expect(NYTDay(date: Self.far).year > 9999 && NYTDay(date: Self.farPast).year < 0)
     }
 
+    /// A date a tenth of a microsecond before midnight keys to its own day's last millisecond:
+    /// `timeIntervalSince1970` rounded it up to the next day's first, so a dump of its day left it out.
+    @Test func aDateJustBeforeMidnightKeysToItsOwnDay() {
+        #expect(StoreKey.date(Date(timeIntervalSinceReferenceDate: 599_615_999.9999999)) == StoreKey.int(1_577_923_199_999))
+        #expect(StoreKey.date(Date(timeIntervalSinceReferenceDate: 599_616_000)) == StoreKey.int(1_577_923_200_000))
+        #expect(StoreKey.date(Date(timeIntervalSinceReferenceDate: -0.0000001)) == StoreKey.int(978_307_199_999))
+        #expect(StoreKey.date(Date(timeIntervalSince1970: 1_700_000_000.25)) == StoreKey.int(1_700_000_000_250))
+    }
+
     @Test func anArticleDatedPastTheKeyRangeIsStoredAndIndexed() async throws {
         try await withTemporaryStorePath { path in
             let store = try Store(path: path)

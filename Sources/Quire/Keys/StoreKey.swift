@@ -30,6 +30,16 @@ public struct StoreKey: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// take the first or last key of the range (they still sort before or after every other);
     /// a NaN date takes the first.
     public static func date(_ value: Date) -> StoreKey {
+        // From the seconds since 2001 that a Date holds, whole and fraction apart (both exact):
+        // `timeIntervalSince1970` adds 978,307,200 s in a Double first, which rounded
+        // 23:59:59.9999999 up to the next day's first millisecond (a record on its day for
+        // `get`, on the next for a dump of a date range).
+        let reference = value.timeIntervalSinceReferenceDate
+        if reference.magnitude < 1e15 {
+            let seconds = reference.rounded(.down)
+            let fraction = min(999, ((reference - seconds) * 1000).rounded(.down))
+            return .int(Int64(seconds) * 1000 + Int64(fraction) + 978_307_200_000)
+        }
         let milliseconds = (value.timeIntervalSince1970 * 1000).rounded(.down)
         // 2^63 is exactly representable; Int64(_:) traps at or above it and on NaN.
         if milliseconds.isNaN || milliseconds < -0x1p63 { return .int(.min) }

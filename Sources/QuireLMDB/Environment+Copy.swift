@@ -45,27 +45,13 @@ extension Environment {
                     hint: "\(first); a compacting copy would read past it (quire verify lists the damage; a copy without --compact takes the pages as they are)")
             }
         }
-        let createdDirectory = mkdir(destination, 0o700) == 0
-        if !createdDirectory && errno != EEXIST {
-            throw LMDBError(code: errno, operation: "mkdir", path: destination)
-        }
-        let target = destination + "/data.mdb"
-        if access(target, F_OK) == 0 {
-            throw LMDBError(
-                code: EEXIST, operation: "mdb_env_copyfd2", path: destination,
-                hint: "the destination already holds an environment")
-        }
-        Environment.removePartialCopies(in: destination)
-        var template = Array((destination + "/" + Environment.partialCopyPrefix + "XXXXXX").utf8CString)
-        // mkstemp creates the file 0600 whatever the umask; fchmod applies a wider fileMode.
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 { throw LMDBError(code: errno, operation: "mkstemp", path: destination) }
-        let temporary = Environment.filledTemplate(template)
+        let (fd, temporary, createdDirectory) = try Environment.beginCopyFile(in: destination, operation: "mdb_env_copyfd2")
         var renamed = false
         defer {
             Glibc.close(fd)
             if !renamed { unlink(temporary) }
         }
+        // mkstemp creates the file 0600 whatever the umask; fchmod applies a wider fileMode.
         if options.fileMode != 0o600 { _ = fchmod(fd, options.fileMode) }
         // A map another process grew meanwhile: LMDB's own read transaction meets it at its
         // begin; the size is adopted and the copy starts over, as every read's begin does.
@@ -87,17 +73,43 @@ extension Environment {
                 }
             }
         }
+        try Environment.finishCopyFile(fd, temporary: temporary, in: destination)
+        renamed = true
+    }
+
+    /// The file a copy into `destination` is written to (the directory made when absent; it
+    /// must hold no environment): its descriptor, its temporary name, which no command takes for
+    /// a store and the next copy removes if this one is killed, and whether the directory was made.
+    package static func beginCopyFile(in destination: String, operation: String) throws(LMDBError)
+        -> (fd: Int32, temporary: String, createdDirectory: Bool)
+    {
+        let createdDirectory = mkdir(destination, 0o700) == 0
+        if !createdDirectory && errno != EEXIST {
+            throw LMDBError(code: errno, operation: "mkdir", path: destination)
+        }
+        if access(destination + "/data.mdb", F_OK) == 0 {
+            throw LMDBError(code: EEXIST, operation: operation, path: destination, hint: "the destination already holds an environment")
+        }
+        removePartialCopies(in: destination)
+        var template = Array((destination + "/" + partialCopyPrefix + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw LMDBError(code: errno, operation: "mkstemp", path: destination) }
+        return (fd, filledTemplate(template), createdDirectory)
+    }
+
+    /// Makes the copy written to `fd` durable and links it into `destination` as `data.mdb`,
+    /// then drops its temporary name: the copy appears whole or not at all.
+    package static func finishCopyFile(_ fd: Int32, temporary: String, in destination: String) throws(LMDBError) {
         if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
         // rename(2) would replace a data.mdb created meanwhile; link(2) refuses to.
-        if link(temporary, target) != 0 {
+        if link(temporary, destination + "/data.mdb") != 0 {
             let code = errno
             throw LMDBError(
                 code: code, operation: "link", path: destination,
                 hint: code == EEXIST ? "the destination already holds an environment" : nil)
         }
         unlink(temporary)
-        renamed = true
-        Environment.syncDirectory(destination)
+        syncDirectory(destination)
     }
 
     /// Copies into `fd`.

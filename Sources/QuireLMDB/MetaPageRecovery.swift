@@ -87,16 +87,7 @@ package enum MetaPageRecovery {
             throw LMDBError(code: errno == 0 ? EIO : errno, operation: "read", path: directory + "/data.mdb")
         }
 
-        if mkdir(destination, 0o700) != 0 && errno != EEXIST { throw LMDBError(code: errno, operation: "mkdir", path: destination) }
-        let target = destination + "/data.mdb"
-        if access(target, F_OK) == 0 {
-            throw LMDBError(code: EEXIST, operation: "copy", path: destination, hint: "the destination already holds an environment")
-        }
-        Environment.removePartialCopies(in: destination)
-        var template = Array((destination + "/" + Environment.partialCopyPrefix + "XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 { throw LMDBError(code: errno, operation: "mkstemp", path: destination) }
-        let temporary = Environment.filledTemplate(template)
+        let (fd, temporary, _) = try Environment.beginCopyFile(in: destination, operation: "copy")
         var linked = false
         defer {
             close(fd)
@@ -113,16 +104,8 @@ package enum MetaPageRecovery {
                 code: MDB_CORRUPTED, operation: "copy", path: directory,
                 reason: "the store was written during the copy: stop its writers (a store that opens is copied with quire copy)")
         }
-        if fsync(fd) != 0 { throw LMDBError(code: errno, operation: "fsync", path: destination) }
-        if link(temporary, target) != 0 {
-            let code = errno
-            throw LMDBError(
-                code: code, operation: "link", path: destination,
-                hint: code == EEXIST ? "the destination already holds an environment" : nil)
-        }
-        unlink(temporary)
+        try Environment.finishCopyFile(fd, temporary: temporary, in: destination)
         linked = true
-        Environment.syncDirectory(destination)
         return id
     }
 

@@ -31,17 +31,9 @@ import Testing
     /// a dump with records twice and others missing, and status 0; now the walk stops on it.
     @Test func aWalkThatMeetsKeysOutOfOrderStopsOnTheDamage() async throws {
         try await withTemporaryStorePath { path in
-            let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
-            let filler = String(repeating: "x", count: 900)
-            do {
-                let store = try Store(path: path)
-                try store.register(notes)
-                // One transaction: every page of the collection is live, none freed.
-                try await store.write { txn in
-                    for i in 0..<300 { try txn.put(Article(id: String(format: "k%05d", i), headline: filler), in: notes) }
-                }
-                store.close()
-            }
+            let notes = Self.notes
+            // One transaction: every page of the collection is live, none freed.
+            try await writeNotes(at: path)
             let file = path + "/data.mdb"
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
             var leaves: [Int] = []
@@ -70,6 +62,26 @@ import Testing
         }
     }
 
+    private static let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
+
+    /// Writes 300 notes `k00000`… of 900 bytes (four a leaf page) into the store at `path`, a
+    /// transaction a round (each round's text ends with its number when there are several);
+    /// `large` adds a note of 10,000 bytes (an overflow run) to each.
+    private func writeNotes(at path: String, rounds: Int = 1, large: Bool = false) async throws {
+        let store = try Store(path: path)
+        defer { store.close() }
+        try store.register(Self.notes)
+        let filler = String(repeating: "x", count: 900)
+        for round in 0..<rounds {
+            try await store.write { txn in
+                for i in 0..<300 {
+                    try txn.put(Article(id: String(format: "k%05d", i), headline: filler + (rounds > 1 ? "\(round)" : "")), in: Self.notes)
+                }
+                if large { try txn.put(Article(id: "large", headline: String(repeating: "y", count: 10_000)), in: Self.notes) }
+            }
+        }
+    }
+
     /// The file's bytes, one function to change them, and the newest meta page's offset.
     private func editFile(_ path: String, _ edit: (inout [UInt8], _ newestMeta: Int) throws -> Void) throws {
         let file = path + "/data.mdb"
@@ -94,20 +106,14 @@ import Testing
     @Test(arguments: ["separator", "free list", "overflow"])
     func verifyFindsDamageThatReadsDoNotSee(damage: String) async throws {
         try await withTemporaryStorePath { path in
-            let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
+            let notes = Self.notes
+            // Written twice: the first version's pages are free after the second commit.
+            try await writeNotes(at: path, rounds: 2, large: true)
             do {
                 let store = try Store(path: path)
+                defer { store.close() }
                 try store.register(notes)
-                let filler = String(repeating: "x", count: 900)
-                // Written twice: the first version's pages are free after the second commit.
-                for round in 0..<2 {
-                    try await store.write { txn in
-                        for i in 0..<300 { try txn.put(Article(id: String(format: "k%05d", i), headline: filler + "\(round)"), in: notes) }
-                        try txn.put(Article(id: "large", headline: String(repeating: "y", count: 10_000)), in: notes)
-                    }
-                }
                 #expect(try store.verify().isSound)
-                store.close()
             }
             try editFile(path) { bytes, meta in
                 func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
@@ -146,16 +152,8 @@ import Testing
     /// hits for a term of two). The read stops on the damage now.
     @Test func aRangeReadThatASeparatorSendsAstrayStopsOnTheDamage() async throws {
         try await withTemporaryStorePath { path in
-            let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
-            do {
-                let store = try Store(path: path)
-                try store.register(notes)
-                let filler = String(repeating: "x", count: 900)
-                try await store.write { txn in
-                    for i in 0..<300 { try txn.put(Article(id: String(format: "k%05d", i), headline: filler), in: notes) }
-                }
-                store.close()
-            }
+            let notes = Self.notes
+            try await writeNotes(at: path)
             var sought = ""
             try editFile(path) { bytes, _ in
                 func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }

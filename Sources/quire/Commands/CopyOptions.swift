@@ -12,14 +12,14 @@ struct CopyOptions: CommandOptions {
         discussion: """
             Like mdb_copy: the copy is a snapshot taken in one read transaction.
             A store that cannot be opened because one of its two meta pages is damaged (a torn
-            write at a power loss) is recovered with --meta-page N, which copies the file as the
-            other page describes it: the newest commit or the one before (the error names the
+            write at a power loss) is recovered with --meta-page N, which copies the file as its
+            intact page N describes it: the newest commit or the one before (the error names the
             page). Stop the store's writers first, and run verify on the copy.
             """,
         options: [
             .flag("compact", help: "Omit free pages and renumber pages (smaller, a little slower)."),
             .value(
-                "meta-page", "N", help: "Copy the store as its meta page N (0 or 1) describes it: the way back from a damaged meta page.",
+                "meta-page", "N", help: "Copy the store as its meta page N (0 or 1) describes it (the other one damaged).",
                 choices: ["0", "1"]),
             CommonOptions.quietOnly,
         ],

@@ -90,10 +90,17 @@ extension Environment {
         if access(destination + "/data.mdb", F_OK) == 0 {
             throw LMDBError(code: EEXIST, operation: operation, path: destination, hint: "the destination already holds an environment")
         }
-        removePartialCopies(in: destination)
+        try removePartialCopies(in: destination)
         var template = Array((destination + "/" + partialCopyPrefix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd < 0 { throw LMDBError(code: errno, operation: "mkstemp", path: destination) }
+        // Held until the descriptor closes: a copy into the same directory meanwhile sees it.
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        _ = fcntl(fd, F_SETLK, &lock)
         return (fd, filledTemplate(template), createdDirectory)
     }
 
@@ -230,11 +237,40 @@ extension Environment {
         }
     }
 
-    /// Removes temporary files (and staging directories) that a killed copy left in `directory`.
-    package static func removePartialCopies(in directory: String) {
-        for name in directoryNames(directory) ?? [] where name.hasPrefix(partialCopyPrefix) {
-            removeTree(directory + "/" + name)
+    /// Removes temporary files (and staging directories) that a killed copy left in `directory`;
+    /// throws `EBUSY` when another process's copy into it is still under way (a second copy
+    /// removed the first one's file, which then failed with "No such file or directory").
+    package static func removePartialCopies(in directory: String) throws(LMDBError) {
+        let partial = (directoryNames(directory) ?? []).filter { $0.hasPrefix(partialCopyPrefix) }.map { directory + "/" + $0 }
+        if partial.contains(where: isWrittenByAnother) {
+            throw LMDBError(code: EBUSY, operation: "copy", path: directory, hint: "another copy into this directory is under way")
         }
+        for path in partial { removeTree(path) }
+    }
+
+    /// Whether another process still writes the partial copy at `path`: it holds the lock that
+    /// ``beginCopyFile(in:operation:)`` takes on the file, or, in a staging directory, on a file
+    /// in it (LMDB keeps one on `lock.mdb` while an environment is open).
+    private static func isWrittenByAnother(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return isLockedByAnother(path) }
+        return (directoryNames(path) ?? []).contains { isLockedByAnother(path + "/" + $0) }
+    }
+
+    /// Whether a process other than this one holds a lock on the first byte of `file` (asked
+    /// with `F_GETLK`, which takes none).
+    private static func isLockedByAnother(_ file: String) -> Bool {
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        probe.l_start = 0
+        probe.l_len = 1
+        guard fcntl(fd, F_GETLK, &probe) == 0 else { return false }
+        return probe.l_type != Int16(F_UNLCK)
     }
 
     /// Makes the directory in `destination` where a copy that is worked on before it appears (a

@@ -324,6 +324,40 @@ private func rekey(_ path: String, from old: String, to new: String) throws -> B
             #expect(copied.stdout == original.stdout)
         }
     }
+
+    /// A copy's file that another process still writes (it holds the lock a copy takes on its
+    /// file) is not a leftover: a second copy into the directory removed it, and the first one
+    /// failed with a bare "No such file or directory". The second is refused now.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "python3 holds the lock"))
+    func aCopyUnderWayIsNotALeftover() async throws {
+        try await withScratch { dir in
+            let store = try await makeStore(in: dir, count: 20)
+            let backup = dir.appendingPathComponent("backup")
+            try FileManager.default.createDirectory(at: backup, withIntermediateDirectories: false)
+            let partial = backup.appendingPathComponent(".data.mdb.partial-running")
+            try Data(repeating: 0xAB, count: 5000).write(to: partial)
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            holder.arguments = [
+                "-c", "import fcntl,sys,time\nf=open(sys.argv[1],'r+b')\nfcntl.lockf(f,fcntl.LOCK_EX,1,0)\nprint('locked',flush=True)\ntime.sleep(60)",
+                partial.path,
+            ]
+            let out = Pipe()
+            holder.standardOutput = out
+            try holder.run()
+            defer { kill(holder.processIdentifier, SIGKILL) }
+            #expect(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("locked"))
+            let refused = try await runQuire(["--store", store, "copy", backup.path, "--quiet"])
+            #expect(refused.status == 1 && refused.stderr.contains("another copy into this directory is under way"), "\(refused)")
+            #expect(FileManager.default.fileExists(atPath: partial.path))
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+            // Its writer gone, the file is a leftover: removed, and the copy made.
+            let copy = try await runQuire(["--store", store, "copy", backup.path, "--quiet"])
+            #expect(copy.status == 0, "\(copy)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: backup.path) == ["data.mdb"])
+        }
+    }
 }
 
 /// Where the leaf node keyed by `key` with a value of a record's size is: LMDB's node header

@@ -45,7 +45,7 @@ extension Store {
             if access(destination + "/data.mdb", F_OK) == 0 {
                 throw StoreError(.storage, "\(destination): the destination already holds a store")
             }
-            Environment.removePartialCopies(in: destination)
+            try Environment.removePartialCopies(in: destination)
             let staging = try Environment.makeStagingDirectory(in: destination)
             defer { Environment.removeTree(staging) }
             try copy(staging)

@@ -92,6 +92,12 @@ enum DataFileCheck {
         if size < meta.requiredSize {
             throw truncated(path: directory, size: size, required: meta.requiredSize)
         }
+        if let newest = MetaPageRecovery.damagedNewest(directory: directory) {
+            // LMDB would open it and fail, or fault, at the first read through its roots.
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "open", path: directory,
+                reason: "its newest meta page, page \(newest.page), is damaged: \(newest.problem ?? "")")
+        }
     }
 
     static func truncated(path: String, size: UInt64, required: UInt64) -> LMDBError {

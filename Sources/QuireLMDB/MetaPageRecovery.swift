@@ -60,6 +60,23 @@ package enum MetaPageRecovery {
         return (bad, good, bad.transactionID.map { $0 < id })
     }
 
+    /// The meta page LMDB would open the file at (the newer of two that carry its magic), when
+    /// it is damaged and the other is intact: LMDB opens such a file and then fails, or faults,
+    /// at the first read through the damaged root. Read twice a moment apart, so that a commit
+    /// rewriting the page meanwhile (a torn read) is not taken for damage.
+    package static func damagedNewest(directory: String) -> Slot? {
+        func found() -> Slot? {
+            guard let slots = inspect(directory: directory), let a = slots[0].transactionID, let b = slots[1].transactionID else {
+                return nil
+            }
+            let newest = slots[a > b ? 0 : 1]
+            return newest.problem != nil && slots[1 - newest.page].problem == nil ? newest : nil
+        }
+        guard let first = found() else { return nil }
+        usleep(20_000)
+        return found() == first ? first : nil
+    }
+
     /// Copies `directory/data.mdb` into `destination` (absent, or an empty directory) with both
     /// meta pages set to `page`'s, after checking that page. The source must not be written
     /// meanwhile (a commit may reuse the older commit's pages): a meta page that changes during
@@ -143,8 +160,8 @@ package enum MetaPageRecovery {
         }
         let id = load(bytes, 144, UInt64.self)
         func damaged(_ why: String) -> Slot { Slot(page: page, transactionID: id, problem: why) }
+        // (LMDB reads no meta page's own number: one damaged there is no damage to it.)
         guard load(bytes, 10, UInt16.self) & metaFlag != 0 else { return damaged("its page is not marked a meta page") }
-        guard load(bytes, 0, UInt64.self) == UInt64(page) else { return damaged("it names itself page \(load(bytes, 0, UInt64.self))") }
         guard load(bytes, 20, UInt32.self) == dataVersion else { return damaged("its format version is \(load(bytes, 20, UInt32.self))") }
         let size = Int(load(bytes, 40, UInt32.self))
         guard DataFileCheck.isPageSize(size), offset == page * size else { return damaged("its page size of \(size) bytes is not the file's") }

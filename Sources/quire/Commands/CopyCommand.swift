@@ -67,6 +67,18 @@ enum CopyCommand {
             }
             throw failure(error, destination, source: context.storePath)
         }
+        // A signal that came as the copy finished stops the command as a plain copy's does.
+        if context.isInterrupted {
+            removeCopy(destination, directory: createdDirectory)
+            throw InterruptedError(command: "copy")
+        }
+        if let slots = MetaPageRecovery.inspect(directory: context.storePath), slots[1 - page].problem == nil,
+            let other = slots[1 - page].transactionID, other > commit
+        {
+            // Said even with --quiet: the copy is the store without its newest commit.
+            Diagnostics.write(
+                "quire: copy: note: meta page \(1 - page) is intact and newer (commit \(other)): this copy leaves that commit out\n")
+        }
         if !options.quiet {
             let bytes = fileSize(destination + "/data.mdb") ?? 0
             let place = TerminalText.escaped(destination)

@@ -37,15 +37,8 @@ enum AbandonedCreations {
             let modified = info.st_mtim.tv_sec
         #endif
         guard time(nil) - modified > age else { return false }
-        let lockFile = open(staging + "/lock.mdb", O_RDWR | O_CLOEXEC)
-        guard lockFile >= 0 else { return errno == ENOENT }
-        defer { close(lockFile) }
-        var probe = flock()
-        probe.l_type = Int16(F_WRLCK)
-        probe.l_whence = Int16(SEEK_SET)
-        probe.l_start = 0
-        probe.l_len = 1
-        guard fcntl(lockFile, F_GETLK, &probe) == 0 else { return false }
-        return probe.l_type == Int16(F_UNLCK)
+        errno = 0
+        guard let locked = Environment.isLockedByAnother(staging + "/lock.mdb") else { return errno == ENOENT }
+        return !locked
     }
 }

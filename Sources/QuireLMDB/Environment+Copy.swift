@@ -254,22 +254,23 @@ extension Environment {
     private static func isWrittenByAnother(_ path: String) -> Bool {
         var info = stat()
         guard lstat(path, &info) == 0 else { return false }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { return isLockedByAnother(path) }
-        return (directoryNames(path) ?? []).contains { isLockedByAnother(path + "/" + $0) }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { return isLockedByAnother(path) == true }
+        return (directoryNames(path) ?? []).contains { isLockedByAnother(path + "/" + $0) == true }
     }
 
     /// Whether a process other than this one holds a lock on the first byte of `file` (asked
-    /// with `F_GETLK`, which takes none).
-    private static func isLockedByAnother(_ file: String) -> Bool {
+    /// with `F_GETLK`, which takes none); nil when it cannot be asked (`errno` says why when the
+    /// file could not be opened).
+    static func isLockedByAnother(_ file: String) -> Bool? {
         let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
         var probe = flock()
         probe.l_type = Int16(F_WRLCK)
         probe.l_whence = Int16(SEEK_SET)
         probe.l_start = 0
         probe.l_len = 1
-        guard fcntl(fd, F_GETLK, &probe) == 0 else { return false }
+        guard fcntl(fd, F_GETLK, &probe) == 0 else { return nil }
         return probe.l_type != Int16(F_UNLCK)
     }
 

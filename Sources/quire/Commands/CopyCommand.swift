@@ -57,15 +57,19 @@ enum CopyCommand {
         let commit: UInt64
         do {
             commit = try MetaPageRecovery.copy(from: context.storePath, page: page, to: destination) { context.isInterrupted }
+        } catch {
+            // The copy removed its own file; a data.mdb there now is another's (a copy that
+            // finished meanwhile): only a directory this copy made goes.
+            if createdDirectory { rmdir(destination) }
+            // A meta page that cannot be used is the source's.
+            if error.isCorruption { throw RuntimeError("copy", "\(context.storePath): \(ReadOnlyStore.describe(error))") }
+            throw failure(error, destination, source: context.storePath)
+        }
+        do {
             try ReadOnlyStore.open(destination, command: "copy").close()
         } catch {
             removeCopy(destination, directory: createdDirectory)
-            if let error = error as? RuntimeError { throw error }
-            // A meta page that cannot be used is the source's.
-            if let lmdb = error as? LMDBError, lmdb.isCorruption {
-                throw RuntimeError("copy", "\(context.storePath): \(ReadOnlyStore.describe(lmdb))")
-            }
-            throw failure(error, destination, source: context.storePath)
+            throw error
         }
         // A signal that came as the copy finished stops the command as a plain copy's does.
         if context.isInterrupted {

@@ -92,7 +92,7 @@ enum DataFileCheck {
         if size < meta.requiredSize {
             throw truncated(path: directory, size: size, required: meta.requiredSize)
         }
-        if let newest = MetaPageRecovery.damagedNewest(directory: directory) {
+        if let newest = MetaPageRecovery.damagedNewest(fd: fd) {
             // LMDB would open it and fail, or fault, at the first read through its roots.
             throw LMDBError(
                 code: MDB_CORRUPTED, operation: "open", path: directory,

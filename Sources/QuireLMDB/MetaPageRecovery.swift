@@ -39,6 +39,11 @@ package enum MetaPageRecovery {
         let fd = open(directory + "/data.mdb", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return inspect(fd: fd)
+    }
+
+    /// ``inspect(directory:)`` of the data file open at `fd`.
+    static func inspect(fd: Int32) -> [Slot]? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let size = UInt64(info.st_size)
@@ -63,10 +68,11 @@ package enum MetaPageRecovery {
     /// The meta page LMDB would open the file at (the newer of two that carry its magic), when
     /// it is damaged and the other is intact: LMDB opens such a file and then fails, or faults,
     /// at the first read through the damaged root. Read twice a moment apart, so that a commit
-    /// rewriting the page meanwhile (a torn read) is not taken for damage.
-    package static func damagedNewest(directory: String) -> Slot? {
+    /// rewriting the page meanwhile (a torn read) is not taken for damage. `fd`: the data file,
+    /// open (the open's own check has it).
+    static func damagedNewest(fd: Int32) -> Slot? {
         func found() -> Slot? {
-            guard let slots = inspect(directory: directory), let a = slots[0].transactionID, let b = slots[1].transactionID else {
+            guard let slots = inspect(fd: fd), let a = slots[0].transactionID, let b = slots[1].transactionID else {
                 return nil
             }
             let newest = slots[a > b ? 0 : 1]

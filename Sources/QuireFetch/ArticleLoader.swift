@@ -14,7 +14,8 @@ import QuireNews
 ///
 /// A line that is not a storable article stops the load before anything of it is written: the
 /// error names the line and the field, and every record before that line is committed. So do a
-/// bracket or a comma in JSON Lines, and an array that is not closed or is followed by more. An
+/// bracket or a comma in JSON Lines, an array whose records are not separated by exactly one
+/// comma (or with one after its last), and an array that is not closed or is followed by more. An
 /// interrupt (the `isInterrupted` check of the reader, of `run` and of the bulk loader) stops at
 /// the next transaction with the chunks before it committed, in seconds whatever the input's
 /// size: records read but not committed are written only when they are all in memory (no sort
@@ -78,26 +79,28 @@ public struct ArticleLoader: Sendable {
                 // window. Reading the block there too keeps both cores busy while it is read (an
                 // eighth of a block's time when the loop read it).
                 let (parts, blockBytes, input) = (max(1, parsers), blockBytes, ReaderHandle(reader))
-                func readingAndParsing(_ layout: Layout?, closed: Bool) -> Task<Result<ParsedBlock?, LoadError>, Never> {
+                func readingAndParsing(
+                    _ layout: Layout?, closed: Bool, after edge: LineEdge?
+                ) -> Task<Result<ParsedBlock?, LoadError>, Never> {
                     Task {
                         do throws(LoadError) {
                             return .success(
                                 try input.reader.next(targetBytes: blockBytes).map {
-                                    Self.parse($0, parts: parts, layout: layout, closed: closed)
+                                    Self.parse($0, parts: parts, layout: layout, closed: closed, after: edge)
                                 })
                         } catch {
                             return .failure(error)
                         }
                     }
                 }
-                var next: Task<Result<ParsedBlock?, LoadError>, Never>? = readingAndParsing(nil, closed: false)
+                var next: Task<Result<ParsedBlock?, LoadError>, Never>? = readingAndParsing(nil, closed: false, after: nil)
                 var (layout, closed, lastLine): (Layout?, Bool, Int) = (nil, false, 0)
                 do {
                     while let current = next {
                         guard let result = try await current.value.get() else { break }
                         (layout, closed, lastLine) = (result.layout, result.closed, result.lastLine)
                         next = nil
-                        if result.failure == nil { next = readingAndParsing(layout, closed: closed) }
+                        if result.failure == nil { next = readingAndParsing(layout, closed: closed, after: result.lastEdge) }
                         if !result.articles.isEmpty { try await loader.submit(result.articles) }
                         // A stop first: the records before a bad line may not all have been kept
                         // after it, so the line's error would promise what the stop did not do.
@@ -147,12 +150,6 @@ public struct ArticleLoader: Sendable {
         error is CancellationError || (error as? StoreError)?.code == .cancelled
     }
 
-    /// How the input holds its records: JSON Lines, or the array `dump --format json` writes
-    /// (`[` and `]` on lines of their own, a comma after each record but the last).
-    enum Layout: Sendable {
-        case lines, array
-    }
-
     /// A line that stops the load: its number and why.
     struct LineFailure: Sendable {
         var line: Int
@@ -181,11 +178,17 @@ public struct ArticleLoader: Sendable {
         var closed = false
         /// The number of the block's last line.
         var lastLine = 0
+        /// The last line with something on it (in this block or one before), for the commas of
+        /// the next block's first.
+        var lastEdge: LineEdge?
     }
 
     /// Parses a block in `parts` pieces at once, each a run of whole lines. `layout` is nil
-    /// until a block had a line with something on it (the first says which layout the input has).
-    static func parse(_ block: LineBlockReader.Block, parts: Int, layout known: Layout?, closed: Bool) -> ParsedBlock {
+    /// until a block had a line with something on it (the first says which layout the input has);
+    /// `edge` is the last such line of the blocks before.
+    static func parse(
+        _ block: LineBlockReader.Block, parts: Int, layout known: Layout?, closed: Bool, after edge: LineEdge?
+    ) -> ParsedBlock {
         let bytes = block.bytes
         let first = known == nil ? firstContent(bytes) : nil
         let layout = known ?? first.map { bytes[$0] == UInt8(ascii: "[") ? .array : .lines }
@@ -213,7 +216,7 @@ public struct ArticleLoader: Sendable {
                     opening: opening.map { (cuts[piece]..<cuts[piece + 1]).contains($0) } ?? false)
             }
         }
-        var out = ParsedBlock(articles: [], layout: layout, closed: closed)
+        var out = ParsedBlock(articles: [], layout: layout, closed: closed, lastEdge: edge)
         out.articles.reserveCapacity(results.reduce(0) { $0 + $1.articles.count })
         var line = block.firstLine
         for piece in results {
@@ -221,6 +224,14 @@ public struct ArticleLoader: Sendable {
                 out.failure = LineFailure(line: line + first, message: "text after the JSON array's closing ']'")
                 break
             }
+            // The piece's first line was parsed without the line before it: its commas are checked here.
+            if layout == .array, let first = piece.firstContent, let previous = out.lastEdge,
+                let problem = separatorProblem(after: previous, first)
+            {
+                out.failure = LineFailure(line: line + piece.firstContentLine!, message: problem)
+                break
+            }
+            if let last = piece.lastEdge { out.lastEdge = last }
             out.articles += piece.articles
             if var failure = piece.failure {
                 failure.line += line
@@ -245,8 +256,11 @@ public struct ArticleLoader: Sendable {
         var articles: [Article] = []
         var lines = 0
         var failure: LineFailure?
-        /// The index of the piece's first line with something on it.
+        /// The index of the piece's first line with something on it, and that line.
         var firstContentLine: Int?
+        var firstContent: LineContent?
+        /// The piece's last line with something on it.
+        var lastEdge: LineEdge?
         /// Whether the piece held the array's `]`.
         var closed = false
     }
@@ -269,8 +283,9 @@ public struct ArticleLoader: Sendable {
                 start = end + 1
             }
             guard let line = lineContent(bytes, start..<end) else { continue }
-            if out.firstContentLine == nil { out.firstContentLine = out.lines }
-            if let problem = structureProblem(line, layout, open: open, closed: out.closed) {
+            if out.firstContentLine == nil { (out.firstContentLine, out.firstContent) = (out.lines, line) }
+            defer { out.lastEdge = line.edge }
+            if let problem = structureProblem(line, layout, open: open, closed: out.closed, after: out.lastEdge) {
                 out.failure = LineFailure(line: out.lines, message: problem)
                 return out
             }
@@ -292,61 +307,6 @@ public struct ArticleLoader: Sendable {
             }
         }
         return out
-    }
-
-    /// What a line with something on it holds.
-    struct LineContent {
-        enum Kind {
-            case open, close, empty
-            case record(Range<Int>)
-        }
-        var kind: Kind
-        /// A comma before or after the record.
-        var comma: Bool
-    }
-
-    /// The line's content, or nil for a blank line. A record is the line without the spaces
-    /// around it and a comma before or after it.
-    static func lineContent(_ bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> LineContent? {
-        func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
-        var lower = line.lowerBound
-        var upper = line.upperBound
-        while lower < upper, isSpace(bytes[lower]) { lower += 1 }
-        while upper > lower, isSpace(bytes[upper - 1]) { upper -= 1 }
-        guard lower < upper else { return nil }
-        var comma = false
-        if bytes[lower] == UInt8(ascii: ",") {
-            lower += 1
-            comma = true
-        }
-        if upper > lower, bytes[upper - 1] == UInt8(ascii: ",") {
-            upper -= 1
-            comma = true
-        }
-        let inner = UnsafeBufferPointer(rebasing: bytes[lower..<upper]).filter { !isSpace($0) }
-        switch inner {
-        case [UInt8(ascii: "[")]: return LineContent(kind: .open, comma: comma)
-        case [UInt8(ascii: "]")]: return LineContent(kind: .close, comma: comma)
-        case [UInt8(ascii: "["), UInt8(ascii: "]")]: return LineContent(kind: .empty, comma: comma)
-        default: return LineContent(kind: .record(lower..<upper), comma: comma)
-        }
-    }
-
-    static let oneRecordALine =
-        "load reads a JSON array as 'dump --format json' writes it: '[' and ']' on lines of their own, one record a line"
-
-    /// Why a line does not belong where it is, or nil when it does.
-    static func structureProblem(_ line: LineContent, _ layout: Layout, open: Bool, closed: Bool) -> String? {
-        if closed { return "text after the JSON array's closing ']'" }
-        switch (layout, line.kind) {
-        case (.lines, .record): return line.comma ? "a comma beside the record: JSON Lines has one record a line" : nil
-        case (.lines, _): return "a bracket in JSON Lines: an array must begin the input"
-        case (.array, .open), (.array, .empty):
-            if open { return "a second '[': the input holds one JSON array" }
-            return line.comma ? "a comma beside the array's '['" : nil
-        case (.array, .close): return open ? nil : "a ']' before the array's '['"
-        case (.array, .record): return open ? nil : oneRecordALine
-        }
     }
 
     /// A bad record's reason, naming the field: `wordCount: expected a whole number written without a fraction or an exponent, found 3.7`.

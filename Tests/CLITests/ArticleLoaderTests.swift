@@ -51,6 +51,51 @@ import Testing
         }
     }
 
+    /// The commas of a `--format json` array are checked between lines that fall in different
+    /// pieces of a block and in different blocks too (each piece is parsed on its own core):
+    /// a comma missing after any record, or one after the last, stops the load at its line with
+    /// the records before it committed. Arrays without commas were loaded whole.
+    @Test func anArraysCommasAreCheckedAcrossPiecesAndBlocks() async throws {
+        try await withTemporaryDirectory("commas") { dir in
+            let records = try String(decoding: generatedJSONL(count: 12, seed: 3), as: UTF8.self)
+                .split(separator: "\n").map(String.init)
+            // Line 1 is '[', record i is on line i + 2, ']' on line 14.
+            func array(commaAfter: (Int) -> Bool) -> String {
+                "[\n" + records.indices.map { records[$0] + (commaAfter($0) ? "," : "") + "\n" }.joined() + "]\n"
+            }
+            var cases = records.indices.dropLast().map { missing in
+                (array { $0 != missing && $0 != records.count - 1 }, missing + 3, missing + 1, "no comma between")
+            }
+            cases.append((array { _ in true }, records.count + 2, records.count, "a comma after the JSON array's last record"))
+            for (index, (input, line, stored, message)) in cases.enumerated() {
+                let path = dir + "/input\(index).json"
+                try Data(input.utf8).write(to: URL(fileURLWithPath: path))
+                var loader = ArticleLoader()
+                loader.blockBytes = 1_500  // a few records a block
+                loader.parsers = 3
+                let store = try Store(path: dir + "/store\(index)")
+                defer { store.close() }
+                try NewsSchema.register(in: store)
+                let error = await #expect(throws: LoadError.self) {
+                    try await loader.run(from: try LineBlockReader(path: path), into: store)
+                }
+                #expect(error?.line == line, "\(index): \(String(describing: error))")
+                #expect(error.map { "\($0)" }?.contains(message) == true, "\(index): \(String(describing: error))")
+                #expect(try store.read { try $0.count(of: NewsSchema.articles) } == stored, "\(index)")
+            }
+            // The same records with their commas in place load whole.
+            let path = dir + "/whole.json"
+            try Data(array { $0 != records.count - 1 }.utf8).write(to: URL(fileURLWithPath: path))
+            var loader = ArticleLoader()
+            (loader.blockBytes, loader.parsers) = (1_500, 3)
+            let store = try Store(path: dir + "/whole")
+            defer { store.close() }
+            try NewsSchema.register(in: store)
+            let report = try await loader.run(from: try LineBlockReader(path: path), into: store)
+            #expect(report.records == records.count)
+        }
+    }
+
     /// A load stopped while it merges its sorted runs had parsed every record and committed few
     /// or none: the error counts what the store holds (it counted what was parsed: 150,000
     /// reported, none stored).

@@ -21,7 +21,8 @@ import QuireTestSupport
 
     /// Beside JSON Lines, load reads the array `dump --format json` writes, and only as a whole:
     /// `[]` is no records, an array cut before its `]` or followed by more text is an error after
-    /// the records before it are stored, and brackets or commas in JSON Lines are errors.
+    /// the records before it are stored, and brackets or commas in JSON Lines are errors, as
+    /// are records not separated by exactly one comma and a comma after the last.
     @Test(arguments: [
         ("[]", 0, nil),
         ("[\n{\"id\":\"a\"},\n{\"id\":\"b\"}\n]", 2, nil),
@@ -33,6 +34,12 @@ import QuireTestSupport
         ("{\"id\":\"a\"}\n]", 1, "line 2: a bracket in JSON Lines"),
         ("[{\"id\":\"a\"},{\"id\":\"b\"}]", 0, "line 1: load reads a JSON array as 'dump --format json' writes it"),
         ("[\n  {\n    \"id\": \"a\"\n  }\n]", 0, "line 2: load reads a JSON array as 'dump --format json' writes it"),
+        ("[\n{\"id\":\"a\"}\n,{\"id\":\"b\"}\n]", 2, nil),
+        ("[\n{\"id\":\"a\"}\n{\"id\":\"b\"}\n]", 1, "line 3: no comma between this record and the one before it"),
+        ("[\n{\"id\":\"a\"},\n,{\"id\":\"b\"}\n]", 1, "line 3: two commas between this record and the one before it"),
+        ("[\n{\"id\":\"a\"},\n{\"id\":\"b\"},\n]", 2, "line 4: a comma after the JSON array's last record"),
+        ("[\n,{\"id\":\"a\"}\n]", 0, "line 2: a comma after the array's '['"),
+        ("[\n{\"id\":\"a\"}\n],", 1, "line 3: a comma after the JSON array's closing ']'"),
     ] as [(String, Int, String?)])
     func aJSONArrayLoadsWholeOrSaysWhereItBreaks(input: String, stored: Int, message: String?) async throws {
         try await withScratch { dir in
@@ -40,6 +47,26 @@ import QuireTestSupport
             #expect(load.status == (message == nil ? 0 : 1), "\(load)")
             if let message { #expect(load.stderr.contains(message), "\(load)") }
             let dump = try await runQuire(["dump"], directory: dir)
+            #expect(lines(dump.stdout).count == stored, "\(dump)")
+        }
+    }
+
+    /// `load --collection` reads arrays by the articles' rules: one record a line, separated by
+    /// exactly one comma (it took records with no commas between them, one after the last, and
+    /// a whole array on one line).
+    @Test(arguments: [
+        ("[\n{\"id\":1,\"englishName\":\"a\"},\n{\"id\":2,\"englishName\":\"b\"}\n]", 2, nil),
+        ("[\n{\"id\":1,\"englishName\":\"a\"}\n{\"id\":2,\"englishName\":\"b\"}\n]", 1, "line 3: no comma between this record"),
+        ("[\n{\"id\":1,\"englishName\":\"a\"},\n{\"id\":2,\"englishName\":\"b\"},\n]", 2, "line 4: a comma after the JSON array's last record"),
+        ("[{\"id\":1,\"englishName\":\"a\"},{\"id\":2,\"englishName\":\"b\"}]", 0, "line 1: load reads a JSON array as 'dump --format json' writes it"),
+        ("{\"id\":1,\"englishName\":\"a\"},\n", 0, "line 1: a comma beside the record"),
+    ] as [(String, Int, String?)])
+    func anotherCollectionsArrayFollowsTheArticlesRules(input: String, stored: Int, message: String?) async throws {
+        try await withScratch { dir in
+            let load = try await runQuire(["load", "--collection", "categories", "-"], stdin: Data(input.utf8), directory: dir)
+            #expect(load.status == (message == nil ? 0 : 1), "\(load)")
+            if let message { #expect(load.stderr.contains(message), "\(load)") }
+            let dump = try await runQuire(["dump", "--collection", "categories"], directory: dir)
             #expect(lines(dump.stdout).count == stored, "\(dump)")
         }
     }

@@ -180,7 +180,11 @@ enum WholeStoreLoad {
             throw LoadError(.input, "this quire cannot load the collection '\(name)'", line: nil)
         }
         var total = 0
-        var (distinct, inArray, closed, first, lastLine) = (0, false, false, true, 0)
+        var distinct = 0
+        // The articles' loader's grammar: JSON Lines, or `--format json`'s array with a record
+        // a line, each but the last ending in a comma.
+        var (layout, open, closed, edge): (ArticleLoader.Layout?, Bool, Bool, ArticleLoader.LineEdge?) = (nil, false, false, nil)
+        var lastLine = 0
         func flush() async throws {
             let written = try await section.commit(store)
             total += written.lines
@@ -195,32 +199,26 @@ enum WholeStoreLoad {
         while true {
             let number = reader.nextLineNumber
             guard let line = try await nextLine(reader, flush: flush, committed: { distinct }) else { break }
-            var text = line.drop { $0 == 32 || $0 == 9 || $0 == 13 }
-            while let last = text.last, [32, 9, 13].contains(last) { text = text.dropLast() }
-            if text.isEmpty { continue }
+            guard let content = line.withUnsafeBufferPointer({ ArticleLoader.lineContent($0, $0.indices) }) else { continue }
             lastLine = number
-            // `--format json`: an array with a record a line, each but the last ending in a comma.
-            if first, text.first == UInt8(ascii: "[") {
-                inArray = true
-                text = text.dropFirst().drop { $0 == 32 || $0 == 9 }
+            let shape = layout ?? (line.first { ![32, 9, 13].contains($0) } == UInt8(ascii: "[") ? .array : .lines)
+            layout = shape
+            if let problem = ArticleLoader.structureProblem(content, shape, open: open, closed: closed, after: edge) {
+                try await stop(problem, line: number)
             }
-            first = false
-            if inArray {
-                // Its closing bracket is the only sign that the file is whole.
-                if closed { try await stop("text after the JSON array's closing ']'", line: number) }
-                if text.last == UInt8(ascii: "]") {
-                    text = text.dropLast()
-                    closed = true
+            edge = content.edge
+            switch content.kind {
+            case .open: open = true
+            case .close: closed = true
+            case .empty: (open, closed) = (true, true)
+            case .record(let range):
+                if line[range].starts(with: WholeStoreDump.headerPrefix.utf8) {
+                    try await stop("a whole-store dump (dump --all) loads without --collection", line: number)
                 }
-                if text.last == UInt8(ascii: ",") { text = text.dropLast() }
-                if text.isEmpty { continue }
+                try await add(line[range], line: number, to: section, committed: { distinct }, flush: flush)
             }
-            if text.starts(with: WholeStoreDump.headerPrefix.utf8) {
-                try await stop("a whole-store dump (dump --all) loads without --collection", line: number)
-            }
-            try await add(text, line: number, to: section, committed: { distinct }, flush: flush)
         }
-        if inArray && !closed {
+        if layout == .array && !closed {
             try await stop("the input ends after line \(lastLine), inside the JSON array: its closing ']' is missing (a cut file?)", line: lastLine)
         }
         try await flush()

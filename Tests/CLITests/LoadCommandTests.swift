@@ -15,6 +15,7 @@ import QuireTestSupport
         (#"{"id":"bad","wordCount":3.7}"#, "wordCount: expected a whole number written without a fraction or an exponent, found 3.7"),
         (#"{"id":"bad","headline":12}"#, "headline: expected a string, found the number 12"),
         (#"{"id":""}"#, "id: the id is empty"),
+        (#"{"id":" \t\u00a0"}"#, "id: the id is white space only"),
         (#"{"id":"list-1","title":"A list","articleIDs":["a","b"]}"#, "title: unknown field, not an article"),
         (#"{"id":"bad","publishedAt":"last week"}"#, "publishedAt: not a date"),
         ("# a comment", "expected an object, found '#', which is not JSON"),

@@ -67,7 +67,10 @@ extension Article {
             }
         }
         guard let id else { throw NewsMappingError(.missingField, at: [.key("id")]) }
-        guard !id.isEmpty else { throw NewsMappingError(.invalidValue("the id is empty"), at: [.key("id")]) }
+        // A fetch takes an id of white space only for none (ArticleIdentity): so does a load.
+        guard !NewsText.isBlank(id) else {
+            throw NewsMappingError(.invalidValue(id.isEmpty ? "the id is empty" : "the id is white space only"), at: [.key("id")])
+        }
         return Article(
             id: id, url: url, headline: headline, kicker: kicker, abstract: abstract, snippet: snippet,
             leadParagraph: leadParagraph, source: source, sourceURL: sourceURL, publishedAt: publishedAt,

@@ -9,16 +9,20 @@ public struct FeedzillaCheckpoint: Codable, Sendable, Hashable {
     /// Categories of this walk whose page failed for good (an HTTP error, a body that is not an
     /// article list): set aside so that the others are fetched; the next run retries them.
     public var failedCategoryIDs: [Int]
+    /// Whether this walk is over the categories a walk before it set aside (its categories not
+    /// done yet are still set aside).
+    public var retrying: Bool
 
     /// The start: nothing listed, nothing done.
     public init() {
         categoryIDs = nil
         doneCount = 0
         failedCategoryIDs = []
+        retrying = false
     }
 
     private enum CodingKeys: String, CodingKey {
-        case categoryIDs, doneCount, failedCategoryIDs
+        case categoryIDs, doneCount, failedCategoryIDs, retrying
     }
 
     /// Reads checkpoints stored before failed categories were kept too.
@@ -27,6 +31,7 @@ public struct FeedzillaCheckpoint: Codable, Sendable, Hashable {
         categoryIDs = try container.decodeIfPresent([Int].self, forKey: .categoryIDs)
         doneCount = try container.decode(Int.self, forKey: .doneCount)
         failedCategoryIDs = try container.decodeIfPresent([Int].self, forKey: .failedCategoryIDs) ?? []
+        retrying = try container.decodeIfPresent(Bool.self, forKey: .retrying) ?? false
     }
 
     /// The categories fully fetched.
@@ -87,11 +92,18 @@ public struct FeedzillaSource: FetchSource {
 
     public func setAsideCount(in checkpoint: FeedzillaCheckpoint) -> Int { checkpoint.failedCategoryIDs.count }
 
+    /// In a walk over set-aside categories cut short: those it has not fetched again yet too.
+    public func stillSetAside(in checkpoint: FeedzillaCheckpoint) -> Int {
+        guard checkpoint.retrying, let ids = checkpoint.categoryIDs else { return checkpoint.failedCategoryIDs.count }
+        return checkpoint.failedCategoryIDs.count + max(0, ids.count - checkpoint.doneCount)
+    }
+
     /// A finished walk that set categories aside: a walk over those alone.
     public func retryCheckpoint(after finished: FeedzillaCheckpoint) -> FeedzillaCheckpoint? {
         guard finished.isFinished, !finished.failedCategoryIDs.isEmpty else { return nil }
         var retry = FeedzillaCheckpoint()
         retry.categoryIDs = finished.failedCategoryIDs
+        retry.retrying = true
         return retry
     }
 

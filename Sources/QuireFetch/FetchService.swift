@@ -599,7 +599,7 @@ extension FetchSummary {
     /// Takes the walk's state at `checkpoint`, not this run's alone: a run that completes a
     /// resumed walk, or stops in it, tells what the walk has left out so far.
     mutating func noteWalk<Source: FetchSource>(of source: Source, at checkpoint: Source.Checkpoint) {
-        setAside = source.setAsideCount(in: checkpoint)
+        setAside = source.stillSetAside(in: checkpoint)
         unreachable = max(unreachable, source.unreachableResults(in: checkpoint))
         datesIgnored = datesIgnored || source.datesIgnored(in: checkpoint)
     }

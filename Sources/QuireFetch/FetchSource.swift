@@ -60,6 +60,11 @@ public protocol FetchSource: Sendable {
     /// next run retries them.
     func setAsideCount(in checkpoint: Checkpoint) -> Int
 
+    /// Pages (or categories) still set aside when a run ends at `checkpoint`: those of
+    /// ``setAsideCount(in:)``, and, for a run over set-aside pages that ends before its end,
+    /// those it has not asked again yet. The default is ``setAsideCount(in:)``.
+    func stillSetAside(in checkpoint: Checkpoint) -> Int
+
     /// Results the API reported for the walk at `checkpoint` that no request can reach.
     func unreachableResults(in checkpoint: Checkpoint) -> Int
 
@@ -94,6 +99,8 @@ extension FetchSource {
     public func retryCheckpoint(after finished: Checkpoint) -> Checkpoint? { nil }
 
     public func setAsideCount(in checkpoint: Checkpoint) -> Int { 0 }
+
+    public func stillSetAside(in checkpoint: Checkpoint) -> Int { setAsideCount(in: checkpoint) }
 
     public func unreachableResults(in checkpoint: Checkpoint) -> Int { 0 }
 

@@ -214,6 +214,12 @@ public struct NYTSource: FetchSource {
 
     public func setAsideCount(in checkpoint: NYTCheckpoint) -> Int { checkpoint.setAsidePages.count }
 
+    /// In a run over set-aside pages cut short: the page it was at and those queued after it too.
+    public func stillSetAside(in checkpoint: NYTCheckpoint) -> Int {
+        guard let queue = checkpoint.retryQueue, !checkpoint.isFinished else { return checkpoint.setAsidePages.count }
+        return checkpoint.setAsidePages.count + 1 + queue.count
+    }
+
     public func unreachableResults(in checkpoint: NYTCheckpoint) -> Int { checkpoint.unreachableResults }
 
     public func datesIgnored(in checkpoint: NYTCheckpoint) -> Bool { checkpoint.datesIgnored }

@@ -376,6 +376,22 @@ import Testing
         #expect(checkpoint.isFinished && checkpoint.setAsidePages.map(\.page) == [1, 3, 5])
     }
 
+    /// A run over set-aside pages that ends in an outage still counts every page set aside:
+    /// those that failed again, the one it stopped at and those it had not asked again (it
+    /// counted only the first, two of four).
+    @Test func aRetryRunCutShortCountsThePagesItDidNotAsk() async throws {
+        let api = try makeAPI {
+            $0.nytArticlesPerQuery = 85
+            $0.faults = [1, 3, 5, 7].map { .init(.nytPage($0), .dropConnectionMidBody) }
+        }
+        let sink = InMemoryFetchSink()
+        let first = try await makeService().run(nytSource(api), into: sink)
+        #expect(first.isComplete && first.setAside == 4, "\(first)")
+        let error = await runExpectingFailure(makeService(), nytSource(api), into: sink)
+        #expect(error?.code == .transport)
+        #expect(error?.committed.setAside == 4 && error?.committed.isComplete == false, "\(String(describing: error?.committed))")
+    }
+
     /// A `--refresh` after a walk that set a page aside retries the page and then refreshes, in
     /// one run: the retry alone ran, so a page failing for good starved every refresh (new
     /// articles never came, status 0). The page stays set aside for the next run.

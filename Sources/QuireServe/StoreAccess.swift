@@ -115,10 +115,10 @@ final class StoreAccess: Sendable {
                 return store
             } catch let error as StoreError where error.code == .alreadyOpen {
                 // The data file was replaced: requests still reading the old one hold it open.
-                state.reason = "the store at \(path) is being opened again (its data file was replaced); retry"
+                state.reason = "the store at \(Self.shownName(path)) is being opened again (its data file was replaced); retry"
                 throw .unavailable(state.reason)
             } catch {
-                state.reason = "the store at \(path) cannot be opened: \(error)"
+                state.reason = Self.hidingPath("the store at \(path) cannot be opened: \(error)", path)
                 throw .unavailable(state.reason)
             }
         }
@@ -146,7 +146,7 @@ final class StoreAccess: Sendable {
         // A data file cut short or overwritten in place while open would fault on the next page
         // read and end the server: refused until it is whole again.
         if let problem = store.dataFileProblem() {
-            throw .unavailable("the store cannot be read: \(problem)")
+            throw .unavailable(Self.hidingPath("the store cannot be read: \(problem)", store.path))
         }
         do {
             return try body(store)
@@ -155,10 +155,10 @@ final class StoreAccess: Sendable {
         } catch {
             if (error as? StoreError)?.isDamagedPage == true {
                 damage.withLock {
-                    $0 = $0 ?? "the store is damaged (\(error)); it is not read again until its data file is replaced: run quire verify, and restore a backup (copied to another name in the store's directory, then renamed over data.mdb)"
+                    $0 = $0 ?? Self.hidingPath("the store is damaged (\(error)); it is not read again until its data file is replaced: run quire verify, and restore a backup (copied to another name in the store's directory, then renamed over data.mdb)", store.path)
                 }
             }
-            throw .unavailable("the store cannot be read: \(error)")
+            throw .unavailable(Self.hidingPath("the store cannot be read: \(error)", store.path))
         }
     }
 
@@ -292,8 +292,11 @@ final class StoreAccess: Sendable {
         var more = false
         let filters = query.filterTag
         // The previous page's last record: its date's index key and its key (a long one comes in
-        // its compact form, which keeps the cursor short).
-        let resume = try query.after.map { DateEntry(indexKey: StoreKey(bytes: $0.indexKey ?? []), key: try snap.key(fromCompactForm: $0.key)) }
+        // its compact form, which keeps the cursor short). Records are compared by that form:
+        // it is the store's order (a long key's hash orders it past byte 495).
+        let resume = try query.after.map {
+            DateEntry(indexKey: StoreKey(bytes: $0.indexKey ?? []), key: try snap.key(fromCompactForm: $0.key), compact: $0.key)
+        }
         let resumesInIndex = query.after?.indexKey != nil
         // Collects up to `limit` matching records, then looks for one more to know whether a
         // next page exists.
@@ -314,8 +317,10 @@ final class StoreAccess: Sendable {
         switch query.sort {
         case .id:
             func list(_ keys: [StoreKey]) throws {
-                let after = resume?.key
-                for key in keys.sorted() where after.map({ $0 < key }) ?? true {
+                let after = resume?.compact
+                let ordered = keys.map { (key: $0, compact: snap.compactForm(of: $0)) }
+                    .sorted { $0.compact.lexicographicallyPrecedes($1.compact) }
+                for (key, compact) in ordered where after.map({ $0.lexicographicallyPrecedes(compact) }) ?? true {
                     guard try take(nil, key, { try record(key) }) else { break }
                 }
             }
@@ -323,14 +328,17 @@ final class StoreAccess: Sendable {
                 try list(keys)
                 break
             }
-            var range = StoreKeyRange.all
-            if let resume { range = .after(resume.key) }
             // As by date below: a walk that reads past its budget gives way to the listing.
             let budget = try walkBudget(snap, query, sectionIndex: sectionIndex)
             var walked = 0
-            try snap.forEachKey(inCollectionNamed: collection, range: range) { key in
+            func step(_ key: StoreKey) throws -> Bool {
                 walked += 1
                 return try walked <= budget && take(nil, key) { try record(key) }
+            }
+            if let resume {
+                try snap.forEachKey(inCollectionNamed: collection, afterCompactForm: resume.compact, step)
+            } else {
+                try snap.forEachKey(inCollectionNamed: collection, step)
             }
             if walked > budget, let keys = try sectionKeys(snap, query, sectionIndex: sectionIndex, atMost: .max) {
                 (records, last, more) = ([], nil, false)
@@ -371,7 +379,8 @@ final class StoreAccess: Sendable {
                 if let after, indexKey == after.indexKey {
                     // Duplicates of one date come in key order (descending in reverse): skip
                     // up to and including the last record of the previous page.
-                    let order = key == after.key ? 0 : key < after.key ? -1 : 1
+                    let compact = snap.compactForm(of: key)
+                    let order = compact == after.compact ? 0 : compact.lexicographicallyPrecedes(after.compact) ? -1 : 1
                     if reverse ? order >= 0 : order <= 0 { return true }
                 }
                 return try take(indexKey, key) { try record(key) }
@@ -386,14 +395,16 @@ final class StoreAccess: Sendable {
         return ArticlePage(records: records, next: more ? last : nil)
     }
 
-    /// A record's place in the date index: its date's index key, then its key.
+    /// A record's place in the date index: its date's index key, then its key, which orders
+    /// duplicates of one date by its compact (stored) form.
     private struct DateEntry {
         var indexKey: StoreKey
         var key: StoreKey
+        var compact: [UInt8]
 
         /// Whether `self` comes before `other` in the index (ascending).
         func precedes(_ other: DateEntry) -> Bool {
-            indexKey == other.indexKey ? key < other.key : indexKey < other.indexKey
+            indexKey == other.indexKey ? compact.lexicographicallyPrecedes(other.compact) : indexKey < other.indexKey
         }
 
         /// Whether it comes after `mark` (the previous page's last record) in the walk's order.
@@ -466,7 +477,7 @@ final class StoreAccess: Sendable {
             let indexKey = StoreKey.date(date)
             if let lower, indexKey.bytes.lexicographicallyPrecedes(lower) { continue }
             if let upper, !indexKey.bytes.lexicographicallyPrecedes(upper) { continue }
-            entries.append(DateEntry(indexKey: indexKey, key: key))
+            entries.append(DateEntry(indexKey: indexKey, key: key, compact: snap.compactForm(of: key)))
         }
         entries.sort { a, b in query.sort == .newest ? b.precedes(a) : a.precedes(b) }
         return entries
@@ -550,6 +561,14 @@ final class StoreAccess: Sendable {
 
     /// The last component of a store path, as answers show it.
     static func shownName(_ path: String) -> String { URL(fileURLWithPath: path).lastPathComponent }
+
+    /// `text` with the store's path shown by its name: errors of the store name its path, which
+    /// an answer to any client that reaches the port does not disclose.
+    static func hidingPath(_ text: String, _ path: String) -> String {
+        guard !path.isEmpty else { return text }
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        return text.replacingOccurrences(of: absolute, with: shownName(path)).replacingOccurrences(of: path, with: shownName(path))
+    }
 
     /// The last committed transaction and each collection's record count: cheap enough to
     /// look at every 250 ms. Picks up collections another process created meanwhile.

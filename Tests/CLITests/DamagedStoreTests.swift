@@ -442,6 +442,11 @@ private func recordNode(keyed key: [UInt8], in data: Data) -> Int? {
             #expect(damaged.status == 503, "\(damaged)")
             let stats = try get(server.port, "/api/stats")
             #expect(stats.status == 503 && String(decoding: stats.body, as: UTF8.self).contains("not read again"), "\(stats)")
+            // The answers name the store, not where it lies on the server.
+            for answer in [damaged, stats] {
+                let body = String(decoding: answer.body, as: UTF8.self)
+                #expect(!body.contains(dir.path) && body.contains(URL(fileURLWithPath: store).lastPathComponent), "\(body)")
+            }
         }
     }
 

@@ -130,4 +130,17 @@ extension StoreReading where Self: ~Copyable {
     package func key(fromCompactForm bytes: [UInt8]) throws -> StoreKey {
         try bytes.withUnsafeBytes { try logicalKey($0) }
     }
+
+    /// Walks the keys of the collection `name` after the key whose ``compactForm(of:)`` is
+    /// `compact`, in the store's own order (a long key by its stored form), until `body` returns
+    /// false: where a page cursor resumes. Resumed after the logical key, a walk lost or
+    /// repeated long keys, which sort by their stored form past byte 495.
+    package func forEachKey(
+        inCollectionNamed name: String, afterCompactForm compact: [UInt8], _ body: (StoreKey) throws -> Bool
+    ) throws {
+        let c = try StoreError.boundary("\(store.path): reading \(name)") { try store.resolved(name) }
+        for entry in entries(in: c.records, range: KeyRange(lower: .exclusive(compact))) {
+            if try !body(try logicalKey(entry.key)) { return }
+        }
+    }
 }

@@ -29,7 +29,9 @@ public enum ZstdDictionary {
             joined.append(contentsOf: sample)
             sizes.append(sample.count)
         }
-        var dictionary = [UInt8](repeating: 0, count: capacity)
+        // No dictionary is larger than its samples: a capacity of `.max` ("no limit") trapped
+        // allocating it.
+        var dictionary = [UInt8](repeating: 0, count: min(capacity, max(joined.count, 1_024)))
         let result = dictionary.withUnsafeMutableBytes { out in
             joined.withUnsafeBytes { input in
                 sizes.withUnsafeBufferPointer { sizes in

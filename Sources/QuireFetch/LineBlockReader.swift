@@ -75,7 +75,8 @@ public final class LineBlockReader {
         try skipByteOrderMark()
         var buffer = pending
         pending = []
-        buffer.reserveCapacity(targetBytes + Self.readSize)
+        // Reserved up to a long line's size: `targetBytes` of `.max` ("one block") overflowed.
+        buffer.reserveCapacity(min(max(targetBytes, 0), Self.maximumLineLength) + Self.readSize)
         var cut: Int?  // just past the last line break found
         var searched = 0
         while true {

@@ -96,6 +96,16 @@ import Testing
         }
     }
 
+    /// A block of `.max` bytes ("no limit": the whole input) overflowed reserving its buffer.
+    @Test func aBlockOfNoLimitReadsTheWholeInput() throws {
+        try withTemporaryDirectory("block") { dir in
+            let path = dir + "/lines.jsonl"
+            try Data("{\"id\":\"a\"}\n{\"id\":\"b\"}\n".utf8).write(to: URL(fileURLWithPath: path))
+            let block = try #require(try LineBlockReader(path: path).next(targetBytes: .max))
+            #expect(block.bytes.count == 22 && block.firstLine == 1)
+        }
+    }
+
     /// A load stopped while it merges its sorted runs had parsed every record and committed few
     /// or none: the error counts what the store holds (it counted what was parsed: 150,000
     /// reported, none stored).

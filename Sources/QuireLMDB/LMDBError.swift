@@ -130,6 +130,8 @@ extension LMDBError {
     package static let accessDenied = LMDBError(code: EACCES)
     /// A page was damaged or of the wrong type. The corresponding C error is `MDB_CORRUPTED`.
     package static let corrupted = LMDBError(code: MDB_CORRUPTED)
+    /// `MDB_BAD_TXN`: the transaction failed before (any failure inside it, or a damaged page).
+    package static let badTransaction = LMDBError(code: MDB_BAD_TXN)
     /// A page number points outside the file. The corresponding C error is `MDB_PAGE_NOTFOUND`.
     package static let pageNotFound = LMDBError(code: MDB_PAGE_NOTFOUND)
     /// A copy stopped by its `isCancelled` (`ECANCELED`).

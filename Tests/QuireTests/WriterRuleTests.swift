@@ -32,6 +32,20 @@ import Testing
         }
     }
 
+    /// A registration inside a read could wait for the writer, which may wait for that read to
+    /// end (to grow the map): it hung for good; it traps with a message.
+    @Test func registerInsideAReadTrapsInsteadOfHanging() async throws {
+        try await withTemporaryDirectory("trap", create: false) { path in
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                [path = path as String] in
+                let store = try Store(path: path)
+                let notes = StoreCollection<Article>(name: "notes", key: { .string($0.id) })
+                try store.read { _ in try store.register(notes) }
+            }
+            #expect(String(decoding: result.standardErrorContent, as: UTF8.self).contains("register(_:) inside a read of the same store would wait for itself"))
+        }
+    }
+
     @Test func relationRegisterInsideAWriteTraps() async throws {
         try await withTemporaryDirectory("trap", create: false) { path in
             let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {

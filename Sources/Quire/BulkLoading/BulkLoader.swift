@@ -333,7 +333,8 @@ public final class BulkLoader<V: Codable & Sendable>: @unchecked Sendable {
         raise(&lastWrittenKey, to: analysed)
         while !inFlight.isEmpty { try await settleOldest() }
         let (store, collection, chunk) = (self.store, self.collection, analysed)
-        let task = Task { try await store.writer.run { try store.writeChunks([chunk], collection) } }
+        let relaxed = options.relaxedDurability
+        let task = Task { try await store.writer.run { try store.writeChunks([chunk], collection, relaxed: relaxed) } }
         inFlight.append((task, [(chunk.inputCount, written, spilled)]))
     }
 

@@ -3,10 +3,11 @@ internal import QuireLMDB
 
 extension Store {
     /// Writes encoded chunks, in order, in one transaction; returns whether each was appended.
+    /// `relaxed`: the load's durability is relaxed (its commits are not synced one by one).
     @available(*, noasync)
-    func writeChunks<V>(_ chunks: [EncodedChunk], _ collection: StoreCollection<V>) throws -> [Bool] {
+    func writeChunks<V>(_ chunks: [EncodedChunk], _ collection: StoreCollection<V>, relaxed: Bool = false) throws -> [Bool] {
         let c = try resolvedForWrite(collection)
-        return try writeNow { txn in try chunks.map { try writeChunk($0, in: txn, collection, c) } }
+        return try writeNow(relaxed: relaxed) { txn in try chunks.map { try writeChunk($0, in: txn, collection, c) } }
     }
 
     /// Writes one chunk in `txn`; returns whether it was appended.

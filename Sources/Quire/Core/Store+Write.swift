@@ -85,7 +85,6 @@ extension Store {
                 }
             }
             let failed = outcome.failed
-            if relaxedBulkLoads.withLock({ $0 > 0 }) { try? environment.sync() }
             counters.withLock { $0.groupedWrites += batch.count }
             for (i, item) in batch.enumerated() {
                 if let error = failed[i] {
@@ -99,9 +98,21 @@ extension Store {
 
     /// The write path: one LMDB transaction, the field table kept in step with other writers,
     /// new field names persisted with the records, changes published after the commit.
+    /// `relaxed`: a commit of a bulk load with relaxed durability, which skips its sync.
     @available(*, noasync)
-    func writeNow<R>(_ body: (borrowing StoreTransaction) throws -> R) throws -> R {
+    func writeNow<R>(relaxed: Bool = false, _ body: (borrowing StoreTransaction) throws -> R) throws -> R {
         let (result, changed) = try writeCommitting(body)
+        // A relaxed bulk load turns the environment's syncs off: every other commit meanwhile
+        // (a write, a group commit, a durable load's chunk) is synced here before it returns,
+        // and a failed sync is its caller's error (group commits ignored one).
+        if !relaxed, relaxedBulkLoads.withLock({ $0 > 0 }) {
+            do throws(LMDBError) {
+                try environment.sync()
+                commitsSyncedBesideRelaxedLoads.add(1, ordering: .relaxed)
+            } catch {
+                throw StoreError(.storage, "\(environment.path): committed, but not synced to disk", underlying: error)
+            }
+        }
         // Compression dictionaries are trained after the commit that gave them enough records.
         if !changed.isEmpty { trainDueDictionaries(changed) }
         return result
@@ -119,8 +130,13 @@ extension Store {
         do {
             result = try runWrite(body, box)
         } catch let error as LMDBError {
-            // Storage failures (a full disk shows up as ENOSPC or EIO at commit) keep LMDB's
-            // code and hint, with the store named.
+            // A closed store, a map that cannot grow and a damaged page have codes of their own
+            // (a write to a closed store said `.storage`, a disk's trouble); storage failures (a
+            // full disk shows up as ENOSPC or EIO at commit) keep LMDB's code and hint, with the
+            // store named. `MDB_BAD_TXN` follows any failure inside a transaction: no damage.
+            if error == .closed || error == .mapFull || (error.isCorruption && error != .badTransaction) {
+                throw StoreError.wrap(error, "\(environment.path): write failed")
+            }
             throw StoreError(.storage, "\(environment.path): write failed", underlying: error)
         }
         guard let state = box.state else { return (result, []) }

@@ -47,6 +47,8 @@ public final class Store: Sendable {
     let counters = Locked<StoreCounters>(StoreCounters())
     /// Bulk loads running with relaxed durability (group commits then sync explicitly).
     let relaxedBulkLoads = Locked<Int>(0)
+    /// Commits synced on their own because a relaxed bulk load had turned syncs off (tests).
+    package let commitsSyncedBesideRelaxedLoads = Atomic<Int>(0)
     /// Compressed collections whose automatic dictionary training failed in this process.
     let dictionaryTrainingFailed = Mutex<Set<String>>([])
     /// The entries `_meta` had when this process last looked for dictionaries stored by

@@ -96,7 +96,8 @@ public struct StoreTransaction: StoreReading, ~Copyable {
             let stored = try store.writableKey(owner.bytes, in: lmdb)
             // Every member is checked before the old ones go: a bad one leaves them as they were.
             for member in members { _ = try store.writableKey(member.bytes, in: lmdb) }
-            _ = try delete(stored, in: db)
+            // A list emptied is a change too (its members' removal was missing from the feed).
+            if try delete(stored, in: db), members.isEmpty { state.changes.record(relation.name, .relation, owner) }
             try addMembers(members, to: owner, in: relation)
         }
     }

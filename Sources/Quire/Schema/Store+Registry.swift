@@ -63,35 +63,45 @@ extension Store {
     /// databases of indexes no longer declared are deleted.
     ///
     /// The definition is written on the writer's thread, like every write. Calling this inside
-    /// a write transaction is a programming error and traps (it would wait for itself). When a
+    /// a write transaction, or inside a read of the same store (the writer may have to wait
+    /// for that read to end, to grow the map), is a programming error and traps (it would wait
+    /// for itself). A name that is another spelling of a registered one (the same text in
+    /// another Unicode normalization: Swift's strings compare equal, stored names are bytes)
+    /// is refused with ``StoreError/Code/definitionMismatch``. When a
     /// registration that drops indexes fails, the collection is left unregistered (register it
     /// again): the dropped databases' handles may be closed.
     public func register<V>(_ collection: StoreCollection<V>) throws(StoreError) {
         try StoreError.boundary("\(path): registering '\(collection.name)'") {
             let definition = collection.definition
-            if let existing = registry.withLock({ $0[collection.name] }), existing.definition == definition { return }
+            if let existing = registry.withLock({ $0[collection.name] }) {
+                try Self.requireSameSpelling(collection.name, existing.definition.name, path: environment.path)
+                if existing.definition == definition { return }
+            }
             precondition(!isInsideWrite, "Quire: store.register(_:) inside a write transaction would wait for itself; declare collections before writing, or in Store(path:schema:)")
+            precondition(!environment.isInsideRead, "Quire: store.register(_:) inside a read of the same store would wait for itself; register after the read returns, or in Store(path:schema:)")
             try writer.runSync { try registerNow(collection, definition) }
         }
     }
 
     private func registerNow<V>(_ collection: StoreCollection<V>, _ definition: CollectionDefinition) throws {
-        if options.readOnly {
-            let opened = try openStoredCollection(definition)
-            registry.withLock { $0[collection.name] = opened }
-            return
-        }
-        let opened = try openStoredCollection(definition)
         let key = StoreLayout.collectionKey(collection.name)
-        let encodedDefinition = try JSONEncoder().encode(definition)
         let stored = try environment.read { txn in try txn.get(key, in: metaDB) }
         let storedDefinition = stored.flatMap { try? JSONDecoder().decode(CollectionDefinition.self, from: Data($0)) }
+        // Read-only too: a typed read through another type's declaration decoded its records
+        // into garbage, and the right declaration was refused after it.
         if let storedType = storedDefinition?.valueType, storedType != definition.valueType {
             throw StoreError(
                 .definitionMismatch,
                 "\(environment.path): collection '\(collection.name)' holds \(storedType) values; this declaration stores \(definition.valueType ?? "?") (use another name, or the type it holds)"
             )
         }
+        if options.readOnly {
+            let opened = try openStoredCollection(definition)
+            registry.withLock { $0[collection.name] = opened }
+            return
+        }
+        let opened = try openStoredCollection(definition)
+        let encodedDefinition = try JSONEncoder().encode(definition)
         if storedDefinition != definition {
             let rebuild = storedDefinition.map { $0.indexes != definition.indexes } ?? false
             let dropped = (storedDefinition?.indexes ?? []).filter { old in !definition.indexes.contains { $0.name == old.name } }
@@ -118,6 +128,16 @@ extension Store {
             }
         }
         registry.withLock { $0[collection.name] = opened }
+    }
+
+    /// Refuses `name` when it is another spelling of the registered `registered`: equal as
+    /// Swift strings (canonical equivalence) but not byte for byte, so LMDB would name another
+    /// database while every lookup here found the registered collection's.
+    static func requireSameSpelling(_ name: String, _ registered: String, path: String) throws {
+        guard !name.utf8.elementsEqual(registered.utf8) else { return }
+        throw StoreError(
+            .definitionMismatch,
+            "\(path): '\(name)' is another spelling (Unicode normalization) of the collection '\(registered)' the store has: names are told apart by their bytes; use that spelling, or a name that differs in its letters")
     }
 
     /// Declares a to-many relation and opens its database.

@@ -291,6 +291,14 @@ func lines(_ text: String) -> [String] { text.split(separator: "\n", omittingEmp
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
+            // Signalled once the store exists: `main` installs its handlers before it opens the
+            // store, and a child still starting on a busy machine (seconds, inside a full
+            // two-core `swift test`) died of the signal's default action, status 2.
+            let data = dir.appendingPathComponent("quire.db/data.mdb").path
+            let deadline = ContinuousClock.now + .seconds(60)
+            while !FileManager.default.fileExists(atPath: data) && process.isRunning && ContinuousClock.now < deadline {
+                usleep(10_000)
+            }
             usleep(400_000)
             let interrupted = process.isRunning
             if interrupted { kill(process.processIdentifier, SIGINT) }

@@ -586,6 +586,29 @@ private func exchange(
         }
     }
 
+    /// A page of huge records ends once it passes 8 MiB, with a cursor to the next: whole pages
+    /// of 4 MB abstracts held for slow readers took gigabytes. A walk still lists each once.
+    @Test func aPageOfHugeRecordsEndsEarlyWithItsCursor() async throws {
+        let day = Date(timeIntervalSince1970: 1_600_000_000)
+        let abstract = String(repeating: "word ", count: 600_000)  // 3 MB
+        let articles = (0..<6).map { Article(id: "big\($0)", abstract: abstract, publishedAt: day.addingTimeInterval(Double($0))) }
+        try await withAccess(to: articles) { access in
+            var query = try ArticleQuery(parameters: [("sort", "oldest"), ("limit", "10")])
+            var pages: [[String]] = []
+            for _ in 0..<10 {
+                let page = try access.page(query)
+                pages.append(try page.records.map { record in
+                    let object = try JSONSerialization.jsonObject(with: Data(record)) as? [String: Any]
+                    return try #require(object?["id"] as? String)
+                })
+                guard let next = page.next else { break }
+                query = try ArticleQuery(parameters: [("sort", "oldest"), ("limit", "10"), ("cursor", next.text)])
+            }
+            #expect(pages.map(\.count) == [2, 2, 2], "\(pages)")
+            #expect(pages.flatMap { $0 } == articles.map(\.id))
+        }
+    }
+
     /// A search pages through its first 10,000 hits; the last page says when more matched, so a
     /// client (the web page's "+") can tell a cut list from a whole one.
     @Test func aSearchCutAtItsDepthSaysSo() async throws {

@@ -29,14 +29,14 @@ public enum ZstdDictionary {
             joined.append(contentsOf: sample)
             sizes.append(sample.count)
         }
-        // No dictionary is larger than its samples: a capacity of `.max` ("no limit") trapped
-        // allocating it.
-        var dictionary = [UInt8](repeating: 0, count: min(capacity, max(joined.count, 1_024)))
+        // Past 16 MiB, no larger than its samples: a capacity of `.max` ("no limit") trapped
+        // allocating it. zstd is told the buffer's own size.
+        var dictionary = [UInt8](repeating: 0, count: min(capacity, max(joined.count, 16 << 20)))
         let result = dictionary.withUnsafeMutableBytes { out in
             joined.withUnsafeBytes { input in
                 sizes.withUnsafeBufferPointer { sizes in
                     ZDICT_trainFromBuffer(
-                        out.baseAddress, capacity, input.baseAddress, sizes.baseAddress, UInt32(sizes.count))
+                        out.baseAddress, out.count, input.baseAddress, sizes.baseAddress, UInt32(sizes.count))
                 }
             }
         }

@@ -79,6 +79,29 @@ import Testing
         #expect(try decoder.decode([Small].self, from: list, fields: fields) == values)
     }
 
+    /// Training writes only into the dictionary's own buffer, whatever the capacity asked and
+    /// however few the samples: told a capacity larger than the buffer it was given, zstd wrote
+    /// past it (a heap corrupted in a store's first load of a few records).
+    @Test(arguments: [4_096, 112 << 10, 1 << 30, Int.max])
+    func aDictionaryIsTrainedInsideItsBuffer(capacity: Int) throws {
+        let samples = (0..<400).map { index in
+            Array("record \(index): news of the day \(index % 11), words \(String(repeating: "w\(index % 7) ", count: 8))".utf8)
+        }
+        let total = samples.reduce(0) { $0 + $1.count }
+        do {
+            let dictionary = try ZstdDictionary.train(samples: samples, capacity: capacity)
+            #expect(!dictionary.isEmpty && dictionary.count <= min(capacity, max(total, 16 << 20)))
+            let encoder = CompactEncoder(options: .init(compression: .init(threshold: 16, dictionary: dictionary)))
+            let decoder = CompactDecoder(options: .init(dictionary: dictionary))
+            var fields = FieldTable()
+            let value = Small(b: 7, a: String(repeating: "w3 news of the day ", count: 12))
+            #expect(try decoder.decode(Small.self, from: encoder.encode(value, fields: &fields), fields: fields) == value)
+        } catch let error as ZstdDictionary.TrainingError {
+            // Samples too few for the size asked: zstd says so.
+            #expect(capacity > total, "\(error)")
+        }
+    }
+
     @Test func concurrentEncodeAndDecodeWithOneCoderAndDictionary() async throws {
         var fields = FieldTable()
         let samples = try (0..<300).map { index in

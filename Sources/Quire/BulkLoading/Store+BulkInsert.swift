@@ -41,6 +41,7 @@ public struct BulkInsertOptions: Sendable {
     /// instead, while the next ones encode) and sync once at the end. A killed process loses
     /// nothing committed; a system crash during the load may lose the chunks not yet synced, or
     /// (on file systems that reorder writes: LMDB's `MDB_NOSYNC` caveat) damage the store.
+    /// Other commits of the store meanwhile are synced one by one before they return.
     public var relaxedDurability: Bool = false
 
     /// The defaults: chunks of 25,000, sorted across a 96 MiB window and across windows through

@@ -16,7 +16,8 @@ struct LoadOptions: CommandOptions {
         abstract: "Load records from a JSON Lines dump into the store (upserting by id).",
         discussion: """
             Reads what 'quire dump' writes: JSON Lines (each line up to 64 MiB), the JSON array of
-            --format json, or the whole-store form of --all (every collection and relation). Lines
+            --format json (one record a line, separated by one comma each), or the whole-store form
+            of --all (every collection and relation). Lines
             are parsed on every core and written in chunks, each one transaction. A line that cannot be stored (a
             fraction where a whole number belongs, a number for a string, an empty id, a field an
             article lacks) stops the load with its line number and field; every record before it

@@ -200,7 +200,7 @@ public final class EtcdClient: Sendable {
             } catch {
                 if error.code == .cancelled { throw EtcdError(code: .cancelled, message: "cancelled", path: path) }
                 lastFailure = EtcdError(
-                    code: .unavailable, message: "\(endpoints[index]): \(error.code)", path: path, transport: error)
+                    code: .unavailable, message: "\(URLRedaction.redact(endpoints[index])): \(error.code)", path: path, transport: error)
                 continue
             }
             let json = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
@@ -214,7 +214,7 @@ public final class EtcdClient: Sendable {
                     // No gRPC error object: whatever answered is not etcd's v3 JSON gateway.
                     throw EtcdError(
                         code: .malformedResponse,
-                        message: "\(endpoints[index]) answered HTTP \(response.status), not as etcd's v3 JSON gateway does (is it etcd's client URL?)",
+                        message: "\(URLRedaction.redact(endpoints[index])) answered HTTP \(response.status), not as etcd's v3 JSON gateway does (is it etcd's client URL?)",
                         path: path)
                 }
                 let grpc = Int(Self.int64(json["code"]))

@@ -120,6 +120,35 @@ import QuireTestSupport
         }
     }
 
+    /// A password in an `--etcd` URL (`http://user:password@host`) is never printed: not in the
+    /// start line, the events of a member retrying an unreachable etcd, nor a usage error (all
+    /// three echoed it, where `--base-url` credentials were redacted).
+    @Test func anEtcdPasswordIsNeverPrinted() async throws {
+        let secret = "s3cretPW1x"
+        let usage = try await runQuire(["node", "--etcd", "ftp://root:\(secret)@127.0.0.1:1"])
+        #expect(usage.status == 64 && !usage.stderr.contains(secret) && usage.stderr.contains("--etcd"), "\(usage)")
+        try withScratch { dir in
+            let (out, err) = (dir.appendingPathComponent("node.out"), dir.appendingPathComponent("node.err"))
+            try Data().write(to: out)
+            try Data().write(to: err)
+            let (output, errors) = (try FileHandle(forWritingTo: out), try FileHandle(forWritingTo: err))
+            defer { try? output.close(); try? errors.close() }
+            let node = try startQuire(
+                ["node", "--etcd", "http://root:\(secret)@127.0.0.1:1", "--member", "m1"], directory: dir, stdout: output,
+                stderr: errors)
+            var tries = 0
+            while !((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("retrying") && node.isRunning && tries < 600 {
+                tries += 1
+                usleep(50_000)
+            }
+            kill(node.processIdentifier, SIGTERM)
+            node.waitUntilExit()
+            let printed = ((try? String(contentsOf: out, encoding: .utf8)) ?? "") + ((try? String(contentsOf: err, encoding: .utf8)) ?? "")
+            #expect(printed.contains("retrying") && printed.contains("REDACTED@127.0.0.1:1"), "\(printed)")
+            #expect(!printed.contains(secret), "\(printed)")
+        }
+    }
+
     @Test func anNYTSourceNeedsTheKey() async throws {
         let result = try await runQuire(
             ["node", "--etcd", "http://127.0.0.1:1", "--fetch", "nyt:q"], environment: ["NYT_API_KEY": ""])

@@ -1,6 +1,7 @@
 import Foundation
 import QuireCluster
 import QuireFetch
+import QuireHTTP
 import QuireNews
 import QuireServe
 
@@ -47,7 +48,7 @@ enum NodeCommand {
         let node = ClusterNode(configuration: configuration, client: client, sources: sources) {
             continuation.yield($0)
         }
-        Diagnostics.error("node: starting member \(member) with etcd at \(options.endpoints.joined(separator: ",")) (Ctrl-C stops)")
+        Diagnostics.error("node: starting member \(member) with etcd at \(options.endpoints.map(URLRedaction.redact).joined(separator: ",")) (Ctrl-C stops)")
         let task = Task {
             defer { continuation.finish() }
             try await node.run()

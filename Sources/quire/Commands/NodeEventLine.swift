@@ -1,5 +1,6 @@
 import Foundation
 import QuireCluster
+import QuireHTTP
 
 /// One `quire node` event as a JSON line: `{"time":…,"member":…,"event":…, …}`.
 enum NodeEventLine {
@@ -48,7 +49,7 @@ enum NodeEventLine {
             fields["revision"] = revision
         case .retrying(let message):
             fields["event"] = "retrying"
-            fields["message"] = message
+            fields["message"] = URLRedaction.redact(message)  // an etcd URL's user:password@
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
         let line = TerminalText.inertJSON(String(decoding: data, as: UTF8.self))

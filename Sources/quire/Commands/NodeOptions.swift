@@ -1,4 +1,5 @@
 import Foundation
+import QuireHTTP
 import QuireServe
 
 /// A source a node competes for: `nyt:QUERY`, `feedzilla` or `feedzilla:ID,ID…`.
@@ -89,7 +90,7 @@ struct NodeOptions: CommandOptions {
         endpoints = urls.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
         for url in endpoints {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme), parsed.host?.isEmpty == false else {
-                throw arguments.invalid("etcd", urls, "expected http:// or https:// URLs with a host, separated by commas")
+                throw arguments.invalid("etcd", URLRedaction.redact(urls), "expected http:// or https:// URLs with a host, separated by commas")
             }
         }
         sources = []

@@ -31,7 +31,9 @@ final class ServeProcess {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         var found: Int?
-        for _ in 0..<200 {
+        // Up to a minute: inside a full two-core `swift test` a new process can wait seconds for
+        // its first steps (10 s were not always enough).
+        for _ in 0..<1_200 {
             let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
             if let range = out.range(of: #":(\d+)/"#, options: .regularExpression) {
                 found = Int(out[range].dropFirst().dropLast())

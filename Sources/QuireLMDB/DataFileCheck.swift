@@ -100,6 +100,20 @@ enum DataFileCheck {
         }
     }
 
+    /// Whether `directory/data.mdb` is empty or shorter than its meta pages require: a file cut
+    /// short, which a whole one renamed over it mends (not a file damaged otherwise).
+    static func isCutShort(directory: String) -> Bool {
+        let fd = open(directory + "/data.mdb", O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        let size = UInt64(info.st_size)
+        if size == 0 { return true }
+        guard let meta = newestMeta(fd: fd, fileSize: size), meta.isPlausible else { return false }
+        return size < meta.requiredSize
+    }
+
     static func truncated(path: String, size: UInt64, required: UInt64) -> LMDBError {
         LMDBError(
             code: MDB_CORRUPTED, operation: "open", path: path,

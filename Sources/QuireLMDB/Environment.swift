@@ -466,6 +466,12 @@ package final class Environment: @unchecked Sendable {
     /// asked before a read that would fault on the missing pages. An `fstat` against the size
     /// the last full look found; the meta pages themselves are read again when the file is
     /// shorter than that, or every 50 ms (pages committed since then, damage at the start).
+    /// Whether the data file in `directory` is empty or cut short of what its meta pages need
+    /// (see ``dataFileProblem()`` for an open environment's).
+    package static func dataFileIsCutShort(directory: String) -> Bool {
+        DataFileCheck.isCutShort(directory: directory)
+    }
+
     package func dataFileProblem() -> LMDBError? {
         (try? withOpenHandle("mdb_env_get_fd") { () -> LMDBError? in
             var descriptor: Int32 = -1

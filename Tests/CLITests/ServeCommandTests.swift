@@ -463,6 +463,34 @@ func allPages(_ port: Int, _ query: String) throws -> [[String: Any]] {
         }
     }
 
+    /// A server started on a data file cut short (restarted by its supervisor after the damage
+    /// ended the one before) answers 503 until a whole file is renamed over it: it exited 1, and
+    /// a supervisor restarted it in a loop. Other damage is still refused at start.
+    @Test func aServerStartedOnADataFileCutShortAnswers503UntilItIsWhole() async throws {
+        try await withScratch { dir in
+            let store = dir.appendingPathComponent("cut.db").path
+            let load = try await runQuire(["--store", store, "load", "-", "--quiet"], stdin: try generatedJSONL(count: 300))
+            try #require(load.status == 0, "\(load)")
+            let file = store + "/data.mdb"
+            let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+            try whole.write(to: URL(fileURLWithPath: store + "/whole.mdb"))
+            #expect(truncate(file, off_t(whole.count / 2)) == 0)
+            let server = try ServeProcess(store: store)
+            defer { server.stop() }
+            let refused = try get(server.port, "/api/stats")
+            #expect(refused.status == 503 && refused.text.contains("store file truncated"), "\(refused)")
+            #expect(server.stderr.contains("its data file is cut short"), "\(server.stderr)")
+            try FileManager.default.removeItem(atPath: file)
+            try FileManager.default.moveItem(atPath: store + "/whole.mdb", toPath: file)
+            var status = 0
+            for _ in 0..<200 where status != 200 {
+                status = try get(server.port, "/api/articles?limit=5").status
+                if status != 200 { usleep(50_000) }
+            }
+            #expect(status == 200)
+        }
+    }
+
     @Test func servesAStoreBuiltByFetch() async throws {
         var configuration = FixtureAPI.Configuration()
         configuration.nytArticlesPerQuery = 45

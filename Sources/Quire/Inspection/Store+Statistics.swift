@@ -89,6 +89,13 @@ extension Store {
         environment.dataFileProblem().map { StoreError(.corrupted, "\(path): the data file", underlying: $0) }
     }
 
+    /// Whether the store at `path` has a data file that is empty or cut short of what its meta
+    /// pages need: what a whole file renamed over it mends (`quire serve` starts on it anyway,
+    /// answering 503 until then).
+    package static func dataFileIsCutShort(at path: String) -> Bool {
+        Environment.dataFileIsCutShort(directory: path)
+    }
+
     /// Counts and sizes of every stored collection, index and relation, from one snapshot.
     public func storeStatistics() throws(StoreError) -> StoreStatistics {
         try StoreError.boundary("\(path): reading statistics") {

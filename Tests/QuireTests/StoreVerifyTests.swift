@@ -103,6 +103,14 @@ extension StoreVerifyTests {
                 return count
             }
             #expect(other > 0)
+            // So does a typed read of the index's values (it left the record out, and counted it
+            // against the limit).
+            #expect {
+                try store.read { snap in try snap.values(in: articles.indexes[1], of: articles, range: .exactly(.string(sections[0]))) }
+            } throws: { error in
+                (error as? StoreError)?.code == .corrupted && "\(error)".contains("names record ghost")
+            }
+            #expect(try store.read { snap in try snap.values(in: articles.indexes[1], of: articles, range: .exactly(.string(sections[1]))) }.count == other)
         }
     }
 }

@@ -112,12 +112,21 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The values an index range resolves to, in index order (or reverse).
+    /// - Throws: ``StoreError/Code/corrupted`` when an entry names a record the collection does
+    ///   not hold: the two are written in one transaction, so that is damage (such a record was
+    ///   left out, and counted against `limit`).
     public func values<V>(
         in index: StoreIndex<V>, of collection: StoreCollection<V>, range: StoreKeyRange = .all, reverse: Bool = false,
         limit: Int = .max
     ) throws(StoreError) -> [V] {
         let keys = try keys(in: index, of: collection, range: range, reverse: reverse, limit: limit)
-        return try get(keys, from: collection).compactMap { $0 }
+        let values = try get(keys, from: collection)
+        if let missing = values.firstIndex(where: { $0 == nil }) {
+            throw StoreError(
+                .corrupted,
+                "\(store.path): collection '\(collection.name)': index '\(index.name)' names record \(keys[missing].clippedDescription), which the collection does not hold (a damaged index: run quire verify)")
+        }
+        return values.map { $0! }
     }
 
     /// One field of a stored value, read without decoding the rest (a path like

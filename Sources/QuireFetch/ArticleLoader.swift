@@ -191,7 +191,7 @@ public struct ArticleLoader: Sendable {
     ) -> ParsedBlock {
         let bytes = block.bytes
         let first = known == nil ? firstContent(bytes) : nil
-        let layout = known ?? first.map { bytes[$0] == UInt8(ascii: "[") ? .array : .lines }
+        let layout = known ?? first.map { Layout(firstByte: bytes[$0]) }
         // Piece boundaries just after a line break, so no line is cut.
         var bounds = [0]
         for p in 1..<max(1, parts) {

@@ -6,6 +6,9 @@ extension ArticleLoader {
     /// (`[` and `]` on lines of their own, a comma after each record but the last).
     package enum Layout: Sendable {
         case lines, array
+
+        /// The layout of an input whose first byte that is not white space is `byte`.
+        package init(firstByte byte: UInt8) { self = byte == UInt8(ascii: "[") ? .array : .lines }
     }
 
     /// What a line with something on it holds.

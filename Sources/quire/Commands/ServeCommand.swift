@@ -9,15 +9,18 @@ enum ServeCommand {
                 "serve: warning: listening on \(options.address), not the loopback address: anyone who can reach it can read the store (there is no authentication)"
             )
         }
-        if ReadOnlyStore.exists(at: context.storePath) && Store.dataFileIsCutShort(at: context.storePath) {
-            // What a whole file renamed over it mends: a server restarted by its supervisor after
-            // the damage ended it answers 503 until then, as the one running did (docs/HTTP.md).
-            Diagnostics.error(
-                "serve: \(context.storePath): its data file is cut short; requests get 503 until a whole one is renamed over it")
-        } else if ReadOnlyStore.exists(at: context.storePath) {
-            // A store that is there but cannot be read (damaged, not a store, a newer format)
-            // is refused as every command refuses it, not served as 503s for ever.
-            try OpenStore.readOnly(context.storePath, command: "serve").close()
+        if ReadOnlyStore.exists(at: context.storePath) {
+            if Store.dataFileIsCutShort(at: context.storePath) {
+                // What a whole file renamed over it mends: a server restarted by its supervisor
+                // after the damage ended it answers 503 until then, as the one running did
+                // (docs/HTTP.md).
+                Diagnostics.error(
+                    "serve: \(context.storePath): its data file is cut short; requests get 503 until a whole one is renamed over it")
+            } else {
+                // A store that is there but cannot be read (damaged, not a store, a newer format)
+                // is refused as every command refuses it, not served as 503s for ever.
+                try OpenStore.readOnly(context.storePath, command: "serve").close()
+            }
         } else if StoreDirectoryCheck.isNonDirectory(context.storePath) || ReadOnlyStore.isHiddenByPermissions(context.storePath) {
             // A file never becomes a store, and a directory this user may not look into holds
             // one already: 503s saying "no store yet" for ever would hide the real cause.

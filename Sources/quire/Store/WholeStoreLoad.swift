@@ -201,7 +201,8 @@ enum WholeStoreLoad {
             guard let line = try await nextLine(reader, flush: flush, committed: { distinct }) else { break }
             guard let content = line.withUnsafeBufferPointer({ ArticleLoader.lineContent($0, $0.indices) }) else { continue }
             lastLine = number
-            let shape = layout ?? (line.first { ![32, 9, 13].contains($0) } == UInt8(ascii: "[") ? .array : .lines)
+            // `lineContent` found something on the line: it has a first byte that is not a space.
+            let shape = layout ?? ArticleLoader.Layout(firstByte: line.first { ![32, 9, 13].contains($0) }!)
             layout = shape
             if let problem = ArticleLoader.structureProblem(content, shape, open: open, closed: closed, after: edge) {
                 try await stop(problem, line: number)
